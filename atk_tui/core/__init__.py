@@ -1,0 +1,1 @@
+"""The store, item model, readiness and the service facade. Never imports Textual."""

@@ -1,0 +1,149 @@
+"""Plain data for the queue: states, kinds, items, reasons (SPEC §2, §4, §6).
+
+Nothing here touches the disk or git; `items.py` builds `Item`s from file bytes and
+`readiness.py` derives judgements from a `Snapshot`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+STATES: tuple[str, ...] = ("inbox", "processing", "hold", "adopted", "rejected")
+TERMINAL: frozenset[str] = frozenset({"adopted", "rejected"})
+ACTIVE: frozenset[str] = frozenset({"inbox", "processing", "hold"})
+PROCESSABLE: frozenset[str] = frozenset({"inbox", "processing"})
+KINDS: tuple[str, ...] = ("awi", "uwi")
+URGENCIES: tuple[str, ...] = ("blocking", "next-review", "informational")
+ACTORS: tuple[str, ...] = ("user", "agent")
+
+State = Literal["inbox", "processing", "hold", "adopted", "rejected"]
+Kind = Literal["awi", "uwi"]
+Urgency = Literal["blocking", "next-review", "informational"]
+Actor = Literal["user", "agent"]
+
+FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$")
+
+#: Keys the tool owns; anything else in the frontmatter is preserved verbatim.
+RESERVED_KEYS: tuple[str, ...] = (
+    "kind",
+    "source",
+    "target_repo",
+    "target_commit",
+    "plan_file",
+    "depends_on",
+    "cooldown_until",
+    "created",
+    "urgency",
+    "note",
+    "commit",
+)
+
+#: User-only H2 sections (SPEC §8). Canonical heading first, English alias second.
+ANSWER_HEADINGS: tuple[str, ...] = ("回答", "Answer")
+COMMENT_HEADINGS: tuple[str, ...] = ("ユーザーコメント", "User comment")
+
+#: Bullets of a normal AWI body, in the seed's order (SPEC §4).
+AWI_BULLETS: tuple[str, ...] = ("反映内容", "反映先", "理由", "適用範囲", "メリット", "デメリット", "完成条件")
+
+
+def is_valid_filename(name: str) -> bool:
+    """True when `name` is a legal item filename (no path parts, SPEC §3)."""
+    return isinstance(name, str) and bool(FILENAME_RE.match(name))
+
+
+@dataclass(slots=True)
+class Item:
+    """One work item file as read from the store.
+
+    A file that fails validation is still an `Item`, with `defects` naming every reason;
+    the typed fields then hold whatever could be read (or their defaults).
+    """
+
+    filename: str
+    state: str
+    head: str = ""  # the file text up to and including the closing `---` line, exact
+    fm_text: str | None = None  # the YAML between the `---` lines (None: no frontmatter)
+    body: str = ""  # everything after the closing `---` line
+    data: dict[str, Any] = field(default_factory=dict)  # the loaded frontmatter mapping
+    defects: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # body lint (never blocking)
+    title: str = ""
+    kind: str = "awi"
+    source: str | None = None
+    target_repo: str = ""
+    target_commit: str | None = None
+    plan_file: str | None = None
+    depends_on: list[str] = field(default_factory=list)
+    cooldown_until: datetime | None = None
+    created: datetime | None = None
+    urgency: str = "blocking"
+    note: str | None = None
+    commit: str | None = None
+    answered: bool = False  # UWI whose `## 回答` section has content
+    has_comment: bool = False
+    size: int = 0
+    blob: str = ""  # git blob SHA-1 of the file bytes
+    complete: bool = True  # False: loaded from the cache, head/fm_text/body/data not read yet
+
+    @property
+    def defective(self) -> bool:
+        return bool(self.defects)
+
+    @property
+    def is_uwi(self) -> bool:
+        return self.kind == "uwi"
+
+    @property
+    def awi_type(self) -> str:
+        """`plan` when `plan_file` is set, else `normal` (never guessed from the body)."""
+        return "plan" if self.plan_file else "normal"
+
+    @property
+    def from_agent(self) -> bool:
+        return self.source is not None
+
+    @property
+    def terminal(self) -> bool:
+        return self.state in TERMINAL
+
+    @property
+    def text(self) -> str:
+        """The whole file as text: `head + body` reproduces the file exactly."""
+        return self.head + self.body
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why an item is blocked. `code` is stable for programs; `message` is for people."""
+
+    code: str  # defective | plan-missing | cooldown | missing-dep | self-dep | cycle | dep-active | dep-hold
+    message: str
+    ref: str | None = None  # the filename concerned, where there is one
+    until: datetime | None = None  # for cooldown
+    cycle: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StoreDefect:
+    """A problem with the store's layout rather than one item's content (SPEC §3)."""
+
+    path: str
+    message: str
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """What readiness is judged over: parsed items plus where every filename lives.
+
+    `items` holds the parsed items (at least every active one); `states` maps *every*
+    filename in the store, parsed or not (terminal items may be left unparsed), to its
+    state. `plan_missing` names items whose `plan_file` does not resolve to a file.
+    """
+
+    items: dict[str, Item] = field(default_factory=dict)
+    states: dict[str, str] = field(default_factory=dict)
+    store_defects: list[StoreDefect] = field(default_factory=list)
+    plan_missing: frozenset[str] = frozenset()

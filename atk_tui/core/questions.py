@@ -1,0 +1,623 @@
+"""Parse a UWI body into questions (SPEC §7). Pure, no I/O, never raises.
+
+Three forms, tried in this order:
+
+1. **checkpoint**: every ``AWAITING_USER_INPUT`` block of ``user-input-protocol.md``
+   (anywhere, also inside a code fence): the marker line, ``---``, fields, ``---``. The block
+   ends at the next ``---`` line, a closing code fence, another marker or the end of the
+   body. Used when at least one of its questions has options.
+2. **markdown**: ``## 質問`` / ``## Question`` sections (optionally numbered, ``## 質問 2``),
+   with ``- A) Label -- implications`` options and a ``推奨:`` / ``Recommendation:`` line.
+   A body with options but no question heading is read as one question region (the title
+   is the question when there is no other prose). Used when some question has options.
+3. **free**: one free-text question: the question sections' text, or the whole body
+   without its title line and without the user-only sections.
+
+Within a question region, numbered items (``1. Test framework?``) or H3 headings
+(``### 質問 1``) each followed by their own options split it into several questions; in
+a checkpoint's ``Decisions needed:`` a single numbered item is enough.
+
+Question numbers come from the headings or numbered items when every question has one and
+they are all different; otherwise questions are numbered 1..n in order.
+
+Cost is linear in the body size: every line is looked at a bounded number of times and the
+line regexes only run on lines up to `MAX_LINE` characters (longer lines are plain text).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from . import sections
+from .model import URGENCIES
+
+__all__ = ["Option", "Question", "ParsedQuestions", "parse_questions", "MAX_LINE"]
+
+#: Longer lines are never options, recommendations or fields (keeps regex cost bounded).
+MAX_LINE = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    letter: str  # upper-case ASCII letter
+    label: str
+    implications: str
+
+    @property
+    def display(self) -> str:
+        """``A) Label``: the value `sections.format_answer` records for a chosen option."""
+        return f"{self.letter}) {self.label}".rstrip()
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    number: int
+    text: str
+    options: tuple[Option, ...]
+    recommendation: str | None  # the recommended option letter if one can be identified
+    recommendation_text: str
+
+    def option(self, letter: str) -> Option | None:
+        letter = letter.strip().upper()
+        return next((o for o in self.options if o.letter == letter), None)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuestions:
+    form: str  # "markdown" | "checkpoint" | "free"
+    questions: tuple[Question, ...]
+    context: str
+    urgency: str | None  # from a checkpoint's `Urgency:` line if valid
+
+
+# --------------------------------------------------------------------------- line patterns
+
+_LETTER = r"[A-Za-zＡ-Ｚａ-ｚ]"
+_EMPH = r"(?:\*\*|__)?"
+_OPTION_RE = re.compile(
+    r"^[ \t]*(?:(?:[-*+•・]|[0-9]{1,3}[.)])[ \t]+)?(?:\[[ xX]?\][ \t]+)?" + _EMPH
+    + r"(?:[(（](" + _LETTER + r")[)）]|(" + _LETTER + r")[)）]|(" + _LETTER
+    + r")[.:：．](?=[ \t]))" + _EMPH + r"[ \t]*(\S.*)$"
+)
+_REC_RE = re.compile(
+    r"^[ \t]*(?:[-*+•・>][ \t]+)?" + _EMPH
+    + r"(推奨案?|おすすめ|お勧め|recommendations?|recommended|recommend|suggestion)"
+    + r"[ \t]*(?:(?:\*\*|__)[ \t]*)?[:：][ \t]*(?:(?:\*\*|__)[ \t]*)?(.*)$",
+    re.IGNORECASE,
+)
+_NUMBERED_RE = re.compile(
+    r"^ {0,3}(?:[-*+][ \t]+)?" + _EMPH
+    + r"(?:(?:質問|question|q)[ \t]*)?([0-9０-９]{1,4})[.)．）:：](?:[ \t]+|$)(.*)$",
+    re.IGNORECASE,
+)
+_H3_RE = re.compile(r"^ {0,3}#{3,6}(?:[ \t]+|$)(.*)$")
+_QUESTION_TITLE_RE = re.compile(
+    r"^(?:質問|問い|questions?|q)(?:[ \t]*(?:(?:#|＃|no\.?)[ \t]*)?([0-9０-９]{1,4}))?"
+    r"(?:[ \t]*(?:[:：.．)）]|[ \t]-|[ \t]?[–—])[ \t]*(.*))?$",
+    re.IGNORECASE,
+)
+_FIELD_RE = re.compile(
+    r"^[ \t]*" + _EMPH
+    + r"(urgency|緊急度|context|背景|decisions? needed|必要な判断|判断事項|options|選択肢"
+    + r"|recommendations?|推奨案?)[ \t]*(?:(?:\*\*|__)[ \t]*)?[:：][ \t]*(?:(?:\*\*|__)[ \t]*)?(.*)$",
+    re.IGNORECASE,
+)
+_FIELD_KIND = {
+    "urgency": "urgency", "緊急度": "urgency", "context": "context", "背景": "context",
+    "decision needed": "decision", "必要な判断": "decision", "判断事項": "decision",
+    "decisions needed": "decisions", "options": "options", "選択肢": "options",
+    "recommendation": "recommendation", "recommendations": "recommendation",
+    "推奨": "recommendation", "推奨案": "recommendation",
+}
+_MARKER = "AWAITING_USER_INPUT"
+_CONTEXT_TITLES = frozenset({"背景", "経緯", "状況", "context", "background"})
+_OPTIONS_HEADER = frozenset({"options", "options:", "選択肢", "選択肢:", "選択肢：", "**options**",
+                             "**options:**", "**選択肢**"})
+
+_SEPARATORS = (
+    re.compile(r"[ \t]--+[ \t]"),
+    re.compile(r"[—―]+"),
+    re.compile(r"[ \t]–[ \t]"),
+    re.compile(r"[ \t]-[ \t]"),
+    re.compile(r"："),
+    re.compile(r":[ \t]"),
+)
+_NO_REC_RE = re.compile(
+    r"^(?:no recommendation|none\b|n/a\b|なし|特になし|推奨なし|推奨はありません)", re.IGNORECASE
+)
+_REC_LEAD_RE = re.compile(
+    r"^((?:option|choice|選択肢|案)[ \t]*)?([(\[（])?([A-Za-z])(?![A-Za-z0-9])(.?)", re.IGNORECASE
+)
+_REC_BARE_RE = re.compile(r"(?<![A-Za-z0-9'’])([A-Z])(?![A-Za-z0-9'’])(.?)")
+_REC_ANY_RE = re.compile(
+    r"(?:(?<![A-Za-z0-9])\(?([A-Za-z])\))"
+    r"|(?:(?:option|choice|選択肢)[ \t]*([A-Za-z])(?![A-Za-z0-9]))"
+    r"|(?:(?<![A-Za-z0-9])([A-Za-z])案)",
+    re.IGNORECASE,
+)
+
+
+def _strip_emphasis(text: str) -> str:
+    text = text.strip()
+    for mark in ("**", "__"):
+        if text.startswith(mark) and text.endswith(mark) and len(text) >= 4:
+            text = text[2:-2].strip()
+        elif text.startswith(mark) and mark not in text[2:]:
+            text = text[2:].strip()
+        elif text.endswith(mark) and mark not in text[:-2]:
+            text = text[:-2].strip()
+    return text
+
+
+def _letter(raw: str) -> str:
+    return unicodedata.normalize("NFKC", raw).upper()
+
+
+def _match_option(line: str) -> Option | None:
+    if len(line) > MAX_LINE:
+        return None
+    m = _OPTION_RE.match(line)
+    if not m:
+        return None
+    letter = _letter(m.group(1) or m.group(2) or m.group(3))
+    rest = m.group(4).strip()
+    label, implications = rest, ""
+    for sep in _SEPARATORS:
+        found = sep.search(rest)
+        if found:
+            label, implications = rest[: found.start()], rest[found.end() :]
+            break
+    label = _strip_emphasis(label)
+    if not label:
+        return None
+    return Option(letter, label, implications.strip())
+
+
+def _match_rec(line: str) -> str | None:
+    if len(line) > MAX_LINE:
+        return None
+    m = _REC_RE.match(line)
+    return _strip_emphasis(m.group(2)) if m else None
+
+
+def _match_numbered(line: str) -> tuple[int | None, str] | None:
+    """A line that starts a numbered question: (number, text)."""
+    if len(line) > MAX_LINE:
+        return None
+    m = _NUMBERED_RE.match(line)
+    if m:
+        return int(m.group(1)), _strip_emphasis(m.group(2))
+    m = _H3_RE.match(line)
+    if m:
+        title = m.group(1).strip()
+        bare = title.rstrip("#")
+        if bare != title and (not bare or bare[-1] in " \t"):
+            title = bare.strip()
+        q = _match_question_title(title)
+        if q is not None:
+            return q
+        m2 = re.match(r"^([0-9０-９]{1,4})[.)．）:：]?(?:[ \t]+|$)(.*)$", title)
+        if m2:
+            return int(m2.group(1)), m2.group(2).strip()
+    return None
+
+
+def _match_question_title(title: str) -> tuple[int | None, str] | None:
+    """A question heading's (number or None, text in the heading)."""
+    if len(title) > MAX_LINE:
+        return None
+    m = _QUESTION_TITLE_RE.match(title.strip())
+    if not m:
+        return None
+    number = int(m.group(1)) if m.group(1) else None
+    return number, (m.group(2) or "").strip()
+
+
+def _is_fence(line: str) -> bool:
+    s = line.lstrip()
+    return s.startswith("```") or s.startswith("~~~")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def _clean_text(lines: list[str]) -> str:
+    """Lines right-stripped, common indentation removed, blank runs collapsed, edges trimmed."""
+    out: list[str] = []
+    for line in lines:
+        line = line.rstrip()
+        if not line:
+            if out and out[-1] != "":
+                out.append("")
+            continue
+        out.append(line)
+    while out and out[-1] == "":
+        out.pop()
+    widths = [_indent(line) for line in out if line]
+    cut = min(widths) if widths else 0
+    if cut:
+        out = [line[cut:] if line else line for line in out]
+    return "\n".join(out)
+
+
+def _rec_letter(text: str, options: tuple[Option, ...]) -> str | None:
+    letters = {o.letter for o in options}
+    if not letters or not text.strip():
+        return None
+    t = unicodedata.normalize("NFKC", text[:1000]).strip().lstrip("*_ \t")
+    if _NO_REC_RE.match(t):
+        return None
+    m = _REC_LEAD_RE.match(t)
+    if m:
+        letter, follow = m.group(3).upper(), m.group(4)
+        # "A strict parser..." / "I think..." start with a word, not an option letter.
+        ambiguous = not m.group(1) and not m.group(2) and follow.isspace() and letter in "AI"
+        if letter in letters and not ambiguous:
+            return letter
+    for m in _REC_ANY_RE.finditer(t):
+        letter = (m.group(1) or m.group(2) or m.group(3)).upper()
+        if letter in letters:
+            return letter
+    for m in _REC_BARE_RE.finditer(t):
+        letter, follow = m.group(1), m.group(2)
+        if letter in letters and letter != "I" and not (letter == "A" and follow.isspace()):
+            return letter
+    folded = t.casefold()
+    best: Option | None = None
+    for o in options:
+        label = o.label.casefold()
+        if label and folded.startswith(label) and (best is None or len(label) > len(best.label)):
+            best = o
+    return best.letter if best else None
+
+
+# --------------------------------------------------------------------------- question regions
+
+
+@dataclass(slots=True)
+class _Draft:
+    number: int | None
+    text: str
+    options: tuple[Option, ...]
+    rec_text: str
+
+
+def _parse_block(lines: list[str], first: str = "") -> _Draft:
+    """One question from its lines: options, recommendation, the rest is the text."""
+    options: list[list[str]] = []
+    text: list[str] = [first] if first.strip() else []
+    rec: list[str] = []
+    in_fence = False
+    last = ""  # "opt" | "rec" | ""
+    last_indent = 0
+    for line in lines:
+        if len(line) > MAX_LINE:
+            text.append(line)
+            last = ""
+            continue
+        if _is_fence(line):
+            in_fence = not in_fence
+            text.append(line)
+            last = ""
+            continue
+        if in_fence:
+            text.append(line)
+            continue
+        stripped = line.strip()
+        if not stripped:
+            text.append("")
+            last = ""
+            continue
+        value = _match_rec(line)
+        if value is not None:
+            rec.append(value)
+            last = "rec"
+            continue
+        option = _match_option(line)
+        if option is not None:
+            options.append([option.letter, option.label, option.implications])
+            last, last_indent = "opt", _indent(line)
+            continue
+        if last == "opt" and _indent(line) > last_indent:
+            cur = options[-1]
+            if cur[2]:
+                cur[2] += " " + stripped
+            else:
+                cur[2] = stripped
+            continue
+        if last == "rec":
+            rec.append(stripped)
+            continue
+        if stripped.casefold() in _OPTIONS_HEADER:
+            continue
+        text.append(line)
+        last = ""
+    opts = tuple(Option(a, b, c.strip()) for a, b, c in options)
+    return _Draft(None, _clean_text(text), opts, "\n".join(r for r in rec if r).strip())
+
+
+def _split_numbered(lines: list[str], *, lenient: bool) -> tuple[list[str], list[_Draft]] | None:
+    """Split a region at numbered items / H3 question headings.
+
+    Returns (preamble lines, drafts), or None when the region is one question. Strict mode
+    (markdown) needs two or more items that each have options; lenient mode (a checkpoint's
+    `Decisions needed:`) needs one item.
+    """
+    starts: list[tuple[int, int | None, str]] = []
+    in_fence = False
+    for i, line in enumerate(lines):
+        if _is_fence(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        found = _match_numbered(line)
+        if found is not None:
+            starts.append((i, found[0], found[1]))
+    if not starts or (not lenient and len(starts) < 2):
+        return None
+    drafts: list[_Draft] = []
+    for k, (i, number, first) in enumerate(starts):
+        stop = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
+        draft = _parse_block(lines[i + 1 : stop], first)
+        draft.number = number
+        drafts.append(draft)
+    if not lenient and not all(d.options for d in drafts):
+        return None
+    return lines[: starts[0][0]], drafts
+
+
+def _region_drafts(lines: list[str], first: str = "", *, number: int | None = None,
+                   lenient: bool = False) -> tuple[list[str], list[_Draft]]:
+    split = _split_numbered(lines, lenient=lenient)
+    if split is not None:
+        pre, drafts = split
+        if first.strip():
+            pre = [first, *pre]
+        return pre, drafts
+    draft = _parse_block(lines, first)
+    draft.number = number
+    return [], [draft]
+
+
+def _finish(drafts: list[_Draft]) -> tuple[Question, ...]:
+    numbers = [d.number for d in drafts]
+    use_own = all(n is not None for n in numbers) and len(set(numbers)) == len(numbers)
+    out = []
+    for k, d in enumerate(drafts):
+        n = d.number if use_own and d.number is not None else k + 1
+        out.append(Question(n, d.text, d.options, _rec_letter(d.rec_text, d.options), d.rec_text))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- checkpoint form
+
+
+def _is_marker(line: str) -> bool:
+    if len(line) > 200 or _MARKER not in line.upper():
+        return False
+    core = line.strip().strip("*_`#>:- \t").strip()
+    return core.upper() == _MARKER
+
+
+def _is_rule(line: str) -> bool:
+    s = line.strip()
+    return len(s) >= 3 and s.count("-") == len(s)
+
+
+def _checkpoint_blocks(lines: list[str]) -> list[list[str]]:
+    blocks: list[list[str]] = []
+    i, n = 0, len(lines)
+    while i < n:
+        if not _is_marker(lines[i]):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and not lines[j].strip():
+            j += 1
+        if j < n and _is_rule(lines[j]):
+            j += 1
+        else:
+            j = i + 1
+        k = j
+        while k < n and not (_is_rule(lines[k]) or _is_fence(lines[k]) or _is_marker(lines[k])):
+            k += 1
+        blocks.append(lines[j:k])
+        i = k if k > i else i + 1
+    return blocks
+
+
+def _parse_urgency(value: str) -> str | None:
+    v = value.strip().strip("*_`").strip().lower()
+    if "|" in v:
+        return None  # the template's "blocking | next-review | informational"
+    m = re.match(r"[a-z-]+", v)
+    return m.group(0) if m and m.group(0) in URGENCIES else None
+
+
+def _parse_checkpoint(block: list[str]) -> tuple[str, str | None, list[str], list[_Draft]]:
+    """(context, urgency, extra preamble lines, drafts) of one block."""
+    context: list[str] = []
+    extra: list[str] = []
+    urgency: str | None = None
+    regions: list[tuple[str, bool, list[str]]] = []  # (first text, plural, lines)
+    current: list[str] | None = None  # where non-field lines go
+    for line in block:
+        m = _FIELD_RE.match(line) if len(line) <= MAX_LINE else None
+        kind = _FIELD_KIND.get(" ".join(m.group(1).lower().split())) if m else None
+        if kind is None or m is None:
+            (current if current is not None else extra).append(line)
+            continue
+        value = m.group(2)
+        if kind == "urgency":
+            if urgency is None:
+                urgency = _parse_urgency(value)
+            current = None
+        elif kind == "context":
+            context.append(value)
+            current = context
+        elif kind in ("decision", "decisions"):
+            regions.append((value, kind == "decisions", []))
+            current = regions[-1][2]
+        elif kind == "options":
+            if regions:
+                current = regions[-1][2]
+                if value.strip():
+                    current.append(value)
+            else:
+                extra.append(line)
+        else:  # a recommendation (or a context line inside a question): the question's own
+            (current if current is not None else extra).append(line)
+    drafts: list[_Draft] = []
+    pre_all: list[str] = []
+    for first, plural, lines in regions:
+        if plural:
+            pre, ds = _region_drafts(lines, first, lenient=True)
+        else:
+            pre, ds = _region_drafts(lines, first)
+        pre_all.extend(pre)
+        drafts.extend(ds)
+    return _clean_text(context), urgency, extra + pre_all, drafts
+
+
+def _checkpoint_form(lines: list[str]) -> ParsedQuestions | None:
+    blocks = _checkpoint_blocks(lines)
+    if not blocks:
+        return None
+    contexts: list[str] = []
+    urgency: str | None = None
+    drafts: list[_Draft] = []
+    for block in blocks:
+        ctx, urg, extra, ds = _parse_checkpoint(block)
+        extra_text = _clean_text(extra)
+        for part in (ctx, extra_text):
+            if part:
+                contexts.append(part)
+        urgency = urgency or urg
+        drafts.extend(ds)
+    if not any(d.options for d in drafts):
+        return None
+    return ParsedQuestions("checkpoint", _finish(drafts), "\n\n".join(contexts), urgency)
+
+
+# --------------------------------------------------------------------------- markdown form
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").split("\n")
+
+
+def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str, str]:
+    """The markdown form, or (question text, context) for the free form."""
+    context_parts = [s.text for s in secs if s.level == 2 and _is_context(s.title)]
+    question_secs = [
+        (s, q) for s in secs if s.level == 2 and (q := _match_question_title(s.title)) is not None
+    ]
+    fallback_ctx = "\n\n".join(
+        t for t in (_clean_text(_lines(s.text)) for s in secs if s.level in (0, 1)) if t
+    )
+    context = "\n\n".join(t for t in (_clean_text(_lines(c)) for c in context_parts) if t)
+    drafts: list[_Draft] = []
+    pre_all: list[str] = []
+    if question_secs:
+        for s, (number, first) in question_secs:
+            pre, ds = _region_drafts(_lines(s.text), first, number=number)
+            pre_all.extend(pre)
+            drafts.extend(ds)
+        if not context:
+            context = fallback_ctx
+    else:
+        # No question heading: the prose outside title, context and user-only sections.
+        region: list[str] = []
+        title = ""
+        for s in secs:
+            if s.level == 1 and not title:
+                title = s.title
+                region.extend(_lines(s.text))
+            elif s.level == 0 or not (
+                _is_context(s.title) or sections.is_answer_heading(s.title)
+                or sections.is_comment_heading(s.title)
+            ):
+                if s.heading:
+                    region.append(s.heading)
+                region.extend(_lines(s.text))
+        pre_all, drafts = _region_drafts(region)
+        if len(drafts) == 1 and not drafts[0].text:
+            drafts[0].text = title
+    if any(d.options for d in drafts):
+        pre_text = _clean_text(pre_all)
+        if pre_text:
+            context = f"{context}\n\n{pre_text}" if context else pre_text
+        return ParsedQuestions("markdown", _finish(drafts), context, None)
+    if question_secs:
+        texts = [_clean_text(_lines(s.text)) for s, _ in question_secs]
+        heads = [q[1] for _, q in question_secs]
+        joined = "\n\n".join(
+            "\n\n".join(p for p in (h, t) if p) for h, t in zip(heads, texts) if h or t
+        )
+        return joined, context
+    return "", ""
+
+
+def _is_context(title: str) -> bool:
+    return sections.heading_key(title).rstrip(":：") in _CONTEXT_TITLES
+
+
+def _free_text(body: str, secs: list[sections.Section]) -> str:
+    """The whole body without its title line and without the user-only sections."""
+    parts: list[str] = []
+    title_seen = False
+    comment = secs[-1] if secs and secs[-1].level == 2 and sections.is_comment_heading(secs[-1].title) else None
+    for s in secs:
+        if (s.level == 2 and sections.is_answer_heading(s.title)) or s is comment:
+            continue
+        if s.level == 1 and not title_seen:
+            title_seen = True
+            parts.append(s.text)
+            continue
+        if s.heading:
+            parts.append(s.heading + "\n")
+        parts.append(s.text)
+    return _clean_text(_lines("".join(parts)))
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _parse(body: str) -> ParsedQuestions:
+    body = body.replace("\r\n", "\n")
+    secs = sections.split_sections(body)
+    # The answer section is never read as a question; blank it for the checkpoint scan.
+    lines: list[str] = []
+    for s in secs:
+        if s.level == 2 and sections.is_answer_heading(s.title):
+            continue
+        if s.heading:
+            lines.append(s.heading)
+        lines.extend(_lines(s.text)[:-1] if s.text.endswith("\n") else _lines(s.text))
+    checkpoint = _checkpoint_form(lines)
+    if checkpoint is not None:
+        return checkpoint
+    markdown = _markdown_form(secs)
+    if isinstance(markdown, ParsedQuestions):
+        return markdown
+    text, context = markdown
+    if not text:
+        text, context = _free_text(body, secs), ""
+    return ParsedQuestions("free", (Question(1, text, (), None, ""),), context, None)
+
+
+def parse_questions(body: str) -> ParsedQuestions:
+    """The questions of a UWI body. Never raises: on any internal error the whole body is
+    returned as one free-text question."""
+    try:
+        return _parse(body if isinstance(body, str) else str(body))
+    except Exception:  # noqa: BLE001 - parsing untrusted text must never fail (SPEC §7)
+        text = body.strip() if isinstance(body, str) else ""
+        return ParsedQuestions("free", (Question(1, text, (), None, ""),), "", None)

@@ -1,0 +1,530 @@
+"""H1/H2 sections of an item body and the user-only sections (SPEC §7, §8). Pure, no I/O.
+
+How the body is read (the same rules for every function here, so they agree):
+
+* Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending (``\\r\\n``). A lone
+  ``\\r`` is ordinary text.
+* A heading is an ATX line: up to three spaces, one to six ``#``, then a space/tab or the end
+  of the line. Its title is the rest with surrounding blanks and a closing ``#`` sequence
+  removed. Setext headings (``Title`` over ``---``) are not recognised.
+* Lines inside fenced code blocks (```` ``` ```` or ``~~~``, CommonMark rules; an unclosed
+  fence runs to the end of the body) are never headings.
+* A section runs from its H1/H2 heading line to the next H1/H2 heading line or the end of the
+  body; H3 and deeper headings are part of the section they appear in.
+* User-only headings are matched ignoring case, trailing blanks, trailing ``#`` and runs of
+  whitespace: ``## 回答`` / ``## Answer`` (answer), ``## ユーザーコメント`` / ``## User comment``
+  (comment). The answer section is the *last* H2 with an answer heading; the comment section
+  counts only as the strict trailing H2 of the body (no H1/H2 after it).
+
+Writers (`set_answer`, `append_comment`, `keep_user_sections`) only add or replace the
+user-only section they own and leave every other byte as it was, except that trailing blank
+lines at the end of the body are dropped where a section is appended, and an unclosed code
+fence at the end is closed first (otherwise the appended heading would be inside it).
+Free text put into a section is kept verbatim except that leading/trailing blank lines are
+dropped, ``\\r\\n`` becomes the body's line ending, a line that would be an H1/H2 heading gets
+a backslash before its ``#`` (``\\## x`` renders as the text ``## x`` and cannot end the
+section early), and an unclosed fence in the text is closed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .model import ANSWER_HEADINGS, COMMENT_HEADINGS
+
+__all__ = [
+    "Section",
+    "split_sections",
+    "heading_key",
+    "is_answer_heading",
+    "is_comment_heading",
+    "answer_text",
+    "is_answered",
+    "comment_text",
+    "user_only_headings",
+    "format_answer",
+    "split_answer",
+    "set_answer",
+    "append_comment",
+    "keep_user_sections",
+]
+
+ANSWER_HEADING = f"## {ANSWER_HEADINGS[0]}"
+COMMENT_HEADING = f"## {COMMENT_HEADINGS[0]}"
+
+
+def heading_key(title: str) -> str:
+    """Normalised heading title for comparisons (case, blanks and trailing ``#`` ignored)."""
+    return " ".join(title.rstrip(" \t#").split()).casefold()
+
+
+_ANSWER_KEYS = frozenset(heading_key(h) for h in ANSWER_HEADINGS)
+_COMMENT_KEYS = frozenset(heading_key(h) for h in COMMENT_HEADINGS)
+_USER_KEYS = _ANSWER_KEYS | _COMMENT_KEYS
+
+
+def is_answer_heading(title: str) -> bool:
+    return heading_key(title) in _ANSWER_KEYS
+
+
+def is_comment_heading(title: str) -> bool:
+    return heading_key(title) in _COMMENT_KEYS
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+def _atx(text: str) -> tuple[int, str] | None:
+    """(level, title) when `text` (one line, no line ending) is an ATX heading.
+
+    Written with string operations rather than one regex so that a very long line costs
+    linear time.
+    """
+    n = len(text)
+    i = 0
+    while i < n and i < 4 and text[i] == " ":
+        i += 1
+    if i > 3:
+        return None
+    j = i
+    while j < n and text[j] == "#":
+        j += 1
+    level = j - i
+    if level < 1 or level > 6:
+        return None
+    if j < n and text[j] not in " \t":
+        return None
+    title = text[j:].strip(" \t")
+    bare = title.rstrip("#")
+    if bare != title and (not bare or bare[-1] in " \t"):
+        title = bare.rstrip(" \t")
+    return level, title
+
+
+def _fence_open(text: str) -> tuple[str, int] | None:
+    """(char, length) when `text` opens a fenced code block."""
+    stripped = text.lstrip(" ")
+    if len(text) - len(stripped) > 3 or len(stripped) < 3:
+        return None
+    char = stripped[0]
+    if char not in "`~" or not stripped.startswith(char * 3):
+        return None
+    run = len(stripped) - len(stripped.lstrip(char))
+    if char == "`" and "`" in stripped[run:]:
+        return None  # CommonMark: a backtick fence's info string has no backtick
+    return char, run
+
+
+def _fence_closes(text: str, char: str, length: int) -> bool:
+    stripped = text.lstrip(" ")
+    if len(text) - len(stripped) > 3:
+        return False
+    body = stripped.rstrip(" \t")
+    return len(body) >= length and body.count(char) == len(body)
+
+
+class _Scan:
+    """Per-line view of a body: offsets, text, line ending, heading level and title."""
+
+    __slots__ = ("body", "starts", "texts", "eols", "levels", "titles", "open_fence", "eol")
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        self.starts: list[int] = []
+        self.texts: list[str] = []
+        self.eols: list[str] = []
+        self.levels: list[int] = []  # 0: not a heading (or inside a fence)
+        self.titles: list[str] = []
+        fence: tuple[str, int] | None = None
+        pos, n = 0, len(body)
+        while pos < n:
+            nl = body.find("\n", pos)
+            if nl == -1:
+                text, eol, nxt = body[pos:], "", n
+            elif nl > pos and body[nl - 1] == "\r":
+                text, eol, nxt = body[pos : nl - 1], "\r\n", nl + 1
+            else:
+                text, eol, nxt = body[pos:nl], "\n", nl + 1
+            level, title = 0, ""
+            if fence is not None:
+                if _fence_closes(text, *fence):
+                    fence = None
+            else:
+                opened = _fence_open(text)
+                if opened is not None:
+                    fence = opened
+                else:
+                    head = _atx(text)
+                    if head is not None:
+                        level, title = head
+            self.starts.append(pos)
+            self.texts.append(text)
+            self.eols.append(eol)
+            self.levels.append(level)
+            self.titles.append(title)
+            pos = nxt
+        self.open_fence = fence
+        self.eol = next((e for e in self.eols if e), "\n")
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def line_end(self, i: int) -> int:
+        """Offset just after line `i` (its line ending included)."""
+        return self.starts[i + 1] if i + 1 < len(self.starts) else len(self.body)
+
+    def section_end(self, i: int) -> int:
+        """Index of the first H1/H2 line after line `i` (or the number of lines)."""
+        for j in range(i + 1, len(self.levels)):
+            if 1 <= self.levels[j] <= 2:
+                return j
+        return len(self.levels)
+
+    def last_nonblank(self, start: int, stop: int) -> int:
+        """Index of the last non-blank line in [start, stop), or start - 1 when none."""
+        for j in range(stop - 1, start - 1, -1):
+            if self.texts[j].strip():
+                return j
+        return start - 1
+
+    def content(self, start: int, stop: int) -> str:
+        """Lines [start, stop) joined with ``\\n``, without leading/trailing blank lines."""
+        texts = self.texts
+        while start < stop and not texts[start].strip():
+            start += 1
+        while stop > start and not texts[stop - 1].strip():
+            stop -= 1
+        return "\n".join(texts[start:stop])
+
+    def h2_indexes(self) -> list[int]:
+        return [i for i, lv in enumerate(self.levels) if lv == 2]
+
+    def find_answer(self) -> tuple[int, int] | None:
+        """(heading index, end index) of the last answer H2 section."""
+        found = None
+        for i, lv in enumerate(self.levels):
+            if lv == 2 and heading_key(self.titles[i]) in _ANSWER_KEYS:
+                found = i
+        return None if found is None else (found, self.section_end(found))
+
+    def find_trailing_comment(self) -> tuple[int, int] | None:
+        """(heading index, end index) of the comment section when it is the trailing H2."""
+        for i in range(len(self.levels) - 1, -1, -1):
+            lv = self.levels[i]
+            if lv == 2 and heading_key(self.titles[i]) in _COMMENT_KEYS:
+                return i, len(self.levels)
+            if 1 <= lv <= 2:
+                return None
+        return None
+
+    def has_heading(self, keys: frozenset[str]) -> bool:
+        return any(
+            lv == 2 and heading_key(t) in keys for lv, t in zip(self.levels, self.titles)
+        )
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One H1/H2 section of a body, or (level 0) the text before the first H1/H2."""
+
+    level: int  # 0 for the preamble, else 1 or 2
+    title: str  # heading text without `#`s and surrounding blanks ("" for the preamble)
+    heading: str  # the heading line as written, without its line ending ("" for the preamble)
+    start: int  # offset of the heading line (of the preamble: 0)
+    body_start: int  # offset just after the heading line
+    end: int  # offset of the next H1/H2 line, or len(body)
+    text: str  # body[body_start:end], exactly
+
+
+def split_sections(body: str) -> list[Section]:
+    """The body cut at its H1/H2 headings. Concatenating ``heading line + text`` of every
+    section (with its line ending) gives the body back. The preamble is included only when
+    it is not empty."""
+    scan = _Scan(body)
+    out: list[Section] = []
+    heads = [i for i, lv in enumerate(scan.levels) if 1 <= lv <= 2]
+    first = scan.starts[heads[0]] if heads else len(body)
+    if first > 0:
+        out.append(Section(0, "", "", 0, 0, first, body[:first]))
+    for k, i in enumerate(heads):
+        end = scan.starts[heads[k + 1]] if k + 1 < len(heads) else len(body)
+        body_start = scan.line_end(i)
+        out.append(
+            Section(scan.levels[i], scan.titles[i], scan.texts[i], scan.starts[i], body_start, end,
+                    body[body_start:end])
+        )
+    return out
+
+
+def answer_text(body: str) -> str | None:
+    """Content of the answer section without its heading and surrounding blank lines
+    (lines joined with ``\\n``); None when the body has no answer section."""
+    scan = _Scan(body)
+    found = scan.find_answer()
+    if found is None:
+        return None
+    h, end = found
+    return scan.content(h + 1, end)
+
+
+def is_answered(body: str) -> bool:
+    """True when the answer section exists and has any non-blank content (SPEC §7)."""
+    text = answer_text(body)
+    return bool(text and text.strip())
+
+
+def comment_text(body: str) -> str | None:
+    """Content of the user comment section (the strict trailing H2), or None."""
+    scan = _Scan(body)
+    found = scan.find_trailing_comment()
+    if found is None:
+        return None
+    h, end = found
+    return scan.content(h + 1, end)
+
+
+def user_only_headings(body: str) -> list[str]:
+    """User-only H2 heading lines found in `body`, as written (stripped), first occurrence
+    order, without duplicates. Any position counts, not only the trailing one: this is what
+    an agent's `add`/`edit` is refused for."""
+    scan = _Scan(body)
+    out: list[str] = []
+    for i, lv in enumerate(scan.levels):
+        if lv == 2 and heading_key(scan.titles[i]) in _USER_KEYS:
+            line = scan.texts[i].strip()
+            if line not in out:
+                out.append(line)
+    return out
+
+
+# --------------------------------------------------------------------------- answer text
+
+_CHOICE_RE = re.compile(r"^[-*+][ \t]+([0-9]{1,9})[ \t]*[:：][ \t]*(.*)$")
+_ESCAPED_CHOICE_RE = re.compile(r"^\\([-*+][ \t]+[0-9]{1,9}[ \t]*[:：])")
+_ESCAPED_HEADING_RE = re.compile(r"^( {0,3})\\(#{1,2}(?:[ \t]|$))")
+
+
+def _text_lines(text: str) -> list[str]:
+    """User text prepared for a section: see the module docstring."""
+    text = text.replace("\r\n", "\n")
+    scan = _Scan(text)
+    lines: list[str] = []
+    for i, line in enumerate(scan.texts):
+        if 1 <= scan.levels[i] <= 2:
+            k = line.index("#")
+            line = line[:k] + "\\" + line[k:]
+        lines.append(line)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    lines = lines[start:]
+    if scan.open_fence is not None and lines:
+        char, length = scan.open_fence
+        lines.append(char * length)
+    return lines
+
+
+def format_answer(choices: dict[int, str], text: str) -> str:
+    """The answer section of SPEC §7: heading, a blank line, ``- N: choice`` lines sorted by
+    question number (omitted when there are none), a blank line and the free text (omitted
+    when blank). Always ends with exactly one ``\\n``.
+
+    A choice value is put on one line (line breaks become spaces). When there are no choices
+    and the text's first line looks like a choice line, it is escaped with a backslash so
+    that `split_answer` does not read it as one.
+    """
+    out = [ANSWER_HEADING, ""]
+    for number in sorted(choices):
+        value = " ".join(str(choices[number]).replace("\r", " ").replace("\n", " ").split())
+        out.append(f"- {number}: {value}".rstrip())
+    lines = _text_lines(text or "")
+    if lines:
+        if choices:
+            out.append("")
+        elif _CHOICE_RE.match(lines[0]):
+            lines[0] = "\\" + lines[0]
+        out.extend(lines)
+    if out[-1] == "":
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def split_answer(answer: str) -> tuple[dict[int, str], str]:
+    """Inverse of `format_answer` on `answer_text`'s result: (choices, free text).
+
+    Choices are the ``- N: value`` lines at the start; the rest (blank edges removed,
+    escapes added by `format_answer` undone) is the free text.
+    """
+    lines = answer.replace("\r\n", "\n").split("\n")
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    choices: dict[int, str] = {}
+    while i < len(lines):
+        m = _CHOICE_RE.match(lines[i])
+        if not m:
+            break
+        choices[int(m.group(1))] = m.group(2).strip()
+        i += 1
+    rest = lines[i:]
+    while rest and not rest[0].strip():
+        rest.pop(0)
+    while rest and not rest[-1].strip():
+        rest.pop()
+    if rest and not choices:
+        rest[0] = _ESCAPED_CHOICE_RE.sub(r"\1", rest[0])
+    rest = [_ESCAPED_HEADING_RE.sub(r"\1\2", line) for line in rest]
+    return choices, "\n".join(rest)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _with_eol(text: str, eol: str) -> str:
+    return text.replace("\n", eol) if eol != "\n" else text
+
+
+def _trimmed_prefix(scan: _Scan, stop: int) -> str:
+    """Lines [0, stop) without trailing blank lines, ending with a line ending (or "")."""
+    last = scan.last_nonblank(0, stop)
+    if last < 0:
+        return ""
+    prefix = scan.body[: scan.line_end(last)]
+    if not scan.eols[last]:
+        prefix += scan.eol
+    return prefix
+
+
+def _append_section(body: str, section: str) -> str:
+    """`section` (ending with a line ending) appended after one blank line."""
+    scan = _Scan(body)
+    prefix = _trimmed_prefix(scan, len(scan))
+    if scan.open_fence is not None and prefix:
+        char, length = scan.open_fence
+        prefix += char * length + scan.eol
+    return prefix + scan.eol + section if prefix else section
+
+
+def _place_answer(body: str, section: str) -> str:
+    """Replace the answer section with `section`, or add it as the last H2 (before a trailing
+    comment section, which has to stay the trailing H2)."""
+    scan = _Scan(body)
+    found = scan.find_answer()
+    if found is not None:
+        h, end = found
+        last = scan.last_nonblank(h, end)
+        return body[: scan.starts[h]] + section + body[scan.line_end(last) :]
+    comment = scan.find_trailing_comment()
+    if comment is None:
+        return _append_section(body, section)
+    c = comment[0]
+    head = body[: scan.starts[c]]  # ends with a line ending: a heading line follows
+    if c > 0 and scan.texts[c - 1].strip():
+        head += scan.eol  # one blank line before the answer
+    return head + section + scan.eol + body[scan.starts[c] :]
+
+
+def _section_checked(section: str, keys: frozenset[str], what: str) -> list[str]:
+    """Lines of a section to write: must start with a heading in `keys` and hold no other
+    H1/H2; blank edges dropped, an unclosed fence closed."""
+    scan = _Scan(section.replace("\r\n", "\n"))
+    lines = list(scan.texts)
+    levels = list(scan.levels)
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start >= len(lines) or levels[start] != 2 or heading_key(scan.titles[start]) not in keys:
+        raise ValueError(f"not {what} section: it must start with its H2 heading")
+    if any(1 <= lv <= 2 for lv in levels[start + 1 :]):
+        raise ValueError(f"{what} section holds another H1/H2 heading")
+    lines = lines[start:]
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    if scan.open_fence is not None:
+        char, length = scan.open_fence
+        lines.append(char * length)
+    return lines
+
+
+def set_answer(body: str, section: str) -> str:
+    """`body` with its answer section replaced by `section` (as made by `format_answer`), or
+    with `section` added as the last H2 when there is none.
+
+    Replacing keeps every byte outside the old section's heading..last non-blank line (so
+    the blank lines after it stay). Appending drops the body's trailing blank lines, adds one
+    blank line, then the section; when the body ends with a trailing comment section the
+    answer goes just before it instead, so that both user-only sections stay recognisable.
+    The section gets the body's line ending. Raises ValueError for a `section` that does not
+    start with an answer H2 or contains another H1/H2.
+    """
+    lines = _section_checked(section, _ANSWER_KEYS, "an answer")
+    scan_eol = _Scan(body).eol
+    return _place_answer(body, scan_eol.join(lines) + scan_eol)
+
+
+def append_comment(body: str, text: str) -> str:
+    """`body` with `text` added to the trailing ``## ユーザーコメント`` section, which is
+    created (after one blank line) when missing. A new comment is separated from existing
+    content by one blank line; the body's trailing blank lines are dropped. Raises
+    ValueError when `text` is blank."""
+    lines = _text_lines(text or "")
+    if not lines:
+        raise ValueError("empty comment")
+    scan = _Scan(body)
+    eol = scan.eol
+    chunk = eol.join(lines) + eol
+    found = scan.find_trailing_comment()
+    if found is None:
+        return _append_section(body, COMMENT_HEADING + eol + eol + chunk)
+    prefix = _trimmed_prefix(scan, len(scan))
+    if scan.open_fence is not None:
+        char, length = scan.open_fence
+        prefix += char * length + eol
+    return prefix + eol + chunk
+
+
+def _raw_section(scan: _Scan, h: int, end: int) -> str:
+    """The section's text exactly as stored, heading to last non-blank line, with a line
+    ending at the end."""
+    last = scan.last_nonblank(h, end)
+    raw = scan.body[scan.starts[h] : scan.line_end(last)]
+    if not scan.eols[last]:
+        raw += scan.eol
+    return raw
+
+
+def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
+    """`new_body` with the stored user-only sections of `old_body` carried over (SPEC §8).
+
+    * The old trailing comment section is carried when `new_body` has no comment heading
+      (any position); it is appended as the trailing H2.
+    * For a UWI, the old answer section is carried when `new_body` has no answer heading; it
+      is placed like `set_answer` does: last H2, before a trailing comment section.
+    * Both are copied exactly as stored (heading to last non-blank line, original line
+      endings); an answer whose unclosed fence ran to the end of the old body gets the fence
+      closed. New-body bytes are kept except trailing blank lines where something is
+      appended. Applying it twice changes nothing more.
+    """
+    old = _Scan(old_body)
+    new = _Scan(new_body)
+    result = new_body
+    if is_uwi and not new.has_heading(_ANSWER_KEYS):
+        found = old.find_answer()
+        if found is not None:
+            raw = _raw_section(old, *found)
+            inner = _Scan(raw)
+            if inner.open_fence is not None:
+                char, length = inner.open_fence
+                raw += char * length + inner.eol
+            result = _place_answer(result, raw)
+    if not new.has_heading(_COMMENT_KEYS):
+        found = old.find_trailing_comment()
+        if found is not None:
+            result = _append_section(result, _raw_section(old, *found))
+    return result

@@ -1,0 +1,703 @@
+"""The one facade every front end calls: the `atk` CLI, the dashboard, the tests.
+
+It takes a store root and a clock, enforces who may do what (SPEC §5, §8), and returns
+results and errors as values (`Outcome`) with messages a person can act on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from . import readiness, sections
+from .cache import ItemCache
+from .config import is_agent_env, resolve_plan_file
+from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
+from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
+from .questions import parse_questions
+from .readiness import Judgement
+from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
+
+Clock = Callable[[], datetime]
+SHA_RE = re.compile(r"^[0-9a-f]{40}$")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class Outcome:
+    """What a write did. `ok` False means nothing was changed (see `message`)."""
+
+    ok: bool
+    op: str
+    message: str
+    files: tuple[str, ...] = ()
+    commit: str | None = None
+    pushed: bool | None = None
+    warnings: tuple[str, ...] = ()
+    exit_code: int = 0
+    item: Item | None = None
+
+
+@dataclass
+class HistoryEntry:
+    commit: str
+    date: datetime
+    author: str
+    subject: str
+    actor: str
+
+
+@dataclass
+class QueueView:
+    """A consistent picture of the queue at one moment, with every derived judgement."""
+
+    snapshot: Snapshot
+    judgements: dict[str, Judgement]
+    blocks: dict[str, tuple[int, int]]
+    dependents: dict[str, list[str]]
+    needs_you: list[str]
+    head: str | None
+    now: datetime
+    store_defects: list[StoreDefect] = field(default_factory=list)
+
+    @property
+    def items(self) -> dict[str, Item]:
+        return self.snapshot.items
+
+    def in_state(self, state: str) -> list[Item]:
+        return [i for i in self.snapshot.items.values() if i.state == state]
+
+
+class Service:
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        clock: Clock = utc_now,
+        actor: str | None = None,
+        only_repo: str | None = None,
+        pull: bool = True,
+        push: bool = True,
+        use_cache: bool = True,
+    ) -> None:
+        self.store = GitStore(root)
+        self.root = self.store.root
+        self.clock = clock
+        self.actor = actor or ("agent" if is_agent_env() else "user")
+        self.only_repo = only_repo
+        self.pull = pull
+        self.push = push
+        self.use_cache = use_cache
+
+    # -- reading ---------------------------------------------------------------------
+
+    def read(self, filename: str, state: str | None = None) -> Item:
+        """The full item (body included). Raises AtkError when there is none."""
+        state = state or self.store.locate(filename)
+        if state is None:
+            raise AtkError(f"no item named {filename}")
+        data = self.store.read_bytes(state, filename)
+        return parse_item(filename, state, data)
+
+    def show(self, filename: str) -> Item:
+        item = self.read(filename)
+        self._check_repo(item)
+        return item
+
+    def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
+        """Parse the items in `states` (through the cache) and locate every item."""
+        wanted = [s for s in STATES if s in set(states)]
+        found, defects = self.store.scan(STATES)
+        where: dict[str, str] = {name: states_[0] for name, states_ in found.items()}
+        items: dict[str, Item] = {}
+        scopes: dict[str, ItemCache] = {}
+        blobs = self.store.index_blobs(wanted) if self.use_cache else {}
+        seen: dict[str, set[str]] = {}
+        for name, in_states in found.items():
+            state = in_states[0]
+            if state not in wanted:
+                continue
+            scope = "terminal" if state in TERMINAL else "active"
+            cache = scopes.get(scope)
+            if cache is None and self.use_cache:
+                cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
+                cache.load()
+            rel = f"wi/{state}/{name}"
+            blob = blobs.get(rel)
+            item = cache.get(name, state, blob) if (cache and blob) else None
+            if item is None:
+                try:
+                    data = (self.root / rel).read_bytes()
+                except OSError as exc:
+                    item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
+                else:
+                    item = parse_item(name, state, data)
+                    if cache is not None:
+                        cache.put(item)
+            if cache is not None:
+                seen.setdefault(scope, set()).add(item.blob)
+            if len(in_states) > 1:
+                item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
+            items[name] = item
+        for scope, cache in scopes.items():
+            cache.save(keep=seen.get(scope, set()))
+        return items, where, defects
+
+    def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
+        """Everything the dashboard shows, judged at `clock()`."""
+        head = self.store.head()
+        items, where, defects = self.load_items(states)
+        plan_missing = frozenset(
+            i.filename
+            for i in items.values()
+            if (i.plan_file and not (p := resolve_plan_file(self.root, i.plan_file))) or (i.plan_file and not p.is_file())
+        )
+        snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
+        now = self.clock()
+        judgements = readiness.judge(snap, now)
+        blocks = readiness.blocks_count(snap, judgements)
+        return QueueView(
+            snapshot=snap,
+            judgements=judgements,
+            blocks=blocks,
+            dependents=readiness.dependents(snap),
+            needs_you=readiness.sort_needs_you(snap, judgements, blocks),
+            head=head,
+            now=now,
+            store_defects=defects,
+        )
+
+    def list(
+        self,
+        states: Iterable[str] = ACTIVE,
+        *,
+        kind: str | None = None,
+        target_repo: str | None = None,
+        text: str | None = None,
+    ) -> tuple[list[Item], QueueView]:
+        view = self.queue(states)
+        repo = target_repo or self.only_repo
+        out = []
+        needle = text.casefold() if text else None
+        for item in view.items.values():
+            if kind and item.kind != kind:
+                continue
+            if repo and item.target_repo != repo:
+                continue
+            if needle and not self._matches(item, needle):
+                continue
+            out.append(item)
+        out.sort(key=lambda i: (STATES.index(i.state), i.filename))
+        return out, view
+
+    def _matches(self, item: Item, needle: str) -> bool:
+        hay = f"{item.filename}\n{item.title}\n{item.target_repo}".casefold()
+        if needle in hay:
+            return True
+        if not item.complete:
+            try:
+                item = self.read(item.filename, item.state)
+            except (AtkError, OSError):
+                return False
+        return needle in item.body.casefold()
+
+    def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
+        """Commits that touched the item, newest first, with the `Atk-Actor` trailer."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}", exit_code=2)
+        fmt = "%H%x1f%aI%x1f%an%x1f%s%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        proc = self.store.git(
+            "log", f"-n{limit}", f"--format={fmt}", "--", f":(glob)wi/*/{filename}", check=False
+        )
+        out = []
+        for rec in proc.stdout.split("\x1e"):
+            parts = rec.strip("\n").split("\x1f")
+            if len(parts) != 5:
+                continue
+            sha, date, author, subject, actor = parts
+            out.append(HistoryEntry(sha, datetime.fromisoformat(date), author, subject, actor.strip() or "?"))
+        return out
+
+    def status(self) -> dict[str, object]:
+        return {
+            "store": str(self.root),
+            "upstream": self.store.upstream(),
+            "unpushed": self.store.unpushed(),
+            "head": self.store.head(),
+            "actor": self.actor,
+        }
+
+    def config_get(self, key: str) -> str:
+        if key == "private_notes":
+            return str(self.root)
+        raise AtkError(f"unknown config key {key!r} (known: private_notes)", exit_code=2)
+
+    # -- write plumbing --------------------------------------------------------------
+
+    def _write(self, op: str, files: Sequence[str], change: Callable[[Transaction], Item | None]) -> Outcome:
+        subject = f"atk: {op} {files[0]}" if len(files) == 1 else f"atk: {op} {len(files)} items"
+        result = WriteResult()
+        try:
+            with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
+                item = change(tx)
+        except AtkError as exc:
+            return Outcome(False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+        except OSError as exc:
+            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
+        verb = {"add": "added", "edit": "saved"}.get(op, op)
+        return Outcome(
+            True,
+            op,
+            f"{verb} {files[0] if len(files) == 1 else f'{len(files)} items'}",
+            tuple(files),
+            commit=result.commit,
+            pushed=result.pushed,
+            warnings=tuple(result.warnings),
+            item=item,
+        )
+
+    @staticmethod
+    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1) -> Outcome:
+        return Outcome(False, op, message, tuple(files), exit_code=exit_code)
+
+    def _check_repo(self, item: Item) -> None:
+        if self.only_repo and item.target_repo != self.only_repo:
+            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)")
+
+    def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2)
+        state = self.store.locate(filename)
+        if state is None:
+            raise AtkError(f"no item named {filename}")
+        item = parse_item(filename, state, self.store.read_bytes(state, filename))
+        self._check_repo(item)
+        if item.defects and not allow_defective:
+            raise AtkError(f"{filename} is defective ({'; '.join(item.defects)}); fix it with edit, or remove it")
+        return item
+
+    def _user_only(self, op: str) -> None:
+        if self.actor != "user":
+            raise AtkError(f"{op} is a user-only write; refused in an agent environment", exit_code=2)
+
+    def _guard_user_headings(self, body: str) -> None:
+        if self.actor == "agent":
+            found = sections.user_only_headings(body)
+            if found:
+                raise AtkError(
+                    f"the body contains the user-only section '## {found[0]}'; agents may not write it",
+                    exit_code=2,
+                )
+
+    @staticmethod
+    def _write_text(tx: Transaction, item: Item, text: str) -> None:
+        tx.write(item_path(item.state, item.filename), text.encode("utf-8"))
+
+    # -- transitions -----------------------------------------------------------------
+
+    def _allowed_from(self, op: str, item: Item, from_state: str | None) -> set[str]:
+        """States `op` may start from, for the current actor (SPEC §5)."""
+        target = TARGET[op]
+        if self.actor == "user":
+            return set(STATES) - {target}
+        if op == "adopt":
+            ok = {"processing"}
+            if item.kind == "uwi" and item.answered:
+                ok.add("inbox")
+            return ok
+        if op == "return-to-inbox":
+            return {from_state or "processing"}
+        return set(AGENT_FROM[op])
+
+    def transition(
+        self,
+        op: str,
+        files: Sequence[str],
+        *,
+        note: str | None = None,
+        commit: str | None = None,
+        from_state: str | None = None,
+        expect: str | None = None,
+    ) -> Outcome:
+        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing."""
+        if op not in TARGET:
+            return self._refuse(op, f"unknown transition {op!r}", files, 2)
+        if not files:
+            return self._refuse(op, "no item given", files, 2)
+        if len(set(files)) != len(files):
+            return self._refuse(op, "the same item is named twice", files, 2)
+        if commit is not None and not SHA_RE.match(commit):
+            return self._refuse(op, f"--commit needs a full 40-hex commit SHA, got {commit!r}", files, 2)
+        if (note is not None or commit is not None) and op not in ("adopt", "reject"):
+            return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
+        if commit is not None and op != "adopt":
+            return self._refuse(op, "--commit goes with adopt only", files, 2)
+        if from_state is not None and from_state not in STATES:
+            return self._refuse(op, f"unknown state {from_state!r}", files, 2)
+        target = TARGET[op]
+
+        def change(tx: Transaction) -> Item | None:
+            last = None
+            for name in files:
+                item = self._current(name)
+                if expect and item.state != expect:
+                    raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
+                allowed = self._allowed_from(op, item, from_state)
+                if item.state == target and (self.actor == "user" or op != "return-to-inbox"):
+                    raise StateConflict(f"state conflict: {name} is already in {target}")
+                if item.state not in allowed:
+                    hint = ""
+                    if op == "adopt" and item.state == "inbox" and item.kind == "uwi":
+                        hint = " (an inbox UWI can be adopted only once its answer is saved)"
+                    raise StateConflict(
+                        f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
+                    )
+                src = item_path(item.state, name)
+                updates = {}
+                if note is not None:
+                    updates["note"] = note
+                if commit is not None:
+                    updates["commit"] = commit
+                if updates:
+                    new_fm = set_keys(item.fm_text or "", updates)
+                    self._write_text(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+                tx.move(src, item_path(target, name))
+                last = item
+            return last
+
+        return self._write(op, list(files), change)
+
+    def hold(self, filename: str, **kw) -> Outcome:
+        return self.transition("hold", [filename], **kw)
+
+    def unhold(self, filename: str, **kw) -> Outcome:
+        return self.transition("unhold", [filename], **kw)
+
+    def start_processing(self, files: Sequence[str], **kw) -> Outcome:
+        return self.transition("start-processing", files, **kw)
+
+    def adopt(self, filename: str, *, note: str | None = None, commit: str | None = None, **kw) -> Outcome:
+        return self.transition("adopt", [filename], note=note, commit=commit, **kw)
+
+    def reject(self, filename: str, *, note: str | None = None, **kw) -> Outcome:
+        return self.transition("reject", [filename], note=note, **kw)
+
+    def return_to_inbox(self, filename: str, *, from_state: str = "processing", **kw) -> Outcome:
+        return self.transition("return-to-inbox", [filename], from_state=from_state, **kw)
+
+    def move(self, files: Sequence[str], to_state: str, *, note: str | None = None, expect: str | None = None) -> Outcome:
+        """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
+        if self.actor != "user":
+            return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
+        op = MOVE_OP.get(to_state)
+        if to_state == "inbox" and expect == "hold":
+            op = "unhold"
+        if op is None:
+            return self._refuse("move", f"unknown state {to_state!r}", files, 2)
+        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect)
+
+    def rm(self, files: Sequence[str] | str, *, expect: str | None = None) -> Outcome:
+        files = [files] if isinstance(files, str) else list(files)
+
+        def change(tx: Transaction) -> None:
+            for name in files:
+                item = self._current(name, allow_defective=True)
+                if expect and item.state != expect:
+                    raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
+                if item.state not in ("inbox", "hold"):
+                    raise StateConflict(f"state conflict: {name} is in {item.state}; rm takes inbox or hold items only")
+                tx.delete(item_path(item.state, name))
+
+        return self._write("rm", files, change)
+
+    # -- content writes --------------------------------------------------------------
+
+    def _new_filename(self, title: str | None, body: str) -> str:
+        stamp = self.clock().astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+        words = re.findall(r"[a-z0-9]+", (title or "").lower())
+        slug = "-".join(words)[:60].strip("-") or hashlib.sha1(body.encode()).hexdigest()[:8]
+        name = f"{stamp}-{slug}.md"
+        n = 2
+        while self.store.locate(name) is not None:
+            name = f"{stamp}-{slug}-{n}.md"
+            n += 1
+        return name
+
+    def add(
+        self,
+        *,
+        kind: str,
+        target_repo: str,
+        body: str,
+        source: str | None = None,
+        plan_file: str | None = None,
+        depends_on: Sequence[str] = (),
+        urgency: str | None = None,
+        target_commit: str | None = None,
+        cooldown_until: datetime | None = None,
+    ) -> Outcome:
+        try:
+            if kind not in ("awi", "uwi"):
+                raise AtkError(f"--kind must be awi or uwi, got {kind!r}", exit_code=2)
+            if not target_repo or not target_repo.strip():
+                raise AtkError("--target-repo is required", exit_code=2)
+            if self.actor == "agent" and not source:
+                raise AtkError("agents must say where an item comes from: pass --source (e.g. --source process-wi)", exit_code=2)
+            self._guard_user_headings(body)
+            if not body.strip():
+                raise AtkError("the body is empty", exit_code=2)
+            if urgency is not None and (kind != "uwi" or urgency not in URGENCIES):
+                raise AtkError(f"--urgency takes {', '.join(URGENCIES)} and goes with --kind uwi only", exit_code=2)
+            if plan_file and kind != "awi":
+                raise AtkError("--plan-file goes with --kind awi only", exit_code=2)
+            for dep in depends_on:
+                if not is_valid_filename(dep):
+                    raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
+                if self.store.locate(dep) is None:
+                    raise AtkError(f"--depends-on names no existing item: {dep}")
+        except AtkError as exc:
+            return self._refuse("add", exc.message, exit_code=exc.exit_code)
+        meta = {
+            "kind": kind,
+            "source": source,
+            "target_repo": target_repo,
+            "target_commit": target_commit,
+            "plan_file": plan_file,
+            "depends_on": list(dict.fromkeys(depends_on)) or None,
+            "cooldown_until": cooldown_until,
+            "created": self.clock().astimezone(UTC).replace(microsecond=0),
+            "urgency": urgency,
+        }
+        holder: list[str] = []
+
+        def change(tx: Transaction) -> Item:
+            name = self._new_filename(find_title(body), body)
+            holder.append(name)
+            text = new_file_text(meta, body)
+            item = parse_item(name, "inbox", text.encode())
+            if item.defects:
+                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}")
+            tx.write(item_path("inbox", name), text.encode())
+            return item
+
+        # the filename is only known inside the lock; the subject is patched after
+        out = self._write_named("add", change, holder)
+        return out
+
+    def _write_named(self, op: str, change: Callable[[Transaction], Item | None], holder: list[str]) -> Outcome:
+        """Like _write, for operations whose filename is chosen inside the lock."""
+        result = WriteResult()
+        item = None
+        try:
+            with self.store.writing(f"atk: {op}", self.actor, pull=self.pull, push=self.push, result=result) as tx:
+                item = change(tx)
+                tx.subject = f"atk: {op} {holder[0]}"
+        except AtkError as exc:
+            return Outcome(False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+        except OSError as exc:
+            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
+        return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
+
+    def edit(self, filename: str, body: str) -> Outcome:
+        """Replace an item's body (frontmatter untouched), keeping stored user-only sections."""
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename, allow_defective=True)
+            if item.state in TERMINAL:
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+            if item.fm_text is None:
+                raise AtkError(f"{filename} has no frontmatter; edit the whole file instead")
+            self._guard_user_headings(body)
+            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
+            if new_body and not new_body.endswith("\n"):
+                new_body += "\n"
+            return self._save(tx, item, item.head + new_body)
+
+        return self._write("edit", [filename], change)
+
+    def save_text(self, filename: str, text: str, *, expect: str | None = None) -> Outcome:
+        """Replace the whole file (the $EDITOR flow). Refused, with the reason, when the new
+        text is not a valid item; nothing is written then."""
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename, allow_defective=True)
+            if expect and item.state != expect:
+                raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
+            if item.state in TERMINAL:
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+            if self.actor == "agent":
+                new = parse_item(filename, item.state, text.encode())
+                if sections.user_only_headings(new.body) != sections.user_only_headings(item.body):
+                    self._guard_user_headings(new.body)
+            return self._save(tx, item, text)
+
+        return self._write("edit", [filename], change)
+
+    def _save(self, tx: Transaction, item: Item, text: str) -> Item:
+        data = text.encode("utf-8")
+        if data == self.store.read_bytes(item.state, item.filename):
+            raise AtkError("nothing to change: the text is the same")
+        new = parse_item(item.filename, item.state, data)
+        if new.defects:
+            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}")
+        tx.write(item_path(item.state, item.filename), data)
+        return new
+
+    def set_dependencies(self, filename: str, depends_on: Sequence[str]) -> Outcome:
+        deps = list(dict.fromkeys(depends_on))
+        for dep in deps:
+            if not is_valid_filename(dep):
+                return self._refuse("set-dependencies", f"bad filename in --depends-on: {dep!r}", [filename], 2)
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            allowed = {"inbox", "processing"} | ({"hold"} if self.actor == "user" else set())
+            if item.state not in allowed:
+                raise StateConflict(
+                    f"state conflict: {filename} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items"
+                )
+            if filename in deps:
+                raise AtkError(f"{filename} cannot depend on itself")
+            for dep in deps:
+                if self.store.locate(dep) is None:
+                    raise AtkError(f"no item named {dep}: a dependency must be an existing item")
+            cycle = self.would_cycle(filename, deps)
+            if cycle:
+                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}")
+            new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
+            text = with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body
+            return self._save(tx, item, text)
+
+        return self._write("set-dependencies", [filename], change)
+
+    def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:
+        """The cycle through `filename` that giving it `deps` would create, if any."""
+        items, _, _ = self.load_items(ACTIVE)
+        graph = {n: list(i.depends_on) for n, i in items.items() if n != filename}
+        graph[filename] = list(deps)
+        for cyc in readiness.find_cycles(graph):
+            if filename in cyc:
+                return cyc
+        return None
+
+    def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            if item.kind != "awi":
+                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file")
+            if item.state in TERMINAL:
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+            if not plan_file.strip() or "\n" in plan_file:
+                raise AtkError("--plan-file needs a path", exit_code=2)
+            if resolve_plan_file(self.root, plan_file) is None:
+                raise AtkError(f"--plan-file {plan_file!r} points outside the store", exit_code=2)
+            new_fm = set_keys(item.fm_text or "", {"plan_file": plan_file})
+            return self._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+
+        return self._write("convert-to-plan", [filename], change)
+
+    def answer(
+        self,
+        filename: str,
+        *,
+        choices: dict[int, str] | None = None,
+        text: str = "",
+        replace: bool = False,
+    ) -> Outcome:
+        """Write the UWI's `## 回答` section (SPEC §7). `choices` maps question number to letter."""
+        choices = dict(choices or {})
+
+        def change(tx: Transaction) -> Item:
+            self._user_only("answer")
+            item = self._current(filename)
+            if item.kind != "uwi":
+                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead")
+            if item.state in TERMINAL:
+                raise AtkError(f"{filename} is {item.state}: return it to inbox before answering it again")
+            if item.answered and not replace:
+                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)")
+            parsed = parse_questions(item.body)
+            labels: dict[int, str] = {}
+            for number, letter in sorted(choices.items()):
+                q = next((q for q in parsed.questions if q.number == number), None)
+                if q is None:
+                    raise AtkError(f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})", exit_code=2)
+                opt = next((o for o in q.options if o.letter.upper() == letter.upper()), None)
+                if opt is None:
+                    letters = ", ".join(o.letter for o in q.options) or "none: answer it with --text"
+                    raise AtkError(f"question {number} has no option {letter} (options: {letters})", exit_code=2)
+                labels[number] = f"{opt.letter}) {opt.label}"
+            if not labels and not text.strip():
+                raise AtkError("an answer needs a choice or some text", exit_code=2)
+            body = sections.set_answer(item.body, sections.format_answer(labels, text))
+            if not body.endswith("\n"):
+                body += "\n"
+            return self._save(tx, item, item.head + body)
+
+        return self._write("answer", [filename], change)
+
+    def comment(self, filename: str, text: str) -> Outcome:
+        """Append to the AWI's trailing `## ユーザーコメント` section."""
+
+        def change(tx: Transaction) -> Item:
+            self._user_only("comment")
+            item = self._current(filename)
+            if item.kind != "awi":
+                raise AtkError(f"{filename} is a UWI; answer it instead of commenting")
+            if item.state in TERMINAL:
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+            if not text.strip():
+                raise AtkError("the comment is empty", exit_code=2)
+            body = sections.append_comment(item.body, text)
+            return self._save(tx, item, item.head + body)
+
+        return self._write("comment", [filename], change)
+
+    def commit_pending(self) -> Outcome:
+        """`atk wi commit`: commit uncommitted item/plan files, then push what is unpushed."""
+        proc = self.store.git("status", "--porcelain", "-z", "--untracked-files=all", "--", "wi", "plans", check=False)
+        paths = []
+        for rec in proc.stdout.split("\0"):
+            if len(rec) > 3:
+                paths.append(rec[3:])
+        if paths:
+
+            def change(tx: Transaction) -> None:
+                tx.include(paths)
+
+            out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
+            if not out.ok:
+                return out
+        if not self.store.upstream():
+            msg = f"committed {len(paths)} file(s)" if paths else "nothing to commit"
+            return Outcome(True, "commit", msg + "; no remote is configured")
+        result = self.store.push_pending(pull=self.pull)
+        msg = "pushed" if result.pushed else "push failed"
+        if paths:
+            msg = f"committed {len(paths)} file(s); {msg}"
+        ok = bool(result.pushed)
+        return Outcome(ok, "commit", msg, pushed=result.pushed, warnings=tuple(result.warnings), exit_code=0 if ok else 1)
+
+
+TARGET = {
+    "hold": "hold",
+    "unhold": "inbox",
+    "start-processing": "processing",
+    "adopt": "adopted",
+    "reject": "rejected",
+    "return-to-inbox": "inbox",
+}
+AGENT_FROM = {
+    "hold": ("inbox",),
+    "unhold": ("hold",),
+    "start-processing": ("inbox",),
+    "reject": ("processing",),
+}
+MOVE_OP = {"hold": "hold", "processing": "start-processing", "adopted": "adopt", "rejected": "reject", "inbox": "return-to-inbox"}
