@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from . import sections
 from .model import URGENCIES
 
-__all__ = ["Option", "Question", "ParsedQuestions", "parse_questions", "MAX_LINE"]
+__all__ = ["MAX_LINE", "Option", "ParsedQuestions", "Question", "parse_questions"]
 
 #: Longer lines are never options, recommendations or fields (keeps regex cost bounded).
 MAX_LINE = 4000
@@ -559,7 +559,7 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
         texts = [_clean_text(_lines(s.text)) for s, _ in question_secs]
         heads = [q[1] for _, q in question_secs]
         joined = "\n\n".join(
-            "\n\n".join(p for p in (h, t) if p) for h, t in zip(heads, texts) if h or t
+            "\n\n".join(p for p in (h, t) if p) for h, t in zip(heads, texts, strict=True) if h or t
         )
         return joined, context
     return "", ""
@@ -618,6 +618,6 @@ def parse_questions(body: str) -> ParsedQuestions:
     returned as one free-text question."""
     try:
         return _parse(body if isinstance(body, str) else str(body))
-    except Exception:  # noqa: BLE001 - parsing untrusted text must never fail (SPEC §7)
+    except Exception:
         text = body.strip() if isinstance(body, str) else ""
         return ParsedQuestions("free", (Question(1, text, (), None, ""),), "", None)

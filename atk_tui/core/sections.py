@@ -35,19 +35,19 @@ from .model import ANSWER_HEADINGS, COMMENT_HEADINGS
 
 __all__ = [
     "Section",
-    "split_sections",
+    "answer_text",
+    "append_comment",
+    "comment_text",
+    "format_answer",
     "heading_key",
     "is_answer_heading",
-    "is_comment_heading",
-    "answer_text",
     "is_answered",
-    "comment_text",
-    "user_only_headings",
-    "format_answer",
-    "split_answer",
-    "set_answer",
-    "append_comment",
+    "is_comment_heading",
     "keep_user_sections",
+    "set_answer",
+    "split_answer",
+    "split_sections",
+    "user_only_headings",
 ]
 
 ANSWER_HEADING = f"## {ANSWER_HEADINGS[0]}"
@@ -127,7 +127,7 @@ def _fence_closes(text: str, char: str, length: int) -> bool:
 class _Scan:
     """Per-line view of a body: offsets, text, line ending, heading level and title."""
 
-    __slots__ = ("body", "starts", "texts", "eols", "levels", "titles", "open_fence", "eol")
+    __slots__ = ("body", "eol", "eols", "levels", "open_fence", "starts", "texts", "titles")
 
     def __init__(self, body: str) -> None:
         self.body = body
@@ -165,7 +165,10 @@ class _Scan:
             self.titles.append(title)
             pos = nxt
         self.open_fence = fence
-        self.eol = next((e for e in self.eols if e), "\n")
+        # CRLF only when every line ending is CRLF: a mixed body gets LF, which keeps repeated
+        # writes stable (a lone "\r" before an added "\n" would otherwise flip the style).
+        endings = {e for e in self.eols if e}
+        self.eol = "\r\n" if endings == {"\r\n"} else "\n"
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -220,7 +223,7 @@ class _Scan:
 
     def has_heading(self, keys: frozenset[str]) -> bool:
         return any(
-            lv == 2 and heading_key(t) in keys for lv, t in zip(self.levels, self.titles)
+            lv == 2 and heading_key(t) in keys for lv, t in zip(self.levels, self.titles, strict=True)
         )
 
 

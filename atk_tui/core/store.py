@@ -28,6 +28,7 @@ from filelock import FileLock, Timeout
 from .model import STATES, StoreDefect, is_valid_filename
 
 LOCK_TIMEOUT = 10.0
+LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
 PUSH_TRIES = 3
 ZERO = "0" * 40
 
@@ -68,6 +69,19 @@ class WriteResult:
     commit: str | None = None
     pushed: bool | None = None  # None: no remote, or push skipped
     warnings: list[str] = field(default_factory=list)
+
+
+def lock_timeout() -> float:
+    """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if value >= 0:
+            return value
+    return LOCK_TIMEOUT
 
 
 def item_path(state: str, filename: str) -> str:
@@ -128,15 +142,21 @@ class GitStore:
     ) -> subprocess.CompletedProcess[str]:
         """Run git in the store. Retries when another git process holds `index.lock`."""
         for attempt in range(20):
-            proc = subprocess.run(
-                ["git", *args],
-                cwd=self.root,
-                env=env if env is not None else self.env,
-                input=input.decode() if isinstance(input, bytes) else input,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
+            try:
+                # git speaks bytes: file names need not be UTF-8, so undecodable bytes are
+                # carried through as surrogates instead of raising
+                proc = subprocess.run(
+                    ["git", *args],
+                    cwd=self.root,
+                    env=env if env is not None else self.env,
+                    input=input.decode("utf-8", "surrogateescape") if isinstance(input, bytes) else input,
+                    capture_output=True,
+                    encoding="utf-8",
+                    errors="surrogateescape",
+                    timeout=timeout,
+                )
+            except subprocess.TimeoutExpired:
+                raise GitFailed(f"git {args[0]} did not finish within {timeout:g} s") from None
             if proc.returncode != 0 and "index.lock" in proc.stderr and attempt < 19:
                 self._clear_stale_index_lock()
                 time.sleep(0.05 * (attempt + 1))
@@ -238,13 +258,14 @@ class GitStore:
     # -- writing ---------------------------------------------------------------------
 
     @contextmanager
-    def locked(self, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        timeout = lock_timeout() if timeout is None else timeout
         lock = FileLock(str(self.git_dir / "atk.lock"), timeout=timeout)
         try:
             lock.acquire()
         except Timeout:
             raise StoreBusy(
-                f"store busy: another atk process has held the store lock for {timeout:.0f} s; try again"
+                f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
             ) from None
         try:
             self.recover()
@@ -261,7 +282,7 @@ class GitStore:
         pull: bool = True,
         push: bool = True,
         result: WriteResult | None = None,
-        lock_timeout: float = LOCK_TIMEOUT,
+        lock_timeout: float | None = None,
     ) -> Iterator[Transaction]:
         """One operation = one commit. Yields a `Transaction` to change files through;
         commits on a clean exit, rolls everything back on an exception."""
@@ -288,7 +309,12 @@ class GitStore:
     def _pull(self, result: WriteResult) -> None:
         if not self.upstream():
             return
-        proc = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
+        try:
+            proc = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
+        except GitFailed as exc:
+            self._abort_rebase()
+            result.warnings.append(f"could not pull from the remote: {exc}")
+            return
         if proc.returncode != 0:
             self._abort_rebase()
             msg = (proc.stderr or proc.stdout).strip().splitlines()
@@ -304,7 +330,11 @@ class GitStore:
             return
         last = ""
         for _ in range(PUSH_TRIES):
-            proc = self.git("push", "-q", check=False, timeout=60)
+            try:
+                proc = self.git("push", "-q", check=False, timeout=60)
+            except GitFailed as exc:
+                last = str(exc)
+                break
             if proc.returncode == 0:
                 result.pushed = True
                 return
@@ -312,7 +342,10 @@ class GitStore:
             rejected = "rejected" in last or "fetch first" in last or "non-fast-forward" in last
             if not rejected:
                 break
-            reb = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
+            try:
+                reb = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
+            except GitFailed as exc:
+                reb = subprocess.CompletedProcess([], 1, "", str(exc))
             if reb.returncode != 0:
                 self._abort_rebase()
                 last = "rebase onto the remote hit a conflict; your commit is kept locally"

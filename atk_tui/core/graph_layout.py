@@ -1,0 +1,1076 @@
+"""Layered layout and text rendering of the dependency graph (SPEC §6, §10).
+
+Pure and deterministic: no Textual, no I/O, no randomness. The same nodes and edges, given in
+any order, give the same `Layout` (ids are sorted before anything else happens).
+
+Edges are `(dependency, dependent)`: the arrow runs from the dependency to the item that depends
+on it. The drawing flows **left to right**: layer 0 (items that depend on nothing, and missing
+dependencies) is the leftmost column, each dependent sits in a column to the right of all its
+dependencies. Columns of boxes suit a wide terminal and wide titles better than rows of boxes.
+
+The pipeline is the classic Sugiyama one:
+
+1. cycles are broken by reversing DFS back edges (roots in sorted order, sources first); reversed
+   edges and self-loops are still drawn, with the arrowhead into the true dependent, and every
+   edge on a cycle (same strongly connected component, or a self-loop) is flagged `cycle`;
+2. longest-path layering; edges longer than one layer get a chain of dummy nodes;
+3. crossing reduction by barycenter sweeps (down, then up), keeping the best order seen. The
+   number of sweeps shrinks with the graph (see `_sweep_budget`) and the sweeps are skipped above
+   `CROSSING_REDUCTION_LIMIT` elements (nodes + dummies + edge segments): the initial BFS order
+   stays, so 10,000 items lay out in seconds instead of minutes;
+4. vertical coordinates by alternating passes that pull each node towards its neighbours' ports,
+   solved per column as an ordered least-squares problem (pool-adjacent-violators, O(n));
+5. orthogonal routing in the channel between two columns: one vertical track per source
+   ("hyperedge" bus: fan-out shares a line, fan-in shares the arrowhead), tracks ordered to
+   avoid crossings and wrong merges (insertion by pairwise cost, O(pairs)), tracks shared by
+   nets that do not overlap. Channels with more than `_ROUTING_PAIR_LIMIT` overlapping pairs fall
+   back to the plain left-edge algorithm (fewest tracks, crossings not minimised);
+6. drawing on a grid of direction masks, so meeting lines become the right junction character.
+
+Everything is O((nodes + dummies + edges) · log) except the barycenter sweeps, which are bounded.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+from bisect import bisect_right, insort
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from rich.cells import cell_len
+
+from atk_tui.core.textsafe import safe_line
+
+try:  # grapheme-aware splitting (rich >= 14); per-character measuring before that
+    from rich.cells import split_graphemes as _split_graphemes
+except ImportError:  # pragma: no cover - depends on the installed rich
+    from rich.cells import get_character_cell_size as _char_size
+
+    def _split_graphemes(text: str) -> tuple[list[tuple[int, int, int]], int]:
+        spans = [(i, i + 1, _char_size(c)) for i, c in enumerate(text)]
+        return spans, sum(s[2] for s in spans)
+
+
+__all__ = [
+    "CROSSING_REDUCTION_LIMIT",
+    "EDGE_CYCLE_STYLE",
+    "EDGE_STYLE",
+    "STATUSES",
+    "EdgeRoute",
+    "GraphNode",
+    "Layout",
+    "NodeBox",
+    "layout_graph",
+    "nearest_in_direction",
+    "neighbors",
+    "node_at",
+    "sanitize_label",
+    "subgraph_around",
+    "truncate_cells",
+]
+
+#: The node statuses the dashboard uses; any other string is accepted and used as a style key.
+STATUSES: tuple[str, ...] = (
+    "ready",
+    "blocked",
+    "waiting",
+    "answered",
+    "cooldown",
+    "hold",
+    "terminal",
+    "defective",
+    "missing",
+    "cycle",
+)
+EDGE_STYLE = "edge"
+EDGE_CYCLE_STYLE = "edge-cycle"
+
+#: Above this many elements (nodes + dummies + segments) the barycenter sweeps are skipped.
+CROSSING_REDUCTION_LIMIT = 60_000
+#: Box label width cap, in terminal cells.
+DEFAULT_MAX_LABEL_CELLS = 20
+
+_ROUTING_PAIR_LIMIT = 20_000
+_CRIT = 1000  # cost of a wrong merge of two lines in a channel (worse than any crossing)
+_COORD_PASSES = 3  # down+up rounds of vertical placement
+_DUMMY_WEIGHT = 3.0
+_FINAL_BALANCED = True
+
+# Direction bits of a grid cell: a line leaves the cell towards N / E / S / W.
+_N, _E, _S, _W = 1, 2, 4, 8
+_MASK_CHARS = " │─└││┌├─┘─┴┐┤┬┼"
+_MASK_TO_CHAR = {i: c for i, c in enumerate(_MASK_CHARS)}
+_OR_EW = bytes((b | _E | _W) & 0xFF for b in range(256))
+_RUNS = re.compile(rb"([^\x00])\1*")
+
+_ARROW_IN = "▶"  # into a dependent, drawn left of its box
+_ARROW_BACK = "◀"  # into a dependent that sits left of its dependency (reversed cycle edge)
+_ARROW_LOOP = "▲"  # a self-loop, drawn under the box
+
+# Characters `safe_line` lets through that still must not reach a terminal raw.
+_EXTRA_UNSAFE = re.compile(r"[\u061c\u2028\u2029\ud800-\udfff]")
+
+
+# --------------------------------------------------------------------------------------------
+# public data
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One item in the graph. `placeholder` marks a missing dependency (drawn dashed)."""
+
+    id: str
+    label: str
+    status: str
+    repo: str = ""
+    placeholder: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NodeBox:
+    """Where a node's box sits, in terminal cells. `order` counts dummies too (it is the
+    node's index in its column as used by crossing reduction); `port_row` is the row edges
+    attach to (the title row)."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+    layer: int
+    order: int
+
+    @property
+    def port_row(self) -> int:
+        return self.y + 1
+
+    def contains(self, x: int, y: int) -> bool:
+        return self.x <= x < self.x + self.w and self.y <= y < self.y + self.h
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRoute:
+    """One input edge as drawn.
+
+    `reversed`: drawn against the left-to-right flow (a cycle edge chosen for breaking) — its
+    arrowhead is `◀` at the dependent's right side. `cycle`: the edge lies on a cycle (both ends
+    in one strongly connected component, or a self-loop). `hops` are the (layer, order) stops of
+    the drawn path from left to right, dummies included; a self-loop has one hop.
+    """
+
+    source: str  # the dependency
+    target: str  # the dependent
+    reversed: bool
+    cycle: bool
+    hops: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A laid-out, rendered graph.
+
+    `lines` are `height` strings, each exactly `width` terminal cells wide. `spans` are
+    `(row, start, end, style_key)` with `start`/`end` **character offsets into `lines[row]`**
+    (equal to cell columns unless the row holds wide or combining characters), non-overlapping,
+    sorted; `style_key` is a node status for a box, or `edge` / `edge-cycle`. Node geometry
+    (`nodes`) is in cells. `layers` lists the real node ids of each column, top to bottom.
+    """
+
+    width: int
+    height: int
+    nodes: dict[str, NodeBox]
+    edges: tuple[EdgeRoute, ...]
+    lines: list[str]
+    spans: list[tuple[int, int, int, str]]
+    layers: tuple[tuple[str, ...], ...] = ()
+    deps: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    dependents: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    crossings: int = 0  # crossings between consecutive columns in the chosen order
+    placeholders: frozenset[str] = frozenset()
+
+
+# --------------------------------------------------------------------------------------------
+# text
+
+
+def sanitize_label(text: str) -> str:
+    """Untrusted text made safe for one line of a terminal: C0/C1 controls, DEL, bidi controls,
+    line/paragraph separators and lone surrogates are shown escaped (``\\x1b``, ``\\u202e``)."""
+    if text.isprintable():  # fast path: nothing to escape (isprintable is False for all of the above)
+        return text
+    text = safe_line(text)
+    return _EXTRA_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def truncate_cells(text: str, max_cells: int) -> str:
+    """`text` cut to at most `max_cells` terminal cells, ending in `…` when cut.
+
+    Measured by `rich.cells` (double-width CJK, grapheme clusters), never cut inside a cluster.
+    """
+    if max_cells <= 0:
+        return ""
+    if cell_len(text) <= max_cells:
+        return text
+    budget = max_cells - 1
+    spans, _total = _split_graphemes(text)
+    used = end = 0
+    for _start, stop, width in spans:
+        if used + width > budget:
+            break
+        used += width
+        end = stop
+    return text[:end] + "…"
+
+
+# --------------------------------------------------------------------------------------------
+# graph helpers
+
+
+def subgraph_around(
+    node_ids: Iterable[str], edges: Iterable[tuple[str, str]], focus: str
+) -> tuple[set[str], list[tuple[str, str]]]:
+    """`focus` plus all its transitive dependencies and transitive dependents.
+
+    Edges are `(dependency, dependent)`; those touching ids outside `node_ids` are ignored
+    (`focus` always counts as known). Iterative and cycle-safe. Returns the node set and the
+    edges among it, sorted.
+    """
+    known = set(node_ids)
+    known.add(focus)
+    up: dict[str, list[str]] = {}
+    down: dict[str, list[str]] = {}
+    kept: set[tuple[str, str]] = set()
+    for dep, dependent in edges:
+        if dep in known and dependent in known:
+            kept.add((dep, dependent))
+            up.setdefault(dependent, []).append(dep)
+            down.setdefault(dep, []).append(dependent)
+    found = {focus}
+    for adjacency in (up, down):
+        seen = {focus}
+        stack = [focus]
+        while stack:
+            for nxt in adjacency.get(stack.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        found |= seen
+    sub = sorted((a, b) for a, b in kept if a in found and b in found)
+    return found, sub
+
+
+def _tarjan(n: int, succ: list[list[int]]) -> list[int]:
+    """Strongly connected component index of every vertex (iterative Tarjan)."""
+    index = [-1] * n
+    low = [0] * n
+    on_stack = [False] * n
+    comp = [-1] * n
+    stack: list[int] = []
+    counter = ncomp = 0
+    for root in range(n):
+        if index[root] != -1:
+            continue
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack[root] = True
+        work = [(root, 0)]
+        while work:
+            v, i = work[-1]
+            if i < len(succ[v]):
+                work[-1] = (v, i + 1)
+                w = succ[v][i]
+                if index[w] == -1:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack[w] = True
+                    work.append((w, 0))
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                work.pop()
+                if work:
+                    parent = work[-1][0]
+                    if low[v] < low[parent]:
+                        low[parent] = low[v]
+                if low[v] == index[v]:
+                    while True:
+                        w = stack.pop()
+                        on_stack[w] = False
+                        comp[w] = ncomp
+                        if w == v:
+                            break
+                    ncomp += 1
+    return comp
+
+
+def _back_edges(n: int, succ: list[list[int]], indeg: list[int]) -> set[tuple[int, int]]:
+    """DFS back edges: reversing them leaves a DAG. Sources are tried first, then the rest,
+    each in index (= sorted id) order, so the result does not depend on input order."""
+    color = [0] * n  # 0 new, 1 on the DFS path, 2 done
+    back: set[tuple[int, int]] = set()
+    roots = [v for v in range(n) if indeg[v] == 0] + [v for v in range(n) if indeg[v] != 0]
+    for root in roots:
+        if color[root]:
+            continue
+        color[root] = 1
+        work = [(root, 0)]
+        while work:
+            v, i = work[-1]
+            if i < len(succ[v]):
+                work[-1] = (v, i + 1)
+                w = succ[v][i]
+                if color[w] == 0:
+                    color[w] = 1
+                    work.append((w, 0))
+                elif color[w] == 1:
+                    back.add((v, w))
+            else:
+                color[v] = 2
+                work.pop()
+    return back
+
+
+# --------------------------------------------------------------------------------------------
+# ordering
+
+
+def _layer_crossings(upper: list[int], succ: list[list[int]], pos: list[int]) -> int:
+    """Crossings between one column and the next: inversions of the target positions when the
+    segments are sorted by (source position, target position)."""
+    seen: list[int] = []
+    total = 0
+    for u in upper:
+        targets = succ[u]
+        if not targets:
+            continue
+        for p in sorted(pos[w] for w in targets):
+            total += len(seen) - bisect_right(seen, p)
+            insort(seen, p)
+    return total
+
+
+def _total_crossings(layers: list[list[int]], succ: list[list[int]], pos: list[int]) -> int:
+    return sum(_layer_crossings(layers[i], succ, pos) for i in range(len(layers) - 1))
+
+
+def _barycenter_layer(layer: list[int], nbrs: list[list[int]], pos: list[int]) -> list[int]:
+    keyed = []
+    for v in layer:
+        ns = nbrs[v]
+        if ns:
+            total = 0
+            for w in ns:
+                total += pos[w]
+            keyed.append((total / len(ns), pos[v], v))
+        else:  # no neighbour on that side: keep the current place
+            keyed.append((float(pos[v]), pos[v], v))
+    keyed.sort()
+    return [v for _b, _p, v in keyed]
+
+
+def _pair_crossings(u: int, v: int, nbrs: list[list[int]], pos: list[int]) -> int:
+    """Crossings between the edges of `u` and of `v` towards one side, `u` placed above `v`."""
+    count = 0
+    others = [pos[b] for b in nbrs[v]]
+    if others:
+        for a in nbrs[u]:
+            pa = pos[a]
+            for pb in others:
+                if pb < pa:
+                    count += 1
+    return count
+
+
+def _transpose(layers: list[list[int]], pred: list[list[int]], succ: list[list[int]], pos: list[int]) -> None:
+    """Swap neighbours in a column while that removes crossings (Gansner et al.'s transpose)."""
+    for _round in range(4):
+        improved = False
+        for layer in layers:
+            for i in range(len(layer) - 1):
+                u, v = layer[i], layer[i + 1]
+                here = _pair_crossings(u, v, pred, pos) + _pair_crossings(u, v, succ, pos)
+                if not here:
+                    continue
+                if _pair_crossings(v, u, pred, pos) + _pair_crossings(v, u, succ, pos) < here:
+                    layer[i], layer[i + 1] = v, u
+                    pos[u], pos[v] = i + 1, i
+                    improved = True
+        if not improved:
+            return
+
+
+def _sweep_budget(size: int) -> tuple[int, bool]:
+    """Barycenter sweeps allowed for a graph of `size` elements (nodes + dummies + segments), and
+    whether the (costlier) transpose step runs after each sweep."""
+    if size > CROSSING_REDUCTION_LIMIT:
+        return 0, False
+    if size > 20_000:
+        return 2, False
+    if size > 5_000:
+        return 4, False
+    return 12, size <= 3_000
+
+
+def _order_layers(
+    nlayers: int,
+    layer_of: list[int],
+    start_order: list[int],
+    pred: list[list[int]],
+    succ: list[list[int]],
+    sweeps: int,
+    transpose: bool,
+) -> tuple[list[list[int]], int]:
+    """Initial BFS order (keeps connected parts together), then barycenter sweeps, keeping the
+    order with the fewest crossings."""
+    n = len(layer_of)
+    layers: list[list[int]] = [[] for _ in range(nlayers)]
+    seen = [False] * n
+    for start in start_order:
+        if seen[start]:
+            continue
+        seen[start] = True
+        queue = deque([start])
+        while queue:
+            v = queue.popleft()
+            layers[layer_of[v]].append(v)
+            for w in succ[v]:
+                if not seen[w]:
+                    seen[w] = True
+                    queue.append(w)
+            for w in pred[v]:
+                if not seen[w]:
+                    seen[w] = True
+                    queue.append(w)
+    pos = [0] * n
+    for layer in layers:
+        for i, v in enumerate(layer):
+            pos[v] = i
+    if sweeps <= 0 or nlayers < 2:
+        return layers, _total_crossings(layers, succ, pos)
+
+    best = [list(layer) for layer in layers]
+    best_crossings = _total_crossings(layers, succ, pos)
+    stale = 0
+    for sweep in range(sweeps):
+        if best_crossings == 0:
+            break
+        if sweep % 2 == 0:
+            indices: Iterable[int] = range(1, nlayers)
+            nbrs = pred
+        else:
+            indices = range(nlayers - 2, -1, -1)
+            nbrs = succ
+        for li in indices:
+            layers[li] = _barycenter_layer(layers[li], nbrs, pos)
+            for i, v in enumerate(layers[li]):
+                pos[v] = i
+        if transpose:
+            _transpose(layers, pred, succ, pos)
+        crossings = _total_crossings(layers, succ, pos)
+        if crossings < best_crossings:
+            best_crossings = crossings
+            best = [list(layer) for layer in layers]
+            stale = 0
+        else:
+            stale += 1
+            if stale >= 4:
+                break
+    return best, best_crossings
+
+
+# --------------------------------------------------------------------------------------------
+# vertical placement
+
+
+def _pav_place(layer: list[int], offsets: list[int], desired: list[float], weights: list[float], y: list[int]) -> None:
+    """Place one column: minimise sum(w·(y - desired)²) subject to the column's order and
+    minimum spacing (`offsets` are the packed positions). Pool-adjacent-violators, O(n)."""
+    values: list[float] = []
+    wts: list[float] = []
+    counts: list[int] = []
+    for i in range(len(layer)):
+        values.append(desired[i] - offsets[i])
+        wts.append(weights[i])
+        counts.append(1)
+        while len(values) > 1 and values[-2] > values[-1]:
+            w2 = wts.pop()
+            v2 = values.pop()
+            c2 = counts.pop()
+            w1 = wts[-1]
+            total = w1 + w2
+            values[-1] = (values[-1] * w1 + v2 * w2) / total
+            wts[-1] = total
+            counts[-1] += c2
+    i = 0
+    for value, count in zip(values, counts, strict=True):
+        base = math.floor(value + 0.5)
+        for _ in range(count):
+            y[layer[i]] = base + offsets[i]
+            i += 1
+
+
+def _assign_rows(
+    layers: list[list[int]],
+    pred: list[list[int]],
+    succ: list[list[int]],
+    extent: list[int],
+    port: list[int],
+    dummy: list[bool],
+) -> list[int]:
+    n = len(extent)
+    y = [0] * n
+    offsets: list[list[int]] = []
+    for layer in layers:
+        offs = []
+        cur = 0
+        for i, v in enumerate(layer):
+            offs.append(cur)
+            y[v] = cur
+            if i + 1 < len(layer):
+                cur += extent[v] + (0 if dummy[v] and dummy[layer[i + 1]] else 1)
+        offsets.append(offs)
+    weight = [_DUMMY_WEIGHT if d else 1.0 for d in dummy]
+
+    def place(li: int, nbrs_lists: Sequence[list[list[int]]]) -> None:
+        layer = layers[li]
+        desired: list[float] = []
+        weights: list[float] = []
+        for v in layer:
+            total = 0
+            count = 0
+            for nbrs in nbrs_lists:
+                for w in nbrs[v]:
+                    total += y[w] + port[w]
+                    count += 1
+            if count:
+                desired.append(total / count - port[v])
+                weights.append(weight[v] * (1.0 + 0.25 * (count - 1)))
+            else:
+                desired.append(float(y[v]))
+                weights.append(0.05)  # free nodes give way
+        _pav_place(layer, offsets[li], desired, weights, y)
+
+    nl = len(layers)
+    for _ in range(_COORD_PASSES):
+        for li in range(1, nl):
+            place(li, (pred,))
+        for li in range(nl - 2, -1, -1):
+            place(li, (succ,))
+    if _FINAL_BALANCED:
+        for li in range(nl):
+            place(li, (pred, succ))
+    if n:
+        top = min(y)
+        if top:
+            y = [v - top for v in y]
+    return y
+
+
+# --------------------------------------------------------------------------------------------
+# channel routing
+
+
+class _Net:
+    """Everything leaving one element towards the next column."""
+
+    __slots__ = ("hi", "lo", "s", "segs", "src", "targets", "track")
+
+    def __init__(self, src: int, s: int, segs: list[tuple[int, int]]) -> None:
+        self.src = src
+        self.s = s
+        self.segs = segs  # (target row, target element)
+        self.targets = frozenset(t for t, _ in segs)
+        self.lo = min(s, min(self.targets))
+        self.hi = max(s, max(self.targets))
+        self.track = -1
+
+
+def _cost_left(a: _Net, b: _Net) -> int:
+    """Crossings (and wrong merges, at `_CRIT`) when `a`'s track is left of `b`'s."""
+    cost = 0
+    b_targets = b.targets
+    for t in a.targets:  # a's target lines run right, across b's vertical
+        if t in b_targets:
+            continue  # same target: a legitimate merge
+        if t == b.s:
+            cost += _CRIT
+        elif b.lo < t < b.hi:
+            cost += 1
+    s = b.s  # b's source line runs left, across a's vertical
+    if s in a.targets:
+        cost += _CRIT
+    elif a.lo < s < a.hi:
+        cost += 1
+    return cost
+
+
+def _route_channel(nets: list[_Net]) -> int:
+    """Assign vertical tracks (0 = leftmost) to the nets that need one; returns the track count."""
+    nets = sorted((n for n in nets if n.targets != {n.s}), key=lambda n: (n.lo, n.hi, n.s))
+    if not nets:
+        return 0
+    # overlapping pairs, by a sweep over rows
+    overlaps: list[list[int]] = [[] for _ in nets]
+    active: list[int] = []
+    pairs = 0
+    for k, net in enumerate(nets):
+        active = [j for j in active if nets[j].hi >= net.lo]
+        for j in active:
+            other = nets[j]
+            # meeting only at a common target row, end to end: they may share a track
+            if other.hi == net.lo and net.lo in other.targets and net.lo in net.targets:
+                continue
+            overlaps[k].append(j)
+            overlaps[j].append(k)
+            pairs += 1
+        if pairs > _ROUTING_PAIR_LIMIT:
+            return _left_edge(nets)
+        active.append(k)
+
+    # insertion in key order, each net at the place of least cost against those already placed
+    order: list[int] = []
+    placed = [False] * len(nets)
+    for k, net in enumerate(nets):
+        olap = [j for j in overlaps[k] if placed[j]]
+        placed[k] = True
+        if not olap:
+            order.append(k)
+            continue
+        where = sorted((order.index(j), j) for j in olap)
+        before = [_cost_left(nets[j], net) for _i, j in where]  # j left of k
+        after = [_cost_left(net, nets[j]) for _i, j in where]  # k left of j
+        cost = sum(after)
+        best_cost, best_at = cost, where[0][0]
+        for idx, (at, _j) in enumerate(where):
+            cost += before[idx] - after[idx]
+            if cost <= best_cost:
+                best_cost, best_at = cost, at + 1
+        order.insert(best_at, k)
+
+    rank = [0] * len(nets)
+    for r, k in enumerate(order):
+        rank[k] = r
+    ntracks = 0
+    for k in order:
+        track = 0
+        for j in overlaps[k]:
+            if rank[j] < rank[k] and nets[j].track >= track:
+                track = nets[j].track + 1
+        nets[k].track = track
+        ntracks = max(ntracks, track + 1)
+    return ntracks
+
+
+def _left_edge(nets: list[_Net]) -> int:
+    """Fewest tracks for many nets (already sorted by start row); crossings not minimised."""
+    free: list[int] = []
+    busy: list[tuple[int, int]] = []
+    ntracks = 0
+    for net in nets:
+        while busy and busy[0][0] < net.lo:
+            heapq.heappush(free, heapq.heappop(busy)[1])
+        if free:
+            track = heapq.heappop(free)
+        else:
+            track = ntracks
+            ntracks += 1
+        net.track = track
+        heapq.heappush(busy, (net.hi, track))
+    return ntracks
+
+
+# --------------------------------------------------------------------------------------------
+# the layout
+
+
+def layout_graph(
+    nodes: Sequence[GraphNode],
+    edges: Iterable[tuple[str, str]],
+    *,
+    max_label_cells: int = DEFAULT_MAX_LABEL_CELLS,
+    max_sweeps: int | None = None,
+) -> Layout:
+    """Lay out and render the dependency graph.
+
+    `edges` are `(dependency, dependent)`; duplicates are ignored, and an id that is not among
+    `nodes` gets a placeholder node (status `missing`). Labels are sanitised and cut to
+    `max_label_cells` cells; a node with `repo` gets a second line for it. `max_sweeps` overrides
+    the size-based number of barycenter sweeps (0 disables crossing reduction).
+    """
+    by_id: dict[str, GraphNode] = {}
+    for node in nodes:
+        if node.id in by_id and by_id[node.id] != node:
+            raise ValueError(f"duplicate node id with different data: {node.id!r}")
+        by_id[node.id] = node
+    edge_set = {(a, b) for a, b in edges}
+    for a, b in edge_set:
+        for end in (a, b):
+            if end not in by_id:
+                by_id[end] = GraphNode(id=end, label=end, status="missing", placeholder=True)
+    if not by_id:
+        return Layout(width=0, height=0, nodes={}, edges=(), lines=[], spans=[])
+
+    ids = sorted(by_id)
+    index = {node_id: i for i, node_id in enumerate(ids)}
+    n = len(ids)
+    orig = sorted((index[a], index[b]) for a, b in edge_set)
+    self_loops = {u for u, v in orig if u == v}
+    succ0: list[list[int]] = [[] for _ in range(n)]
+    indeg0 = [0] * n
+    for u, v in orig:
+        if u != v:
+            succ0[u].append(v)
+            indeg0[v] += 1
+
+    comp = _tarjan(n, succ0)
+    back = _back_edges(n, succ0, indeg0)
+
+    # layout edges (left to right) with what they carry: [normal, reversed, cycle]
+    flags: dict[tuple[int, int], list[bool]] = {}
+    for u, v in orig:
+        if u == v:
+            continue
+        cyc = comp[u] == comp[v]
+        key = (v, u) if (u, v) in back else (u, v)
+        entry = flags.setdefault(key, [False, False, False])
+        entry[1 if (u, v) in back else 0] = True
+        entry[2] = entry[2] or cyc
+
+    # longest-path layering (Kahn)
+    lsucc: list[list[int]] = [[] for _ in range(n)]
+    lindeg = [0] * n
+    for u, v in sorted(flags):
+        lsucc[u].append(v)
+        lindeg[v] += 1
+    layer_of = [0] * n
+    queue = [v for v in range(n) if lindeg[v] == 0]
+    head = 0
+    while head < len(queue):
+        u = queue[head]
+        head += 1
+        for v in lsucc[u]:
+            if layer_of[u] + 1 > layer_of[v]:
+                layer_of[v] = layer_of[u] + 1
+            lindeg[v] -= 1
+            if lindeg[v] == 0:
+                queue.append(v)
+    nlayers = max(layer_of) + 1
+
+    # dummy chains for long edges; element ids: real nodes 0..n-1, dummies after
+    pred: list[list[int]] = [[] for _ in range(n)]
+    succ: list[list[int]] = [[] for _ in range(n)]
+    elem_layer = list(layer_of)
+    chain_of: dict[tuple[int, int], list[int]] = {}
+    seg_flags: dict[tuple[int, int], list[bool]] = {}
+    for (u, v), fl in sorted(flags.items()):
+        chain = [u]
+        for li in range(layer_of[u] + 1, layer_of[v]):
+            d = len(elem_layer)
+            elem_layer.append(li)
+            pred.append([])
+            succ.append([])
+            chain.append(d)
+        chain.append(v)
+        chain_of[(u, v)] = chain
+        for a, b in pairwise(chain):
+            succ[a].append(b)
+            pred[b].append(a)
+            seg_flags[(a, b)] = fl
+    total = len(elem_layer)
+    dummy = [e >= n for e in range(total)]
+
+    # ordering
+    size = total + len(seg_flags)
+    sweeps, transpose = _sweep_budget(size)
+    if max_sweeps is not None:
+        sweeps = max_sweeps
+    start_order = sorted(range(n), key=lambda v: (layer_of[v], v))
+    layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose)
+    pos = [0] * total
+    for layer in layers:
+        for i, v in enumerate(layer):
+            pos[v] = i
+
+    # boxes
+    label_cells = max(1, max_label_cells)
+    titles: list[str] = []
+    repos: list[str] = []
+    box_w = [0] * total
+    box_h = [1] * total
+    for i, node_id in enumerate(ids):
+        node = by_id[node_id]
+        title = truncate_cells(sanitize_label(node.label), label_cells)
+        repo = truncate_cells(sanitize_label(node.repo), label_cells) if node.repo else ""
+        titles.append(title)
+        repos.append(repo)
+        box_w[i] = max(cell_len(title), cell_len(repo), 1) + 4
+        box_h[i] = 4 if repo else 3
+    col_w = [1] * nlayers
+    for v in range(n):
+        if box_w[v] > col_w[elem_layer[v]]:
+            col_w[elem_layer[v]] = box_w[v]
+    extent = [box_h[v] + (1 if v in self_loops else 0) for v in range(total)]
+    port = [0 if dummy[v] else 1 for v in range(total)]
+    y = _assign_rows(layers, pred, succ, extent, port, dummy)
+
+    # routing: one net per element with successors
+    channel_nets: list[list[_Net]] = [[] for _ in range(nlayers)]
+    chan_tracks = [0] * nlayers
+    for li in range(nlayers - 1):
+        nets = channel_nets[li]
+        for a in layers[li]:
+            if succ[a]:
+                segs = sorted((y[b] + port[b], b) for b in succ[a])
+                nets.append(_Net(a, y[a] + port[a], segs))
+        chan_tracks[li] = _route_channel(nets)
+    chan_w = [max(4, t + 3) for t in chan_tracks]
+    col_x = [0] * nlayers
+    for li in range(1, nlayers):
+        col_x[li] = col_x[li - 1] + col_w[li - 1] + chan_w[li - 1]
+    width = col_x[-1] + col_w[-1]
+    if any(elem_layer[v] == nlayers - 1 for v in self_loops):
+        width += 1  # room for the loop on the right of the last column
+    height = max(y[v] + extent[v] for v in range(total))
+
+    # drawing: direction masks and style ids
+    masks = [bytearray(width) for _ in range(height)]
+    styles = [bytearray(width) for _ in range(height)]
+    style_keys: list[str] = ["", EDGE_STYLE, EDGE_CYCLE_STYLE]
+    style_id: dict[str, int] = {EDGE_STYLE: 1, EDGE_CYCLE_STYLE: 2}
+    overlays: list[list[tuple[int, str, int]]] = [[] for _ in range(height)]  # (x, text, cells)
+
+    def sid(key: str) -> int:
+        found = style_id.get(key)
+        if found is None:
+            if len(style_keys) >= 255:
+                raise ValueError("too many distinct node statuses")
+            found = style_id[key] = len(style_keys)
+            style_keys.append(key)
+        return found
+
+    def hline(row: int, x0: int, x1: int, style: int) -> None:  # cells x0..x1-1
+        if x1 > x0:
+            m = masks[row]
+            m[x0:x1] = m[x0:x1].translate(_OR_EW)
+            styles[row][x0:x1] = bytes((style,)) * (x1 - x0)
+
+    def vline(col: int, r0: int, r1: int, style: int) -> None:  # inner cells of r0..r1, ends excluded
+        for r in range(r0 + 1, r1):
+            masks[r][col] |= _N | _S
+            styles[r][col] = style
+
+    def mark(row: int, col: int, bits: int, style: int) -> None:
+        masks[row][col] |= bits
+        styles[row][col] = style
+
+    in_normal = [False] * total  # a normal edge ends here: arrowhead drawn
+    in_any = [False] * total
+    in_plain = [False] * total  # ... and at least one of them is not on a cycle
+    out_normal = [False] * total
+    out_back = [False] * total
+
+    for v in range(n, total):  # dummies: a line straight through the column
+        li = elem_layer[v]
+        fl = seg_flags[(pred[v][0], v)]
+        hline(y[v], col_x[li], col_x[li] + col_w[li], 2 if fl[2] and not fl[0] else 1)
+
+    for li in range(nlayers - 1):
+        cx = col_x[li] + col_w[li]  # first cell of the channel
+        end = col_x[li + 1]  # first cell after it
+        for net in channel_nets[li]:
+            s, a = net.s, net.src
+            # cycle-only segments first, so cells shared with normal edges keep the normal style
+            ordered = sorted(net.segs, key=lambda seg, a=a: not seg_flags[(a, seg[1])][2])
+            for t, b in ordered:
+                fl = seg_flags[(a, b)]
+                style = 2 if fl[2] else 1
+                if not dummy[b]:
+                    in_any[b] = True
+                    if fl[0]:
+                        in_normal[b] = True
+                        if not fl[2]:
+                            in_plain[b] = True
+                if not dummy[a]:
+                    if fl[0]:
+                        out_normal[a] = True
+                    if fl[1]:
+                        out_back[a] = True
+                if net.track < 0:  # straight across
+                    hline(s, cx, end, style)
+                    continue
+                tx = cx + 1 + net.track
+                hline(s, cx, tx, style)
+                hline(t, tx + 1, end, style)
+                if t == s:
+                    mark(s, tx, _E | _W, style)
+                elif t > s:
+                    mark(s, tx, _W | _S, style)
+                    vline(tx, s, t, style)
+                    mark(t, tx, _N | _E, style)
+                else:
+                    mark(s, tx, _W | _N, style)
+                    vline(tx, t, s, style)
+                    mark(t, tx, _S | _E, style)
+
+    for v in sorted(self_loops):  # a small loop on the right side, back in from below
+        li = elem_layer[v]
+        bx, by_, bh = col_x[li], y[v], box_h[v]
+        rx = bx + col_w[li]
+        mark(by_ + 1, rx, _W | _S, 2)
+        vline(rx, by_ + 1, by_ + bh, 2)
+        mark(by_ + bh, rx, _N | _W, 2)
+        hline(by_ + bh, bx + 2, rx, 2)
+        overlays[by_ + bh].append((bx + 1, _ARROW_LOOP, 1))
+        styles[by_ + bh][bx + 1] = 2
+        out_normal[v] = True
+
+    # boxes, arrowheads, port junctions
+    boxes: dict[str, NodeBox] = {}
+    for v in range(n):
+        li = elem_layer[v]
+        bx, by_, w, h = col_x[li], y[v], col_w[li], box_h[v]
+        node = by_id[ids[v]]
+        boxes[ids[v]] = NodeBox(bx, by_, w, h, li, pos[v])
+        hz, vt = ("╌", "┆") if node.placeholder else ("─", "│")
+        inner = w - 2
+        left_port = "┤" if in_any[v] and not in_normal[v] else vt
+        right_port = "├" if out_normal[v] else vt
+        rows = ["┌" + hz * inner + "┐"]
+        rows.append(left_port + " " + titles[v] + " " * (w - 4 - cell_len(titles[v])) + " " + right_port)
+        if repos[v]:
+            rows.append(vt + " " + repos[v] + " " * (w - 4 - cell_len(repos[v])) + " " + vt)
+        rows.append("└" + hz * inner + "┘")
+        status = sid(node.status)
+        for r, text in enumerate(rows):
+            overlays[by_ + r].append((bx, text, w))
+            styles[by_ + r][bx : bx + w] = bytes((status,)) * w
+        port_row = by_ + 1
+        if in_normal[v]:
+            overlays[port_row].append((bx - 1, _ARROW_IN, 1))
+            styles[port_row][bx - 1] = 1 if in_plain[v] else 2
+        if out_back[v]:
+            overlays[port_row].append((bx + w, _ARROW_BACK, 1))
+            styles[port_row][bx + w] = 2
+
+    lines: list[str] = []
+    spans: list[tuple[int, int, int, str]] = []
+    for r in range(height):
+        text = masks[r].decode("latin-1").translate(_MASK_TO_CHAR)
+        shifts: list[tuple[int, int]] = []  # (cell where an irregular overlay ends, extra chars)
+        for x, piece, cells in sorted(overlays[r], reverse=True):
+            text = text[:x] + piece + text[x + cells :]
+            if len(piece) != cells:
+                shifts.append((x + cells, len(piece) - cells))
+        lines.append(text)
+        shifts.reverse()
+        for m in _RUNS.finditer(styles[r]):
+            start, stop = m.span()
+            if shifts:
+                start += sum(d for at, d in shifts if at <= start)
+                stop += sum(d for at, d in shifts if at <= stop)
+            spans.append((r, start, stop, style_keys[m.group()[0]]))
+
+    # edges as drawn, and adjacency for navigation
+    routes: list[EdgeRoute] = []
+    deps: dict[str, list[str]] = {node_id: [] for node_id in ids}
+    dependents: dict[str, list[str]] = {node_id: [] for node_id in ids}
+    for u, v in orig:
+        deps[ids[v]].append(ids[u])
+        dependents[ids[u]].append(ids[v])
+        if u == v:
+            hops: tuple[tuple[int, int], ...] = ((elem_layer[u], pos[u]),)
+            routes.append(EdgeRoute(ids[u], ids[v], False, True, hops))
+            continue
+        is_back = (u, v) in back
+        chain = chain_of[(v, u) if is_back else (u, v)]
+        hops = tuple((elem_layer[e], pos[e]) for e in chain)
+        routes.append(EdgeRoute(ids[u], ids[v], is_back, comp[u] == comp[v], hops))
+
+    return Layout(
+        width=width,
+        height=height,
+        nodes=boxes,
+        edges=tuple(routes),
+        lines=lines,
+        spans=spans,
+        layers=tuple(tuple(ids[v] for v in layer if v < n) for layer in layers),
+        deps={k: tuple(v) for k, v in deps.items()},
+        dependents={k: tuple(v) for k, v in dependents.items()},
+        crossings=crossings,
+        placeholders=frozenset(node_id for node_id in ids if by_id[node_id].placeholder),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# navigation
+
+
+def node_at(layout: Layout, x: int, y: int) -> str | None:
+    """The id of the box covering cell (x, y), if any."""
+    for node_id, box in layout.nodes.items():
+        if box.contains(x, y):
+            return node_id
+    return None
+
+
+def _by_position(layout: Layout, ids: Iterable[str]) -> list[str]:
+    boxes = layout.nodes
+    return sorted(set(ids), key=lambda i: (boxes[i].layer, boxes[i].y, i))
+
+
+def neighbors(layout: Layout, node_id: str) -> dict[str, list[str]]:
+    """Graph and column neighbours of a node.
+
+    `deps` (its dependencies) and `dependents`, ordered left to right then top to bottom;
+    `up` and `down`, the other nodes of its column, nearest first. Self-loops are left out.
+    """
+    box = layout.nodes[node_id]
+    column = layout.layers[box.layer]
+    at = column.index(node_id)
+    return {
+        "deps": _by_position(layout, (d for d in layout.deps.get(node_id, ()) if d != node_id)),
+        "dependents": _by_position(layout, (d for d in layout.dependents.get(node_id, ()) if d != node_id)),
+        "up": list(reversed(column[:at])),
+        "down": list(column[at + 1 :]),
+    }
+
+
+_DIRECTIONS = ("left", "right", "up", "down")
+
+
+def nearest_in_direction(layout: Layout, node_id: str, direction: str) -> str | None:
+    """Where a cursor on `node_id` goes for an arrow key (`left`, `right`, `up`, `down`).
+
+    Left/right follow edges first: the edge neighbour (dependency or dependent) in the nearest
+    column on that side, closest in rows; with none, the closest box in the nearest column on
+    that side. Up/down go to the next node in the same column. None when there is nowhere to go.
+    """
+    if direction not in _DIRECTIONS:
+        raise ValueError(f"direction must be one of {_DIRECTIONS}, not {direction!r}")
+    boxes = layout.nodes
+    box = boxes[node_id]
+    if direction in ("up", "down"):
+        near = neighbors(layout, node_id)[direction]
+        return near[0] if near else None
+
+    sign = -1 if direction == "left" else 1
+
+    def key(other: str) -> tuple[int, int, int, str]:
+        ob = boxes[other]
+        return ((ob.layer - box.layer) * sign, abs(ob.port_row - box.port_row), ob.order, other)
+
+    linked = set(layout.deps.get(node_id, ())) | set(layout.dependents.get(node_id, ()))
+    on_side = [o for o in linked if (boxes[o].layer - box.layer) * sign > 0]
+    if on_side:
+        return min(on_side, key=key)
+    layer = box.layer + sign
+    while 0 <= layer < len(layout.layers):
+        if layout.layers[layer]:
+            return min(layout.layers[layer], key=key)
+        layer += sign
+    return None

@@ -1,0 +1,271 @@
+"""The `atk-tui` App: global bindings, command palette, live refresh, the app factory.
+
+Every read and write goes through `core.service.Service`, in thread workers; results come
+back to the UI thread with `call_from_thread`. `make_app` is the one factory the CLI, the
+tests and the screenshot script use.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from functools import partial
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from ..core.config import is_agent_env
+from ..core.model import ACTIVE, Item
+from ..core.service import QueueView, Service, utc_now
+from ..core.store import AtkError
+from ..core.textsafe import safe_line
+from .config import TuiConfig, load_tui_config
+from .screens.main import MainScreen
+
+WATCH_INTERVAL = 0.5
+
+
+class ItemProvider(Provider):
+    """Command palette: "jump to item" by filename or title."""
+
+    def _items(self) -> list[Item]:
+        app = self.app
+        assert isinstance(app, AtkApp)
+        view = app.main.view
+        return list(view.items.values()) if view else []
+
+    async def discover(self) -> Hits:
+        for item in self._items()[:30]:
+            yield DiscoveryHit(f"Jump to: {safe_line(item.title)}", partial(self.app.jump_to, item.filename), help=item.filename)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for item in self._items():
+            text = f"{safe_line(item.title)}  {item.filename}"
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), partial(self.app.jump_to, item.filename), help=f"{item.state} · {safe_line(item.target_repo)}")
+
+
+class AtkApp(App):
+    CSS_PATH = "app.tcss"
+    TITLE = "atk-tui"
+    COMMANDS = App.COMMANDS | {ItemProvider}
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit"),
+        Binding("question_mark", "help", "Help", id="help"),
+        Binding("r", "refresh", "Refresh", id="refresh"),
+        Binding("H", "history", "History", id="history"),
+    ]
+
+    def __init__(
+        self,
+        service: Service,
+        *,
+        config: TuiConfig | None = None,
+        read_only: bool = False,
+        watch: bool = True,
+        editor: Callable[[Path], int] | None = None,
+    ) -> None:
+        self.tui_config = config or TuiConfig()
+        super().__init__()
+        self.service = service
+        self.agent_env = service.actor == "agent"
+        self.read_only = read_only or self.agent_env
+        if self.agent_env:
+            self.read_only_reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
+        else:
+            self.read_only_reason = "opened with --read-only"
+        self.watch_enabled = watch
+        self.editor = editor
+        self.last_pull: datetime | None = None
+        self.last_error = ""
+        self.unpushed = 0
+        self._signature: tuple | None = None
+        self._watch_paused = 0
+        self.main = MainScreen()
+        self._apply_key_overrides()
+
+    def _apply_key_overrides(self) -> None:
+        if self.tui_config.keys:
+            try:
+                self.set_keymap(self.tui_config.keys)
+            except Exception as exc:  # noqa: BLE001 - a bad keymap must not stop the app
+                self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
+
+    def on_mount(self) -> None:
+        try:
+            self.theme = self.tui_config.theme
+        except Exception:  # noqa: BLE001
+            self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}")
+        self.push_screen(self.main)
+        for err in self.tui_config.errors:
+            self.notify(err, severity="warning", markup=False, timeout=8)
+        self.reload()
+        if self.watch_enabled:
+            self.set_interval(WATCH_INTERVAL, self._check_store)
+            if self.tui_config.pull_interval > 0 and self.service.store.upstream():
+                self.set_interval(self.tui_config.pull_interval, self.pull)
+
+    # -- loading -------------------------------------------------------------------------
+
+    def _store_signature(self) -> tuple:
+        root = self.service.root
+        git = root / ".git"
+        paths = [git / "HEAD", git / "index", git / "packed-refs", git / "refs" / "heads"]
+        head = git / "HEAD"
+        try:
+            ref = head.read_text().strip()
+            if ref.startswith("ref: "):
+                paths.append(git / ref[5:])
+        except OSError:
+            pass
+        paths += [root / "wi" / s for s in ("inbox", "processing", "hold", "adopted", "rejected")]
+        sig = []
+        for p in paths:
+            try:
+                st = os.stat(p)
+                sig.append((st.st_mtime_ns, st.st_size))
+            except OSError:
+                sig.append(None)
+        return tuple(sig)
+
+    def _check_store(self) -> None:
+        if self._watch_paused:
+            return
+        sig = self._store_signature()
+        if sig != self._signature:
+            self.reload()
+
+    def pause_watch(self) -> None:
+        self._watch_paused += 1
+
+    def resume_watch(self) -> None:
+        self._watch_paused = max(self._watch_paused - 1, 0)
+
+    def reload(self) -> None:
+        self._signature = self._store_signature()
+        self._load_queue()
+
+    @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
+    def _load_queue(self) -> None:
+        try:
+            view = self.service.queue(ACTIVE)
+            unpushed = self.service.store.unpushed()
+        except Exception as exc:  # noqa: BLE001 - shown in the status line, never a traceback
+            self.call_from_thread(self.report_error, f"could not read the store: {exc}")
+            return
+        self.call_from_thread(self._queue_loaded, view, unpushed)
+
+    def _queue_loaded(self, view: QueueView, unpushed: int) -> None:
+        self.unpushed = unpushed
+        self.main.apply_view(view)
+
+    @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
+    def pull(self) -> None:
+        from ..core.store import WriteResult  # noqa: PLC0415
+
+        result = WriteResult()
+        try:
+            with self.service.store.locked(timeout=2):
+                self.service.store._pull(result)  # noqa: SLF001 - the store's own pull step
+        except AtkError as exc:
+            self.call_from_thread(self.report_error, str(exc))
+            return
+        self.last_pull = utc_now()
+        if result.warnings:
+            self.call_from_thread(self.report_error, result.warnings[0])
+        else:
+            self.call_from_thread(self._pulled)
+
+    def _pulled(self) -> None:
+        self.last_error = ""
+        self.main.update_status()
+
+    @work(thread=True, exclusive=True, group="bodies", exit_on_error=False)
+    def load_bodies(self) -> None:
+        """Read every active body once, for the filter (only when the filter is opened)."""
+        view = self.main.view
+        if view is None:
+            return
+        bodies = {}
+        for item in list(view.items.values()):
+            if item.filename in self.main.bodies:
+                continue
+            try:
+                bodies[item.filename] = self.service.read(item.filename, item.state).body
+            except Exception:  # noqa: BLE001, S112 - a vanished file simply is not searched
+                continue
+        self.call_from_thread(self._bodies_loaded, bodies)
+
+    def _bodies_loaded(self, bodies: dict[str, str]) -> None:
+        self.main.bodies.update(bodies)
+        if self.main.filter_text:
+            self.main.refresh_rows()
+
+    def report_error(self, message: str) -> None:
+        self.last_error = message
+        self.notify(message, severity="error", markup=False, timeout=8)
+        self.main.update_status()
+
+    # -- actions -------------------------------------------------------------------------
+
+    def jump_to(self, filename: str) -> None:
+        if self.screen is not self.main:
+            self.pop_screen()
+        self.main.jump_to(filename)
+
+    def action_refresh(self) -> None:
+        self.reload()
+        if self.service.store.upstream():
+            self.pull()
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen  # noqa: PLC0415
+
+        self.push_screen(HelpScreen())
+
+    def action_history(self) -> None:
+        from .screens.history import HistoryScreen  # noqa: PLC0415
+
+        if isinstance(self.screen, HistoryScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(HistoryScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
+        yield SystemCommand("History", "Adopted and rejected items", self.action_history)
+        yield SystemCommand("Help", "Every key", self.action_help)
+        yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
+        yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
+
+
+def make_app(
+    root: Path | str,
+    *,
+    theme: str | None = None,
+    read_only: bool = False,
+    clock: Callable[[], datetime] = utc_now,
+    watch: bool = True,
+    editor: Callable[[Path], int] | None = None,
+    actor: str | None = None,
+    config: TuiConfig | None = None,
+) -> AtkApp:
+    """The one way to build the app (CLI, tests, screenshots)."""
+    service = Service(root, clock=clock, actor=actor or ("agent" if is_agent_env() else "user"))
+    if config is None:
+        from textual.theme import BUILTIN_THEMES  # noqa: PLC0415
+
+        config = load_tui_config(set(BUILTIN_THEMES))
+    if theme:
+        config.theme = theme
+    return AtkApp(service, config=config, read_only=read_only, watch=watch, editor=editor)

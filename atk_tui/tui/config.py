@@ -1,0 +1,59 @@
+"""The `[tui]` table of ~/.config/atk/config.toml. A bad value gives a message and the default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.config import ConfigError, load_config
+
+SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
+
+
+@dataclass
+class TuiConfig:
+    theme: str = "textual-dark"
+    pull_interval: float = 60.0  # seconds between pulls from the remote; 0 turns pulling off
+    default_sort: str = "needs-you"
+    keys: dict[str, str] = field(default_factory=dict)  # action id -> key(s), e.g. {"hold": "H"}
+    errors: list[str] = field(default_factory=list)
+
+
+def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
+    cfg = TuiConfig()
+    try:
+        raw: Any = load_config().get("tui", {})
+    except ConfigError as exc:
+        cfg.errors.append(f"{exc}; using defaults")
+        return cfg
+    if not isinstance(raw, dict):
+        cfg.errors.append("config: [tui] must be a table; using defaults")
+        return cfg
+    theme = raw.get("theme")
+    if theme is not None:
+        if isinstance(theme, str) and (themes is None or theme in themes):
+            cfg.theme = theme
+        else:
+            cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}")
+    interval = raw.get("pull_interval")
+    if interval is not None:
+        if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:
+            cfg.pull_interval = float(interval)
+        else:
+            cfg.errors.append(f"config: pull_interval must be a number of seconds >= 0, got {interval!r}")
+    sort = raw.get("default_sort")
+    if sort is not None:
+        if sort in SORTS:
+            cfg.default_sort = sort
+        else:
+            cfg.errors.append(f"config: default_sort must be one of {', '.join(SORTS)}, got {sort!r}")
+    keys = raw.get("keys")
+    if keys is not None:
+        if isinstance(keys, dict) and all(isinstance(k, str) and isinstance(v, str) and v for k, v in keys.items()):
+            cfg.keys = dict(keys)
+        else:
+            cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
+    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys"}
+    if unknown:
+        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
+    return cfg

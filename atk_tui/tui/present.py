@@ -1,0 +1,149 @@
+"""How items look in the panes: badges, kinds, ages, sort orders. Item text is sanitised and
+wrapped in `rich.text.Text`, never parsed as markup."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+
+from ..core.model import URGENCIES, Item
+from ..core.readiness import Judgement
+from ..core.textsafe import safe_line
+from .widgets.item_list import Column, Row
+
+BADGE_STYLE = {
+    "ready": "bold green",
+    "blocked": "bold red",
+    "cooldown": "bold yellow",
+    "waiting": "bold magenta",
+    "answered": "bold cyan",
+    "hold": "bold blue",
+    "terminal": "dim",
+    "defective": "bold white on red",
+}
+_SHORT_REASON = {
+    "defective": "defective",
+    "plan-missing": "no plan file",
+    "cooldown": "cooldown",
+    "missing-dep": "missing dep",
+    "self-dep": "self dep",
+    "cycle": "cycle",
+    "dep-active": "dep",
+    "dep-hold": "dep on hold",
+}
+URGENCY_SHORT = {"blocking": "block", "next-review": "next", "informational": "info"}
+
+PANE_COLUMNS = (Column("badge", 14), Column("kind", 8), Column("title", 0), Column("repo", 12), Column("age", 4))
+NEEDS_COLUMNS = (Column("urgency", 12), Column("blocks", 9), Column("title", 0), Column("repo", 14), Column("age", 4))
+
+
+def age(created: datetime | None, now: datetime) -> str:
+    if created is None:
+        return "?"
+    secs = max((now - created).total_seconds(), 0)
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= size:
+            return f"{int(secs // size)}{unit}"
+    return "now"
+
+
+def short_duration(until: datetime, now: datetime) -> str:
+    secs = max((until - now).total_seconds(), 0)
+    if secs >= 86400:
+        return f"{int(secs // 86400)}d{int(secs % 86400 // 3600)}h"
+    if secs >= 3600:
+        return f"{int(secs // 3600)}h{int(secs % 3600 // 60):02d}m"
+    return f"{max(int(secs // 60), 1)}m"
+
+
+def badge(j: Judgement | None, now: datetime) -> Text:
+    if j is None:
+        return Text("…", style="dim")
+    status = j.status
+    style = BADGE_STYLE.get(status, "")
+    if status == "ready":
+        return Text("✓ ready", style=style)
+    if status == "waiting":
+        return Text("? needs answer", style=style)
+    if status == "answered":
+        return Text("✓ answered", style=style)
+    if status == "cooldown" and j.cooldown_until:
+        return Text(f"⧗ cooldown {short_duration(j.cooldown_until, now)}", style=style)
+    if status == "hold":
+        return Text("‖ hold", style=style)
+    if status == "terminal":
+        return Text("■ done", style=style)
+    if status == "defective":
+        return Text("⚠ defective", style=style)
+    first = j.reasons[0].code if j.reasons else ""
+    return Text(f"✗ {_SHORT_REASON.get(first, 'blocked')}", style=style)
+
+
+def kind_label(item: Item) -> Text:
+    if item.kind == "uwi":
+        return Text(f"UWI·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="magenta")
+    return Text("AWI·plan" if item.plan_file else "AWI", style="cyan" if item.plan_file else "")
+
+
+def title_text(item: Item) -> Text:
+    return Text(safe_line(item.title))
+
+
+def pane_row(item: Item, j: Judgement | None, now: datetime) -> Row:
+    return Row(
+        item.filename,
+        (badge(j, now), kind_label(item), title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim")),
+    )
+
+
+def needs_row(item: Item, blocks: tuple[int, int] | None, now: datetime) -> Row:
+    direct, total = blocks or (0, 0)
+    urg = Text(item.urgency, style="bold red" if item.urgency == "blocking" else ("yellow" if item.urgency == "next-review" else "dim"))
+    blocks_text = Text(f"blocks {total}" if total else "", style="bold" if total else "dim")
+    return Row(item.filename, (urg, blocks_text, title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim")))
+
+
+def _created_key(item: Item) -> float:
+    return item.created.timestamp() if item.created else 0.0
+
+
+def sort_items(items: list[Item], judgements: dict[str, Judgement], blocks: dict[str, tuple[int, int]], mode: str) -> list[Item]:
+    if mode == "newest":
+        return sorted(items, key=lambda i: (-_created_key(i), i.filename))
+    if mode == "title":
+        return sorted(items, key=lambda i: (i.title.casefold(), i.filename))
+    if mode == "repo":
+        return sorted(items, key=lambda i: (i.target_repo, _created_key(i), i.filename))
+    if mode == "status":
+        order = ("waiting", "defective", "ready", "answered", "cooldown", "blocked", "hold", "terminal")
+
+        def st(i: Item) -> int:
+            j = judgements.get(i.filename)
+            return order.index(j.status) if j and j.status in order else len(order)
+
+        return sorted(items, key=lambda i: (st(i), _created_key(i), i.filename))
+    if mode == "needs-you":
+
+        def key(i: Item) -> tuple:
+            j = judgements.get(i.filename)
+            waiting = j is not None and j.status == "waiting"
+            urg = URGENCIES.index(i.urgency) if i.urgency in URGENCIES else 9
+            return (0 if waiting else 1, urg if waiting else 0, -(blocks.get(i.filename, (0, 0))[1]) if waiting else 0, _created_key(i), i.filename)
+
+        return sorted(items, key=key)
+    return sorted(items, key=lambda i: (_created_key(i), i.filename))  # oldest
+
+
+def fuzzy_match(needle: str, hay: str) -> bool:
+    """Every character of `needle` appears in `hay` in order (case-insensitive); words of the
+    needle separated by spaces must each match."""
+    hay = hay.casefold()
+    for word in needle.casefold().split():
+        pos = 0
+        for ch in word:
+            pos = hay.find(ch, pos)
+            if pos < 0:
+                return False
+            pos += 1
+    return True

@@ -1,0 +1,59 @@
+"""`?`: every key, grouped, read from the live bindings (so it never goes stale)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+EXTRA = [
+    ("Panes", "↑/↓ j/k", "move in a pane"),
+    ("Panes", "PgUp/PgDn Home/End", "page, first, last"),
+    ("Panes", "Tab / Shift+Tab", "next / previous pane"),
+    ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
+    ("Panes", "→ / ←", "into the detail pane (dependency trees) / back"),
+    ("Panes", "Enter", "open the item (detail; jump from a dependency tree)"),
+    ("Panes", "Space", "mark for bulk actions"),
+    ("Find", "/", "filter all panes as you type (fuzzy; Esc clears)"),
+    ("Find", "Ctrl+P", "command palette: every action and 'jump to item'"),
+]
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as vs:
+            vs.border_title = "Keys"
+            vs.border_subtitle = "Esc to close"
+            yield Static(self._table())
+
+    def _table(self) -> Table:
+        table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
+        table.add_column("group", style="dim", width=10)
+        table.add_column("key", style="bold", width=22)
+        table.add_column("action")
+        for group, key, desc in EXTRA:
+            table.add_row(group, key, desc)
+        seen: set[str] = set()
+        main = getattr(self.app, "main", None)
+        sources = [("Global", self.app)]
+        if main is not None:
+            sources.insert(0, ("Items", main))
+        for group, node in sources:
+            for _, binding in sorted(node._bindings.key_to_bindings.items()):  # noqa: SLF001
+                for b in binding:
+                    if b.action in seen or not b.description or b.action.startswith("focus_"):
+                        continue
+                    seen.add(b.action)
+                    table.add_row(group, Text(self.app.get_key_display(b)), Text(b.description))
+        return table

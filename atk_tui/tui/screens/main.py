@@ -1,0 +1,355 @@
+"""The triage screen: needs-you, the inbox/processing/hold panes, the detail pane."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, Static
+
+from ...core.model import Item
+from ...core.service import QueueView
+from ...core.textsafe import safe_line
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
+from ..config import SORTS
+from ..widgets.detail import DepTree, DetailPane
+from ..widgets.item_list import ItemList
+
+PANES = ("inbox", "processing", "hold")
+PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
+
+
+class MainScreen(Screen):
+    BINDINGS = [
+        Binding("tab", "focus_next_pane", "Next pane", show=False, priority=True),
+        Binding("shift+tab", "focus_previous_pane", "Prev pane", show=False, priority=True),
+        Binding("1", "focus_pane('inbox')", "Inbox", show=False, id="pane.inbox"),
+        Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
+        Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
+        Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
+        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("s", "cycle_sort", "Sort", id="sort"),
+        Binding("right,l", "focus_detail", "Detail", show=False),
+        Binding("left", "focus_panes", "Panes", show=False),
+    ]
+
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; }
+    #banner { height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; display: none; }
+    #banner.shown { display: block; }
+    #store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
+    #store-defects.shown { display: block; }
+    #needs { height: auto; max-height: 7; min-height: 3; border: round $accent; border-title-style: bold; }
+    #body { height: 1fr; }
+    #panes { width: 3fr; }
+    #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
+    #panes #inbox { height: 2fr; }
+    #panes ItemList:focus, #needs:focus { border: round $accent; }
+    #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
+    #detail:focus-within { border: round $accent; }
+    #filter { display: none; height: 3; border: round $accent; }
+    #filter.shown { display: block; }
+    #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+
+    class ItemChosen(Message):
+        """The selection moved to `filename` (any pane)."""
+
+        def __init__(self, filename: str | None) -> None:
+            super().__init__()
+            self.filename = filename
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.view: QueueView | None = None
+        self.sort_mode = "needs-you"
+        self.filter_text = ""
+        self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
+        self.selected: str | None = None
+        self._detail_timer: Timer | None = None
+        self._filter_timer: Timer | None = None
+        self._last_pane = "inbox"
+        self.full_items: dict[str, Item] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="banner")
+        yield Static("", id="store-defects")
+        needs = ItemList(NEEDS_COLUMNS, empty_text="Loading…", id="needs")
+        needs.border_title = "Needs you"
+        yield needs
+        with Horizontal(id="body"):
+            with Vertical(id="panes"):
+                yield Input(placeholder="filter: title, body, filename, repo (Esc clears)", id="filter")
+                for pane in PANES:
+                    lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
+                    lst.border_title = PANE_TITLES[pane]
+                    yield lst
+            yield DetailPane(id="detail")
+        yield Static("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sort_mode = self.app.tui_config.default_sort
+        banner = self.query_one("#banner", Static)
+        if self.app.read_only:
+            banner.update(Text(f"READ-ONLY: {self.app.read_only_reason}"))
+            banner.add_class("shown")
+        self.query_one("#inbox", ItemList).focus()
+        self.update_status()
+
+    # -- data --------------------------------------------------------------------------
+
+    def apply_view(self, view: QueueView) -> None:
+        """Show a freshly loaded queue, keeping the selection where it was."""
+        self.view = view
+        self.full_items = {k: v for k, v in self.full_items.items() if k in view.items and view.items[k].blob == v.blob}
+        self.refresh_rows()
+        sd = self.query_one("#store-defects", Static)
+        if view.store_defects:
+            lines = [f"store defect: {safe_line(d.path)}: {safe_line(d.message)}" for d in view.store_defects[:3]]
+            sd.update(Text("\n".join(lines)))
+            sd.add_class("shown")
+        else:
+            sd.remove_class("shown")
+        self.update_status()
+        self._schedule_detail(self.selected, immediate=True)
+
+    def _visible(self, item: Item) -> bool:
+        if not self.filter_text:
+            return True
+        needle = self.filter_text
+        if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
+            return True
+        body = self.bodies.get(item.filename)
+        return body is not None and needle.casefold() in body.casefold()
+
+    def refresh_rows(self) -> None:
+        view = self.view
+        if view is None:
+            return
+        now = view.now
+        by_state: dict[str, list[Item]] = {p: [] for p in PANES}
+        for item in view.items.values():
+            if item.state in by_state and self._visible(item):
+                by_state[item.state].append(item)
+        for pane in PANES:
+            lst = self.query_one(f"#{pane}", ItemList)
+            items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
+            lst.empty_text = "no match" if self.filter_text else "empty"
+            lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
+            total = sum(1 for i in view.items.values() if i.state == pane)
+            count = f"{len(items)}/{total}" if self.filter_text else str(total)
+            lst.border_title = f"{PANE_TITLES[pane]} {count}"
+            lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
+        needs = self.query_one("#needs", ItemList)
+        needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
+        needs.empty_text = "Nothing needs you right now: no unanswered questions."
+        needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
+        needs.border_title = f"Needs you {len(needs_items)}"
+
+    def update_status(self) -> None:
+        app = self.app
+        parts = [f"store {app.service.root}"]
+        if app.last_pull:
+            parts.append(f"pulled {app.last_pull:%H:%M:%S}")
+        if app.unpushed:
+            parts.append(f"{app.unpushed} unpushed")
+        parts.append(f"sort {self.sort_mode}")
+        if self.filter_text:
+            parts.append(f"filter '{self.filter_text}'")
+        status = Text(" · ".join(safe_line(p) for p in parts))
+        if app.last_error:
+            status.append("  ✗ " + safe_line(app.last_error), style="bold red")
+        self.query_one("#status", Static).update(status)
+
+    # -- selection and detail ------------------------------------------------------------
+
+    @on(ItemList.Highlighted)
+    def _highlighted(self, event: ItemList.Highlighted) -> None:
+        if event.item_list.has_focus or self.selected is None:
+            self._select(event.key)
+
+    def on_descendant_focus(self, event) -> None:
+        widget = event.widget
+        if isinstance(widget, ItemList):
+            if widget.id in PANES:
+                self._last_pane = widget.id
+            self._select(widget.current_key)
+
+    def _select(self, key: str | None) -> None:
+        if key == self.selected and key is not None:
+            return
+        self.selected = key
+        self.post_message(self.ItemChosen(key))
+        self._schedule_detail(key)
+
+    def _schedule_detail(self, key: str | None, immediate: bool = False) -> None:
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+        detail = self.query_one(DetailPane)
+        view = self.view
+        if key is None or view is None or key not in view.items:
+            detail.clear("Nothing selected." if view else "Loading…")
+            return
+        item = self.full_items.get(key) or view.items[key]
+        self._show_detail(item)
+        if not item.complete or key not in self.full_items:
+            self._detail_timer = self.set_timer(0.0 if immediate else 0.08, lambda: self._load_full(key))
+        else:
+            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(key))
+
+    def _show_detail(self, item: Item) -> None:
+        view = self.view
+        assert view is not None
+        self.query_one(DetailPane).show(
+            item,
+            view.judgements.get(item.filename),
+            now=view.now,
+            items=view.items,
+            states=view.snapshot.states,
+            judgements=view.judgements,
+            dependents=view.dependents.get(item.filename, []),
+            blocks=view.blocks.get(item.filename),
+        )
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    def _load_full(self, key: str) -> None:
+        try:
+            item = self.app.service.read(key)
+        except Exception as exc:  # noqa: BLE001 - shown, never raised
+            self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
+            return
+        self.app.call_from_thread(self._full_loaded, item)
+
+    def _full_loaded(self, item: Item) -> None:
+        self.full_items[item.filename] = item
+        self.bodies[item.filename] = item.body
+        if self.selected == item.filename:
+            self._show_detail(item)
+            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(item.filename))
+
+    def _render_md(self, key: str) -> None:
+        item = self.full_items.get(key)
+        if item is not None and self.selected == key:
+            self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="markdown", exit_on_error=False)
+
+    @on(DepTree.JumpRequested)
+    def _jump(self, event: DepTree.JumpRequested) -> None:
+        self.jump_to(event.filename)
+
+    def jump_to(self, filename: str) -> bool:
+        """Select `filename` in its pane (clearing a filter that hides it)."""
+        view = self.view
+        if view is None or filename not in view.items:
+            state = view.snapshot.states.get(filename) if view else None
+            self.app.notify(
+                f"{filename} is {state}: see the history view (H)" if state else f"no item named {filename}",
+                markup=False,
+                severity="warning",
+            )
+            return False
+        item = view.items[filename]
+        if item.state not in PANES:
+            return False
+        lst = self.query_one(f"#{item.state}", ItemList)
+        if not lst.select_key(filename) and self.filter_text:
+            self.action_clear_filter()
+            lst.select_key(filename)
+        lst.focus()
+        self._select(filename)
+        return True
+
+    # -- actions -------------------------------------------------------------------------
+
+    def _pane_order(self) -> list[ItemList]:
+        return [self.query_one("#needs", ItemList), *(self.query_one(f"#{p}", ItemList) for p in PANES)]
+
+    def action_focus_next_pane(self, step: int = 1) -> None:
+        panes = self._pane_order()
+        focused = self.focused
+        idx = next((i for i, p in enumerate(panes) if p is focused), -1)
+        if idx < 0:
+            self.query_one(f"#{self._last_pane}", ItemList).focus()
+            return
+        panes[(idx + step) % len(panes)].focus()
+
+    def action_focus_previous_pane(self) -> None:
+        self.action_focus_next_pane(-1)
+
+    def action_focus_pane(self, pane: str) -> None:
+        self.query_one(f"#{pane}", ItemList).focus()
+
+    def action_focus_detail(self) -> None:
+        if isinstance(self.focused, ItemList):
+            self.query_one("#deps-tree", DepTree).focus()
+
+    def action_focus_panes(self) -> None:
+        if not isinstance(self.focused, ItemList):
+            self.query_one(f"#{self._last_pane}", ItemList).focus()
+
+    def action_filter(self) -> None:
+        inp = self.query_one("#filter", Input)
+        inp.add_class("shown")
+        inp.focus()
+        self.app.load_bodies()
+
+    def action_clear_filter(self) -> None:
+        inp = self.query_one("#filter", Input)
+        if inp.has_class("shown") or self.filter_text:
+            inp.value = ""
+            inp.remove_class("shown")
+            self.filter_text = ""
+            self.refresh_rows()
+            self.update_status()
+            self.query_one(f"#{self._last_pane}", ItemList).focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        value = event.value
+
+        def apply() -> None:
+            self.filter_text = value.strip()
+            self.refresh_rows()
+            self.update_status()
+
+        self._filter_timer = self.set_timer(0.12, apply)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self.filter_text = event.value.strip()
+        self.refresh_rows()
+        self.update_status()
+        if not self.filter_text:
+            event.input.remove_class("shown")
+        self.query_one(f"#{self._last_pane}", ItemList).focus()
+
+    def action_cycle_sort(self) -> None:
+        self.sort_mode = SORTS[(SORTS.index(self.sort_mode) + 1) % len(SORTS)] if self.sort_mode in SORTS else SORTS[0]
+        self.refresh_rows()
+        self.update_status()
+        self.app.notify(f"sorted by {self.sort_mode}", timeout=2)
+
+    # -- helpers for actions -------------------------------------------------------------
+
+    def current_item(self) -> Item | None:
+        if self.view is None or self.selected is None:
+            return None
+        return self.full_items.get(self.selected) or self.view.items.get(self.selected)
+
+    def marked(self) -> list[str]:
+        out: list[str] = []
+        for lst in self._pane_order()[1:]:
+            out.extend(sorted(lst.marked))
+        return out
+
+    def clear_marks(self) -> None:
+        for lst in self._pane_order():
+            lst.clear_marks()

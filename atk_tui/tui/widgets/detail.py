@@ -1,0 +1,277 @@
+"""The detail pane: metadata, blocked reasons, dependencies, questions, then the body.
+
+Metadata and a plain preview appear at once; the Markdown rendering of the body follows
+after the cursor has rested (debounced), so moving through a long list never waits on it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Markdown, Static, Tree
+
+from ...core.model import Item
+from ...core.questions import parse_questions
+from ...core.readiness import Judgement
+from ...core.sections import answer_text
+from ...core.textsafe import safe_line, safe_text
+from ..present import BADGE_STYLE, age, badge
+
+PREVIEW_LINES = 60
+MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
+
+
+class DepTree(Tree[str]):
+    """"Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
+
+    DEFAULT_CSS = """
+    DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; }
+    """
+
+    class JumpRequested(Message):
+        def __init__(self, filename: str) -> None:
+            super().__init__()
+            self.filename = filename
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[str]) -> None:
+        event.stop()
+        if event.node.data:
+            self.post_message(self.JumpRequested(event.node.data))
+
+
+class DetailPane(VerticalScroll):
+    DEFAULT_CSS = """
+    DetailPane { padding: 0 1; background: $surface; }
+    DetailPane > #detail-meta { margin-bottom: 1; }
+    DetailPane > #detail-reasons { margin-bottom: 1; color: $text; }
+    DetailPane > #detail-questions { margin-bottom: 1; }
+    DetailPane > .dep-title { text-style: bold; color: $text-muted; }
+    DetailPane > #detail-preview { color: $text; }
+    DetailPane > Markdown { padding: 0; margin: 0; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.item: Item | None = None
+        self.border_title = "Detail"
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Select an item to see it here.", style="dim"), id="detail-meta")
+        yield Static("", id="detail-reasons")
+        yield Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title")
+        yield DepTree("depends on", id="deps-tree")
+        yield Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title")
+        yield DepTree("blocks", id="blocks-tree")
+        yield Static("", id="detail-questions")
+        yield Static("", id="detail-preview")
+        yield Markdown("", id="detail-body", open_links=False)
+
+    def on_mount(self) -> None:
+        for tid in ("deps-tree", "blocks-tree"):
+            tree = self.query_one(f"#{tid}", DepTree)
+            tree.show_root = False
+            tree.guide_depth = 2
+        self._show_deps(False)
+
+    def _show_deps(self, visible: bool) -> None:
+        for wid in ("deps-title", "deps-tree", "blocks-title", "blocks-tree"):
+            self.query_one(f"#{wid}").display = visible
+
+    def clear(self, message: str = "Select an item to see it here.") -> None:
+        self.item = None
+        self.query_one("#detail-meta", Static).update(Text(message, style="dim"))
+        for wid in ("detail-reasons", "detail-questions", "detail-preview"):
+            self.query_one(f"#{wid}", Static).update("")
+        self._show_deps(False)
+        self.query_one("#detail-body", Markdown).display = False
+
+    def show(
+        self,
+        item: Item,
+        judgement: Judgement | None,
+        *,
+        now: datetime,
+        items: dict[str, Item],
+        states: dict[str, str],
+        judgements: dict[str, Judgement],
+        dependents: list[str],
+        blocks: tuple[int, int] | None,
+        history: list | None = None,
+    ) -> None:
+        """Show metadata and a plain preview now; `render_body` adds Markdown later."""
+        self.item = item
+        self.query_one("#detail-meta", Static).update(self._meta(item, judgement, now, blocks, history))
+        self.query_one("#detail-reasons", Static).update(self._reasons(item, judgement))
+        self._fill_tree("deps-tree", item.depends_on, items, states, judgements, now)
+        self._fill_tree("blocks-tree", dependents, items, states, judgements, now)
+        self._show_deps(True)
+        self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
+        self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
+        self.query_one("#detail-questions", Static).update(self._questions(item) if item.complete else "")
+        md = self.query_one("#detail-body", Markdown)
+        md.display = False
+        if item.complete:
+            lines = safe_text(item.body).splitlines()
+            preview = "\n".join(lines[:PREVIEW_LINES])
+            if len(lines) > PREVIEW_LINES:
+                preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
+            self.query_one("#detail-preview", Static).update(Text(preview))
+        else:
+            self.query_one("#detail-preview", Static).update(Text("loading…", style="dim"))
+        self.scroll_home(animate=False)
+
+    async def render_body(self, item: Item) -> None:
+        """Replace the plain preview by rendered Markdown (when the body is not huge)."""
+        if self.item is None or self.item.filename != item.filename or not item.complete:
+            return
+        body = safe_text(item.body)
+        if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
+            return
+        md = self.query_one("#detail-body", Markdown)
+        await md.update(body)
+        if self.item is not None and self.item.filename == item.filename:
+            self.query_one("#detail-preview", Static).update("")
+            md.display = True
+
+    # -- pieces ------------------------------------------------------------------------
+
+    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> Text:
+        t = Text()
+        t.append(safe_line(item.title), style="bold")
+        t.append("\n")
+        t.append_text(badge(j, now))
+        t.append(f"  {item.state}  ", style="dim")
+        if item.kind == "uwi":
+            t.append(f"UWI · {item.urgency}", style="magenta")
+            if item.answered:
+                t.append(" · answered", style="cyan")
+        else:
+            t.append(f"AWI · {item.awi_type}", style="cyan")
+        t.append("\n")
+        rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
+        rows.append(("source", item.source if item.source is not None else "(human)"))
+        if item.created:
+            rows.append(("created", f"{item.created.isoformat()} ({age(item.created, now)} ago)"))
+        if item.target_commit:
+            rows.append(("target", item.target_commit))
+        if item.plan_file:
+            rows.append(("plan", item.plan_file))
+        if item.cooldown_until:
+            rows.append(("cooldown", item.cooldown_until.isoformat()))
+        if item.note:
+            rows.append(("note", item.note))
+        if item.commit:
+            rows.append(("commit", item.commit))
+        if blocks and blocks[1]:
+            rows.append(("blocks", f"{blocks[0]} directly, {blocks[1]} in all"))
+        if item.complete:
+            extra = [k for k in item.data if k not in _RESERVED]
+            for k in extra:
+                rows.append((k, repr(item.data[k]) if not isinstance(item.data[k], str) else item.data[k]))
+        for k, v in rows:
+            t.append(f"{k:>9} ", style="dim")
+            t.append(safe_line(str(v)))
+            t.append("\n")
+        if history:
+            t.append("  history\n", style="dim")
+            for h in history[:8]:
+                t.append(f"   {h.date:%Y-%m-%d %H:%M}  {h.actor:<5} ", style="dim")
+                t.append(safe_line(h.subject) + "\n")
+        return t
+
+    def _reasons(self, item: Item, j: Judgement | None) -> Text:
+        t = Text()
+        if item.defects:
+            t.append("Defects\n", style="bold red")
+            for d in item.defects:
+                t.append(f" • {safe_line(d)}\n", style="red")
+        if j and j.reasons and not item.defects:
+            t.append("Blocked because\n", style="bold " + BADGE_STYLE["blocked"].split()[-1])
+            for r in j.reasons:
+                t.append(f" • {safe_line(r.message)}\n")
+        if j and j.answered_deps:
+            for name in j.answered_deps:
+                t.append(f" • {safe_line(name)}: answered, awaiting pickup\n", style="cyan")
+        if item.warnings:
+            t.append("Body lint\n", style="bold yellow")
+            for w in item.warnings:
+                t.append(f" • {safe_line(w)}\n", style="yellow")
+        return t
+
+    def _questions(self, item: Item) -> Text:
+        if item.kind != "uwi":
+            return Text()
+        parsed = parse_questions(item.body)
+        t = Text()
+        for q in parsed.questions:
+            t.append(f"Q{q.number}. ", style="bold magenta")
+            t.append(safe_line(q.text.strip()) + "\n", style="bold")
+            for o in q.options:
+                rec = q.recommendation == o.letter
+                t.append(f"  {o.letter}) ", style="bold green" if rec else "bold")
+                t.append(safe_line(o.label))
+                if o.implications:
+                    t.append(f" — {safe_line(o.implications)}", style="dim")
+                if rec:
+                    t.append("  ★ recommended", style="green")
+                t.append("\n")
+        ans = answer_text(item.body)
+        if ans and ans.strip():
+            t.append("Answer\n", style="bold cyan")
+            t.append(safe_text(ans.strip()) + "\n", style="cyan")
+        return t
+
+    def _fill_tree(self, tid: str, names: list[str], items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> None:
+        tree = self.query_one(f"#{tid}", DepTree)
+        tree.clear()
+        if not names:
+            tree.root.add_leaf(Text("none", style="dim"))
+            tree.display = True
+            return
+        seen: set[str] = set()
+
+        def add(parent, name: str, depth: int, down: bool) -> None:
+            label = self._dep_label(name, items, states, judgements, now)
+            other = items.get(name)
+            children = []
+            if depth < 2 and other is not None and name not in seen:
+                children = other.depends_on if down else []
+            seen.add(name)
+            if children:
+                node = parent.add(label, data=name, expand=True)
+                for c in children[:20]:
+                    add(node, c, depth + 1, down)
+            else:
+                parent.add_leaf(label, data=name)
+
+        for n in names[:100]:
+            add(tree.root, n, 0, tid == "deps-tree")
+        tree.root.expand()
+
+    @staticmethod
+    def _dep_label(name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> Text:
+        t = Text()
+        state = states.get(name)
+        if state is None:
+            t.append("✗ missing  ", style="bold red")
+            t.append(safe_line(name))
+            return t
+        other = items.get(name)
+        if other is None:
+            t.append(f"■ {state}  ", style="dim")
+            t.append(safe_line(name), style="dim")
+            return t
+        t.append_text(badge(judgements.get(name), now))
+        t.append(f" [{state}] ", style="dim")
+        t.append(safe_line(other.title))
+        return t
+
+
+_RESERVED = {
+    "kind", "source", "target_repo", "target_commit", "plan_file", "depends_on", "cooldown_until",
+    "created", "urgency", "note", "commit",
+}  # fmt: skip
