@@ -18,10 +18,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    from .core.config import ConfigError, resolve_store  # noqa: PLC0415
+    from .core.config import ConfigError, resolve_store
 
     if args.demo:
-        from .demo import demo_main  # noqa: PLC0415
+        from .demo import demo_main
 
         root = demo_main()
         print(f"atk-tui: demo store at {root}", file=sys.stderr)
@@ -31,8 +31,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         except ConfigError as exc:
             print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
             sys.exit(2)
-    from .core.store import AtkError  # noqa: PLC0415
-    from .tui.app import make_app  # noqa: PLC0415
+    from .core.store import AtkError
+    from .tui.app import make_app
 
     try:
         app = make_app(root, theme=args.theme, read_only=args.read_only)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Sequence
@@ -131,14 +132,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _write(stream: Any, text: str) -> None:
+    """Write `text` as valid text: the surrogates a file name that is not UTF-8 decodes to are
+    written as backslash escapes (`\\udcff`, also a valid JSON escape), never as raw bytes,
+    and characters the stream cannot encode are escaped instead of raising."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        enc = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(enc, "backslashreplace").decode(enc))
+
+
 def _out(text: str = "") -> None:
     if sys.stdout.isatty():
         text = safe_text(text)
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    _write(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
 
 
 def _err(text: str) -> None:
-    sys.stderr.write("atk: " + safe_text(text).rstrip("\n") + "\n")
+    _write(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
 
 
 def _read_file(path: str) -> str:
@@ -214,7 +231,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     as_json = args.json or (is_agent_env() and not args.no_json)
     if as_json:
         for item in items:
-            sys.stdout.write(json.dumps(item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename)), ensure_ascii=False) + "\n")
+            _write(sys.stdout, json.dumps(item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename)), ensure_ascii=False) + "\n")
         return 0
     tty = sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if tty else 0
@@ -241,7 +258,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         view = svc.queue()
         d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
         d["body"] = item.body
-        sys.stdout.write(json.dumps(d, ensure_ascii=False) + "\n")
+        _write(sys.stdout, json.dumps(d, ensure_ascii=False) + "\n")
         return 0
     _out(item.text)
     for w in item.defects:
@@ -286,10 +303,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         from .core.service import Service
 
         root = resolve_store(args.store)
-        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
         if args.cmd == "config":
-            _out(svc.config_get(args.key))
+            # the resolved path, store or not yet: scripts build plan paths from it
+            _out(str(root))
             return 0
+        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
         c = args.wicmd
         if c == "list":
             return cmd_list(svc, args)

@@ -421,7 +421,7 @@ _PLAN_TFSTATE = """\
 """
 
 
-def _build(now: datetime) -> _Demo:  # noqa: PLR0915 - a script of content
+def _build(now: datetime) -> _Demo:
     d = _Demo(now)
     A, U = "agent", "user"
 

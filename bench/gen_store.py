@@ -25,17 +25,18 @@ items, and 1% defective files of several kinds.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import random
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 STATES = ("inbox", "processing", "hold", "adopted", "rejected")
 PLAN_PREFIX = "$(atk config get private_notes)/plans"
-IDENT = "atk bench <bench@atk.invalid>"
 JST = timezone(timedelta(hours=9))
 
 _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
@@ -43,9 +44,9 @@ _GIT_ENV_DROP = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIREC
 
 REPOS = ("acme/webapp", "acme/api", "acme/infra", "acme/docs", "acme/mobile", "acme/data-pipeline",
          "acme/admin", "acme/billing")
-REPO_WEIGHTS = (26, 26, 14, 6, 10, 8, 6, 4)
+REPO_CUM = tuple(sum((26, 26, 14, 6, 10, 8, 6, 4)[: i + 1]) for i in range(8))
 SOURCES = (None, "process-wi", "session-review", "add-awi", "plan-and-add-awi", "agent")
-SOURCE_WEIGHTS = (30, 30, 15, 15, 6, 4)
+SOURCE_CUM = (30, 60, 75, 90, 96, 100)
 
 # --- vocabulary for titles and bodies -------------------------------------------------------
 
@@ -101,21 +102,30 @@ def _git_env() -> dict[str, str]:
     return env
 
 
-def _git(*args: str, cwd: Path | None = None) -> None:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=_git_env(), check=False)
+def _git(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env={**_git_env(), **(env or {})},
+                          check=False)
     if proc.returncode != 0:
         raise RuntimeError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout.decode()
 
 
-def _slug(title: str, rng: random.Random) -> str:
+_SLUGS: dict[str, str] = {}
+
+
+def _slug(title: str) -> str:
+    hit = _SLUGS.get(title)
+    if hit is not None:
+        return hit
     words = []
     for raw in title.lower().replace("/", " ").split():
         w = "".join(c for c in raw if c.isascii() and c.isalnum())
         if w:
             words.append(w)
-    if not words:
-        return f"{rng.getrandbits(32):08x}"
-    return "-".join(words[:7])
+    if not words:  # no ASCII word: a hash of the title, as atk does
+        return hashlib.sha1(title.encode()).hexdigest()[:8]
+    _SLUGS[title] = slug = "-".join(words[:7])
+    return slug
 
 
 def _title(rng: random.Random) -> str:
@@ -218,9 +228,9 @@ class _Gen:
             self.state.append(state)
             self.kind.append(kind)
             self.title.append(title)
-            self.name.append(f"{self.created[i]:%Y%m%d-%H%M%S}-{_slug(title, rng)}.md")
-            self.repo.append(rng.choices(REPOS, REPO_WEIGHTS)[0])
-            src = rng.choices(SOURCES, SOURCE_WEIGHTS)[0]
+            self.name.append(f"{self.created[i]:%Y%m%d-%H%M%S}-{_slug(title)}.md")
+            self.repo.append(rng.choices(REPOS, cum_weights=REPO_CUM)[0])
+            src = rng.choices(SOURCES, cum_weights=SOURCE_CUM)[0]
             if kind == "uwi" and src is None:
                 src = "process-wi"
             self.source.append(src)
@@ -353,7 +363,11 @@ class _Gen:
 
 def generate_store(out: Path, active: int, terminal: int, seed: int, remote: bool = False,
                    now: datetime | None = None) -> Path:
-    """Generate `out/store` (and `out/remote.git` with `remote`); return the store path."""
+    """Generate `out/store` (and `out/remote.git` with `remote`); return the store path.
+
+    Deterministic given `seed` and `now` (default: the current time, which only shifts the
+    timestamps and therefore the filenames).
+    """
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     out = Path(out)
     store = out / "store"
@@ -365,33 +379,56 @@ def generate_store(out: Path, active: int, terminal: int, seed: int, remote: boo
     _git("config", "user.email", "bench@atk.invalid", cwd=store)
 
     gen = _Gen(active, terminal, seed, now)
-    proc = subprocess.Popen(["git", "fast-import", "--quiet", "--date-format=raw"], cwd=store,
+    # Blobs go to one fast-import pack (in parallel, on the other core), files are written by
+    # two threads (file creation is mostly kernel time), and `git add` then finds every
+    # object already stored and only hashes and stats the files to build the index.
+    proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=store,
                             stdin=subprocess.PIPE, stderr=subprocess.PIPE, env=_git_env())
     assert proc.stdin is not None
-    w = proc.stdin.write
-    msg = f"atk: import {active + terminal} items\n\nAtk-Actor: agent\n".encode()
-    stamp = f"{int(now.timestamp())} +0000"
-    w(f"commit refs/heads/main\nauthor {IDENT} {stamp}\ncommitter {IDENT} {stamp}\ndata {len(msg)}\n".encode())
-    w(msg + b"\n")
+    dirs: set[str] = set()
     for state in STATES:
-        w(f"M 100644 inline wi/{state}/.gitkeep\ndata 0\n\n".encode())
-    buf: list[bytes] = []
-    for path, text in gen.items():
-        data = text.encode()
-        buf.append(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(data), data))
-        if len(buf) >= 512:
-            w(b"".join(buf))
-            buf.clear()
-    w(b"".join(buf))
-    w(b"\ndone\n")
-    proc.stdin.close()
+        (store / "wi" / state).mkdir(parents=True)
+        (store / "wi" / state / ".gitkeep").write_bytes(b"")
+        dirs.add(f"wi/{state}")
+    root = str(store)
+
+    def write_batch(batch: list[tuple[str, bytes]]) -> None:
+        for rel, data in batch:
+            with open(os.path.join(root, rel), "wb") as fh:
+                fh.write(data)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = []
+        batch: list[tuple[str, bytes]] = []
+        blobs: list[bytes] = []
+        for rel, text in gen.items():
+            data = text.encode()
+            d = rel.rpartition("/")[0]
+            if d not in dirs:
+                os.makedirs(os.path.join(root, d), exist_ok=True)
+                dirs.add(d)
+            batch.append((rel, data))
+            blobs.append(b"blob\ndata %d\n%s\n" % (len(data), data))
+            if len(batch) >= 256:
+                futures.append(pool.submit(write_batch, batch))
+                proc.stdin.write(b"".join(blobs))
+                batch, blobs = [], []
+        futures.append(pool.submit(write_batch, batch))
+        proc.stdin.write(b"".join(blobs) + b"done\n")
+        proc.stdin.close()
+        for f in futures:
+            f.result()
     err = proc.stderr.read() if proc.stderr else b""
     if proc.wait() != 0:
         raise RuntimeError(f"git fast-import failed: {err.decode(errors='replace').strip()}")
 
-    workers = str(max(1, os.cpu_count() or 1))
-    _git("-c", f"checkout.workers={workers}", "-c", "checkout.thresholdForParallelism=100",
-         "reset", "-q", "--hard", "main", cwd=store)
+    stamp = f"{int(now.timestamp())} +0000"
+    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    _git("add", "-A", cwd=store)
+    tree = _git("write-tree", cwd=store).strip()
+    commit = _git("commit-tree", tree, "-m", f"atk: import {active + terminal} items\n\nAtk-Actor: agent",
+                  cwd=store, env=env).strip()
+    _git("update-ref", "refs/heads/main", commit, cwd=store)
 
     if remote:
         bare = out / "remote.git"

@@ -96,9 +96,10 @@ DEFAULT_MAX_LABEL_CELLS = 20
 
 _ROUTING_PAIR_LIMIT = 20_000
 _CRIT = 1000  # cost of a wrong merge of two lines in a channel (worse than any crossing)
-_COORD_PASSES = 3  # down+up rounds of vertical placement
+_COORD_PASSES = 1  # down+up rounds pulling towards one side, before the balanced rounds
 _DUMMY_WEIGHT = 3.0
-_FINAL_BALANCED = True
+_FINAL_BALANCED = 1
+_L1 = True
 
 # Direction bits of a grid cell: a line leaves the cell towards N / E / S / W.
 _N, _E, _S, _W = 1, 2, 4, 8
@@ -514,6 +515,41 @@ def _pav_place(layer: list[int], offsets: list[int], desired: list[float], weigh
             i += 1
 
 
+def _l1_place(layer: list[int], offsets: list[int], points: list[list[tuple[float, float]]], y: list[int]) -> None:
+    """Place one column: minimise sum(w·|y - p|) over each element's wanted rows `points`,
+    subject to the column's order and spacing (`offsets` are the packed positions).
+
+    Pool-adjacent-violators with weighted medians: an element lines up exactly with one
+    neighbour (a straight edge) instead of averaging between two (two bent edges).
+    """
+    blocks: list[tuple[list[tuple[float, float]], float, int]] = []  # (sorted points, median, count)
+    for i, pts in enumerate(points):
+        off = offsets[i]
+        shifted = sorted((p - off, w) for p, w in pts)
+        block = (shifted, _weighted_median(shifted), 1)
+        while blocks and blocks[-1][1] > block[1]:
+            prev = blocks.pop()
+            merged = sorted(prev[0] + block[0])
+            block = (merged, _weighted_median(merged), prev[2] + block[2])
+        blocks.append(block)
+    i = 0
+    for _pts, value, count in blocks:
+        base = math.floor(value + 0.5)
+        for _ in range(count):
+            y[layer[i]] = base + offsets[i]
+            i += 1
+
+
+def _weighted_median(points: list[tuple[float, float]]) -> float:
+    half = sum(w for _p, w in points) / 2
+    acc = 0.0
+    for p, w in points:
+        acc += w
+        if acc >= half:
+            return p
+    return points[-1][0]
+
+
 def _assign_rows(
     layers: list[list[int]],
     pred: list[list[int]],
@@ -538,17 +574,24 @@ def _assign_rows(
 
     def place(li: int, nbrs_lists: Sequence[list[list[int]]]) -> None:
         layer = layers[li]
+        if _L1:
+            points: list[list[tuple[float, float]]] = []
+            for v in layer:
+                pts = [
+                    (y[w] + port[w] - port[v], 8.0 if dummy[v] and dummy[w] else 2.0 if dummy[v] or dummy[w] else 1.0)
+                    for nbrs in nbrs_lists
+                    for w in nbrs[v]
+                ]
+                points.append(pts or [(float(y[v]), 0.01)])
+            _l1_place(layer, offsets[li], points, y)
+            return
         desired: list[float] = []
         weights: list[float] = []
         for v in layer:
-            total = 0
-            count = 0
-            for nbrs in nbrs_lists:
-                for w in nbrs[v]:
-                    total += y[w] + port[w]
-                    count += 1
+            rows = [y[w] + port[w] for nbrs in nbrs_lists for w in nbrs[v]]
+            count = len(rows)
             if count:
-                desired.append(total / count - port[v])
+                desired.append(sum(rows) / count - port[v])
                 weights.append(weight[v] * (1.0 + 0.25 * (count - 1)))
             else:
                 desired.append(float(y[v]))
@@ -561,8 +604,10 @@ def _assign_rows(
             place(li, (pred,))
         for li in range(nl - 2, -1, -1):
             place(li, (succ,))
-    if _FINAL_BALANCED:
+    for _ in range(_FINAL_BALANCED):
         for li in range(nl):
+            place(li, (pred, succ))
+        for li in range(nl - 1, -1, -1):
             place(li, (pred, succ))
     if n:
         top = min(y)

@@ -368,9 +368,13 @@ def set_keys(fm_text: str, updates: dict[str, Any]) -> str:
 
 
 def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
-    old = yaml.load(before, Loader=_Loader) or {}
-    new = yaml.load(after, Loader=_Loader) or {}
-    if not isinstance(new, dict):
+    try:
+        old = yaml.load(before, Loader=_Loader) or {}
+        new = yaml.load(after, Loader=_Loader) or {}
+    except yaml.YAMLError as exc:
+        # e.g. a line inside a multi-line flow collection that looks like a top-level key
+        raise ValueError(f"the frontmatter layout is too unusual to rewrite safely ({getattr(exc, 'problem', None) or exc})") from None
+    if not isinstance(old, dict) or not isinstance(new, dict):
         raise ValueError("rewriting the frontmatter did not give a mapping")
     for key in set(old) | set(new):
         if key in updates:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from . import readiness, sections
-from .cache import ItemCache
+from .cache import ItemCache, cache_key
 from .config import is_agent_env, resolve_plan_file
 from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
@@ -142,7 +143,7 @@ class Service:
                     if cache is not None:
                         cache.put(item)
             if cache is not None:
-                seen.setdefault(scope, set()).add(item.blob)
+                seen.setdefault(scope, set()).add(cache_key(item.blob, name))
             if len(in_states) > 1:
                 item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
             items[name] = item
@@ -249,7 +250,7 @@ class Service:
                 item = change(tx)
         except AtkError as exc:
             return Outcome(False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
         verb = {"add": "added", "edit": "saved"}.get(op, op)
         return Outcome(
@@ -292,7 +293,7 @@ class Service:
             found = sections.user_only_headings(body)
             if found:
                 raise AtkError(
-                    f"the body contains the user-only section '## {found[0]}'; agents may not write it",
+                    f"the body contains the user-only section '{found[0]}'; agents may not write it",
                     exit_code=2,
                 )
 
@@ -419,8 +420,8 @@ class Service:
 
     # -- content writes --------------------------------------------------------------
 
-    def _new_filename(self, title: str | None, body: str) -> str:
-        stamp = self.clock().astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+    def _new_filename(self, title: str | None, body: str, now: datetime | None = None) -> str:
+        stamp = (now or self.clock()).astimezone(UTC).strftime("%Y%m%d-%H%M%S")
         words = re.findall(r"[a-z0-9]+", (title or "").lower())
         slug = "-".join(words)[:60].strip("-") or hashlib.sha1(body.encode()).hexdigest()[:8]
         name = f"{stamp}-{slug}.md"
@@ -464,6 +465,7 @@ class Service:
                     raise AtkError(f"--depends-on names no existing item: {dep}")
         except AtkError as exc:
             return self._refuse("add", exc.message, exit_code=exc.exit_code)
+        now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
         meta = {
             "kind": kind,
             "source": source,
@@ -472,13 +474,13 @@ class Service:
             "plan_file": plan_file,
             "depends_on": list(dict.fromkeys(depends_on)) or None,
             "cooldown_until": cooldown_until,
-            "created": self.clock().astimezone(UTC).replace(microsecond=0),
+            "created": now,
             "urgency": urgency,
         }
         holder: list[str] = []
 
         def change(tx: Transaction) -> Item:
-            name = self._new_filename(find_title(body), body)
+            name = self._new_filename(find_title(body), body, now)
             holder.append(name)
             text = new_file_text(meta, body)
             item = parse_item(name, "inbox", text.encode())
@@ -501,7 +503,7 @@ class Service:
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
             return Outcome(False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
         return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
 
@@ -660,6 +662,10 @@ class Service:
 
         return self._write("comment", [filename], change)
 
+    def undo(self, commit: str, base: str | None = None) -> Outcome:
+        """Revert the operation made by `commit` (or all from `base` to it): the dashboard's `z`."""
+        return undo_commit(self, commit, base)
+
     def commit_pending(self) -> Outcome:
         """`atk wi commit`: commit uncommitted item/plan files, then push what is unpushed."""
         proc = self.store.git("status", "--porcelain", "-z", "--untracked-files=all", "--", "wi", "plans", check=False)
@@ -701,3 +707,60 @@ AGENT_FROM = {
     "reject": ("processing",),
 }
 MOVE_OP = {"hold": "hold", "processing": "start-processing", "adopted": "adopt", "rejected": "reject", "inbox": "return-to-inbox"}
+
+
+def _undo_subject(subject: str) -> str:
+    return "undo " + subject.removeprefix("atk: ")
+
+
+def undo_commit(service: Service, commit: str, base: str | None = None) -> Outcome:
+    """Revert earlier atk commits when nothing has touched their files since.
+
+    Without `base`, reverts `commit` alone; with it, reverts everything from `base` (exclusive)
+    to `commit` (e.g. hold + edit + unhold of one edit session). The revert is a new commit
+    (`atk: undo <op> <file>`) putting each touched path back as it was at the base; refused,
+    with the reason, when a later commit or an uncommitted change touched any of those paths.
+    """
+    store = service.store
+    for sha in (commit, base):
+        if sha is not None and not SHA_RE.match(sha):
+            return Outcome(False, "undo", f"not a commit SHA: {sha!r}", exit_code=2)
+    info = store.git("show", "-s", "--format=%s%x00%P", commit, check=False)
+    if info.returncode != 0:
+        return Outcome(False, "undo", f"no commit {commit[:10]} in the store")
+    subject, _, parents = info.stdout.strip().partition("\0")
+    parent = base or (parents.split()[0] if parents.split() else None)
+    if parent is None:
+        return Outcome(False, "undo", "the first commit cannot be undone")
+    names = store.git("diff", "--name-only", "-z", "--no-renames", parent, commit).stdout
+    paths = [p for p in names.split("\0") if p]
+    if not paths:
+        return Outcome(False, "undo", "nothing to undo: those commits changed no files")
+
+    def change(tx: Transaction) -> None:
+        later = store.git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths).stdout.strip()
+        if later:
+            first = later.splitlines()[-1]
+            raise AtkError(f"cannot undo '{subject}': the item changed since ({first})")
+        dirty = store.git("status", "--porcelain", "--", *paths).stdout.strip()
+        if dirty:
+            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}")
+        for path in paths:
+            old = subprocess.run(
+                ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False
+            )
+            if old.returncode == 0:
+                tx.write(path, old.stdout)
+            elif (store.root / path).exists():
+                tx.delete(path)
+        tx.subject = "atk: " + _undo_subject(subject)
+
+    result = WriteResult()
+    try:
+        with store.writing("atk: undo", service.actor, pull=service.pull, push=service.push, result=result) as tx:
+            change(tx)
+    except AtkError as exc:
+        return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings))
+    except OSError as exc:
+        return Outcome(False, "undo", f"undo failed, nothing was changed: {exc}")
+    return Outcome(True, "undo", _undo_subject(subject), commit=result.commit, pushed=result.pushed, warnings=tuple(result.warnings))

@@ -108,6 +108,8 @@ class GitStore:
                 f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
             )
         self.git_dir = git_dir
+        #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
+        self.lock_timeout: float | None = None
         self._env: dict[str, str] | None = None
         self._repo = None
 
@@ -259,7 +261,8 @@ class GitStore:
 
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        timeout = lock_timeout() if timeout is None else timeout
+        if timeout is None:
+            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
         lock = FileLock(str(self.git_dir / "atk.lock"), timeout=timeout)
         try:
             lock.acquire()
@@ -382,10 +385,16 @@ class GitStore:
             return False
         try:
             journal = json.loads(path.read_text())
-            old_head = journal["head"]
             files = journal["files"]
             new_head = journal.get("new_head")
-        except (ValueError, KeyError, OSError):
+            if not isinstance(files, dict) or not all(
+                _journal_path_ok(rel) and (v is None or isinstance(v, str)) for rel, v in files.items()
+            ):
+                raise ValueError("bad journal")
+            for v in files.values():
+                if v is not None:
+                    base64.b64decode(v, validate=True)
+        except (ValueError, KeyError, TypeError, OSError):
             path.unlink(missing_ok=True)
             return False
         current = self.head()
@@ -394,12 +403,20 @@ class GitStore:
             self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
             path.unlink(missing_ok=True)
             return True
+        # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
+        # index was never touched: put the files back and leave HEAD and the index alone. A
+        # HEAD that moved since was moved by someone else; resetting it would lose their work.
         _restore_files(self.root, files)
-        if old_head and current != old_head:
-            self.git("update-ref", "HEAD", old_head, check=False)
-        self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
         path.unlink(missing_ok=True)
         return True
+
+
+def _journal_path_ok(rel: object) -> bool:
+    """A journal only ever names item and plan files inside the store."""
+    if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel:
+        return False
+    parts = rel.split("/")
+    return parts[0] in ("wi", "plans") and all(p not in ("", ".", "..") for p in parts) and ".git" not in parts
 
 
 def _restore_files(root: Path, files: dict[str, str | None]) -> None:
@@ -442,6 +459,7 @@ class Transaction:
         self.originals: dict[str, str | None] = {}
         self.changed: list[str] = []
         self._tmp_index = store.git_dir / "atk-index.tmp"
+        self._index_touched = False  # the real index is only written once HEAD has moved
 
     def _journal(self, rel: str) -> None:
         if rel in self.originals:
@@ -512,6 +530,7 @@ class Transaction:
         new = store.git(*args, env=env).stdout.strip()
         self._write_journal(new_head=new)
         store.git("update-ref", "-m", subject, "HEAD", new, self.old_head or ZERO)
+        self._index_touched = True
         store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=stdin)
         _run_hook(store, "post-commit", [], store.env, check=False)
         self.store.journal_path.unlink(missing_ok=True)
@@ -524,9 +543,12 @@ class Transaction:
         _restore_files(self.root, self.originals)
         if self.old_head and self.store.head() != self.old_head:
             self.store.git("update-ref", "HEAD", self.old_head, check=False)
-        # the real index was only touched after update-ref; refresh the touched paths from disk
-        paths = "\0".join(self.originals) + "\0"
-        self.store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=paths, check=False)
+        if self._index_touched:
+            # the real index is only touched after update-ref; refresh the touched paths from
+            # disk. Before that it still holds exactly what it held: leave it alone (refreshing
+            # would stage a user's uncommitted edits of those files).
+            paths = "\0".join(self.originals) + "\0"
+            self.store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=paths, check=False)
         self.store.journal_path.unlink(missing_ok=True)
         self.originals = {}
 

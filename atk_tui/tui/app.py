@@ -73,10 +73,13 @@ class AtkApp(App):
         read_only: bool = False,
         watch: bool = True,
         editor: Callable[[Path], int] | None = None,
+        store_label: str | None = None,
     ) -> None:
         self.tui_config = config or TuiConfig()
         super().__init__()
         self.service = service
+        # what the status line calls the store (tests and screenshots pass a fixed name)
+        self.store_label = store_label or str(service.root)
         self.agent_env = service.actor == "agent"
         self.read_only = read_only or self.agent_env
         if self.agent_env:
@@ -97,13 +100,13 @@ class AtkApp(App):
         if self.tui_config.keys:
             try:
                 self.set_keymap(self.tui_config.keys)
-            except Exception as exc:  # noqa: BLE001 - a bad keymap must not stop the app
+            except Exception as exc:
                 self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
 
     def on_mount(self) -> None:
         try:
             self.theme = self.tui_config.theme
-        except Exception:  # noqa: BLE001
+        except Exception:
             self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}")
         self.push_screen(self.main)
         for err in self.tui_config.errors:
@@ -159,7 +162,7 @@ class AtkApp(App):
         try:
             view = self.service.queue(ACTIVE)
             unpushed = self.service.store.unpushed()
-        except Exception as exc:  # noqa: BLE001 - shown in the status line, never a traceback
+        except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
         self.call_from_thread(self._queue_loaded, view, unpushed)
@@ -170,12 +173,12 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
-        from ..core.store import WriteResult  # noqa: PLC0415
+        from ..core.store import WriteResult
 
         result = WriteResult()
         try:
             with self.service.store.locked(timeout=2):
-                self.service.store._pull(result)  # noqa: SLF001 - the store's own pull step
+                self.service.store._pull(result)
         except AtkError as exc:
             self.call_from_thread(self.report_error, str(exc))
             return
@@ -201,7 +204,7 @@ class AtkApp(App):
                 continue
             try:
                 bodies[item.filename] = self.service.read(item.filename, item.state).body
-            except Exception:  # noqa: BLE001, S112 - a vanished file simply is not searched
+            except Exception:
                 continue
         self.call_from_thread(self._bodies_loaded, bodies)
 
@@ -228,12 +231,12 @@ class AtkApp(App):
             self.pull()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen  # noqa: PLC0415
+        from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 
     def action_history(self) -> None:
-        from .screens.history import HistoryScreen  # noqa: PLC0415
+        from .screens.history import HistoryScreen
 
         if isinstance(self.screen, HistoryScreen):
             self.pop_screen()
@@ -259,13 +262,14 @@ def make_app(
     editor: Callable[[Path], int] | None = None,
     actor: str | None = None,
     config: TuiConfig | None = None,
+    store_label: str | None = None,
 ) -> AtkApp:
     """The one way to build the app (CLI, tests, screenshots)."""
     service = Service(root, clock=clock, actor=actor or ("agent" if is_agent_env() else "user"))
     if config is None:
-        from textual.theme import BUILTIN_THEMES  # noqa: PLC0415
+        from textual.theme import BUILTIN_THEMES
 
         config = load_tui_config(set(BUILTIN_THEMES))
     if theme:
         config.theme = theme
-    return AtkApp(service, config=config, read_only=read_only, watch=watch, editor=editor)
+    return AtkApp(service, config=config, read_only=read_only, watch=watch, editor=editor, store_label=store_label)

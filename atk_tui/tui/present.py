@@ -34,8 +34,21 @@ _SHORT_REASON = {
 }
 URGENCY_SHORT = {"blocking": "block", "next-review": "next", "informational": "info"}
 
-PANE_COLUMNS = (Column("badge", 14), Column("kind", 8), Column("title", 0), Column("repo", 12), Column("age", 4))
-NEEDS_COLUMNS = (Column("urgency", 12), Column("blocks", 9), Column("title", 0), Column("repo", 14), Column("age", 4))
+# On a narrow pane the title keeps 16 cells: repo goes first, then kind/age (`Column.drop`).
+PANE_COLUMNS = (
+    Column("badge", 14),
+    Column("kind", 9, drop=2),
+    Column("title", 0, min_width=16),
+    Column("repo", 12, drop=3),
+    Column("age", 4, drop=1),
+)
+NEEDS_COLUMNS = (
+    Column("urgency", 12),
+    Column("blocks", 9),
+    Column("title", 0, min_width=16),
+    Column("repo", 14, drop=2),
+    Column("age", 4, drop=1),
+)
 
 
 def age(created: datetime | None, now: datetime) -> str:
@@ -98,7 +111,7 @@ def pane_row(item: Item, j: Judgement | None, now: datetime) -> Row:
 
 
 def needs_row(item: Item, blocks: tuple[int, int] | None, now: datetime) -> Row:
-    direct, total = blocks or (0, 0)
+    _direct, total = blocks or (0, 0)
     urg = Text(item.urgency, style="bold red" if item.urgency == "blocking" else ("yellow" if item.urgency == "next-review" else "dim"))
     blocks_text = Text(f"blocks {total}" if total else "", style="bold" if total else "dim")
     return Row(item.filename, (urg, blocks_text, title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim")))

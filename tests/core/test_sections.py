@@ -311,9 +311,15 @@ def test_property_set_answer_replaces_previous_answer(body, choices, text, text2
 def test_property_set_answer_only_appends_when_no_answer(body):
     if S.answer_text(body) is not None or S.comment_text(body) is not None:
         return
-    got = S.set_answer(body, "## 回答\n\nx\n")
-    kept = body.rstrip("\r\n \t")
-    assert got.startswith(kept[: len(kept) - len(kept.split("\n")[-1])])
+    section = "## 回答\n\nx\n"
+    got = S.set_answer(body, section)
+    assert S.answer_text(got) == "x"
+    if S._Scan(body).open_fence is None:
+        # nothing but trailing whitespace of the body is changed before the section
+        eol = "\r\n" if got.endswith("\r\n") else "\n"
+        appended = section.replace("\n", eol)
+        assert got.endswith(appended)
+        assert got[: len(got) - len(appended)].rstrip() == body.rstrip()
 
 
 @_settings

@@ -50,7 +50,7 @@ class HelpScreen(ModalScreen[None]):
         if main is not None:
             sources.insert(0, ("Items", main))
         for group, node in sources:
-            for _, binding in sorted(node._bindings.key_to_bindings.items()):  # noqa: SLF001
+            for _, binding in sorted(node._bindings.key_to_bindings.items()):
                 for b in binding:
                     if b.action in seen or not b.description or b.action.startswith("focus_"):
                         continue

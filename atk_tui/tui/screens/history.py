@@ -17,7 +17,13 @@ from ..present import age
 from ..widgets.detail import DetailPane
 from ..widgets.item_list import Column, ItemList, Row
 
-HISTORY_COLUMNS = (Column("state", 9), Column("title", 0), Column("repo", 14), Column("note", 24), Column("age", 4))
+HISTORY_COLUMNS = (
+    Column("state", 9),
+    Column("title", 0, min_width=24),
+    Column("repo", 14, drop=2),
+    Column("note", 24, drop=1),
+    Column("age", 4),
+)
 
 
 class HistoryScreen(Screen):
@@ -52,7 +58,7 @@ class HistoryScreen(Screen):
     def _load(self) -> None:
         try:
             view = self.app.service.queue(TERMINAL)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.app.call_from_thread(self.app.report_error, f"could not read history: {exc}")
             return
         self.app.call_from_thread(self._loaded, view)
@@ -79,7 +85,7 @@ class HistoryScreen(Screen):
         try:
             item = self.app.service.read(key)
             history = self.app.service.history(key)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
             return
         self.app.call_from_thread(self._show, item, history)

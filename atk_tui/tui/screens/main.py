@@ -15,8 +15,9 @@ from textual.widgets import Footer, Input, Static
 from ...core.model import Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
+from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.item_list import ItemList
 
@@ -24,7 +25,7 @@ PANES = ("inbox", "processing", "hold")
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 
 
-class MainScreen(Screen):
+class MainScreen(ActionsMixin, Screen):
     BINDINGS = [
         Binding("tab", "focus_next_pane", "Next pane", show=False, priority=True),
         Binding("shift+tab", "focus_previous_pane", "Prev pane", show=False, priority=True),
@@ -33,10 +34,11 @@ class MainScreen(Screen):
         Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
         Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
         Binding("slash", "filter", "Filter", id="filter"),
-        Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("s", "cycle_sort", "Sort", id="sort"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left", "focus_panes", "Panes", show=False),
+        Binding("escape", "clear_marks", "Clear marks", show=False),
+        *ACTION_BINDINGS,
     ]
 
     DEFAULT_CSS = """
@@ -76,6 +78,8 @@ class MainScreen(Screen):
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
         self.full_items: dict[str, Item] = {}
+        self.undo_stack: list[tuple[str, str | None, str]] = []
+        self._pending_select: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="banner")
@@ -118,7 +122,11 @@ class MainScreen(Screen):
         else:
             sd.remove_class("shown")
         self.update_status()
+        pending, self._pending_select = self._pending_select, None
+        if pending and pending in view.items:
+            self.jump_to(pending)
         self._schedule_detail(self.selected, immediate=True)
+        self.refresh_bindings()
 
     def _visible(self, item: Item) -> bool:
         if not self.filter_text:
@@ -155,7 +163,7 @@ class MainScreen(Screen):
 
     def update_status(self) -> None:
         app = self.app
-        parts = [f"store {app.service.root}"]
+        parts = [f"store {app.store_label}"]
         if app.last_pull:
             parts.append(f"pulled {app.last_pull:%H:%M:%S}")
         if app.unpushed:
@@ -186,6 +194,7 @@ class MainScreen(Screen):
         if key == self.selected and key is not None:
             return
         self.selected = key
+        self.refresh_bindings()
         self.post_message(self.ItemChosen(key))
         self._schedule_detail(key)
 
@@ -200,7 +209,7 @@ class MainScreen(Screen):
         item = self.full_items.get(key) or view.items[key]
         self._show_detail(item)
         if not item.complete or key not in self.full_items:
-            self._detail_timer = self.set_timer(0.0 if immediate else 0.08, lambda: self._load_full(key))
+            self._detail_timer = self.set_timer(0.01 if immediate else 0.08, lambda: self._load_full(key))
         else:
             self._detail_timer = self.set_timer(0.15, lambda: self._render_md(key))
 
@@ -222,7 +231,7 @@ class MainScreen(Screen):
     def _load_full(self, key: str) -> None:
         try:
             item = self.app.service.read(key)
-        except Exception as exc:  # noqa: BLE001 - shown, never raised
+        except Exception as exc:
             self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
             return
         self.app.call_from_thread(self._full_loaded, item)
@@ -298,6 +307,20 @@ class MainScreen(Screen):
         inp.add_class("shown")
         inp.focus()
         self.app.load_bodies()
+
+    @on(ItemList.MarksChanged)
+    def _marks_changed(self) -> None:
+        self.refresh_bindings()
+        n = len(self.marked())
+        self.query_one("#status", Static).update(Text(f"{n} marked: h hold · u unhold · m move · x remove · Esc clears marks") if n else "")
+        if not n:
+            self.update_status()
+
+    def action_clear_marks(self) -> None:
+        if self.marked():
+            self.clear_marks()
+        else:
+            self.action_clear_filter()
 
     def action_clear_filter(self) -> None:
         inp = self.query_one("#filter", Input)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -29,7 +31,7 @@ class DepTree(Tree[str]):
     """"Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
 
     DEFAULT_CSS = """
-    DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; }
+    DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; scrollbar-size-horizontal: 0; }
     """
 
     class JumpRequested(Message):
@@ -45,11 +47,12 @@ class DepTree(Tree[str]):
 
 class DetailPane(VerticalScroll):
     DEFAULT_CSS = """
-    DetailPane { padding: 0 1; background: $surface; }
+    DetailPane { padding: 0 1; background: $surface; scrollbar-size-vertical: 1; }
     DetailPane > #detail-meta { margin-bottom: 1; }
     DetailPane > #detail-reasons { margin-bottom: 1; color: $text; }
     DetailPane > #detail-questions { margin-bottom: 1; }
     DetailPane > .dep-title { text-style: bold; color: $text-muted; }
+    DetailPane > #blocks-tree { margin-bottom: 1; }
     DetailPane > #detail-preview { color: $text; }
     DetailPane > Markdown { padding: 0; margin: 0; }
     """
@@ -62,11 +65,11 @@ class DetailPane(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static(Text("Select an item to see it here.", style="dim"), id="detail-meta")
         yield Static("", id="detail-reasons")
+        yield Static("", id="detail-questions")
         yield Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title")
         yield DepTree("depends on", id="deps-tree")
         yield Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title")
         yield DepTree("blocks", id="blocks-tree")
-        yield Static("", id="detail-questions")
         yield Static("", id="detail-preview")
         yield Markdown("", id="detail-body", open_links=False)
 
@@ -85,7 +88,7 @@ class DetailPane(VerticalScroll):
         self.item = None
         self.query_one("#detail-meta", Static).update(Text(message, style="dim"))
         for wid in ("detail-reasons", "detail-questions", "detail-preview"):
-            self.query_one(f"#{wid}", Static).update("")
+            self._set_text(wid, Text())
         self._show_deps(False)
         self.query_one("#detail-body", Markdown).display = False
 
@@ -105,13 +108,13 @@ class DetailPane(VerticalScroll):
         """Show metadata and a plain preview now; `render_body` adds Markdown later."""
         self.item = item
         self.query_one("#detail-meta", Static).update(self._meta(item, judgement, now, blocks, history))
-        self.query_one("#detail-reasons", Static).update(self._reasons(item, judgement))
+        self._set_text("detail-reasons", self._reasons(item, judgement))
         self._fill_tree("deps-tree", item.depends_on, items, states, judgements, now)
         self._fill_tree("blocks-tree", dependents, items, states, judgements, now)
         self._show_deps(True)
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
-        self.query_one("#detail-questions", Static).update(self._questions(item) if item.complete else "")
+        self._set_text("detail-questions", self._questions(item) if item.complete else Text())
         md = self.query_one("#detail-body", Markdown)
         md.display = False
         if item.complete:
@@ -119,9 +122,9 @@ class DetailPane(VerticalScroll):
             preview = "\n".join(lines[:PREVIEW_LINES])
             if len(lines) > PREVIEW_LINES:
                 preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
-            self.query_one("#detail-preview", Static).update(Text(preview))
+            self._set_text("detail-preview", Text(preview))
         else:
-            self.query_one("#detail-preview", Static).update(Text("loading…", style="dim"))
+            self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
 
     async def render_body(self, item: Item) -> None:
@@ -134,12 +137,19 @@ class DetailPane(VerticalScroll):
         md = self.query_one("#detail-body", Markdown)
         await md.update(body)
         if self.item is not None and self.item.filename == item.filename:
-            self.query_one("#detail-preview", Static).update("")
+            self._set_text("detail-preview", Text())
             md.display = True
 
     # -- pieces ------------------------------------------------------------------------
 
-    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> Text:
+    def _set_text(self, wid: str, text: Text) -> None:
+        """Fill a section; an empty one takes no room (no blank lines between sections)."""
+        text.rstrip()
+        static = self.query_one(f"#{wid}", Static)
+        static.update(text)
+        static.display = bool(text.plain)
+
+    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> RenderableType:
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
@@ -151,7 +161,6 @@ class DetailPane(VerticalScroll):
                 t.append(" · answered", style="cyan")
         else:
             t.append(f"AWI · {item.awi_type}", style="cyan")
-        t.append("\n")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
@@ -172,16 +181,22 @@ class DetailPane(VerticalScroll):
             extra = [k for k in item.data if k not in _RESERVED]
             for k in extra:
                 rows.append((k, repr(item.data[k]) if not isinstance(item.data[k], str) else item.data[k]))
+        # a grid, so that a long value (a filename) wraps inside its own column
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="dim", justify="right", no_wrap=True)
+        grid.add_column(overflow="fold")
         for k, v in rows:
-            t.append(f"{k:>9} ", style="dim")
-            t.append(safe_line(str(v)))
-            t.append("\n")
+            grid.add_row(k, Text(safe_line(str(v))))
+        parts: list[RenderableType] = [t, grid]
         if history:
-            t.append("  history\n", style="dim")
+            hist = Table.grid(padding=(0, 1))
+            hist.add_column(style="dim", no_wrap=True)
+            hist.add_column(style="dim", no_wrap=True)
+            hist.add_column(overflow="fold")
             for h in history[:8]:
-                t.append(f"   {h.date:%Y-%m-%d %H:%M}  {h.actor:<5} ", style="dim")
-                t.append(safe_line(h.subject) + "\n")
-        return t
+                hist.add_row(f"{h.date:%Y-%m-%d %H:%M}", safe_line(h.actor), Text(safe_line(h.subject)))
+            parts += [Text("history", style="bold dim"), hist]
+        return Group(*parts)
 
     def _reasons(self, item: Item, j: Judgement | None) -> Text:
         t = Text()

@@ -27,7 +27,8 @@ from textual.strip import Strip
 class Column:
     key: str
     width: int  # 0 = takes the remaining width
-    min_width: int = 8
+    min_width: int = 8  # for the flexible column: below this, columns with `drop` > 0 are hidden
+    drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,11 +222,22 @@ class ItemList(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------------
 
-    def _widths(self, total: int) -> list[int]:
-        fixed = sum(c.width for c in self.columns if c.width) + len(self.columns) - 1
-        flex = max(total - fixed - 1, 0)
-        widths = [c.width or flex for c in self.columns]
-        return widths
+    def _widths(self, total: int) -> list[int | None]:
+        """The width of each column (None: hidden). On a narrow pane the flexible (title)
+        column keeps its `min_width` by hiding the columns that may be dropped."""
+        shown = list(self.columns)
+        flex_col = next((c for c in shown if not c.width), None)
+        need = flex_col.min_width if flex_col else 0
+
+        def flex_width() -> int:
+            fixed = sum(c.width for c in shown if c.width) + len(shown) - 1
+            return max(total - fixed - 1, 0)  # 1: the mark column
+
+        droppable = sorted((c for c in shown if c.drop), key=lambda c: -c.drop)
+        while flex_width() < need and droppable:
+            shown.remove(droppable.pop(0))
+        flex = flex_width()
+        return [(c.width or flex) if c in shown else None for c in self.columns]
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
@@ -252,6 +264,8 @@ class ItemList(ScrollView, can_focus=True):
         line = Text(no_wrap=True, end="")
         line.append("●" if row.key in self.marked else " ")
         for w, cell in zip(self._widths(width), row.cells, strict=False):
+            if w is None:
+                continue
             c = cell.copy()
             c.truncate(w, overflow="ellipsis", pad=True)
             line.append_text(c)

@@ -1,0 +1,434 @@
+"""The human part of the work, from the dashboard: edit in $EDITOR with automatic
+hold/unhold, answer, comment, transitions, bulk moves, undo (SPEC §5, §7, §10).
+
+Every write goes through the service in a thread (`asyncio.to_thread`), so the screen never
+freezes; outcomes come back as notifications, and each commit made here can be undone (`z`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+
+from ..core.model import STATES, TERMINAL, Item
+from ..core.questions import parse_questions
+from ..core.service import Outcome
+from ..core.textsafe import safe_line
+from .screens.answer import AnswerResult, AnswerScreen
+from .screens.dialogs import ChoiceScreen, MoveChoice, MoveScreen, TextFormScreen, confirm
+
+if TYPE_CHECKING:
+    from .app import AtkApp
+
+WRITE_ACTIONS = {"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"}
+APPROVE_TEXT = "承認します (approved)"
+
+
+class EditorMissing(Exception):
+    pass
+
+
+def editor_command() -> list[str]:
+    """$VISUAL, else $EDITOR, split like a shell would (`code --wait`), else `vi`."""
+    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        argv = shlex.split(raw)
+    except ValueError:
+        argv = [raw]
+    return argv or ["vi"]
+
+
+def run_real_editor(app: AtkApp, path: Path) -> int:
+    argv = editor_command()
+    if shutil.which(argv[0]) is None:
+        raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
+    with app.suspend():
+        return subprocess.call([*argv, str(path)])
+
+
+ACTION_BINDINGS = [
+    Binding("a", "answer", "Answer", id="answer"),
+    Binding("A", "accept", "Accept rec.", show=False, id="accept"),
+    Binding("c", "comment", "Comment", id="comment"),
+    Binding("e", "edit", "Edit", id="edit"),
+    Binding("h", "hold", "Hold", id="hold"),
+    Binding("u", "unhold", "Unhold", id="unhold"),
+    Binding("m", "move", "Move", id="move"),
+    Binding("x,delete", "remove", "Remove", show=False, id="remove"),
+    Binding("z", "undo", "Undo", id="undo"),
+]
+
+
+class ActionsMixin:
+    """Mixed into MainScreen: actions on the selected (or marked) items."""
+
+    app: AtkApp
+    undo_stack: list[tuple[str, str | None, str]]  # (last commit, base or None, label)
+    _pending_select: str | None
+
+    # -- what may be done ----------------------------------------------------------------
+
+    def _targets(self) -> list[Item]:
+        view = self.view  # type: ignore[attr-defined]
+        marked = self.marked()  # type: ignore[attr-defined]
+        if marked and view is not None:
+            return [view.items[n] for n in marked if n in view.items]
+        item = self.current_item()  # type: ignore[attr-defined]
+        return [item] if item is not None else []
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action not in WRITE_ACTIONS:
+            return True
+        if self.app.read_only:
+            return None
+        if action == "undo":
+            return True if self.undo_stack else None
+        targets = self._targets()
+        if not targets:
+            return None
+        one = targets[0]
+        single = len(targets) == 1
+        if action == "edit":
+            return (single and one.state not in TERMINAL) or None
+        if action in ("answer", "accept"):
+            return (single and one.kind == "uwi" and one.state not in TERMINAL and not one.defects) or None
+        if action == "comment":
+            return (single and one.kind == "awi" and one.state not in TERMINAL and not one.defects) or None
+        if action == "dependencies":
+            return (single and one.state in ("inbox", "processing", "hold") and not one.defects) or None
+        if action == "hold":
+            return all(t.state != "hold" and not t.defects for t in targets) or None
+        if action == "unhold":
+            return all(t.state == "hold" and not t.defects for t in targets) or None
+        if action == "remove":
+            return all(t.state in ("inbox", "hold") for t in targets) or None
+        if action == "move":
+            return all(not t.defects for t in targets) or None
+        return True
+
+    def _refuse_read_only(self) -> bool:
+        if self.app.read_only:
+            self.app.notify(f"read-only: {self.app.read_only_reason}", severity="warning", markup=False)
+            return True
+        return False
+
+    # -- running writes -------------------------------------------------------------------
+
+    async def _write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
+        out: Outcome = await asyncio.to_thread(fn, *args, **kw)
+        self._report(out, undoable=undoable)
+        return out
+
+    def _report(self, out: Outcome, *, undoable: bool = True) -> None:
+        if out.ok:
+            self.app.notify(out.message, markup=False, timeout=3)
+            if out.commit and undoable:
+                self.undo_stack.append((out.commit, None, out.message))
+        else:
+            self.app.report_error(out.message)
+        for w in out.warnings:
+            self.app.notify(w, severity="warning", markup=False, timeout=8)
+        self.app.reload()
+        self.refresh_bindings()  # type: ignore[attr-defined]
+
+    # -- transitions ------------------------------------------------------------------------
+
+    @work(group="write", exit_on_error=False)
+    async def action_hold(self) -> None:
+        await self._move_to("hold")
+
+    @work(group="write", exit_on_error=False)
+    async def action_unhold(self) -> None:
+        await self._move_to("inbox")
+
+    async def _move_to(self, target: str, note: str | None = None, *, confirmed: bool = False) -> None:
+        if self._refuse_read_only():
+            return
+        targets = self._targets()
+        if not targets:
+            return
+        names = [t.filename for t in targets]
+        states = {t.state for t in targets}
+        skips_flow = target == "adopted" or bool(states & TERMINAL) or (target == "rejected" and states != {"processing"})
+        if skips_flow and not confirmed:
+            what = names[0] if len(names) == 1 else f"{len(names)} items"
+            ok = await self.app.push_screen_wait(
+                confirm(
+                    "Move outside the agent flow?",
+                    Text(f"Move {safe_line(what)} from {', '.join(sorted(states))} to {target}. Agents never make this move themselves."),
+                    f"Move to {target}",
+                )
+            )
+            if ok != "yes":
+                return
+        svc = self.app.service
+        expect = targets[0].state if len(targets) == 1 else None
+        out = await self._write(svc.move, names, target, note=note, expect=expect)
+        if out.ok:
+            self.clear_marks()  # type: ignore[attr-defined]
+
+    @work(group="write", exit_on_error=False)
+    async def action_move(self) -> None:
+        if self._refuse_read_only():
+            return
+        targets = self._targets()
+        if not targets:
+            return
+        states = {t.state for t in targets}
+        options = [s for s in STATES if not (len(states) == 1 and s in states)]
+        title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
+        choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
+        if choice is None:
+            return
+        await self._move_to(choice.to_state, choice.note)
+
+    @work(group="write", exit_on_error=False)
+    async def action_remove(self) -> None:
+        if self._refuse_read_only():
+            return
+        targets = self._targets()
+        if not targets:
+            return
+        names = [t.filename for t in targets]
+        what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
+        ok = await self.app.push_screen_wait(
+            confirm("Remove?", Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it)."), "Remove", danger=True)
+        )
+        if ok != "yes":
+            return
+        out = await self._write(self.app.service.rm, names)
+        if out.ok:
+            self.clear_marks()  # type: ignore[attr-defined]
+
+    @work(group="write", exit_on_error=False)
+    async def action_undo(self) -> None:
+        if self._refuse_read_only() or not self.undo_stack:
+            return
+        commit, base, _label = self.undo_stack[-1]
+        out: Outcome = await asyncio.to_thread(self.app.service.undo, commit, base)
+        if out.ok:
+            self.undo_stack.pop()
+        self._report(out, undoable=False)
+
+    # -- answer and comment ---------------------------------------------------------------
+
+    def _answer_target(self) -> Item | None:
+        item = self.current_item()  # type: ignore[attr-defined]
+        view = self.view  # type: ignore[attr-defined]
+        if (item is None or item.kind != "uwi") and view is not None and view.needs_you:
+            item = view.items.get(view.needs_you[0])
+        return item
+
+    def _next_question(self, after: str) -> str | None:
+        view = self.view  # type: ignore[attr-defined]
+        if view is None:
+            return None
+        order = [n for n in view.needs_you if n != after]
+        if after in view.needs_you:
+            idx = view.needs_you.index(after)
+            later = [n for n in view.needs_you[idx + 1 :]]
+            return later[0] if later else (order[0] if order else None)
+        return order[0] if order else None
+
+    @work(group="write", exit_on_error=False)
+    async def action_answer(self) -> None:
+        if self._refuse_read_only():
+            return
+        item = self._answer_target()
+        if item is None or item.kind != "uwi":
+            self.app.notify("no question selected and none waiting", severity="warning")
+            return
+        svc = self.app.service
+        full = await asyncio.to_thread(svc.read, item.filename)
+        if full.state in TERMINAL:
+            self.app.notify("terminal questions are read-only: return it to inbox first", severity="warning")
+            return
+        replace = False
+        if full.answered:
+            ok = await self.app.push_screen_wait(confirm("Replace the answer?", "This question is answered already. Replace its answer?", "Replace"))
+            if ok != "yes":
+                return
+            replace = True
+        parsed = parse_questions(full.body)
+        result: AnswerResult | None = await self.app.push_screen_wait(AnswerScreen(full, parsed, replacing=replace))
+        if result is None:
+            return
+        nxt = self._next_question(full.filename)
+        out = await self._write(svc.answer, full.filename, choices=result.choices, text=result.text, replace=replace)
+        if out.ok and nxt:
+            self._pending_select = nxt
+
+    @work(group="write", exit_on_error=False)
+    async def action_accept(self) -> None:
+        """Answer with the recommended option of every question (post-approval: one key)."""
+        if self._refuse_read_only():
+            return
+        item = self._answer_target()
+        if item is None or item.kind != "uwi":
+            return
+        svc = self.app.service
+        full = await asyncio.to_thread(svc.read, item.filename)
+        if full.answered:
+            self.app.notify("already answered: use a to change the answer", severity="warning")
+            return
+        parsed = parse_questions(full.body)
+        choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
+        missing = [q.number for q in parsed.questions if q.options and not q.recommendation]
+        if missing:
+            self.app.notify(f"question {missing[0]} has no recommendation: answer it with a", severity="warning")
+            return
+        text = "" if choices else APPROVE_TEXT
+        nxt = self._next_question(full.filename)
+        out = await self._write(svc.answer, full.filename, choices=choices, text=text)
+        if out.ok and nxt:
+            self._pending_select = nxt
+
+    @work(group="write", exit_on_error=False)
+    async def action_comment(self) -> None:
+        if self._refuse_read_only():
+            return
+        item = self.current_item()  # type: ignore[attr-defined]
+        if item is None or item.kind != "awi":
+            return
+        text = await self.app.push_screen_wait(
+            TextFormScreen(f"Comment on {safe_line(item.title)[:60]}", "Appended to the item's ## ユーザーコメント section.")
+        )
+        if text is None:
+            return
+        await self._write(self.app.service.comment, item.filename, text)
+
+    # -- edit in $EDITOR ------------------------------------------------------------------
+
+    @work(group="write", exit_on_error=False)
+    async def action_edit(self) -> None:
+        if self._refuse_read_only():
+            return
+        item = self.current_item()  # type: ignore[attr-defined]
+        if item is None:
+            return
+        await self.edit_flow(item.filename)
+
+    async def edit_flow(self, filename: str) -> None:
+        """SPEC §10: hold → editor → save/unhold, every branch; the person's text is never lost."""
+        app = self.app
+        svc = app.service
+        item = await asyncio.to_thread(svc.read, filename)
+        if item.state in TERMINAL:
+            app.notify(f"{item.state} items are read-only", severity="warning")
+            return
+        if item.state == "processing":
+            ok = await app.push_screen_wait(
+                confirm("Edit while processing?", "An agent is processing this item. Edit it in place anyway?", "Edit in place")
+            )
+            if ok != "yes":
+                return
+        auto_held = False
+        app.pause_watch()
+        base = await asyncio.to_thread(svc.store.head)
+        depth = len(self.undo_stack)
+        try:
+            if item.state == "inbox":
+                out = await asyncio.to_thread(svc.hold, filename, expect="inbox")
+                if not out.ok:
+                    app.report_error(f"could not hold before editing: {out.message}")
+                    return
+                auto_held = True
+                for w in out.warnings:
+                    app.notify(w, severity="warning", markup=False)
+            state = "hold" if auto_held else item.state
+            await self._edit_loop(filename, state, auto_held)
+            # hold + edit + unhold is one thing to undo
+            head = await asyncio.to_thread(svc.store.head)
+            del self.undo_stack[depth:]
+            if head and base and head != base:
+                edited = await asyncio.to_thread(svc.store.git, "log", "--format=%s", f"{base}..{head}", "--", f":(glob)wi/*/{filename}")
+                if any(line.startswith("atk: edit ") for line in edited.stdout.splitlines()):
+                    self.undo_stack.append((head, base, f"edit {filename}"))
+        finally:
+            app.resume_watch()
+            app.reload()
+            self.refresh_bindings()  # type: ignore[attr-defined]
+
+    def _scratch(self, filename: str) -> Path:
+        d = self.app.service.store.git_dir / "atk-edit"
+        d.mkdir(exist_ok=True)
+        return d / filename
+
+    async def _edit_loop(self, filename: str, state: str, auto_held: bool) -> None:
+        app = self.app
+        svc = app.service
+        original = await asyncio.to_thread(svc.store.read_bytes, state, filename)
+        scratch = self._scratch(filename)
+        scratch.write_bytes(original)
+        while True:
+            try:
+                code = self._call_editor(scratch)
+            except EditorMissing as exc:
+                app.report_error(str(exc))
+                scratch.unlink(missing_ok=True)
+                await self._unhold(filename, auto_held)
+                return
+            if code != 0:
+                app.notify(f"editor exited with status {code}: nothing saved", severity="warning")
+                scratch.unlink(missing_ok=True)
+                await self._unhold(filename, auto_held)
+                return
+            new = scratch.read_bytes()
+            if new == original:
+                app.notify("unchanged", timeout=2)
+                scratch.unlink(missing_ok=True)
+                await self._unhold(filename, auto_held)
+                return
+            try:
+                text = new.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            out = await asyncio.to_thread(svc.save_text, filename, text, expect=state) if text is not None else None
+            if out is not None and out.ok:
+                self._report(out)
+                scratch.unlink(missing_ok=True)
+                await self._unhold(filename, auto_held)
+                return
+            reason = out.message if out is not None else "not valid UTF-8 text"
+            choice = await app.push_screen_wait(
+                ChoiceScreen(
+                    "Not saved",
+                    Text(f"{reason}\n\nYour text is kept in {scratch}.\nThe item stays in {state} until you decide."),
+                    [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
+                )
+            )
+            if choice == "again":
+                continue
+            if choice == "discard":
+                scratch.unlink(missing_ok=True)
+                app.notify("changes discarded", timeout=3)
+                await self._unhold(filename, auto_held)
+                return
+            app.notify(f"your text is kept in {scratch}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+            return
+
+    def _call_editor(self, path: Path) -> int:
+        editor = self.app.editor
+        if editor is not None:
+            return editor(path)
+        return run_real_editor(self.app, path)
+
+    async def _unhold(self, filename: str, auto_held: bool) -> None:
+        if not auto_held:
+            return
+        out = await asyncio.to_thread(self.app.service.unhold, filename, expect="hold")
+        if not out.ok:
+            self.app.report_error(f"could not unhold after editing: {out.message}")
+        for w in out.warnings:
+            self.app.notify(w, severity="warning", markup=False)
+

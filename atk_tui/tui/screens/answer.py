@@ -1,0 +1,143 @@
+"""`a`: answer a UWI inline. Each question's options, the recommended one marked and
+preselected; a letter picks an option, ↑/↓ move, Tab goes to the next question, Enter
+submits from anywhere but the free-text area (Ctrl+S submits from there too)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import RadioButton, RadioSet, Static, TextArea
+
+from ...core.model import Item
+from ...core.questions import ParsedQuestions, Question
+from ...core.textsafe import safe_line, safe_text
+
+
+@dataclass
+class AnswerResult:
+    choices: dict[int, str] = field(default_factory=dict)  # question number -> letter
+    text: str = ""
+
+
+class OptionSet(RadioSet, inherit_bindings=False):
+    """A RadioSet where a letter picks its option and Enter is left to the form (submit)."""
+
+    BINDINGS = [
+        Binding("down,right,j", "next_button", "Next option", show=False),
+        Binding("up,left,k", "previous_button", "Previous option", show=False),
+        Binding("space", "toggle_button", "Pick", show=False),
+    ]
+
+    def __init__(self, question: Question, *, id: str | None = None) -> None:
+        buttons = []
+        for opt in question.options:
+            label = Text()
+            label.append(f"{opt.letter}) ", style="bold")
+            label.append(safe_line(opt.label))
+            if opt.implications:
+                label.append(f" — {safe_line(opt.implications)}", style="dim")
+            if question.recommendation == opt.letter:
+                label.append("  ★ recommended", style="bold green")
+            buttons.append(RadioButton(label, value=question.recommendation == opt.letter, name=opt.letter))
+        super().__init__(*buttons, id=id)
+        self.question = question
+
+    def on_mount(self) -> None:
+        # start the highlight on the preselected (recommended) option
+        pressed = self.pressed_index
+        if pressed >= 0:
+            self._selected = pressed
+
+    @property
+    def letter(self) -> str | None:
+        btn = self.pressed_button
+        return btn.name if btn is not None else None
+
+    def on_key(self, event) -> None:
+        ch = (event.character or "").upper()
+        if len(ch) == 1 and ch.isalpha():
+            for i, btn in enumerate(self.query(RadioButton)):
+                if btn.name == ch:
+                    event.stop()
+                    btn.value = True
+                    self._selected = i
+                    self.refresh()
+                    return
+
+
+class AnswerScreen(ModalScreen[AnswerResult | None]):
+    DEFAULT_CSS = """
+    AnswerScreen { align: center middle; }
+    AnswerScreen > Vertical { width: 100; max-width: 98%; height: auto; max-height: 95%; border: round $accent; background: $surface; padding: 0 1; }
+    AnswerScreen VerticalScroll { height: auto; max-height: 1fr; }
+    AnswerScreen .q-text { margin-top: 1; text-style: bold; }
+    AnswerScreen .q-context { color: $text-muted; margin-top: 1; }
+    AnswerScreen OptionSet { width: 100%; border: none; padding: 0; background: $surface; }
+    AnswerScreen OptionSet:focus { border: none; background: $boost; }
+    AnswerScreen TextArea { height: 5; margin-top: 1; }
+    AnswerScreen #answer-help { color: $text-muted; height: 1; }
+    """
+    BINDINGS = [
+        Binding("enter", "submit", "Submit", show=True),
+        Binding("ctrl+s", "submit", "Submit", show=False, priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, item: Item, parsed: ParsedQuestions, *, replacing: bool = False) -> None:
+        super().__init__()
+        self.item = item
+        self.parsed = parsed
+        self.replacing = replacing
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
+            v.border_subtitle = "letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
+            with VerticalScroll():
+                if self.parsed.context.strip():
+                    ctx = safe_text(self.parsed.context.strip())
+                    yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
+                for q in self.parsed.questions:
+                    yield Static(Text(f"Q{q.number}. " + safe_text(q.text.strip())), classes="q-text")
+                    if q.options:
+                        yield OptionSet(q, id=f"q{q.number}")
+                yield TextArea("", id="answer-text", soft_wrap=True)
+            yield Static(Text("Free text (optional) goes in the box; Ctrl+S submits from there."), id="answer-help")
+
+    def on_mount(self) -> None:
+        first = self.query(OptionSet).first() if self.query(OptionSet) else None
+        (first or self.query_one("#answer-text", TextArea)).focus()
+        self.query_one("#answer-text", TextArea).border_title = "notes (free text)"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit" and isinstance(self.focused, TextArea):
+            # Enter types a newline in the text area; Ctrl+S is bound with priority anyway
+            return None
+        return True
+
+    def result(self) -> AnswerResult:
+        choices = {}
+        for os_ in self.query(OptionSet):
+            if os_.letter:
+                choices[os_.question.number] = os_.letter
+        return AnswerResult(choices, self.query_one("#answer-text", TextArea).text)
+
+    def action_submit(self) -> None:
+        res = self.result()
+        if not res.choices and not res.text.strip():
+            self.notify("pick an option or write something (Esc cancels)", severity="warning")
+            return
+        self.dismiss(res)
+
+    @on(RadioSet.Changed)
+    def _changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,193 @@
+"""Small modal dialogs: a choice (confirm, edit-again/discard), a text form, a move menu."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, OptionList, Static, TextArea
+from textual.widgets.option_list import Option
+
+DIALOG_CSS = """
+{name} {{ align: center middle; }}
+{name} > Vertical {{ width: 80; max-width: 95%; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 1 2; }}
+{name} .dialog-message {{ margin-bottom: 1; }}
+{name} .dialog-buttons {{ height: auto; align-horizontal: right; }}
+{name} Button {{ margin-left: 1; }}
+"""
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """A message and a few choices, each with a key. Escape returns None."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceScreen")
+    BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
+
+    def __init__(self, title: str, message: Text | str, choices: list[tuple[str, str, str]], *, danger: bool = False) -> None:
+        """`choices`: (value, key, label); the first is the default (Enter)."""
+        super().__init__()
+        self.title_text = title
+        self.message = message if isinstance(message, Text) else Text(message)
+        self.choices = choices
+        self.danger = danger
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = self.title_text
+            yield Static(self.message, classes="dialog-message")
+            with Horizontal(classes="dialog-buttons"):
+                for i, (value, key, label) in enumerate(self.choices):
+                    variant = ("error" if self.danger else "primary") if i == 0 else "default"
+                    yield Button(Text(f"{label} [{key}]"), id=f"choice-{value}", variant=variant)
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def on_key(self, event) -> None:
+        for value, key, _ in self.choices:
+            if event.key == key or event.character == key:
+                event.stop()
+                self.dismiss(value)
+                return
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss((event.button.id or "").removeprefix("choice-"))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+
+def confirm(title: str, message: str | Text, yes: str = "Yes", *, danger: bool = False) -> ChoiceScreen:
+    return ChoiceScreen(title, message, [("yes", "y", yes), ("no", "n", "No")], danger=danger)
+
+
+class TextFormScreen(ModalScreen[str | None]):
+    """A multi-line text area (comment) or a one-line input (note). Ctrl+S submits."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="TextFormScreen") + """
+    TextFormScreen TextArea { height: 12; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Submit", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, title: str, prompt: str | Text, *, multiline: bool = True, initial: str = "", allow_empty: bool = False) -> None:
+        super().__init__()
+        self.title_text = title
+        self.prompt = prompt if isinstance(prompt, Text) else Text(prompt)
+        self.multiline = multiline
+        self.initial = initial
+        self.allow_empty = allow_empty
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = self.title_text
+            v.border_subtitle = "Ctrl+S submit · Esc cancel" if self.multiline else "Enter submit · Esc cancel"
+            yield Static(self.prompt, classes="dialog-message")
+            if self.multiline:
+                yield TextArea(self.initial, id="text", soft_wrap=True, show_line_numbers=False)
+            else:
+                yield Input(self.initial, id="text")
+
+    def on_mount(self) -> None:
+        self.query_one("#text").focus()
+
+    def _value(self) -> str:
+        w = self.query_one("#text")
+        return w.text if isinstance(w, TextArea) else w.value
+
+    def action_submit(self) -> None:
+        value = self._value()
+        if not value.strip() and not self.allow_empty:
+            self.notify("nothing to submit (Esc cancels)", severity="warning")
+            return
+        self.dismiss(value)
+
+    @on(Input.Submitted, "#text")
+    def _submitted(self) -> None:
+        self.action_submit()
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass
+class MoveChoice:
+    to_state: str
+    note: str | None
+
+
+class MoveScreen(ModalScreen[MoveChoice | None]):
+    """The moves valid for the selection; adopt/reject offer a note."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="MoveScreen") + """
+    MoveScreen OptionList { height: auto; max-height: 10; }
+    MoveScreen Input { margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    LABELS = {
+        "inbox": "inbox (back to the queue)",
+        "processing": "processing (start)",
+        "hold": "hold (out of automatic processing)",
+        "adopted": "adopted (done)",
+        "rejected": "rejected (not done)",
+    }
+    KEYS = {"inbox": "i", "processing": "p", "hold": "h", "adopted": "a", "rejected": "x"}
+
+    def __init__(self, title: str, current: set[str], targets: list[str]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.current = current
+        self.targets = targets
+        self.chosen: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = self.title_text
+            v.border_subtitle = "letter or ↑↓ Enter · Esc cancel"
+            yield Static(Text(f"now in: {', '.join(sorted(self.current))}"), classes="dialog-message")
+            yield OptionList(*[Option(Text(f"[{self.KEYS[t]}] {self.LABELS[t]}"), id=t) for t in self.targets], id="targets")
+            note = Input(placeholder="note for adopt/reject (optional), Enter to confirm", id="note")
+            note.display = False
+            yield note
+
+    def on_mount(self) -> None:
+        self.query_one("#targets", OptionList).focus()
+
+    def on_key(self, event) -> None:
+        if isinstance(self.focused, Input):
+            return
+        for t in self.targets:
+            if event.character == self.KEYS[t]:
+                event.stop()
+                self._choose(t)
+
+    @on(OptionList.OptionSelected, "#targets")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self._choose(event.option.id or "")
+
+    def _choose(self, target: str) -> None:
+        if target in ("adopted", "rejected"):
+            self.chosen = target
+            note = self.query_one("#note", Input)
+            note.display = True
+            note.border_title = f"note for {target}"
+            note.focus()
+        else:
+            self.dismiss(MoveChoice(target, None))
+
+    @on(Input.Submitted, "#note")
+    def _note(self, event: Input.Submitted) -> None:
+        if self.chosen:
+            self.dismiss(MoveChoice(self.chosen, event.value.strip() or None))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
