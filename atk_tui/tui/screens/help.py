@@ -44,16 +44,21 @@ class HelpScreen(ModalScreen[None]):
         table.add_column("action")
         for group, key, desc in EXTRA:
             table.add_row(group, key, desc)
-        seen: set[str] = set()
         main = getattr(self.app, "main", None)
         sources = [("Global", self.app)]
         if main is not None:
             sources.insert(0, ("Items", main))
+        # one row per action, with every key bound to it (`q ^q`), in the order they are defined
+        rows: dict[str, tuple[str, list[str], str]] = {}
         for group, node in sources:
-            for _, binding in sorted(node._bindings.key_to_bindings.items()):
-                for b in binding:
-                    if b.action in seen or not b.description or b.action.startswith("focus_"):
+            for bindings in node._bindings.key_to_bindings.values():  # noqa: SLF001 - the live (remapped) keys
+                for b in bindings:
+                    if not b.description or b.action.startswith("focus_"):
                         continue
-                    seen.add(b.action)
-                    table.add_row(group, Text(self.app.get_key_display(b)), Text(b.description))
+                    key = self.app.get_key_display(b)
+                    row = rows.setdefault(b.action, (group, [], b.description))
+                    if key not in row[1]:
+                        row[1].append(key)
+        for group, keys, desc in rows.values():
+            table.add_row(group, Text(" ".join(keys)), Text(desc))
         return table

@@ -55,6 +55,8 @@ class DetailPane(VerticalScroll):
     DetailPane > #blocks-tree { margin-bottom: 1; }
     DetailPane > #detail-preview { color: $text; }
     DetailPane > Markdown { padding: 0; margin: 0; }
+    DetailPane > Markdown > MarkdownHeader:first-child { margin-top: 0; }
+    DetailPane > Markdown > MarkdownH1 { content-align: left middle; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
