@@ -39,11 +39,11 @@ class OptionSet(RadioSet, inherit_bindings=False):
         for opt in question.options:
             label = Text()
             label.append(f"{opt.letter}) ", style="bold")
+            if question.recommendation == opt.letter:
+                label.append("★ ", style="bold green")
             label.append(safe_line(opt.label))
             if opt.implications:
                 label.append(f" — {safe_line(opt.implications)}", style="dim")
-            if question.recommendation == opt.letter:
-                label.append("  ★ recommended", style="bold green")
             buttons.append(RadioButton(label, value=question.recommendation == opt.letter, name=opt.letter))
         super().__init__(*buttons, id=id)
         self.question = question
@@ -98,7 +98,7 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as v:
             v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
-            v.border_subtitle = "letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
+            v.border_subtitle = "★ recommended · letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
             with VerticalScroll():
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())

@@ -1,0 +1,117 @@
+"""Snapshot tests of the dashboard on the demo store (pytest-textual-snapshot).
+
+Deterministic by construction: the demo store is made for a fixed `now` and the app's clock is
+frozen at it, the theme is explicit, the watcher is off, the status line shows a fixed store
+label instead of the tmp path, the filter's cursor does not blink, and every test waits for the
+app to settle (workers and debounce timers) instead of sleeping. Keys are pressed inside
+`run_before` so that each press is followed by `settle`.
+
+Update with `pytest tests/tui/test_snapshots.py --snapshot-update` only after reading the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+from tui_helpers import DEMO, frozen_clock, press, settle
+
+from atk_tui.core.service import Service
+from atk_tui.tui.app import AtkApp
+
+WIDE = (120, 36)
+NARROW = (80, 24)
+
+# Markup, a Textual variable, an unclosed tag, an SGR colour and an OSC 52 clipboard write.
+HOSTILE_TITLE = "Literal [bold red]x[/] [$accent]y [/ \x1b[31mred\x1b]52;c;aGk=\x07 end"
+HOSTILE_BODY = f"""# {HOSTILE_TITLE}
+
+- 反映内容: show [bold red]x[/] and [$accent]y and [/ as typed
+- 反映先: [link=https://example.invalid]acme/webapp[/link]
+- 理由: \x1b[2J\x1b[H escape sequences \x1b]8;;https://example.invalid\x07link\x1b]8;;\x07 stay visible
+- メリット: none
+- デメリット: なし
+- 完成条件: the dashboard shows every character literally
+"""
+
+
+def add_hostile_item(root: Path) -> str:
+    svc = Service(root, clock=frozen_clock, actor="user", pull=False, push=False)
+    out = svc.add(kind="awi", target_repo="acme/[b]webapp[/b]", body=HOSTILE_BODY)
+    assert out.ok, out.message
+    return out.files[0]
+
+
+def steps(*keys: str, jump: str | None = None, before: Callable[[AtkApp], None] | None = None):
+    """A `run_before` that settles, optionally selects an item, then presses `keys`."""
+
+    async def run_before(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, AtkApp)
+        await settle(pilot)
+        for inp in app.query(Input):
+            inp.cursor_blink = False
+        if before is not None:
+            before(app)
+        if jump is not None:
+            assert app.main.jump_to(jump)
+            await settle(pilot)
+        await press(pilot, *keys)
+        await pilot.app.workers.wait_for_complete()
+
+    return run_before
+
+
+def test_main_wide(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps())
+
+
+def test_main_narrow(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=NARROW, run_before=steps())
+
+
+def test_needs_you_focused(snap_compare, app_factory) -> None:
+    """`n` focuses the needs-you pane; `j` moves to the second question, whose detail shows."""
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps("n", "j"))
+
+
+def test_detail_blocked_awi(snap_compare, app_factory) -> None:
+    """chain-2 waits on chain-1, which waits on the unanswered chain-uwi."""
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps(jump=DEMO["chain-2"]))
+
+
+def test_detail_multi_question_uwi(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps(jump=DEMO["md-multi"]))
+
+
+def test_detail_defective(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps(jump=DEMO["defective"]))
+
+
+def test_history(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps("H"))
+
+
+def test_help(snap_compare, app_factory) -> None:
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps("question_mark"))
+
+
+def test_filter_active(snap_compare, app_factory) -> None:
+    """`/` opens the filter; typing narrows every pane (counts become shown/total)."""
+    assert snap_compare(app_factory(), terminal_size=WIDE, run_before=steps("slash", *"session"))
+
+
+def test_agent_read_only_banner(snap_compare, app_factory) -> None:
+    app = app_factory(actor="agent")
+    assert app.read_only
+    assert snap_compare(app, terminal_size=WIDE, run_before=steps())
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW], ids=["wide", "narrow"])
+def test_untrusted_text_shown_literally(snap_compare, app_factory, demo_store: Path, size) -> None:
+    """Markup and escape sequences in an item's title, repo and body appear as typed."""
+    name = add_hostile_item(demo_store)
+    assert snap_compare(app_factory(), terminal_size=size, run_before=steps(jump=name))
