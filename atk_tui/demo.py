@@ -312,12 +312,12 @@ class _Demo:
                     changes[old] = None
                 changes[new] = self.render(it, fms[key], tails[key])
             if ev.message is not None:
-                msg = ev.message if ev.message.endswith("\n") else ev.message + "\n"
+                msg = ev.message.rstrip("\n") + "\n"
             else:
                 what = self._fname(ev.keys[0]) if len(ev.keys) == 1 else f"{len(ev.keys)} items"
                 msg = f"atk: {ev.op} {what}\n"
-                if ev.actor:
-                    msg += f"\nAtk-Actor: {ev.actor}\n"
+            if ev.actor:
+                msg += f"\nAtk-Actor: {ev.actor}\n"
             out.append((ev.at, msg, changes))
         for key, it in self.items.items():
             final = state.get(key)

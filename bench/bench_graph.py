@@ -2,9 +2,9 @@
 
 Usage: python bench/bench_graph.py [--quick]
 
-The graphs look like a real queue: items are created in sequence and each depends on one or two
-recent items (a window of the last 40), so dependencies form long chains with some fan-in and
-fan-out, ~1.5 edges per node, and ~3% of the items depend on nothing.
+The graphs look like a real queue: projects of 10-60 items whose dependency chains are 3-9 deep,
+mostly from one level to the next, with some fan-in and fan-out, a few links between projects,
+~1.5 edges per node.
 """
 
 from __future__ import annotations
@@ -20,7 +20,10 @@ STATUSES = ("ready", "blocked", "waiting", "answered", "cooldown", "hold")
 WORDS = ("fix login", "refactor store", "add cache layer", "docs", "更新する", "split the parser", "retry push")
 
 
-def dependency_graph(n: int, edges_per_node: float = 1.5, window: int = 40, seed: int = 7):
+def dependency_graph(n: int, edges_per_node: float = 1.5, seed: int = 7):
+    """Items grouped in projects of 10-60; inside a project each item sits on a level (depth
+    up to 3-9) and depends on items of earlier levels, mostly the previous one; ~4% of the
+    edges go to an earlier project. Sources of a project have no dependencies."""
     rng = random.Random(seed)
     nodes = [
         GraphNode(
@@ -31,14 +34,36 @@ def dependency_graph(n: int, edges_per_node: float = 1.5, window: int = 40, seed
         )
         for i in range(n)
     ]
+    levels: list[int] = []
+    projects: list[tuple[int, int]] = []  # [start, end) of each project
+    while len(levels) < n:
+        size = min(rng.randint(10, 60), n - len(levels))
+        depth = rng.randint(3, 9)
+        start = len(levels)
+        levels.extend(sorted(rng.randint(0, depth) for _ in range(size)))
+        projects.append((start, start + size))
+    by_level: dict[tuple[int, int], list[int]] = {}
+    project_of = [0] * n
+    for p, (start, end) in enumerate(projects):
+        for i in range(start, end):
+            project_of[i] = p
+            by_level.setdefault((p, levels[i]), []).append(i)
     edges: set[tuple[str, str]] = set()
-    roots = {i for i in range(n) if i == 0 or rng.random() < 0.03}
     want = int(n * edges_per_node)
     while len(edges) < want:
-        b = rng.randrange(1, n)
-        if b in roots:
-            continue
-        a = b - rng.randint(1, min(b, window))
+        b = rng.randrange(n)
+        p = project_of[b]
+        if p and rng.random() < 0.04:  # a dependency on another, earlier project
+            start, end = projects[rng.randrange(p)]
+            a = rng.randrange(start, end)
+        else:
+            if levels[b] == 0:
+                continue
+            back = 1 if rng.random() < 0.75 else rng.randint(1, levels[b])
+            pool = by_level.get((p, levels[b] - back))
+            if not pool:
+                continue
+            a = rng.choice(pool)
         edges.add((nodes[a].id, nodes[b].id))
     return nodes, sorted(edges)
 

@@ -2,13 +2,20 @@
 
 A move does not change a file's blob SHA, so moving items costs no re-parse. Entries are keyed
 by blob *and* filename: a parse depends on the name too (the title falls back to the filename
-stem, a bad filename is a defect), so a renamed copy of the same bytes is parsed afresh. The cache holds
-the metadata needed for listing and readiness, not bodies (those are read on demand). It is
-validated on load and silently rebuilt when missing, from another version, or corrupt.
+stem, a bad filename is a defect), so a renamed copy of the same bytes is parsed afresh. The
+cache holds the metadata needed for listing and readiness, not bodies (those are read on
+demand).
+
+The file is a header line (version, SHA-1 and size of the rest) and one JSON object of
+records, each a list of fields in a fixed order. The checksum makes a damaged, truncated or
+hand-edited file a miss as a whole, so records need no per-field type checks on the hot path
+(loading 10,000 of them is most of a warm listing). A missing file, another version or a
+bad checksum: the cache is silently rebuilt.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -18,96 +25,91 @@ from typing import Any
 
 from .model import Item
 
-VERSION = 4
-_FIELDS = (
+VERSION = 5
+#: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
+FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
-    "depends_on", "urgency", "note", "commit", "answered", "has_comment", "size",
+    "depends_on", "cooldown_until", "created", "urgency", "note", "commit", "answered", "has_comment",
+    "size",
 )  # fmt: skip
-_TIMES = ("cooldown_until", "created")
-
-
-def to_record(item: Item) -> dict[str, Any]:
-    rec = {k: getattr(item, k) for k in _FIELDS}
-    for k in _TIMES:
-        v = getattr(item, k)
-        rec[k] = v.isoformat() if v is not None else None
-    return rec
+_N = len(FIELDS)
 
 
 def cache_key(blob: str, filename: str) -> str:
     return f"{blob}/{filename}"
 
 
-def from_record(filename: str, state: str, blob: str, rec: dict[str, Any]) -> Item:
-    item = Item(filename=filename, state=state, blob=blob, complete=False)
-    for k in _FIELDS:
-        v = rec[k]
-        # copies, so that changing an item never changes the cache entry behind it
-        setattr(item, k, list(v) if isinstance(v, list) else v)
-    for k in _TIMES:
-        v = rec[k]
-        setattr(item, k, datetime.fromisoformat(v) if v else None)
-    return item
+def to_record(item: Item) -> list[Any]:
+    c, t = item.cooldown_until, item.created
+    return [
+        item.defects, item.warnings, item.title, item.kind, item.source, item.target_repo,
+        item.target_commit, item.plan_file, item.depends_on,
+        c.isoformat() if c is not None else None, t.isoformat() if t is not None else None,
+        item.urgency, item.note, item.commit, item.answered, item.has_comment, item.size,
+    ]  # fmt: skip
 
 
-_STR_LISTS = ("defects", "warnings", "depends_on")
-_STRS = ("title", "kind", "target_repo", "urgency")
-_OPT_STRS = ("source", "target_commit", "plan_file", "note", "commit", *_TIMES)
-_BOOLS = ("answered", "has_comment")
-
-
-def _valid(rec: Any) -> bool:
-    """True when `rec` has every field with the type `from_record` expects; anything else
-    (an older layout, a hand-edited or damaged file) is a miss and gets re-parsed."""
-    if not isinstance(rec, dict) or not all(k in rec for k in _FIELDS + _TIMES):
-        return False
-    return (
-        all(isinstance(rec[k], list) and all(isinstance(x, str) for x in rec[k]) for k in _STR_LISTS)
-        and all(isinstance(rec[k], str) for k in _STRS)
-        and all(rec[k] is None or isinstance(rec[k], str) for k in _OPT_STRS)
-        and all(isinstance(rec[k], bool) for k in _BOOLS)
-        and type(rec["size"]) is int
-    )
+def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
+    # positional, in Item's field order: this runs once per listed item
+    c, t = r[9], r[10]
+    return Item(
+        filename, state, "", None, "", {},
+        list(r[0]), list(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], list(r[8]),  # copies: items may be changed
+        datetime.fromisoformat(c) if c else None, datetime.fromisoformat(t) if t else None,
+        r[11], r[12], r[13], r[14], r[15], r[16], blob, False,
+    )  # fmt: skip
 
 
 class ItemCache:
-    """One JSON file per scope (`active`, `terminal`), so listing the active queue does not
+    """One file per scope (`active`, `terminal`), so listing the active queue does not
     load the history's entries."""
 
     def __init__(self, git_dir: Path, scope: str) -> None:
         self.path = git_dir / "atk-cache" / f"{scope}-v{VERSION}.json"
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.entries: dict[str, list[Any]] = {}
         self.dirty = False
 
     def load(self) -> None:
-        if not self.path.exists():
+        try:
+            raw = self.path.read_bytes()
+        except OSError:
+            self.entries = {}
             # files of other cache versions are dead weight
             for old in self.path.parent.glob(self.path.name.split("-v")[0] + "-v*.json"):
                 try:
                     old.unlink()
                 except OSError:
                     pass
+            return
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            if not isinstance(raw, dict) or raw.get("version") != VERSION or not isinstance(raw.get("entries"), dict):
+            nl = raw.index(b"\n")
+            header = json.loads(raw[:nl])
+            payload = raw[nl + 1 :]
+            if (
+                not isinstance(header, dict)
+                or header.get("version") != VERSION
+                or header.get("size") != len(payload)
+                or header.get("sha1") != hashlib.sha1(payload).hexdigest()
+            ):
+                raise ValueError("stale or damaged cache")
+            entries = json.loads(payload)
+            if not isinstance(entries, dict):
                 raise ValueError("bad cache")
-            self.entries = raw["entries"]
-        except (OSError, ValueError, RecursionError):
+            self.entries = entries
+        except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
             self.entries = {}
-            self.dirty = self.path.exists()
+            self.dirty = True
 
     def get(self, filename: str, state: str, blob: str) -> Item | None:
         key = cache_key(blob, filename)
         rec = self.entries.get(key)
         if rec is None:
             return None
-        if not _valid(rec):
-            del self.entries[key]
-            self.dirty = True
-            return None
         try:
+            if type(rec) is not list or len(rec) != _N:
+                raise TypeError("bad record")
             return from_record(filename, state, blob, rec)
-        except (TypeError, ValueError, KeyError, AttributeError):
+        except (TypeError, ValueError, KeyError, IndexError):
             del self.entries[key]
             self.dirty = True
             return None
@@ -118,19 +120,23 @@ class ItemCache:
 
     def save(self, keep: set[str] | None = None) -> None:
         """Write the cache (only the keys in `keep`, see `cache_key`, when given), atomically;
-        errors ignored."""
-        if keep is not None and set(self.entries) - keep:
+        errors ignored: the cache is only ever an optimisation."""
+        if keep is not None and not keep.issuperset(self.entries):
             self.entries = {k: v for k, v in self.entries.items() if k in keep}
             self.dirty = True
         if not self.dirty:
             return
         tmp = None
         try:
+            # ASCII escapes keep names that are not valid UTF-8 (surrogates) round-tripping
+            payload = json.dumps(self.entries, separators=(",", ":")).encode("ascii")
+            header = json.dumps(
+                {"version": VERSION, "size": len(payload), "sha1": hashlib.sha1(payload).hexdigest()}
+            ).encode("ascii")
             self.path.parent.mkdir(exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                # ASCII escapes keep names that are not valid UTF-8 (surrogates) round-tripping
-                json.dump({"version": VERSION, "entries": self.entries}, fh, separators=(",", ":"))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(header + b"\n" + payload)
             os.replace(tmp, self.path)
             tmp = None
             self.dirty = False

@@ -36,6 +36,7 @@ import heapq
 import math
 import re
 from bisect import bisect_right, insort
+from codecs import charmap_decode
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -95,18 +96,31 @@ CROSSING_REDUCTION_LIMIT = 60_000
 DEFAULT_MAX_LABEL_CELLS = 20
 
 _ROUTING_PAIR_LIMIT = 20_000
+_ONE_SIDED_ROUND_LIMIT = 15_000  # elements (nodes + dummies)
+_MEDIAN_LIMIT = 15_000
+_W_RR, _W_D, _W_DD, _W_STAY = 1, 2, 8, 2
 _CRIT = 1000  # cost of a wrong merge of two lines in a channel (worse than any crossing)
-_COORD_PASSES = 1  # down+up rounds pulling towards one side, before the balanced rounds
-_DUMMY_WEIGHT = 3.0
-_FINAL_BALANCED = 1
-_L1 = True
 
 # Direction bits of a grid cell: a line leaves the cell towards N / E / S / W.
 _N, _E, _S, _W = 1, 2, 4, 8
 _MASK_CHARS = " │─└││┌├─┘─┴┐┤┬┼"
-_MASK_TO_CHAR = {i: c for i, c in enumerate(_MASK_CHARS)}
+_MASK_DECODE = _MASK_CHARS + "\ufffd" * (256 - len(_MASK_CHARS))  # a charmap: mask byte -> character
 _OR_EW = bytes((b | _E | _W) & 0xFF for b in range(256))
-_RUNS = re.compile(rb"([^\x00])\1*")
+_OR_NS = bytes((b | _N | _S) & 0xFF for b in range(256))
+# style ids: 1 edge (and blank), 2 edge-cycle, 3+ node statuses (a run of one is one box row:
+# boxes never touch each other)
+_RUNS = re.compile(rb"\x02+|[\x03-\xff]+")
+_NOT_EDGE = re.compile(rb"[^\x01]+")
+
+
+def _shift(cell: int, shifts: list[tuple[int, int]]) -> int:
+    """Character offset of a cell in a row whose overlays ending at cell `at` added `extra` chars."""
+    offset = cell
+    for at, extra in shifts:
+        if at <= cell:
+            offset += extra
+    return offset
+
 
 _ARROW_IN = "▶"  # into a dependent, drawn left of its box
 _ARROW_BACK = "◀"  # into a dependent that sits left of its dependency (reversed cycle edge)
@@ -224,6 +238,15 @@ def truncate_cells(text: str, max_cells: int) -> str:
         used += width
         end = stop
     return text[:end] + "…"
+
+
+def _box_text(text: str, max_cells: int) -> str:
+    """A label for a box line: sanitised, cut, and measuring the same between the box's spaces
+    (a joiner at the end would swallow the padding after it)."""
+    out = truncate_cells(sanitize_label(text), max_cells)
+    if cell_len(" " + out + " ") != cell_len(out) + 2:
+        out = truncate_cells(sanitize_label(text).replace("\u200d", "").replace("\ufe0f", ""), max_cells)
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -488,66 +511,51 @@ def _order_layers(
 # vertical placement
 
 
-def _pav_place(layer: list[int], offsets: list[int], desired: list[float], weights: list[float], y: list[int]) -> None:
-    """Place one column: minimise sum(w·(y - desired)²) subject to the column's order and
-    minimum spacing (`offsets` are the packed positions). Pool-adjacent-violators, O(n)."""
-    values: list[float] = []
-    wts: list[float] = []
-    counts: list[int] = []
-    for i in range(len(layer)):
-        values.append(desired[i] - offsets[i])
-        wts.append(weights[i])
-        counts.append(1)
-        while len(values) > 1 and values[-2] > values[-1]:
-            w2 = wts.pop()
-            v2 = values.pop()
-            c2 = counts.pop()
-            w1 = wts[-1]
-            total = w1 + w2
-            values[-1] = (values[-1] * w1 + v2 * w2) / total
-            wts[-1] = total
-            counts[-1] += c2
-    i = 0
-    for value, count in zip(values, counts, strict=True):
-        base = math.floor(value + 0.5)
-        for _ in range(count):
-            y[layer[i]] = base + offsets[i]
-            i += 1
+def _l1_place(layer: list[int], offsets: list[int], points: list[list[int]], y: list[int]) -> None:
+    """Place one column: minimise sum(|y - p|) over each element's wanted rows `points` (already
+    less the element's packed offset; a row repeated stands for a weight), subject to the
+    column's order and spacing (`offsets` are the packed positions).
 
-
-def _l1_place(layer: list[int], offsets: list[int], points: list[list[tuple[float, float]]], y: list[int]) -> None:
-    """Place one column: minimise sum(w·|y - p|) over each element's wanted rows `points`,
-    subject to the column's order and spacing (`offsets` are the packed positions).
-
-    Pool-adjacent-violators with weighted medians: an element lines up exactly with one
-    neighbour (a straight edge) instead of averaging between two (two bent edges).
+    Pool-adjacent-violators with medians: an element lines up exactly with one neighbour (a
+    straight edge) instead of averaging between two (two bent edges). A block is a sorted list,
+    so a merge is one C-level sort of two sorted runs.
     """
-    blocks: list[tuple[list[tuple[float, float]], float, int]] = []  # (sorted points, median, count)
-    for i, pts in enumerate(points):
-        off = offsets[i]
-        shifted = sorted((p - off, w) for p, w in pts)
-        block = (shifted, _weighted_median(shifted), 1)
-        while blocks and blocks[-1][1] > block[1]:
-            prev = blocks.pop()
-            merged = sorted(prev[0] + block[0])
-            block = (merged, _weighted_median(merged), prev[2] + block[2])
-        blocks.append(block)
+    blocks: list[tuple[list[int], int, int]] = []  # (sorted rows, lower median, element count)
+    for rows in points:
+        rows.sort()
+        median = rows[(len(rows) - 1) // 2]
+        count = 1
+        while blocks and blocks[-1][1] > median:
+            prev_rows, _m, prev_count = blocks.pop()
+            prev_rows += rows
+            prev_rows.sort()
+            rows = prev_rows
+            median = rows[(len(rows) - 1) // 2]
+            count += prev_count
+        blocks.append((rows, median, count))
     i = 0
-    for _pts, value, count in blocks:
-        base = math.floor(value + 0.5)
+    for _rows, value, count in blocks:
         for _ in range(count):
-            y[layer[i]] = base + offsets[i]
+            y[layer[i]] = value + offsets[i]
             i += 1
 
 
-def _weighted_median(points: list[tuple[float, float]]) -> float:
-    half = sum(w for _p, w in points) / 2
-    acc = 0.0
-    for p, w in points:
-        acc += w
-        if acc >= half:
-            return p
-    return points[-1][0]
+def _l2_place(layer: list[int], offsets: list[int], points: list[list[int]], y: list[int]) -> None:
+    """`_l1_place` with means instead of medians: O(1) merges, for columns too big for medians
+    (least squares averages between neighbours, so it bends more)."""
+    blocks: list[tuple[float, int, int]] = []  # (sum of rows, number of rows, element count)
+    for rows in points:
+        total, size, count = float(sum(rows)), len(rows), 1
+        while blocks and blocks[-1][0] * size > total * blocks[-1][1]:  # previous mean > this mean
+            prev_total, prev_size, prev_count = blocks.pop()
+            total, size, count = total + prev_total, size + prev_size, count + prev_count
+        blocks.append((total, size, count))
+    i = 0
+    for total, size, count in blocks:
+        value = math.floor(total / size + 0.5)
+        for _ in range(count):
+            y[layer[i]] = value + offsets[i]
+            i += 1
 
 
 def _assign_rows(
@@ -558,6 +566,11 @@ def _assign_rows(
     port: list[int],
     dummy: list[bool],
 ) -> list[int]:
+    """Top rows of every element: one round pulling each column towards its predecessors then
+    one towards its successors, then a balanced round both ways (measured on random queues:
+    fewer bends than more rounds, or than averaging, which bends both edges of a node). Above
+    `_ONE_SIDED_ROUND_LIMIT` elements only the balanced round runs, above `_MEDIAN_LIMIT` with
+    means instead of medians."""
     n = len(extent)
     y = [0] * n
     offsets: list[list[int]] = []
@@ -570,45 +583,48 @@ def _assign_rows(
             if i + 1 < len(layer):
                 cur += extent[v] + (0 if dummy[v] and dummy[layer[i + 1]] else 1)
         offsets.append(offs)
-    weight = [_DUMMY_WEIGHT if d else 1.0 for d in dummy]
 
-    def place(li: int, nbrs_lists: Sequence[list[list[int]]]) -> None:
+    def wanted(nbrs: list[list[int]]) -> list[list[tuple[int, int, int]]]:
+        # (neighbour, port difference, weight), weights like dot's: 1 between real nodes,
+        # 2 with a dummy, 8 between dummies (long edges stay straight)
+        out = []
+        for v in range(n):
+            dv, pv = dummy[v], port[v]
+            out.append(
+                [(w, port[w] - pv, _W_DD if dv and dummy[w] else _W_D if dv or dummy[w] else _W_RR) for w in nbrs[v]]
+            )
+        return out
+
+    from_pred = wanted(pred)
+    from_succ = wanted(succ)
+    from_both = [a + b for a, b in zip(from_pred, from_succ, strict=True)]
+
+    def place(li: int, rep: list[list[tuple[int, int, int]]]) -> None:
         layer = layers[li]
-        if _L1:
-            points: list[list[tuple[float, float]]] = []
-            for v in layer:
-                pts = [
-                    (y[w] + port[w] - port[v], 8.0 if dummy[v] and dummy[w] else 2.0 if dummy[v] or dummy[w] else 1.0)
-                    for nbrs in nbrs_lists
-                    for w in nbrs[v]
-                ]
-                points.append(pts or [(float(y[v]), 0.01)])
-            _l1_place(layer, offsets[li], points, y)
-            return
-        desired: list[float] = []
-        weights: list[float] = []
-        for v in layer:
-            rows = [y[w] + port[w] for nbrs in nbrs_lists for w in nbrs[v]]
-            count = len(rows)
-            if count:
-                desired.append(sum(rows) / count - port[v])
-                weights.append(weight[v] * (1.0 + 0.25 * (count - 1)))
-            else:
-                desired.append(float(y[v]))
-                weights.append(0.05)  # free nodes give way
-        _pav_place(layer, offsets[li], desired, weights, y)
+        offs = offsets[li]
+        points = []
+        for i, v in enumerate(layer):
+            off = offs[i]
+            rows = [y[v] - off] * _W_STAY  # the wish to stay put, for a side without neighbours
+            if rep[v]:
+                rows = []
+                for w, k, c in rep[v]:
+                    rows += [y[w] + k - off] * c
+            points.append(rows)
+        solve(layer, offs, points, y)
 
+    # medians are exact but a merge re-sorts a block: quadratic when a tall column packs solid
+    solve = _l1_place if n <= _MEDIAN_LIMIT else _l2_place
     nl = len(layers)
-    for _ in range(_COORD_PASSES):
+    if n <= _ONE_SIDED_ROUND_LIMIT:
         for li in range(1, nl):
-            place(li, (pred,))
+            place(li, from_pred)
         for li in range(nl - 2, -1, -1):
-            place(li, (succ,))
-    for _ in range(_FINAL_BALANCED):
-        for li in range(nl):
-            place(li, (pred, succ))
-        for li in range(nl - 1, -1, -1):
-            place(li, (pred, succ))
+            place(li, from_succ)
+    for li in range(nl):
+        place(li, from_both)
+    for li in range(nl - 1, -1, -1):
+        place(li, from_both)
     if n:
         top = min(y)
         if top:
@@ -635,23 +651,37 @@ class _Net:
         self.track = -1
 
 
-def _cost_left(a: _Net, b: _Net) -> int:
-    """Crossings (and wrong merges, at `_CRIT`) when `a`'s track is left of `b`'s."""
-    cost = 0
-    b_targets = b.targets
-    for t in a.targets:  # a's target lines run right, across b's vertical
-        if t in b_targets:
-            continue  # same target: a legitimate merge
-        if t == b.s:
-            cost += _CRIT
-        elif b.lo < t < b.hi:
-            cost += 1
-    s = b.s  # b's source line runs left, across a's vertical
-    if s in a.targets:
-        cost += _CRIT
-    elif a.lo < s < a.hi:
-        cost += 1
-    return cost
+def _costs(a: _Net, b: _Net) -> tuple[int, int]:
+    """Crossings (and wrong merges, at `_CRIT`) with `a`'s track left of `b`'s, and the other way.
+
+    With `a` left, `a`'s target lines (running right) cross `b`'s vertical and `b`'s source line
+    (running left) crosses `a`'s; a line that ends on the other's source row merges wrongly.
+    Lines into the same target merge legitimately.
+    """
+    a_targets, b_targets = a.targets, b.targets
+    a_s, b_s, a_lo, a_hi, b_lo, b_hi = a.s, b.s, a.lo, a.hi, b.lo, b.hi
+    left = right = 0
+    for t in a_targets:
+        if t not in b_targets:
+            if t == b_s:
+                left += _CRIT
+            elif b_lo < t < b_hi:
+                left += 1
+    if b_s in a_targets:
+        left += _CRIT
+    elif a_lo < b_s < a_hi:
+        left += 1
+    for t in b_targets:
+        if t not in a_targets:
+            if t == a_s:
+                right += _CRIT
+            elif a_lo < t < a_hi:
+                right += 1
+    if a_s in b_targets:
+        right += _CRIT
+    elif b_lo < a_s < b_hi:
+        right += 1
+    return left, right
 
 
 def _route_channel(nets: list[_Net]) -> int:
@@ -687,12 +717,11 @@ def _route_channel(nets: list[_Net]) -> int:
             order.append(k)
             continue
         where = sorted((order.index(j), j) for j in olap)
-        before = [_cost_left(nets[j], net) for _i, j in where]  # j left of k
-        after = [_cost_left(net, nets[j]) for _i, j in where]  # k left of j
-        cost = sum(after)
+        costs = [_costs(nets[j], net) for _i, j in where]  # (j left of k, k left of j)
+        cost = sum(c[1] for c in costs)
         best_cost, best_at = cost, where[0][0]
-        for idx, (at, _j) in enumerate(where):
-            cost += before[idx] - after[idx]
+        for (at, _j), (j_left, k_left) in zip(where, costs, strict=True):
+            cost += j_left - k_left
             if cost <= best_cost:
                 best_cost, best_at = cost, at + 1
         order.insert(best_at, k)
@@ -727,6 +756,95 @@ def _left_edge(nets: list[_Net]) -> int:
         net.track = track
         heapq.heappush(busy, (net.hi, track))
     return ntracks
+
+
+# --------------------------------------------------------------------------------------------
+# drawing
+
+
+class _Canvas:
+    """A row-major grid of line-direction masks and style ids, plus text overlays (boxes,
+    arrowheads) laid over it. Lines are slice operations on flat bytearrays (a vertical line is
+    an extended slice with step = width), so drawing costs no Python work per cell."""
+
+    __slots__ = ("height", "masks", "overlays", "styles", "width")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+        self.masks = bytearray(width * height)
+        self.styles = bytearray(b"\x01") * (width * height)  # blank cells count as edge
+        self.overlays: list[list[tuple[int, str, int]]] = [[] for _ in range(height)]  # (x, text, cells)
+
+    def hline(self, row: int, x0: int, x1: int, style: int) -> None:
+        """A horizontal line over cells x0..x1-1."""
+        if x1 > x0:
+            a = row * self.width
+            masks = self.masks
+            masks[a + x0 : a + x1] = masks[a + x0 : a + x1].translate(_OR_EW)
+            self.styles[a + x0 : a + x1] = bytes((style,)) * (x1 - x0)
+
+    def vline(self, col: int, r0: int, r1: int, style: int) -> None:
+        """A vertical line over rows r0+1..r1-1 (the ends are marked separately)."""
+        count = r1 - r0 - 1
+        if count > 0:
+            w = self.width
+            a, b = (r0 + 1) * w + col, r1 * w + col
+            masks = self.masks
+            masks[a:b:w] = masks[a:b:w].translate(_OR_NS)
+            self.styles[a:b:w] = bytes((style,)) * count
+
+    def mark(self, row: int, col: int, bits: int, style: int) -> None:
+        i = row * self.width + col
+        self.masks[i] |= bits
+        self.styles[i] = style
+
+    def overlay(self, row: int, x: int, text: str, cells: int, style: int) -> None:
+        """Text covering `cells` cells from x (its own cell width, whatever its length)."""
+        self.overlays[row].append((x, text, cells))
+        a = row * self.width + x
+        self.styles[a : a + cells] = bytes((style,)) * cells
+
+    def render(self, style_keys: Sequence[str]) -> tuple[list[str], list[tuple[int, int, int, str]]]:
+        width, masks, styles = self.width, self.masks, self.styles
+        view = memoryview(masks)
+        lines: list[str] = []
+        spans: list[tuple[int, int, int, str]] = []
+        for r in range(self.height):
+            base = r * width
+            text = charmap_decode(view[base : base + width], "strict", _MASK_DECODE)[0]
+            shifts: list[tuple[int, int]] = []  # (cell where a wide/combining overlay ends, extra chars)
+            row_overlays = self.overlays[r]
+            if row_overlays:
+                row_overlays.sort()
+                parts = []
+                at = 0
+                for x, piece, cells in row_overlays:
+                    parts.append(text[at:x])
+                    parts.append(piece)
+                    at = x + cells
+                    if len(piece) != cells:
+                        shifts.append((at, len(piece) - cells))
+                parts.append(text[at:])
+                text = "".join(parts)
+            lines.append(text)
+            # spans tile the row: what is not a box or a cycle edge is `edge`
+            at = 0
+            for stretch in _NOT_EDGE.finditer(styles, base, base + width):
+                piece = stretch.group()
+                first = stretch.start() - base
+                if first > at:
+                    spans.append((r, _shift(at, shifts), _shift(first, shifts), EDGE_STYLE))
+                if piece.count(piece[0]) == len(piece):  # one style: the common case
+                    runs: Iterable[tuple[int, int]] = ((first, first + len(piece)),)
+                else:
+                    runs = [(first + m.start(), first + m.end()) for m in _RUNS.finditer(piece)]
+                for start, stop in runs:
+                    spans.append((r, _shift(start, shifts), _shift(stop, shifts), style_keys[styles[base + start]]))
+                at = first + len(piece)
+            if at < width:
+                spans.append((r, _shift(at, shifts), _shift(width, shifts), EDGE_STYLE))
+        return lines, spans
 
 
 # --------------------------------------------------------------------------------------------
@@ -834,8 +952,11 @@ def layout_graph(
     sweeps, transpose = _sweep_budget(size)
     if max_sweeps is not None:
         sweeps = max_sweeps
-    start_order = sorted(range(n), key=lambda v: (layer_of[v], v))
+    # items without any edge wait at the bottom of the first column, out of the way
+    isolated = [v for v in range(n) if not pred[v] and not succ[v]]
+    start_order = sorted((v for v in range(n) if pred[v] or succ[v]), key=lambda v: (layer_of[v], v))
     layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose)
+    layers[0].extend(isolated)
     pos = [0] * total
     for layer in layers:
         for i, v in enumerate(layer):
@@ -845,15 +966,19 @@ def layout_graph(
     label_cells = max(1, max_label_cells)
     titles: list[str] = []
     repos: list[str] = []
+    title_cells: list[int] = []
+    repo_cells: list[int] = []
     box_w = [0] * total
     box_h = [1] * total
     for i, node_id in enumerate(ids):
         node = by_id[node_id]
-        title = truncate_cells(sanitize_label(node.label), label_cells)
-        repo = truncate_cells(sanitize_label(node.repo), label_cells) if node.repo else ""
+        title = _box_text(node.label, label_cells)
+        repo = _box_text(node.repo, label_cells) if node.repo else ""
         titles.append(title)
         repos.append(repo)
-        box_w[i] = max(cell_len(title), cell_len(repo), 1) + 4
+        title_cells.append(cell_len(title))
+        repo_cells.append(cell_len(repo))
+        box_w[i] = max(title_cells[i], repo_cells[i], 1) + 4
         box_h[i] = 4 if repo else 3
     col_w = [1] * nlayers
     for v in range(n):
@@ -878,16 +1003,12 @@ def layout_graph(
     for li in range(1, nlayers):
         col_x[li] = col_x[li - 1] + col_w[li - 1] + chan_w[li - 1]
     width = col_x[-1] + col_w[-1]
-    if any(elem_layer[v] == nlayers - 1 for v in self_loops):
-        width += 1  # room for the loop on the right of the last column
     height = max(y[v] + extent[v] for v in range(total))
 
     # drawing: direction masks and style ids
-    masks = [bytearray(width) for _ in range(height)]
-    styles = [bytearray(width) for _ in range(height)]
+    canvas = _Canvas(width, height)
     style_keys: list[str] = ["", EDGE_STYLE, EDGE_CYCLE_STYLE]
     style_id: dict[str, int] = {EDGE_STYLE: 1, EDGE_CYCLE_STYLE: 2}
-    overlays: list[list[tuple[int, str, int]]] = [[] for _ in range(height)]  # (x, text, cells)
 
     def sid(key: str) -> int:
         found = style_id.get(key)
@@ -898,21 +1019,7 @@ def layout_graph(
             style_keys.append(key)
         return found
 
-    def hline(row: int, x0: int, x1: int, style: int) -> None:  # cells x0..x1-1
-        if x1 > x0:
-            m = masks[row]
-            m[x0:x1] = m[x0:x1].translate(_OR_EW)
-            styles[row][x0:x1] = bytes((style,)) * (x1 - x0)
-
-    def vline(col: int, r0: int, r1: int, style: int) -> None:  # inner cells of r0..r1, ends excluded
-        for r in range(r0 + 1, r1):
-            masks[r][col] |= _N | _S
-            styles[r][col] = style
-
-    def mark(row: int, col: int, bits: int, style: int) -> None:
-        masks[row][col] |= bits
-        styles[row][col] = style
-
+    hline, vline, mark = canvas.hline, canvas.vline, canvas.mark
     in_normal = [False] * total  # a normal edge ends here: arrowhead drawn
     in_any = [False] * total
     in_plain = [False] * total  # ... and at least one of them is not on a cycle
@@ -922,57 +1029,57 @@ def layout_graph(
     for v in range(n, total):  # dummies: a line straight through the column
         li = elem_layer[v]
         fl = seg_flags[(pred[v][0], v)]
-        hline(y[v], col_x[li], col_x[li] + col_w[li], 2 if fl[2] and not fl[0] else 1)
+        hline(y[v], col_x[li], col_x[li] + col_w[li], 2 if fl[2] else 1)
 
     for li in range(nlayers - 1):
         cx = col_x[li] + col_w[li]  # first cell of the channel
         end = col_x[li + 1]  # first cell after it
         for net in channel_nets[li]:
             s, a = net.s, net.src
-            # cycle-only segments first, so cells shared with normal edges keep the normal style
-            ordered = sorted(net.segs, key=lambda seg, a=a: not seg_flags[(a, seg[1])][2])
-            for t, b in ordered:
+            src_real = not dummy[a]
+            up = down = across = 0  # per part of the bus: 1 if a plain edge uses it, else 2 (cycle only)
+            for t, b in net.segs:
                 fl = seg_flags[(a, b)]
                 style = 2 if fl[2] else 1
+                if t < s:
+                    up = style if not up else min(up, style)
+                elif t > s:
+                    down = style if not down else min(down, style)
+                across = style if not across else min(across, style)
                 if not dummy[b]:
                     in_any[b] = True
                     if fl[0]:
                         in_normal[b] = True
                         if not fl[2]:
                             in_plain[b] = True
-                if not dummy[a]:
+                if src_real:
                     if fl[0]:
                         out_normal[a] = True
                     if fl[1]:
                         out_back[a] = True
-                if net.track < 0:  # straight across
-                    hline(s, cx, end, style)
-                    continue
-                tx = cx + 1 + net.track
-                hline(s, cx, tx, style)
-                hline(t, tx + 1, end, style)
-                if t == s:
-                    mark(s, tx, _E | _W, style)
-                elif t > s:
-                    mark(s, tx, _W | _S, style)
-                    vline(tx, s, t, style)
-                    mark(t, tx, _N | _E, style)
+                if net.track >= 0:
+                    hline(t, cx + 2 + net.track, end, style)  # from the track to the next column
+            if net.track < 0:  # straight across
+                hline(s, cx, end, across)
+                continue
+            tx = cx + 1 + net.track
+            hline(s, cx, tx, across)
+            mark(s, tx, _W | (_N if up else 0) | (_S if down else 0), across)
+            if up:
+                vline(tx, net.lo, s, up)
+            if down:
+                vline(tx, s, net.hi, down)
+            for t in net.targets:
+                if t != s:
+                    mark(t, tx, _E | (_N if t > net.lo else 0) | (_S if t < net.hi else 0), up if t < s else down)
                 else:
-                    mark(s, tx, _W | _N, style)
-                    vline(tx, t, s, style)
-                    mark(t, tx, _S | _E, style)
+                    mark(t, tx, _E, across)
 
-    for v in sorted(self_loops):  # a small loop on the right side, back in from below
-        li = elem_layer[v]
-        bx, by_, bh = col_x[li], y[v], box_h[v]
-        rx = bx + col_w[li]
-        mark(by_ + 1, rx, _W | _S, 2)
-        vline(rx, by_ + 1, by_ + bh, 2)
-        mark(by_ + bh, rx, _N | _W, 2)
-        hline(by_ + bh, bx + 2, rx, 2)
-        overlays[by_ + bh].append((bx + 1, _ARROW_LOOP, 1))
-        styles[by_ + bh][bx + 1] = 2
-        out_normal[v] = True
+    for v in sorted(self_loops):  # a small loop under the box: out of its bottom, back in with ▲
+        bx, below, w = col_x[elem_layer[v]], y[v] + box_h[v], col_w[elem_layer[v]]
+        mark(below, bx + w - 2, _N | _W, 2)
+        hline(below, bx + 2, bx + w - 2, 2)
+        canvas.overlay(below, bx + 1, _ARROW_LOOP, 1, 2)
 
     # boxes, arrowheads, port junctions
     boxes: dict[str, NodeBox] = {}
@@ -982,43 +1089,24 @@ def layout_graph(
         node = by_id[ids[v]]
         boxes[ids[v]] = NodeBox(bx, by_, w, h, li, pos[v])
         hz, vt = ("╌", "┆") if node.placeholder else ("─", "│")
-        inner = w - 2
         left_port = "┤" if in_any[v] and not in_normal[v] else vt
         right_port = "├" if out_normal[v] else vt
-        rows = ["┌" + hz * inner + "┐"]
-        rows.append(left_port + " " + titles[v] + " " * (w - 4 - cell_len(titles[v])) + " " + right_port)
-        if repos[v]:
-            rows.append(vt + " " + repos[v] + " " * (w - 4 - cell_len(repos[v])) + " " + vt)
-        rows.append("└" + hz * inner + "┘")
         status = sid(node.status)
-        for r, text in enumerate(rows):
-            overlays[by_ + r].append((bx, text, w))
-            styles[by_ + r][bx : bx + w] = bytes((status,)) * w
-        port_row = by_ + 1
+        overlay = canvas.overlay
+        overlay(by_, bx, "┌" + hz * (w - 2) + "┐", w, status)
+        overlay(by_ + 1, bx, left_port + " " + titles[v] + " " * (w - 4 - title_cells[v]) + " " + right_port, w, status)
+        if repos[v]:
+            overlay(by_ + 2, bx, vt + " " + repos[v] + " " * (w - 4 - repo_cells[v]) + " " + vt, w, status)
+        if v in self_loops:
+            overlay(by_ + h - 1, bx, "└" + hz * (w - 3) + "┬┘", w, status)
+        else:
+            overlay(by_ + h - 1, bx, "└" + hz * (w - 2) + "┘", w, status)
         if in_normal[v]:
-            overlays[port_row].append((bx - 1, _ARROW_IN, 1))
-            styles[port_row][bx - 1] = 1 if in_plain[v] else 2
+            overlay(by_ + 1, bx - 1, _ARROW_IN, 1, 1 if in_plain[v] else 2)
         if out_back[v]:
-            overlays[port_row].append((bx + w, _ARROW_BACK, 1))
-            styles[port_row][bx + w] = 2
+            overlay(by_ + 1, bx + w, _ARROW_BACK, 1, 2)
 
-    lines: list[str] = []
-    spans: list[tuple[int, int, int, str]] = []
-    for r in range(height):
-        text = masks[r].decode("latin-1").translate(_MASK_TO_CHAR)
-        shifts: list[tuple[int, int]] = []  # (cell where an irregular overlay ends, extra chars)
-        for x, piece, cells in sorted(overlays[r], reverse=True):
-            text = text[:x] + piece + text[x + cells :]
-            if len(piece) != cells:
-                shifts.append((x + cells, len(piece) - cells))
-        lines.append(text)
-        shifts.reverse()
-        for m in _RUNS.finditer(styles[r]):
-            start, stop = m.span()
-            if shifts:
-                start += sum(d for at, d in shifts if at <= start)
-                stop += sum(d for at, d in shifts if at <= stop)
-            spans.append((r, start, stop, style_keys[m.group()[0]]))
+    lines, spans = canvas.render(style_keys)
 
     # edges as drawn, and adjacency for navigation
     routes: list[EdgeRoute] = []

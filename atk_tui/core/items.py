@@ -12,13 +12,12 @@ import hashlib
 import re
 import warnings
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from . import sections
-from .model import AWI_BULLETS, RESERVED_KEYS, Item, is_valid_filename
+from .model import ANSWER_HEADINGS, AWI_BULLETS, COMMENT_HEADINGS, RESERVED_KEYS, Item, is_valid_filename
 
 #: Larger files are listed as defective and only a preview of them is kept in memory.
 MAX_ITEM_BYTES = 1024 * 1024
@@ -51,82 +50,195 @@ def blob_sha(data: bytes) -> str:
     return h.hexdigest()
 
 
-class Frontmatter(BaseModel):
-    """The reserved keys and their types. Unknown keys are allowed and kept."""
-
-    model_config = ConfigDict(extra="allow", strict=True)
-
-    kind: Literal["awi", "uwi"]
-    source: str | None = None
-    target_repo: str
-    target_commit: str | None = None
-    plan_file: str | None = None
-    depends_on: list[str] | None = None
-    cooldown_until: datetime | None = None
-    created: datetime | None = None
-    urgency: Literal["blocking", "next-review", "informational"] | None = None
-    note: str | None = None
-    commit: str | None = None
-
-    @field_validator("source", "note", "target_commit", "commit", mode="before")
-    @classmethod
-    def _scalar_to_str(cls, v: Any) -> Any:
-        # YAML reads `commit: 1234567` as an int and `note: yes` as a bool; the user meant text.
-        if isinstance(v, bool | int | float):
-            return str(v)
-        return v
-
-    @field_validator("target_repo")
-    @classmethod
-    def _repo_not_blank(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("must not be empty")
-        return v
-
-    @field_validator("cooldown_until", "created", mode="before")
-    @classmethod
-    def _parse_time(cls, v: Any) -> Any:
-        if isinstance(v, datetime):
-            return v
-        if isinstance(v, date):
-            raise ValueError("needs a time and a timezone, e.g. 2026-11-30T09:00:00+09:00")
-        if isinstance(v, str):
-            try:
-                return datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
-            except ValueError as exc:
-                raise ValueError(f"not an ISO 8601 date-time: {v!r}") from exc
-        return v
-
-    @field_validator("cooldown_until")
-    @classmethod
-    def _needs_tz(cls, v: datetime | None) -> datetime | None:
-        if v is not None and v.tzinfo is None:
-            raise ValueError("needs a timezone, e.g. 2026-11-30T09:00:00+09:00")
-        return v
-
-    @field_validator("depends_on")
-    @classmethod
-    def _dep_names(cls, v: list[str] | None) -> list[str] | None:
-        for name in v or ():
-            if not is_valid_filename(name):
-                raise ValueError(f"bad filename {name!r} (must be a plain item filename like 20261129-101500-x.md)")
-        return v
+_KIND_VALUES = ("awi", "uwi")
+_URGENCY_VALUES = ("blocking", "next-review", "informational")
+_TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
+_TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
 
-def _describe_error(err: dict[str, Any]) -> str:
-    loc = ".".join(str(p) for p in err.get("loc", ())) or "frontmatter"
-    typ = err.get("type", "")
-    if typ == "missing":
-        return f"{loc}: required"
-    if typ == "literal_error":
-        allowed = err.get("ctx", {}).get("expected", "")
-        return f"{loc}: {err.get('input')!r} is not one of {allowed}"
-    if typ in ("string_type", "list_type", "datetime_type"):
-        want = {"string_type": "text", "list_type": "a list", "datetime_type": "a date-time"}[typ]
-        return f"{loc}: must be {want}, got {type(err.get('input')).__name__}"
-    msg = str(err.get("msg", "invalid"))
-    msg = msg.removeprefix("Value error, ")
-    return f"{loc}: {msg}"
+def _one_of(values: tuple[str, ...]) -> str:
+    quoted = [repr(v) for v in values]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def _time_value(key: str, v: Any, errors: list[str]) -> datetime | None:
+    if v is None:
+        return None
+    if isinstance(v, datetime):
+        dt = v
+    elif isinstance(v, date):
+        errors.append(f"{key}: needs a time and a timezone, {_TZ_HINT}")
+        return None
+    elif isinstance(v, str):
+        try:
+            dt = datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
+        except ValueError:
+            errors.append(f"{key}: not an ISO 8601 date-time: {v!r}")
+            return None
+    else:
+        errors.append(f"{key}: must be a date-time, got {type(v).__name__}")
+        return None
+    if key == "cooldown_until" and dt.tzinfo is None:
+        errors.append(f"{key}: needs a timezone, {_TZ_HINT}")
+        return None
+    return dt
+
+
+def _text_value(key: str, v: Any, errors: list[str], out: dict[str, Any]) -> None:
+    if key in _TEXT_KEYS and isinstance(v, bool | int | float):
+        v = str(v)  # YAML reads `commit: 1234567` as an int and `note: yes` as a bool
+    if v is None or isinstance(v, str):
+        out[key] = v
+    else:
+        errors.append(f"{key}: must be text, got {type(v).__name__}")
+
+
+def validate_frontmatter(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The reserved keys of a loaded frontmatter mapping, typed, and every validation error
+    (in key order, one message per problem). Unknown keys are allowed and ignored here.
+
+    Hand-written rather than a pydantic model: the rules are few, and this is on the path
+    of every listing (importing pydantic alone takes longer than listing a warm queue).
+    """
+    errors: list[str] = []
+    out: dict[str, Any] = {}
+
+    kind = data.get("kind")
+    if "kind" not in data:
+        errors.append("kind: required")
+    elif not (isinstance(kind, str) and kind in _KIND_VALUES):
+        errors.append(f"kind: {kind!r} is not one of {_one_of(_KIND_VALUES)}")
+    else:
+        out["kind"] = kind
+
+    _text_value("source", data.get("source"), errors, out)
+    if "target_repo" not in data:
+        errors.append("target_repo: required")
+    else:
+        repo = data["target_repo"]
+        if not isinstance(repo, str):
+            errors.append(f"target_repo: must be text, got {type(repo).__name__}")
+        elif not repo.strip():
+            errors.append("target_repo: must not be empty")
+        else:
+            out["target_repo"] = repo
+    _text_value("target_commit", data.get("target_commit"), errors, out)
+    _text_value("plan_file", data.get("plan_file"), errors, out)
+
+    deps = data.get("depends_on")
+    if deps is None:
+        out["depends_on"] = None
+    elif not isinstance(deps, list):
+        errors.append(f"depends_on: must be a list, got {type(deps).__name__}")
+    else:
+        wrong = [f"depends_on.{i}: must be text, got {type(d).__name__}" for i, d in enumerate(deps) if not isinstance(d, str)]
+        bad = next((d for d in deps if not is_valid_filename(d)), None) if not wrong else None
+        if wrong:
+            errors.extend(wrong)
+        elif bad is not None:
+            errors.append(f"depends_on: bad filename {bad!r} (must be a plain item filename like 20261129-101500-x.md)")
+        else:
+            out["depends_on"] = deps
+
+    for key in ("cooldown_until", "created"):
+        n = len(errors)
+        dt = _time_value(key, data.get(key), errors)
+        if len(errors) == n:
+            out[key] = dt
+
+    urgency = data.get("urgency")
+    if urgency is None or (isinstance(urgency, str) and urgency in _URGENCY_VALUES):
+        out["urgency"] = urgency
+    else:
+        errors.append(f"urgency: {urgency!r} is not one of {_one_of(_URGENCY_VALUES)}")
+
+    _text_value("note", data.get("note"), errors, out)
+    _text_value("commit", data.get("commit"), errors, out)
+    return out, errors
+
+
+# --- a fast path for the frontmatter most items have ---------------------------------
+#
+# Most frontmatter is `key: value` lines with plain scalars, flow lists of filenames and
+# ISO timestamps. Loading that with PyYAML costs most of an item's parse time (its
+# constructor is pure Python even with libyaml), so such text is read here directly; any
+# line outside that narrow shape sends the whole text to PyYAML. Plain scalars are typed
+# with PyYAML's own implicit resolver, so a value reads exactly as PyYAML would read it
+# (`yes` stays a bool, `0x1f` an int: those just take the slow path).
+
+_FAST_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^ ].*?)[ ]*")
+_FAST_PLAIN = re.compile(r"[A-Za-z0-9_$(./][A-Za-z0-9 _$()./+=;~^-]*")
+_FAST_LIST = re.compile(r"\[([A-Za-z0-9 _$()./+=;~^,-]*)\]")
+_FAST_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:Z|[+-][0-9]{2}:[0-9]{2})")
+_resolver = yaml.resolver.Resolver()
+_STR_TAG = "tag:yaml.org,2002:str"
+_TIME_TAG = "tag:yaml.org,2002:timestamp"
+_SLOW = object()
+
+
+_tags: dict[str, str] = {}
+
+
+def _tag(value: str) -> str:
+    """PyYAML's implicit tag for a plain scalar (memoised: keys and most values repeat)."""
+    tag = _tags.get(value)
+    if tag is None:
+        if len(_tags) > 4096:
+            _tags.clear()
+        tag = _tags[value] = _resolver.resolve(yaml.ScalarNode, value, (True, False))
+    return tag
+
+
+def _fast_scalar(value: str) -> Any:
+    """The value of one plain scalar, or `_SLOW` when PyYAML should decide."""
+    tag = _tag(value)
+    if tag == _STR_TAG:
+        return value
+    if tag == _TIME_TAG and _FAST_TIME.fullmatch(value):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return _SLOW  # e.g. month 13: let PyYAML report it
+    return _SLOW
+
+
+def fast_load(fm_text: str) -> dict[str, Any] | None:
+    """`fm_text` loaded as `yaml.load(fm_text, CSafeLoader)` would, or None when it is not
+    in the simple shape this reader handles (then use PyYAML)."""
+    out: dict[str, Any] = {}
+    for line in fm_text.split("\n"):
+        if not line:
+            continue
+        m = _FAST_LINE.fullmatch(line)
+        if m is None:
+            return None
+        key, raw = m.group(1), m.group(2)
+        if key in out or _tag(key) != _STR_TAG:
+            return None
+        if raw[0] == "[":
+            lm = _FAST_LIST.fullmatch(raw)
+            if lm is None:
+                return None
+            inner = lm.group(1)
+            values: list[Any] = []
+            if inner.strip():
+                for part in inner.split(","):
+                    part = part.strip()
+                    if not part or not _FAST_PLAIN.fullmatch(part):
+                        return None
+                    v = _fast_scalar(part)
+                    if v is _SLOW:
+                        return None
+                    values.append(v)
+            out[key] = values
+            continue
+        if not (_FAST_PLAIN.fullmatch(raw) or _FAST_TIME.fullmatch(raw)):
+            return None
+        v = _fast_scalar(raw)
+        if v is _SLOW:
+            return None
+        out[key] = v
+    return out
 
 
 def _alias_check(obj: Any) -> bool:
@@ -169,6 +281,9 @@ def find_title(body: str) -> str | None:
     return None
 
 
+_LABEL_END = re.compile(r"[:：]")
+
+
 def lint_body(item: Item) -> list[str]:
     """Warnings for a normal AWI body that misses the seed's fixed bullets (never errors)."""
     if item.kind != "awi" or item.plan_file:
@@ -177,7 +292,7 @@ def lint_body(item: Item) -> list[str]:
     for line in item.body.splitlines():
         s = line.lstrip()
         if s[:1] in "-*":
-            label = re.split(r"[:：]", s[1:].strip(), maxsplit=1)[0].strip()
+            label = _LABEL_END.split(s[1:].strip(), maxsplit=1)[0].strip()
             present.add(label)
     out = []
     for bullet in AWI_BULLETS:
@@ -186,6 +301,11 @@ def lint_body(item: Item) -> list[str]:
         if bullet not in present:
             out.append(f"missing bullet: {bullet}")
     return out
+
+
+#: Substrings every casefolded user-only heading contains (SPEC §8; see sections.heading_key).
+_ANSWER_HINTS = tuple({h.casefold().split()[-1] for h in ANSWER_HEADINGS})
+_COMMENT_HINTS = tuple({h.casefold().split()[-1] for h in COMMENT_HEADINGS})
 
 
 def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = None) -> Item:
@@ -238,9 +358,14 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
     item.title = find_title(item.body) or filename.removesuffix(".md")
     if item.kind == "uwi":
-        item.answered = sections.is_answered(item.body)
+        # the section scan only when a heading could match (heading titles compare casefolded)
+        folded = item.body.casefold()
+        item.answered = any(h in folded for h in _ANSWER_HINTS) and sections.is_answered(item.body)
     else:
-        item.has_comment = bool((sections.comment_text(item.body) or "").strip())
+        folded = item.body.casefold()
+        item.has_comment = any(h in folded for h in _COMMENT_HINTS) and bool(
+            (sections.comment_text(item.body) or "").strip()
+        )
     item.defects = defects
     if not defects:
         item.warnings = lint_body(item)
@@ -249,7 +374,10 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
 
 def _load_meta(item: Item, defects: list[str]) -> None:
     try:
-        data = yaml.load(item.fm_text or "", Loader=_Loader)
+        data = fast_load(item.fm_text or "")
+        fast = data is not None  # no anchors, aliases or odd keys possible then
+        if data is None:
+            data = yaml.load(item.fm_text or "", Loader=_Loader)
     except yaml.YAMLError as exc:
         first = str(exc).strip().splitlines()
         defects.append("YAML error: " + " ".join(x.strip() for x in first[:3]))
@@ -259,32 +387,32 @@ def _load_meta(item: Item, defects: list[str]) -> None:
     if not isinstance(data, dict):
         defects.append(f"frontmatter is not a mapping (got {type(data).__name__})")
         return
-    if _alias_check(data):
+    if not fast and _alias_check(data):
         defects.append("frontmatter uses YAML anchors/aliases, which are not allowed")
         return
-    bad_keys = [k for k in data if not isinstance(k, str)]
+    bad_keys = [] if fast else [k for k in data if not isinstance(k, str)]
     if bad_keys:
         defects.append(f"frontmatter keys must be text (got {bad_keys[0]!r})")
         return
     item.data = data
-    try:
-        fm = Frontmatter.model_validate(data)
-    except ValidationError as exc:
-        defects.extend(_describe_error(e) for e in exc.errors())
+    fm, errors = validate_frontmatter(data)
+    if errors:
+        defects.extend(errors)
         _best_effort(item, data)
         return
-    item.kind = fm.kind
-    item.source = fm.source
-    item.target_repo = fm.target_repo
-    item.target_commit = fm.target_commit
-    item.plan_file = fm.plan_file
-    item.depends_on = list(fm.depends_on or [])
-    item.cooldown_until = fm.cooldown_until
-    item.created = fm.created if fm.created is None or fm.created.tzinfo else fm.created.replace(tzinfo=UTC)
-    item.urgency = fm.urgency or "blocking"
-    item.note = fm.note
-    item.commit = fm.commit
-    if fm.kind == "uwi" and fm.plan_file:
+    item.kind = fm["kind"]
+    item.source = fm["source"]
+    item.target_repo = fm["target_repo"]
+    item.target_commit = fm["target_commit"]
+    item.plan_file = fm["plan_file"]
+    item.depends_on = list(fm["depends_on"] or [])
+    item.cooldown_until = fm["cooldown_until"]
+    created = fm["created"]
+    item.created = created if created is None or created.tzinfo else created.replace(tzinfo=UTC)
+    item.urgency = fm["urgency"] or "blocking"
+    item.note = fm["note"]
+    item.commit = fm["commit"]
+    if fm["kind"] == "uwi" and fm["plan_file"]:
         defects.append("plan_file: only an AWI can have a plan file")
 
 
@@ -331,6 +459,7 @@ def set_keys(fm_text: str, updates: dict[str, Any]) -> str:
         if key not in RESERVED_KEYS:
             raise ValueError(f"{key} is not a key atk owns")
     lines = fm_text.splitlines(keepends=True)
+    eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # new lines match the file's
     entries: list[tuple[str | None, list[str]]] = []
     for line in lines:
         m = _TOP_KEY_RE.match(line)
@@ -341,7 +470,7 @@ def set_keys(fm_text: str, updates: dict[str, Any]) -> str:
         else:
             entries.append((None, [line]))
     if lines and not lines[-1].endswith("\n"):
-        entries[-1][1][-1] += "\n"
+        entries[-1][1][-1] += eol
     done: set[str] = set()
     out: list[str] = []
     for key, chunk in entries:
@@ -355,13 +484,13 @@ def set_keys(fm_text: str, updates: dict[str, Any]) -> str:
                 out.extend(line for line in chunk[1:] if not line.strip() or line.lstrip().startswith("#"))
                 continue
             tail = [line for line in chunk[1:] if not line.strip() or (line.startswith("#"))]
-            out.append(dump_value(key, value))
+            out.append(dump_value(key, value)[:-1] + eol)
             out.extend(tail)
         else:
             out.extend(chunk)
     for key, value in updates.items():
         if key not in done and value is not None:
-            out.append(dump_value(key, value))
+            out.append(dump_value(key, value)[:-1] + eol)
     result = "".join(out)
     _verify(fm_text, result, updates)
     return result

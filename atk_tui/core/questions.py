@@ -78,8 +78,8 @@ _LETTER = r"[A-Za-zＡ-Ｚａ-ｚ]"
 _EMPH = r"(?:\*\*|__)?"
 _OPTION_RE = re.compile(
     r"^[ \t]*(?:(?:[-*+•・]|[0-9]{1,3}[.)])[ \t]+)?(?:\[[ xX]?\][ \t]+)?" + _EMPH
-    + r"(?:[(（](" + _LETTER + r")[)）]|(" + _LETTER + r")[)）]|(" + _LETTER
-    + r")[.:：．](?=[ \t]))" + _EMPH + r"[ \t]*(\S.*)$"
+    + r"(?:[(（](" + _LETTER + r")[)）]|(" + _LETTER + r")" + _EMPH + r"[)）]|(" + _LETTER
+    + r")" + _EMPH + r"[.:：．](?=[ \t]))" + _EMPH + r"[ \t]*(\S.*)$"
 )
 _REC_RE = re.compile(
     r"^[ \t]*(?:[-*+•・>][ \t]+)?" + _EMPH
@@ -215,9 +215,12 @@ def _match_question_title(title: str) -> tuple[int | None, str] | None:
     return number, (m.group(2) or "").strip()
 
 
+_NUMBERED_FIRST = frozenset("0123456789０１２３４５６７８９-*+_#Qq質`~")
+
+
 def _is_fence(line: str) -> bool:
-    s = line.lstrip()
-    return s.startswith("```") or s.startswith("~~~")
+    head = line[:3] if line[:1] in "`~" else line.lstrip()[:3]
+    return head == "```" or head == "~~~"
 
 
 def _indent(line: str) -> int:
@@ -290,13 +293,17 @@ class _Draft:
 
 def _parse_block(lines: list[str], first: str = "") -> _Draft:
     """One question from its lines: options, recommendation, the rest is the text."""
-    options: list[list[str]] = []
+    options: list[tuple[str, str, list[str]]] = []  # implications kept as parts: no O(n²) joins
     text: list[str] = [first] if first.strip() else []
     rec: list[str] = []
     in_fence = False
     last = ""  # "opt" | "rec" | ""
     last_indent = 0
     for line in lines:
+        if not line or line.isspace():
+            text.append("")
+            last = ""
+            continue
         if len(line) > MAX_LINE:
             text.append(line)
             last = ""
@@ -321,15 +328,11 @@ def _parse_block(lines: list[str], first: str = "") -> _Draft:
             continue
         option = _match_option(line)
         if option is not None:
-            options.append([option.letter, option.label, option.implications])
+            options.append((option.letter, option.label, [option.implications] if option.implications else []))
             last, last_indent = "opt", _indent(line)
             continue
         if last == "opt" and _indent(line) > last_indent:
-            cur = options[-1]
-            if cur[2]:
-                cur[2] += " " + stripped
-            else:
-                cur[2] = stripped
+            options[-1][2].append(stripped)
             continue
         if last == "rec":
             rec.append(stripped)
@@ -338,7 +341,7 @@ def _parse_block(lines: list[str], first: str = "") -> _Draft:
             continue
         text.append(line)
         last = ""
-    opts = tuple(Option(a, b, c.strip()) for a, b, c in options)
+    opts = tuple(Option(a, b, " ".join(c).strip()) for a, b, c in options)
     return _Draft(None, _clean_text(text), opts, "\n".join(r for r in rec if r).strip())
 
 
@@ -352,6 +355,9 @@ def _split_numbered(lines: list[str], *, lenient: bool) -> tuple[list[str], list
     starts: list[tuple[int, int | None, str]] = []
     in_fence = False
     for i, line in enumerate(lines):
+        first = line.lstrip()[:1]
+        if first not in _NUMBERED_FIRST:  # cheap filter before the regexes
+            continue
         if _is_fence(line):
             in_fence = not in_fence
             continue
@@ -400,7 +406,7 @@ def _finish(drafts: list[_Draft]) -> tuple[Question, ...]:
 
 
 def _is_marker(line: str) -> bool:
-    if len(line) > 200 or _MARKER not in line.upper():
+    if _MARKER not in line or len(line) > 200:
         return False
     core = line.strip().strip("*_`#>:- \t").strip()
     return core.upper() == _MARKER
@@ -523,6 +529,8 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
         t for t in (_clean_text(_lines(s.text)) for s in secs if s.level in (0, 1)) if t
     )
     context = "\n\n".join(t for t in (_clean_text(_lines(c)) for c in context_parts) if t)
+    title_sec = next((s for s in secs if s.level == 1), None)
+    title = title_sec.title if title_sec else ""
     drafts: list[_Draft] = []
     pre_all: list[str] = []
     if question_secs:
@@ -535,10 +543,8 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
     else:
         # No question heading: the prose outside title, context and user-only sections.
         region: list[str] = []
-        title = ""
         for s in secs:
-            if s.level == 1 and not title:
-                title = s.title
+            if s is title_sec:
                 region.extend(_lines(s.text))
             elif s.level == 0 or not (
                 _is_context(s.title) or sections.is_answer_heading(s.title)
@@ -548,8 +554,8 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
                     region.append(s.heading)
                 region.extend(_lines(s.text))
         pre_all, drafts = _region_drafts(region)
-        if len(drafts) == 1 and not drafts[0].text:
-            drafts[0].text = title
+    if len(drafts) == 1 and not drafts[0].text:
+        drafts[0].text = title  # options only: the title is the question
     if any(d.options for d in drafts):
         pre_text = _clean_text(pre_all)
         if pre_text:

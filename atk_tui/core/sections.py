@@ -21,7 +21,7 @@ user-only section they own and leave every other byte as it was, except that tra
 lines at the end of the body are dropped where a section is appended, and an unclosed code
 fence at the end is closed first (otherwise the appended heading would be inside it).
 Free text put into a section is kept verbatim except that leading/trailing blank lines are
-dropped, ``\\r\\n`` becomes the body's line ending, a line that would be an H1/H2 heading gets
+dropped, ``\\r\\n`` and a lone ``\\r`` become the body's line ending, a line that would be an H1/H2 heading gets
 a backslash before its ``#`` (``\\## x`` renders as the text ``## x`` and cannot end the
 section early), and an unclosed fence in the text is closed.
 """
@@ -29,7 +29,9 @@ section early), and an unclosed fence in the text is closed.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .model import ANSWER_HEADINGS, COMMENT_HEADINGS
 
@@ -125,69 +127,91 @@ def _fence_closes(text: str, char: str, length: int) -> bool:
 
 
 class _Scan:
-    """Per-line view of a body: offsets, text, line ending, heading level and title."""
+    """Per-line view of a body: text, line ending, and the H1/H2 headings outside fences.
 
-    __slots__ = ("body", "eol", "eols", "levels", "open_fence", "starts", "texts", "titles")
+    Headings are kept sparse (`heads`, `levels`, `titles` by line index) and line offsets are
+    computed on demand, so a body of many short lines costs little more than `str.split`.
+    """
+
+    __slots__ = ("_acc", "body", "eol", "eols", "heads", "levels", "open_fence", "texts", "titles")
 
     def __init__(self, body: str) -> None:
         self.body = body
-        self.starts: list[int] = []
-        self.texts: list[str] = []
-        self.eols: list[str] = []
-        self.levels: list[int] = []  # 0: not a heading (or inside a fence)
-        self.titles: list[str] = []
+        parts = body.split("\n")
+        ends_with_newline = parts[-1] == ""
+        if ends_with_newline:
+            parts.pop()
+        n = len(parts)
+        self._acc: list[int] | None = None
+        self.texts: list[str] = parts
+        self.eols: list[str] = ["\n"] * n
+        if n and not ends_with_newline:
+            self.eols[-1] = ""
+        if "\r" in body:
+            for i, text in enumerate(parts):
+                if text.endswith("\r") and self.eols[i]:
+                    parts[i] = text[:-1]
+                    self.eols[i] = "\r\n"
+        self.heads: list[int] = []  # indexes of H1/H2 lines, ascending
+        self.levels: dict[int, int] = {}  # line index -> heading level (any level, outside fences)
+        self.titles: dict[int, str] = {}
         fence: tuple[str, int] | None = None
-        pos, n = 0, len(body)
-        while pos < n:
-            nl = body.find("\n", pos)
-            if nl == -1:
-                text, eol, nxt = body[pos:], "", n
-            elif nl > pos and body[nl - 1] == "\r":
-                text, eol, nxt = body[pos : nl - 1], "\r\n", nl + 1
-            else:
-                text, eol, nxt = body[pos:nl], "\n", nl + 1
-            level, title = 0, ""
+        for i, text in enumerate(parts):
+            # Cheap filter first: only lines starting (after up to 3 spaces) with #, ` or ~ matter.
+            first = text[:1]
+            if first == " ":
+                first = text.lstrip(" ")[:1]
+            if first != "#" and first != "`" and first != "~":
+                continue
             if fence is not None:
                 if _fence_closes(text, *fence):
                     fence = None
-            else:
-                opened = _fence_open(text)
-                if opened is not None:
-                    fence = opened
-                else:
-                    head = _atx(text)
-                    if head is not None:
-                        level, title = head
-            self.starts.append(pos)
-            self.texts.append(text)
-            self.eols.append(eol)
-            self.levels.append(level)
-            self.titles.append(title)
-            pos = nxt
+                continue
+            opened = _fence_open(text)
+            if opened is not None:
+                fence = opened
+                continue
+            head = _atx(text)
+            if head is not None:
+                self.levels[i], self.titles[i] = head
+                if head[0] <= 2:
+                    self.heads.append(i)
         self.open_fence = fence
         # CRLF only when every line ending is CRLF: a mixed body gets LF, which keeps repeated
         # writes stable (a lone "\r" before an added "\n" would otherwise flip the style).
-        endings = {e for e in self.eols if e}
+        endings = set(self.eols)
+        endings.discard("")
         self.eol = "\r\n" if endings == {"\r\n"} else "\n"
 
     def __len__(self) -> int:
         return len(self.texts)
 
+    def level(self, i: int) -> int:
+        return self.levels.get(i, 0)
+
+    def start(self, i: int) -> int:
+        """Offset of line `i` in the body (i == len(self) gives len(body))."""
+        if i >= len(self.texts):
+            return len(self.body)
+        if self._acc is None:
+            lengths = (len(t) + len(e) for t, e in zip(self.texts, self.eols, strict=True))
+            self._acc = list(accumulate(lengths, initial=0))
+        return self._acc[i]
+
     def line_end(self, i: int) -> int:
         """Offset just after line `i` (its line ending included)."""
-        return self.starts[i + 1] if i + 1 < len(self.starts) else len(self.body)
+        return self.start(i + 1)
 
     def section_end(self, i: int) -> int:
         """Index of the first H1/H2 line after line `i` (or the number of lines)."""
-        for j in range(i + 1, len(self.levels)):
-            if 1 <= self.levels[j] <= 2:
-                return j
-        return len(self.levels)
+        k = bisect_right(self.heads, i)
+        return self.heads[k] if k < len(self.heads) else len(self.texts)
 
     def last_nonblank(self, start: int, stop: int) -> int:
         """Index of the last non-blank line in [start, stop), or start - 1 when none."""
+        texts = self.texts
         for j in range(stop - 1, start - 1, -1):
-            if self.texts[j].strip():
+            if texts[j] and not texts[j].isspace():
                 return j
         return start - 1
 
@@ -200,31 +224,25 @@ class _Scan:
             stop -= 1
         return "\n".join(texts[start:stop])
 
-    def h2_indexes(self) -> list[int]:
-        return [i for i, lv in enumerate(self.levels) if lv == 2]
+    def _is_h2(self, i: int, keys: frozenset[str]) -> bool:
+        return self.levels[i] == 2 and heading_key(self.titles[i]) in keys
 
     def find_answer(self) -> tuple[int, int] | None:
         """(heading index, end index) of the last answer H2 section."""
-        found = None
-        for i, lv in enumerate(self.levels):
-            if lv == 2 and heading_key(self.titles[i]) in _ANSWER_KEYS:
-                found = i
-        return None if found is None else (found, self.section_end(found))
+        for k in range(len(self.heads) - 1, -1, -1):
+            i = self.heads[k]
+            if self._is_h2(i, _ANSWER_KEYS):
+                return i, self.heads[k + 1] if k + 1 < len(self.heads) else len(self.texts)
+        return None
 
     def find_trailing_comment(self) -> tuple[int, int] | None:
         """(heading index, end index) of the comment section when it is the trailing H2."""
-        for i in range(len(self.levels) - 1, -1, -1):
-            lv = self.levels[i]
-            if lv == 2 and heading_key(self.titles[i]) in _COMMENT_KEYS:
-                return i, len(self.levels)
-            if 1 <= lv <= 2:
-                return None
+        if self.heads and self._is_h2(self.heads[-1], _COMMENT_KEYS):
+            return self.heads[-1], len(self.texts)
         return None
 
     def has_heading(self, keys: frozenset[str]) -> bool:
-        return any(
-            lv == 2 and heading_key(t) in keys for lv, t in zip(self.levels, self.titles, strict=True)
-        )
+        return any(self._is_h2(i, keys) for i in self.heads)
 
 
 # --------------------------------------------------------------------------- reading
@@ -249,15 +267,15 @@ def split_sections(body: str) -> list[Section]:
     it is not empty."""
     scan = _Scan(body)
     out: list[Section] = []
-    heads = [i for i, lv in enumerate(scan.levels) if 1 <= lv <= 2]
-    first = scan.starts[heads[0]] if heads else len(body)
+    heads = scan.heads
+    first = scan.start(heads[0]) if heads else len(body)
     if first > 0:
         out.append(Section(0, "", "", 0, 0, first, body[:first]))
     for k, i in enumerate(heads):
-        end = scan.starts[heads[k + 1]] if k + 1 < len(heads) else len(body)
+        end = scan.start(heads[k + 1]) if k + 1 < len(heads) else len(body)
         body_start = scan.line_end(i)
         out.append(
-            Section(scan.levels[i], scan.titles[i], scan.texts[i], scan.starts[i], body_start, end,
+            Section(scan.levels[i], scan.titles[i], scan.texts[i], scan.start(i), body_start, end,
                     body[body_start:end])
         )
     return out
@@ -296,8 +314,8 @@ def user_only_headings(body: str) -> list[str]:
     an agent's `add`/`edit` is refused for."""
     scan = _Scan(body)
     out: list[str] = []
-    for i, lv in enumerate(scan.levels):
-        if lv == 2 and heading_key(scan.titles[i]) in _USER_KEYS:
+    for i in scan.heads:
+        if scan._is_h2(i, _USER_KEYS):
             line = scan.texts[i].strip()
             if line not in out:
                 out.append(line)
@@ -313,11 +331,12 @@ _ESCAPED_HEADING_RE = re.compile(r"^( {0,3})\\(#{1,2}(?:[ \t]|$))")
 
 def _text_lines(text: str) -> list[str]:
     """User text prepared for a section: see the module docstring."""
-    text = text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # CommonMark: a lone CR is a line break too
     scan = _Scan(text)
     lines: list[str] = []
+    heads = set(scan.heads)
     for i, line in enumerate(scan.texts):
-        if 1 <= scan.levels[i] <= 2:
+        if i in heads:
             k = line.index("#")
             line = line[:k] + "\\" + line[k:]
         lines.append(line)
@@ -404,9 +423,8 @@ def _trimmed_prefix(scan: _Scan, stop: int) -> str:
     return prefix
 
 
-def _append_section(body: str, section: str) -> str:
+def _append_section(scan: _Scan, section: str) -> str:
     """`section` (ending with a line ending) appended after one blank line."""
-    scan = _Scan(body)
     prefix = _trimmed_prefix(scan, len(scan))
     if scan.open_fence is not None and prefix:
         char, length = scan.open_fence
@@ -414,37 +432,36 @@ def _append_section(body: str, section: str) -> str:
     return prefix + scan.eol + section if prefix else section
 
 
-def _place_answer(body: str, section: str) -> str:
+def _place_answer(scan: _Scan, section: str) -> str:
     """Replace the answer section with `section`, or add it as the last H2 (before a trailing
     comment section, which has to stay the trailing H2)."""
-    scan = _Scan(body)
+    body = scan.body
     found = scan.find_answer()
     if found is not None:
         h, end = found
         last = scan.last_nonblank(h, end)
-        return body[: scan.starts[h]] + section + body[scan.line_end(last) :]
+        return body[: scan.start(h)] + section + body[scan.line_end(last) :]
     comment = scan.find_trailing_comment()
     if comment is None:
-        return _append_section(body, section)
+        return _append_section(scan, section)
     c = comment[0]
-    head = body[: scan.starts[c]]  # ends with a line ending: a heading line follows
+    head = body[: scan.start(c)]  # ends with a line ending: a heading line follows
     if c > 0 and scan.texts[c - 1].strip():
         head += scan.eol  # one blank line before the answer
-    return head + section + scan.eol + body[scan.starts[c] :]
+    return head + section + scan.eol + body[scan.start(c) :]
 
 
 def _section_checked(section: str, keys: frozenset[str], what: str) -> list[str]:
     """Lines of a section to write: must start with a heading in `keys` and hold no other
     H1/H2; blank edges dropped, an unclosed fence closed."""
-    scan = _Scan(section.replace("\r\n", "\n"))
+    scan = _Scan(section.replace("\r\n", "\n").replace("\r", "\n"))
     lines = list(scan.texts)
-    levels = list(scan.levels)
     start = 0
     while start < len(lines) and not lines[start].strip():
         start += 1
-    if start >= len(lines) or levels[start] != 2 or heading_key(scan.titles[start]) not in keys:
+    if start >= len(lines) or scan.level(start) != 2 or heading_key(scan.titles[start]) not in keys:
         raise ValueError(f"not {what} section: it must start with its H2 heading")
-    if any(1 <= lv <= 2 for lv in levels[start + 1 :]):
+    if any(i > start for i in scan.heads):
         raise ValueError(f"{what} section holds another H1/H2 heading")
     lines = lines[start:]
     while len(lines) > 1 and not lines[-1].strip():
@@ -467,8 +484,8 @@ def set_answer(body: str, section: str) -> str:
     start with an answer H2 or contains another H1/H2.
     """
     lines = _section_checked(section, _ANSWER_KEYS, "an answer")
-    scan_eol = _Scan(body).eol
-    return _place_answer(body, scan_eol.join(lines) + scan_eol)
+    scan = _Scan(body)
+    return _place_answer(scan, scan.eol.join(lines) + scan.eol)
 
 
 def append_comment(body: str, text: str) -> str:
@@ -484,7 +501,7 @@ def append_comment(body: str, text: str) -> str:
     chunk = eol.join(lines) + eol
     found = scan.find_trailing_comment()
     if found is None:
-        return _append_section(body, COMMENT_HEADING + eol + eol + chunk)
+        return _append_section(scan, COMMENT_HEADING + eol + eol + chunk)
     prefix = _trimmed_prefix(scan, len(scan))
     if scan.open_fence is not None:
         char, length = scan.open_fence
@@ -496,7 +513,7 @@ def _raw_section(scan: _Scan, h: int, end: int) -> str:
     """The section's text exactly as stored, heading to last non-blank line, with a line
     ending at the end."""
     last = scan.last_nonblank(h, end)
-    raw = scan.body[scan.starts[h] : scan.line_end(last)]
+    raw = scan.body[scan.start(h) : scan.line_end(last)]
     if not scan.eols[last]:
         raw += scan.eol
     return raw
@@ -516,6 +533,8 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
     """
     old = _Scan(old_body)
     new = _Scan(new_body)
+    if not old.heads:
+        return new_body  # fast path: nothing to carry
     result = new_body
     if is_uwi and not new.has_heading(_ANSWER_KEYS):
         found = old.find_answer()
@@ -525,9 +544,9 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
             if inner.open_fence is not None:
                 char, length = inner.open_fence
                 raw += char * length + inner.eol
-            result = _place_answer(result, raw)
+            result = _place_answer(_Scan(result), raw)
     if not new.has_heading(_COMMENT_KEYS):
         found = old.find_trailing_comment()
         if found is not None:
-            result = _append_section(result, _raw_section(old, *found))
+            result = _append_section(_Scan(result), _raw_section(old, *found))
     return result

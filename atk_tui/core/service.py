@@ -7,6 +7,7 @@ results and errors as values (`Outcome`) with messages a person can act on.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
@@ -115,11 +116,14 @@ class Service:
     def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
         """Parse the items in `states` (through the cache) and locate every item."""
         wanted = [s for s in STATES if s in set(states)]
+        # git stats the work tree for the blob SHAs while the folders are scanned here
+        collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
         found, defects = self.store.scan(STATES)
         where: dict[str, str] = {name: states_[0] for name, states_ in found.items()}
         items: dict[str, Item] = {}
         scopes: dict[str, ItemCache] = {}
-        blobs = self.store.index_blobs(wanted) if self.use_cache else {}
+        blobs = collect_blobs()
+        root = str(self.root)
         seen: dict[str, set[str]] = {}
         for name, in_states in found.items():
             state = in_states[0]
@@ -135,7 +139,8 @@ class Service:
             item = cache.get(name, state, blob) if (cache and blob) else None
             if item is None:
                 try:
-                    data = (self.root / rel).read_bytes()
+                    with open(os.path.join(root, rel), "rb") as fh:
+                        data = fh.read()
                 except OSError as exc:
                     item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
                 else:
@@ -275,10 +280,13 @@ class Service:
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2)
-        state = self.store.locate(filename)
-        if state is None:
+        where = self.store.locate_all(filename)
+        if not where:
             raise AtkError(f"no item named {filename}")
+        state = where[0]
         item = parse_item(filename, state, self.store.read_bytes(state, filename))
+        if len(where) > 1:
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         self._check_repo(item)
         if item.defects and not allow_defective:
             raise AtkError(f"{filename} is defective ({'; '.join(item.defects)}); fix it with edit, or remove it")

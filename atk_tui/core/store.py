@@ -14,11 +14,12 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +83,18 @@ def lock_timeout() -> float:
         if value >= 0:
             return value
     return LOCK_TIMEOUT
+
+
+_BAD_NAME_LINES = re.compile(r"^(?![A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$).*$", re.M)
+
+
+def _bad_names(names: list[str]) -> list[str]:
+    """The names that break the item filename pattern (model.FILENAME_RE), found with one
+    regex pass over all of them rather than one match call per name."""
+    joined = "\n".join(names)
+    if joined.count("\n") != max(len(names) - 1, 0):  # a name with a newline in it
+        return [n for n in names if not is_valid_filename(n)]
+    return [m for m in _BAD_NAME_LINES.findall(joined)] if names else []
 
 
 def item_path(state: str, filename: str) -> str:
@@ -159,7 +172,11 @@ class GitStore:
                 )
             except subprocess.TimeoutExpired:
                 raise GitFailed(f"git {args[0]} did not finish within {timeout:g} s") from None
-            if proc.returncode != 0 and "index.lock" in proc.stderr and attempt < 19:
+            # `update-index -q` fails on a taken index.lock without saying so
+            lock_busy = "index.lock" in proc.stderr or (
+                not proc.stderr.strip() and (self.root / ".git" / "index.lock").exists()
+            )
+            if proc.returncode != 0 and lock_busy and attempt < 19:
                 self._clear_stale_index_lock()
                 time.sleep(0.05 * (attempt + 1))
                 continue
@@ -189,6 +206,14 @@ class GitStore:
         proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
         return proc.stdout.strip() or None
 
+    def head_and_tree(self) -> tuple[str | None, str | None]:
+        """HEAD's commit and tree in one call; (None, None) on an unborn branch."""
+        proc = self.git("rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--", check=False)
+        parts = [x for x in proc.stdout.split() if x != "--"]
+        if proc.returncode != 0 or len(parts) != 2:
+            return None, None
+        return parts[0], parts[1]
+
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main) when one is configured."""
         proc = self.git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
@@ -203,24 +228,35 @@ class GitStore:
     # -- reading ---------------------------------------------------------------------
 
     def scan(self, states: Sequence[str] = STATES) -> tuple[dict[str, list[str]], list[StoreDefect]]:
-        """Every file in the given state folders: filename -> states it is in."""
+        """Every file in the given state folders: filename -> states it is in.
+
+        Written for folders of tens of thousands of files: the per-entry work stays in C
+        (scandir's cached d_type, one regex over all the names of a folder)."""
         found: dict[str, list[str]] = {}
         defects: list[StoreDefect] = []
+        root = str(self.root)
         for state in states:
-            folder = self.root / "wi" / state
             try:
-                entries = list(os.scandir(folder))
-            except FileNotFoundError:
+                with os.scandir(os.path.join(root, "wi", state)) as it:
+                    entries = list(it)
+            except (FileNotFoundError, NotADirectoryError):
                 continue
-            for entry in entries:
-                name = entry.name
-                if name.startswith(".") or not entry.is_file(follow_symlinks=False):
-                    if entry.is_symlink():
-                        defects.append(StoreDefect(f"wi/{state}/{name}", "is a symbolic link (ignored)"))
-                    continue
-                found.setdefault(name, []).append(state)
-                if not is_valid_filename(name):
-                    defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
+            names = [e.name for e in entries if e.is_file(follow_symlinks=False) and not e.name.startswith(".")]
+            if len(names) < len(entries):
+                for e in entries:
+                    if e.is_symlink():
+                        defects.append(StoreDefect(f"wi/{state}/{e.name}", "is a symbolic link (ignored)"))
+            for name in _bad_names(names):
+                defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
+            if not found:
+                found = {name: [state] for name in names}
+                continue
+            for name in names:
+                where = found.get(name)
+                if where is None:
+                    found[name] = [state]
+                else:
+                    where.append(state)
         for name, where in found.items():
             if len(where) > 1:
                 defects.append(StoreDefect(name, f"filename is in {len(where)} states at once: {', '.join(where)}"))
@@ -233,29 +269,60 @@ class GitStore:
                 return state
         return None
 
+    def locate_all(self, filename: str) -> list[str]:
+        """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
+        return [s for s in STATES if (self.root / item_path(s, filename)).is_file()]
+
     def read_bytes(self, state: str, filename: str) -> bytes:
         return (self.root / item_path(state, filename)).read_bytes()
 
     def index_blobs(self, states: Sequence[str]) -> dict[str, str]:
         """Store-relative path -> blob SHA, from the index, for files git tracks and that are
         unchanged in the work tree. Modified or untracked files are not in the result."""
+        return self.index_blobs_async(states)()
+
+    def index_blobs_async(self, states: Sequence[str]) -> Callable[[], dict[str, str]]:
+        """`index_blobs`, started now and collected by calling the result, so that git stats
+        the work tree while the caller does other work. One git call: `ls-files -c -m -t`
+        tags every index entry `H` and every entry that differs from its file `C`."""
         dirs = [f"wi/{s}" for s in states]
-        proc = self.git("ls-files", "-s", "-z", "--", *dirs, check=False)
-        blobs: dict[str, str] = {}
-        if proc.returncode != 0:
-            return blobs
-        for rec in proc.stdout.split("\0"):
-            if not rec:
-                continue
-            meta, _, path = rec.partition("\t")
-            parts = meta.split()
-            if len(parts) == 3 and parts[2] == "0":
-                blobs[path] = parts[1]
-        if blobs:
-            dirty = self.git("diff-files", "--name-only", "-z", "--", *dirs, check=False).stdout
-            for path in dirty.split("\0"):
+        try:
+            proc = subprocess.Popen(
+                ["git", "ls-files", "-z", "-s", "-c", "-m", "-t", "--", *dirs],
+                cwd=self.root,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return dict
+
+        def collect() -> dict[str, str]:
+            try:
+                out, _ = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                return {}
+            if proc.returncode != 0:
+                return {}
+            blobs: dict[str, str] = {}
+            changed: list[str] = []
+            # records: "<tag> <mode> <sha> <stage>\t<path>"
+            for rec in out.decode("utf-8", "surrogateescape").split("\0"):
+                if not rec:
+                    continue
+                meta, _, path = rec.partition("\t")
+                if meta[0] == "H" and meta.endswith(" 0"):
+                    blobs[path] = meta[9:49]
+                else:
+                    changed.append(path)
+            for path in changed:
                 blobs.pop(path, None)
-        return blobs
+            return blobs
+
+        return collect
 
     # -- writing ---------------------------------------------------------------------
 
@@ -355,22 +422,62 @@ class GitStore:
                 break
         result.pushed = False
         n = self.unpushed()
-        reason = last.splitlines()[-1] if last else "push failed"
+        # the last line that says something (git ends a rejection with `hint:` lines)
+        lines = [ln for ln in last.splitlines() if ln.strip() and not ln.startswith("hint:")]
+        reason = lines[-1].strip() if lines else "push failed"
         result.warnings.append(
             f"{n} unpushed commit{'s' if n != 1 else ''} ({reason}); run `atk wi commit` to push later"
         )
 
     def push_pending(self, *, pull: bool = True) -> WriteResult:
-        """`atk wi commit`: push commits that earlier writes could not push."""
+        """`atk wi commit`: push commits that earlier writes could not push.
+
+        The unpushed commits are rebased onto the remote one by one. One that conflicts with
+        a change made on the remote meanwhile (two machines moved or edited the same item) is
+        set aside, kept as `refs/atk/conflicts/<sha>` and named in a warning, and the rest is
+        pushed: without that the clone could never push again (every later write would stack
+        onto the same conflict)."""
         result = WriteResult()
         with self.locked():
             if not self.upstream():
                 result.warnings.append("no remote with an upstream branch is configured; nothing to push")
                 return result
             if pull:
-                self._pull(result)
+                self._rebase_setting_aside(result)
             self._push(result)
         return result
+
+    def _rebase_setting_aside(self, result: WriteResult) -> None:
+        try:
+            fetch = self.git("fetch", "-q", check=False, timeout=60)
+        except GitFailed as exc:
+            result.warnings.append(f"could not pull from the remote: {exc}")
+            return
+        if fetch.returncode != 0:
+            msg = (fetch.stderr or fetch.stdout).strip().splitlines()
+            result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "fetch failed"))
+            return
+        proc = self.git("rebase", "-q", "--autostash", "@{u}", check=False, timeout=60)
+        for _ in range(10_000):
+            if proc.returncode == 0 or not self._rebase_in_progress():
+                break
+            stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
+            if not stopped:
+                break
+            subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
+            self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            result.warnings.append(
+                f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "
+                f"meanwhile; kept as refs/atk/conflicts/{stopped} (see it with `git show {stopped[:10]}`)"
+            )
+            proc = self.git("rebase", "--skip", check=False, timeout=60)
+        if self._rebase_in_progress():
+            self._abort_rebase()
+            msg = (proc.stderr or proc.stdout).strip().splitlines()
+            result.warnings.append("could not rebase onto the remote: " + (msg[-1] if msg else "unknown error"))
+
+    def _rebase_in_progress(self) -> bool:
+        return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()
 
     # -- crash recovery --------------------------------------------------------------
 
@@ -455,7 +562,7 @@ class Transaction:
         self.store = store
         self.subject = subject
         self.root = store.root
-        self.old_head = store.head()
+        self.old_head, self.old_tree = store.head_and_tree()
         self.originals: dict[str, str | None] = {}
         self.changed: list[str] = []
         self._tmp_index = store.git_dir / "atk-index.tmp"
@@ -504,26 +611,43 @@ class Transaction:
         self.changed.append(rel)
 
     def commit(self, subject: str, actor: str) -> str:
+        """Commit exactly the changed paths on top of HEAD, with plumbing on a copy of the
+        index, running the hooks `git commit` would run; then move HEAD and bring the real
+        index up to date."""
         store = self.store
         paths = sorted(set(self.changed))
-        index = store.git_dir / "index"
-        if index.exists():
-            shutil.copyfile(index, self._tmp_index)
-        else:
-            self._tmp_index.unlink(missing_ok=True)
-        env = dict(store.env, GIT_INDEX_FILE=str(self._tmp_index))
         stdin = "\0".join(paths) + "\0"
+        index = store.git_dir / "index"
+        tmp = self._tmp_index
+        env = dict(store.env, GIT_INDEX_FILE=str(tmp))
+        hooks = _hooks_dir(store)
+        # Start from a copy of the real index (it has the stat data that makes git fast on a
+        # big store) unless it holds changes someone staged: those are not ours to commit.
+        copied_from = None
+        if self.old_tree is not None:
+            try:
+                copied_from = _stat_key(index)
+                shutil.copyfile(index, tmp)
+            except OSError:
+                copied_from = None
+            if copied_from is not None:
+                staged = store.git("write-tree", env=env, check=False).stdout.strip()
+                if staged != self.old_tree:
+                    copied_from = None
+            if copied_from is None:
+                tmp.unlink(missing_ok=True)
+                store.git("read-tree", self.old_tree, env=env)
+        else:
+            tmp.unlink(missing_ok=True)
         store.git("update-index", "--add", "--remove", "-z", "--stdin", env=env, input=stdin)
-        _run_hook(store, "pre-commit", [], env)
+        _run_hook(hooks, store, "pre-commit", [], env)
         tree = store.git("write-tree", env=env).stdout.strip()
-        if self.old_head:
-            old_tree = store.git("rev-parse", f"{self.old_head}^{{tree}}").stdout.strip()
-            if old_tree == tree:
-                raise AtkError("nothing to change: the files are already as requested")
+        if tree == self.old_tree:
+            raise AtkError("nothing to change: the files are already as requested")
         message = f"{subject}\n\nAtk-Actor: {actor}\n"
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
         msg_file.write_text(message)
-        _run_hook(store, "commit-msg", [str(msg_file)], env)
+        _run_hook(hooks, store, "commit-msg", [str(msg_file)], env)
         args = ["commit-tree", tree, "-F", str(msg_file)]
         if self.old_head:
             args[2:2] = ["-p", self.old_head]
@@ -531,8 +655,9 @@ class Transaction:
         self._write_journal(new_head=new)
         store.git("update-ref", "-m", subject, "HEAD", new, self.old_head or ZERO)
         self._index_touched = True
-        store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=stdin)
-        _run_hook(store, "post-commit", [], store.env, check=False)
+        if copied_from is None or not _install_index(tmp, index, copied_from):
+            store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=stdin)
+        _run_hook(hooks, store, "post-commit", [], store.env, check=False)
         self.store.journal_path.unlink(missing_ok=True)
         self.originals = {}
         return new
@@ -566,15 +691,46 @@ def _hooks_dir(store: GitStore) -> Path:
     return store.git_dir / "hooks"
 
 
-def _run_hook(store: GitStore, name: str, args: list[str], env: dict[str, str], *, check: bool = True) -> None:
+def _run_hook(
+    hooks: Path, store: GitStore, name: str, args: list[str], env: dict[str, str], *, check: bool = True
+) -> None:
     """Run a git hook the way `git commit` would (we commit with plumbing, which does not)."""
-    hook = _hooks_dir(store) / name
+    hook = hooks / name
     if not (hook.is_file() and os.access(hook, os.X_OK)):
         return
-    proc = subprocess.run([str(hook), *args], cwd=store.root, env=env, capture_output=True, text=True)
+    proc = subprocess.run([str(hook), *args], cwd=store.root, env=env, capture_output=True, text=True, errors="replace")
     if check and proc.returncode != 0:
         out = (proc.stderr or proc.stdout).strip()
         raise GitFailed(f"the {name} hook refused the commit (exit {proc.returncode})" + (f": {out}" if out else ""))
+
+
+def _stat_key(path: Path) -> tuple[int, int, int]:
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _install_index(new: Path, index: Path, expected: tuple[int, int, int]) -> bool:
+    """Make `new` the real index the way git writes it (through `index.lock`), but only when
+    the real index is still the one `new` was copied from. False: not done, use git."""
+    lock = index.with_name("index.lock")
+    try:
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    except OSError:
+        return False  # a git process is writing the index right now
+    os.close(fd)
+    try:
+        if _stat_key(index) != expected:
+            return False
+        os.replace(new, lock)
+        os.replace(lock, index)
+        return True
+    except OSError:
+        return False
+    finally:
+        try:
+            lock.unlink()
+        except FileNotFoundError:
+            pass
 
 
 def init_store(path: Path | str) -> tuple[Path, bool]:

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from .app import AtkApp
 
 WRITE_ACTIONS = {"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"}
-APPROVE_TEXT = "承認します (approved)"
 
 
 class EditorMissing(Exception):
@@ -283,13 +282,15 @@ class ActionsMixin:
             return
         parsed = parse_questions(full.body)
         choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
-        missing = [q.number for q in parsed.questions if q.options and not q.recommendation]
-        if missing:
-            self.app.notify(f"question {missing[0]} has no recommendation: answer it with a", severity="warning")
+        # a free-text question has nothing to accept: a blanket "approved" would answer
+        # "what hours should we state?" with nonsense
+        missing = [q.number for q in parsed.questions if not q.recommendation]
+        if missing or not choices:
+            which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
+            self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
             return
-        text = "" if choices else APPROVE_TEXT
         nxt = self._next_question(full.filename)
-        out = await self._write(svc.answer, full.filename, choices=choices, text=text)
+        out = await self._write(svc.answer, full.filename, choices=choices, text="")
         if out.ok and nxt:
             self._pending_select = nxt
 
@@ -337,7 +338,9 @@ class ActionsMixin:
         base = await asyncio.to_thread(svc.store.head)
         depth = len(self.undo_stack)
         try:
-            if item.state == "inbox":
+            # a defective item cannot be moved (and no agent picks it up: it is blocked), so
+            # it is repaired in place; any other inbox item is held first
+            if item.state == "inbox" and not item.defects:
                 out = await asyncio.to_thread(svc.hold, filename, expect="inbox")
                 if not out.ok:
                     app.report_error(f"could not hold before editing: {out.message}")

@@ -3,6 +3,7 @@ wrapped in `rich.text.Text`, never parsed as markup."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from rich.text import Text
@@ -148,15 +149,33 @@ def sort_items(items: list[Item], judgements: dict[str, Judgement], blocks: dict
     return sorted(items, key=lambda i: (_created_key(i), i.filename))  # oldest
 
 
+_TOKEN_SPLIT = re.compile(r"[\s\-_/.:,;()\[\]{}\"'`]+")
+
+
 def fuzzy_match(needle: str, hay: str) -> bool:
-    """Every character of `needle` appears in `hay` in order (case-insensitive); words of the
-    needle separated by spaces must each match."""
+    """Each word of `needle` (case-insensitive) is a substring of `hay`, or the characters of the
+    word appear in order inside one word of `hay` (`rds` finds "redis", `sess` "session").
+
+    Matching a subsequence across the whole line would let any long title match a short needle."""
     hay = hay.casefold()
+    tokens: list[str] | None = None
     for word in needle.casefold().split():
-        pos = 0
-        for ch in word:
-            pos = hay.find(ch, pos)
-            if pos < 0:
-                return False
-            pos += 1
+        if word in hay:
+            continue
+        if tokens is None:
+            tokens = [t for t in _TOKEN_SPLIT.split(hay) if t]
+        if not any(_subsequence(word, t) for t in tokens):
+            return False
+    return True
+
+
+def _subsequence(word: str, token: str) -> bool:
+    if len(word) > len(token) or word[0] != token[0]:
+        return False
+    pos = 0
+    for ch in word:
+        pos = token.find(ch, pos)
+        if pos < 0:
+            return False
+        pos += 1
     return True

@@ -392,7 +392,7 @@ _FRAGMENTS = [
 ]
 _line = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=8)), max_size=4).map("".join)
 _bodies = st.lists(_line, max_size=30).map("\n".join) | st.text()
-_settings = settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_settings = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_settings
@@ -421,3 +421,36 @@ def test_property_never_raises(body):
 @given(st.text())
 def test_property_never_raises_on_arbitrary_text(body):
     assert isinstance(parse_questions(body), ParsedQuestions)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["- A) Strict -- x", "* A. Strict -- x", "A: Strict -- x", "- (A) Strict -- x", "- **A)** Strict -- x",
+     "- **A**: Strict -- x", "  A) Strict — x", "- [ ] A) Strict -- x", "- Ａ）Strict -- x", "1. A) Strict -- x"],
+)
+def test_option_line_variants(line):
+    body = f"## 質問\nWhich?\n\n{line}\n- B) Loose -- y\n"
+    (q,) = parse_questions(body).questions
+    assert _options(q)[0] == ("A", "Strict", "x")
+
+
+@pytest.mark.parametrize("line", ["e.g. this is prose", "I.e. prose", "A strict rule applies", "Answer: yes"])
+def test_prose_is_not_an_option(line):
+    (q,) = parse_questions(f"## 質問\n{line}\n- B) Loose\n").questions
+    assert [o.letter for o in q.options] == ["B"]
+
+
+def test_question_section_with_options_only_uses_title():
+    (q,) = parse_questions("# Which DB?\n\n## 質問\n- A) Postgres\n- B) SQLite\n").questions
+    assert q.text == "Which DB?"
+
+
+def test_several_checkpoints_are_concatenated_and_renumbered():
+    r = parse_questions(CHECKPOINT_SINGLE + "\nlater:\n\n" + CHECKPOINT_MULTI)
+    assert r.form == "checkpoint"
+    assert [q.number for q in r.questions] == [1, 2, 3]
+    assert [q.text for q in r.questions] == [
+        "Which email validation approach should be the project standard?", "Test framework?", "Test file location?"
+    ]
+    assert r.context.startswith("While implementing")
+    assert r.context.endswith("Setting up the test infrastructure for the new auth module.")

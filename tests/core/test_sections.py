@@ -282,7 +282,7 @@ _bodies = st.lists(_line, max_size=14).flatmap(
 _choices = st.dictionaries(st.integers(1, 20), st.text(max_size=15), max_size=4)
 _texts = st.lists(_line, max_size=6).map("\n".join) | st.text(max_size=40)
 
-_settings = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_settings = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_settings
@@ -345,4 +345,7 @@ def test_property_keep_user_sections_idempotent(old, new, is_uwi):
     ):
         assert S.comment_text(got) == S.comment_text(old)
     if is_uwi and S.answer_text(old) is not None and S.answer_text(new) is None:
-        assert S.answer_text(got) == S.answer_text(old)
+        # an answer whose code fence ran to the end of the old body gets the fence closed
+        assert S.answer_text(got).startswith(S.answer_text(old))
+        if S._Scan(old).open_fence is None:
+            assert S.answer_text(got) == S.answer_text(old)

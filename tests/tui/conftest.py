@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -13,6 +15,16 @@ from tui_helpers import NOW, build_app
 
 from atk_tui.demo import create_demo_store
 from atk_tui.tui.app import AtkApp
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run `async def` tests (Pilot needs a loop) without an asyncio plugin."""
+    if inspect.iscoroutinefunction(pyfuncitem.obj):
+        kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        asyncio.run(pyfuncitem.obj(**kwargs))
+        return True
+    return None
 
 
 @pytest.fixture(scope="session")

@@ -45,7 +45,7 @@ def _pending_timers(app: AtkApp) -> bool:
     for pump in pumps:
         for timer in list(pump._timers):
             task = timer._task
-            if not timer._repeat and task is not None and not task.done() and timer._interval <= 1.0:
+            if timer._repeat == 0 and task is not None and not task.done() and timer._interval <= 1.0:
                 return True
     return False
 

@@ -85,7 +85,8 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
     """
     BINDINGS = [
         Binding("enter", "submit", "Submit", show=True),
-        Binding("ctrl+s", "submit", "Submit", show=False, priority=True),
+        # its own action: `submit` (Enter) is disabled in the text area, Ctrl+S never is
+        Binding("ctrl+s", "submit_anywhere", "Submit", show=False, priority=True),
         Binding("escape", "cancel", "Cancel"),
     ]
 
@@ -117,7 +118,7 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit" and isinstance(self.focused, TextArea):
-            # Enter types a newline in the text area; Ctrl+S is bound with priority anyway
+            # Enter types a newline in the text area (Ctrl+S submits from there)
             return None
         return True
 
@@ -127,6 +128,9 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
             if os_.letter:
                 choices[os_.question.number] = os_.letter
         return AnswerResult(choices, self.query_one("#answer-text", TextArea).text)
+
+    def action_submit_anywhere(self) -> None:
+        self.action_submit()
 
     def action_submit(self) -> None:
         res = self.result()

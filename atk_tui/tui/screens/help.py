@@ -51,7 +51,7 @@ class HelpScreen(ModalScreen[None]):
         # one row per action, with every key bound to it (`q ^q`), in the order they are defined
         rows: dict[str, tuple[str, list[str], str]] = {}
         for group, node in sources:
-            for bindings in node._bindings.key_to_bindings.values():  # noqa: SLF001 - the live (remapped) keys
+            for bindings in node._bindings.key_to_bindings.values():
                 for b in bindings:
                     if not b.description or b.action.startswith("focus_"):
                         continue

@@ -12,6 +12,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Markdown, Static, Tree
@@ -34,10 +35,33 @@ class DepTree(Tree[str]):
     DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; scrollbar-size-horizontal: 0; }
     """
 
+    BINDINGS = [
+        # back to the panes (the screen's action; a screen without it ignores the key)
+        Binding("left", "screen.focus_panes", "Back to the panes", show=False),
+    ]
+
     class JumpRequested(Message):
         def __init__(self, filename: str) -> None:
             super().__init__()
             self.filename = filename
+
+    def on_focus(self) -> None:
+        # entering the tree lands on its first item, so Enter jumps at once
+        if self.cursor_line < 0 and self.last_line >= 0:
+            self.cursor_line = 0
+
+    def action_cursor_down(self) -> None:
+        # past the last "depends on" node, on into the "blocks" tree
+        if self.id == "deps-tree" and self.cursor_line >= self.last_line:
+            self.screen.focus_next(DepTree)
+            return
+        super().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        if self.id == "blocks-tree" and self.cursor_line <= 0:
+            self.screen.focus_previous(DepTree)
+            return
+        super().action_cursor_up()
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[str]) -> None:
         event.stop()
@@ -116,7 +140,7 @@ class DetailPane(VerticalScroll):
         self._show_deps(True)
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
-        self._set_text("detail-questions", self._questions(item) if item.complete else Text())
+        self._set_text("detail-questions", self._questions(item) if item.complete else None)
         md = self.query_one("#detail-body", Markdown)
         md.display = False
         if item.complete:
@@ -144,12 +168,15 @@ class DetailPane(VerticalScroll):
 
     # -- pieces ------------------------------------------------------------------------
 
-    def _set_text(self, wid: str, text: Text) -> None:
+    def _set_text(self, wid: str, content: RenderableType | None) -> None:
         """Fill a section; an empty one takes no room (no blank lines between sections)."""
-        text.rstrip()
+        if isinstance(content, Text):
+            content.rstrip()
+            if not content.plain:
+                content = None
         static = self.query_one(f"#{wid}", Static)
-        static.update(text)
-        static.display = bool(text.plain)
+        static.update(content if content is not None else "")
+        static.display = content is not None
 
     def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> RenderableType:
         t = Text()
@@ -219,28 +246,37 @@ class DetailPane(VerticalScroll):
                 t.append(f" • {safe_line(w)}\n", style="yellow")
         return t
 
-    def _questions(self, item: Item) -> Text:
+    def _questions(self, item: Item) -> RenderableType | None:
+        """Each question with its options in a grid (a wrapped option keeps its indent), the
+        recommended one marked; then the saved answer."""
         if item.kind != "uwi":
-            return Text()
+            return None
         parsed = parse_questions(item.body)
-        t = Text()
+        parts: list[RenderableType] = []
         for q in parsed.questions:
-            t.append(f"Q{q.number}. ", style="bold magenta")
-            t.append(safe_line(q.text.strip()) + "\n", style="bold")
+            head = Text()
+            head.append(f"Q{q.number}. ", style="bold magenta")
+            head.append(safe_line(q.text.strip()), style="bold")
+            parts.append(head)
+            if not q.options:
+                continue
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True)
+            grid.add_column(overflow="fold")
             for o in q.options:
                 rec = q.recommendation == o.letter
-                t.append(f"  {o.letter}) ", style="bold green" if rec else "bold")
-                t.append(safe_line(o.label))
-                if o.implications:
-                    t.append(f" — {safe_line(o.implications)}", style="dim")
+                label = Text(safe_line(o.label), style="bold green" if rec else "")
                 if rec:
-                    t.append("  ★ recommended", style="green")
-                t.append("\n")
+                    label.append("  ★ recommended", style="green")
+                if o.implications:
+                    label.append("\n" + safe_line(o.implications), style="dim")
+                grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), label)
+            parts.append(grid)
         ans = answer_text(item.body)
         if ans and ans.strip():
-            t.append("Answer\n", style="bold cyan")
-            t.append(safe_text(ans.strip()) + "\n", style="cyan")
-        return t
+            parts.append(Text("Answer", style="bold cyan"))
+            parts.append(Text(safe_text(ans.strip()), style="cyan"))
+        return Group(*parts) if parts else None
 
     def _fill_tree(self, tid: str, names: list[str], items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> None:
         tree = self.query_one(f"#{tid}", DepTree)

@@ -1,0 +1,681 @@
+#!/usr/bin/env python3
+"""Fault injection: crashes, failing disks, broken caches, stale locks, lost remotes.
+
+    python bench/faults.py [--only NAME[,NAME...]] [--keep]
+
+Each scenario builds its own small store in a temporary directory, breaks something on
+purpose and checks that the store is consistent afterwards and the next operation works.
+tests/soak/test_faults.py runs the same scenarios (`SCENARIOS`).
+
+How the faults are made (all deterministic, none depends on timing):
+
+* kill -9 mid-write: the writer is a real subprocess; a git hook (pre-commit, post-commit) or a
+  `git` shim on PATH that hangs at one plumbing step (e.g. the index update right after
+  `update-ref`) touches a marker file and sleeps; the writer is killed once the marker exists.
+* disk full: a `git` shim fails one step (`commit-tree`, `update-ref`, the index update after
+  `update-ref`) once with "No space left on device", or the pre-commit hook exits 1. (Making
+  `.git/objects` read-only does not work here: CI runs as root, which ignores permissions.)
+* the remote: `origin` is pointed at a path that does not exist, then restored.
+* the dashboard: `make_app` on a store, driven with Textual's Pilot, while `.git/objects` is
+  moved away or service calls raise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from atk_tui.core.cache import VERSION, ItemCache  # noqa: E402
+from atk_tui.core.service import Service  # noqa: E402
+from atk_tui.core.store import GitStore, init_store  # noqa: E402
+
+BIN = Path(sys.executable).parent
+REAL_GIT = shutil.which("git") or "/usr/bin/git"
+WAIT = 60.0  # seconds to wait for a marker before giving up (never hit when all is well)
+
+AWI = """# Make the importer retry
+
+- 反映内容: retry three times
+- 反映先: acme/api importer
+- 理由: flaky network
+- メリット: fewer pages
+- デメリット: slower failures
+- 完成条件: test for the retry
+"""
+UWI = """# Which retry policy?
+
+## 質問
+Which?
+
+- A) Fixed -- simple
+- B) Exponential -- kinder to the server
+
+推奨: B)
+"""
+
+WRITER = """
+import sys
+from atk_tui.core.service import Service
+svc = Service(sys.argv[1], actor="user")
+out = svc.transition(sys.argv[2], [sys.argv[3]])
+print(out.ok, out.message)
+"""
+
+LOCK_HOLDER = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1], timeout=5)
+lock.acquire()
+open(sys.argv[2], "w").close()
+time.sleep(120)
+"""
+
+SHIM = f"""#!/bin/sh
+# fault shim: ATK_FAULT_GIT=<subcommand>:<action>. `fail` fails the first such call (the
+# marker file records it) with ENOSPC's message; `hang` touches the marker and sleeps;
+# `fail-after` / `hang-after` run the real command first (e.g. HEAD has moved), then do that.
+case "$ATK_FAULT_GIT" in
+  "$1:fail")
+    if [ ! -e "$ATK_FAULT_MARK" ]; then
+      touch "$ATK_FAULT_MARK"
+      echo "fatal: unable to write: No space left on device" >&2
+      exit 128
+    fi ;;
+  "$1:hang")
+    touch "$ATK_FAULT_MARK"
+    sleep 120 ;;
+  "$1:fail-after")
+    if [ ! -e "$ATK_FAULT_MARK" ]; then
+      {REAL_GIT} "$@" || exit $?
+      touch "$ATK_FAULT_MARK"
+      echo "fatal: unable to write: No space left on device" >&2
+      exit 128
+    fi ;;
+  "$1:hang-after")
+    {REAL_GIT} "$@" || exit $?
+    touch "$ATK_FAULT_MARK"
+    sleep 120 ;;
+esac
+exec {REAL_GIT} "$@"
+"""
+
+
+class FaultCheckFailed(AssertionError):
+    pass
+
+
+def check(cond: Any, message: str) -> None:
+    if not cond:
+        raise FaultCheckFailed(message)
+
+
+# --------------------------------------------------------------------------------------------
+# stores and snapshots
+
+
+def git(cwd: Path, *args: str, check_: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check_ and proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def make_store(tmp: Path, name: str = "store", *, remote: bool = False) -> tuple[Path, Path | None, list[str]]:
+    """A store with an AWI and a UWI in inbox (and a bare remote with upstream set)."""
+    root, _ = init_store(tmp / name)
+    git(root, "branch", "-M", "main")
+    svc = Service(root, actor="user")
+    files = []
+    for kind, body in (("awi", AWI), ("uwi", UWI)):
+        out = svc.add(kind=kind, target_repo="acme/api", body=body)
+        check(out.ok, out.message)
+        files.append(out.files[0])
+    bare = None
+    if remote:
+        bare = tmp / f"{name}-remote.git"
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+        git(root, "remote", "add", "origin", str(bare))
+        git(root, "push", "-q", "-u", "origin", "main")
+    return root, bare, files
+
+
+def snapshot(root: Path) -> dict[str, Any]:
+    """What a failed write must leave exactly as it was: HEAD, the index, the files."""
+    files = {}
+    for p in sorted((root / "wi").rglob("*")) + sorted((root / "plans").rglob("*")):
+        if p.is_file():
+            files[str(p.relative_to(root))] = p.read_bytes()
+    return {"head": git(root, "rev-parse", "HEAD").strip(), "index": git(root, "ls-files", "-s"), "files": files}
+
+
+def lock_is_free(root: Path) -> bool:
+    code = ("import sys; from filelock import FileLock, Timeout\nl = FileLock(sys.argv[1], timeout=0)\n"
+            "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(root / ".git" / "atk.lock")], capture_output=True, text=True)
+    return proc.stdout.strip() == "free"
+
+
+def assert_consistent(root: Path, where: str = "") -> None:
+    """Index == HEAD == work tree for the item folders, no journal, no leftovers, lock free."""
+    g = root / ".git"
+    pre = f"{where}: " if where else ""
+    check(not (g / "atk-journal.json").exists(), pre + "journal left behind")
+    check(not (g / "index.lock").exists(), pre + "index.lock left behind")
+    status = git(root, "status", "--porcelain", "--untracked-files=all", "--", "wi", "plans").strip()
+    check(not status, pre + f"work tree or index differs from HEAD: {status.splitlines()[:4]}")
+    seen: dict[str, str] = {}
+    for state in ("inbox", "processing", "hold", "adopted", "rejected"):
+        for p in (root / "wi" / state).iterdir():
+            if p.name == ".gitkeep":
+                continue
+            if p.name in seen:
+                raise FaultCheckFailed(pre + f"{p.name} is in {seen[p.name]} and {state}")
+            seen[p.name] = state
+    check(lock_is_free(root), pre + "the store lock is held")
+
+
+def state_of(root: Path, filename: str) -> str | None:
+    return GitStore(root).locate(filename)
+
+
+@contextmanager
+def fault_env(tmp: Path, step: str, action: str = "fail") -> Iterator[Path]:
+    """Put the git shim first on PATH (for this process and its children)."""
+    shim_dir = Path(tempfile.mkdtemp(prefix=f"shim-{step}-{action}-", dir=tmp))
+    shim = shim_dir / "git"
+    shim.write_text(SHIM)
+    shim.chmod(0o755)
+    mark = shim_dir / "marker"
+    old = {k: os.environ.get(k) for k in ("PATH", "ATK_FAULT_GIT", "ATK_FAULT_MARK")}
+    os.environ["PATH"] = f"{shim_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ["ATK_FAULT_GIT"] = f"{step}:{action}"
+    os.environ["ATK_FAULT_MARK"] = str(mark)
+    try:
+        yield mark
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def hook(root: Path, name: str, body: str) -> Path:
+    path = root / ".git" / "hooks" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def wait_for(path: Path, proc: subprocess.Popen | None = None, timeout: float = WAIT) -> None:
+    deadline = time.time() + timeout
+    while not path.exists():
+        if proc is not None and proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            raise FaultCheckFailed(f"the writer ended (exit {proc.returncode}) before reaching the fault: {out}")
+        if time.time() > deadline:
+            raise FaultCheckFailed(f"timed out waiting for {path.name}")
+        time.sleep(0.02)
+
+
+def spawn_writer(root: Path, op: str, filename: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", WRITER, str(root), op, filename], env=env or dict(os.environ),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def kill9(proc: subprocess.Popen) -> None:
+    """kill -9 the writer, then whatever it left running (a sleeping hook) in its session."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=WAIT)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    exe = BIN / "atk"
+    return subprocess.run([str(exe) if exe.exists() else "atk", *args], capture_output=True, text=True,
+                          env=env or dict(os.environ), timeout=120)
+
+
+# --------------------------------------------------------------------------------------------
+# scenarios: each returns a one-line summary or raises FaultCheckFailed
+
+
+def kill9_in_pre_commit(tmp: Path) -> str:
+    """kill -9 while the pre-commit hook runs: files moved, nothing committed yet."""
+    root, _, (awi, _) = make_store(tmp)
+    before = snapshot(root)
+    mark = tmp / "pre-commit.mark"
+    hook(root, "pre-commit", f"touch '{mark}'\nsleep 120\n")
+    proc = spawn_writer(root, "hold", awi)
+    wait_for(mark, proc)
+    check((root / ".git" / "atk-journal.json").exists(), "no journal while the write was under way")
+    check((root / "wi" / "hold" / awi).exists(), "the file was not moved yet when the hook ran")
+    kill9(proc)
+    (root / ".git" / "hooks" / "pre-commit").unlink()
+    check(lock_is_free(root), "a killed writer left the lock held")
+    check(git(root, "rev-parse", "HEAD").strip() == before["head"], "HEAD moved although the commit never happened")
+    with GitStore(root).locked(timeout=0):  # the next writer recovers first
+        pass
+    check(snapshot(root) == before, "recovery did not put the store back exactly as it was")
+    assert_consistent(root, "after recovery")
+    out = Service(root, actor="user").hold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    check(state_of(root, awi) == "hold", "the next operation did not land")
+    assert_consistent(root, "after the next operation")
+    check(not (root / ".git" / "atk-index.tmp").exists(), "the killed writer's temporary index is still there")
+    return "journal rolled back: files and index as before; next hold committed"
+
+
+def kill9_after_update_ref(tmp: Path) -> str:
+    """kill -9 in the post-commit hook: the commit landed (journal has new_head), not pushed."""
+    root, remote, (awi, _) = make_store(tmp, remote=True)
+    assert remote is not None
+    old_head = git(root, "rev-parse", "HEAD").strip()
+    mark = tmp / "post-commit.mark"
+    hook(root, "post-commit", f"touch '{mark}'\nsleep 120\n")
+    proc = spawn_writer(root, "hold", awi)
+    wait_for(mark, proc)
+    kill9(proc)
+    (root / ".git" / "hooks" / "post-commit").unlink()
+    journal = json.loads((root / ".git" / "atk-journal.json").read_text())
+    head = git(root, "rev-parse", "HEAD").strip()
+    check(head != old_head and journal.get("new_head") == head, "the journal does not name the landed commit")
+    check(GitStore(root).unpushed() == 1, "expected the killed write's commit to be unpushed")
+    with GitStore(root).locked(timeout=0):
+        pass
+    check(git(root, "rev-parse", "HEAD").strip() == head, "recovery moved HEAD off a commit that had landed")
+    check(state_of(root, awi) == "hold", "recovery undid a commit that had landed")
+    assert_consistent(root, "after recovery")
+    out = Service(root, actor="user").unhold(awi)
+    check(out.ok and out.pushed, f"the next operation failed or did not push: {out.message} {out.warnings}")
+    check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(),
+          "the remote did not get both commits")
+    assert_consistent(root, "after the next operation")
+    return "journal new_head kept the landed commit; next unhold pushed both"
+
+
+def kill9_before_index_update(tmp: Path) -> str:
+    """kill -9 right after update-ref, before the real index is updated: HEAD moved, index stale."""
+    root, _, (awi, _) = make_store(tmp)
+    with fault_env(tmp, "update-ref", "hang-after") as mark:
+        proc = spawn_writer(root, "hold", awi, env=dict(os.environ))
+        wait_for(mark, proc)
+        kill9(proc)
+    head = git(root, "rev-parse", "HEAD").strip()
+    journal = json.loads((root / ".git" / "atk-journal.json").read_text())
+    check(journal.get("new_head") == head, "the journal does not name the landed commit")
+    stale = git(root, "status", "--porcelain", "--", "wi").strip()
+    check(stale, "expected the real index to lag behind HEAD before recovery")
+    with GitStore(root).locked(timeout=0):
+        pass
+    assert_consistent(root, "after recovery")
+    check(state_of(root, awi) == "hold", "the landed hold was lost")
+    out = Service(root, actor="user").unhold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    assert_consistent(root, "after the next operation")
+    return "index brought up to HEAD from the journal; next unhold committed"
+
+
+def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: bool = False) -> str:
+    root, _, (awi, uwi) = make_store(tmp)
+    before = snapshot(root)
+    svc_ops: list[Callable[[Service], Any]] = [
+        lambda s: s.hold(awi),
+        lambda s: s.answer(uwi, choices={1: "B"}),
+        lambda s: s.set_dependencies(awi, [uwi]),
+        lambda s: s.rm(awi),
+    ]
+    messages = []
+    for op in svc_ops:
+        if hook_exit:
+            h = hook(root, "pre-commit", "echo 'write error: No space left on device' >&2\nexit 1\n")
+            out = op(Service(root, actor="user"))
+            h.unlink()
+        else:
+            with fault_env(tmp, step, action):
+                out = op(Service(root, actor="user"))
+        check(not out.ok, f"the write succeeded although {step} failed")
+        check("No space left on device" in out.message, f"the error does not say why: {out.message!r}")
+        check("Traceback" not in out.message, "a traceback in the message")
+        check(snapshot(root) == before, f"a failed {out.op} changed the store")
+        assert_consistent(root, f"after the failed {out.op}")
+        messages.append(out.message)
+    out = Service(root, actor="user").hold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    assert_consistent(root, "after the next operation")
+    return f"4 writes refused, store unchanged; e.g. {messages[0][:90]!r}"
+
+
+def disk_full_pre_commit_hook(tmp: Path) -> str:
+    return _failing_write(tmp, "pre-commit", hook_exit=True)
+
+
+def disk_full_commit_tree(tmp: Path) -> str:
+    return _failing_write(tmp, "commit-tree")
+
+
+def disk_full_update_ref(tmp: Path) -> str:
+    return _failing_write(tmp, "update-ref")
+
+
+def disk_full_after_update_ref(tmp: Path) -> str:
+    """HEAD has already moved when the failure is reported: the rollback must move it back."""
+    return _failing_write(tmp, "update-ref", action="fail-after")
+
+
+def _rewrite_payload(p: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Rewrite the cache's records *with a valid header* (a bug or a hand edit, not damage)."""
+    import hashlib
+
+    raw = p.read_bytes()
+    entries = json.loads(raw[raw.index(b"\n") + 1 :])
+    payload = json.dumps(change(entries)).encode()
+    header = json.dumps({"version": VERSION, "size": len(payload), "sha1": hashlib.sha1(payload).hexdigest()})
+    p.write_bytes(header.encode() + b"\n" + payload)
+
+
+CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
+    "garbage": lambda p: p.write_bytes(os.urandom(4096)),
+    "truncated": lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
+    "one-byte-flipped": lambda p: p.write_bytes(p.read_bytes()[:-20] + b"X" + p.read_bytes()[-19:]),
+    "empty": lambda p: p.write_bytes(b""),
+    "nul-bytes": lambda p: p.write_bytes(b"\0" * 1000),
+    "invalid-utf8": lambda p: p.write_bytes(b"\xff\xfe" + p.read_bytes()),
+    "header-only": lambda p: p.write_bytes(p.read_bytes().split(b"\n")[0] + b"\n"),
+    "wrong-version": lambda p: p.write_bytes(p.read_bytes().replace(b'"version": %d' % VERSION, b'"version": 999', 1)),
+    "not-json-header": lambda p: p.write_bytes(b"[1, 2, 3]\n{}"),
+    "deep-nesting": lambda p: p.write_text("[" * 200_000 + "]" * 200_000),
+    "records-wrong-shape": lambda p: _rewrite_payload(p, lambda e: {k: {"title": 1} for k in e}),
+    "records-too-short": lambda p: _rewrite_payload(p, lambda e: {k: v[:-3] for k, v in e.items()}),
+    "records-bad-datetime": lambda p: _rewrite_payload(
+        p, lambda e: {k: [*v[:10], "yesterday-ish", *v[11:]] for k, v in e.items()}),
+    "payload-not-a-mapping": lambda p: _rewrite_payload(p, lambda e: list(e)),  # type: ignore[arg-type,return-value]
+    "directory-in-its-place": lambda p: (p.unlink(), p.mkdir()),
+}
+
+
+def corrupted_cache(tmp: Path) -> str:
+    root, _, files = make_store(tmp)
+    from atk_tui.core.cache import to_record
+
+    def listing(svc: Service) -> dict[str, Any]:
+        items, _ = svc.list()
+        return {i.filename: (i.state, to_record(i)) for i in items}
+
+    reference = listing(Service(root, actor="user", use_cache=False))
+    check(set(reference) == set(files), "the reference listing is wrong")
+    path = ItemCache(root / ".git", "active").path
+    for name, corrupt in CACHE_CORRUPTIONS.items():
+        if path.is_dir():
+            path.rmdir()
+        listing(Service(root, actor="user"))  # a good cache first
+        check(path.is_file(), "no cache file was written")
+        corrupt(path)
+        got = listing(Service(root, actor="user"))
+        check(got == reference, f"{name}: the listing from a corrupted cache differs")
+        if name != "directory-in-its-place":
+            cache = ItemCache(root / ".git", "active")
+            cache.load()
+            check(len(cache.entries) == len(files), f"{name}: the cache was not rebuilt")
+        proc = atk("wi", "list", "--json", "--store", str(root))
+        check(proc.returncode == 0 and len(proc.stdout.splitlines()) == len(files), f"{name}: atk wi list failed: {proc.stderr}")
+    return f"{len(CACHE_CORRUPTIONS)} corruptions: listing identical, cache rebuilt"
+
+
+def stale_lock(tmp: Path) -> str:
+    """A lock file left by a killed process does not block; a live holder does (store busy)."""
+    root, _, (awi, _) = make_store(tmp)
+    lock = root / ".git" / "atk.lock"
+    mark = tmp / "locked.mark"
+    proc = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(lock), str(mark)], start_new_session=True)
+    try:
+        wait_for(mark, proc)
+        svc = Service(root, actor="user")
+        svc.store.lock_timeout = 0.3
+        busy = svc.hold(awi)
+        check(not busy.ok and "store busy" in busy.message, f"a live lock holder did not make the store busy: {busy.message}")
+    finally:
+        kill9(proc)
+    check(lock.exists(), "expected the lock file to be left behind by the killed holder")
+    svc = Service(root, actor="user")
+    svc.store.lock_timeout = 0
+    out = svc.hold(awi)
+    check(out.ok, f"a stale lock file blocked the write: {out.message}")
+    # a lock file with junk in it, and a stale index.lock from a git that died
+    lock.write_bytes(b"pid 99999 \xff\xfe junk")
+    idx = root / ".git" / "index.lock"
+    idx.write_bytes(b"")
+    old = time.time() - 120
+    os.utime(idx, (old, old))
+    out = svc.unhold(awi)
+    check(out.ok, f"a junk lock file or a stale index.lock blocked the write: {out.message}")
+    assert_consistent(root)
+    return "live holder -> 'store busy'; dead holder's lock file, junk lock file, stale index.lock -> write goes through"
+
+
+def unreachable_remote(tmp: Path) -> str:
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    away = remote.with_name(remote.name + ".away")
+    remote.rename(away)
+    svc = Service(root, actor="user")
+    out = svc.hold(awi)
+    check(out.ok, f"a local write failed because the remote is gone: {out.message}")
+    check(out.pushed is False, "the outcome does not say the push failed")
+    text = " ".join(out.warnings)
+    check("could not pull" in text and "unpushed" in text and "atk wi commit" in text,
+          f"the warnings do not explain: {out.warnings}")
+    cli = atk("wi", "hold", uwi, "--store", str(root))
+    check(cli.returncode == 0 and "unpushed" in cli.stderr, f"the CLI write failed or did not warn: {cli.stderr}")
+    check(GitStore(root).unpushed() == 2, "expected 2 unpushed commits")
+    still = atk("wi", "commit", "--store", str(root))
+    check(still.returncode == 1 and "push failed" in still.stderr, f"`atk wi commit` claimed success with no remote: {still}")
+    away.rename(remote)
+    done = atk("wi", "commit", "--store", str(root))
+    check(done.returncode == 0 and "pushed" in done.stdout, f"`atk wi commit` did not push: {done.stdout} {done.stderr}")
+    check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(), "the remote is behind")
+    check(GitStore(root).unpushed() == 0, "still unpushed after atk wi commit")
+    assert_consistent(root)
+    return "2 writes kept locally with pull/push warnings; `atk wi commit` exit 1 while gone, pushed both once restored"
+
+
+def cross_clone_conflict(tmp: Path) -> str:
+    """Two machines move the same item: `atk wi commit` sets the loser aside and converges."""
+    a, remote, (awi, uwi) = make_store(tmp, "a", remote=True)
+    assert remote is not None
+    b = tmp / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    sa = Service(a, actor="user", push=False)
+    check(sa.hold(awi).ok, "hold on machine a failed")
+    check(sa.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
+    sb = Service(b, actor="user")
+    out = sb.move([awi], "processing", expect="inbox")
+    check(out.ok and out.pushed, f"machine b's move failed: {out.message}")
+    done = atk("wi", "commit", "--store", str(a))
+    check(done.returncode == 0, f"`atk wi commit` failed: {done.stderr}")
+    check("set aside 'atk: hold" in done.stderr, f"the conflicting hold was not named: {done.stderr}")
+    refs = git(a, "for-each-ref", "--format=%(subject)", "refs/atk/conflicts").split("\n")
+    check(f"atk: hold {awi}" in refs, "the set-aside commit is not kept under refs/atk/conflicts")
+    check(git(a, "rev-parse", "HEAD^{tree}") == git(remote, "rev-parse", "main^{tree}"), "machine a did not converge")
+    check(state_of(a, awi) == "processing", "the remote's move was not kept")
+    check(Service(a).read(uwi).answered, "the answer (no conflict) was not pushed")
+    assert_consistent(a)
+    return "conflicting hold set aside (refs/atk/conflicts), non-conflicting answer pushed, clone converged"
+
+
+# -- the dashboard ----------------------------------------------------------------------------
+
+
+async def _tui_errors(root: Path, awi: str) -> list[str]:
+    from atk_tui.tui.app import make_app
+
+    app = make_app(root, watch=False, actor="user")
+    seen: list[tuple[str, str]] = []
+    real_notify = app.notify
+
+    def notify(message, *args, **kw):
+        seen.append((str(message), kw.get("severity", "information")))
+        return real_notify(message, *args, **kw)
+
+    app.notify = notify  # type: ignore[method-assign]
+    report: list[str] = []
+
+    async def until(pred: Callable[[], bool], what: str, pilot) -> None:
+        deadline = time.time() + WAIT
+        while not pred():
+            check(time.time() < deadline, f"timed out waiting for {what}")
+            await pilot.pause(0.05)
+
+    def errors_since(n: int) -> list[str]:
+        return [m for m, sev in seen[n:] if sev == "error"]
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: app.main.view is not None and awi in app.main.view.items, "the queue", pilot)
+        app.main.jump_to(awi)
+        await pilot.pause()
+        # 1. the objects database disappears under the running app
+        objects = root / ".git" / "objects"
+        aside = root / ".git" / "objects.aside"
+        objects.rename(aside)
+        try:
+            n = len(seen)
+            await pilot.press("h")
+            await until(lambda: errors_since(n), "an error notification for hold", pilot)
+            msg = errors_since(n)[0]
+            check("Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+            report.append(f"hold with .git/objects gone -> {msg[:80]!r}")
+            n = len(seen)
+            await pilot.press("r")
+            await pilot.pause(0.3)
+            check(app.is_running, "the app stopped after a failed refresh")
+        finally:
+            aside.rename(objects)
+        # 2. reading the store fails
+        real_queue = app.service.queue
+
+        def broken_queue(*a, **k):
+            raise OSError(5, "Input/output error")
+
+        app.service.queue = broken_queue  # type: ignore[method-assign]
+        n = len(seen)
+        await pilot.press("r")
+        await until(lambda: errors_since(n), "an error notification for refresh", pilot)
+        msg = errors_since(n)[0]
+        check("could not read the store" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"refresh with reads failing -> {msg[:80]!r}")
+        app.service.queue = real_queue  # type: ignore[method-assign]
+        # 3. a write raises something unexpected
+        real_transition = app.service.transition
+
+        def broken_transition(*a, **k):
+            raise RuntimeError("simulated bug in a write")
+
+        app.service.transition = broken_transition  # type: ignore[method-assign]
+        app.reload()
+        await pilot.pause(0.3)
+        app.main.jump_to(awi)
+        await pilot.pause()
+        n = len(seen)
+        await pilot.press("h")
+        await until(lambda: errors_since(n), "an error notification for an unexpected exception", pilot)
+        msg = errors_since(n)[0]
+        check("Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"write raising RuntimeError -> {msg[:80]!r}")
+        app.service.transition = real_transition  # type: ignore[method-assign]
+        # 4. and it still works
+        n = len(seen)
+        await pilot.press("h")
+        await until(lambda: any("hold" in m for m, _ in seen[n:]), "the hold after recovery", pilot)
+        await until(lambda: state_of(root, awi) == "hold", "the hold to land", pilot)
+        check(app.is_running, "the app is not running")
+    return report
+
+
+def tui_readable_errors(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    report = asyncio.run(_tui_errors(root, awi))
+    assert_consistent(root)
+    return "; ".join(report)
+
+
+SCENARIOS: dict[str, Callable[[Path], str]] = {
+    "kill9-in-pre-commit-hook": kill9_in_pre_commit,
+    "kill9-after-update-ref": kill9_after_update_ref,
+    "kill9-before-index-update": kill9_before_index_update,
+    "disk-full-pre-commit-hook": disk_full_pre_commit_hook,
+    "disk-full-commit-tree": disk_full_commit_tree,
+    "disk-full-update-ref": disk_full_update_ref,
+    "disk-full-after-update-ref": disk_full_after_update_ref,
+    "corrupted-cache": corrupted_cache,
+    "stale-lock": stale_lock,
+    "unreachable-remote": unreachable_remote,
+    "cross-clone-conflict": cross_clone_conflict,
+    "tui-readable-errors": tui_readable_errors,
+}
+
+
+def isolated_env(tmp: Path) -> None:
+    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
+        os.environ.pop(var, None)
+    os.environ.update({
+        "XDG_CONFIG_HOME": str(tmp / "xdg"), "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "faults", "GIT_AUTHOR_EMAIL": "faults@atk.invalid",
+        "GIT_COMMITTER_NAME": "faults", "GIT_COMMITTER_EMAIL": "faults@atk.invalid",
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    })
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", help="comma-separated scenario names")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args(argv)
+    names = args.only.split(",") if args.only else list(SCENARIOS)
+    base = Path(tempfile.mkdtemp(prefix="atk-faults-"))
+    isolated_env(base)
+    failed = 0
+    try:
+        for name in names:
+            tmp = base / name
+            tmp.mkdir()
+            t0 = time.time()
+            try:
+                summary = SCENARIOS[name](tmp)
+                status = "ok"
+            except Exception as exc:
+                failed += 1
+                status = "FAIL"
+                summary = f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, FaultCheckFailed):
+                    summary += "\n" + traceback.format_exc()
+            print(f"{status:4} {name:34} {time.time() - t0:5.1f} s  {summary}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,763 @@
+#!/usr/bin/env python3
+"""Soak: three "machines" share one bare remote; agents and a person write at the same time.
+
+    python bench/soak.py [--short] [--seed N] [--agents N] [--ops N] [--person-ops N]
+                         [--out DIR] [--json REPORT] [--keep]
+
+Layout (under a temporary directory, or DIR): `remote.git` (bare) and clones `m1`, `m2`, `m3`.
+On m1 and m2, agent processes (real subprocesses, CLAUDECODE=1) run the `atk` CLI through a
+seeded, randomised but realistic flow: add (with --source), start-processing, file a UWI and
+make the AWI depend on it (set-dependencies), adopt, reject, return-to-inbox (also from
+rejected), set-dependencies, rm, and adopt of answered UWIs. On m3 a scripted person drives the
+`Service(actor="user")` the dashboard uses: answer, edit with hold / save_text / unhold, comment,
+move, undo, with the dashboard's periodic pull in between.
+
+Every write is logged with its outcome (exit code, commit SHA, subject, pushed or not, warnings).
+Afterwards `atk wi commit` runs on each clone, each clone pulls, and the invariants are checked:
+
+* every operation reported as done landed on the remote (its SHA, or a commit with the same
+  subject after a rebase, is in the remote's history) or was reported as unpushed/conflicting
+  (and then either landed through `atk wi commit` or was set aside by it, named);
+* no filename is in two states (any clone's work tree, the remote's tree);
+* no file vanished without an `rm` commit;
+* no lock left behind (the lock file may exist but can be taken at once), no journal, no
+  index.lock, no rebase in progress;
+* every clone converges to the remote's tree, with a clean work tree.
+
+Exit status 0 when every invariant holds. `--short` is what CI runs (tests/soak).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+STATES = ("inbox", "processing", "hold", "adopted", "rejected")
+ATK_TIMEOUT = 120.0
+REPOS = ("acme/webapp", "acme/api", "acme/infra")
+SOURCES = ("process-wi", "session-review", "plan-and-add-awi")
+OBJECTS = ("login flow", "order export", "rate limiter", "CI cache", "search index", "audit log",
+           "payment webhooks", "feature flags", "ログイン画面", "監査ログ", "夜間バッチ")
+VERBS = ("fix", "add tests for", "speed up", "document", "refactor", "harden")
+
+
+# --------------------------------------------------------------------------------------------
+# small helpers
+
+
+def git(cwd: Path, *args: str, check: bool = True, timeout: float = 120) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          errors="surrogateescape")
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} in {cwd} failed: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def base_env(tmp: Path, name: str) -> dict[str, str]:
+    """A clean, private environment for one machine's processes."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES",
+                        "GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE")}
+    env.update({
+        "XDG_CONFIG_HOME": str(tmp / "xdg"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": name, "GIT_COMMITTER_NAME": name,
+        "GIT_AUTHOR_EMAIL": f"{name}@soak.invalid", "GIT_COMMITTER_EMAIL": f"{name}@soak.invalid",
+        "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+    })
+    return env
+
+
+def atk_exe() -> str:
+    exe = BIN / "atk"
+    return str(exe) if exe.exists() else (shutil.which("atk") or "atk")
+
+
+class Log:
+    """JSON Lines, one record per write (and per read, marked `read`)."""
+
+    def __init__(self, path: Path, who: str, clone: Path) -> None:
+        self.fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by the worker's exit
+        self.who = who
+        self.clone = clone.name
+
+    def write(self, **rec: Any) -> None:
+        rec = {"who": self.who, "clone": self.clone, "t": time.time(), **rec}
+        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self.fh.flush()
+
+
+def classify_failure(message: str) -> str:
+    m = message.lower()
+    if "store busy" in m:
+        return "busy"
+    if "did not finish" in m or "git " in m and " failed" in m or "hook" in m or "timeout" in m:
+        return "error"
+    return "refused"
+
+
+# --------------------------------------------------------------------------------------------
+# the agent: real `atk` processes
+
+
+SHA10_RE = re.compile(r"\(([0-9a-f]{10})\)\s*$")
+
+
+class Agent:
+    def __init__(self, name: str, clone: Path, seed: int, budget: int, log: Log) -> None:
+        self.name = name
+        self.clone = clone
+        self.rng = random.Random(seed)
+        self.budget = budget
+        self.log = log
+        self.env = dict(os.environ, CLAUDECODE="1")
+        self.mine: list[str] = []  # filenames this agent added
+        self.n = 0
+        self.exe = atk_exe()
+
+    def atk(self, *args: str) -> subprocess.CompletedProcess[str]:
+        try:
+            return subprocess.run([self.exe, *args, "--store", str(self.clone)], capture_output=True, text=True,
+                                  env=self.env, timeout=ATK_TIMEOUT, errors="surrogateescape")
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(args, 124, "", f"timeout: atk {args[0]} {args[1]} hung")
+
+    def items(self) -> list[dict[str, Any]]:
+        t0 = time.time()
+        proc = self.atk("wi", "list", "--status", "all", "--json")
+        self.log.write(op="list", read=True, exit=proc.returncode, dt=time.time() - t0)
+        out = []
+        for line in proc.stdout.splitlines():
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                continue
+        return out
+
+    def write(self, op: str, files: list[str], *args: str) -> tuple[bool, str]:
+        """Run one write; log it. Returns (ok, first stdout line)."""
+        self.budget -= 1
+        t0 = time.time()
+        proc = self.atk("wi", op, *args)
+        dt = time.time() - t0
+        stdout, stderr = proc.stdout, proc.stderr
+        warnings = [ln.removeprefix("atk: warning: ") for ln in stderr.splitlines() if ln.startswith("atk: warning: ")]
+        errors = [ln.removeprefix("atk: ") for ln in stderr.splitlines() if ln.startswith("atk: ") and "warning:" not in ln]
+        ok = proc.returncode == 0
+        sha = subject = None
+        first = stdout.splitlines()[0] if stdout.strip() else ""
+        if ok:
+            if op == "add":
+                files = [first.strip()]
+                subject = f"atk: add {files[0]}"
+                sha = self._find_subject(subject)
+            else:
+                m = SHA10_RE.search(first)
+                if m:
+                    sha, subject = self._resolve(m.group(1))
+        rec: dict[str, Any] = {
+            "op": op, "files": files, "args": list(args), "exit": proc.returncode, "ok": ok, "sha": sha,
+            "subject": subject, "warnings": warnings, "message": " | ".join(errors)[:500], "dt": dt,
+        }
+        if ok:
+            rec["unpushed"] = any("unpushed" in w for w in warnings)
+        else:
+            rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
+        self.log.write(**rec)
+        return ok, first.strip()
+
+    def _resolve(self, short: str) -> tuple[str | None, str | None]:
+        out = git(self.clone, "show", "-s", "--format=%H%x00%s", short, check=False).strip()
+        sha, _, subject = out.partition("\0")
+        return (sha or None), (subject or None)
+
+    def _find_subject(self, subject: str) -> str | None:
+        out = git(self.clone, "log", "-n", "300", "--format=%H%x00%s", check=False)
+        for line in out.splitlines():
+            sha, _, subj = line.partition("\0")
+            if subj == subject:
+                return sha
+        return None
+
+    # -- the flow --------------------------------------------------------------------------
+
+    def title(self) -> str:
+        self.n += 1
+        return f"{self.name} {self.n}: {self.rng.choice(VERBS)} {self.rng.choice(OBJECTS)}"
+
+    def add_awi(self) -> str | None:
+        body = (
+            f"# {self.title()}\n\n"
+            f"- 反映内容: change what the title says\n- 反映先: {self.rng.choice(REPOS)}\n"
+            f"- 理由: seen {self.rng.randint(2, 90)} times in the logs\n- 適用範囲: this repository\n"
+            "- メリット: fewer incidents\n- デメリット: なし\n- 完成条件: tests pass\n"
+        )
+        ok, name = self.write("add", [], "--kind", "awi", "--source", self.rng.choice(SOURCES),
+                              "--target-repo", self.rng.choice(REPOS), "--body-file", self._tmp(body))
+        if ok and name:
+            self.mine.append(name)
+            return name
+        return None
+
+    def add_uwi(self, about: str) -> str | None:
+        body = (
+            f"# {self.title()}: which way for {about[:30]}?\n\n## 背景\nTwo ways were found while working on it.\n\n"
+            "## 質問\nWhich approach?\n\n- A) Strict -- safer, more work\n- B) Lenient -- faster, riskier\n"
+            "- C) Both behind a flag -- flexible, more code\n\n推奨: A) consistent everywhere\n"
+        )
+        args = ["--kind", "uwi", "--source", "process-wi", "--target-repo", self.rng.choice(REPOS),
+                "--body-file", self._tmp(body)]
+        if self.rng.random() < 0.5:
+            args += ["--urgency", self.rng.choice(("blocking", "next-review", "informational"))]
+        ok, name = self.write("add", [], *args)
+        if ok and name:
+            self.mine.append(name)
+            return name
+        return None
+
+    def _tmp(self, body: str) -> str:
+        path = Path(tempfile.gettempdir()) / f"atk-soak-{os.getpid()}-{self.n}.md"
+        path.write_text(body, encoding="utf-8")
+        return str(path)
+
+    def pick(self, items: list[dict[str, Any]], pred) -> str | None:
+        cands = [i["filename"] for i in items if pred(i)]
+        if not cands:
+            return None
+        own = [c for c in cands if c in self.mine]
+        if own and self.rng.random() < 0.7:
+            return self.rng.choice(own)
+        return self.rng.choice(cands)
+
+    def run(self) -> None:
+        rng = self.rng
+        while self.budget > 0:
+            if rng.random() < 0.6 or not self.mine:
+                self.add_awi()
+            items = self.items()
+            target = self.pick(items, lambda i: i["state"] == "inbox" and i["kind"] == "awi" and i["ready"])
+            if target and self.budget > 0:
+                ok, _ = self.write("start-processing", [target], target)
+                if ok and self.budget > 0:
+                    r = rng.random()
+                    if r < 0.3:
+                        uwi = self.add_uwi(target)
+                        if uwi and self.budget > 0:
+                            self.write("set-dependencies", [target], target, "--depends-on", uwi)
+                        if self.budget > 0:
+                            self.write("return-to-inbox", [target], target)
+                    elif r < 0.6:
+                        args = [target, "--note", f"done by {self.name}"]
+                        if rng.random() < 0.5:
+                            args += ["--commit", "%040x" % rng.getrandbits(160)]
+                        self.write("adopt", [target], *args)
+                    elif r < 0.85:
+                        self.write("reject", [target], target, "--note", "not worth it")
+                        if rng.random() < 0.4 and self.budget > 0:
+                            self.write("return-to-inbox", [target], target, "--state=rejected")
+                    else:
+                        self.write("return-to-inbox", [target], target)
+            if self.budget <= 0:
+                break
+            r = rng.random()
+            if r < 0.25:
+                # the picker closes answered UWIs before it starts work
+                uwi = self.pick(items, lambda i: i["state"] == "inbox" and i["kind"] == "uwi" and i.get("answered"))
+                if uwi:
+                    self.write("adopt", [uwi], uwi, "--note", "answer picked up")
+            elif r < 0.45:
+                victim = self.pick(items, lambda i: i["state"] == "inbox" and not any(
+                    i["filename"] in j.get("depends_on", []) for j in items))
+                if victim:
+                    self.write("rm", [victim], victim)
+            elif r < 0.65:
+                f = self.pick(items, lambda i: i["state"] in ("inbox", "processing") and not i["defects"])
+                if f:
+                    deps: list[str] = []
+                    if rng.random() < 0.5:
+                        other = self.pick(items, lambda i: i["filename"] != f and i["state"] in STATES[:3])
+                        if other:
+                            deps = ["--depends-on", other]
+                    self.write("set-dependencies", [f], f, *deps)
+
+
+# --------------------------------------------------------------------------------------------
+# the person: the dashboard's Service
+
+
+class Person:
+    def __init__(self, clone: Path, seed: int, budget: int, log: Log) -> None:
+        from atk_tui.core.service import Service
+
+        self.svc = Service(clone, actor="user")
+        self.clone = clone
+        self.rng = random.Random(seed)
+        self.budget = budget
+        self.log = log
+        self.undo_stack: list[str] = []
+        self.n = 0
+
+    def record(self, op: str, files: list[str], out) -> bool:
+        self.budget -= 1
+        rec: dict[str, Any] = {
+            "op": op, "files": list(files), "ok": out.ok, "exit": out.exit_code, "sha": out.commit,
+            "warnings": list(out.warnings), "message": out.message[:500],
+        }
+        if out.ok:
+            rec["subject"] = git(self.clone, "show", "-s", "--format=%s", out.commit).strip() if out.commit else None
+            rec["unpushed"] = out.pushed is False
+        else:
+            rec["category"] = "usage" if out.exit_code == 2 else classify_failure(out.message)
+        self.log.write(**rec)
+        return out.ok
+
+    def refresh(self):
+        """What the dashboard does every minute: pull (under the lock), then reload."""
+        from atk_tui.core.store import AtkError, WriteResult
+
+        t0 = time.time()
+        try:
+            with self.svc.store.locked(timeout=10):
+                self.svc.store._pull(WriteResult())
+        except AtkError:
+            pass
+        view = self.svc.queue()
+        self.log.write(op="refresh", read=True, exit=0, dt=time.time() - t0)
+        return view
+
+    def run(self) -> None:
+        from atk_tui.core.questions import parse_questions
+
+        svc, rng = self.svc, self.rng
+        while self.budget > 0:
+            view = self.refresh()
+            items = [i for i in view.items.values() if not i.defects]
+            uwis = [i for i in items if i.kind == "uwi" and i.state == "inbox" and not i.answered]
+            awis = [i for i in items if i.kind == "awi"]
+            inbox = [i for i in items if i.state == "inbox"]
+            actions = ["answer"] * (3 if uwis else 0) + ["edit"] * (2 if inbox else 0) + \
+                ["comment"] * (2 if awis else 0) + ["move"] * (2 if items else 0) + ["undo"] * (1 if self.undo_stack else 0)
+            if not actions:
+                time.sleep(0.3)
+                self.budget -= 0.25  # type: ignore[assignment]
+                continue
+            act = rng.choice(actions)
+            self.n += 1
+            if act == "answer":
+                item = rng.choice(uwis)
+                try:
+                    full = svc.read(item.filename)
+                except Exception:
+                    continue
+                parsed = parse_questions(full.body)
+                choices = {q.number: (q.recommendation or rng.choice(q.options).letter)
+                           for q in parsed.questions if q.options}
+                text = "" if choices else "go ahead"
+                if rng.random() < 0.3:
+                    text = f"note {self.n}: keep it simple"
+                out = svc.answer(item.filename, choices=choices, text=text)
+                if self.record("answer", [item.filename], out) and out.commit:
+                    self.undo_stack.append(out.commit)
+            elif act == "edit":
+                item = rng.choice(inbox)
+                self.edit(item.filename)
+            elif act == "comment":
+                item = rng.choice(awis)
+                out = svc.comment(item.filename, f"person {self.n}: please keep the API stable")
+                if self.record("comment", [item.filename], out) and out.commit:
+                    self.undo_stack.append(out.commit)
+            elif act == "move":
+                item = rng.choice(items)
+                to = rng.choice([s for s in STATES if s != item.state])
+                note = "moved by the person" if to in ("adopted", "rejected") else None
+                out = svc.move([item.filename], to, note=note, expect=item.state)
+                if self.record("move", [item.filename], out) and out.commit:
+                    self.undo_stack.append(out.commit)
+            elif act == "undo":
+                sha = self.undo_stack[-1]
+                out = svc.undo(sha)
+                self.record("undo", [], out)
+                self.undo_stack.pop()
+            time.sleep(rng.random() * 0.2)  # think time
+
+    def edit(self, filename: str) -> None:
+        """The dashboard's $EDITOR flow: hold, save the whole text, unhold."""
+        svc = self.svc
+        out = svc.hold(filename, expect="inbox")
+        if not self.record("hold", [filename], out):
+            return
+        try:
+            text = svc.read(filename, "hold").text
+        except Exception:
+            text = None
+        if text is not None and self.budget > 0:
+            new = text.rstrip("\n") + f"\n\nEdited by the person ({self.n}).\n"
+            out = svc.save_text(filename, new, expect="hold")
+            self.record("edit", [filename], out)
+        out = svc.unhold(filename, expect="hold")
+        self.record("unhold", [filename], out)
+
+
+# --------------------------------------------------------------------------------------------
+# setup, run, check
+
+
+def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
+    sys.path.insert(0, str(ROOT))
+    from atk_tui.core.store import init_store
+
+    remote = tmp / "remote.git"
+    env = base_env(tmp, "setup")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True, env=env)
+    seedroot, _ = init_store(tmp / "seed")
+    git(seedroot, "branch", "-M", "main")
+    # a few items the person can work on from the start
+    old = os.environ.copy()
+    os.environ.update(env)
+    try:
+        from atk_tui.core.service import Service
+
+        svc = Service(seedroot, actor="user", pull=False, push=False)
+        rng = random.Random(seed)
+        for n in range(6):
+            kind = "uwi" if n % 3 == 0 else "awi"
+            body = (f"# seed {n}: which way?\n\n## 質問\nWhich?\n\n- A) one -- a\n- B) two -- b\n\n推奨: A)\n"
+                    if kind == "uwi" else f"# seed {n}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\n\n- 反映内容: x\n")
+            out = svc.add(kind=kind, target_repo=rng.choice(REPOS), body=body)
+            assert out.ok, out.message
+    finally:
+        os.environ.clear()
+        os.environ.update(old)
+    git(seedroot, "remote", "add", "origin", str(remote))
+    git(seedroot, "push", "-q", "-u", "origin", "main")
+    clones = []
+    for name in ("m1", "m2", "m3"):
+        dest = tmp / name
+        subprocess.run(["git", "clone", "-q", str(remote), str(dest)], check=True, env=env)
+        git(dest, "config", "user.name", name)
+        git(dest, "config", "user.email", f"{name}@soak.invalid")
+        clones.append(dest)
+    shutil.rmtree(seedroot)
+    return remote, clones
+
+
+def run_workers(tmp: Path, clones: list[Path], args: argparse.Namespace) -> tuple[list[Path], list[str]]:
+    logs: list[Path] = []
+    procs: list[tuple[str, subprocess.Popen]] = []
+    machines = [clones[i % 2] for i in range(args.agents)]
+    for i, clone in enumerate(machines):
+        name = f"agent{i + 1}"
+        log = tmp / f"{name}.jsonl"
+        logs.append(log)
+        env = base_env(tmp, f"{name}-{clone.name}")
+        cmd = [sys.executable, __file__, "worker", "agent", "--name", name, "--clone", str(clone),
+               "--seed", str(args.seed * 1000 + i), "--ops", str(args.ops), "--log", str(log)]
+        procs.append((name, subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+    log = tmp / "person.jsonl"
+    logs.append(log)
+    cmd = [sys.executable, __file__, "worker", "person", "--name", "person", "--clone", str(clones[2]),
+           "--seed", str(args.seed * 1000 + 999), "--ops", str(args.person_ops), "--log", str(log)]
+    procs.append(("person", subprocess.Popen(cmd, env=base_env(tmp, "person-m3"), stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.PIPE, text=True)))
+    problems = []
+    deadline = time.time() + args.timeout
+    for name, proc in procs:
+        try:
+            _, err = proc.communicate(timeout=max(deadline - time.time(), 1))
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            problems.append(f"{name}: worker did not finish within {args.timeout:g} s")
+        if proc.returncode != 0:
+            problems.append(f"{name}: worker exited {proc.returncode}: {err.strip()[-2000:]}")
+    return logs, problems
+
+
+def read_logs(logs: list[Path]) -> list[dict[str, Any]]:
+    recs = []
+    for path in logs:
+        if path.exists():
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    recs.append(json.loads(line))
+    return recs
+
+
+def remote_history(remote: Path) -> list[tuple[str, str]]:
+    out = git(remote, "log", "--format=%H%x00%s", "main")
+    return [tuple(line.split("\0", 1)) for line in out.splitlines() if "\0" in line]  # type: ignore[misc]
+
+
+def tree_names(cwd: Path, rev: str) -> dict[str, list[str]]:
+    """filename -> states it is in, from a commit's tree."""
+    out = git(cwd, "ls-tree", "-r", "--name-only", "-z", rev, "--", "wi")
+    found: dict[str, list[str]] = {}
+    for path in out.split("\0"):
+        parts = path.split("/")
+        if len(parts) == 3 and parts[2] != ".gitkeep":
+            found.setdefault(parts[2], []).append(parts[1])
+    return found
+
+
+def worktree_names(root: Path) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for state in STATES:
+        d = root / "wi" / state
+        for p in d.iterdir() if d.is_dir() else ():
+            if p.name != ".gitkeep" and not p.name.startswith(".atk-"):
+                found.setdefault(p.name, []).append(state)
+    return found
+
+
+def lock_free(clone: Path) -> bool:
+    """The store lock can be taken at once (flock-based: a leftover file is fine)."""
+    code = ("import sys; from filelock import FileLock, Timeout\n"
+            "l = FileLock(sys.argv[1], timeout=0)\n"
+            "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(clone / ".git" / "atk.lock")], capture_output=True, text=True)
+    return proc.stdout.strip() == "free"
+
+
+def finish(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
+    """`atk wi commit` on each clone, then a pull: what a person does at the end of the day."""
+    out = []
+    for clone in clones:
+        env = base_env(tmp, f"final-{clone.name}")
+        proc = subprocess.run([atk_exe(), "wi", "commit", "--store", str(clone)], capture_output=True, text=True,
+                              env=env, timeout=ATK_TIMEOUT)
+        out.append({"clone": clone.name, "exit": proc.returncode, "stdout": proc.stdout.strip(), "stderr": proc.stderr.strip()})
+    for clone in clones:
+        proc = subprocess.run(["git", "pull", "-q", "--ff-only"], cwd=clone, capture_output=True, text=True,
+                              env=base_env(tmp, f"final-{clone.name}"), timeout=ATK_TIMEOUT)
+        out.append({"clone": clone.name, "pull": proc.returncode, "stderr": proc.stderr.strip()})
+    return out
+
+
+def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]]) -> dict[str, Any]:
+    failures: list[str] = []
+    history = remote_history(remote)
+    remote_shas = {sha for sha, _ in history}
+    subjects = Counter(subj for _, subj in history)
+    writes = [r for r in recs if not r.get("read")]
+    ok = [r for r in writes if r["ok"]]
+
+    # conflicting commits that `atk wi commit` set aside (refs/atk/conflicts/*), by subject
+    set_aside: Counter[str] = Counter()
+    for clone in clones:
+        refs = git(clone, "for-each-ref", "--format=%(objectname)%00%(subject)", "refs/atk/conflicts", check=False)
+        for line in refs.splitlines():
+            _, _, subj = line.partition("\0")
+            set_aside[subj] += 1
+
+    # 1. every reported success is in the remote (exactly, or rebased: same subject)
+    landed = landed_late = conflicts = lost = 0
+    exact = [r for r in ok if r.get("sha") in remote_shas]
+    for r in exact:
+        subjects[r["subject"]] -= 1
+    for r in ok:
+        if r in exact:
+            r["outcome"] = "landed"
+        elif r.get("subject") and subjects[r["subject"]] > 0:
+            subjects[r["subject"]] -= 1
+            r["outcome"] = "landed"
+        elif r.get("subject") and set_aside[r["subject"]] > 0:
+            set_aside[r["subject"]] -= 1
+            r["outcome"] = "conflict"
+        else:
+            r["outcome"] = "lost"
+        if r["outcome"] == "landed":
+            if r.get("unpushed"):
+                landed_late += 1
+            else:
+                landed += 1
+        elif r["outcome"] == "conflict":
+            conflicts += 1
+            if not r.get("unpushed"):
+                failures.append(f"set aside but reported as pushed: {r['who']} {r['op']} {r['files']}")
+        else:
+            lost += 1
+            failures.append(f"LOST: {r['who']} {r['op']} {r['files']} sha={r.get('sha')} subject={r.get('subject')!r}")
+
+    # 2. no filename in two states
+    head_names = tree_names(remote, "main")
+    for name, where in head_names.items():
+        if len(where) > 1:
+            failures.append(f"remote: {name} is in {where}")
+    for clone in clones:
+        for name, where in worktree_names(clone).items():
+            if len(where) > 1:
+                failures.append(f"{clone.name}: {name} is in {where}")
+
+    # 3. no file vanished without an rm commit
+    ever: set[str] = set()
+    log = git(remote, "log", "--format=%x00%s", "--name-only", "main", "--", "wi")
+    removed_by_rm: set[str] = set()
+    for chunk in log.split("\0")[1:]:
+        lines = chunk.splitlines()
+        subj, paths = lines[0], [p for p in lines[1:] if p.strip()]
+        for p in paths:
+            name = p.split("/")[-1]
+            if name != ".gitkeep":
+                ever.add(name)
+    rm_log = git(remote, "log", "--diff-filter=D", "--no-renames", "--format=%x00%s", "--name-only", "main", "--", "wi")
+    for chunk in rm_log.split("\0")[1:]:
+        lines = chunk.splitlines()
+        if lines and (lines[0].startswith("atk: rm ") or lines[0].startswith("atk: undo add ")):
+            removed_by_rm.update(p.split("/")[-1] for p in lines[1:] if p.strip())
+    for r in ok:
+        if r["op"] == "add" and r.get("outcome") == "landed":
+            ever.update(r["files"])
+    vanished = sorted(ever - set(head_names) - removed_by_rm)
+    for name in vanished:
+        failures.append(f"vanished without an rm commit: {name}")
+
+    # 4. nothing left behind
+    for clone in clones:
+        g = clone / ".git"
+        if not lock_free(clone):
+            failures.append(f"{clone.name}: the store lock is still held")
+        for leftover in ("atk-journal.json", "index.lock", "rebase-merge", "rebase-apply", "atk-index.tmp"):
+            if (g / leftover).exists():
+                failures.append(f"{clone.name}: .git/{leftover} left behind")
+
+    # 5. convergence
+    remote_tree = git(remote, "rev-parse", "main^{tree}").strip()
+    for clone in clones:
+        tree = git(clone, "rev-parse", "HEAD^{tree}").strip()
+        if tree != remote_tree:
+            ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
+            failures.append(f"{clone.name}: tree {tree[:10]} differs from the remote's {remote_tree[:10]} ({ahead} unpushed)")
+        dirty = git(clone, "status", "--porcelain", "--", "wi", "plans").strip()
+        if dirty:
+            failures.append(f"{clone.name}: work tree not clean: {dirty.splitlines()[:3]}")
+
+    failed = [r for r in writes if not r["ok"]]
+    cats = Counter(r.get("category", "refused") for r in failed)
+    by_op = Counter(r["op"] for r in writes)
+    return {
+        "attempted": len(writes),
+        "landed": landed,
+        "landed_late": landed_late,
+        "conflicts_set_aside": conflicts,
+        "reported_unpushed": sum(1 for r in ok if r.get("unpushed")),
+        "refused": cats.get("refused", 0),
+        "busy": cats.get("busy", 0),
+        "errors": cats.get("error", 0),
+        "usage_errors": cats.get("usage", 0),
+        "lost": lost,
+        "reads": sum(1 for r in recs if r.get("read")),
+        "by_op": dict(sorted(by_op.items())),
+        "remote_commits": len(history),
+        "items_in_remote": len(head_names),
+        "files_ever": len(ever),
+        "removed_by_rm": len(removed_by_rm),
+        "failures": failures,
+        "refusal_samples": sorted({r["message"][:100] for r in failed})[:12],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--short", action="store_true", help="the CI size: 4 agents, about 30 s")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--agents", type=int, default=None)
+    ap.add_argument("--ops", type=int, default=None, help="writes per agent")
+    ap.add_argument("--person-ops", type=int, default=None)
+    ap.add_argument("--timeout", type=float, default=None, help="seconds before the workers are killed")
+    ap.add_argument("--out", type=Path, help="work in DIR (kept) instead of a temporary directory")
+    ap.add_argument("--json", type=Path, help="also write the report as JSON to this path")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = ap.parse_args(argv)
+    if args.agents is None:
+        args.agents = 4 if args.short else 6
+    if args.ops is None:
+        args.ops = 7 if args.short else 40
+    if args.person_ops is None:
+        args.person_ops = 10 if args.short else 60
+    if args.timeout is None:
+        args.timeout = 240.0 if args.short else 1800.0
+    if args.agents < 4:
+        ap.error("--agents must be at least 4")
+
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix="soak-", dir=args.out))
+    else:
+        tmp = Path(tempfile.mkdtemp(prefix="atk-soak-"))
+    t0 = time.time()
+    try:
+        remote, clones = setup(tmp, args.seed)
+        t_setup = time.time() - t0
+        logs, problems = run_workers(tmp, clones, args)
+        t_run = time.time() - t0 - t_setup
+        final = finish(tmp, clones)
+        report = check(tmp, remote, clones, read_logs(logs))
+        report["failures"] = problems + report["failures"]
+        report["final"] = final
+        report.update(wall_s=round(time.time() - t0, 2), run_s=round(t_run, 2), setup_s=round(t_setup, 2),
+                      agents=args.agents, seed=args.seed, dir=str(tmp))
+    finally:
+        if not (args.keep or args.out):
+            shutil.rmtree(tmp, ignore_errors=True)
+    print_report(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0 if not report["failures"] else 1
+
+
+def print_report(r: dict[str, Any]) -> None:
+    print(f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third, seed {r['seed']}")
+    print(f"  operations attempted     {r['attempted']:>6}   ({', '.join(f'{k} {v}' for k, v in r['by_op'].items())})")
+    print(f"  landed                   {r['landed']:>6}")
+    print(f"  reported unpushed        {r['reported_unpushed']:>6}   (landed later by `atk wi commit`: {r['landed_late']}, "
+          f"set aside as conflicts: {r['conflicts_set_aside']})")
+    print(f"  refused by rule (exit 1) {r['refused']:>6}")
+    print(f"  store busy / git errors  {r['busy']:>6} / {r['errors']}")
+    print(f"  lost                     {r['lost']:>6}")
+    print(f"  reads                    {r['reads']:>6}")
+    print(f"  remote: {r['remote_commits']} commits, {r['items_in_remote']} items; {r['files_ever']} filenames ever, "
+          f"{r['removed_by_rm']} removed by rm")
+    print(f"  wall time                {r['wall_s']:>6.1f} s  (workers {r['run_s']:.1f} s)")
+    if r["failures"]:
+        print("INVARIANTS BROKEN:")
+        for f in r["failures"]:
+            print("  - " + f)
+    else:
+        print("  invariants: all hold (no loss, no two-state file, no vanished file, no lock left, clones converged)")
+
+
+def worker_main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("role", choices=["agent", "person"])
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--clone", type=Path, required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--ops", type=int, required=True)
+    ap.add_argument("--log", type=Path, required=True)
+    a = ap.parse_args(argv)
+    log = Log(a.log, a.name, a.clone)
+    if a.role == "agent":
+        Agent(a.name, a.clone, a.seed, a.ops, log).run()
+    else:
+        sys.path.insert(0, str(ROOT))
+        Person(a.clone, a.seed, a.ops, log).run()
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "worker":
+        sys.exit(worker_main(sys.argv[2:]))
+    sys.exit(main())

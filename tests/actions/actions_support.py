@@ -1,0 +1,185 @@
+"""Helpers for the action tests: a demo store at a frozen time, the app built by `make_app`
+with a fixed store label and no watcher, and waits on workers (never sleeps)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.screen import ModalScreen
+from textual.worker import Worker, WorkerState
+
+from atk_tui.core.model import STATES
+from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.tui.app import AtkApp, make_app
+from atk_tui.tui.config import TuiConfig
+
+NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+SIZE = (120, 36)
+# what the status line calls the store: the tmp_path would change every run
+STORE_LABEL = "~/private-notes"
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+    return proc.stdout
+
+
+@dataclass
+class Demo:
+    """The demo store (`atk_tui.demo`) created at NOW, with its notable items by key."""
+
+    root: Path
+    names: dict[str, str]
+
+    def __getitem__(self, key: str) -> str:
+        return self.names[key]
+
+    def head(self) -> str:
+        return git(self.root, "rev-parse", "HEAD").strip()
+
+    def subjects_since(self, base: str) -> list[str]:
+        """Commit subjects after `base`, oldest first."""
+        out = git(self.root, "log", "--reverse", "--format=%s", f"{base}..HEAD")
+        return out.splitlines()
+
+    def trailer(self, rev: str = "HEAD") -> str:
+        return git(self.root, "show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly)", rev).strip()
+
+    def state(self, filename: str) -> str | None:
+        found = [s for s in STATES if (self.root / "wi" / s / filename).is_file()]
+        assert len(found) <= 1, found
+        return found[0] if found else None
+
+    def text(self, filename: str) -> str:
+        state = self.state(filename)
+        assert state is not None, f"{filename} is gone"
+        return (self.root / "wi" / state / filename).read_text(encoding="utf-8")
+
+    def clean(self) -> bool:
+        return git(self.root, "status", "--porcelain", "--", "wi").strip() == ""
+
+    def scratch(self, filename: str) -> Path:
+        return self.root / ".git" / "atk-edit" / filename
+
+
+def new_demo(base: Path) -> Demo:
+    return Demo(create_demo_store(base, NOW), demo_filenames(NOW))
+
+
+class RecordingApp:
+    """What `make` adds to the app: every notification, every worker that failed."""
+
+    notes: list[tuple[str, str]]
+    worker_errors: list[BaseException]
+
+
+def make(root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False) -> AtkApp:
+    """The app as the CLI builds it, made deterministic: frozen clock, fixed theme, no watcher,
+    default config, a fixed store label. Notifications and swallowed worker errors are recorded
+    (the action workers run with exit_on_error=False, so a crash would otherwise go unseen)."""
+    app = make_app(
+        root,
+        theme="textual-dark",
+        clock=lambda: NOW,
+        watch=False,
+        editor=editor,
+        actor=actor or "user",
+        config=TuiConfig(),
+        store_label=STORE_LABEL,
+        read_only=read_only,
+    )
+    notes: list[tuple[str, str]] = []
+    errors: list[BaseException] = []
+    notify = app.notify
+
+    def recording_notify(message, *args, **kw):  # type: ignore[no-untyped-def]
+        notes.append((str(message), kw.get("severity", "information")))
+        return notify(message, *args, **kw)
+
+    app.notify = recording_notify  # type: ignore[method-assign]
+    remove = app.workers._remove_worker
+
+    def removing(worker: Worker) -> None:
+        if worker.state == WorkerState.ERROR and worker.error is not None:
+            errors.append(worker.error)
+        remove(worker)
+
+    app.workers._remove_worker = removing  # type: ignore[method-assign]
+    app.notes = notes  # type: ignore[attr-defined]
+    app.worker_errors = errors  # type: ignore[attr-defined]
+    return app
+
+
+def _waiting_on_user(app: AtkApp, worker: Worker) -> bool:
+    """An action worker parked on a dialog (push_screen_wait) waits for keys, not for us."""
+    return worker.group == "write" and isinstance(app.screen, ModalScreen)
+
+
+def _detail_done(app: AtkApp) -> bool:
+    main = app.main
+    detail = main.query_one("#detail")
+    item = detail.item
+    if main.selected is None:
+        return True
+    if item is None or item.filename != main.selected or not item.complete:
+        return False
+    return bool(item.defects) or bool(main.query_one("#detail-body").display)
+
+
+async def settle(pilot: Pilot, *, detail: bool = False, limit: int = 3000) -> None:
+    """Wait until every worker is done (or parked on a dialog) and, with `detail`, until the
+    detail pane shows the selected item rendered. Bounded: fails rather than hangs."""
+    app = pilot.app
+    quiet = 0
+    for _ in range(limit):
+        errors = getattr(app, "worker_errors", [])
+        if errors:
+            raise AssertionError(f"a worker failed: {errors[0]!r}") from errors[0]
+        busy = [w for w in app.workers if not w.is_finished and not _waiting_on_user(app, w)]
+        if busy:
+            quiet = 0
+            unparked = [w for w in busy if w.group != "write"]
+            if unparked:
+                # exclusive workers get cancelled by their successors: that is fine here
+                await asyncio.gather(*(w.wait() for w in unparked), return_exceptions=True)
+            else:
+                await pilot.pause(0.01)
+            continue
+        if detail and not _detail_done(app):
+            quiet = 0
+            await pilot.pause(0.01)
+            continue
+        # timers and call_from_thread callbacks may still start work: be quiet twice
+        quiet += 1
+        if quiet >= 3:
+            return
+        await pilot.pause()
+    raise AssertionError("the app did not settle")
+
+
+async def started(pilot: Pilot, *, detail: bool = False) -> None:
+    """After launch: the queue loaded (and, with `detail`, the first item rendered)."""
+    await settle(pilot, detail=detail)
+    assert pilot.app.main.view is not None
+
+
+async def select(pilot: Pilot, filename: str) -> None:
+    app = pilot.app
+    assert app.main.jump_to(filename), filename
+    await settle(pilot)
+    assert app.main.selected == filename
+
+
+def messages(app: AtkApp) -> list[str]:
+    return [m for m, _ in app.notes]  # type: ignore[attr-defined]
+
+
+def errors_shown(app: AtkApp) -> list[str]:
+    return [m for m, sev in app.notes if sev == "error"]  # type: ignore[attr-defined]

@@ -1,0 +1,474 @@
+"""Comment, transitions (`h`/`u`, the `m` menu, `x`), bulk marks, undo (`z`), and the
+agent environment where every write is refused (SPEC §5, §8, §10)."""
+
+from __future__ import annotations
+
+import pytest
+from actions_support import SIZE, Demo, errors_shown, make, messages, select, settle, started
+from textual.widgets import Footer, OptionList
+from textual.widgets._footer import FooterKey
+
+from atk_tui.core.items import parse_item
+from atk_tui.core.service import Service
+from atk_tui.tui.actions import WRITE_ACTIONS
+from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
+
+# -- comment -------------------------------------------------------------------------------
+
+
+async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    before = demo.text(name)
+    assert "## ユーザーコメント" not in before
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, TextFormScreen)
+        await pilot.press(*"Use the new logo in emails too.", "enter", *"Thanks!", "ctrl+s")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == [f"atk: comment {name}"]
+    after = demo.text(name)
+    assert after.startswith(before.rstrip("\n"))
+    assert after.endswith("\n## ユーザーコメント\n\nUse the new logo in emails too.\nThanks!\n")
+
+
+async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
+    name = demo["comment"]
+    before = demo.text(name)
+    assert before.count("## ユーザーコメント") == 1
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("c", *"And GitLab CI.", "ctrl+s")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: comment {name}"]
+    after = demo.text(name)
+    assert after.count("## ユーザーコメント") == 1
+    assert after.startswith(before.rstrip("\n"))
+    assert after.rstrip("\n").endswith("And GitLab CI.")
+
+
+async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("c", "ctrl+s")  # empty: refused, the form stays
+        await settle(pilot)
+        assert isinstance(app.screen, TextFormScreen)
+        await pilot.press(*"draft", "escape")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == []
+    assert "nothing to submit (Esc cancels)" in messages(app)
+
+
+async def test_comment_is_disabled_on_a_uwi(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)  # the top question is selected
+        assert not app.screen.check_action("comment", ())
+        base = demo.head()
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == []
+
+
+# -- hold / unhold ---------------------------------------------------------------------------
+
+
+def footer_key(app, action: str) -> FooterKey:
+    keys = [k for k in app.screen.query_one(Footer).query(FooterKey) if k.action == action]
+    assert len(keys) == 1, [k.action for k in app.screen.query(FooterKey)]
+    return keys[0]
+
+
+async def test_hold_then_unhold(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        # an inbox item cannot be unheld: disabled, and the footer shows it dimmed
+        assert not app.screen.check_action("unhold", ())
+        assert app.screen.check_action("hold", ())
+        await pilot.pause()
+        assert footer_key(app, "unhold").has_class("-disabled")
+        assert not footer_key(app, "hold").has_class("-disabled")
+        await pilot.press("u")
+        await settle(pilot)
+        assert demo.subjects_since(base) == []
+
+        await pilot.press("h")
+        await settle(pilot)
+        assert demo.state(name) == "hold"
+        assert app.main.selected == name  # the selection follows the item
+        assert not app.screen.check_action("hold", ())
+        assert app.screen.check_action("unhold", ())
+        await pilot.pause()
+        assert footer_key(app, "hold").has_class("-disabled")
+        await pilot.press("u")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: unhold {name}"]
+    assert demo.state(name) == "inbox"
+    assert demo.trailer() == "user"
+
+
+async def test_hold_a_processing_item(demo: Demo) -> None:
+    name = demo["proc-darkmode"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: hold {name}"]
+    assert demo.state(name) == "hold"
+
+
+async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        # an agent starts it behind the dashboard's back (the watcher is off)
+        assert Service(demo.root, actor="agent").start_processing([name]).ok
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+    assert demo.subjects_since(base) == []
+    assert demo.state(name) == "processing"
+    assert errors_shown(app) == [f"state conflict: {name} is in processing, not inbox"]
+
+
+# -- the move menu ----------------------------------------------------------------------------
+
+
+def menu_targets(screen: MoveScreen) -> list[str]:
+    opts = screen.query_one("#targets", OptionList)
+    return [opts.get_option_at_index(i).id for i in range(opts.option_count)]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("hand-svg-logo", ["processing", "hold", "adopted", "rejected"]),
+        ("hold-edit", ["inbox", "processing", "adopted", "rejected"]),
+        ("proc-darkmode", ["inbox", "hold", "adopted", "rejected"]),
+    ],
+)
+async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: list[str]) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, demo[key])
+        await pilot.press("m")
+        await settle(pilot)
+        assert isinstance(app.screen, MoveScreen)
+        assert menu_targets(app.screen) == expected
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is app.main
+
+
+async def test_move_to_processing_by_letter(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("m", "p")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == [f"atk: start-processing {name}"]
+    assert demo.state(name) == "processing"
+
+
+async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
+    name = demo["proc-darkmode"]
+    before = demo.text(name)
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("m", "a")
+        await settle(pilot)
+        assert isinstance(app.screen, MoveScreen)
+        assert app.screen.query_one("#note").has_focus
+        await pilot.press(*"merged in #42", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert app.screen.title_text == "Move outside the agent flow?"
+        await pilot.press("y")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == [f"atk: adopt {name}"]
+    assert demo.state(name) == "adopted"
+    item = parse_item(name, "adopted", demo.text(name).encode())
+    assert item.note == "merged in #42"
+    assert not item.defects
+    # only the note key was added to the frontmatter; the body is untouched
+    assert demo.text(name).split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1]
+
+
+async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("m", "a", "enter", "n")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == []
+    assert demo.state(name) == "inbox"
+
+
+async def test_reject_without_a_note(demo: Demo) -> None:
+    name = demo["proc-darkmode"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        # processing -> rejected is the agent flow's own move: no confirmation
+        await pilot.press("m", "x", "enter")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == [f"atk: reject {name}"]
+    assert demo.state(name) == "rejected"
+    assert "note:" not in demo.text(name)
+
+
+# -- rm -----------------------------------------------------------------------------------------
+
+
+async def test_rm_asks_then_removes(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert app.screen.title_text == "Remove?"
+        await pilot.press("n")
+        await settle(pilot)
+        assert demo.subjects_since(base) == []
+        await pilot.press("x", "y")
+        await settle(pilot)
+        assert name not in app.main.view.items
+    assert demo.subjects_since(base) == [f"atk: rm {name}"]
+    assert demo.state(name) is None
+
+
+async def test_rm_is_disabled_for_a_processing_item(demo: Demo) -> None:
+    name = demo["proc-darkmode"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        assert not app.screen.check_action("remove", ())
+        base = demo.head()
+        await pilot.press("x")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == []
+    assert demo.state(name) == "processing"
+
+
+# -- bulk ---------------------------------------------------------------------------------------
+
+
+async def mark(pilot, demo: Demo, *keys: str) -> list[str]:
+    names = [demo[k] for k in keys]
+    for name in names:
+        await select(pilot, name)
+        await pilot.press("space")
+    await settle(pilot)
+    assert sorted(pilot.app.main.marked()) == sorted(names)
+    return names
+
+
+async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        names = await mark(pilot, demo, "hand-svg-logo", "agent-index", "lint")
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+        assert app.main.marked() == []
+    assert demo.subjects_since(base) == ["atk: hold 3 items"]
+    assert [demo.state(n) for n in names] == ["hold"] * 3
+
+
+async def test_bulk_move_and_rm(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        moved = await mark(pilot, demo, "hand-svg-logo", "agent-index")
+        base = demo.head()
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.screen.query_one("#targets").border_title is None or True
+        assert menu_targets(app.screen) == ["processing", "hold", "adopted", "rejected"]
+        await pilot.press("p")
+        await settle(pilot)
+        assert [demo.state(n) for n in moved] == ["processing"] * 2
+
+        removed = await mark(pilot, demo, "lint", "hold-plan")  # inbox and hold together
+        await pilot.press("x")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "Remove 2 items?" in app.screen.message.plain
+        await pilot.press("y")
+        await settle(pilot)
+    assert demo.subjects_since(base) == ["atk: start-processing 2 items", "atk: rm 2 items"]
+    assert [demo.state(n) for n in removed] == [None, None]
+
+
+async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await mark(pilot, demo, "hand-svg-logo", "proc-darkmode")
+        assert not app.screen.check_action("remove", ())
+        assert not app.screen.check_action("unhold", ())
+        assert app.screen.check_action("hold", ())
+        assert not app.screen.check_action("edit", ())  # one item at a time
+        await pilot.press("escape")  # clears the marks
+        await settle(pilot)
+        assert app.main.marked() == []
+
+
+# -- undo ---------------------------------------------------------------------------------------
+
+
+async def test_undo_a_hold(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        assert not app.screen.check_action("undo", ())  # nothing to undo yet
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+        assert demo.state(name) == "hold"
+        await pilot.press("z")
+        await settle(pilot)
+        assert not app.screen.check_action("undo", ())
+    assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: undo hold {name}"]
+    assert demo.state(name) == "inbox"
+
+
+async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+        agent = Service(demo.root, actor="agent")
+        assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
+        await pilot.press("z")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}"]
+    assert demo.state(name) == "hold"
+    refused = errors_shown(app)
+    assert len(refused) == 1
+    assert refused[0].startswith(f"cannot undo 'atk: hold {name}': the item changed since (")
+    assert refused[0].endswith(f" atk: edit {name})")
+
+
+async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    before = demo.text(name)
+
+    def editor(path):
+        path.write_text(path.read_text(encoding="utf-8") + "- 追記: more\n", encoding="utf-8")
+        return 0
+
+    app = make(demo.root, editor=editor)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("e")
+        await settle(pilot)
+        assert demo.text(name) == before + "- 追記: more\n"
+        await pilot.press("z")
+        await settle(pilot)
+        assert not app.screen.check_action("undo", ())  # one session, one undo
+    assert demo.subjects_since(base) == [
+        f"atk: hold {name}",
+        f"atk: edit {name}",
+        f"atk: unhold {name}",
+        f"atk: undo edit {name}",
+    ]
+    assert demo.text(name) == before
+    assert demo.state(name) == "inbox"
+
+
+async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
+    a, b = demo["hand-svg-logo"], demo["agent-index"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, a)
+        await pilot.press("h")
+        await settle(pilot)
+        await select(pilot, b)
+        await pilot.press("h")
+        await settle(pilot)
+        base = demo.head()
+        await pilot.press("z")
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: undo hold {b}", f"atk: undo hold {a}"]
+    assert demo.state(a) == demo.state(b) == "inbox"
+
+
+# -- agent environment ------------------------------------------------------------------------
+
+
+async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
+    app = make(demo.root, actor="agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert app.read_only
+        banner = app.main.query_one("#banner")
+        assert "READ-ONLY" in str(banner.render())
+        base = demo.head()
+        for key, item in [("chain-uwi", None), ("hand-svg-logo", None), ("hold-edit", None), ("proc-darkmode", None)]:
+            await select(pilot, demo[key])
+            for action in sorted(WRITE_ACTIONS):
+                assert app.screen.check_action(action, ()) is None, action
+            await pilot.press("e", "a", "A", "c", "h", "u", "m", "x", "z", "space", "h")
+            await settle(pilot)
+            assert app.screen is app.main
+    assert demo.subjects_since(base) == []
+    assert demo.clean()
+    assert not errors_shown(app)

@@ -1,0 +1,478 @@
+"""The `atk` command line (SPEC §3, §5, §7, §8), mostly in process through `cli.run`.
+
+Subprocesses only where a real process matters: the console script's exit code, and what
+importing the CLI pulls in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import AWI_BODY, UWI_BODY, git, tree_state
+
+from atk_tui.cli import run
+from atk_tui.core.model import STATES
+
+ATK = Path(sys.executable).with_name("atk")
+ROOT = Path(__file__).resolve().parents[2]
+
+AGENT_FROM = {
+    "hold": {"inbox"},
+    "unhold": {"hold"},
+    "start-processing": {"inbox"},
+    "adopt": {"processing"},
+    "reject": {"processing"},
+    "return-to-inbox": {"processing"},
+}
+TARGET = {"hold": "hold", "unhold": "inbox", "start-processing": "processing", "adopt": "adopted", "reject": "rejected", "return-to-inbox": "inbox"}
+
+
+class Atk:
+    """`atk ... --store <store>` in process: (exit code, stdout, stderr)."""
+
+    def __init__(self, store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        self.store = store
+        self.capsys = capsys
+
+    def __call__(self, *args: str) -> tuple[int, str, str]:
+        self.capsys.readouterr()
+        try:
+            rc = run([*args, "--store", str(self.store)])
+        except SystemExit as exc:  # argparse's usage errors
+            rc = exc.code if isinstance(exc.code, int) else 1
+        out, err = self.capsys.readouterr()
+        return rc, out, err
+
+
+@pytest.fixture
+def atk(store: Path, capsys: pytest.CaptureFixture[str]) -> Atk:
+    return Atk(store, capsys)
+
+
+def seed(root: Path, files: dict[str, tuple[str, str]]) -> None:
+    for name, (state, text) in files.items():
+        (root / "wi" / state / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "seed")
+
+
+def awi(repo: str = "acme/webapp", extra: str = "", body: str = AWI_BODY) -> str:
+    return f"---\nkind: awi\ntarget_repo: {repo}\n{extra}---\n{body}"
+
+
+def uwi(repo: str = "acme/webapp", extra: str = "", body: str = UWI_BODY) -> str:
+    return f"---\nkind: uwi\ntarget_repo: {repo}\n{extra}---\n{body}"
+
+
+def last_commit(root: Path) -> str:
+    return git(root, "log", "-1", "--format=%s|%(trailers:key=Atk-Actor,valueonly)").strip()
+
+
+# --- transitions through the CLI, as an agent -----------------------------------------
+
+
+@pytest.mark.parametrize("op", sorted(TARGET))
+def test_agent_transitions(atk: Atk, env_agent: None, op: str) -> None:
+    names = {s: f"item-{s}.md" for s in STATES}
+    seed(atk.store, {n: (s, awi()) for s, n in names.items()})
+    for state, name in names.items():
+        before = tree_state(atk.store)
+        rc, out, err = atk("wi", op, name)
+        if state in AGENT_FROM[op]:
+            assert rc == 0, err
+            assert (atk.store / "wi" / TARGET[op] / name).exists()
+            assert last_commit(atk.store) == f"atk: {op} {name}|agent"
+            assert out.startswith(f"{op} {name} (")
+        else:
+            assert rc == 1, (state, out)
+            assert f"state conflict: {name} is in {state}" in err
+            assert tree_state(atk.store) == before
+
+
+def test_agent_return_to_inbox_from_rejected_and_adopt_answered_uwi(atk: Atk, env_agent: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"r.md": ("rejected", awi()), "q.md": ("inbox", uwi())})
+    assert atk("wi", "return-to-inbox", "r.md")[0] == 1
+    assert atk("wi", "return-to-inbox", "r.md", "--state=rejected")[0] == 0
+    rc, _, err = atk("wi", "adopt", "q.md")
+    assert rc == 1 and "answer" in err
+    monkeypatch.delenv("CLAUDECODE")
+    assert atk("wi", "answer", "q.md", "--choose", "A")[0] == 0
+    monkeypatch.setenv("CLAUDECODE", "1")
+    rc, _, err = atk("wi", "adopt", "q.md", "--note", "picked up", "--commit", "c" * 40)
+    assert rc == 0, err
+    assert last_commit(atk.store) == "atk: adopt q.md|agent"
+    assert f"commit: {'c' * 40}\n" in (atk.store / "wi/adopted/q.md").read_text()
+
+
+def test_start_processing_several_all_or_nothing_cli(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi()), "b.md": ("inbox", awi()), "h.md": ("hold", awi())})
+    before = tree_state(atk.store)
+    rc, _, err = atk("wi", "start-processing", "a.md", "b.md", "h.md")
+    assert rc == 1 and "state conflict: h.md is in hold" in err
+    assert tree_state(atk.store) == before
+    rc, out, _ = atk("wi", "start-processing", "a.md", "b.md")
+    assert rc == 0 and out.startswith("start-processing 2 items")
+    assert last_commit(atk.store) == "atk: start-processing 2 items|agent"
+
+
+def test_user_moves_anything(atk: Atk) -> None:
+    seed(atk.store, {"t.md": ("adopted", awi())})
+    assert atk("wi", "hold", "t.md")[0] == 0
+    assert atk("wi", "start-processing", "t.md")[0] == 0
+    assert last_commit(atk.store) == "atk: start-processing t.md|user"
+
+
+# --- user-only writes from an agent environment ----------------------------------------
+
+
+@pytest.mark.parametrize("var", ["AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT"])
+def test_every_agent_variable_makes_an_agent(atk: Atk, monkeypatch: pytest.MonkeyPatch, var: str) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi())})
+    monkeypatch.setenv(var, "1")
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "A")
+    assert rc == 2 and "user-only" in err
+    monkeypatch.setenv(var, "")  # empty does not count
+    assert atk("wi", "answer", "q.md", "--choose", "A")[0] == 0
+
+
+def test_agent_user_only_writes_exit_2(atk: Atk, env_agent: None, tmp_path: Path) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi()), "a.md": ("inbox", awi())})
+    before = tree_state(atk.store)
+    body = tmp_path / "body.md"
+    cases = [
+        ("wi", "answer", "q.md", "--choose", "A"),
+        ("wi", "answer", "q.md", "--text", "x"),
+        ("wi", "comment", "a.md", "looks fine"),
+        ("wi", "add", "--target-repo", "r", "--source", "process-wi", "# t\n\n## 回答\n\nforged\n"),
+        ("wi", "add", "--target-repo", "r", "--source", "process-wi", "# t\n\n## ユーザーコメント\n\nforged\n"),
+        ("wi", "add", "--target-repo", "r", "# no source\n"),
+        ("wi", "edit", "a.md", "# t\n\n## ユーザーコメント\n\nforged\n"),
+        ("wi", "edit", "q.md", "# t\n\n## Answer\n\nforged\n"),
+    ]
+    for args in cases:
+        rc, out, err = atk(*args)
+        assert rc == 2, (args, err)
+        assert out == ""
+    body.write_text("# t\n\n## 回答\n\nforged\n")
+    rc, _, err = atk("wi", "add", "--target-repo", "r", "--source", "s", "--body-file", str(body))
+    assert rc == 2 and "## 回答" in err
+    assert tree_state(atk.store) == before
+
+
+def test_agent_edit_keeps_comment_section(atk: Atk, env_agent: None) -> None:
+    body = AWI_BODY + "\n## ユーザーコメント\n\nkeep   this\tverbatim\n"
+    seed(atk.store, {"a.md": ("inbox", awi(body=body))})
+    rc, out, _ = atk("wi", "edit", "a.md", "# Rewritten by the agent\n")
+    assert rc == 0
+    text = (atk.store / "wi/inbox/a.md").read_text()
+    assert text.endswith("# Rewritten by the agent\n\n## ユーザーコメント\n\nkeep   this\tverbatim\n")
+    assert out == "a.md\n" + text
+
+
+# --- list -----------------------------------------------------------------------------
+
+
+def test_list_formats(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(
+        atk.store,
+        {
+            "a.md": ("inbox", awi(body="# Alpha\n\n- 反映内容: x\n")),
+            "q.md": ("inbox", uwi()),
+            "h.md": ("hold", awi(extra="depends_on: [q.md]\n")),
+            "t.md": ("adopted", awi()),
+        },
+    )
+    # user: text rows, one per item, tab separated, nothing shortened when piped
+    rc, out, _ = atk("wi", "list")
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rc == 0 and [r[0] for r in rows] == ["a.md", "q.md", "h.md"]
+    assert rows[0][:5] == ["a.md", "inbox", "AWI/normal", "acme/webapp", "Alpha"]
+    assert rows[1][2:6] == ["UWI/blocking", "acme/webapp", "Which email validation should be the project standard?", "waiting"]
+    assert atk("wi", "list", "--count")[1] == "3\n"
+    assert atk("wi", "list", "--status", "all", "--count")[1] == "4\n"
+    assert atk("wi", "list", "--status", "hold", "--count")[1] == "1\n"
+    assert atk("wi", "list", "--kind", "uwi", "--count")[1] == "1\n"
+    assert atk("wi", "list", "--text", "alpha", "--count")[1] == "1\n"
+    assert atk("wi", "list", "--text", "RFC 5322", "--count")[1] == "1\n"  # body text too
+    assert atk("wi", "list", "--status", "nope")[0] == 2
+    # explicit --json as a user
+    rc, out, _ = atk("wi", "list", "--json")
+    objs = [json.loads(line) for line in out.splitlines()]
+    assert [o["filename"] for o in objs] == ["a.md", "q.md", "h.md"]
+    # agent: JSON Lines by default, --no-json for text, --count wins
+    monkeypatch.setenv("CLAUDECODE", "1")
+    rc, out, _ = atk("wi", "list")
+    objs = [json.loads(line) for line in out.splitlines()]
+    by = {o["filename"]: o for o in objs}
+    assert by["q.md"]["status"] == "waiting" and by["q.md"]["answered"] is False
+    assert by["q.md"]["blocks"] == {"direct": 1, "transitive": 1}
+    assert by["h.md"]["state"] == "hold" and by["h.md"]["depends_on"] == ["q.md"]
+    assert by["a.md"]["type"] == "normal" and by["a.md"]["ready"] is True
+    assert "missing bullet: 反映先" in by["a.md"]["warnings"]
+    rc, out, _ = atk("wi", "list", "--no-json")
+    assert out.splitlines()[0].startswith("a.md\tinbox\t")
+    assert atk("wi", "list", "--count")[1] == "3\n"
+    assert atk("wi", "list", "--json", "--count")[0] == 2  # one or the other
+
+
+def test_list_keeps_untrusted_text_whole_when_piped(atk: Atk) -> None:
+    title = "Evil \x1b]52;c;aGk=\x07 title " + "x" * 300
+    seed(atk.store, {"e.md": ("inbox", awi(repo="acme/" + "r" * 150, body=f"# {title}\n"))})
+    rc, out, _ = atk("wi", "list")
+    assert out.split("\t")[3] == "acme/" + "r" * 150
+    assert out.split("\t")[4] == title  # piped: whole, not shortened
+    rc, out, _ = atk("wi", "list", "--json")
+    assert json.loads(out)["title"] == title and "\x1b" not in out  # JSON escapes it
+
+
+# --- add / edit / show ----------------------------------------------------------------
+
+
+def test_add_prints_saved_item_filename_first(atk: Atk, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rc, out, err = atk("wi", "add", "--target-repo", "acme/webapp", "# Fix the login bug\n\nDetails.")
+    assert rc == 0, err
+    name, _, text = out.partition("\n")
+    assert re.fullmatch(r"\d{8}-\d{6}-fix-the-login-bug\.md", name)
+    assert (atk.store / "wi/inbox" / name).read_text() == text
+    assert text.endswith("---\n# Fix the login bug\n\nDetails.\n")
+    assert last_commit(atk.store) == f"atk: add {name}|user"
+    # --body-file, also from stdin
+    f = tmp_path / "b.md"
+    f.write_text(UWI_BODY)
+    rc, out, _ = atk("wi", "add", "--target-repo", "r", "--kind", "uwi", "--urgency", "next-review", "--body-file", str(f))
+    assert rc == 0 and out.split("\n", 1)[1].endswith(UWI_BODY)
+    assert "urgency: next-review\n" in out
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("# From stdin\n"))
+    rc, out, _ = atk("wi", "add", "--target-repo", "r", "--body-file", "-")
+    assert rc == 0 and out.splitlines()[0].endswith("-from-stdin.md")
+
+
+def test_add_body_once_only(atk: Atk, tmp_path: Path) -> None:
+    f = tmp_path / "b.md"
+    f.write_text("# t\n")
+    before = tree_state(atk.store)
+    assert atk("wi", "add", "--target-repo", "r", "--body-file", str(f), "# and message")[0] == 2
+    assert atk("wi", "add", "--target-repo", "r")[0] == 2
+    assert atk("wi", "add", "--target-repo", "r", "--body-file", str(tmp_path / "missing.md"))[0] == 2
+    assert atk("wi", "add", "# no repo")[0] == 2
+    rc, _, err = atk("wi", "add", "--target-repo", "r", "--kind", "nope", "# t")
+    assert rc == 2
+    assert tree_state(atk.store) == before
+
+
+def test_edit_prints_saved_item(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi())})
+    rc, out, _ = atk("wi", "edit", "a.md", "# New text\n")
+    assert rc == 0
+    assert out == "a.md\n" + (atk.store / "wi/inbox/a.md").read_text()
+    assert out.endswith("---\n# New text\n")
+    f = tmp_path / "b.md"
+    f.write_text("# From file\n")
+    assert atk("wi", "edit", "a.md", "--body-file", str(f), "also")[0] == 2
+    assert atk("wi", "edit", "a.md", "--body-file", str(f))[0] == 0
+    assert last_commit(atk.store) == "atk: edit a.md|user"
+
+
+def test_show(atk: Atk) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi()), "bad.md": ("inbox", "---\nkind: [\n---\n# b\n")})
+    rc, out, _ = atk("wi", "show", "a.md")
+    assert rc == 0 and out == awi()
+    rc, out, _ = atk("wi", "show", "a.md", "--json")
+    d = json.loads(out)
+    assert d["body"] == AWI_BODY and d["status"] == "ready"
+    rc, out, err = atk("wi", "show", "bad.md")
+    assert rc == 0 and "defect: YAML error" in err
+    assert atk("wi", "show", "missing.md")[0] == 1
+
+
+# --- answer / comment -----------------------------------------------------------------
+
+
+def test_answer_cli(atk: Atk, tmp_path: Path) -> None:
+    two = UWI_BODY.replace("## 質問\n", "## 質問 1\n") + "\n## 質問 2\nWhere?\n\n- A) here\n- B) there\n"
+    seed(atk.store, {"q.md": ("inbox", uwi()), "q2.md": ("inbox", uwi(body=two)), "a.md": ("inbox", awi()), "t.md": ("adopted", uwi())})
+    before = tree_state(atk.store)
+    for args, code in [
+        (("q.md", "--choose", "D"), 2),  # no such option
+        (("q.md", "--choose", "1=AB"), 2),
+        (("q.md", "--choose", "x=A"), 2),
+        (("q.md", "--choose", "2=A"), 2),  # no question 2
+        (("q.md",), 2),  # nothing to say
+        (("a.md", "--text", "x"), 1),  # an AWI
+        (("t.md", "--choose", "A"), 1),  # terminal
+        (("missing.md", "--choose", "A"), 1),
+    ]:
+        rc, _, err = atk("wi", "answer", *args)
+        assert rc == code, (args, err)
+    assert tree_state(atk.store) == before
+    rc, out, _ = atk("wi", "answer", "q.md", "--choose", "b", "--text", "faster")
+    assert rc == 0 and out.startswith("answer q.md (")
+    assert (atk.store / "wi/inbox/q.md").read_text().endswith("## 回答\n\n- 1: B) Simple regex -- faster, may accept malformed addresses\n\nfaster\n") or (
+        atk.store / "wi/inbox/q.md"
+    ).read_text().endswith("## 回答\n\n- 1: B) Simple regex\n\nfaster\n")
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "A")
+    assert rc == 1 and "--replace" in err
+    f = tmp_path / "ans.txt"
+    f.write_text("from a file\n")
+    assert atk("wi", "answer", "q.md", "--text-file", str(f), "--replace")[0] == 0
+    assert (atk.store / "wi/inbox/q.md").read_text().endswith("## 回答\n\nfrom a file\n")
+    assert atk("wi", "answer", "q.md", "--text", "a", "--text-file", str(f))[0] == 2
+    rc, _, err = atk("wi", "answer", "q2.md", "--choose", "1=C", "--choose", "2=B")
+    assert rc == 0, err
+    text = (atk.store / "wi/inbox/q2.md").read_text()
+    assert "- 1: C) Context-dependent" in text and "- 2: B) there" in text
+    assert last_commit(atk.store) == "atk: answer q2.md|user"
+
+
+def test_comment_cli(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi()), "q.md": ("inbox", uwi())})
+    assert atk("wi", "comment", "a.md", "please split this")[0] == 0
+    f = tmp_path / "c.txt"
+    f.write_text("second thought\n")
+    assert atk("wi", "comment", "a.md", "--text-file", str(f))[0] == 0
+    text = (atk.store / "wi/inbox/a.md").read_text()
+    assert text.startswith(awi()) and "please split this" in text and text.endswith("second thought\n")
+    assert atk("wi", "comment", "q.md", "x")[0] == 1
+    assert atk("wi", "comment", "a.md")[0] == 2
+
+
+# --- paths, repos ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("wi", "hold", "../../etc/passwd"),
+        ("wi", "unhold", "../hold/x.md"),
+        ("wi", "rm", "wi/inbox/a.md"),
+        ("wi", "edit", "a/b.md", "# x"),
+        ("wi", "show", "../a.md"),
+        ("wi", "answer", "../q.md", "--choose", "A"),
+        ("wi", "comment", "/etc/passwd", "x"),
+        ("wi", "start-processing", "a.md", "../b.md"),
+        ("wi", "add", "--target-repo", "r", "--depends-on", "../x.md", "# t"),
+        ("wi", "add", "--target-repo", "r", "--depends-on", "a.md/../../x.md", "# t"),
+        ("wi", "set-dependencies", "a.md", "--depends-on", "../x.md"),
+        ("wi", "set-dependencies", "a.md", "--depends-on", "sub/a.md"),
+        ("wi", "convert-to-plan", "a.md", "--plan-file", "../../outside.md"),
+        ("wi", "convert-to-plan", "a.md", "--plan-file", "/etc/passwd"),
+    ],
+)
+def test_path_traversal_refused(atk: Atk, args: tuple[str, ...]) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi())})
+    before = tree_state(atk.store)
+    rc, out, err = atk(*args)
+    assert rc == 2, err
+    assert tree_state(atk.store) == before
+
+
+def test_target_repo_guard_cli(atk: Atk) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi("acme/webapp")), "b.md": ("inbox", awi("acme/api"))})
+    before = tree_state(atk.store)
+    for args in (("wi", "hold", "a.md"), ("wi", "show", "a.md"), ("wi", "edit", "a.md", "# x"), ("wi", "rm", "a.md")):
+        rc, _, err = atk(*args, "--target-repo", "acme/api")
+        assert rc == 1 and "acme/webapp" in err
+    assert tree_state(atk.store) == before
+    assert atk("wi", "list", "--target-repo", "acme/api", "--count")[1] == "1\n"
+    assert atk("wi", "hold", "b.md", "--target-repo", "acme/api")[0] == 0
+
+
+def test_unknown_item_and_usage(atk: Atk) -> None:
+    assert atk("wi", "hold", "nope.md")[0] == 1
+    with pytest.raises(SystemExit) as err:
+        run(["wi", "frobnicate"])
+    assert err.value.code == 2
+
+
+# --- init / config --------------------------------------------------------------------
+
+
+def test_init_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "notes"
+    assert run(["init", str(target)]) == 0
+    assert "initialised store at" in capsys.readouterr().out
+    before = tree_state(target)
+    assert run(["init", str(target)]) == 0
+    assert capsys.readouterr().out == f"{target} is already a store; nothing changed\n"
+    assert tree_state(target) == before
+
+
+def test_config_get_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "atk" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('private_notes = "~/from-config"\n')
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert run(["config", "get", "private_notes"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'from-config'}\n"
+    monkeypatch.setenv("ATK_PRIVATE_NOTES", str(tmp_path / "from-env"))
+    assert run(["config", "get", "private_notes"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'from-env'}\n"
+    monkeypatch.chdir(tmp_path)
+    assert run(["config", "get", "private_notes", "--store", "rel/path"]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'rel' / 'path'}\n"
+
+
+def test_no_store_configured(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for args in (["config", "get", "private_notes"], ["wi", "list"]):
+        assert run(args) == 1
+        err = capsys.readouterr().err
+        assert "no store configured" in err
+        assert "--store" in err and "ATK_PRIVATE_NOTES" in err and "config.toml" in err and "atk init" in err
+
+
+def test_bad_config_file(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "atk" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("private_notes = [unclosed\n")
+    assert run(["wi", "list"]) == 1
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_not_a_store_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["wi", "list", "--store", str(tmp_path)]) == 1
+    assert "atk init" in capsys.readouterr().err
+
+
+# --- real processes -------------------------------------------------------------------
+
+
+def test_console_script_exit_codes(store: Path) -> None:
+    (store / "wi/inbox/q.md").write_text(uwi())
+    git(store, "add", "-A")
+    git(store, "commit", "-q", "-m", "seed")
+    env = dict(os.environ, CLAUDECODE="1")
+    proc = subprocess.run([str(ATK), "wi", "answer", "q.md", "--choose", "A", "--store", str(store)], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 2 and "user-only" in proc.stderr
+    proc = subprocess.run([str(ATK), "wi", "list", "--store", str(store)], capture_output=True, text=True, env=env, check=False)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["filename"] == "q.md"
+
+
+def test_cli_and_core_never_import_textual() -> None:
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "import atk_tui.cli\n"
+        "assert 'textual' not in sys.modules, 'atk_tui.cli imported textual'\n"
+        "import atk_tui.core\n"
+        "for m in pkgutil.iter_modules(atk_tui.core.__path__):\n"
+        "    importlib.import_module('atk_tui.core.' + m.name)\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_core_sources_do_not_mention_textual_imports() -> None:
+    pattern = re.compile(r"^\s*(?:from\s+textual\b|import\s+textual\b)|importlib\.import_module\(\s*['\"]textual", re.M)
+    offenders = [p.name for p in sorted((ROOT / "atk_tui" / "core").rglob("*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+    cli_src = (ROOT / "atk_tui" / "cli.py").read_text(encoding="utf-8")
+    assert not pattern.search(cli_src)
