@@ -1,6 +1,6 @@
 """Time `layout_graph` (layout + render) on large dependency graphs.
 
-Usage: python bench/bench_graph.py [--quick]
+Usage: python bench/bench_graph.py [--quick]     (--quick: one run of the 10k graph instead of 3)
 
 The graphs look like a real queue: projects of 10-60 items whose dependency chains are 3-9 deep,
 mostly from one level to the next, with some fan-in and fan-out, a few links between projects,
@@ -9,6 +9,7 @@ mostly from one level to the next, with some fan-in and fan-out, a few links bet
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import sys
@@ -68,26 +69,35 @@ def dependency_graph(n: int, edges_per_node: float = 1.5, seed: int = 7):
     return nodes, sorted(edges)
 
 
-def timed(nodes, edges, runs: int) -> tuple[float, object]:
-    times = []
+def timed(nodes, edges, runs: int) -> tuple[float, float, object]:
+    """Median wall-clock and CPU seconds of `layout_graph` (layout and full render)."""
+    wall, cpu = [], []
     layout = None
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         layout = layout_graph(nodes, edges)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), layout
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu), layout
 
 
 def main() -> None:
     quick = "--quick" in sys.argv
+    start = time.process_time()
+    sum(range(10**7))
+    reference = time.process_time() - start
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; reference loop sum(range(10**7)):"
+        f" {reference * 1000:.0f} ms CPU (~160 ms on an idle machine here: a busy one slows everything below)"
+    )
     for n, runs in ((1_000, 5), (10_000, 1 if quick else 3)):
         nodes, edges = dependency_graph(n)
-        seconds, layout = timed(nodes, edges, runs)
+        wall, cpu, layout = timed(nodes, edges, runs)
         dummies = sum(len(e.hops) - 2 for e in layout.edges if len(e.hops) > 1)
         print(
-            f"{n:>6} nodes {len(edges):>6} edges: median of {runs}: {seconds * 1000:8.1f} ms"
+            f"{n:>6} nodes {len(edges):>6} edges, median of {runs}: wall {wall * 1000:7.1f} ms, CPU {cpu * 1000:7.1f} ms"
             f"  ({len(layout.layers)} layers, {dummies} dummies, {layout.crossings} crossings,"
-            f" canvas {layout.width}x{layout.height})"
+            f" canvas {layout.width}x{layout.height}, {len(layout.spans)} spans)"
         )
 
 

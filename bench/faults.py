@@ -44,11 +44,11 @@ if str(ROOT) not in sys.path:
 
 from atk_tui.core.cache import VERSION, ItemCache  # noqa: E402
 from atk_tui.core.service import Service  # noqa: E402
-from atk_tui.core.store import GitStore, init_store  # noqa: E402
+from atk_tui.core.store import AtkError, GitStore, init_store  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REAL_GIT = shutil.which("git") or "/usr/bin/git"
-WAIT = 60.0  # seconds to wait for a marker before giving up (never hit when all is well)
+WAIT = 15.0  # seconds to wait for a marker before giving up (never hit when all is well)
 
 AWI = """# Make the importer retry
 
@@ -166,8 +166,10 @@ def snapshot(root: Path) -> dict[str, Any]:
 
 
 def lock_is_free(root: Path) -> bool:
-    code = ("import sys; from filelock import FileLock, Timeout\nl = FileLock(sys.argv[1], timeout=0)\n"
-            "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n")
+    code = (
+        "import sys; from filelock import FileLock, Timeout\nl = FileLock(sys.argv[1], timeout=0)\n"
+        "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code, str(root / ".git" / "atk.lock")], capture_output=True, text=True)
     return proc.stdout.strip() == "free"
 
@@ -237,8 +239,14 @@ def wait_for(path: Path, proc: subprocess.Popen | None = None, timeout: float = 
 
 
 def spawn_writer(root: Path, op: str, filename: str, env: dict[str, str] | None = None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", WRITER, str(root), op, filename], env=env or dict(os.environ),
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(root), op, filename],
+        env=env or dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def kill9(proc: subprocess.Popen) -> None:
@@ -253,8 +261,13 @@ def kill9(proc: subprocess.Popen) -> None:
 
 def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     exe = BIN / "atk"
-    return subprocess.run([str(exe) if exe.exists() else "atk", *args], capture_output=True, text=True,
-                          env=env or dict(os.environ), timeout=120)
+    return subprocess.run(
+        [str(exe) if exe.exists() else "atk", *args],
+        capture_output=True,
+        text=True,
+        env=env or dict(os.environ),
+        timeout=120,
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -309,8 +322,10 @@ def kill9_after_update_ref(tmp: Path) -> str:
     assert_consistent(root, "after recovery")
     out = Service(root, actor="user").unhold(awi)
     check(out.ok and out.pushed, f"the next operation failed or did not push: {out.message} {out.warnings}")
-    check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(),
-          "the remote did not get both commits")
+    check(
+        git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(),
+        "the remote did not get both commits",
+    )
     assert_consistent(root, "after the next operation")
     return "journal new_head kept the landed commit; next unhold pushed both"
 
@@ -409,7 +424,8 @@ CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
     "records-wrong-shape": lambda p: _rewrite_payload(p, lambda e: {k: {"title": 1} for k in e}),
     "records-too-short": lambda p: _rewrite_payload(p, lambda e: {k: v[:-3] for k, v in e.items()}),
     "records-bad-datetime": lambda p: _rewrite_payload(
-        p, lambda e: {k: [*v[:10], "yesterday-ish", *v[11:]] for k, v in e.items()}),
+        p, lambda e: {k: [*v[:10], "yesterday-ish", *v[11:]] for k, v in e.items()}
+    ),
     "payload-not-a-mapping": lambda p: _rewrite_payload(p, lambda e: list(e)),  # type: ignore[arg-type,return-value]
     "directory-in-its-place": lambda p: (p.unlink(), p.mkdir()),
 }
@@ -439,7 +455,10 @@ def corrupted_cache(tmp: Path) -> str:
             cache.load()
             check(len(cache.entries) == len(files), f"{name}: the cache was not rebuilt")
         proc = atk("wi", "list", "--json", "--store", str(root))
-        check(proc.returncode == 0 and len(proc.stdout.splitlines()) == len(files), f"{name}: atk wi list failed: {proc.stderr}")
+        check(
+            proc.returncode == 0 and len(proc.stdout.splitlines()) == len(files),
+            f"{name}: atk wi list failed: {proc.stderr}",
+        )
     return f"{len(CACHE_CORRUPTIONS)} corruptions: listing identical, cache rebuilt"
 
 
@@ -454,7 +473,10 @@ def stale_lock(tmp: Path) -> str:
         svc = Service(root, actor="user")
         svc.store.lock_timeout = 0.3
         busy = svc.hold(awi)
-        check(not busy.ok and "store busy" in busy.message, f"a live lock holder did not make the store busy: {busy.message}")
+        check(
+            not busy.ok and "store busy" in busy.message,
+            f"a live lock holder did not make the store busy: {busy.message}",
+        )
     finally:
         kill9(proc)
     check(lock.exists(), "expected the lock file to be left behind by the killed holder")
@@ -471,7 +493,9 @@ def stale_lock(tmp: Path) -> str:
     out = svc.unhold(awi)
     check(out.ok, f"a junk lock file or a stale index.lock blocked the write: {out.message}")
     assert_consistent(root)
-    return "live holder -> 'store busy'; dead holder's lock file, junk lock file, stale index.lock -> write goes through"
+    return (
+        "live holder -> 'store busy'; dead holder's lock file, junk lock file, stale index.lock -> write goes through"
+    )
 
 
 def unreachable_remote(tmp: Path) -> str:
@@ -484,16 +508,23 @@ def unreachable_remote(tmp: Path) -> str:
     check(out.ok, f"a local write failed because the remote is gone: {out.message}")
     check(out.pushed is False, "the outcome does not say the push failed")
     text = " ".join(out.warnings)
-    check("could not pull" in text and "unpushed" in text and "atk wi commit" in text,
-          f"the warnings do not explain: {out.warnings}")
+    check(
+        "could not pull" in text and "unpushed" in text and "atk wi commit" in text,
+        f"the warnings do not explain: {out.warnings}",
+    )
     cli = atk("wi", "hold", uwi, "--store", str(root))
     check(cli.returncode == 0 and "unpushed" in cli.stderr, f"the CLI write failed or did not warn: {cli.stderr}")
     check(GitStore(root).unpushed() == 2, "expected 2 unpushed commits")
     still = atk("wi", "commit", "--store", str(root))
-    check(still.returncode == 1 and "push failed" in still.stderr, f"`atk wi commit` claimed success with no remote: {still}")
+    check(
+        still.returncode == 1 and "push failed" in still.stderr,
+        f"`atk wi commit` claimed success with no remote: {still}",
+    )
     away.rename(remote)
     done = atk("wi", "commit", "--store", str(root))
-    check(done.returncode == 0 and "pushed" in done.stdout, f"`atk wi commit` did not push: {done.stdout} {done.stderr}")
+    check(
+        done.returncode == 0 and "pushed" in done.stdout, f"`atk wi commit` did not push: {done.stdout} {done.stderr}"
+    )
     check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(), "the remote is behind")
     check(GitStore(root).unpushed() == 0, "still unpushed after atk wi commit")
     assert_consistent(root)
@@ -527,7 +558,7 @@ def cross_clone_conflict(tmp: Path) -> str:
 # -- the dashboard ----------------------------------------------------------------------------
 
 
-async def _tui_errors(root: Path, awi: str) -> list[str]:
+async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
     from atk_tui.tui.app import make_app
 
     app = make_app(root, watch=False, actor="user")
@@ -603,7 +634,25 @@ async def _tui_errors(root: Path, awi: str) -> list[str]:
         check("Traceback" not in msg, f"unreadable error: {msg!r}")
         report.append(f"write raising RuntimeError -> {msg[:80]!r}")
         app.service.transition = real_transition  # type: ignore[method-assign]
-        # 4. and it still works
+        # 4. the item vanished between the listing and the action (an agent removed it)
+        real_read = app.service.read
+
+        def vanished(filename, *a, **k):
+            raise AtkError(f"no item named {filename}")
+
+        app.service.read = vanished  # type: ignore[method-assign]
+        app.main.jump_to(uwi)
+        await pilot.pause()
+        n = len(seen)
+        await pilot.press("a")
+        await until(lambda: errors_since(n), "an error notification for answering a vanished item", pilot)
+        msg = errors_since(n)[0]
+        check("no item named" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"answer on a vanished item -> {msg[:80]!r}")
+        app.service.read = real_read  # type: ignore[method-assign]
+        # 5. and it still works
+        app.main.jump_to(awi)
+        await pilot.pause()
         n = len(seen)
         await pilot.press("h")
         await until(lambda: any("hold" in m for m, _ in seen[n:]), "the hold after recovery", pilot)
@@ -613,8 +662,8 @@ async def _tui_errors(root: Path, awi: str) -> list[str]:
 
 
 def tui_readable_errors(tmp: Path) -> str:
-    root, _, (awi, _) = make_store(tmp)
-    report = asyncio.run(_tui_errors(root, awi))
+    root, _, (awi, uwi) = make_store(tmp)
+    report = asyncio.run(_tui_errors(root, awi, uwi))
     assert_consistent(root)
     return "; ".join(report)
 
@@ -638,12 +687,17 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
 def isolated_env(tmp: Path) -> None:
     for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
         os.environ.pop(var, None)
-    os.environ.update({
-        "XDG_CONFIG_HOME": str(tmp / "xdg"), "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "faults", "GIT_AUTHOR_EMAIL": "faults@atk.invalid",
-        "GIT_COMMITTER_NAME": "faults", "GIT_COMMITTER_EMAIL": "faults@atk.invalid",
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-    })
+    os.environ.update(
+        {
+            "XDG_CONFIG_HOME": str(tmp / "xdg"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "faults",
+            "GIT_AUTHOR_EMAIL": "faults@atk.invalid",
+            "GIT_COMMITTER_NAME": "faults",
+            "GIT_COMMITTER_EMAIL": "faults@atk.invalid",
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

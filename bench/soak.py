@@ -49,8 +49,19 @@ STATES = ("inbox", "processing", "hold", "adopted", "rejected")
 ATK_TIMEOUT = 120.0
 REPOS = ("acme/webapp", "acme/api", "acme/infra")
 SOURCES = ("process-wi", "session-review", "plan-and-add-awi")
-OBJECTS = ("login flow", "order export", "rate limiter", "CI cache", "search index", "audit log",
-           "payment webhooks", "feature flags", "ログイン画面", "監査ログ", "夜間バッチ")
+OBJECTS = (
+    "login flow",
+    "order export",
+    "rate limiter",
+    "CI cache",
+    "search index",
+    "audit log",
+    "payment webhooks",
+    "feature flags",
+    "ログイン画面",
+    "監査ログ",
+    "夜間バッチ",
+)
 VERBS = ("fix", "add tests for", "speed up", "document", "refactor", "harden")
 
 
@@ -59,25 +70,59 @@ VERBS = ("fix", "add tests for", "speed up", "document", "refactor", "harden")
 
 
 def git(cwd: Path, *args: str, check: bool = True, timeout: float = 120) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          errors="surrogateescape")
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, errors="surrogateescape"
+    )
     if check and proc.returncode != 0:
         raise RuntimeError(f"git {' '.join(args)} in {cwd} failed: {proc.stderr.strip()}")
     return proc.stdout
 
 
+FP_FORMAT = "--format=%H%x00%s%x00%an <%ae>%x00%ad"
+
+
+def fingerprint(cwd: Path, rev: str) -> tuple[str | None, list[str] | None]:
+    """(full SHA, [subject, author, author date]) of a commit: a rebase keeps the latter."""
+    out = git(cwd, "show", "-s", FP_FORMAT, "--date=raw", rev, check=False).strip()
+    parts = out.split("\0")
+    if len(parts) != 4:
+        return None, None
+    return parts[0], parts[1:]
+
+
+def fingerprints(cwd: Path, *log_args: str) -> list[list[str]]:
+    out = git(cwd, "log", FP_FORMAT, "--date=raw", *log_args, check=False)
+    return [line.split("\0")[1:] for line in out.splitlines() if line.count("\0") == 3]
+
+
 def base_env(tmp: Path, name: str) -> dict[str, str]:
     """A clean, private environment for one machine's processes."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES",
-                        "GIT_INDEX_FILE", "GIT_DIR", "GIT_WORK_TREE")}
-    env.update({
-        "XDG_CONFIG_HOME": str(tmp / "xdg"),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": name, "GIT_COMMITTER_NAME": name,
-        "GIT_AUTHOR_EMAIL": f"{name}@soak.invalid", "GIT_COMMITTER_EMAIL": f"{name}@soak.invalid",
-        "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-    })
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "AI_AGENT",
+            "CODEX_CI",
+            "CLAUDECODE",
+            "CURSOR_AGENT",
+            "ATK_PRIVATE_NOTES",
+            "GIT_INDEX_FILE",
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+        )
+    }
+    env.update(
+        {
+            "XDG_CONFIG_HOME": str(tmp / "xdg"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": name,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_AUTHOR_EMAIL": f"{name}@soak.invalid",
+            "GIT_COMMITTER_EMAIL": f"{name}@soak.invalid",
+            "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
+        }
+    )
     return env
 
 
@@ -104,7 +149,9 @@ def classify_failure(message: str) -> str:
     m = message.lower()
     if "store busy" in m:
         return "busy"
-    if "did not finish" in m or "git " in m and " failed" in m or "hook" in m or "timeout" in m:
+    if "another machine made the same change" in m:
+        return "superseded"
+    if "did not finish" in m or ("git " in m and " failed" in m) or "hook" in m or "timeout" in m:
         return "error"
     return "refused"
 
@@ -130,8 +177,14 @@ class Agent:
 
     def atk(self, *args: str) -> subprocess.CompletedProcess[str]:
         try:
-            return subprocess.run([self.exe, *args, "--store", str(self.clone)], capture_output=True, text=True,
-                                  env=self.env, timeout=ATK_TIMEOUT, errors="surrogateescape")
+            return subprocess.run(
+                [self.exe, *args, "--store", str(self.clone)],
+                capture_output=True,
+                text=True,
+                env=self.env,
+                timeout=ATK_TIMEOUT,
+                errors="surrogateescape",
+            )
         except subprocess.TimeoutExpired:
             return subprocess.CompletedProcess(args, 124, "", f"timeout: atk {args[0]} {args[1]} hung")
 
@@ -155,37 +208,53 @@ class Agent:
         dt = time.time() - t0
         stdout, stderr = proc.stdout, proc.stderr
         warnings = [ln.removeprefix("atk: warning: ") for ln in stderr.splitlines() if ln.startswith("atk: warning: ")]
-        errors = [ln.removeprefix("atk: ") for ln in stderr.splitlines() if ln.startswith("atk: ") and "warning:" not in ln]
+        errors = [
+            ln.removeprefix("atk: ") for ln in stderr.splitlines() if ln.startswith("atk: ") and "warning:" not in ln
+        ]
         ok = proc.returncode == 0
-        sha = subject = None
+        sha = fp = None
         first = stdout.splitlines()[0] if stdout.strip() else ""
         if ok:
             if op == "add":
                 files = [first.strip()]
-                subject = f"atk: add {files[0]}"
-                sha = self._find_subject(subject)
+                sha = self._find_subject(f"atk: add {files[0]}")
             else:
                 m = SHA10_RE.search(first)
-                if m:
-                    sha, subject = self._resolve(m.group(1))
+                sha = m.group(1) if m else None
+            if sha:
+                sha, fp = fingerprint(self.clone, sha)
         rec: dict[str, Any] = {
-            "op": op, "files": files, "args": list(args), "exit": proc.returncode, "ok": ok, "sha": sha,
-            "subject": subject, "warnings": warnings, "message": " | ".join(errors)[:500], "dt": dt,
+            "op": op,
+            "files": files,
+            "args": list(args),
+            "exit": proc.returncode,
+            "ok": ok,
+            "sha": sha,
+            "fp": fp,
+            "subject": fp[0] if fp else None,
+            "warnings": warnings,
+            "message": " | ".join(errors)[:500],
+            "dt": dt,
         }
         if ok:
             rec["unpushed"] = any("unpushed" in w for w in warnings)
         else:
             rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
         self.log.write(**rec)
+        if any("atk wi commit" in w for w in warnings):
+            self.commit()  # what the warning tells an agent to do
         return ok, first.strip()
 
-    def _resolve(self, short: str) -> tuple[str | None, str | None]:
-        out = git(self.clone, "show", "-s", "--format=%H%x00%s", short, check=False).strip()
-        sha, _, subject = out.partition("\0")
-        return (sha or None), (subject or None)
+    def commit(self) -> None:
+        """`atk wi commit`: push what is unpushed (setting aside what conflicts)."""
+        t0 = time.time()
+        proc = self.atk("wi", "commit")
+        warnings = [ln.removeprefix("atk: warning: ") for ln in proc.stderr.splitlines() if "warning:" in ln]
+        self.log.write(op="commit", read=True, exit=proc.returncode, warnings=warnings, dt=time.time() - t0)
 
     def _find_subject(self, subject: str) -> str | None:
-        out = git(self.clone, "log", "-n", "300", "--format=%H%x00%s", check=False)
+        # --all: another writer's pull --rebase may have HEAD detached on an older commit now
+        out = git(self.clone, "log", "--all", "-n", "1000", "--format=%H%x00%s", check=False)
         for line in out.splitlines():
             sha, _, subj = line.partition("\0")
             if subj == subject:
@@ -205,8 +274,18 @@ class Agent:
             f"- 理由: seen {self.rng.randint(2, 90)} times in the logs\n- 適用範囲: this repository\n"
             "- メリット: fewer incidents\n- デメリット: なし\n- 完成条件: tests pass\n"
         )
-        ok, name = self.write("add", [], "--kind", "awi", "--source", self.rng.choice(SOURCES),
-                              "--target-repo", self.rng.choice(REPOS), "--body-file", self._tmp(body))
+        ok, name = self.write(
+            "add",
+            [],
+            "--kind",
+            "awi",
+            "--source",
+            self.rng.choice(SOURCES),
+            "--target-repo",
+            self.rng.choice(REPOS),
+            "--body-file",
+            self._tmp(body),
+        )
         if ok and name:
             self.mine.append(name)
             return name
@@ -218,8 +297,16 @@ class Agent:
             "## 質問\nWhich approach?\n\n- A) Strict -- safer, more work\n- B) Lenient -- faster, riskier\n"
             "- C) Both behind a flag -- flexible, more code\n\n推奨: A) consistent everywhere\n"
         )
-        args = ["--kind", "uwi", "--source", "process-wi", "--target-repo", self.rng.choice(REPOS),
-                "--body-file", self._tmp(body)]
+        args = [
+            "--kind",
+            "uwi",
+            "--source",
+            "process-wi",
+            "--target-repo",
+            self.rng.choice(REPOS),
+            "--body-file",
+            self._tmp(body),
+        ]
         if self.rng.random() < 0.5:
             args += ["--urgency", self.rng.choice(("blocking", "next-review", "informational"))]
         ok, name = self.write("add", [], *args)
@@ -262,7 +349,7 @@ class Agent:
                     elif r < 0.6:
                         args = [target, "--note", f"done by {self.name}"]
                         if rng.random() < 0.5:
-                            args += ["--commit", "%040x" % rng.getrandbits(160)]
+                            args += ["--commit", f"{rng.getrandbits(160):040x}"]
                         self.write("adopt", [target], *args)
                     elif r < 0.85:
                         self.write("reject", [target], target, "--note", "not worth it")
@@ -279,8 +366,8 @@ class Agent:
                 if uwi:
                     self.write("adopt", [uwi], uwi, "--note", "answer picked up")
             elif r < 0.45:
-                victim = self.pick(items, lambda i: i["state"] == "inbox" and not any(
-                    i["filename"] in j.get("depends_on", []) for j in items))
+                depended = {d for j in items for d in j.get("depends_on", [])}
+                victim = self.pick(items, lambda i, d=depended: i["state"] == "inbox" and i["filename"] not in d)
                 if victim:
                     self.write("rm", [victim], victim)
             elif r < 0.65:
@@ -288,7 +375,7 @@ class Agent:
                 if f:
                     deps: list[str] = []
                     if rng.random() < 0.5:
-                        other = self.pick(items, lambda i: i["filename"] != f and i["state"] in STATES[:3])
+                        other = self.pick(items, lambda i, f=f: i["filename"] != f and i["state"] in STATES[:3])
                         if other:
                             deps = ["--depends-on", other]
                     self.write("set-dependencies", [f], f, *deps)
@@ -313,15 +400,26 @@ class Person:
     def record(self, op: str, files: list[str], out) -> bool:
         self.budget -= 1
         rec: dict[str, Any] = {
-            "op": op, "files": list(files), "ok": out.ok, "exit": out.exit_code, "sha": out.commit,
-            "warnings": list(out.warnings), "message": out.message[:500],
+            "op": op,
+            "files": list(files),
+            "ok": out.ok,
+            "exit": out.exit_code,
+            "sha": out.commit,
+            "warnings": list(out.warnings),
+            "message": out.message[:500],
         }
         if out.ok:
-            rec["subject"] = git(self.clone, "show", "-s", "--format=%s", out.commit).strip() if out.commit else None
+            _, fp = fingerprint(self.clone, out.commit) if out.commit else (None, None)
+            rec["fp"], rec["subject"] = fp, fp[0] if fp else None
             rec["unpushed"] = out.pushed is False
         else:
             rec["category"] = "usage" if out.exit_code == 2 else classify_failure(out.message)
         self.log.write(**rec)
+        if any("atk wi commit" in w for w in out.warnings):
+            # the dashboard shows "N unpushed"; the person runs `atk wi commit`
+            t0 = time.time()
+            res = self.svc.commit_pending()
+            self.log.write(op="commit", read=True, exit=res.exit_code, warnings=list(res.warnings), dt=time.time() - t0)
         return out.ok
 
     def refresh(self):
@@ -348,8 +446,13 @@ class Person:
             uwis = [i for i in items if i.kind == "uwi" and i.state == "inbox" and not i.answered]
             awis = [i for i in items if i.kind == "awi"]
             inbox = [i for i in items if i.state == "inbox"]
-            actions = ["answer"] * (3 if uwis else 0) + ["edit"] * (2 if inbox else 0) + \
-                ["comment"] * (2 if awis else 0) + ["move"] * (2 if items else 0) + ["undo"] * (1 if self.undo_stack else 0)
+            actions = (
+                ["answer"] * (3 if uwis else 0)
+                + ["edit"] * (2 if inbox else 0)
+                + ["comment"] * (2 if awis else 0)
+                + ["move"] * (2 if items else 0)
+                + ["undo"] * (1 if self.undo_stack else 0)
+            )
             if not actions:
                 time.sleep(0.3)
                 self.budget -= 0.25  # type: ignore[assignment]
@@ -363,8 +466,9 @@ class Person:
                 except Exception:
                     continue
                 parsed = parse_questions(full.body)
-                choices = {q.number: (q.recommendation or rng.choice(q.options).letter)
-                           for q in parsed.questions if q.options}
+                choices = {
+                    q.number: (q.recommendation or rng.choice(q.options).letter) for q in parsed.questions if q.options
+                }
                 text = "" if choices else "go ahead"
                 if rng.random() < 0.3:
                     text = f"note {self.n}: keep it simple"
@@ -434,8 +538,11 @@ def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
         rng = random.Random(seed)
         for n in range(6):
             kind = "uwi" if n % 3 == 0 else "awi"
-            body = (f"# seed {n}: which way?\n\n## 質問\nWhich?\n\n- A) one -- a\n- B) two -- b\n\n推奨: A)\n"
-                    if kind == "uwi" else f"# seed {n}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\n\n- 反映内容: x\n")
+            body = (
+                f"# seed {n}: which way?\n\n## 質問\nWhich?\n\n- A) one -- a\n- B) two -- b\n\n推奨: A)\n"
+                if kind == "uwi"
+                else f"# seed {n}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\n\n- 反映内容: x\n"
+            )
             out = svc.add(kind=kind, target_repo=rng.choice(REPOS), body=body)
             assert out.ok, out.message
     finally:
@@ -463,15 +570,51 @@ def run_workers(tmp: Path, clones: list[Path], args: argparse.Namespace) -> tupl
         log = tmp / f"{name}.jsonl"
         logs.append(log)
         env = base_env(tmp, f"{name}-{clone.name}")
-        cmd = [sys.executable, __file__, "worker", "agent", "--name", name, "--clone", str(clone),
-               "--seed", str(args.seed * 1000 + i), "--ops", str(args.ops), "--log", str(log)]
-        procs.append((name, subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)))
+        cmd = [
+            sys.executable,
+            __file__,
+            "worker",
+            "agent",
+            "--name",
+            name,
+            "--clone",
+            str(clone),
+            "--seed",
+            str(args.seed * 1000 + i),
+            "--ops",
+            str(args.ops),
+            "--log",
+            str(log),
+        ]
+        procs.append(
+            (name, subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        )
     log = tmp / "person.jsonl"
     logs.append(log)
-    cmd = [sys.executable, __file__, "worker", "person", "--name", "person", "--clone", str(clones[2]),
-           "--seed", str(args.seed * 1000 + 999), "--ops", str(args.person_ops), "--log", str(log)]
-    procs.append(("person", subprocess.Popen(cmd, env=base_env(tmp, "person-m3"), stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.PIPE, text=True)))
+    cmd = [
+        sys.executable,
+        __file__,
+        "worker",
+        "person",
+        "--name",
+        "person",
+        "--clone",
+        str(clones[2]),
+        "--seed",
+        str(args.seed * 1000 + 999),
+        "--ops",
+        str(args.person_ops),
+        "--log",
+        str(log),
+    ]
+    procs.append(
+        (
+            "person",
+            subprocess.Popen(
+                cmd, env=base_env(tmp, "person-m3"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            ),
+        )
+    )
     problems = []
     deadline = time.time() + args.timeout
     for name, proc in procs:
@@ -524,10 +667,14 @@ def worktree_names(root: Path) -> dict[str, list[str]]:
 
 def lock_free(clone: Path) -> bool:
     """The store lock can be taken at once (flock-based: a leftover file is fine)."""
-    code = ("import sys; from filelock import FileLock, Timeout\n"
-            "l = FileLock(sys.argv[1], timeout=0)\n"
-            "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(clone / ".git" / "atk.lock")], capture_output=True, text=True)
+    code = (
+        "import sys; from filelock import FileLock, Timeout\n"
+        "l = FileLock(sys.argv[1], timeout=0)\n"
+        "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(clone / ".git" / "atk.lock")], capture_output=True, text=True
+    )
     return proc.stdout.strip() == "free"
 
 
@@ -536,12 +683,25 @@ def finish(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
     out = []
     for clone in clones:
         env = base_env(tmp, f"final-{clone.name}")
-        proc = subprocess.run([atk_exe(), "wi", "commit", "--store", str(clone)], capture_output=True, text=True,
-                              env=env, timeout=ATK_TIMEOUT)
-        out.append({"clone": clone.name, "exit": proc.returncode, "stdout": proc.stdout.strip(), "stderr": proc.stderr.strip()})
+        proc = subprocess.run(
+            [atk_exe(), "wi", "commit", "--store", str(clone)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=ATK_TIMEOUT,
+        )
+        out.append(
+            {"clone": clone.name, "exit": proc.returncode, "stdout": proc.stdout.strip(), "stderr": proc.stderr.strip()}
+        )
     for clone in clones:
-        proc = subprocess.run(["git", "pull", "-q", "--ff-only"], cwd=clone, capture_output=True, text=True,
-                              env=base_env(tmp, f"final-{clone.name}"), timeout=ATK_TIMEOUT)
+        proc = subprocess.run(
+            ["git", "pull", "-q", "--ff-only"],
+            cwd=clone,
+            capture_output=True,
+            text=True,
+            env=base_env(tmp, f"final-{clone.name}"),
+            timeout=ATK_TIMEOUT,
+        )
         out.append({"clone": clone.name, "pull": proc.returncode, "stderr": proc.stderr.strip()})
     return out
 
@@ -554,40 +714,32 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
     writes = [r for r in recs if not r.get("read")]
     ok = [r for r in writes if r["ok"]]
 
-    # conflicting commits that `atk wi commit` set aside (refs/atk/conflicts/*), by subject
-    set_aside: Counter[str] = Counter()
+    # where every reported success ended: in the remote (as made, or rebased: same subject,
+    # author and author date), set aside by `atk wi commit` (refs/atk/conflicts/*), or
+    # dropped by a rebase because the remote already had the very same change
+    remote_fps = {tuple(fp) for fp in fingerprints(remote, "main")}
+    aside_fps: set[tuple[str, ...]] = set()
     for clone in clones:
-        refs = git(clone, "for-each-ref", "--format=%(objectname)%00%(subject)", "refs/atk/conflicts", check=False)
-        for line in refs.splitlines():
-            _, _, subj = line.partition("\0")
-            set_aside[subj] += 1
-
-    # 1. every reported success is in the remote (exactly, or rebased: same subject)
-    landed = landed_late = conflicts = lost = 0
-    exact = [r for r in ok if r.get("sha") in remote_shas]
-    for r in exact:
-        subjects[r["subject"]] -= 1
+        aside_fps |= {tuple(fp) for fp in fingerprints(clone, "--no-walk", "--glob=refs/atk/conflicts/*")}
+    landed = landed_late = conflicts = duplicates = lost = 0
     for r in ok:
-        if r in exact:
+        fp = tuple(r["fp"]) if r.get("fp") else None
+        if r.get("sha") in remote_shas or (fp and fp in remote_fps):
             r["outcome"] = "landed"
-        elif r.get("subject") and subjects[r["subject"]] > 0:
-            subjects[r["subject"]] -= 1
-            r["outcome"] = "landed"
-        elif r.get("subject") and set_aside[r["subject"]] > 0:
-            set_aside[r["subject"]] -= 1
-            r["outcome"] = "conflict"
-        else:
-            r["outcome"] = "lost"
-        if r["outcome"] == "landed":
             if r.get("unpushed"):
                 landed_late += 1
             else:
                 landed += 1
-        elif r["outcome"] == "conflict":
+        elif fp and fp in aside_fps:
+            r["outcome"] = "conflict"
             conflicts += 1
             if not r.get("unpushed"):
                 failures.append(f"set aside but reported as pushed: {r['who']} {r['op']} {r['files']}")
+        elif r.get("unpushed") and r.get("subject") and subjects[r["subject"]] > 0:
+            r["outcome"] = "duplicate"
+            duplicates += 1
         else:
+            r["outcome"] = "lost"
             lost += 1
             failures.append(f"LOST: {r['who']} {r['op']} {r['files']} sha={r.get('sha')} subject={r.get('subject')!r}")
 
@@ -607,8 +759,7 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
     removed_by_rm: set[str] = set()
     for chunk in log.split("\0")[1:]:
         lines = chunk.splitlines()
-        subj, paths = lines[0], [p for p in lines[1:] if p.strip()]
-        for p in paths:
+        for p in (p for p in lines[1:] if p.strip()):
             name = p.split("/")[-1]
             if name != ".gitkeep":
                 ever.add(name)
@@ -639,7 +790,9 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         tree = git(clone, "rev-parse", "HEAD^{tree}").strip()
         if tree != remote_tree:
             ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
-            failures.append(f"{clone.name}: tree {tree[:10]} differs from the remote's {remote_tree[:10]} ({ahead} unpushed)")
+            failures.append(
+                f"{clone.name}: tree {tree[:10]} differs from the remote's {remote_tree[:10]} ({ahead} unpushed)"
+            )
         dirty = git(clone, "status", "--porcelain", "--", "wi", "plans").strip()
         if dirty:
             failures.append(f"{clone.name}: work tree not clean: {dirty.splitlines()[:3]}")
@@ -652,13 +805,17 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "landed": landed,
         "landed_late": landed_late,
         "conflicts_set_aside": conflicts,
+        "duplicates_dropped": duplicates,
+        "superseded": cats.get("superseded", 0),
         "reported_unpushed": sum(1 for r in ok if r.get("unpushed")),
         "refused": cats.get("refused", 0),
         "busy": cats.get("busy", 0),
         "errors": cats.get("error", 0),
         "usage_errors": cats.get("usage", 0),
         "lost": lost,
-        "reads": sum(1 for r in recs if r.get("read")),
+        "reads": sum(1 for r in recs if r.get("read") and r["op"] != "commit"),
+        "commit_runs": sum(1 for r in recs if r["op"] == "commit"),
+        "set_aside_warnings": sum(1 for r in recs for w in r.get("warnings", []) if w.startswith("set aside")),
         "by_op": dict(sorted(by_op.items())),
         "remote_commits": len(history),
         "items_in_remote": len(head_names),
@@ -707,8 +864,14 @@ def main(argv: list[str] | None = None) -> int:
         report = check(tmp, remote, clones, read_logs(logs))
         report["failures"] = problems + report["failures"]
         report["final"] = final
-        report.update(wall_s=round(time.time() - t0, 2), run_s=round(t_run, 2), setup_s=round(t_setup, 2),
-                      agents=args.agents, seed=args.seed, dir=str(tmp))
+        report.update(
+            wall_s=round(time.time() - t0, 2),
+            run_s=round(t_run, 2),
+            setup_s=round(t_setup, 2),
+            agents=args.agents,
+            seed=args.seed,
+            dir=str(tmp),
+        )
     finally:
         if not (args.keep or args.out):
             shutil.rmtree(tmp, ignore_errors=True)
@@ -722,14 +885,24 @@ def print_report(r: dict[str, Any]) -> None:
     print(f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third, seed {r['seed']}")
     print(f"  operations attempted     {r['attempted']:>6}   ({', '.join(f'{k} {v}' for k, v in r['by_op'].items())})")
     print(f"  landed                   {r['landed']:>6}")
-    print(f"  reported unpushed        {r['reported_unpushed']:>6}   (landed later by `atk wi commit`: {r['landed_late']}, "
-          f"set aside as conflicts: {r['conflicts_set_aside']})")
-    print(f"  refused by rule (exit 1) {r['refused']:>6}")
+    print(
+        f"  reported unpushed        {r['reported_unpushed']:>6}   (landed later by `atk wi commit`: {r['landed_late']}, "
+        f"set aside as conflicts: {r['conflicts_set_aside']})"
+    )
+    print(
+        f"  refused by rule (exit 1) {r['refused'] + r['superseded']:>6}   (of which 'another machine made the same "
+        f"change first': {r['superseded']}; unpushed duplicates dropped at `atk wi commit`: {r['duplicates_dropped']})"
+    )
     print(f"  store busy / git errors  {r['busy']:>6} / {r['errors']}")
     print(f"  lost                     {r['lost']:>6}")
-    print(f"  reads                    {r['reads']:>6}")
-    print(f"  remote: {r['remote_commits']} commits, {r['items_in_remote']} items; {r['files_ever']} filenames ever, "
-          f"{r['removed_by_rm']} removed by rm")
+    print(
+        f"  reads                    {r['reads']:>6}   (+ {r['commit_runs']} `atk wi commit` runs after an "
+        f"'unpushed' warning, which set aside {r['set_aside_warnings']} conflicting commits)"
+    )
+    print(
+        f"  remote: {r['remote_commits']} commits, {r['items_in_remote']} items; {r['files_ever']} filenames ever, "
+        f"{r['removed_by_rm']} removed by rm"
+    )
     print(f"  wall time                {r['wall_s']:>6.1f} s  (workers {r['run_s']:.1f} s)")
     if r["failures"]:
         print("INVARIANTS BROKEN:")

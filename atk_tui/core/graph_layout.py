@@ -10,24 +10,32 @@ dependencies. Columns of boxes suit a wide terminal and wide titles better than 
 
 The pipeline is the classic Sugiyama one:
 
-1. cycles are broken by reversing DFS back edges (roots in sorted order, sources first); reversed
-   edges and self-loops are still drawn, with the arrowhead into the true dependent, and every
-   edge on a cycle (same strongly connected component, or a self-loop) is flagged `cycle`;
-2. longest-path layering; edges longer than one layer get a chain of dummy nodes;
-3. crossing reduction by barycenter sweeps (down, then up), keeping the best order seen. The
-   number of sweeps shrinks with the graph (see `_sweep_budget`) and the sweeps are skipped above
-   `CROSSING_REDUCTION_LIMIT` elements (nodes + dummies + edge segments): the initial BFS order
-   stays, so 10,000 items lay out in seconds instead of minutes;
-4. vertical coordinates by alternating passes that pull each node towards its neighbours' ports,
-   solved per column as an ordered least-squares problem (pool-adjacent-violators, O(n));
-5. orthogonal routing in the channel between two columns: one vertical track per source
-   ("hyperedge" bus: fan-out shares a line, fan-in shares the arrowhead), tracks ordered to
-   avoid crossings and wrong merges (insertion by pairwise cost, O(pairs)), tracks shared by
-   nets that do not overlap. Channels with more than `_ROUTING_PAIR_LIMIT` overlapping pairs fall
-   back to the plain left-edge algorithm (fewest tracks, crossings not minimised);
-6. drawing on a grid of direction masks, so meeting lines become the right junction character.
+1. cycles are broken by reversing DFS back edges (sources first, then ids in sorted order);
+   reversed edges and self-loops are still drawn, with the arrowhead into the true dependent
+   (`◀` on its right, `▲` under it for a self-loop), and every edge on a cycle (both ends in one
+   strongly connected component, or a self-loop) is flagged `cycle` and styled `edge-cycle`;
+2. longest-path layering; an edge longer than one layer gets a chain of dummy nodes;
+3. crossing reduction: a BFS start order (connected parts stay together; items without any
+   edge go to the bottom of the first column), then barycenter sweeps, down then up, keeping the
+   best order seen, with Gansner's transpose step on small graphs. The effort shrinks with the
+   size (`_sweep_budget`: 12 sweeps + transpose up to 3,000 elements, 4 up to 20,000, 2 up to
+   `CROSSING_REDUCTION_LIMIT`, none beyond, where the BFS order stays);
+4. rows: each column is placed by an ordered L1 fit to its neighbours' ports (pool-adjacent-
+   violators on medians: a node lines up exactly with one neighbour instead of bending both
+   edges), one round towards predecessors, one towards successors, one balanced. Above
+   15,000 elements only the balanced round runs, with means (O(1) merges) instead of medians;
+5. orthogonal routing in the channel between two columns: one vertical track per source, or
+   per group of sources with exactly the same targets (a bus: fan-out shares a line, fan-in
+   shares the arrowhead), tracks ordered against crossings and wrong merges by insertion with
+   pairwise costs (O(overlapping pairs)); nets that do not overlap share a track. A channel with more than `_ROUTING_PAIR_LIMIT` overlapping pairs uses
+   the plain left-edge algorithm instead (fewest tracks, crossings not minimised);
+6. drawing on flat grids of line-direction bits (so meeting lines become the right junction
+   character) with slice operations only, boxes and arrowheads laid over as text.
 
-Everything is O((nodes + dummies + edges) · log) except the barycenter sweeps, which are bounded.
+Nothing is quadratic in a column: 1,000 items with 1,500 edges take well under 0.2 s and 10,000
+items a few seconds (`bench/bench_graph.py`); the canvas, and so `lines`, grows with the graph
+(10,000 items make a canvas of millions of cells), so a screen should show `subgraph_around` an
+item rather than a whole large store.
 """
 
 from __future__ import annotations
@@ -91,13 +99,14 @@ EDGE_STYLE = "edge"
 EDGE_CYCLE_STYLE = "edge-cycle"
 
 #: Above this many elements (nodes + dummies + segments) the barycenter sweeps are skipped.
-CROSSING_REDUCTION_LIMIT = 60_000
+CROSSING_REDUCTION_LIMIT = 200_000
 #: Box label width cap, in terminal cells.
 DEFAULT_MAX_LABEL_CELLS = 20
 
 _ROUTING_PAIR_LIMIT = 20_000
 _ONE_SIDED_ROUND_LIMIT = 15_000  # elements (nodes + dummies)
 _MEDIAN_LIMIT = 15_000
+# row placement weights: real-real edge, edge with a dummy, dummy-dummy, a node's wish to stay put
 _W_RR, _W_D, _W_DD, _W_STAY = 1, 2, 8, 2
 _CRIT = 1000  # cost of a wrong merge of two lines in a channel (worse than any crossing)
 
@@ -111,15 +120,6 @@ _OR_NS = bytes((b | _N | _S) & 0xFF for b in range(256))
 # boxes never touch each other)
 _RUNS = re.compile(rb"\x02+|[\x03-\xff]+")
 _NOT_EDGE = re.compile(rb"[^\x01]+")
-
-
-def _shift(cell: int, shifts: list[tuple[int, int]]) -> int:
-    """Character offset of a cell in a row whose overlays ending at cell `at` added `extra` chars."""
-    offset = cell
-    for at, extra in shifts:
-        if at <= cell:
-            offset += extra
-    return offset
 
 
 _ARROW_IN = "▶"  # into a dependent, drawn left of its box
@@ -187,11 +187,14 @@ class EdgeRoute:
 class Layout:
     """A laid-out, rendered graph.
 
-    `lines` are `height` strings, each exactly `width` terminal cells wide. `spans` are
-    `(row, start, end, style_key)` with `start`/`end` **character offsets into `lines[row]`**
-    (equal to cell columns unless the row holds wide or combining characters), non-overlapping,
-    sorted; `style_key` is a node status for a box, or `edge` / `edge-cycle`. Node geometry
-    (`nodes`) is in cells. `layers` lists the real node ids of each column, top to bottom.
+    `lines` are `height` strings, each exactly `width` terminal cells wide (as `rich.cells`
+    measures). `spans` are `(row, start, end, style_key)`, sorted, and they tile every line
+    exactly; `start`/`end` are **character offsets into `lines[row]`** (equal to cell columns
+    unless the row holds wide or combining characters). `style_key` is the node's status over a
+    box row, `edge-cycle` over lines (and arrowheads) of edges on a cycle, and `edge` for the
+    rest, blank cells included. Geometry (`nodes`) is in cells. `layers` lists the real node ids
+    of each column, top to bottom; `deps`/`dependents` are the input edges per node;
+    `placeholders` the ids drawn as missing dependencies.
     """
 
     width: int
@@ -637,56 +640,61 @@ def _assign_rows(
 
 
 class _Net:
-    """Everything leaving one element towards the next column."""
+    """Lines from one or more elements of a column to the next column, on one vertical track.
 
-    __slots__ = ("hi", "lo", "s", "segs", "src", "targets", "track")
+    Sources share a net only when they have exactly the same targets, so joining their lines
+    says nothing false: every source of the bus feeds every target of it.
+    """
 
-    def __init__(self, src: int, s: int, segs: list[tuple[int, int]]) -> None:
-        self.src = src
-        self.s = s
-        self.segs = segs  # (target row, target element)
-        self.targets = frozenset(t for t, _ in segs)
-        self.lo = min(s, min(self.targets))
-        self.hi = max(s, max(self.targets))
+    __slots__ = ("hi", "lo", "segs", "sources", "targets", "track")
+
+    def __init__(self, segs: list[tuple[int, int, int, int]]) -> None:
+        self.segs = segs  # (source row, source element, target row, target element)
+        self.sources = frozenset(seg[0] for seg in segs)
+        self.targets = frozenset(seg[2] for seg in segs)
+        rows = self.sources | self.targets
+        self.lo = min(rows)
+        self.hi = max(rows)
         self.track = -1
+
+    @property
+    def straight(self) -> bool:
+        """One source and one target on the same row: a line straight across, no track."""
+        return self.lo == self.hi
 
 
 def _costs(a: _Net, b: _Net) -> tuple[int, int]:
     """Crossings (and wrong merges, at `_CRIT`) with `a`'s track left of `b`'s, and the other way.
 
-    With `a` left, `a`'s target lines (running right) cross `b`'s vertical and `b`'s source line
-    (running left) crosses `a`'s; a line that ends on the other's source row merges wrongly.
-    Lines into the same target merge legitimately.
+    With `a` left, `a`'s target lines (running right from its track) pass `b`'s vertical and
+    `b`'s source lines (running left from its track) pass `a`'s: a crossing where they pass
+    inside it, a wrong merge where they land on the other's source or target row. Lines into the
+    same target merge legitimately.
     """
-    a_targets, b_targets = a.targets, b.targets
-    a_s, b_s, a_lo, a_hi, b_lo, b_hi = a.s, b.s, a.lo, a.hi, b.lo, b.hi
-    left = right = 0
-    for t in a_targets:
+    return _cost_left(a, b), _cost_left(b, a)
+
+
+def _cost_left(a: _Net, b: _Net) -> int:
+    cost = 0
+    b_targets, b_sources, b_lo, b_hi = b.targets, b.sources, b.lo, b.hi
+    for t in a.targets:
         if t not in b_targets:
-            if t == b_s:
-                left += _CRIT
+            if t in b_sources:
+                cost += _CRIT
             elif b_lo < t < b_hi:
-                left += 1
-    if b_s in a_targets:
-        left += _CRIT
-    elif a_lo < b_s < a_hi:
-        left += 1
-    for t in b_targets:
-        if t not in a_targets:
-            if t == a_s:
-                right += _CRIT
-            elif a_lo < t < a_hi:
-                right += 1
-    if a_s in b_targets:
-        right += _CRIT
-    elif b_lo < a_s < b_hi:
-        right += 1
-    return left, right
+                cost += 1
+    a_targets, a_lo, a_hi = a.targets, a.lo, a.hi
+    for s in b_sources:
+        if s in a_targets:
+            cost += _CRIT
+        elif a_lo < s < a_hi:
+            cost += 1
+    return cost
 
 
 def _route_channel(nets: list[_Net]) -> int:
     """Assign vertical tracks (0 = leftmost) to the nets that need one; returns the track count."""
-    nets = sorted((n for n in nets if n.targets != {n.s}), key=lambda n: (n.lo, n.hi, n.s))
+    nets = sorted((n for n in nets if not n.straight), key=lambda n: (n.lo, n.hi, min(n.sources)))
     if not nets:
         return 0
     # overlapping pairs, by a sweep over rows
@@ -762,19 +770,29 @@ def _left_edge(nets: list[_Net]) -> int:
 # drawing
 
 
+def _shift(cell: int, shifts: list[tuple[int, int]]) -> int:
+    """Character offset of a cell in a row whose overlays ending at cell `at` added `extra` chars."""
+    offset = cell
+    for at, extra in shifts:
+        if at <= cell:
+            offset += extra
+    return offset
+
+
 class _Canvas:
     """A row-major grid of line-direction masks and style ids, plus text overlays (boxes,
     arrowheads) laid over it. Lines are slice operations on flat bytearrays (a vertical line is
     an extended slice with step = width), so drawing costs no Python work per cell."""
 
-    __slots__ = ("height", "masks", "overlays", "styles", "width")
+    __slots__ = ("cycle_rows", "height", "masks", "overlays", "styles", "width")
 
     def __init__(self, width: int, height: int) -> None:
         self.width = width
         self.height = height
         self.masks = bytearray(width * height)
         self.styles = bytearray(b"\x01") * (width * height)  # blank cells count as edge
-        self.overlays: list[list[tuple[int, str, int]]] = [[] for _ in range(height)]  # (x, text, cells)
+        self.cycle_rows = bytearray(height)  # rows with a cycle-edge line: their styles need a scan
+        self.overlays: list[list[tuple[int, str, int, int]]] = [[] for _ in range(height)]  # x, text, cells, style
 
     def hline(self, row: int, x0: int, x1: int, style: int) -> None:
         """A horizontal line over cells x0..x1-1."""
@@ -783,6 +801,8 @@ class _Canvas:
             masks = self.masks
             masks[a + x0 : a + x1] = masks[a + x0 : a + x1].translate(_OR_EW)
             self.styles[a + x0 : a + x1] = bytes((style,)) * (x1 - x0)
+            if style == 2:
+                self.cycle_rows[row] = 1
 
     def vline(self, col: int, r0: int, r1: int, style: int) -> None:
         """A vertical line over rows r0+1..r1-1 (the ends are marked separately)."""
@@ -793,42 +813,68 @@ class _Canvas:
             masks = self.masks
             masks[a:b:w] = masks[a:b:w].translate(_OR_NS)
             self.styles[a:b:w] = bytes((style,)) * count
+            if style == 2:
+                self.cycle_rows[r0 + 1 : r1] = b"\x01" * count
 
     def mark(self, row: int, col: int, bits: int, style: int) -> None:
         i = row * self.width + col
         self.masks[i] |= bits
         self.styles[i] = style
+        if style == 2:
+            self.cycle_rows[row] = 1
 
     def overlay(self, row: int, x: int, text: str, cells: int, style: int) -> None:
         """Text covering `cells` cells from x (its own cell width, whatever its length)."""
-        self.overlays[row].append((x, text, cells))
+        self.overlays[row].append((x, text, cells, style))
         a = row * self.width + x
         self.styles[a : a + cells] = bytes((style,)) * cells
 
     def render(self, style_keys: Sequence[str]) -> tuple[list[str], list[tuple[int, int, int, str]]]:
-        width, masks, styles = self.width, self.masks, self.styles
-        view = memoryview(masks)
+        """The lines, and spans tiling each of them: what is not a box or a cycle edge is `edge`."""
+        width, styles, cycle_rows = self.width, self.styles, self.cycle_rows
+        view = memoryview(self.masks)
         lines: list[str] = []
         spans: list[tuple[int, int, int, str]] = []
         for r in range(self.height):
             base = r * width
             text = charmap_decode(view[base : base + width], "strict", _MASK_DECODE)[0]
-            shifts: list[tuple[int, int]] = []  # (cell where a wide/combining overlay ends, extra chars)
             row_overlays = self.overlays[r]
-            if row_overlays:
-                row_overlays.sort()
-                parts = []
-                at = 0
-                for x, piece, cells in row_overlays:
+            if not row_overlays and not cycle_rows[r]:
+                lines.append(text)
+                spans.append((r, 0, width, EDGE_STYLE))
+                continue
+            row_overlays.sort()
+            parts = []
+            at = 0
+            if not cycle_rows[r]:
+                # no cycle line here: the overlays alone say where the styles change
+                delta = 0  # characters minus cells so far (wide and combining characters)
+                edge_from = 0
+                for x, piece, cells, style in row_overlays:
                     parts.append(text[at:x])
                     parts.append(piece)
                     at = x + cells
-                    if len(piece) != cells:
-                        shifts.append((at, len(piece) - cells))
+                    if style != 1:
+                        start = x + delta
+                        if start > edge_from:
+                            spans.append((r, edge_from, start, EDGE_STYLE))
+                        edge_from = start + len(piece)
+                        spans.append((r, start, edge_from, style_keys[style]))
+                    delta += len(piece) - cells
                 parts.append(text[at:])
-                text = "".join(parts)
-            lines.append(text)
-            # spans tile the row: what is not a box or a cycle edge is `edge`
+                lines.append("".join(parts))
+                if edge_from < width + delta:
+                    spans.append((r, edge_from, width + delta, EDGE_STYLE))
+                continue
+            shifts: list[tuple[int, int]] = []  # (cell where a wide/combining overlay ends, extra chars)
+            for x, piece, cells, _style in row_overlays:
+                parts.append(text[at:x])
+                parts.append(piece)
+                at = x + cells
+                if len(piece) != cells:
+                    shifts.append((at, len(piece) - cells))
+            parts.append(text[at:])
+            lines.append("".join(parts))
             at = 0
             for stretch in _NOT_EDGE.finditer(styles, base, base + width):
                 piece = stretch.group()
@@ -992,12 +1038,13 @@ def layout_graph(
     channel_nets: list[list[_Net]] = [[] for _ in range(nlayers)]
     chan_tracks = [0] * nlayers
     for li in range(nlayers - 1):
-        nets = channel_nets[li]
-        for a in layers[li]:
+        by_targets: dict[tuple[int, ...], list[tuple[int, int, int, int]]] = {}
+        for a in layers[li]:  # in column order, so nets come out in a deterministic order
             if succ[a]:
-                segs = sorted((y[b] + port[b], b) for b in succ[a])
-                nets.append(_Net(a, y[a] + port[a], segs))
-        chan_tracks[li] = _route_channel(nets)
+                segs = by_targets.setdefault(tuple(sorted(succ[a])), [])
+                segs.extend((y[a] + port[a], a, y[b] + port[b], b) for b in succ[a])
+        channel_nets[li] = [_Net(segs) for segs in by_targets.values()]
+        chan_tracks[li] = _route_channel(channel_nets[li])
     chan_w = [max(4, t + 3) for t in chan_tracks]
     col_x = [0] * nlayers
     for li in range(1, nlayers):
@@ -1035,45 +1082,37 @@ def layout_graph(
         cx = col_x[li] + col_w[li]  # first cell of the channel
         end = col_x[li + 1]  # first cell after it
         for net in channel_nets[li]:
-            s, a = net.s, net.src
-            src_real = not dummy[a]
-            up = down = across = 0  # per part of the bus: 1 if a plain edge uses it, else 2 (cycle only)
-            for t, b in net.segs:
+            # style per line: 1 where a plain edge runs, 2 where only cycle edges do
+            src_style: dict[int, int] = {}
+            tgt_style: dict[int, int] = {}
+            for s, a, t, b in net.segs:
                 fl = seg_flags[(a, b)]
                 style = 2 if fl[2] else 1
-                if t < s:
-                    up = style if not up else min(up, style)
-                elif t > s:
-                    down = style if not down else min(down, style)
-                across = style if not across else min(across, style)
+                src_style[s] = min(src_style.get(s, 2), style)
+                tgt_style[t] = min(tgt_style.get(t, 2), style)
                 if not dummy[b]:
                     in_any[b] = True
                     if fl[0]:
                         in_normal[b] = True
                         if not fl[2]:
                             in_plain[b] = True
-                if src_real:
+                if not dummy[a]:
                     if fl[0]:
                         out_normal[a] = True
                     if fl[1]:
                         out_back[a] = True
-                if net.track >= 0:
-                    hline(t, cx + 2 + net.track, end, style)  # from the track to the next column
-            if net.track < 0:  # straight across
-                hline(s, cx, end, across)
+            if net.straight:
+                hline(net.lo, cx, end, min(src_style.values()))
                 continue
+            lo, hi = net.lo, net.hi
             tx = cx + 1 + net.track
-            hline(s, cx, tx, across)
-            mark(s, tx, _W | (_N if up else 0) | (_S if down else 0), across)
-            if up:
-                vline(tx, net.lo, s, up)
-            if down:
-                vline(tx, s, net.hi, down)
-            for t in net.targets:
-                if t != s:
-                    mark(t, tx, _E | (_N if t > net.lo else 0) | (_S if t < net.hi else 0), up if t < s else down)
-                else:
-                    mark(t, tx, _E, across)
+            vline(tx, lo, hi, min(src_style.values()))
+            for s, style in src_style.items():
+                hline(s, cx, tx, style)
+                mark(s, tx, _W | (_N if s > lo else 0) | (_S if s < hi else 0), style)
+            for t, style in tgt_style.items():
+                hline(t, tx + 1, end, style)
+                mark(t, tx, _E | (_N if t > lo else 0) | (_S if t < hi else 0), style)
 
     for v in sorted(self_loops):  # a small loop under the box: out of its bottom, back in with ▲
         bx, below, w = col_x[elem_layer[v]], y[v] + box_h[v], col_w[elem_layer[v]]

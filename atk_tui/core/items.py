@@ -382,6 +382,10 @@ def _load_meta(item: Item, defects: list[str]) -> None:
         first = str(exc).strip().splitlines()
         defects.append("YAML error: " + " ".join(x.strip() for x in first[:3]))
         return
+    except (ValueError, OverflowError, RecursionError) as exc:
+        # a value YAML resolves but cannot build, e.g. the date `2026-13-45` (ValueError)
+        defects.append(f"YAML error: bad value: {exc}")
+        return
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -3,7 +3,7 @@
 How the body is read (the same rules for every function here, so they agree):
 
 * Lines end at ``\\n``; a ``\\r`` before it belongs to the line ending (``\\r\\n``). A lone
-  ``\\r`` is ordinary text.
+  ``\\r`` in a body is ordinary text (in user text to be written it is a line break).
 * A heading is an ATX line: up to three spaces, one to six ``#``, then a space/tab or the end
   of the line. Its title is the rest with surrounding blanks and a closing ``#`` sequence
   removed. Setext headings (``Title`` over ``---``) are not recognised.
@@ -21,9 +21,12 @@ user-only section they own and leave every other byte as it was, except that tra
 lines at the end of the body are dropped where a section is appended, and an unclosed code
 fence at the end is closed first (otherwise the appended heading would be inside it).
 Free text put into a section is kept verbatim except that leading/trailing blank lines are
-dropped, ``\\r\\n`` and a lone ``\\r`` become the body's line ending, a line that would be an H1/H2 heading gets
-a backslash before its ``#`` (``\\## x`` renders as the text ``## x`` and cannot end the
-section early), and an unclosed fence in the text is closed.
+dropped, ``\\r\\n`` and a lone ``\\r`` become the body's line ending, a line that would be an
+H1/H2 heading gets a backslash before its ``#`` (``\\## x`` renders as the text ``## x`` and
+cannot end the section early), and an unclosed fence in the text is closed.
+
+Line endings: a body whose line endings are all ``\\r\\n`` gets ``\\r\\n`` in what is added;
+any other body gets ``\\n``.
 """
 
 from __future__ import annotations
@@ -381,7 +384,9 @@ def split_answer(answer: str) -> tuple[dict[int, str], str]:
     """Inverse of `format_answer` on `answer_text`'s result: (choices, free text).
 
     Choices are the ``- N: value`` lines at the start; the rest (blank edges removed,
-    escapes added by `format_answer` undone) is the free text.
+    escapes added by `format_answer` undone) is the free text. The one ambiguity: a text line
+    the user wrote as ``\\## x`` (or, first line without choices, ``\\- 1: x``) comes back
+    without its backslash; the rendered Markdown is the same either way.
     """
     lines = answer.replace("\r\n", "\n").split("\n")
     i = 0
@@ -406,10 +411,6 @@ def split_answer(answer: str) -> tuple[dict[int, str], str]:
 
 
 # --------------------------------------------------------------------------- writing
-
-
-def _with_eol(text: str, eol: str) -> str:
-    return text.replace("\n", eol) if eol != "\n" else text
 
 
 def _trimmed_prefix(scan: _Scan, stop: int) -> str:
@@ -532,9 +533,9 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
       appended. Applying it twice changes nothing more.
     """
     old = _Scan(old_body)
-    new = _Scan(new_body)
     if not old.heads:
         return new_body  # fast path: nothing to carry
+    new = _Scan(new_body)
     result = new_body
     if is_uwi and not new.has_heading(_ANSWER_KEYS):
         found = old.find_answer()

@@ -102,11 +102,14 @@ class Service:
 
     def read(self, filename: str, state: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
-        state = state or self.store.locate(filename)
-        if state is None:
+        where = [state] if state else self.store.locate_all(filename)
+        if not where:
             raise AtkError(f"no item named {filename}")
-        data = self.store.read_bytes(state, filename)
-        return parse_item(filename, state, data)
+        data = self.store.read_bytes(where[0], filename)
+        item = parse_item(filename, where[0], data)
+        if len(where) > 1:
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+        return item
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -670,9 +673,10 @@ class Service:
 
         return self._write("comment", [filename], change)
 
-    def undo(self, commit: str, base: str | None = None) -> Outcome:
-        """Revert the operation made by `commit` (or all from `base` to it): the dashboard's `z`."""
-        return undo_commit(self, commit, base)
+    def undo(self, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
+        """Revert the operation made by `commit` (or all from `base` to it): the dashboard's `z`.
+        `label` names a multi-commit operation in the subject (`atk: undo <label>`)."""
+        return undo_commit(self, commit, base, label)
 
     def commit_pending(self) -> Outcome:
         """`atk wi commit`: commit uncommitted item/plan files, then push what is unpushed."""
@@ -721,7 +725,7 @@ def _undo_subject(subject: str) -> str:
     return "undo " + subject.removeprefix("atk: ")
 
 
-def undo_commit(service: Service, commit: str, base: str | None = None) -> Outcome:
+def undo_commit(service: Service, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
     """Revert earlier atk commits when nothing has touched their files since.
 
     Without `base`, reverts `commit` alone; with it, reverts everything from `base` (exclusive)
@@ -737,6 +741,8 @@ def undo_commit(service: Service, commit: str, base: str | None = None) -> Outco
     if info.returncode != 0:
         return Outcome(False, "undo", f"no commit {commit[:10]} in the store")
     subject, _, parents = info.stdout.strip().partition("\0")
+    if label:
+        subject = f"atk: {label}"  # e.g. `edit F` for the hold + edit + unhold of one session
     parent = base or (parents.split()[0] if parents.split() else None)
     if parent is None:
         return Outcome(False, "undo", "the first commit cannot be undone")

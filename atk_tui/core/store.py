@@ -70,6 +70,9 @@ class WriteResult:
     commit: str | None = None
     pushed: bool | None = None  # None: no remote, or push skipped
     warnings: list[str] = field(default_factory=list)
+    #: the subject of this write's commit when the rebase before its push dropped it because
+    #: the remote already had the very same change (made on another machine meanwhile)
+    superseded: str | None = None
 
 
 def lock_timeout() -> float:
@@ -373,8 +376,19 @@ class GitStore:
                 tx.close()
             if push:
                 self._push(result)
+                if result.superseded:
+                    raise StateConflict(
+                        f"state conflict: another machine made the same change first ({result.superseded}); "
+                        "nothing of yours was committed"
+                    )
             else:
                 result.pushed = None
+
+    def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
+        """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
+        keeps of a commit (its SHA changes)."""
+        proc = self.git("log", "--format=%s%x00%an <%ae>%x00%ad", "--date=raw", *log_args, check=False)
+        return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
 
     def _pull(self, result: WriteResult) -> None:
         if not self.upstream():
@@ -399,6 +413,7 @@ class GitStore:
             result.pushed = None
             return
         last = ""
+        mine = next(iter(self._fingerprints("-1", result.commit)), None) if result.commit else None
         for _ in range(PUSH_TRIES):
             try:
                 proc = self.git("push", "-q", check=False, timeout=60)
@@ -420,6 +435,10 @@ class GitStore:
                 self._abort_rebase()
                 last = "rebase onto the remote hit a conflict; your commit is kept locally"
                 break
+            if mine and mine not in self._fingerprints("@{u}..HEAD"):
+                # the rebase dropped our commit: the remote already had the same change
+                result.superseded = mine[0]
+                mine = None
         result.pushed = False
         n = self.unpushed()
         # the last line that says something (git ends a rejection with `hint:` lines)
@@ -457,6 +476,8 @@ class GitStore:
             msg = (fetch.stderr or fetch.stdout).strip().splitlines()
             result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "fetch failed"))
             return
+        before = self._fingerprints("@{u}..HEAD")
+        aside: set[tuple[str, str, str]] = set()
         proc = self.git("rebase", "-q", "--autostash", "@{u}", check=False, timeout=60)
         for _ in range(10_000):
             if proc.returncode == 0 or not self._rebase_in_progress():
@@ -466,6 +487,7 @@ class GitStore:
                 break
             subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
             self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            aside |= self._fingerprints("-1", stopped)
             result.warnings.append(
                 f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "
                 f"meanwhile; kept as refs/atk/conflicts/{stopped} (see it with `git show {stopped[:10]}`)"
@@ -475,6 +497,9 @@ class GitStore:
             self._abort_rebase()
             msg = (proc.stderr or proc.stdout).strip().splitlines()
             result.warnings.append("could not rebase onto the remote: " + (msg[-1] if msg else "unknown error"))
+            return
+        for subject, _, _ in sorted(before - aside - self._fingerprints("@{u}..HEAD")):
+            result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")
 
     def _rebase_in_progress(self) -> bool:
         return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()

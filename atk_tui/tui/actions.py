@@ -123,6 +123,9 @@ class ActionsMixin:
 
     # -- running writes -------------------------------------------------------------------
 
+    def on_worker_state_changed(self, event: Any) -> None:
+        self.app.report_worker_error(event)  # an action that raised: a readable error
+
     async def _write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
         out: Outcome = await asyncio.to_thread(fn, *args, **kw)
         self._report(out, undoable=undoable)
@@ -213,9 +216,11 @@ class ActionsMixin:
     async def action_undo(self) -> None:
         if self._refuse_read_only() or not self.undo_stack:
             return
-        commit, base, _label = self.undo_stack[-1]
-        out: Outcome = await asyncio.to_thread(self.app.service.undo, commit, base)
-        if out.ok:
+        commit, base, label = self.undo_stack[-1]
+        # a session (base set) is named by its label, a single commit by its own subject
+        out: Outcome = await asyncio.to_thread(self.app.service.undo, commit, base, label if base else None)
+        if out.ok or "changed since" in out.message:
+            # a refusal because the item changed since is final: let z reach older writes
             self.undo_stack.pop()
         self._report(out, undoable=False)
 
@@ -403,10 +408,11 @@ class ActionsMixin:
                 await self._unhold(filename, auto_held)
                 return
             reason = out.message if out is not None else "not valid UTF-8 text"
+            kept = self._shown_path(scratch)
             choice = await app.push_screen_wait(
                 ChoiceScreen(
                     "Not saved",
-                    Text(f"{reason}\n\nYour text is kept in {scratch}.\nThe item stays in {state} until you decide."),
+                    Text(f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."),
                     [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
                 )
             )
@@ -417,8 +423,16 @@ class ActionsMixin:
                 app.notify("changes discarded", timeout=3)
                 await self._unhold(filename, auto_held)
                 return
-            app.notify(f"your text is kept in {scratch}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+            app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
             return
+
+    def _shown_path(self, path: Path) -> str:
+        """A path in the store as the status line names the store (tests give it a fixed label)."""
+        try:
+            rel = path.relative_to(self.app.service.root)
+        except ValueError:
+            return str(path)
+        return f"{self.app.store_label.rstrip('/')}/{rel.as_posix()}"
 
     def _call_editor(self, path: Path) -> int:
         editor = self.app.editor

@@ -17,14 +17,16 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
 from ..core.model import ACTIVE, Item
 from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
-from .config import TuiConfig, load_tui_config
+from .config import TuiConfig, binding_ids, load_tui_config
 from .screens.main import MainScreen
 
 WATCH_INTERVAL = 0.5
@@ -39,17 +41,23 @@ class ItemProvider(Provider):
         view = app.main.view
         return list(view.items.values()) if view else []
 
+    # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
+    # markup by the palette, so the display is a `Content` built here and the help a state name.
     async def discover(self) -> Hits:
         for item in self._items()[:30]:
-            yield DiscoveryHit(f"Jump to: {safe_line(item.title)}", partial(self.app.jump_to, item.filename), help=item.filename)
+            text = f"Jump to: {safe_line(item.title)}  {item.filename}"
+            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=item.state)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for item in self._items():
             text = f"{safe_line(item.title)}  {item.filename}"
-            score = matcher.match(text)
+            score, offsets = matcher.fuzzy_search.match(matcher.query, text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self.app.jump_to, item.filename), help=f"{item.state} · {safe_line(item.target_repo)}")
+                display = Content(text)
+                for offset in offsets:
+                    display = display.stylize(matcher.match_style, offset, offset + 1)
+                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=item.state)
 
 
 class AtkApp(App):
@@ -98,6 +106,9 @@ class AtkApp(App):
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
+            unknown = sorted(set(self.tui_config.keys) - binding_ids())
+            if unknown:
+                self.tui_config.errors.append(f"config: [tui.keys] names no action: {', '.join(unknown)}")
             try:
                 self.set_keymap(self.tui_config.keys)
             except Exception as exc:
@@ -212,6 +223,19 @@ class AtkApp(App):
         self.main.bodies.update(bodies)
         if self.main.filter_text:
             self.main.refresh_rows()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.report_worker_error(event)
+
+    def report_worker_error(self, event: Worker.StateChanged) -> None:
+        """A worker that raised (an action whose read or write failed in a way it did not
+        expect) is reported as a readable error; the app keeps running. The message does not
+        bubble: screens that run workers forward it here."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        what = (event.worker.name or "action").removeprefix("action_").replace("_", " ").strip() or "action"
+        self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
 
     def report_error(self, message: str) -> None:
         self.last_error = message

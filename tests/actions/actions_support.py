@@ -4,6 +4,7 @@ with a fixed store label and no watcher, and waits on workers (never sleeps)."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from atk_tui.tui.config import TuiConfig
 NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 SIZE = (120, 36)
 # what the status line calls the store: the tmp_path would change every run
-STORE_LABEL = "~/private-notes"
+STORE_LABEL = "~/notes"  # the same label as tests/tui
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -69,8 +70,18 @@ class Demo:
         return self.root / ".git" / "atk-edit" / filename
 
 
-def new_demo(base: Path) -> Demo:
-    return Demo(create_demo_store(base, NOW), demo_filenames(NOW))
+def new_demo(template: Path, base: Path) -> Demo:
+    """A private copy of the demo store made once per test worker at `template` (creating one
+    costs more than copying it); its origin is pointed at the copied bare remote."""
+    shutil.copytree(template, base, symlinks=True)
+    store = base / "store"
+    git(store, "remote", "set-url", "origin", str(base / "remote.git"))
+    return Demo(store.resolve(), demo_filenames(NOW))
+
+
+def demo_template(base: Path) -> Path:
+    create_demo_store(base, NOW)
+    return base
 
 
 class RecordingApp:
@@ -122,20 +133,20 @@ def _waiting_on_user(app: AtkApp, worker: Worker) -> bool:
     return worker.group == "write" and isinstance(app.screen, ModalScreen)
 
 
-def _detail_done(app: AtkApp) -> bool:
-    main = app.main
-    detail = main.query_one("#detail")
-    item = detail.item
-    if main.selected is None:
-        return True
-    if item is None or item.filename != main.selected or not item.complete:
-        return False
-    return bool(item.defects) or bool(main.query_one("#detail-body").display)
+def _pending_timers(app: AtkApp) -> bool:
+    """A one-shot timer of the app or a screen that has not fired yet (the detail pane and the
+    filter debounce with these). Same test as tests/tui/tui_helpers.py."""
+    for pump in [app, *app.screen_stack]:
+        for timer in list(pump._timers):
+            task = timer._task
+            if timer._repeat == 0 and task is not None and not task.done() and timer._interval <= 1.0:
+                return True
+    return False
 
 
-async def settle(pilot: Pilot, *, detail: bool = False, limit: int = 3000) -> None:
-    """Wait until every worker is done (or parked on a dialog) and, with `detail`, until the
-    detail pane shows the selected item rendered. Bounded: fails rather than hangs."""
+async def settle(pilot: Pilot, *, limit: int = 3000) -> None:
+    """Wait until every worker is done (or parked on a dialog) and no debounce timer is
+    pending. Bounded: fails rather than hangs."""
     app = pilot.app
     quiet = 0
     for _ in range(limit):
@@ -152,21 +163,22 @@ async def settle(pilot: Pilot, *, detail: bool = False, limit: int = 3000) -> No
             else:
                 await pilot.pause(0.01)
             continue
-        if detail and not _detail_done(app):
+        if _pending_timers(app):
             quiet = 0
             await pilot.pause(0.01)
             continue
-        # timers and call_from_thread callbacks may still start work: be quiet twice
+        # call_from_thread callbacks may still start work: be quiet three times
         quiet += 1
         if quiet >= 3:
+            await pilot.wait_for_scheduled_animations()
             return
         await pilot.pause()
     raise AssertionError("the app did not settle")
 
 
-async def started(pilot: Pilot, *, detail: bool = False) -> None:
-    """After launch: the queue loaded (and, with `detail`, the first item rendered)."""
-    await settle(pilot, detail=detail)
+async def started(pilot: Pilot) -> None:
+    """After launch: the queue loaded and the first item shown."""
+    await settle(pilot)
     assert pilot.app.main.view is not None
 
 

@@ -7,7 +7,7 @@ import inspect
 from pathlib import Path
 
 import pytest
-from actions_support import Demo, new_demo
+from actions_support import Demo, demo_template, new_demo
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -20,7 +20,13 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     return None
 
 
+@pytest.fixture(scope="session")
+def actions_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One demo store (and bare remote) per test worker, made at the frozen NOW."""
+    return demo_template(tmp_path_factory.mktemp("actions-demo") / "demo")
+
+
 @pytest.fixture
-def demo(tmp_path: Path) -> Demo:
-    """A fresh demo store (with its bare remote) created at the frozen NOW."""
-    return new_demo(tmp_path / "demo")
+def demo(actions_demo_template: Path, tmp_path: Path) -> Demo:
+    """A private, writable copy of the demo store."""
+    return new_demo(actions_demo_template, tmp_path / "demo")

@@ -113,7 +113,10 @@ async def test_hold_then_unhold(demo: Demo) -> None:
         await pilot.press("h")
         await settle(pilot)
         assert demo.state(name) == "hold"
-        assert app.main.selected == name  # the selection follows the item
+        # the cursor stays in the inbox (on the next item), ready for the next triage step
+        assert app.main.selected != name
+        assert app.main.view.items[app.main.selected].state == "inbox"
+        await select(pilot, name)
         assert not app.screen.check_action("hold", ())
         assert app.screen.check_action("unhold", ())
         await pilot.pause()
@@ -394,6 +397,7 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
         assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
         await pilot.press("z")
         await settle(pilot)
+        assert not app.screen.check_action("undo", ())  # that refusal is final: z moves on
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}"]
     assert demo.state(name) == "hold"
     refused = errors_shown(app)

@@ -91,7 +91,7 @@ def test_agent_transitions(atk: Atk, env_agent: None, op: str) -> None:
             assert out.startswith(f"{op} {name} (")
         else:
             assert rc == 1, (state, out)
-            assert f"state conflict: {name} is in {state}" in err
+            assert re.search(rf"state conflict: {re.escape(name)} is (already )?in {state}\b", err), err
             assert tree_state(atk.store) == before
 
 
@@ -225,9 +225,11 @@ def test_list_keeps_untrusted_text_whole_when_piped(atk: Atk) -> None:
     title = "Evil \x1b]52;c;aGk=\x07 title " + "x" * 300
     seed(atk.store, {"e.md": ("inbox", awi(repo="acme/" + "r" * 150, body=f"# {title}\n"))})
     rc, out, _ = atk("wi", "list")
+    assert rc == 0
     assert out.split("\t")[3] == "acme/" + "r" * 150
     assert out.split("\t")[4] == title  # piped: whole, not shortened
     rc, out, _ = atk("wi", "list", "--json")
+    assert rc == 0
     assert json.loads(out)["title"] == title and "\x1b" not in out  # JSON escapes it
 
 
@@ -263,7 +265,7 @@ def test_add_body_once_only(atk: Atk, tmp_path: Path) -> None:
     assert atk("wi", "add", "--target-repo", "r")[0] == 2
     assert atk("wi", "add", "--target-repo", "r", "--body-file", str(tmp_path / "missing.md"))[0] == 2
     assert atk("wi", "add", "# no repo")[0] == 2
-    rc, _, err = atk("wi", "add", "--target-repo", "r", "--kind", "nope", "# t")
+    rc, _, _err = atk("wi", "add", "--target-repo", "r", "--kind", "nope", "# t")
     assert rc == 2
     assert tree_state(atk.store) == before
 
@@ -315,9 +317,7 @@ def test_answer_cli(atk: Atk, tmp_path: Path) -> None:
     assert tree_state(atk.store) == before
     rc, out, _ = atk("wi", "answer", "q.md", "--choose", "b", "--text", "faster")
     assert rc == 0 and out.startswith("answer q.md (")
-    assert (atk.store / "wi/inbox/q.md").read_text().endswith("## 回答\n\n- 1: B) Simple regex -- faster, may accept malformed addresses\n\nfaster\n") or (
-        atk.store / "wi/inbox/q.md"
-    ).read_text().endswith("## 回答\n\n- 1: B) Simple regex\n\nfaster\n")
+    assert (atk.store / "wi/inbox/q.md").read_text().endswith("## 回答\n\n- 1: B) Simple regex\n\nfaster\n")
     rc, _, err = atk("wi", "answer", "q.md", "--choose", "A")
     assert rc == 1 and "--replace" in err
     f = tmp_path / "ans.txt"
@@ -369,7 +369,7 @@ def test_comment_cli(atk: Atk, tmp_path: Path) -> None:
 def test_path_traversal_refused(atk: Atk, args: tuple[str, ...]) -> None:
     seed(atk.store, {"a.md": ("inbox", awi())})
     before = tree_state(atk.store)
-    rc, out, err = atk(*args)
+    rc, _out, err = atk(*args)
     assert rc == 2, err
     assert tree_state(atk.store) == before
 

@@ -45,7 +45,7 @@ def worker(script: str, store: Path, *args: str) -> subprocess.Popen[str]:
 
 def finish(procs: list[subprocess.Popen[str]]) -> None:
     for p in procs:
-        out, err = p.communicate(timeout=300)
+        _out, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
 
 

@@ -166,6 +166,16 @@ def test_same_input_same_output_in_any_order() -> None:
     check_edges(first)
 
 
+def test_bigger_graph_is_deterministic_too() -> None:
+    nodes, edges = realistic(120, 6, seed=9)
+    edges = [*edges, ("wi-5-00.md", "wi-1-03.md"), ("wi-2-04.md", "wi-2-04.md")]  # a cycle, a self-loop
+    first = layout_graph(nodes, edges)
+    rng = random.Random(2)
+    rng.shuffle(nodes)
+    rng.shuffle(edges)
+    assert layout_graph(nodes, edges) == first
+
+
 CHAIN = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e")]
 TREE = [
     ("r", "x"),
@@ -494,3 +504,20 @@ def test_random_graphs_with_cycles_lay_out(data: tuple[list[GraphNode], list[tup
     check_edges(layout)
     shuffled = list(reversed(edges))
     assert layout_graph(list(reversed(nodes)), shuffled) == layout
+
+
+TRICKY = ["\u200d", "\ufe0f", "\u0301", "漢", "a", "👨", "\u00ad", " ", "\u200b", "\u3000", "\x1b", "❤", "\u202e"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.text(st.sampled_from(TRICKY), max_size=25), min_size=1, max_size=4),
+    st.lists(st.text(st.sampled_from(TRICKY), max_size=8), min_size=4, max_size=4),
+    st.integers(min_value=1, max_value=12),
+)
+def test_joiners_and_wide_characters_keep_boxes_aligned(labels: list[str], repos: list[str], cap: int) -> None:
+    nodes = [GraphNode(f"n{i}", label, "ready", repo=repos[i]) for i, label in enumerate(labels)]
+    edges = [(f"n{i}", f"n{i + 1}") for i in range(len(labels) - 1)] + [("n0", "n0")]
+    layout = layout_graph(nodes, edges, max_label_cells=cap)
+    check_geometry(layout)
+    check_edges(layout)

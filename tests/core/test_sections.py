@@ -349,3 +349,21 @@ def test_property_keep_user_sections_idempotent(old, new, is_uwi):
         assert S.answer_text(got).startswith(S.answer_text(old))
         if S._Scan(old).open_fence is None:
             assert S.answer_text(got) == S.answer_text(old)
+
+
+def _expected_text(text: str) -> str:
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+@_settings
+@given(_bodies, _choices, _texts)
+def test_property_split_answer_recovers_choices_and_text(body, choices, text):
+    if "\\" in text or S._Scan(text.replace("\r", "\n")).open_fence is not None:
+        return  # the documented ambiguities (user-typed escapes, fences closed for them)
+    got = S.split_answer(S.answer_text(S.set_answer(body, S.format_answer(choices, text))))
+    assert got == ({k: " ".join(v.split()) for k, v in choices.items()}, _expected_text(text))

@@ -507,7 +507,7 @@ def test_convert_to_plan(svc: Service) -> None:
     item = svc.read("a.md")
     assert item.plan_file == plan and item.awi_type == "plan"
     assert (svc.root / "wi/inbox/a.md").read_text().startswith("---\nkind: awi\ntarget_repo: acme/webapp\nplan_file: ")
-    items, view = svc.list()
+    _items, view = svc.list()
     assert view.judgements["a.md"].status == "blocked"  # the plan file does not exist
     (svc.root / "plans/2026/11").mkdir(parents=True)
     (svc.root / "plans/2026/11/login.md").write_text("# plan\n")

@@ -312,3 +312,71 @@ async def test_quit_key_exits(app_factory) -> None:
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code in (0, None)
+
+
+# -- untrusted text ------------------------------------------------------------------------
+
+CONTROL = set(map(chr, [*range(0x00, 0x20), *range(0x7F, 0xA0)])) - {"\n"}
+
+
+def rendered_segments(app: AtkApp) -> list[str]:
+    """Every piece of text the compositor would send to the terminal for the current screen."""
+    return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
+
+
+def assert_no_control_characters(app: AtkApp) -> None:
+    for text in rendered_segments(app):
+        bad = CONTROL & set(text)
+        assert not bad, f"control characters {sorted(map(ord, bad))} in {text!r}"
+
+
+async def test_item_text_is_never_markup_and_never_a_control_sequence(app_factory, demo_store: Path) -> None:
+    from test_snapshots import add_hostile_item  # the item of the snapshot test
+
+    name = add_hostile_item(demo_store)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.main.jump_to(name)
+        await settle(pilot)
+        text = screen_text(app)
+        # markup shows as typed (markup would have eaten the brackets)
+        assert "Literal [bold red]x[/] [$accent]y [/" in text
+        assert "acme/[b]webapp[/b]" in text
+        # escape sequences show escaped, in the list, the detail title and the rendered body
+        assert text.count("\\x1b[31mred\\x1b]52;c;aGk=\\x07") >= 2
+        assert "\\x1b[2J\\x1b[H" in text
+        assert "[link=https://example.invalid]" in text or "[link=" in text
+        assert_no_control_characters(app)
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "\x07" not in svg
+
+        # the same in the history view once the item is adopted, with a hostile note
+        svc = Service(demo_store, actor="user", clock=lambda: NOW, pull=False, push=False)
+        assert svc.move([name], "adopted", note="note [red]n[/] \x1b]52;c;aGk=\x07").ok
+        await press(pilot, "H")
+        history = app.screen.query_one("#terminal", ItemList)
+        assert history.select_key(name)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "note [red]n[/] \\x1b]52;c;aGk=\\x07" in text
+        assert "Literal [bold red]x[/]" in text
+        assert_no_control_characters(app)
+
+
+async def test_command_palette_shows_item_titles_literally(app_factory, demo_store: Path) -> None:
+    from test_snapshots import add_hostile_item
+
+    name = add_hostile_item(demo_store)
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "ctrl+p", *"Literal")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "[bold red]x[/]" in text
+        assert "\\x1b[31m" in text
+        assert_no_control_characters(app)
+        await press(pilot, "enter")  # "jump to item"
+        assert app.screen is app.main
+        assert app.main.selected == name == detail_item(app)

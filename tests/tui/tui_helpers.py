@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from atk_tui.demo import demo_filenames
 from atk_tui.tui.app import AtkApp, make_app
@@ -55,7 +56,10 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
     app = pilot.app
     quiet = 0
     for _ in range(max_rounds):
-        await app.workers.wait_for_complete()
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:  # an exclusive worker replaced by a newer one
+            pass
         await pilot.pause()
         busy = _pending_timers(app) or any(w.is_running for w in app.workers)
         if busy:
@@ -83,3 +87,10 @@ def screen_text(app: AtkApp) -> str:
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def keys_of_pane(app: AtkApp, name: str) -> list[str]:
+    """The filenames listed in a pane (`needs`, `inbox`, `processing`, `hold`), top to bottom."""
+    from atk_tui.tui.widgets.item_list import ItemList
+
+    return [row.key for row in app.main.query_one(f"#{name}", ItemList).rows]

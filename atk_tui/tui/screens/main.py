@@ -33,7 +33,8 @@ class MainScreen(ActionsMixin, Screen):
         Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
         Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
         Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
-        Binding("slash", "filter", "Filter", id="filter"),
+        # priority: handled before the keys typed after it are routed, so they reach the filter
+        Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("s", "cycle_sort", "Sort", id="sort"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left", "focus_panes", "Panes", show=False),
@@ -100,6 +101,7 @@ class MainScreen(ActionsMixin, Screen):
 
     def on_mount(self) -> None:
         self.sort_mode = self.app.tui_config.default_sort
+        self.refresh_rows()  # the queue may have loaded before this screen was mounted
         banner = self.query_one("#banner", Static)
         if self.app.read_only:
             banner.update(Text(f"READ-ONLY: {self.app.read_only_reason}"))
@@ -112,7 +114,10 @@ class MainScreen(ActionsMixin, Screen):
     def apply_view(self, view: QueueView) -> None:
         """Show a freshly loaded queue, keeping the selection where it was."""
         self.view = view
-        self.full_items = {k: v for k, v in self.full_items.items() if k in view.items and view.items[k].blob == v.blob}
+        # a move keeps the blob but changes the state: both must match for the cached full item
+        self.full_items = {
+            k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
+        }
         self.refresh_rows()
         sd = self.query_one("#store-defects", Static)
         if view.store_defects:
@@ -302,10 +307,17 @@ class MainScreen(ActionsMixin, Screen):
         if not isinstance(self.focused, ItemList):
             self.query_one(f"#{self._last_pane}", ItemList).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter" and isinstance(self.focused, Input):
+            return False  # `/` is a character in the filter (and any other input)
+        return super().check_action(action, parameters)
+
     def action_filter(self) -> None:
         inp = self.query_one("#filter", Input)
         inp.add_class("shown")
-        inp.focus()
+        # focus now (`focus()` defers): keys typed right after `/` (a fast typist, a paste) must
+        # go to the filter, not run as commands (`e` = edit)
+        self.set_focus(inp)
         self.app.load_bodies()
 
     @on(ItemList.MarksChanged)

@@ -1,0 +1,161 @@
+"""The real `atk-tui` binary in a real terminal (tmux) on a real store.
+
+Each test runs its own tmux server (`tmux -L <unique socket>`), killed in a finalizer. The app is
+started from an interactive shell in the pane, so that after it quits the pane shows that shell
+again: that, and tmux's `alternate_on` flag, prove the terminal was restored. The app's stdout and
+stderr are the terminal itself (Textual draws through them); only `$?` goes to a file.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from test_snapshots import add_hostile_item
+
+pytestmark = pytest.mark.e2e
+
+ATK_TUI = Path(sys.executable).with_name("atk-tui")
+WIDTH, HEIGHT = 120, 36
+PROMPT = "e2e-shell$ "
+
+
+class Tmux:
+    def __init__(self, socket: str, env: dict[str, str]) -> None:
+        self.socket = socket
+        self.env = env
+
+    def run(self, *args: str, check: bool = True) -> str:
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
+            capture_output=True,
+            text=True,
+            env=self.env,
+            check=False,
+        )
+        if check and proc.returncode:
+            raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr}")
+        return proc.stdout
+
+    def start_shell(self) -> None:
+        shell = f"env PS1={shlex.quote(PROMPT)} bash --norc --noprofile -i"
+        self.run("new-session", "-d", "-s", "e2e", "-x", str(WIDTH), "-y", str(HEIGHT), shell)
+        self.run("set-option", "-g", "set-clipboard", "on")  # would let OSC 52 set a tmux buffer
+        self.wait_for(lambda screen: PROMPT.strip() in screen, "the shell prompt")
+
+    def send(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "e2e", *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", "e2e", "-l", text)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "e2e")
+
+    def display(self, fmt: str) -> str:
+        return self.run("display-message", "-p", "-t", "e2e", fmt).strip()
+
+    def wait_for(self, ok: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        """Poll the pane until `ok(screen)`; bounded, with the last screen in the failure."""
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if ok(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is required for the end-to-end tests")
+    env = dict(os.environ)
+    env.pop("TMUX", None)
+    env["TERM"] = "xterm-256color"
+    env["TMUX_TMPDIR"] = str(tmp_path)  # the server's socket lives in the test's tmp dir
+    t = Tmux(f"atk-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}", env)
+    try:
+        t.start_shell()
+        yield t
+    finally:
+        t.run("kill-server", check=False)
+
+
+def run_app(tmux: Tmux, store: Path, status_file: Path) -> None:
+    cmd = f"{shlex.quote(str(ATK_TUI))} --store {shlex.quote(str(store))}; echo $? > {shlex.quote(str(status_file))}"
+    tmux.type(cmd)
+    tmux.send("Enter")
+
+
+def wait_for_exit(tmux: Tmux, status_file: Path) -> int:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if status_file.exists() and status_file.read_text().strip():
+            return int(status_file.read_text().strip())
+        time.sleep(0.05)
+    raise AssertionError(f"atk-tui did not exit; the screen was:\n{tmux.screen()}")
+
+
+def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:
+    status = tmp_path / "status"
+    run_app(tmux, demo_store, status)
+    screen = tmux.wait_for(lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")
+    assert tmux.display("#{alternate_on}") == "1"
+    assert "Processing 3" in screen and "Hold 2" in screen
+
+    # navigate: down in the inbox, then the processing pane; the detail follows the cursor
+    tmux.send("j")
+    tmux.send("2")
+    tmux.wait_for(lambda s: "Add a /healthz readiness endpoint" in s.split("Detail", 1)[-1], "the processing item's detail")
+    tmux.send("Tab", "Tab")
+    tmux.send("1")
+
+    # filter as you type, then Esc restores every row
+    tmux.send("/")
+    tmux.type("redis")
+    tmux.wait_for(lambda s: "Inbox 1/24" in s, "the filtered inbox")
+    tmux.send("Escape")
+    tmux.wait_for(lambda s: "Inbox 24" in s and "Inbox 1/24" not in s, "the filter cleared")
+
+    # help opens and closes
+    tmux.send("?")
+    tmux.wait_for(lambda s: "Esc to close" in s, "the help screen")
+    tmux.send("Escape")
+    tmux.wait_for(lambda s: "Esc to close" not in s and "Inbox 24" in s, "the help closed")
+
+    tmux.send("q")
+    assert wait_for_exit(tmux, status) == 0
+    # the terminal is restored: the normal screen with the shell, not the dashboard
+    screen = tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()), "the shell prompt after exit")
+    assert tmux.display("#{alternate_on}") == "0"
+    assert "Inbox" not in screen and "Needs you" not in screen
+    assert "Traceback" not in screen
+
+
+def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:
+    """Escape sequences in an item reach the terminal as visible text: no colour change, no
+    screen clear, no clipboard write (OSC 52 would create a tmux buffer with set-clipboard on)."""
+    name = add_hostile_item(demo_store)
+    status = tmp_path / "status"
+    run_app(tmux, demo_store, status)
+    tmux.wait_for(lambda s: "Inbox 25" in s, "the dashboard")
+    tmux.send("ctrl+p")
+    tmux.type("Literal")
+    tmux.wait_for(lambda s: "[bold red]x[/]" in s, "the palette hit")
+    tmux.send("Enter")
+    screen = tmux.wait_for(lambda s: "\\x1b[31mred\\x1b]52;c;aGk=\\x07" in s and name[:30] in s, "the hostile item's detail")
+    assert "Literal [bold red]x[/] [$accent]y [/" in screen
+    assert tmux.run("list-buffers") == ""
+    tmux.send("q")
+    assert wait_for_exit(tmux, status) == 0
+    assert tmux.display("#{alternate_on}") == "0"
