@@ -211,6 +211,9 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
     return d
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
+
+
 def _states(status: str) -> list[str]:
     if status == "active":
         return list(ACTIVE)
@@ -230,8 +233,11 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         return 0
     as_json = args.json or (is_agent_env() and not args.no_json)
     if as_json:
-        for item in items:
-            _write(sys.stdout, json.dumps(item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename)), ensure_ascii=False) + "\n")
+        encode = _JSON.encode
+        judgements, blocks = view.judgements, view.blocks
+        lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
+        if lines:
+            _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
     tty = sys.stdout.isatty()
     width = shutil.get_terminal_size((120, 24)).columns if tty else 0

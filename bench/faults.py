@@ -48,7 +48,7 @@ from atk_tui.core.store import AtkError, GitStore, init_store  # noqa: E402
 
 BIN = Path(sys.executable).parent
 REAL_GIT = shutil.which("git") or "/usr/bin/git"
-WAIT = 15.0  # seconds to wait for a marker before giving up (never hit when all is well)
+WAIT = 60.0  # seconds to wait for a marker before giving up (never hit when all is well)
 
 AWI = """# Make the importer retry
 

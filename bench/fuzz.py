@@ -236,7 +236,7 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int | float):
-        return repr(v) if not isinstance(v, float) or v == v and abs(v) != float("inf") else "nan"
+        return repr(v)  # inf, -inf and nan are TOML floats too
     if isinstance(v, str):
         return json.dumps(v)  # a TOML basic string is a JSON string for these characters
     if isinstance(v, list):
@@ -301,9 +301,16 @@ def _ok(title: str, body: str = "- 反映内容: x\n") -> bytes:
 
 def hostile_corpus(marker: Path) -> list[Case]:
     """Broken and malicious files. `marker` is a path a successful code-execution attack would create."""
-    laughs = "".join(f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9) if i else ', '.join(['lol'] * 9)}]\n" for i in range(10))
+    laughs = "".join(
+        f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9) if i else ', '.join(['lol'] * 9)}]\n" for i in range(10)
+    )
     deep = "kind: awi\ntarget_repo: acme/api\nx: " + "[" * 20000 + "]" * 20000 + "\n"
-    deep_map = "kind: awi\ntarget_repo: acme/api\nx:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 3000)) + "  " * 3000 + "v: 1\n"
+    deep_map = (
+        "kind: awi\ntarget_repo: acme/api\nx:\n"
+        + "".join("  " * i + f"k{i}:\n" for i in range(1, 3000))
+        + "  " * 3000
+        + "v: 1\n"
+    )
     c = [
         Case("yaml-python-tag", "20261129-000001-python-tag.md",
              f"---\nkind: awi\ntarget_repo: acme/api\nx: !!python/object/apply:os.system ['touch {marker}']\n---\n# rce\n".encode(),
@@ -326,7 +333,7 @@ def hostile_corpus(marker: Path) -> list[Case]:
         Case("bom", "20261129-000012-bom.md", b"\xef\xbb\xbf" + _ok("with a BOM")),
         Case("crlf", "20261129-000013-crlf.md", _ok("crlf line ends").replace(b"\n", b"\r\n")),
         Case("huge-yaml-key", "20261129-000014-huge-key.md",
-             f"---\nkind: awi\ntarget_repo: acme/api\n{'k' * 200_000}: v\n---\n# huge key\n".encode(), defect="YAML error"),
+             f"---\nkind: awi\ntarget_repo: acme/api\n{'k' * 200_000}: v\n---\n# huge key\n".encode()),
         Case("deeply-nested-yaml", "20261129-000015-deep-yaml.md", f"---\n{deep}---\n# deep\n".encode(), defect=""),
         Case("deeply-nested-mapping", "20261129-000016-deep-map.md", f"---\n{deep_map}---\n# deep map\n".encode(), defect=""),
         Case("no-frontmatter", "20261129-000017-no-frontmatter.md", b"# just markdown\n", defect="no frontmatter"),
@@ -361,7 +368,7 @@ def hostile_corpus(marker: Path) -> list[Case]:
               "- A) \x1b]52;c;aGk=\x07 -- clip\n- B) [red]markup[/red] -- x\n\n推奨: A)\n").encode(), escaped=["\\x1b[5m"]),
         Case("duplicate-keys", "20261129-000035-dup-keys.md", b"---\nkind: awi\nkind: uwi\ntarget_repo: a\n---\n# dup\n"),
         Case("yaml-merge-key", "20261129-000036-merge.md",
-             b"---\nbase: &b {kind: awi, target_repo: acme/api}\n<<: *b\n---\n# merge\n", defect="anchors/aliases"),
+             b"---\nbase: &b {kind: awi, target_repo: acme/api}\n<<: *b\n---\n# merge\n"),
         Case("old-mac-cr-only", "20261129-000037-cr.md", _ok("carriage returns").replace(b"\n", b"\r"), defect="no frontmatter"),
     ]  # fmt: skip
     return c
@@ -403,6 +410,7 @@ def run_on_pty(argv: list[str], env: dict[str, str], cols: int = 4000, rows: int
     attrs = termios.tcgetattr(slave)
     attrs[1] &= ~termios.ONLCR  # keep the program's own line ends
     termios.tcsetattr(slave, termios.TCSANOW, attrs)
+    env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}  # the pty's size decides
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env, close_fds=True)
     os.close(slave)
     out = bytearray()
@@ -452,10 +460,6 @@ def check_list_outputs(root: Path, cases: list[Case], env: dict[str, str]) -> di
     for line in proc.stdout.decode("utf-8", "replace").splitlines():
         rec = json.loads(line)
         rows[rec["filename"]] = rec
-    # surrogates come out as \udcff escapes: match by the escaped name
-    def key(name: str) -> str:
-        return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", name)
-
     text = subprocess.run([*base, "--no-json"], capture_output=True, env=env, timeout=300)
     if text.returncode != 0:
         problems.append(f"--no-json exit {text.returncode}")
@@ -471,7 +475,7 @@ def check_list_outputs(root: Path, cases: list[Case], env: dict[str, str]) -> di
     if "Traceback" in tty_text or "Traceback" in text_out:
         problems.append("a traceback in the list output")
     for case in cases:
-        name = key(case.filename)
+        name = case.filename  # JSON carries undecodable bytes as \udcXX escapes: the same str
         if case.special == "symlink":
             if f"{case.filename}: is a symbolic link" not in tty_text:
                 problems.append(f"{case.kind}: the symlink store defect is not named on the tty")
@@ -498,7 +502,9 @@ def check_list_outputs(root: Path, cases: list[Case], env: dict[str, str]) -> di
 TMUX_CONF = "set -g set-clipboard on\nset -g remain-on-exit on\nset -g history-limit 100\n"
 
 
-def check_dashboard(root: Path, cases: list[Case], env: dict[str, str], tmp: Path, *, steps: int | None = None) -> dict[str, Any]:
+def check_dashboard(
+    root: Path, cases: list[Case], env: dict[str, str], tmp: Path, *, steps: int | None = None
+) -> dict[str, Any]:
     """The real `atk-tui --store` in tmux: loads, every item row and detail page is shown with
     its control characters escaped, nothing is interpreted (no OSC 52 buffer, no OSC in the
     escaped capture), and it does not crash while walking through every item."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +33,10 @@ def load_config() -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from exc
+    import tomllib  # only when the config file is read
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -46,31 +49,62 @@ HOW_TO_SET = (
 )
 
 
+def _store_path(value: str, where: str) -> Path:
+    try:
+        return Path(value).expanduser().resolve()
+    except (ValueError, RuntimeError, OSError) as exc:
+        # a NUL byte, `~nosuchuser/...`, a symlink loop
+        raise ConfigError(f"the store path from {where} is unusable ({value[:200]!r}): {exc}") from exc
+
+
 def resolve_store(option: str | None = None) -> Path:
     """--store, then $ATK_PRIVATE_NOTES, then private_notes in the config file."""
     if option:
-        return Path(option).expanduser().resolve()
+        return _store_path(option, "--store")
     env = os.environ.get("ATK_PRIVATE_NOTES")
     if env:
-        return Path(env).expanduser().resolve()
+        return _store_path(env, "$ATK_PRIVATE_NOTES")
     cfg = load_config()
     value = cfg.get("private_notes")
     if isinstance(value, str) and value.strip():
-        return Path(value).expanduser().resolve()
+        return _store_path(value, f"private_notes in {config_path()}")
     raise ConfigError(HOW_TO_SET.format(cfg=config_path()))
 
 
-def resolve_plan_file(root: Path, plan_file: str) -> Path | None:
-    """The file a `plan_file` value names, or None when it would leave the store."""
+def resolve_plan_file(root: Path, plan_file: str, dirs: dict[str, str] | None = None) -> Path | None:
+    """The file a `plan_file` value names, or None when it would leave the store (also
+    through a symbolic link).
+
+    `dirs` memoises resolved folders across calls (pass one dict for a batch, e.g. every item
+    of a listing: most plan files share a few `plans/YYYY/MM` folders, and resolving symbolic
+    links costs a system call per path component)."""
     value = plan_file.strip()
+    base = str(root)
     if value.startswith(PLAN_PREFIX):
-        rel = value[len(PLAN_PREFIX) :].lstrip("/")
-        path = (root / rel).resolve()
+        path = os.path.join(base, value[len(PLAN_PREFIX) :].lstrip("/"))
     else:
-        path = Path(value).expanduser()
-        path = (path if path.is_absolute() else root / path).resolve()
-    try:
-        path.relative_to(root)
-    except ValueError:
+        path = os.path.join(base, os.path.expanduser(value))
+    path = os.path.normpath(path)
+    real_base = _real(base, dirs)
+    if not _inside(path, base) and not _inside(path, real_base):
         return None
-    return path
+    parent, name = os.path.split(path)
+    real = os.path.join(_real(parent, dirs), name)
+    if os.path.islink(real):
+        real = os.path.realpath(real)
+    if not _inside(real, real_base):
+        return None
+    return Path(path)
+
+
+def _real(path: str, dirs: dict[str, str] | None) -> str:
+    if dirs is None:
+        return os.path.realpath(path)
+    got = dirs.get(path)
+    if got is None:
+        got = dirs[path] = os.path.realpath(path)
+    return got
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

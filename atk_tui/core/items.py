@@ -14,8 +14,6 @@ import warnings
 from datetime import UTC, date, datetime
 from typing import Any
 
-import yaml
-
 from . import sections
 from .model import ANSWER_HEADINGS, AWI_BULLETS, COMMENT_HEADINGS, RESERVED_KEYS, Item, is_valid_filename
 
@@ -23,18 +21,36 @@ from .model import ANSWER_HEADINGS, AWI_BULLETS, COMMENT_HEADINGS, RESERVED_KEYS
 MAX_ITEM_BYTES = 1024 * 1024
 PREVIEW_BYTES = 64 * 1024
 
-try:
-    _Loader: type = yaml.CSafeLoader
-    LIBYAML = True
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
-    LIBYAML = False
-    warnings.warn(
-        "PyYAML was built without libyaml: item files load about 7x slower. "
-        "Reinstall PyYAML with libyaml available for full speed.",
-        RuntimeWarning,
-        stacklevel=2,
-    )
+
+class _YAML:
+    """PyYAML, imported on first use: a listing served from the cache never needs it."""
+
+    def __init__(self) -> None:
+        self.mod: Any = None
+
+    def __call__(self) -> Any:
+        if self.mod is None:
+            import yaml
+
+            self.loader = getattr(yaml, "CSafeLoader", None)
+            if self.loader is None:  # pragma: no cover - depends on how PyYAML was built
+                self.loader = yaml.SafeLoader
+                warnings.warn(
+                    "PyYAML was built without libyaml: item files load about 7x slower. "
+                    "Reinstall PyYAML with libyaml available for full speed.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            self.resolver = yaml.resolver.Resolver()
+            self.mod = yaml
+        return self.mod
+
+    def load(self, text: str) -> Any:
+        """`text` loaded with the safe loader (libyaml's when available)."""
+        return self().load(text, Loader=self.loader)
+
+
+_yaml = _YAML()
 
 _OPEN_RE = re.compile(r"\A(\ufeff)?---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
@@ -170,7 +186,6 @@ _FAST_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^ ].*?)[ ]*")
 _FAST_PLAIN = re.compile(r"[A-Za-z0-9_$(./][A-Za-z0-9 _$()./+=;~^-]*")
 _FAST_LIST = re.compile(r"\[([A-Za-z0-9 _$()./+=;~^,-]*)\]")
 _FAST_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:Z|[+-][0-9]{2}:[0-9]{2})")
-_resolver = yaml.resolver.Resolver()
 _STR_TAG = "tag:yaml.org,2002:str"
 _TIME_TAG = "tag:yaml.org,2002:timestamp"
 _SLOW = object()
@@ -185,13 +200,16 @@ def _tag(value: str) -> str:
     if tag is None:
         if len(_tags) > 4096:
             _tags.clear()
-        tag = _tags[value] = _resolver.resolve(yaml.ScalarNode, value, (True, False))
+        yaml = _yaml()
+        tag = _tags[value] = _yaml.resolver.resolve(yaml.ScalarNode, value, (True, False))
     return tag
 
 
 def _fast_scalar(value: str) -> Any:
     """The value of one plain scalar, or `_SLOW` when PyYAML should decide."""
-    tag = _tag(value)
+    if value.endswith(".md"):
+        return value  # no implicit YAML type (number, bool, null, time) ends in ".md"
+    tag = _TIME_TAG if _FAST_TIME.fullmatch(value) else _tag(value)
     if tag == _STR_TAG:
         return value
     if tag == _TIME_TAG and _FAST_TIME.fullmatch(value):
@@ -377,8 +395,8 @@ def _load_meta(item: Item, defects: list[str]) -> None:
         data = fast_load(item.fm_text or "")
         fast = data is not None  # no anchors, aliases or odd keys possible then
         if data is None:
-            data = yaml.load(item.fm_text or "", Loader=_Loader)
-    except yaml.YAMLError as exc:
+            data = _yaml.load(item.fm_text or "")
+    except _yaml().YAMLError as exc:
         first = str(exc).strip().splitlines()
         defects.append("YAML error: " + " ".join(x.strip() for x in first[:3]))
         return
@@ -448,7 +466,7 @@ def dump_value(key: str, value: Any) -> str:
 def _dump_scalar(value: Any) -> str:
     if isinstance(value, datetime):
         return value.isoformat().replace("+00:00", "Z")
-    out = yaml.safe_dump(value, allow_unicode=True, default_flow_style=True, width=10**9)
+    out = _yaml().safe_dump(value, allow_unicode=True, default_flow_style=True, width=10**9)
     out = out.removesuffix("\n").removesuffix("\n...")
     return out
 
@@ -502,9 +520,9 @@ def set_keys(fm_text: str, updates: dict[str, Any]) -> str:
 
 def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
     try:
-        old = yaml.load(before, Loader=_Loader) or {}
-        new = yaml.load(after, Loader=_Loader) or {}
-    except yaml.YAMLError as exc:
+        old = _yaml.load(before) or {}
+        new = _yaml.load(after) or {}
+    except _yaml().YAMLError as exc:
         # e.g. a line inside a multi-line flow collection that looks like a top-level key
         raise ValueError(f"the frontmatter layout is too unusual to rewrite safely ({getattr(exc, 'problem', None) or exc})") from None
     if not isinstance(old, dict) or not isinstance(new, dict):

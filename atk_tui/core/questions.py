@@ -77,19 +77,31 @@ class ParsedQuestions:
 _LETTER = r"[A-Za-zＡ-Ｚａ-ｚ]"
 _EMPH = r"(?:\*\*|__)?"
 _OPTION_RE = re.compile(
-    r"^[ \t]*(?:(?:[-*+•・]|[0-9]{1,3}[.)])[ \t]+)?(?:\[[ xX]?\][ \t]+)?" + _EMPH
-    + r"(?:[(（](" + _LETTER + r")[)）]|(" + _LETTER + r")" + _EMPH + r"[)）]|(" + _LETTER
-    + r")" + _EMPH + r"[.:：．](?=[ \t]))" + _EMPH + r"[ \t]*(\S.*)$"
+    r"^[ \t]*(?:(?:[-*+•・]|[0-9]{1,3}[.)])[ \t]+)?(?:\[[ xX]?\][ \t]+)?"
+    + _EMPH
+    + r"(?:[(（]("
+    + _LETTER
+    + r")[)）]|("
+    + _LETTER
+    + r")"
+    + _EMPH
+    + r"[)）]|("
+    + _LETTER
+    + r")"
+    + _EMPH
+    + r"[.:：．](?=[ \t]))"
+    + _EMPH
+    + r"[ \t]*(\S.*)$"
 )
 _REC_RE = re.compile(
-    r"^[ \t]*(?:[-*+•・>][ \t]+)?" + _EMPH
+    r"^[ \t]*(?:[-*+•・>][ \t]+)?"
+    + _EMPH
     + r"(推奨案?|おすすめ|お勧め|recommendations?|recommended|recommend|suggestion)"
     + r"[ \t]*(?:(?:\*\*|__)[ \t]*)?[:：][ \t]*(?:(?:\*\*|__)[ \t]*)?(.*)$",
     re.IGNORECASE,
 )
 _NUMBERED_RE = re.compile(
-    r"^ {0,3}(?:[-*+][ \t]+)?" + _EMPH
-    + r"(?:(?:質問|question|q)[ \t]*)?([0-9０-９]{1,4})[.)．）:：](?:[ \t]+|$)(.*)$",
+    r"^ {0,3}(?:[-*+][ \t]+)?" + _EMPH + r"(?:(?:質問|question|q)[ \t]*)?([0-9０-９]{1,4})[.)．）:：](?:[ \t]+|$)(.*)$",
     re.IGNORECASE,
 )
 _H3_RE = re.compile(r"^ {0,3}#{3,6}(?:[ \t]+|$)(.*)$")
@@ -99,22 +111,33 @@ _QUESTION_TITLE_RE = re.compile(
     re.IGNORECASE,
 )
 _FIELD_RE = re.compile(
-    r"^[ \t]*" + _EMPH
+    r"^[ \t]*"
+    + _EMPH
     + r"(urgency|緊急度|context|背景|decisions? needed|必要な判断|判断事項|options|選択肢"
     + r"|recommendations?|推奨案?)[ \t]*(?:(?:\*\*|__)[ \t]*)?[:：][ \t]*(?:(?:\*\*|__)[ \t]*)?(.*)$",
     re.IGNORECASE,
 )
 _FIELD_KIND = {
-    "urgency": "urgency", "緊急度": "urgency", "context": "context", "背景": "context",
-    "decision needed": "decision", "必要な判断": "decision", "判断事項": "decision",
-    "decisions needed": "decisions", "options": "options", "選択肢": "options",
-    "recommendation": "recommendation", "recommendations": "recommendation",
-    "推奨": "recommendation", "推奨案": "recommendation",
+    "urgency": "urgency",
+    "緊急度": "urgency",
+    "context": "context",
+    "背景": "context",
+    "decision needed": "decision",
+    "必要な判断": "decision",
+    "判断事項": "decision",
+    "decisions needed": "decisions",
+    "options": "options",
+    "選択肢": "options",
+    "recommendation": "recommendation",
+    "recommendations": "recommendation",
+    "推奨": "recommendation",
+    "推奨案": "recommendation",
 }
 _MARKER = "AWAITING_USER_INPUT"
 _CONTEXT_TITLES = frozenset({"背景", "経緯", "状況", "context", "background"})
-_OPTIONS_HEADER = frozenset({"options", "options:", "選択肢", "選択肢:", "選択肢：", "**options**",
-                             "**options:**", "**選択肢**"})
+_OPTIONS_HEADER = frozenset(
+    {"options", "options:", "選択肢", "選択肢:", "選択肢：", "**options**", "**options:**", "**選択肢**"}
+)
 
 _SEPARATORS = (
     re.compile(r"[ \t]--+[ \t]"),
@@ -124,9 +147,7 @@ _SEPARATORS = (
     re.compile(r"："),
     re.compile(r":[ \t]"),
 )
-_NO_REC_RE = re.compile(
-    r"^(?:no recommendation|none\b|n/a\b|なし|特になし|推奨なし|推奨はありません)", re.IGNORECASE
-)
+_NO_REC_RE = re.compile(r"^(?:no recommendation|none\b|n/a\b|なし|特になし|推奨なし|推奨はありません)", re.IGNORECASE)
 _REC_LEAD_RE = re.compile(
     r"^((?:option|choice|選択肢|案)[ \t]*)?([(\[（])?([A-Za-z])(?![A-Za-z0-9])(.?)", re.IGNORECASE
 )
@@ -379,8 +400,9 @@ def _split_numbered(lines: list[str], *, lenient: bool) -> tuple[list[str], list
     return lines[: starts[0][0]], drafts
 
 
-def _region_drafts(lines: list[str], first: str = "", *, number: int | None = None,
-                   lenient: bool = False) -> tuple[list[str], list[_Draft]]:
+def _region_drafts(
+    lines: list[str], first: str = "", *, number: int | None = None, lenient: bool = False
+) -> tuple[list[str], list[_Draft]]:
     split = _split_numbered(lines, lenient=lenient)
     if split is not None:
         pre, drafts = split
@@ -522,12 +544,8 @@ def _lines(text: str) -> list[str]:
 def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str, str]:
     """The markdown form, or (question text, context) for the free form."""
     context_parts = [s.text for s in secs if s.level == 2 and _is_context(s.title)]
-    question_secs = [
-        (s, q) for s in secs if s.level == 2 and (q := _match_question_title(s.title)) is not None
-    ]
-    fallback_ctx = "\n\n".join(
-        t for t in (_clean_text(_lines(s.text)) for s in secs if s.level in (0, 1)) if t
-    )
+    question_secs = [(s, q) for s in secs if s.level == 2 and (q := _match_question_title(s.title)) is not None]
+    fallback_ctx = "\n\n".join(t for t in (_clean_text(_lines(s.text)) for s in secs if s.level in (0, 1)) if t)
     context = "\n\n".join(t for t in (_clean_text(_lines(c)) for c in context_parts) if t)
     title_sec = next((s for s in secs if s.level == 1), None)
     title = title_sec.title if title_sec else ""
@@ -547,8 +565,7 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
             if s is title_sec:
                 region.extend(_lines(s.text))
             elif s.level == 0 or not (
-                _is_context(s.title) or sections.is_answer_heading(s.title)
-                or sections.is_comment_heading(s.title)
+                _is_context(s.title) or sections.is_answer_heading(s.title) or sections.is_comment_heading(s.title)
             ):
                 if s.heading:
                     region.append(s.heading)
@@ -564,9 +581,7 @@ def _markdown_form(secs: list[sections.Section]) -> ParsedQuestions | tuple[str,
     if question_secs:
         texts = [_clean_text(_lines(s.text)) for s, _ in question_secs]
         heads = [q[1] for _, q in question_secs]
-        joined = "\n\n".join(
-            "\n\n".join(p for p in (h, t) if p) for h, t in zip(heads, texts, strict=True) if h or t
-        )
+        joined = "\n\n".join("\n\n".join(p for p in (h, t) if p) for h, t in zip(heads, texts, strict=True) if h or t)
         return joined, context
     return "", ""
 

@@ -278,8 +278,7 @@ def split_sections(body: str) -> list[Section]:
         end = scan.start(heads[k + 1]) if k + 1 < len(heads) else len(body)
         body_start = scan.line_end(i)
         out.append(
-            Section(scan.levels[i], scan.titles[i], scan.texts[i], scan.start(i), body_start, end,
-                    body[body_start:end])
+            Section(scan.levels[i], scan.titles[i], scan.texts[i], scan.start(i), body_start, end, body[body_start:end])
         )
     return out
 

@@ -20,7 +20,6 @@ from .cache import ItemCache, cache_key
 from .config import is_agent_env, resolve_plan_file
 from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
-from .questions import parse_questions
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
@@ -121,40 +120,44 @@ class Service:
         wanted = [s for s in STATES if s in set(states)]
         # git stats the work tree for the blob SHAs while the folders are scanned here
         collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
-        found, defects = self.store.scan(STATES)
-        where: dict[str, str] = {name: states_[0] for name, states_ in found.items()}
+        scan = self.store.scan_all(STATES)
+        where, dups, defects = scan.where, scan.dups, scan.defects
         items: dict[str, Item] = {}
         scopes: dict[str, ItemCache] = {}
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
-        for name, in_states in found.items():
-            state = in_states[0]
-            if state not in wanted:
-                continue
+        for state in wanted:
             scope = "terminal" if state in TERMINAL else "active"
-            cache = scopes.get(scope)
-            if cache is None and self.use_cache:
-                cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
-                cache.load()
-            rel = f"wi/{state}/{name}"
-            blob = blobs.get(rel)
-            item = cache.get(name, state, blob) if (cache and blob) else None
-            if item is None:
-                try:
-                    with open(os.path.join(root, rel), "rb") as fh:
-                        data = fh.read()
-                except OSError as exc:
-                    item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
-                else:
-                    item = parse_item(name, state, data)
-                    if cache is not None:
-                        cache.put(item)
-            if cache is not None:
-                seen.setdefault(scope, set()).add(cache_key(item.blob, name))
-            if len(in_states) > 1:
-                item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
-            items[name] = item
+            cache = None
+            if self.use_cache:
+                cache = scopes.get(scope)
+                if cache is None:
+                    cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
+                    cache.load()
+                keep = seen.setdefault(scope, set())
+            for name in scan.names.get(state, ()):
+                if where[name] != state:
+                    continue  # a duplicate: the copy in the first state is the item
+                rel = f"wi/{state}/{name}"
+                blob = blobs.get(rel)
+                item = cache.get(name, state, blob) if (cache is not None and blob) else None
+                if item is None:
+                    try:
+                        with open(os.path.join(root, rel), "rb") as fh:
+                            data = fh.read()
+                    except OSError as exc:
+                        item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
+                    else:
+                        item = parse_item(name, state, data)
+                        if cache is not None:
+                            cache.put(item)
+                if cache is not None:
+                    keep.add(cache_key(item.blob, name))
+                if name in dups:
+                    in_states = dups[name]
+                    item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
+                items[name] = item
         for scope, cache in scopes.items():
             cache.save(keep=seen.get(scope, set()))
         return items, where, defects
@@ -163,10 +166,11 @@ class Service:
         """Everything the dashboard shows, judged at `clock()`."""
         head = self.store.head()
         items, where, defects = self.load_items(states)
+        dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
         plan_missing = frozenset(
             i.filename
             for i in items.values()
-            if (i.plan_file and not (p := resolve_plan_file(self.root, i.plan_file))) or (i.plan_file and not p.is_file())
+            if i.plan_file and (not (p := resolve_plan_file(self.root, i.plan_file, dirs)) or not os.path.isfile(p))
         )
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
         now = self.clock()
@@ -636,6 +640,8 @@ class Service:
                 raise AtkError(f"{filename} is {item.state}: return it to inbox before answering it again")
             if item.answered and not replace:
                 raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)")
+            from .questions import parse_questions  # the question parser only loads for answers
+
             parsed = parse_questions(item.body)
             labels: dict[int, str] = {}
             for number, letter in sorted(choices.items()):

@@ -19,12 +19,11 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from filelock import FileLock, Timeout
 
 from .model import STATES, StoreDefect, is_valid_filename
 
@@ -66,6 +65,16 @@ class GitFailed(AtkError):
 
 
 @dataclass
+class ScanResult:
+    """What the state folders hold."""
+
+    names: dict[str, list[str]]  # state -> item filenames in that folder
+    where: dict[str, str]  # filename -> its state (the first, in STATES order, for a duplicate)
+    dups: dict[str, list[str]]  # filename -> every state it is in, when more than one
+    defects: list[StoreDefect]
+
+
+@dataclass
 class WriteResult:
     commit: str | None = None
     pushed: bool | None = None  # None: no remote, or push skipped
@@ -88,16 +97,16 @@ def lock_timeout() -> float:
     return LOCK_TIMEOUT
 
 
-_BAD_NAME_LINES = re.compile(r"^(?![A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$).*$", re.M)
+_ALL_GOOD_NAMES = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\n)*")
 
 
 def _bad_names(names: list[str]) -> list[str]:
-    """The names that break the item filename pattern (model.FILENAME_RE), found with one
-    regex pass over all of them rather than one match call per name."""
-    joined = "\n".join(names)
-    if joined.count("\n") != max(len(names) - 1, 0):  # a name with a newline in it
-        return [n for n in names if not is_valid_filename(n)]
-    return [m for m in _BAD_NAME_LINES.findall(joined)] if names else []
+    """The names that break the item filename pattern (model.FILENAME_RE). The usual case,
+    every name good, is one regex pass over all of them rather than a match call per name."""
+    joined = "".join(n + "\n" for n in names)
+    if joined.count("\n") == len(names) and _ALL_GOOD_NAMES.fullmatch(joined):
+        return []
+    return [n for n in names if not is_valid_filename(n) or "\n" in n]
 
 
 def item_path(state: str, filename: str) -> str:
@@ -127,6 +136,7 @@ class GitStore:
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
         self._env: dict[str, str] | None = None
+        self._hooks: tuple[object, Path] | None = None
         self._repo = None
 
     # -- git plumbing ----------------------------------------------------------------
@@ -209,6 +219,36 @@ class GitStore:
         proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
         return proc.stdout.strip() or None
 
+    def hooks_dir(self) -> Path:
+        """Where git looks for hooks (`core.hooksPath`), asked again when .git/config changes."""
+        try:
+            key: object = _stat_key(self.git_dir / "config")
+        except OSError:
+            key = None
+        if self._hooks is None or self._hooks[0] != key:
+            self._hooks = (key, _hooks_dir(self))
+        return self._hooks[1]
+
+    @property
+    def _index_state_path(self) -> Path:
+        return self.git_dir / "atk-index-state.json"
+
+    def clean_index(self) -> tuple[tuple[int, int, int], str] | None:
+        """(stat of the index file, tree) as `remember_clean_index` left them: while the index
+        file is that very file, it holds that tree and nothing else is staged."""
+        try:
+            data = json.loads(self._index_state_path.read_text())
+            return (tuple(data["index"]), data["tree"])  # type: ignore[return-value]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def remember_clean_index(self, tree: str) -> None:
+        try:
+            state = {"index": list(_stat_key(self.git_dir / "index")), "tree": tree}
+            self._index_state_path.write_text(json.dumps(state))
+        except OSError:
+            pass
+
     def head_and_tree(self) -> tuple[str | None, str | None]:
         """HEAD's commit and tree in one call; (None, None) on an unborn branch."""
         proc = self.git("rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--", check=False)
@@ -231,11 +271,18 @@ class GitStore:
     # -- reading ---------------------------------------------------------------------
 
     def scan(self, states: Sequence[str] = STATES) -> tuple[dict[str, list[str]], list[StoreDefect]]:
-        """Every file in the given state folders: filename -> states it is in.
+        """Every file in the given state folders: filename -> states it is in."""
+        res = self.scan_all(states)
+        found = {name: [state] for name, state in res.where.items()}
+        found.update(res.dups)
+        return found, res.defects
 
-        Written for folders of tens of thousands of files: the per-entry work stays in C
-        (scandir's cached d_type, one regex over all the names of a folder)."""
-        found: dict[str, list[str]] = {}
+    def scan_all(self, states: Sequence[str] = STATES) -> ScanResult:
+        """The item files of the given state folders (see `ScanResult`).
+
+        Written for folders of tens of thousands of files: the per-name work stays in C
+        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names)."""
+        names: dict[str, list[str]] = {}
         defects: list[StoreDefect] = []
         root = str(self.root)
         for state in states:
@@ -244,26 +291,27 @@ class GitStore:
                     entries = list(it)
             except (FileNotFoundError, NotADirectoryError):
                 continue
-            names = [e.name for e in entries if e.is_file(follow_symlinks=False) and not e.name.startswith(".")]
-            if len(names) < len(entries):
+            listed = [e.name for e in entries if e.is_file(follow_symlinks=False) and not e.name.startswith(".")]
+            if len(listed) < len(entries):
                 for e in entries:
                     if e.is_symlink():
                         defects.append(StoreDefect(f"wi/{state}/{e.name}", "is a symbolic link (ignored)"))
-            for name in _bad_names(names):
+            for name in _bad_names(listed):
                 defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
-            if not found:
-                found = {name: [state] for name in names}
-                continue
-            for name in names:
-                where = found.get(name)
-                if where is None:
-                    found[name] = [state]
-                else:
-                    where.append(state)
-        for name, where in found.items():
-            if len(where) > 1:
-                defects.append(StoreDefect(name, f"filename is in {len(where)} states at once: {', '.join(where)}"))
-        return found, defects
+            names[state] = listed
+        where: dict[str, str] = {}
+        for state in reversed([s for s in STATES if s in names]):  # the first state in STATES order wins
+            where.update(dict.fromkeys(names[state], state))
+        dups: dict[str, list[str]] = {}
+        if len(where) != sum(map(len, names.values())):
+            counts = Counter(n for listed in names.values() for n in listed)
+            sets = {state: set(listed) for state, listed in names.items()}
+            for name, n in counts.items():
+                if n > 1:
+                    dups[name] = [s for s in STATES if s in sets and name in sets[s]]
+            for name, where_ in dups.items():
+                defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
+        return ScanResult(names, where, dups, defects)
 
     def locate(self, filename: str) -> str | None:
         """The state `filename` is in, or None. Safe against path tricks."""
@@ -331,6 +379,8 @@ class GitStore:
 
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
+        from filelock import FileLock, Timeout  # only writers need it, and it is slow to import
+
         if timeout is None:
             timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
         lock = FileLock(str(self.git_dir / "atk.lock"), timeout=timeout)
@@ -645,9 +695,10 @@ class Transaction:
         index = store.git_dir / "index"
         tmp = self._tmp_index
         env = dict(store.env, GIT_INDEX_FILE=str(tmp))
-        hooks = _hooks_dir(store)
+        hooks = store.hooks_dir()
         # Start from a copy of the real index (it has the stat data that makes git fast on a
         # big store) unless it holds changes someone staged: those are not ours to commit.
+        # An index that is still the one our last commit left needs no look (see `_clean`).
         copied_from = None
         if self.old_tree is not None:
             try:
@@ -655,7 +706,7 @@ class Transaction:
                 shutil.copyfile(index, tmp)
             except OSError:
                 copied_from = None
-            if copied_from is not None:
+            if copied_from is not None and store.clean_index() != (copied_from, self.old_tree):
                 staged = store.git("write-tree", env=env, check=False).stdout.strip()
                 if staged != self.old_tree:
                     copied_from = None
@@ -680,7 +731,9 @@ class Transaction:
         self._write_journal(new_head=new)
         store.git("update-ref", "-m", subject, "HEAD", new, self.old_head or ZERO)
         self._index_touched = True
-        if copied_from is None or not _install_index(tmp, index, copied_from):
+        if copied_from is not None and _install_index(tmp, index, copied_from):
+            store.remember_clean_index(tree)
+        else:
             store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=stdin)
         _run_hook(hooks, store, "post-commit", [], store.env, check=False)
         self.store.journal_path.unlink(missing_ok=True)

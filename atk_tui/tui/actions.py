@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
+from textual.widgets import Input
 
 from ..core.model import STATES, TERMINAL, Item
 from ..core.questions import parse_questions
 from ..core.service import Outcome
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
+from .screens.dependencies import DependenciesScreen
 from .screens.dialogs import ChoiceScreen, MoveChoice, MoveScreen, TextFormScreen, confirm
+from .screens.graph import GraphScreen
 
 if TYPE_CHECKING:
     from .app import AtkApp
@@ -65,6 +68,9 @@ ACTION_BINDINGS = [
     Binding("m", "move", "Move", id="move"),
     Binding("x,delete", "remove", "Remove", show=False, id="remove"),
     Binding("z", "undo", "Undo", id="undo"),
+    Binding("d", "dependencies", "Deps", id="dependencies"),
+    # priority: a focused pane binds `g` to "first row"; `check_action` lets the filter have it
+    Binding("g", "graph", "Graph", id="graph", priority=True),
 ]
 
 
@@ -86,6 +92,8 @@ class ActionsMixin:
         return [item] if item is not None else []
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "graph":
+            return not isinstance(self.focused, Input)  # type: ignore[attr-defined]
         if action not in WRITE_ACTIONS:
             return True
         if self.app.read_only:
@@ -313,6 +321,28 @@ class ActionsMixin:
             return
         await self._write(self.app.service.comment, item.filename, text)
 
+    # -- dependencies -----------------------------------------------------------------------
+
+    @work(group="write", exit_on_error=False)
+    async def action_dependencies(self) -> None:
+        if self._refuse_read_only():
+            return
+        item = self.current_item()  # type: ignore[attr-defined]
+        view = self.view  # type: ignore[attr-defined]
+        if item is None or view is None:
+            return
+        if not self.check_action("dependencies", ()):  # the command palette does not ask first
+            self.app.notify(f"{item.state} or defective items take no dependencies", severity="warning", markup=False)
+            return
+        deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
+        if deps is None:
+            return
+        await self._write(self.app.service.set_dependencies, item.filename, deps)
+
+    def action_graph(self) -> None:
+        item = self.current_item()  # type: ignore[attr-defined]
+        self.app.push_screen(GraphScreen(item.filename if item is not None else None))
+
     # -- edit in $EDITOR ------------------------------------------------------------------
 
     @work(group="write", exit_on_error=False)
@@ -414,6 +444,7 @@ class ActionsMixin:
                     "Not saved",
                     Text(f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."),
                     [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
+                    escape_hint=f"Esc: decide later (it stays in {state})",
                 )
             )
             if choice == "again":

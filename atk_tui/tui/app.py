@@ -274,6 +274,8 @@ class AtkApp(App):
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
+        yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
+        yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
 
 
 def make_app(

@@ -264,9 +264,11 @@ def test_checkpoint_multi_example():
 
 
 def test_checkpoint_inside_fence_with_urgency_and_surrounding_prose():
-    body = "# Email rule\n\nSome prose first.\n\n```\n" + CHECKPOINT_SINGLE.replace(
-        "---\nContext", "---\nUrgency: next-review\nContext", 1
-    ) + "```\n\nTrailing prose.\n"
+    body = (
+        "# Email rule\n\nSome prose first.\n\n```\n"
+        + CHECKPOINT_SINGLE.replace("---\nContext", "---\nUrgency: next-review\nContext", 1)
+        + "```\n\nTrailing prose.\n"
+    )
     r = parse_questions(body)
     assert r.form == "checkpoint"
     assert r.urgency == "next-review"
@@ -276,8 +278,14 @@ def test_checkpoint_inside_fence_with_urgency_and_surrounding_prose():
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [("blocking", "blocking"), ("informational", "informational"), ("Next-Review", "next-review"),
-     ("blocking | next-review | informational", None), ("urgent", None), ("", None)],
+    [
+        ("blocking", "blocking"),
+        ("informational", "informational"),
+        ("Next-Review", "next-review"),
+        ("blocking | next-review | informational", None),
+        ("urgent", None),
+        ("", None),
+    ],
 )
 def test_checkpoint_urgency(value, expected):
     body = CHECKPOINT_SINGLE.replace("---\nContext", f"---\nUrgency: {value}\nContext", 1)
@@ -385,10 +393,40 @@ def test_large_body_returns():
 # --------------------------------------------------------------------------- properties
 
 _FRAGMENTS = [
-    "## 質問", "## 質問 1", "## 質問 2", "## Question", "## 背景", "## Context", "## 回答", "# Title",
-    "A) ", "- A) x -- y", "  B) y", "(C) z", "1. ", "2. Q?", "### 質問 3", "AWAITING_USER_INPUT", "---",
-    "Recommendation:", "推奨: A", "Urgency: blocking", "Context: c", "Decision needed: d?",
-    "Decisions needed:", "Options:", "```", "~~~", "**", "—", " -- ", "：", "", " ", "\t", "\r",
+    "## 質問",
+    "## 質問 1",
+    "## 質問 2",
+    "## Question",
+    "## 背景",
+    "## Context",
+    "## 回答",
+    "# Title",
+    "A) ",
+    "- A) x -- y",
+    "  B) y",
+    "(C) z",
+    "1. ",
+    "2. Q?",
+    "### 質問 3",
+    "AWAITING_USER_INPUT",
+    "---",
+    "Recommendation:",
+    "推奨: A",
+    "Urgency: blocking",
+    "Context: c",
+    "Decision needed: d?",
+    "Decisions needed:",
+    "Options:",
+    "```",
+    "~~~",
+    "**",
+    "—",
+    " -- ",
+    "：",
+    "",
+    " ",
+    "\t",
+    "\r",
 ]
 _line = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=8)), max_size=4).map("".join)
 _bodies = st.lists(_line, max_size=30).map("\n".join) | st.text()
@@ -425,8 +463,18 @@ def test_property_never_raises_on_arbitrary_text(body):
 
 @pytest.mark.parametrize(
     "line",
-    ["- A) Strict -- x", "* A. Strict -- x", "A: Strict -- x", "- (A) Strict -- x", "- **A)** Strict -- x",
-     "- **A**: Strict -- x", "  A) Strict — x", "- [ ] A) Strict -- x", "- Ａ）Strict -- x", "1. A) Strict -- x"],
+    [
+        "- A) Strict -- x",
+        "* A. Strict -- x",
+        "A: Strict -- x",
+        "- (A) Strict -- x",
+        "- **A)** Strict -- x",
+        "- **A**: Strict -- x",
+        "  A) Strict — x",
+        "- [ ] A) Strict -- x",
+        "- Ａ）Strict -- x",
+        "1. A) Strict -- x",
+    ],
 )
 def test_option_line_variants(line):
     body = f"## 質問\nWhich?\n\n{line}\n- B) Loose -- y\n"
@@ -450,7 +498,9 @@ def test_several_checkpoints_are_concatenated_and_renumbered():
     assert r.form == "checkpoint"
     assert [q.number for q in r.questions] == [1, 2, 3]
     assert [q.text for q in r.questions] == [
-        "Which email validation approach should be the project standard?", "Test framework?", "Test file location?"
+        "Which email validation approach should be the project standard?",
+        "Test framework?",
+        "Test file location?",
     ]
     assert r.context.startswith("While implementing")
     assert r.context.endswith("Setting up the test infrastructure for the new auth module.")

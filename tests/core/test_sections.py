@@ -272,8 +272,25 @@ def test_keep_without_old_sections_is_identity():
 # --------------------------------------------------------------------------- properties
 
 _FRAGMENTS = [
-    "## 回答", "## Answer", "## ユーザーコメント", "## User comment", "# Title", "## 質問", "### 回答",
-    "```", "~~~", "````", "    ## 回答", "text", "- 1: A) x", "\\## x", "", " ", "\r", "##", "#",
+    "## 回答",
+    "## Answer",
+    "## ユーザーコメント",
+    "## User comment",
+    "# Title",
+    "## 質問",
+    "### 回答",
+    "```",
+    "~~~",
+    "````",
+    "    ## 回答",
+    "text",
+    "- 1: A) x",
+    "\\## x",
+    "",
+    " ",
+    "\r",
+    "##",
+    "#",
 ]
 _line = st.one_of(st.sampled_from(_FRAGMENTS), st.text(max_size=12))
 _bodies = st.lists(_line, max_size=14).flatmap(

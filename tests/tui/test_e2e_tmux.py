@@ -149,7 +149,8 @@ def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_
     status = tmp_path / "status"
     run_app(tmux, demo_store, status)
     tmux.wait_for(lambda s: "Inbox 25" in s, "the dashboard")
-    tmux.send("ctrl+p")
+    tmux.send("C-p")
+    tmux.wait_for(lambda s: "Search for commands" in s, "the command palette")
     tmux.type("Literal")
     tmux.wait_for(lambda s: "[bold red]x[/]" in s, "the palette hit")
     tmux.send("Enter")

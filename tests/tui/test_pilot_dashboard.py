@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.widgets import Input, Static
 from tui_helpers import DEMO, NOW, git, press, screen_text, settle
 
@@ -144,6 +145,23 @@ async def test_filter_narrows_every_pane_and_escape_clears_it(app_factory) -> No
         assert not app.main.query_one("#filter", Input).has_class("shown")
         assert {p: keys_of(app, p) for p in full} == full
         assert focused_id(app) == "inbox"
+
+
+async def test_keys_typed_right_after_slash_go_to_the_filter(app_factory, demo_store: Path) -> None:
+    """A burst (a fast typist, a paste) reaches the app before the filter has focus; the keys
+    must still land in the filter: `e` must not start an edit, `r` not refresh, `/` stays a `/`."""
+    edits: list[Path] = []
+    app = app_factory(editor=lambda path: edits.append(path) or 0)
+    head = git(demo_store, "rev-parse", "HEAD")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for char in "/acme/webapp e":
+            key = {"/": "slash", " ": "space"}.get(char, char)
+            app.post_message(events.Key(key, char))  # all queued at once, as the driver does
+        await settle(pilot)
+        assert app.main.filter_text == "acme/webapp e"
+        assert app.screen is app.main and edits == []
+    assert git(demo_store, "rev-parse", "HEAD") == head
 
 
 async def test_filter_submitted_with_enter_keeps_the_narrowed_panes(app_factory) -> None:

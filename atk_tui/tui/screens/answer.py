@@ -99,7 +99,10 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as v:
             v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
-            v.border_subtitle = "★ recommended · letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
+            if self.has_options:
+                v.border_subtitle = "★ recommended · letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
+            else:  # free text only: Enter is a newline there
+                v.border_subtitle = "Ctrl+S submit · Esc cancel"
             with VerticalScroll():
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
@@ -109,12 +112,20 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
                     if q.options:
                         yield OptionSet(q, id=f"q{q.number}")
                 yield TextArea("", id="answer-text", soft_wrap=True)
-            yield Static(Text("Free text (optional) goes in the box; Ctrl+S submits from there."), id="answer-help")
+            if self.has_options:
+                help_text = "Free text (optional) goes in the box; Ctrl+S submits from there."
+            else:
+                help_text = "Write the answer in the box; Enter starts a new line, Ctrl+S submits."
+            yield Static(Text(help_text), id="answer-help")
+
+    @property
+    def has_options(self) -> bool:
+        return any(q.options for q in self.parsed.questions)
 
     def on_mount(self) -> None:
         first = self.query(OptionSet).first() if self.query(OptionSet) else None
         (first or self.query_one("#answer-text", TextArea)).focus()
-        self.query_one("#answer-text", TextArea).border_title = "notes (free text)"
+        self.query_one("#answer-text", TextArea).border_title = "notes (free text)" if self.has_options else "answer"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit" and isinstance(self.focused, TextArea):

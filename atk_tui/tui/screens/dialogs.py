@@ -28,10 +28,14 @@ class ChoiceScreen(ModalScreen[str | None]):
     DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceScreen")
     BINDINGS = [Binding("escape", "dismiss_none", "Cancel")]
 
-    def __init__(self, title: str, message: Text | str, choices: list[tuple[str, str, str]], *, danger: bool = False) -> None:
-        """`choices`: (value, key, label); the first is the default (Enter)."""
+    def __init__(
+        self, title: str, message: Text | str, choices: list[tuple[str, str, str]], *, danger: bool = False, escape_hint: str | None = None
+    ) -> None:
+        """`choices`: (value, key, label); the first is the default (Enter). `escape_hint` says
+        what Escape does, when that is more than "cancel"."""
         super().__init__()
         self.title_text = title
+        self.escape_hint = escape_hint
         self.message = message if isinstance(message, Text) else Text(message)
         self.choices = choices
         self.danger = danger
@@ -39,6 +43,8 @@ class ChoiceScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as v:
             v.border_title = self.title_text
+            if self.escape_hint:
+                v.border_subtitle = self.escape_hint
             yield Static(self.message, classes="dialog-message")
             with Horizontal(classes="dialog-buttons"):
                 for i, (value, key, label) in enumerate(self.choices):

@@ -1,0 +1,392 @@
+"""`d`: edit an item's `depends_on` (SPEC §5 set-dependencies, §10).
+
+The current set is a list (Delete or `x` removes the highlighted one); a search box finds any
+item, active or done, by title or filename (fuzzy, as the dashboard filter), and Enter adds
+the highlighted result. What `set-dependencies` would refuse is shown live, before saving: a
+name that is no item, the item itself, and a cycle, with its path (`a.md -> b.md -> a.md`).
+Save (Ctrl+S) is refused while any of them is in the set, so nothing is written; the screen
+returns the new list and the caller writes it through `Service.set_dependencies` in a thread
+(which checks everything again inside the store lock).
+
+Results and the current set show item text as `rich.text.Text` — never markup.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.model import TERMINAL, Item, is_valid_filename
+from ...core.readiness import format_cycle
+from ...core.service import QueueView
+from ...core.textsafe import safe_line
+from ..present import BADGE_STYLE, fuzzy_match
+from .dialogs import DIALOG_CSS
+
+MAX_RESULTS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    name: str
+    title: str
+    state: str
+    status: str  # judgement status, `terminal` for done items
+    hay: str  # what the search matches against
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    dep: str
+    code: str  # self | missing | cycle
+    message: str
+
+
+class DependencyRules:
+    """What `set-dependencies` refuses for one item, judged over a `QueueView` (the same rules
+    as `Service.set_dependencies` and `Service.would_cycle`: cycles through active items)."""
+
+    def __init__(self, filename: str, view: QueueView) -> None:
+        self.filename = filename
+        self.view = view
+        deps: dict[str, list[str]] = {}
+        users: dict[str, list[str]] = {}
+        for name, item in view.items.items():
+            if name == filename:
+                continue
+            for dep in _deps_of(item.depends_on):
+                deps.setdefault(name, []).append(dep)
+                users.setdefault(dep, []).append(name)
+        self._deps = deps
+        # every active item that depends on `filename`, directly or not: adding one of them closes a cycle
+        seen: set[str] = set()
+        queue = deque([filename])
+        while queue:
+            for user in users.get(queue.popleft(), ()):
+                if user not in seen and user != filename:
+                    seen.add(user)
+                    queue.append(user)
+        self.dependents = seen
+
+    def exists(self, name: str) -> bool:
+        return name in self.view.items or name in self.view.snapshot.states
+
+    def cycle_through(self, dep: str) -> tuple[str, ...] | None:
+        """The cycle `filename -> dep -> ... -> filename` that depending on `dep` makes."""
+        if dep not in self.dependents:
+            return None
+        parent: dict[str, str | None] = {dep: None}
+        queue = deque([dep])
+        while queue:
+            node = queue.popleft()
+            for nxt in self._deps.get(node, ()):
+                if nxt == self.filename:
+                    path = [node]
+                    back = parent[node]
+                    while back is not None:
+                        path.append(back)
+                        back = parent[back]
+                    return (self.filename, *reversed(path))
+                if nxt not in parent:
+                    parent[nxt] = node
+                    queue.append(nxt)
+        return None
+
+    def refusals(self, deps: list[str]) -> list[Refusal]:
+        out: list[Refusal] = []
+        for dep in deps:
+            if dep == self.filename:
+                out.append(Refusal(dep, "self", f"{dep} cannot depend on itself"))
+            elif not self.exists(dep):
+                out.append(Refusal(dep, "missing", f"no item named {dep}: a dependency must be an existing item"))
+            else:
+                cycle = self.cycle_through(dep)
+                if cycle is not None:
+                    out.append(Refusal(dep, "cycle", f"that would make a dependency cycle: {format_cycle(cycle)}"))
+        return out
+
+
+def _deps_of(depends_on: object) -> list[str]:
+    if not isinstance(depends_on, (list, tuple)):
+        return []
+    return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
+
+
+def candidates(view: QueueView) -> list[Candidate]:
+    """Every item a dependency may name: active ones with their titles, done ones by filename."""
+    out: list[Candidate] = []
+    for name, item in view.items.items():
+        j = view.judgements.get(name)
+        title = safe_line(item.title or name)
+        out.append(Candidate(name, title, item.state, j.status if j else "blocked", f"{title} {name}"))
+    for name, state in view.snapshot.states.items():
+        if name not in view.items and state in TERMINAL:
+            out.append(Candidate(name, name, state, "terminal", name))
+    out.sort(key=lambda c: (c.state in TERMINAL, c.name))
+    return out
+
+
+def search(pool: list[Candidate], query: str, limit: int = MAX_RESULTS) -> list[Candidate]:
+    """Matches for `query`: a plain substring of the title or filename first, then fuzzy ones;
+    active items before done ones."""
+    needle = query.strip().casefold()
+    if not needle:
+        return []
+    scored: list[tuple[int, int, str, Candidate]] = []
+    for c in pool:
+        hay = c.hay.casefold()
+        if needle in hay:
+            rank = 0 if c.name.casefold().startswith(needle) or c.title.casefold().startswith(needle) else 1
+        elif fuzzy_match(needle, c.hay):
+            rank = 2
+        else:
+            continue
+        scored.append((rank, c.state in TERMINAL, c.name, c))
+    scored.sort(key=lambda s: s[:3])
+    return [s[3] for s in scored[:limit]]
+
+
+_GLYPH = {
+    "ready": "✓",
+    "blocked": "✗",
+    "waiting": "?",
+    "answered": "✓",
+    "cooldown": "⧗",
+    "hold": "‖",
+    "terminal": "■",
+    "defective": "⚠",
+}
+
+
+def _status_text(status: str, state: str) -> Text:
+    if status == "terminal":
+        return Text(f"■ {state:<10}", style=BADGE_STYLE["terminal"])
+    return Text(f"{_GLYPH.get(status, '·')} {status:<10}", style=BADGE_STYLE.get(status, ""))
+
+
+class DependenciesScreen(ModalScreen[list[str] | None]):
+    """Edit one item's dependencies; returns the new list, or None when cancelled."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="DependenciesScreen") + """
+    DependenciesScreen > Vertical { width: 100; }
+    DependenciesScreen .deps-label { margin-top: 1; text-style: bold; color: $text-muted; }
+    DependenciesScreen #deps-current { height: auto; max-height: 8; min-height: 1; }
+    DependenciesScreen #deps-results { height: auto; max-height: 10; min-height: 1; }
+    DependenciesScreen #deps-verdict { margin-top: 1; height: auto; }
+    DependenciesScreen #deps-verdict.refused { color: $text-error; }
+    DependenciesScreen #deps-verdict.ok { color: $text-success; }
+    DependenciesScreen .dialog-buttons { margin-top: 1; }
+    """
+
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True, id="deps.save"),
+        Binding("escape", "cancel", "Cancel", id="deps.cancel"),
+        Binding("delete,x", "remove", "Remove", id="deps.remove"),
+    ]
+
+    def __init__(self, item: Item, view: QueueView) -> None:
+        super().__init__()
+        self.item = item
+        self.view = view
+        self.rules = DependencyRules(item.filename, view)
+        self.original = _deps_of(item.depends_on)
+        self.deps: list[str] = list(self.original)
+        self.pool = candidates(view)
+        self._by_name = {c.name: c for c in self.pool}
+        self.refused: list[Refusal] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = f"Dependencies of {safe_line(self.item.title)[:60]}"
+            v.border_subtitle = "Enter add · Delete/x remove · Ctrl+S save · Esc cancel"
+            yield Static(Text(safe_line(self.item.filename), style="dim"), classes="dialog-message")
+            yield Static("", id="deps-current-label", classes="deps-label")
+            yield OptionList(id="deps-current")
+            yield Static(Text("Add: search by title or filename (active and done items)"), classes="deps-label")
+            yield Input(placeholder="type to search…", id="deps-search")
+            yield OptionList(id="deps-results")
+            yield Static("", id="deps-verdict")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(Text("Save [^S]"), id="deps-save", variant="primary")
+                yield Button(Text("Cancel [Esc]"), id="deps-cancel")
+
+    def on_mount(self) -> None:
+        self._show_current()
+        self._show_results("")
+        self.query_one("#deps-search", Input).focus()
+
+    # -- the current set ------------------------------------------------------------------
+
+    def _dep_prompt(self, name: str, refusal: Refusal | None) -> Text:
+        c = self._by_name.get(name)
+        if c is None:
+            t = Text("✗ missing    ", style=BADGE_STYLE["blocked"])
+            t.append(safe_line(name))
+        else:
+            t = _status_text(c.status, c.state)
+            t.append(" ")
+            t.append(c.title)
+            if c.title != c.name:
+                t.append(f"  {safe_line(c.name)}", style="dim")
+        if refusal is not None:
+            t.append(f"  ✗ {refusal.code}", style="bold red")
+        return t
+
+    def _show_current(self, highlight: int | None = None) -> None:
+        self.refused = self.rules.refusals(self.deps)
+        by_dep = {r.dep: r for r in self.refused}
+        lst = self.query_one("#deps-current", OptionList)
+        keep = lst.highlighted if highlight is None else highlight
+        lst.clear_options()
+        if self.deps:
+            lst.add_options([Option(self._dep_prompt(d, by_dep.get(d)), id=d) for d in self.deps])
+            lst.highlighted = min(keep or 0, len(self.deps) - 1)
+        else:
+            lst.add_option(Option(Text("none: this item depends on nothing", style="dim italic"), disabled=True))
+        label = Text(f"Depends on ({len(self.deps)})")
+        if self.deps != self.original:
+            label.append(f"  was {len(self.original)}", style="italic")
+        self.query_one("#deps-current-label", Static).update(label)
+        self._show_verdict()
+
+    def _show_verdict(self) -> None:
+        verdict = self.query_one("#deps-verdict", Static)
+        verdict.set_class(bool(self.refused), "refused")
+        verdict.set_class(not self.refused and self.deps != self.original, "ok")
+        if self.refused:
+            t = Text("✗ Save refused, nothing is written:\n", style="bold")
+            for r in self.refused:
+                t.append(f" • {safe_line(r.message)}\n")
+            t.rstrip()
+        elif self.deps != self.original:
+            t = Text(f"✓ ready to save: {len(self.deps)} dependenc{'y' if len(self.deps) == 1 else 'ies'}")
+        else:
+            t = Text("no change yet", style="dim")
+        verdict.update(t)
+        self.query_one("#deps-save", Button).disabled = bool(self.refused)
+
+    def add(self, name: str) -> None:
+        if name in self.deps:
+            self.notify(f"{name} is in the list already", severity="warning", markup=False, timeout=2)
+            return
+        self.deps.append(name)
+        self._show_current(highlight=len(self.deps) - 1)
+        self._show_results(self.query_one("#deps-search", Input).value)
+
+    def action_remove(self) -> None:
+        lst = self.query_one("#deps-current", OptionList)
+        index = lst.highlighted
+        if not self.deps or index is None or not 0 <= index < len(self.deps):
+            return
+        del self.deps[index]
+        self._show_current(highlight=index)
+        self._show_results(self.query_one("#deps-search", Input).value)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "remove":
+            # `x` and Delete belong to the search box while it has the focus
+            return isinstance(self.focused, OptionList) and self.focused.id == "deps-current"
+        return True
+
+    # -- search -------------------------------------------------------------------------
+
+    def _show_results(self, query: str) -> None:
+        found = search(self.pool, query)
+        lst = self.query_one("#deps-results", OptionList)
+        lst.clear_options()
+        if not query.strip():
+            lst.add_option(Option(Text("type part of a title or filename", style="dim italic"), disabled=True))
+            return
+        if not found:
+            hint = "no match"
+            if is_valid_filename(query.strip()):
+                hint += ": Enter adds the name as typed"
+            lst.add_option(Option(Text(hint, style="dim italic"), disabled=True))
+            return
+        options = []
+        for c in found:
+            t = _status_text(c.status, c.state)
+            t.append(" ")
+            t.append(c.title)
+            if c.title != c.name:
+                t.append(f"  {safe_line(c.name)}", style="dim")
+            if c.name in self.deps:
+                t.append("  (added)", style="dim italic")
+            elif c.name == self.item.filename:
+                t.append("  this item", style="red")
+            elif c.name in self.rules.dependents:
+                t.append("  would make a cycle", style="red")
+            options.append(Option(t, id=c.name))
+        lst.add_options(options)
+        lst.highlighted = 0
+
+    @on(Input.Changed, "#deps-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        self._show_results(event.value)
+
+    @on(Input.Submitted, "#deps-search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        lst = self.query_one("#deps-results", OptionList)
+        index = lst.highlighted
+        if index is not None and lst.option_count and not lst.get_option_at_index(index).disabled:
+            option_id = lst.get_option_at_index(index).id
+            if option_id is not None:
+                self.add(option_id)
+                return
+        typed = event.value.strip()
+        if is_valid_filename(typed):
+            self.add(typed)  # shown as missing: save stays refused until it is removed
+
+    def on_key(self, event) -> None:
+        # from the search box, Down goes on into the results
+        if event.key == "down" and isinstance(self.focused, Input):
+            lst = self.query_one("#deps-results", OptionList)
+            if lst.option_count and not lst.get_option_at_index(0).disabled:
+                event.stop()
+                lst.focus()
+
+    @on(OptionList.OptionSelected, "#deps-results")
+    def _result_chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.add(event.option.id)
+            self.query_one("#deps-search", Input).focus()
+
+    # -- save / cancel ------------------------------------------------------------------
+
+    @on(Button.Pressed, "#deps-save")
+    def _save_pressed(self) -> None:
+        self.action_save()
+
+    @on(Button.Pressed, "#deps-cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    def action_save(self) -> None:
+        if self.refused:
+            self.notify("not saved: " + "; ".join(r.message for r in self.refused), severity="error", markup=False)
+            return
+        if self.deps == self.original:
+            self.notify("dependencies unchanged", timeout=2)
+            self.dismiss(None)
+            return
+        self.dismiss(list(self.deps))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def refusal_messages(filename: str, view: QueueView, deps: list[str]) -> list[str]:
+    """What saving `deps` for `filename` would be refused for (empty: it may be saved)."""
+    return [r.message for r in DependencyRules(filename, view).refusals(deps)]
+
+
+__all__ = ["DependenciesScreen", "DependencyRules", "Refusal", "candidates", "refusal_messages", "search"]

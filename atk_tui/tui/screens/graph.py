@@ -1,0 +1,445 @@
+"""`g`: the dependency graph around the selected item, or of the whole active queue (SPEC §10).
+
+The graph around an item is the item with all its transitive dependencies and dependents
+(`subgraph_around`); `w` switches to every active item. Boxes are coloured by status (the
+canvas' theme-aware component classes) and start with the status glyph, so the graph reads in
+monochrome too; edges on a cycle are drawn in the error colour and each cycle is named above
+the canvas; a missing dependency is a dashed box; an item whose `target_repo` differs from the
+item the screen was opened on shows its repo on a second line. Dependencies that are done
+(adopted/rejected) are shown as grey leaves and `t` hides them. Their titles are read from the
+store only when they are drawn (terminal items are not part of the dashboard's queue).
+
+Decisions:
+
+* Only the edges of active items are followed: a terminal item no longer waits for anything
+  (as in `core.readiness`), so it is a leaf; it is never the centre of the graph.
+* The whole-queue graph holds every active item; items without any dependency edge sit at the
+  bottom of the first column (the layout puts them there, out of the way).
+* The layout runs in a thread worker (`laying out N items…` shows meanwhile); the data comes
+  from the main screen's last `QueueView`, and the graph is laid out again when that changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from ...core.graph_layout import GraphNode, Layout, layout_graph, subgraph_around, truncate_cells
+from ...core.model import TERMINAL
+from ...core.readiness import find_cycles, format_cycle
+from ...core.service import QueueView
+from ...core.textsafe import safe_line
+from ..widgets.graph_canvas import GraphCanvas
+
+#: The glyph a box's label starts with, per status (the same marks as the dashboard badges).
+STATUS_GLYPH = {
+    "ready": "✓",
+    "blocked": "✗",
+    "waiting": "?",
+    "answered": "✓",
+    "cooldown": "⧗",
+    "hold": "‖",
+    "terminal": "■",
+    "defective": "⚠",
+    "missing": "✗",
+}
+STATUS_NAME = {
+    "ready": "ready",
+    "blocked": "blocked",
+    "waiting": "needs answer",
+    "answered": "answered",
+    "cooldown": "cooldown",
+    "hold": "hold",
+    "terminal": "done",
+    "defective": "defective",
+    "missing": "missing",
+}
+LEGEND_ORDER = ("ready", "blocked", "waiting", "answered", "cooldown", "hold", "terminal", "defective", "missing")
+MAX_CYCLES_SHOWN = 3
+TITLE_CELLS = 48  # of the centre item's title in the title line
+#: Above this many terminal items to name, they are read through the item cache all at once.
+_READ_ONE_BY_ONE = 64
+_TERMINAL_INFO: dict[tuple[str, str, str], tuple[str, str]] = {}  # (store, state, name) -> (title, repo)
+_TERMINAL_INFO_LIMIT = 20_000
+VIEW_POLL_SECONDS = 1.5  # how often the screen looks for a newer queue (the app's watcher loads it)
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """What the info line says about a node."""
+
+    status: str
+    title: str
+    state: str | None  # None: missing
+    repo: str = ""
+    reason: str = ""  # the first blocking reason, if any
+
+
+@dataclass
+class GraphModel:
+    """The nodes and edges to draw, and what the screen says about them."""
+
+    nodes: list[GraphNode]
+    edges: list[tuple[str, str]]
+    info: dict[str, NodeInfo]
+    cycles: list[tuple[str, ...]] = field(default_factory=list)
+    center: str | None = None
+    whole: bool = False
+    hidden_terminal: int = 0
+    ref_repo: str = ""
+
+
+def _deps_of(depends_on: object) -> list[str]:
+    if not isinstance(depends_on, (list, tuple)):
+        return []
+    return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
+
+
+def build_graph(
+    view: QueueView,
+    center: str | None,
+    *,
+    whole: bool = False,
+    show_terminal: bool = True,
+    terminal_info: Callable[[list[tuple[str, str]]], Mapping[str, tuple[str, str]]] | None = None,
+) -> GraphModel:
+    """The graph around `center` (or of every active item when `whole`, or when `center` is
+    not an active item). `terminal_info` is given the `(name, state)` of the terminal items
+    drawn and returns `name -> (title, repo)` for those it knows."""
+    items = view.items
+    states = view.snapshot.states
+    if center not in items:
+        center = None
+        whole = True
+
+    edges: set[tuple[str, str]] = set()
+    hidden: dict[str, list[str]] = {}  # a hidden terminal dependency -> its dependents
+    for name, item in items.items():
+        for dep in _deps_of(item.depends_on):
+            if dep not in items and states.get(dep) in TERMINAL and not show_terminal:
+                hidden.setdefault(dep, []).append(name)
+                continue
+            edges.add((dep, name))
+    ids = set(items)
+    ids.update(d for d, _ in edges)
+    if whole:
+        shown, shown_edges = ids, sorted(edges)
+    else:
+        assert center is not None
+        shown, shown_edges = subgraph_around(ids, edges, center)
+        hidden = {h: users for h, users in hidden.items() if any(u in shown for u in users)}
+
+    terminal = sorted((n, states[n]) for n in shown if n not in items and states.get(n) in TERMINAL)
+    known = terminal_info(terminal) if terminal_info is not None and terminal else {}
+    ref_repo = items[center].target_repo if center is not None else ""
+
+    nodes: list[GraphNode] = []
+    info: dict[str, NodeInfo] = {}
+    for node_id in sorted(shown):
+        item = items.get(node_id)
+        if item is not None:
+            j = view.judgements.get(node_id)
+            status = j.status if j is not None else ("defective" if item.defects else "blocked")
+            reason = j.reasons[0].message if j is not None and j.reasons else ""
+            title, repo, state = item.title or node_id, item.target_repo, item.state
+        elif node_id in states:
+            status, reason, state = "terminal", "", states[node_id]
+            title, repo = known.get(node_id, (node_id, ""))
+        else:
+            nodes.append(GraphNode(node_id, node_id, "missing", repo="✗ missing", placeholder=True))
+            info[node_id] = NodeInfo("missing", node_id, None, reason="no item has this name")
+            continue
+        label = f"{STATUS_GLYPH.get(status, '·')} {title}"
+        shown_repo = repo if repo and repo != ref_repo else ""
+        nodes.append(GraphNode(node_id, label, status, repo=shown_repo))
+        info[node_id] = NodeInfo(status, title, state, repo, reason)
+
+    # cycles among the active items drawn (self-dependencies included)
+    graph: dict[str, list[str]] = {}
+    for dep, dependent in shown_edges:
+        if dependent in items and dep in items:
+            graph.setdefault(dependent, []).append(dep)
+    cycles = find_cycles(graph, max_per_component=20) if graph else []
+    return GraphModel(nodes, shown_edges, info, cycles, center, whole, len(hidden), ref_repo)
+
+
+def graph_size(view: QueueView, center: str | None, whole: bool) -> int:
+    """A quick count of the items a graph will hold (for the "laying out" message)."""
+    if whole or center not in view.items:
+        names = set(view.items)
+        for item in view.items.values():
+            names.update(_deps_of(item.depends_on))
+        return len(names)
+    ids: set[str] = set(view.items)
+    edges = [(d, n) for n, item in view.items.items() for d in _deps_of(item.depends_on)]
+    ids.update(d for d, _ in edges)
+    return len(subgraph_around(ids, edges, center)[0])
+
+
+@dataclass
+class GraphResult:
+    model: GraphModel
+    layout: Layout
+    token: int
+
+
+class GraphScreen(Screen):
+    """The dependency graph; Enter opens the focused item in the dashboard."""
+
+    BINDINGS = [
+        Binding("escape,g", "close", "Back", id="graph.back"),
+        Binding("w", "toggle_whole", "Whole queue", id="graph.whole"),
+        Binding("t", "toggle_terminal", "Done deps", id="graph.terminal"),
+        Binding("c", "center", "Center here", id="graph.center"),
+    ]
+
+    DEFAULT_CSS = """
+    GraphScreen { layout: vertical; }
+    GraphScreen #graph-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
+    GraphScreen #graph-legend { height: 1; padding: 0 1; background: $surface; }
+    GraphScreen #graph-cycles { height: auto; max-height: 4; padding: 0 1; background: $error-muted; display: none; }
+    GraphScreen #graph-cycles.shown { display: block; }
+    GraphScreen #graph-canvas { height: 1fr; }
+    GraphScreen #graph-info { height: 2; background: $panel; color: $text; padding: 0 1; }
+    """
+
+    def __init__(self, center: str | None = None, *, whole: bool = False) -> None:
+        super().__init__()
+        self.center = center
+        self.whole = whole or center is None
+        self.show_terminal = True
+        self.model: GraphModel | None = None
+        self._view: QueueView | None = None
+        self._cursor: str | None = center
+        self._token = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="graph-title")
+        yield Static("", id="graph-legend")
+        yield Static("", id="graph-cycles")
+        yield GraphCanvas(id="graph-canvas")
+        yield Static("", id="graph-info")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        canvas = self.query_one(GraphCanvas)
+        canvas.focus()
+        self._legend()
+        # the canvas' component styles follow the theme after the next refresh
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._legend))
+        self.set_interval(VIEW_POLL_SECONDS, self._check_view)
+        self.relayout()
+
+    # -- data ----------------------------------------------------------------------------
+
+    @property
+    def canvas(self) -> GraphCanvas:
+        return self.query_one(GraphCanvas)
+
+    def _check_view(self) -> None:
+        view = getattr(self.app, "main", None) and self.app.main.view
+        if view is not None and view is not self._view:
+            self.relayout()
+
+    def relayout(self) -> None:
+        """Lay the graph out again (in a thread) from the dashboard's latest queue."""
+        view = self.app.main.view
+        self._view = view
+        if view is None:
+            self.canvas.show_message("loading the queue…")
+            return
+        if self.center is not None and self.center not in view.items:
+            self.center = None  # the item left the active queue
+        if self.center is None:
+            self.whole = True
+        self._token += 1
+        size = graph_size(view, self.center, self.whole)
+        self.canvas.show_message(f"laying out {size:,} items…")
+        self._title(None)
+        self._layout_worker(view, self.center, self.whole, self.show_terminal, self._token)
+
+    @work(thread=True, exclusive=True, group="graph-layout", exit_on_error=False)
+    def _layout_worker(self, view: QueueView, center: str | None, whole: bool, show_terminal: bool, token: int) -> None:
+        model = build_graph(view, center, whole=whole, show_terminal=show_terminal, terminal_info=self._terminal_info)
+        layout = layout_graph(model.nodes, model.edges)
+        self.app.call_from_thread(self._laid_out, GraphResult(model, layout, token))
+
+    def _terminal_info(self, wanted: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+        """Titles and repos of terminal items (read from the store, cached by name and state)."""
+        service = self.app.service
+        root = str(service.root)
+        out: dict[str, tuple[str, str]] = {}
+        missing: list[tuple[str, str]] = []
+        for name, state in wanted:
+            hit = _TERMINAL_INFO.get((root, state, name))
+            if hit is not None:
+                out[name] = hit
+            else:
+                missing.append((name, state))
+        if not missing:
+            return out
+        if len(_TERMINAL_INFO) > _TERMINAL_INFO_LIMIT:
+            _TERMINAL_INFO.clear()
+        if len(missing) > _READ_ONE_BY_ONE:
+            items, _where, _defects = service.load_items(TERMINAL)
+            found = {(n, i.state): i for n, i in items.items()}
+            for name, state in missing:
+                item = found.get((name, state))
+                if item is not None:
+                    out[name] = _TERMINAL_INFO[(root, state, name)] = (item.title or name, item.target_repo)
+            return out
+        for name, state in missing:
+            try:
+                item = service.read(name, state)
+            except Exception:  # gone since the queue was read: the filename will do
+                continue
+            out[name] = _TERMINAL_INFO[(root, state, name)] = (item.title or name, item.target_repo)
+        return out
+
+    def _laid_out(self, result: GraphResult) -> None:
+        if result.token != self._token:
+            return  # a newer layout is on its way
+        self.model = result.model
+        canvas = self.canvas
+        if not result.layout.nodes:
+            canvas.show_message("no active items")
+        else:
+            cursor = self._cursor if self._cursor in result.layout.nodes else result.model.center
+            canvas.set_layout(result.layout, cursor)
+        self._title(result)
+        self._legend()
+        self._cycles(result.model)
+
+    # -- text around the canvas ------------------------------------------------------------
+
+    def _title(self, result: GraphResult | None) -> None:
+        view = self._view
+        t = Text(no_wrap=True, overflow="ellipsis")
+        if self.center is not None and view is not None and not self.whole:
+            t.append("Around ")
+            t.append(truncate_cells(safe_line(view.items[self.center].title), TITLE_CELLS))
+        else:
+            t.append("Whole active queue")
+        if result is not None:
+            n = len(result.layout.nodes)
+            t.append(f" · {n} item{'s' if n != 1 else ''}, {len(result.model.edges)} link{'s' if len(result.model.edges) != 1 else ''}")
+            if result.model.hidden_terminal:
+                t.append(f" · {result.model.hidden_terminal} done hidden")
+        t.append("   ←/→ follow links · ↑/↓ column · Enter open", style="not bold dim")
+        self.query_one("#graph-title", Static).update(t)
+
+    def _legend(self) -> None:
+        canvas = self.canvas
+        t = Text(no_wrap=True, overflow="ellipsis")
+        for status in LEGEND_ORDER:
+            glyph = "╌" if status == "missing" else STATUS_GLYPH[status]
+            t.append(f"{glyph} {STATUS_NAME[status]}", style=canvas.style_for(status))
+            t.append("  ")
+        t.append("──▶ cycle", style=canvas.style_for("edge-cycle"))
+        model = self.model
+        if model is not None and model.ref_repo:
+            t.append(f"  · repo shown if not {safe_line(model.ref_repo)}", style="dim")
+        self.query_one("#graph-legend", Static).update(t)
+
+    def _cycles(self, model: GraphModel) -> None:
+        box = self.query_one("#graph-cycles", Static)
+        if not model.cycles:
+            box.remove_class("shown")
+            return
+        t = Text()
+        t.append(f"{len(model.cycles)} cycle{'s' if len(model.cycles) != 1 else ''}: ", style="bold")
+        shown = [format_cycle(c, limit=8) for c in model.cycles[:MAX_CYCLES_SHOWN]]
+        t.append("  ·  ".join(safe_line(s) for s in shown))
+        if len(model.cycles) > MAX_CYCLES_SHOWN:
+            t.append(f"  ·  +{len(model.cycles) - MAX_CYCLES_SHOWN} more")
+        box.update(t)
+        box.add_class("shown")
+
+    @on(GraphCanvas.NodeHighlighted)
+    def _highlighted(self, event: GraphCanvas.NodeHighlighted) -> None:
+        self._cursor = event.node_id
+        self._info(event.node_id)
+
+    def _info(self, node_id: str) -> None:
+        """Two lines on the focused node: status and title, then file, state, repo, links, why."""
+        model = self.model
+        info = model.info.get(node_id) if model is not None else None
+        t = Text(no_wrap=True, overflow="ellipsis")
+        if info is None:
+            t.append(safe_line(node_id))
+            self.query_one("#graph-info", Static).update(t)
+            return
+        t.append(f"{STATUS_GLYPH.get(info.status, '·')} {STATUS_NAME.get(info.status, info.status)}", style=self.canvas.style_for(info.status))
+        t.append("  ")
+        t.append(safe_line(info.title), style="bold")
+        t.append("\n")
+        parts = [node_id, info.state or "missing"]
+        if info.repo:
+            parts.append(info.repo)
+        layout = self.canvas.layout_
+        if layout is not None:
+            deps = [d for d in layout.deps.get(node_id, ()) if d != node_id]
+            users = [d for d in layout.dependents.get(node_id, ()) if d != node_id]
+            parts.append(f"depends on {len(deps)}, blocks {len(users)}")
+        if info.reason:
+            parts.append(info.reason)
+        t.append(" · ".join(safe_line(p) for p in parts), style="dim")
+        self.query_one("#graph-info", Static).update(t)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    @on(GraphCanvas.NodeSelected)
+    def _selected(self, event: GraphCanvas.NodeSelected) -> None:
+        self.open_item(event.node_id)
+
+    def open_item(self, node_id: str) -> None:
+        """Back to the dashboard with `node_id` selected (when it is an active item)."""
+        view = self.app.main.view
+        if view is not None and node_id in view.items:
+            self.app.jump_to(node_id)
+            return
+        state = view.snapshot.states.get(node_id) if view is not None else None
+        if state is not None:
+            msg = f"{node_id} is {state}: see the history view (H)"
+        else:
+            msg = f"{node_id} does not exist: a missing dependency (edit the dependent's dependencies with d)"
+        self.notify(msg, severity="warning", markup=False)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()
+
+    def action_toggle_whole(self) -> None:
+        if self.whole and self.center is None:
+            cursor = self._cursor
+            view = self._view
+            if cursor is None or view is None or cursor not in view.items:
+                self.notify("focus an active item first: the graph is drawn around it", severity="warning")
+                return
+            self.center = cursor
+        self.whole = not self.whole
+        self.relayout()
+
+    def action_toggle_terminal(self) -> None:
+        self.show_terminal = not self.show_terminal
+        self.notify("done dependencies shown" if self.show_terminal else "done dependencies hidden", timeout=2)
+        self.relayout()
+
+    def action_center(self) -> None:
+        cursor = self._cursor
+        view = self._view
+        if cursor is None or view is None or cursor not in view.items:
+            self.notify("only an active item can be the centre", severity="warning")
+            return
+        self.center = cursor
+        self.whole = False
+        self.relayout()
+
+
+__all__ = ["GraphModel", "GraphScreen", "NodeInfo", "build_graph", "graph_size"]

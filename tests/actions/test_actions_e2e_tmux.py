@@ -1,0 +1,188 @@
+"""The real `atk-tui` binary in tmux, on a real git store, with real vim as $EDITOR.
+
+Each test runs its own tmux server (`tmux -L <unique socket>`, fixed 120x36 window) and kills
+it in a finalizer. The app is started from a shell in the pane with EDITOR='vim -u NONE' and
+VISUAL unset; its stdout and stderr are the terminal (Textual draws there), only `$?` goes to a
+file. Every wait polls capture-pane (or git) in a bounded loop and fails with the last screen.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from actions_support import Demo
+
+pytestmark = pytest.mark.e2e
+
+ATK_TUI = Path(sys.executable).with_name("atk-tui")
+WIDTH, HEIGHT = 120, 36
+PROMPT = "actions-e2e$ "
+ADDED = "- note: added in vim by the e2e test"
+
+
+class Tmux:
+    def __init__(self, socket: str, env: dict[str, str]) -> None:
+        self.socket = socket
+        self.env = env
+
+    def run(self, *args: str, check: bool = True) -> str:
+        proc = subprocess.run(
+            ["tmux", "-L", self.socket, "-f", "/dev/null", *args], capture_output=True, text=True, env=self.env, check=False
+        )
+        if check and proc.returncode:
+            raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr}")
+        return proc.stdout
+
+    def start_shell(self) -> None:
+        shell = f"env PS1={shlex.quote(PROMPT)} bash --norc --noprofile -i"
+        self.run("new-session", "-d", "-s", "e2e", "-x", str(WIDTH), "-y", str(HEIGHT), shell)
+        self.wait_for(lambda screen: PROMPT.strip() in screen, "the shell prompt")
+
+    def send(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "e2e", *keys)
+
+    def type(self, text: str) -> None:
+        self.run("send-keys", "-t", "e2e", "-l", "--", text)
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "e2e")
+
+    def wait_for(self, ok: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if ok(screen):
+                return screen
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None or shutil.which("vim") is None:
+        pytest.fail("tmux and vim are required for the end-to-end tests")
+    env = dict(os.environ)
+    env.pop("TMUX", None)
+    env["TERM"] = "xterm-256color"
+    env["TMUX_TMPDIR"] = str(tmp_path)
+    t = Tmux(f"atk-actions-{os.getpid()}-{uuid.uuid4().hex[:8]}", env)
+    try:
+        t.start_shell()
+        yield t
+    finally:
+        t.run("kill-server", check=False)
+
+
+def wait_until(ok: Callable[[], bool], what: str, tmux: Tmux, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ok():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}; the screen was:\n{tmux.screen()}")
+
+
+def launch(tmux: Tmux, demo: Demo, status: Path) -> None:
+    """`atk-tui --store <store>` with vim as the editor, then the dashboard on screen."""
+    cmd = (
+        f"env -u VISUAL EDITOR='vim -u NONE' {shlex.quote(str(ATK_TUI))} --store {shlex.quote(str(demo.root))}"
+        f"; echo $? > {shlex.quote(str(status))}"
+    )
+    tmux.type(cmd)
+    tmux.send("Enter")
+    tmux.wait_for(lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")
+
+
+def pick(tmux: Tmux, fragment: str, title: str) -> None:
+    """Select the one inbox item whose filename contains `fragment`, with the filter."""
+    tmux.send("/")
+    tmux.type(fragment)
+    tmux.wait_for(lambda s: "Inbox 1/24" in s, f"the filter on {fragment}")
+    tmux.send("Enter")
+    tmux.wait_for(lambda s: title in s.split("Detail", 1)[-1], f"the detail of {title}")
+
+
+def quit_app(tmux: Tmux, status: Path) -> None:
+    tmux.send("q")
+    wait_until(lambda: status.exists() and status.read_text().strip() != "", "atk-tui to exit", tmux)
+    assert status.read_text().strip() == "0"
+    screen = tmux.wait_for(lambda s: s.rstrip().endswith(PROMPT.strip()), "the shell after exit")
+    assert "Traceback" not in screen
+
+
+def edit_in_vim(tmux: Tmux, demo: Demo, name: str, quit_command: str) -> str:
+    """Open the item with `e`, add a line at the end in vim, leave with `quit_command`."""
+    base = demo.head()
+    tmux.send("e")
+    screen = tmux.wait_for(lambda s: "Press ENTER" in s or ("target_repo: acme/webapp" in s and "Inbox" not in s), "vim")
+    if "Press ENTER" in screen:  # vim's file message is longer than a line (the long tmp path)
+        tmux.send("Enter")
+    tmux.wait_for(lambda s: "target_repo: acme/webapp" in s and "Inbox" not in s, "vim on the item")
+    assert demo.state(name) == "hold"  # held (and committed) before the editor opened
+    tmux.send("G", "o")
+    tmux.type(ADDED)
+    tmux.send("Escape")
+    tmux.type(quit_command)
+    tmux.send("Enter")
+    tmux.wait_for(lambda s: "Inbox" in s and "Needs you" in s, "the dashboard again")
+    wait_until(lambda: demo.subjects_since(base)[-1:] == [f"atk: unhold {name}"], "the unhold commit", tmux)
+    return base
+
+
+def test_edit_in_vim_then_wq_commits_hold_edit_unhold(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
+    name = demo["hand-svg-logo"]
+    before = demo.text(name)
+    status = tmp_path / "status"
+    launch(tmux, demo, status)
+    pick(tmux, "header-logo-svg", "ヘッダーのロゴを SVG に差し替える")
+    base = edit_in_vim(tmux, demo, name, ":wq")
+    assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}", f"atk: unhold {name}"]
+    assert demo.text(name) == before + ADDED + "\n"
+    assert demo.state(name) == "inbox"
+    assert not demo.scratch(name).exists()
+    # the pushed history has the same three commits
+    remote = demo.root.parent / "remote.git"
+    pushed = subprocess.run(["git", "log", "--format=%s", "-3", "main"], cwd=remote, capture_output=True, text=True, check=True)
+    assert pushed.stdout.splitlines() == [f"atk: unhold {name}", f"atk: edit {name}", f"atk: hold {name}"]
+    quit_app(tmux, status)
+
+
+def test_edit_in_vim_then_cq_changes_nothing(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
+    name = demo["hand-svg-logo"]
+    before = demo.text(name)
+    status = tmp_path / "status"
+    launch(tmux, demo, status)
+    pick(tmux, "header-logo-svg", "ヘッダーのロゴを SVG に差し替える")
+    base = edit_in_vim(tmux, demo, name, ":cq")
+    assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: unhold {name}"]
+    assert demo.text(name) == before
+    assert demo.state(name) == "inbox"
+    tmux.wait_for(lambda s: "editor exited with status 1" in s, "the abort notice")
+    quit_app(tmux, status)
+
+
+def test_answer_two_questions_with_keys_only(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
+    name = demo["cp-multi"]
+    status = tmp_path / "status"
+    launch(tmux, demo, status)
+    pick(tmux, "checkout-e2e-setup", "E2E test setup for the checkout redesign")
+    base = demo.head()
+    tmux.send("a")
+    tmux.wait_for(lambda s: "Answer: E2E test setup" in s and "Q2." in s, "the answer form")
+    tmux.send("b", "Tab", "a", "Enter")  # Q1 -> B (not the recommendation), Q2 -> A
+    wait_until(lambda: demo.subjects_since(base) == [f"atk: answer {name}"], "the answer commit", tmux)
+    tmux.wait_for(lambda s: "Answer: E2E" not in s, "the form closed")
+    text = demo.text(name)
+    assert text.endswith("## 回答\n\n- 1: B) Cypress\n- 2: A) Colocated (src/checkout/__e2e__/)\n")
+    assert demo.state(name) == "inbox"
+    quit_app(tmux, status)

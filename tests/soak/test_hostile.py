@@ -1,0 +1,91 @@
+"""Issue #6: hostile input. Hypothesis over item files, question bodies and configs (CI size,
+derandomized), and a corpus of broken or malicious files committed into a store and run
+through `atk wi list` (JSON, piped text, a pty) and the real dashboard in tmux."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from fuzz import (
+    build_hostile_store,
+    check_config,
+    check_dashboard,
+    check_item,
+    check_list_outputs,
+    check_questions,
+    config_files,
+    hostile_corpus,
+    item_files,
+    question_bodies,
+)
+from hypothesis import HealthCheck, given, settings
+
+CI = settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+@CI
+@given(item_files())
+def test_item_parsing_never_raises(fx: tuple[str, bytes]) -> None:
+    check_item(*fx)
+
+
+@CI
+@given(question_bodies())
+def test_question_parsing_never_raises(body: str) -> None:
+    check_questions(body)
+
+
+@CI
+@given(config_files())
+def test_config_loading_never_raises(data: bytes) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        check_config(Path(d), data)
+
+
+def test_corpus_has_twenty_kinds(tmp_path: Path) -> None:
+    cases = hostile_corpus(tmp_path / "PWNED")
+    assert len({c.kind for c in cases}) >= 20
+
+
+@pytest.mark.parametrize("case", hostile_corpus(Path("/nonexistent/PWNED")), ids=lambda c: c.kind)
+def test_corpus_file_parses_with_its_defect(case) -> None:
+    if case.special == "symlink":
+        pytest.skip("a store-level defect, checked through atk wi list")
+    item = check_item(case.filename, case.data)
+    if case.defect is not None and case.special != "two-states":
+        assert item.defects, case.kind
+        assert any(case.defect in d for d in item.defects), item.defects
+
+
+@pytest.fixture(scope="module")
+def hostile_store(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("hostile")
+    root, cases = build_hostile_store(tmp)
+    return tmp, root, cases
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT")}
+    env["XDG_CONFIG_HOME"] = str(tmp / "xdg")
+    return env
+
+
+def test_atk_wi_list_on_hostile_store(hostile_store) -> None:
+    tmp, root, cases = hostile_store
+    result = check_list_outputs(root, cases, _env(tmp))
+    assert result["problems"] == []
+    assert result["json_rows"] >= len(cases) - 1
+    assert not (tmp / "PWNED").exists(), "a YAML tag executed code"
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_dashboard_on_hostile_store(hostile_store) -> None:
+    tmp, root, cases = hostile_store
+    result = check_dashboard(root, cases, _env(tmp), tmp)
+    assert result["problems"] == []

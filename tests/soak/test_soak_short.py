@@ -1,0 +1,47 @@
+"""Issue #6: the short soak. Three clones of one bare remote; >= 4 agent processes running the
+`atk` CLI on two of them while a scripted person drives the dashboard's Service on the third.
+The interleaving differs from run to run; the invariants must hold for every one of them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import BENCH
+
+
+def test_short_soak_loses_nothing_and_converges(tmp_path: Path) -> None:
+    report_path = tmp_path / "report.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "soak.py"),
+            "--short",
+            "--seed",
+            "11",
+            "--json",
+            str(report_path),
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert report_path.exists(), proc.stdout + proc.stderr
+    report = json.loads(report_path.read_text())
+    assert report["failures"] == [], proc.stdout
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert report["lost"] == 0
+    assert report["usage_errors"] == 0, report["refusal_samples"]
+    assert report["attempted"] >= 30
+    # every reported success is accounted for: landed, landed late, set aside or a duplicate
+    ok = report["landed"] + report["landed_late"] + report["conflicts_set_aside"] + report["duplicates_dropped"]
+    failed = report["refused"] + report["superseded"] + report["busy"] + report["errors"]
+    assert ok + failed == report["attempted"]
+    assert report["landed"] > 0
+    ops = set(report["by_op"])
+    assert {"add", "start-processing"} <= ops
+    assert ops & {"answer", "comment", "move", "hold", "edit"}, "the person did nothing"
