@@ -555,6 +555,31 @@ def cross_clone_conflict(tmp: Path) -> str:
     return "conflicting hold set aside (refs/atk/conflicts), non-conflicting answer pushed, clone converged"
 
 
+def same_change_on_two_machines(tmp: Path) -> str:
+    """Two machines start processing the same item: the rebase before the loser's push drops
+    its identical commit, and the loser is told (state conflict) instead of believing it won."""
+    a, remote, (awi, _) = make_store(tmp, "a", remote=True)
+    assert remote is not None
+    b = tmp / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    # another machine, another identity (the same identity in the same second makes the very
+    # same commit, SHA and all: then both sides did push it)
+    old = {k: os.environ[k] for k in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME") if k in os.environ}
+    os.environ.update(GIT_AUTHOR_NAME="machine-b", GIT_COMMITTER_NAME="machine-b")
+    try:
+        won = Service(b, actor="agent").start_processing([awi])
+    finally:
+        os.environ.update(old)
+    check(won.ok and won.pushed, f"machine b's start-processing failed: {won.message}")
+    lost = Service(a, actor="agent", pull=False).start_processing([awi])  # a has not seen b's yet
+    check(not lost.ok and lost.exit_code == 1, f"the loser was told it succeeded: {lost.message}")
+    check("another machine made the same change first" in lost.message, f"unclear message: {lost.message}")
+    check(git(a, "rev-parse", "HEAD") == git(remote, "rev-parse", "main"), "machine a did not converge")
+    check(state_of(a, awi) == "processing", "the item is not in processing")
+    assert_consistent(a)
+    return f"loser told: {lost.message[:90]!r}"
+
+
 # -- the dashboard ----------------------------------------------------------------------------
 
 
@@ -680,6 +705,7 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "stale-lock": stale_lock,
     "unreachable-remote": unreachable_remote,
     "cross-clone-conflict": cross_clone_conflict,
+    "same-change-on-two-machines": same_change_on_two_machines,
     "tui-readable-errors": tui_readable_errors,
 }
 

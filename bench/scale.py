@@ -56,7 +56,10 @@ for state in ("inbox", "processing", "hold"):
         if text.startswith("---"):
             m = close.search(text, 4)
             if m:
-                yaml.load(text[4 : m.start()], Loader=Loader)
+                try:
+                    yaml.load(text[4 : m.start()], Loader=Loader)
+                except yaml.YAMLError:
+                    pass  # the generated store has defective files too
         n += 1
 print(n)
 """
@@ -225,7 +228,7 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, inbox_count: int
         runs = [
             session(
                 f"{BIN / 'atk-tui'} --store {root}",
-                lambda s: "Inbox" in s,
+                lambda s: bool(s.strip()),
                 lambda s: bool(want.search(s)) and "Loading" not in s,
             )
             for _ in range(3)
@@ -287,8 +290,8 @@ def main(argv: list[str] | None = None) -> int:
         ]
     rows.append(("graph layout, whole active graph", gr["layout"], "longest-path layering, same graph", gr["floor"]))
     print()
-    print(f"| {'figure':44} | {'time':>9} | {'floor':36} | {'floor time':>10} | {'ratio':>6} |")
-    print(f"| {'-' * 44} | {'-' * 9}: | {'-' * 36} | {'-' * 10}: | {'-' * 6}: |")
+    print(f"| {'figure':44} | {'time':>10} | {'floor':36} | {'floor time':>10} | {'ratio':>6} |")
+    print(f"| {'-' * 44} | {'-' * 9}: | {'-' * 36} | {'-' * 9}: | {'-' * 5}: |")
     for name, v, fname, f in rows:
         print(f"| {name:44} | {v * 1000:7.0f} ms | {fname:36} | {f * 1000:7.0f} ms | {v / f:6.2f} |")
     res["table"] = [{"figure": n, "s": v, "floor": fn, "floor_s": f, "ratio": v / f} for n, v, fn, f in rows]

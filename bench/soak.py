@@ -841,9 +841,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.agents is None:
         args.agents = 4 if args.short else 6
     if args.ops is None:
-        args.ops = 7 if args.short else 40
+        args.ops = 6 if args.short else 40
     if args.person_ops is None:
-        args.person_ops = 10 if args.short else 60
+        args.person_ops = 8 if args.short else 60
     if args.timeout is None:
         args.timeout = 240.0 if args.short else 1800.0
     if args.agents < 4:

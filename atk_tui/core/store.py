@@ -31,6 +31,7 @@ LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
 PUSH_TRIES = 3
 ZERO = "0" * 40
+_UNSET = object()
 
 
 class AtkError(Exception):
@@ -136,21 +137,33 @@ class GitStore:
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
         self._env: dict[str, str] | None = None
+        self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
+        self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._repo = None
 
     # -- git plumbing ----------------------------------------------------------------
 
     @property
-    def env(self) -> dict[str, str]:
-        if self._env is None:
+    def read_env(self) -> dict[str, str]:
+        """The environment for git commands that only read (no identity needed)."""
+        if self._read_env is None:
             env = dict(os.environ)
             env.pop("GIT_INDEX_FILE", None)
             env["GIT_TERMINAL_PROMPT"] = "0"
             env.setdefault("GIT_EDITOR", "true")
             env["LC_ALL"] = "C"
-            name = self.git("config", "user.name", check=False, env=env).stdout.strip()
-            email = self.git("config", "user.email", check=False, env=env).stdout.strip()
+            self._read_env = env
+        return self._read_env
+
+    @property
+    def env(self) -> dict[str, str]:
+        """`read_env` plus a fallback identity when git has none configured (commits)."""
+        if self._env is None:
+            env = dict(self.read_env)
+            found = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False, env=env).stdout
+            keys = {line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()}
+            name, email = "user.name" in keys, "user.email" in keys
             if not name:
                 env.setdefault("GIT_AUTHOR_NAME", "atk")
                 env.setdefault("GIT_COMMITTER_NAME", "atk")
@@ -216,7 +229,7 @@ class GitStore:
         return self._repo
 
     def head(self) -> str | None:
-        proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False)
+        proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False, env=self.read_env)
         return proc.stdout.strip() or None
 
     def hooks_dir(self) -> Path:
@@ -259,8 +272,14 @@ class GitStore:
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main) when one is configured."""
+        memo = self._upstream_memo
+        if memo is not None and memo is not _UNSET:
+            return memo[0]
         proc = self.git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
-        return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+        found = proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+        if memo is _UNSET:
+            self._upstream_memo = (found,)
+        return found
 
     def unpushed(self) -> int:
         if not self.upstream():
@@ -341,7 +360,7 @@ class GitStore:
             proc = subprocess.Popen(
                 ["git", "ls-files", "-z", "-s", "-c", "-m", "-t", "--", *dirs],
                 cwd=self.root,
-                env=self.env,
+                env=self.read_env,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
@@ -392,8 +411,10 @@ class GitStore:
             ) from None
         try:
             self.recover()
+            self._upstream_memo = _UNSET  # asked at most once per locked operation
             yield
         finally:
+            self._upstream_memo = None
             lock.release()
 
     @contextmanager

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from textual import events
+from textual.keys import _character_to_key
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
 from textual.worker import Worker, WorkerState
@@ -195,3 +197,16 @@ def messages(app: AtkApp) -> list[str]:
 
 def errors_shown(app: AtkApp) -> list[str]:
     return [m for m, sev in app.notes if sev == "error"]  # type: ignore[attr-defined]
+
+
+def burst(pilot: Pilot, *keys: str) -> None:
+    """Queue key events all at once, the way a paste or a fast typist (or tmux send-keys)
+    delivers them: no waiting for the app between keys, unlike `pilot.press`."""
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key)
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app.post_message(event)

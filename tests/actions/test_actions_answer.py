@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from actions_support import SIZE, Demo, errors_shown, make, messages, select, settle, started
+from actions_support import SIZE, Demo, burst, errors_shown, make, messages, select, settle, started
 
 from atk_tui.core.sections import answer_text
 from atk_tui.tui.screens.answer import AnswerScreen, OptionSet
@@ -253,3 +253,39 @@ async def test_answer_is_disabled_on_an_awi(demo: Demo) -> None:
         await settle(pilot)
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
+
+
+async def test_a_letter_and_enter_arriving_together_submit_that_letter(demo: Demo) -> None:
+    """`c Enter` in one burst (a fast typist, tmux, a paste): the pick lands before the submit."""
+    top = demo["chain-uwi"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        base = demo.head()
+        await pilot.press("a")
+        await settle(pilot)
+        burst(pilot, "c", "enter")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.subjects_since(base) == [f"atk: answer {top}"]
+    assert answer_of(demo, "chain-uwi") == "- 1: C) 既存 Redis を共用"
+
+
+async def test_the_form_shows_the_current_question_and_the_choices(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, demo["cp-multi"])
+        await pilot.press("a")
+        await settle(pilot)
+        form = app.screen
+
+        def shown(wid: str) -> str:
+            return str(form.query_one(wid).render())
+
+        assert shown("#qt1").startswith("▸ Q1.") and shown("#qt2").startswith("  Q2.")
+        assert "choices 1=A  2=B" in shown("#answer-help")
+        await pilot.press("b", "tab")
+        await settle(pilot)
+        assert shown("#qt1").startswith("  Q1.") and shown("#qt2").startswith("▸ Q2.")
+        assert "choices 1=B  2=B" in shown("#answer-help")

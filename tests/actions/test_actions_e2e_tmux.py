@@ -150,10 +150,15 @@ def test_edit_in_vim_then_wq_commits_hold_edit_unhold(tmux: Tmux, demo: Demo, tm
     assert demo.text(name) == before + ADDED + "\n"
     assert demo.state(name) == "inbox"
     assert not demo.scratch(name).exists()
-    # the pushed history has the same three commits
+    # and pushed (each write pushes right after its commit)
     remote = demo.root.parent / "remote.git"
-    pushed = subprocess.run(["git", "log", "--format=%s", "-3", "main"], cwd=remote, capture_output=True, text=True, check=True)
-    assert pushed.stdout.splitlines() == [f"atk: unhold {name}", f"atk: edit {name}", f"atk: hold {name}"]
+
+    def pushed() -> list[str]:
+        out = subprocess.run(["git", "log", "--format=%s", f"{base}..main"], cwd=remote, capture_output=True, text=True, check=True)
+        return out.stdout.splitlines()[::-1]
+
+    wait_until(lambda: len(pushed()) == 3, "the push of the unhold", tmux)
+    assert pushed() == [f"atk: hold {name}", f"atk: edit {name}", f"atk: unhold {name}"]
     quit_app(tmux, status)
 
 
@@ -177,9 +182,16 @@ def test_answer_two_questions_with_keys_only(tmux: Tmux, demo: Demo, tmp_path: P
     launch(tmux, demo, status)
     pick(tmux, "checkout-e2e-setup", "E2E test setup for the checkout redesign")
     base = demo.head()
+    # keys only, each one checked on screen like a person would: Q1 -> B, Tab, Q2 -> A, Enter
     tmux.send("a")
-    tmux.wait_for(lambda s: "Answer: E2E test setup" in s and "Q2." in s, "the answer form")
-    tmux.send("b", "Tab", "a", "Enter")  # Q1 -> B (not the recommendation), Q2 -> A
+    tmux.wait_for(lambda s: "Answer: E2E test setup" in s and "▸ Q1." in s and "choices 1=A  2=B" in s, "the answer form")
+    tmux.send("b")
+    tmux.wait_for(lambda s: "choices 1=B  2=B" in s, "Q1 on B")
+    tmux.send("Tab")
+    tmux.wait_for(lambda s: "▸ Q2." in s, "Q2 current")
+    tmux.send("a")
+    tmux.wait_for(lambda s: "choices 1=B  2=A" in s, "Q2 on A")
+    tmux.send("Enter")
     wait_until(lambda: demo.subjects_since(base) == [f"atk: answer {name}"], "the answer commit", tmux)
     tmux.wait_for(lambda s: "Answer: E2E" not in s, "the form closed")
     text = demo.text(name)

@@ -4,7 +4,7 @@ agent environment where every write is refused (SPEC §5, §8, §10)."""
 from __future__ import annotations
 
 import pytest
-from actions_support import SIZE, Demo, errors_shown, make, messages, select, settle, started
+from actions_support import SIZE, Demo, burst, errors_shown, make, messages, select, settle, started
 from textual.widgets import Footer, OptionList
 from textual.widgets._footer import FooterKey
 
@@ -227,6 +227,25 @@ async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     assert not item.defects
     # only the note key was added to the frontmatter; the body is untouched
     assert demo.text(name).split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1]
+
+
+async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
+    """`a` then the note at once: the note's letters (the i of "fixed in") never pick a target."""
+    name = demo["proc-darkmode"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("m")
+        await settle(pilot)
+        burst(pilot, "a", *"fixed in #42", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.press("y")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: adopt {name}"]
+    assert parse_item(name, "adopted", demo.text(name).encode()).note == "fixed in #42"
 
 
 async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
@@ -476,3 +495,33 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
     assert demo.subjects_since(base) == []
     assert demo.clean()
     assert not errors_shown(app)
+
+
+# -- keys arriving together never close the dashboard -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "open_keys", "together", "subjects"),
+    [
+        ("hand-svg-logo", ("x",), ("y", "n"), ["atk: rm {name}"]),  # rm: yes, then no
+        ("hand-svg-logo", ("x",), ("n", "y"), []),
+        ("hand-svg-logo", ("m",), ("h", "p"), ["atk: hold {name}"]),  # the first letter wins
+        ("hand-svg-logo", ("c",), ("ctrl+s", "escape"), []),  # nothing typed: refused, then Esc
+        ("chain-uwi", ("a",), ("enter", "escape"), ["atk: answer {name}"]),
+    ],
+)
+async def test_a_dialog_closes_once(demo: Demo, key: str, open_keys: tuple[str, ...], together: tuple[str, ...], subjects: list[str]) -> None:
+    name = demo[key]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press(*open_keys)
+        await settle(pilot)
+        assert app.screen is not app.main
+        burst(pilot, *together)
+        await settle(pilot)
+        assert app.screen is app.main  # the dashboard is still there
+        assert len(app.screen_stack) == 2  # the default screen and the dashboard
+    assert demo.subjects_since(base) == [s.format(name=name) for s in subjects]

@@ -4,10 +4,16 @@ bench/faults.py (also a standalone script); each checks the store and raises on 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from faults import SCENARIOS
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))  # bench/faults.py is the one source of the scenarios
+
+from faults import SCENARIOS  # noqa: E402
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
-from fuzz import (
+from hypothesis import HealthCheck, given, settings
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))  # bench/fuzz.py is the one source of strategies and checks
+
+from fuzz import (  # noqa: E402
     build_hostile_store,
     check_config,
     check_dashboard,
@@ -21,7 +28,6 @@ from fuzz import (
     item_files,
     question_bodies,
 )
-from hypothesis import HealthCheck, given, settings
 
 CI = settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import BENCH
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def test_short_soak_loses_nothing_and_converges(tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ def test_short_soak_loses_nothing_and_converges(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert report["lost"] == 0
     assert report["usage_errors"] == 0, report["refusal_samples"]
-    assert report["attempted"] >= 30
+    assert report["attempted"] >= 24
     # every reported success is accounted for: landed, landed late, set aside or a duplicate
     ok = report["landed"] + report["landed_late"] + report["conflicts_set_aside"] + report["duplicates_dropped"]
     failed = report["refused"] + report["superseded"] + report["busy"] + report["errors"]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from test_snapshots import add_hostile_item
+from tui_helpers import DEMO
 
 pytestmark = pytest.mark.e2e
 
@@ -113,12 +114,17 @@ def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path
     assert tmux.display("#{alternate_on}") == "1"
     assert "Processing 3" in screen and "Hold 2" in screen
 
-    # navigate: down in the inbox, then the processing pane; the detail follows the cursor
-    tmux.send("j")
-    tmux.send("2")
-    tmux.wait_for(lambda s: "Add a /healthz readiness endpoint" in s.split("Detail", 1)[-1], "the processing item's detail")
-    tmux.send("Tab", "Tab")
-    tmux.send("1")
+    # navigate, waiting after each key for the detail pane to show the selected item's file
+    # name (only the detail shows file names), as a person would look before the next key
+    def step(key: str, item: str) -> None:
+        tmux.send(key)
+        tmux.wait_for(lambda s: DEMO[item][:28] in s, f"{item} after {key}")
+
+    step("j", "cp-multi")  # the second question in the inbox
+    step("2", "proc-healthz")
+    step("Tab", "hold-plan")
+    step("Tab", "chain-uwi")  # needs you
+    step("1", "cp-multi")  # back to the inbox, where the cursor was
 
     # filter as you type, then Esc restores every row
     tmux.send("/")

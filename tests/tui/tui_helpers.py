@@ -51,6 +51,18 @@ def _pending_timers(app: AtkApp) -> bool:
     return False
 
 
+def _screen_pending(app: AtkApp) -> bool:
+    """The current screen has a layout, repaint or recompose still to do."""
+    screen = app.screen
+    return bool(
+        screen._layout_required
+        or screen._scroll_required
+        or screen._repaint_required
+        or screen._recompose_required
+        or screen._dirty_widgets
+    )
+
+
 async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
     """Wait until the app is idle: workers done, debounce timers fired, messages processed."""
     app = pilot.app
@@ -61,7 +73,7 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
         except WorkerCancelled:  # an exclusive worker replaced by a newer one
             pass
         await pilot.pause()
-        busy = _pending_timers(app) or any(w.is_running for w in app.workers)
+        busy = _pending_timers(app) or any(w.is_running for w in app.workers) or _screen_pending(app)
         if busy:
             quiet = 0
             await pilot.pause(0.02)

@@ -17,6 +17,7 @@ from textual.widgets import RadioButton, RadioSet, Static, TextArea
 from ...core.model import Item
 from ...core.questions import ParsedQuestions, Question
 from ...core.textsafe import safe_line, safe_text
+from .dialogs import DismissOnce
 
 
 @dataclass
@@ -59,19 +60,35 @@ class OptionSet(RadioSet, inherit_bindings=False):
         btn = self.pressed_button
         return btn.name if btn is not None else None
 
+    def pick(self, index: int) -> None:
+        """Press option `index` at once. RadioSet settles its state through messages, so keys
+        arriving together (`b Tab a Enter` from a fast typist or a paste) could submit the
+        previous choice; here the state is exact before the next key is handled."""
+        buttons = list(self.query(RadioButton))
+        if not 0 <= index < len(buttons):
+            return
+        with self.prevent(RadioButton.Changed):
+            for i, btn in enumerate(buttons):
+                btn.value = i == index
+        self._pressed_button = buttons[index]
+        self._selected = index
+        self.post_message(self.Changed(self, buttons[index]))
+
+    def action_toggle_button(self) -> None:
+        if self._selected is not None:
+            self.pick(self._selected)
+
     def on_key(self, event) -> None:
         ch = (event.character or "").upper()
         if len(ch) == 1 and ch.isalpha():
             for i, btn in enumerate(self.query(RadioButton)):
                 if btn.name == ch:
                     event.stop()
-                    btn.value = True
-                    self._selected = i
-                    self.refresh()
+                    self.pick(i)
                     return
 
 
-class AnswerScreen(ModalScreen[AnswerResult | None]):
+class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     DEFAULT_CSS = """
     AnswerScreen { align: center middle; }
     AnswerScreen > Vertical { width: 100; max-width: 98%; height: auto; max-height: 95%; border: round $accent; background: $surface; padding: 0 1; }
@@ -108,19 +125,43 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
                     ctx = safe_text(self.parsed.context.strip())
                     yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
                 for q in self.parsed.questions:
-                    yield Static(Text(f"Q{q.number}. " + safe_text(q.text.strip())), classes="q-text")
+                    yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
                     if q.options:
                         yield OptionSet(q, id=f"q{q.number}")
                 yield TextArea("", id="answer-text", soft_wrap=True)
-            if self.has_options:
-                help_text = "Free text (optional) goes in the box; Ctrl+S submits from there."
-            else:
-                help_text = "Write the answer in the box; Enter starts a new line, Ctrl+S submits."
-            yield Static(Text(help_text), id="answer-help")
+            yield Static(self._help(), id="answer-help")
 
     @property
     def has_options(self) -> bool:
         return any(q.options for q in self.parsed.questions)
+
+    @staticmethod
+    def _heading(q: Question, *, current: bool) -> Text:
+        # ▸ marks the question the keys go to (Tab moves it)
+        return Text(("▸ " if current else "  ") + f"Q{q.number}. " + safe_text(q.text.strip()))
+
+    def _help(self) -> Text:
+        """What Enter would submit now, then how to add notes."""
+        if not self.has_options:
+            return Text("Write the answer in the box; Enter starts a new line, Ctrl+S submits.")
+        picks = "  ".join(f"{o.question.number}={o.letter or '-'}" for o in self.query(OptionSet)) if self.is_mounted else ""
+        t = Text()
+        if picks:
+            t.append("choices ")
+            t.append(picks, style="bold")
+            t.append(" · ")
+        t.append("notes (optional) in the box, Ctrl+S submits from there")
+        return t
+
+    def _refresh_marks(self) -> None:
+        focused = self.focused
+        for q in self.parsed.questions:
+            if q.options:
+                self.query_one(f"#qt{q.number}", Static).update(self._heading(q, current=focused is self.query_one(f"#q{q.number}")))
+        self.query_one("#answer-help", Static).update(self._help())
+
+    def on_descendant_focus(self) -> None:
+        self._refresh_marks()
 
     def on_mount(self) -> None:
         first = self.query(OptionSet).first() if self.query(OptionSet) else None
@@ -153,6 +194,7 @@ class AnswerScreen(ModalScreen[AnswerResult | None]):
     @on(RadioSet.Changed)
     def _changed(self, event: RadioSet.Changed) -> None:
         event.stop()
+        self._refresh_marks()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -22,7 +23,21 @@ DIALOG_CSS = """
 """
 
 
-class ChoiceScreen(ModalScreen[str | None]):
+class DismissOnce:
+    """A modal that closes once. `Screen.dismiss` pops whatever screen is on top, so two keys
+    arriving together (`y` and `n`, Enter and Esc: a paste, a fast typist) would otherwise close
+    the dialog and then the dashboard under it."""
+
+    _dismissed = False
+
+    def dismiss(self, result: object = None) -> AwaitComplete:
+        if self._dismissed:
+            return AwaitComplete.nothing()
+        self._dismissed = True
+        return super().dismiss(result)  # type: ignore[misc]
+
+
+class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
     """A message and a few choices, each with a key. Escape returns None."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="ChoiceScreen")
@@ -73,7 +88,7 @@ def confirm(title: str, message: str | Text, yes: str = "Yes", *, danger: bool =
     return ChoiceScreen(title, message, [("yes", "y", yes), ("no", "n", "No")], danger=danger)
 
 
-class TextFormScreen(ModalScreen[str | None]):
+class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     """A multi-line text area (comment) or a one-line input (note). Ctrl+S submits."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextFormScreen") + """
@@ -130,7 +145,7 @@ class MoveChoice:
     note: str | None
 
 
-class MoveScreen(ModalScreen[MoveChoice | None]):
+class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
     """The moves valid for the selection; adopt/reject offer a note."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="MoveScreen") + """
@@ -169,15 +184,26 @@ class MoveScreen(ModalScreen[MoveChoice | None]):
         self.query_one("#targets", OptionList).focus()
 
     def on_key(self, event) -> None:
+        if self.chosen:
+            # keys typed on before the note box had the focus (a fast typist, a paste) belong
+            # to the note: they must never pick another target ("fixed in #42" has an i)
+            if isinstance(self.focused, Input) and event.character and event.character.isprintable():
+                event.stop()
+                self.query_one("#note", Input).insert_text_at_cursor(event.character)
+            return
         if isinstance(self.focused, Input):
             return
         for t in self.targets:
             if event.character == self.KEYS[t]:
                 event.stop()
                 self._choose(t)
+                return
 
     @on(OptionList.OptionSelected, "#targets")
     def _selected(self, event: OptionList.OptionSelected) -> None:
+        if self.chosen:  # an Enter meant for the note box
+            self._submit_note()
+            return
         self._choose(event.option.id or "")
 
     def _choose(self, target: str) -> None:
@@ -186,14 +212,17 @@ class MoveScreen(ModalScreen[MoveChoice | None]):
             note = self.query_one("#note", Input)
             note.display = True
             note.border_title = f"note for {target}"
-            note.focus()
+            self.set_focus(note)  # at once: `focus()` would wait behind keys already queued
         else:
             self.dismiss(MoveChoice(target, None))
 
-    @on(Input.Submitted, "#note")
-    def _note(self, event: Input.Submitted) -> None:
+    def _submit_note(self) -> None:
         if self.chosen:
-            self.dismiss(MoveChoice(self.chosen, event.value.strip() or None))
+            self.dismiss(MoveChoice(self.chosen, self.query_one("#note", Input).value.strip() or None))
+
+    @on(Input.Submitted, "#note")
+    def _note(self) -> None:
+        self._submit_note()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

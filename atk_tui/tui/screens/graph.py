@@ -21,6 +21,7 @@ Decisions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -63,7 +64,7 @@ STATUS_NAME = {
 }
 LEGEND_ORDER = ("ready", "blocked", "waiting", "answered", "cooldown", "hold", "terminal", "defective", "missing")
 MAX_CYCLES_SHOWN = 3
-TITLE_CELLS = 48  # of the centre item's title in the title line
+TITLE_CELLS = 32  # of the centre item's title in the title line
 #: Above this many terminal items to name, they are read through the item cache all at once.
 _READ_ONE_BY_ONE = 64
 _TERMINAL_INFO: dict[tuple[str, str, str], tuple[str, str]] = {}  # (store, state, name) -> (title, repo)
@@ -94,6 +95,13 @@ class GraphModel:
     whole: bool = False
     hidden_terminal: int = 0
     ref_repo: str = ""
+
+
+_STAMP = re.compile(r"^\d{8}-\d{6}-(?=.)")
+
+
+def _short_name(filename: str) -> str:
+    return _STAMP.sub("", filename.removesuffix(".md")) or filename
 
 
 def _deps_of(depends_on: object) -> list[str]:
@@ -153,7 +161,8 @@ def build_graph(
             status, reason, state = "terminal", "", states[node_id]
             title, repo = known.get(node_id, (node_id, ""))
         else:
-            nodes.append(GraphNode(node_id, node_id, "missing", repo="✗ missing", placeholder=True))
+            # the box shows the name without its timestamp: the part a person recognises
+            nodes.append(GraphNode(node_id, _short_name(node_id), "missing", repo="✗ missing", placeholder=True))
             info[node_id] = NodeInfo("missing", node_id, None, reason="no item has this name")
             continue
         label = f"{STATUS_GLYPH.get(status, '·')} {title}"
@@ -204,6 +213,7 @@ class GraphScreen(Screen):
     GraphScreen { layout: vertical; }
     GraphScreen #graph-title { height: 1; background: $panel; padding: 0 1; text-style: bold; }
     GraphScreen #graph-legend { height: 1; padding: 0 1; background: $surface; }
+    GraphScreen #graph-title, GraphScreen #graph-legend, GraphScreen #graph-info { text-wrap: nowrap; text-overflow: ellipsis; }
     GraphScreen #graph-cycles { height: auto; max-height: 4; padding: 0 1; background: $error-muted; display: none; }
     GraphScreen #graph-cycles.shown { display: block; }
     GraphScreen #graph-canvas { height: 1fr; }
@@ -314,7 +324,6 @@ class GraphScreen(Screen):
             cursor = self._cursor if self._cursor in result.layout.nodes else result.model.center
             canvas.set_layout(result.layout, cursor)
         self._title(result)
-        self._legend()
         self._cycles(result.model)
 
     # -- text around the canvas ------------------------------------------------------------
@@ -332,7 +341,9 @@ class GraphScreen(Screen):
             t.append(f" · {n} item{'s' if n != 1 else ''}, {len(result.model.edges)} link{'s' if len(result.model.edges) != 1 else ''}")
             if result.model.hidden_terminal:
                 t.append(f" · {result.model.hidden_terminal} done hidden")
-        t.append("   ←/→ follow links · ↑/↓ column · Enter open", style="not bold dim")
+            if result.model.ref_repo and any(n.repo and not n.placeholder for n in result.model.nodes):
+                t.append(f" · repo shown if not {safe_line(result.model.ref_repo)}")
+        t.append("   ←/→ follow links, ↑/↓ column", style="not bold dim")
         self.query_one("#graph-title", Static).update(t)
 
     def _legend(self) -> None:
@@ -343,9 +354,6 @@ class GraphScreen(Screen):
             t.append(f"{glyph} {STATUS_NAME[status]}", style=canvas.style_for(status))
             t.append("  ")
         t.append("──▶ cycle", style=canvas.style_for("edge-cycle"))
-        model = self.model
-        if model is not None and model.ref_repo:
-            t.append(f"  · repo shown if not {safe_line(model.ref_repo)}", style="dim")
         self.query_one("#graph-legend", Static).update(t)
 
     def _cycles(self, model: GraphModel) -> None:

@@ -284,28 +284,30 @@ class MainScreen(ActionsMixin, Screen):
     def _pane_order(self) -> list[ItemList]:
         return [self.query_one("#needs", ItemList), *(self.query_one(f"#{p}", ItemList) for p in PANES)]
 
+    # Focus moves with `set_focus` (at once), not `focus()` (after the queued events): keys typed
+    # ahead must act on the pane the user has just moved to.
     def action_focus_next_pane(self, step: int = 1) -> None:
         panes = self._pane_order()
         focused = self.focused
         idx = next((i for i, p in enumerate(panes) if p is focused), -1)
         if idx < 0:
-            self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
             return
-        panes[(idx + step) % len(panes)].focus()
+        self.set_focus(panes[(idx + step) % len(panes)])
 
     def action_focus_previous_pane(self) -> None:
         self.action_focus_next_pane(-1)
 
     def action_focus_pane(self, pane: str) -> None:
-        self.query_one(f"#{pane}", ItemList).focus()
+        self.set_focus(self.query_one(f"#{pane}", ItemList))
 
     def action_focus_detail(self) -> None:
         if isinstance(self.focused, ItemList):
-            self.query_one("#deps-tree", DepTree).focus()
+            self.set_focus(self.query_one("#deps-tree", DepTree))
 
     def action_focus_panes(self) -> None:
         if not isinstance(self.focused, ItemList):
-            self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "filter" and isinstance(self.focused, Input):

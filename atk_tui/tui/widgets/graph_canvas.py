@@ -198,14 +198,19 @@ class GraphCanvas(ScrollView, can_focus=True):
         self._strips.clear()
 
     def style_for(self, key: str) -> Style:
-        """The Rich style a status (or edge kind) is drawn in, for legends elsewhere."""
-        return self.get_component_rich_style(f"graph-canvas--{key}", partial=True) if key in STYLE_KEYS else Style()
+        """The Rich style a status (or edge kind) is drawn in, for legends elsewhere: its colours
+        resolved against the canvas (theme variables with alpha or `auto` need a background),
+        and a background only where the status has its own."""
+        if key not in STYLE_KEYS:
+            return Style()
+        full = self.get_component_rich_style(f"graph-canvas--{key}")
+        own_bg = full.bgcolor if full.bgcolor != self.rich_style.bgcolor else None
+        return full.without_color + Style(color=full.color, bgcolor=own_bg)
 
     def _ensure_styles(self) -> None:
         if self._styles:
             return
-        base = self.rich_style
-        self._styles = {key: base + self.style_for(key) for key in STYLE_KEYS}
+        self._styles = {key: self.get_component_rich_style(f"graph-canvas--{key}") for key in STYLE_KEYS}
         self._focus_style = self.get_component_rich_style("graph-canvas--focus", partial=True)
 
     def _row_strip(self, row: int) -> Strip:

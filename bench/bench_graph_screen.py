@@ -1,0 +1,144 @@
+"""Time to first draw of the dependency graph screen (`g`), in-process with `App.run_test`.
+
+Usage: python bench/bench_graph_screen.py [--quick]     (--quick: skip the 10,000-item run)
+
+The queue is synthetic (the graphs of `bench_graph.py`, made into active items and judged like a
+store's), handed to the dashboard as its `QueueView`, so the numbers are the screen's own: from
+pushing the graph screen (as `g` does) to the canvas' first `render_line` with the layout, split
+into building the graph from the queue, `layout_graph`, and the rest (thread hand-off, first frame).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_graph import dependency_graph  # noqa: E402
+
+from atk_tui.core import readiness  # noqa: E402
+from atk_tui.core.graph_layout import layout_graph  # noqa: E402
+from atk_tui.core.model import Item, Snapshot  # noqa: E402
+from atk_tui.core.service import QueueView  # noqa: E402
+from atk_tui.core.store import init_store  # noqa: E402
+from atk_tui.tui.app import make_app  # noqa: E402
+from atk_tui.tui.config import TuiConfig  # noqa: E402
+from atk_tui.tui.screens import graph as graph_module  # noqa: E402
+from atk_tui.tui.screens.graph import GraphScreen, build_graph  # noqa: E402
+from atk_tui.tui.widgets.graph_canvas import GraphCanvas  # noqa: E402
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+STATES = ("inbox", "inbox", "inbox", "processing", "hold")
+
+
+def synthetic_view(n: int) -> QueueView:
+    nodes, edges = dependency_graph(n)
+    deps: dict[str, list[str]] = {}
+    for a, b in edges:
+        deps.setdefault(b, []).append(a)
+    items = {}
+    for i, node in enumerate(nodes):
+        items[node.id] = Item(
+            filename=node.id,
+            state=STATES[i % len(STATES)],
+            title=node.label,
+            kind="uwi" if i % 11 == 0 else "awi",
+            target_repo=node.repo or "acme/webapp",
+            depends_on=sorted(deps.get(node.id, [])),
+            created=NOW,
+        )
+    snap = Snapshot(items=items, states={k: v.state for k, v in items.items()})
+    judgements = readiness.judge(snap, NOW)
+    blocks = readiness.blocks_count(snap, judgements)
+    return QueueView(
+        snapshot=snap,
+        judgements=judgements,
+        blocks=blocks,
+        dependents=readiness.dependents(snap),
+        needs_you=readiness.sort_needs_you(snap, judgements, blocks),
+        head=None,
+        now=NOW,
+    )
+
+
+async def first_draw(view: QueueView, center: str | None, whole: bool, runs: int) -> list[float]:
+    """Seconds from pushing the graph screen to the canvas' first row drawn with the layout."""
+    root, _ = init_store(Path(tempfile.mkdtemp(prefix="atk-bench-graph-")) / "store")
+    app = make_app(root, theme="textual-dark", watch=False, actor="user", config=TuiConfig(), clock=lambda: NOW)
+    drawn: list[float] = []
+    original = GraphCanvas.render_line
+
+    def render_line(self: GraphCanvas, y: int):
+        if self.layout_ is not None and not drawn:
+            drawn.append(time.perf_counter())
+        return original(self, y)
+
+    GraphCanvas.render_line = render_line  # type: ignore[method-assign]
+    times = []
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            app.main.apply_view(view)
+            await pilot.pause()
+            for _ in range(runs):
+                drawn.clear()
+                start = time.perf_counter()
+                app.push_screen(GraphScreen(center, whole=whole))
+                while not drawn:
+                    await asyncio.sleep(0.0005)
+                times.append(drawn[0] - start)
+                await pilot.pause()
+                app.pop_screen()
+                await pilot.pause()
+    finally:
+        GraphCanvas.render_line = original  # type: ignore[method-assign]
+    return times
+
+
+def parts(view: QueueView, center: str | None, whole: bool) -> tuple[float, float, int, str]:
+    start = time.perf_counter()
+    model = build_graph(view, center, whole=whole)
+    built = time.perf_counter()
+    layout = layout_graph(model.nodes, model.edges)
+    laid = time.perf_counter()
+    return built - start, laid - built, len(layout.nodes), f"{layout.width}x{layout.height}"
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    start = time.process_time()
+    sum(range(10**7))
+    reference = time.process_time() - start
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; reference loop sum(range(10**7)):"
+        f" {reference * 1000:.0f} ms CPU (~160 ms on an idle machine)"
+    )
+    graph_module.VIEW_POLL_SECONDS = 3600  # no polling during the runs
+    cases = [(1_000, 5)] + ([] if quick else [(10_000, 1)])
+    for n, runs in cases:
+        view = synthetic_view(n)
+        # the item with the biggest graph around it (its transitive dependencies and dependents)
+        sizes = {name: len(readiness.transitive_deps(view.snapshot, name)) + len(view.dependents.get(name, ()))
+                 for name in list(view.items)[:: max(1, n // 200)]}
+        center = max(sizes, key=sizes.__getitem__)
+        for label, c, whole in (("around one item", center, False), ("whole queue", None, True)):
+            if n > 1_000 and not whole:
+                continue
+            build, lay, count, canvas = parts(view, c, whole)
+            times = asyncio.run(first_draw(view, c, whole, runs))
+            print(
+                f"{n:>6} items, {label:<15} {count:>6} nodes (canvas {canvas}): first draw median of {runs}"
+                f" {statistics.median(times) * 1000:7.1f} ms (min {min(times) * 1000:.1f});"
+                f" of which build {build * 1000:.1f} ms, layout {lay * 1000:.1f} ms"
+            )
+
+
+if __name__ == "__main__":
+    main()

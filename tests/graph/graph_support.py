@@ -1,0 +1,279 @@
+"""Helpers for the graph and dependency-editor tests: small stores built for one case each,
+apps from `make_app` with a frozen clock, and waits that settle instead of sleeping.
+
+Stores whose dependencies `set-dependencies` would refuse (cycles, missing items) are written as
+files and committed with git; the others go through `Service.add`, whose filenames come from the
+injected clock (it steps one second per item, so every name is fixed by `NOW`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.screen import ModalScreen
+from textual.worker import Worker
+
+from atk_tui.core.service import Service
+from atk_tui.core.store import init_store
+from atk_tui.demo import demo_filenames
+from atk_tui.tui.app import AtkApp, make_app
+from atk_tui.tui.config import TuiConfig
+
+NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+DEMO = demo_filenames(NOW)
+STORE_LABEL = "~/notes"
+THEME = "textual-dark"
+SIZE = (120, 40)
+
+
+def frozen_clock() -> datetime:
+    return NOW
+
+
+class SteppingClock:
+    """`NOW`, then one second later at every call: each added item gets its own filename."""
+
+    def __init__(self, start: datetime = NOW - timedelta(hours=6)) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+def build_app(root: Path, **kw: Any) -> AtkApp:
+    kw.setdefault("theme", THEME)
+    kw.setdefault("clock", frozen_clock)
+    kw.setdefault("watch", False)
+    kw.setdefault("actor", "user")
+    kw.setdefault("config", TuiConfig())
+    kw.setdefault("store_label", STORE_LABEL)
+    return make_app(root, **kw)
+
+
+# -- waiting --------------------------------------------------------------------------------
+
+
+def _pending_timers(app: AtkApp) -> bool:
+    for pump in [app, *app.screen_stack]:
+        for timer in list(pump._timers):
+            task = timer._task
+            if timer._repeat == 0 and task is not None and not task.done() and timer._interval <= 1.0:
+                return True
+    return False
+
+
+def _busy(app: AtkApp) -> list[Worker]:
+    """Running workers, except an action parked on a dialog (push_screen_wait waits for keys)."""
+    modal = isinstance(app.screen, ModalScreen)
+    return [w for w in app.workers if not w.is_finished and not (modal and w.group == "write")]
+
+
+async def settle(pilot: Pilot, max_rounds: int = 1000) -> None:
+    """Wait until the app is idle: workers done (or parked on a dialog), debounce timers fired,
+    messages processed. Bounded: fails rather than hangs."""
+    app = pilot.app
+    quiet = 0
+    for _ in range(max_rounds):
+        busy = _busy(app)
+        others = [w for w in busy if w.group != "write"]
+        if others:
+            quiet = 0
+            await asyncio.gather(*(w.wait() for w in others), return_exceptions=True)
+            continue
+        await pilot.pause()
+        if busy or _pending_timers(app):
+            quiet = 0
+            await pilot.pause(0.01)
+            continue
+        quiet += 1
+        if quiet >= 3:
+            await pilot.wait_for_scheduled_animations()
+            return
+    raise AssertionError("the app did not settle")
+
+
+async def press(pilot: Pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def screen_text(app: AtkApp) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+# -- stores ---------------------------------------------------------------------------------
+
+
+def body(title: str) -> str:
+    return f"""# {title}
+
+- 反映内容: {title}
+- 反映先: the code
+- 理由: a test
+- メリット: one
+- デメリット: none
+- 完成条件: done
+"""
+
+
+UWI_BODY = """# {title}
+
+## 質問
+Which one?
+
+- A) The first -- simple
+- B) The second -- fast
+
+推奨: A) simple
+"""
+
+
+def service(root: Path) -> Service:
+    return Service(root, clock=SteppingClock(), actor="user", pull=False, push=False)
+
+
+def add(svc: Service, title: str, *, deps: tuple[str, ...] = (), repo: str = "acme/webapp", uwi: bool = False) -> str:
+    out = svc.add(
+        kind="uwi" if uwi else "awi",
+        target_repo=repo,
+        body=UWI_BODY.format(title=title) if uwi else body(title),
+        depends_on=list(deps),
+    )
+    assert out.ok, out.message
+    return out.files[0]
+
+
+def item_text(title: str, *, deps: list[str] | None = None, repo: str = "acme/webapp", created: str = "2026-11-29T06:00:00Z") -> str:
+    lines = ["---", "kind: awi", f"target_repo: {repo}"]
+    if deps:
+        lines.append("depends_on: [" + ", ".join(deps) + "]")
+    lines += [f"created: {created}", "---", ""]
+    return "\n".join(lines) + body(title)
+
+
+def write_items(root: Path, files: dict[tuple[str, str], str], message: str = "test: items") -> None:
+    """Write `(state, filename) -> text` into the store and commit them in one commit."""
+    for (state, name), text in files.items():
+        (root / "wi" / state / name).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def new_store(tmp_path: Path) -> Path:
+    root, _ = init_store(tmp_path / "notes")
+    return root
+
+
+def chain_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """done <- a (UWI) <- b <- c <- d: a chain with a done dependency at its start."""
+    root = new_store(tmp_path)
+    done = "20261120-090000-old-groundwork.md"
+    write_items(root, {("adopted", done): item_text("Old groundwork, adopted last week")})
+    svc = service(root)
+    a = add(svc, "Pick the session store", uwi=True)
+    b = add(svc, "Persist login sessions", deps=(a, done))
+    c = add(svc, "Redirect on session expiry", deps=(b,))
+    d = add(svc, "Session store dashboard", deps=(c,))
+    return root, [done, a, b, c, d]
+
+
+def diamond_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """a <- b, a <- c, b <- d, c <- d."""
+    root = new_store(tmp_path)
+    svc = service(root)
+    a = add(svc, "Shared schema")
+    b = add(svc, "API endpoint", deps=(a,))
+    c = add(svc, "Background job", deps=(a,))
+    d = add(svc, "Release notes", deps=(b, c))
+    return root, [a, b, c, d]
+
+
+CYCLE_NAMES = [
+    "20261129-060000-split-billing.md",
+    "20261129-060100-invoice-pdf.md",
+    "20261129-060200-tax-report.md",
+    "20261129-060300-self-reference.md",
+    "20261129-060400-billing-docs.md",
+]
+
+
+def cycle_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """split <-> invoice <- tax -> split (two cycles), a self-dependency, and docs depending on split."""
+    root = new_store(tmp_path)
+    split, invoice, tax, selfref, docs = CYCLE_NAMES
+    write_items(
+        root,
+        {
+            ("inbox", split): item_text("Split billing interface", deps=[invoice]),
+            ("inbox", invoice): item_text("Move invoice PDF", deps=[tax]),
+            ("inbox", tax): item_text("Tax report", deps=[split, invoice]),
+            ("inbox", selfref): item_text("Refers to itself", deps=[selfref]),
+            ("inbox", docs): item_text("Billing docs", deps=[split]),
+        },
+    )
+    return root, CYCLE_NAMES
+
+
+MISSING = "20261101-080000-removed-long-ago.md"
+
+
+def missing_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """login <- (missing) and login <- signup, plus signup depending on a second missing name."""
+    root = new_store(tmp_path)
+    login, signup = "20261129-070000-login-endpoint.md", "20261129-070100-signup-form.md"
+    write_items(
+        root,
+        {
+            ("inbox", login): item_text("Login endpoint", deps=[MISSING]),
+            ("inbox", signup): item_text("Signup form", deps=[login, "20261102-090000-also-gone.md"]),
+        },
+    )
+    return root, [login, signup, MISSING]
+
+
+def cross_repo_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A webapp item depending on an api item depending on an infra item (and a webapp one)."""
+    root = new_store(tmp_path)
+    svc = service(root)
+    infra = add(svc, "Provision the Redis cluster", repo="acme/infra")
+    api = add(svc, "Health endpoint", repo="acme/api", deps=(infra,))
+    lib = add(svc, "Shared HTTP client", repo="acme/webapp")
+    web = add(svc, "Admin header shows API health", repo="acme/webapp", deps=(api, lib))
+    return root, [infra, api, lib, web]
+
+
+def fifty_store(tmp_path: Path) -> tuple[Path, list[str]]:
+    """50 items in 6 levels, each depending on one or two items of the level before (all of
+    them depend, directly or not, on the root UWI)."""
+    root = new_store(tmp_path)
+    rng = random.Random(5)
+    sizes = [1, 4, 8, 12, 13, 12]
+    names: list[list[str]] = []
+    files: dict[tuple[str, str], str] = {}
+    n = 0
+    words = ("cache", "login", "export", "search", "billing", "docs", "alerts", "ci", "schema", "api")
+    for level, size in enumerate(sizes):
+        row = []
+        for _ in range(size):
+            name = f"20261129-{8 + n // 60:02d}{n % 60:02d}00-item-{n:02d}.md"
+            deps = sorted(rng.sample(names[-1], min(len(names[-1]), rng.choice((1, 1, 2))))) if names else []
+            title = f"{words[n % len(words)]} step {level}.{len(row)}"
+            repo = "acme/api" if n % 7 == 3 else "acme/webapp"
+            files[("inbox", name)] = item_text(title, deps=deps, repo=repo)
+            row.append(name)
+            n += 1
+        names.append(row)
+    write_items(root, files)
+    return root, [x for row in names for x in row]

@@ -1,0 +1,242 @@
+"""The dependency editor (`d`): the current set, search over every item, live refusals (missing,
+self, cycle with its path) that keep Save from writing anything, and the write itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from graph_support import (
+    MISSING,
+    SIZE,
+    build_app,
+    chain_store,
+    diamond_store,
+    git,
+    item_text,
+    missing_store,
+    new_store,
+    press,
+    service,
+    settle,
+    write_items,
+)
+from textual.pilot import Pilot
+from textual.widgets import Button, Input, OptionList, Static
+
+from atk_tui.core.readiness import format_cycle
+from atk_tui.tui.app import AtkApp
+from atk_tui.tui.screens.dependencies import DependenciesScreen, DependencyRules, candidates, search
+from atk_tui.tui.screens.main import MainScreen
+
+
+def editor(app: AtkApp) -> DependenciesScreen:
+    screen = app.screen
+    assert isinstance(screen, DependenciesScreen), screen
+    return screen
+
+
+def verdict(app: AtkApp) -> str:
+    return editor(app).query_one("#deps-verdict", Static).content.plain
+
+
+def option_texts(app: AtkApp, wid: str) -> list[str]:
+    lst = editor(app).query_one(f"#{wid}", OptionList)
+    return [lst.get_option_at_index(i).prompt.plain for i in range(lst.option_count)]
+
+
+async def open_editor(pilot: Pilot, filename: str) -> None:
+    app = pilot.app
+    await settle(pilot)
+    assert app.main.jump_to(filename)
+    await settle(pilot)
+    await press(pilot, "d")
+    for inp in editor(app).query(Input):
+        inp.cursor_blink = False
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    await pilot.press(*text)
+    await settle(pilot)
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def run_editor(filename: str, query: str) -> Callable[[Pilot], object]:
+    async def run_before(pilot: Pilot) -> None:
+        await open_editor(pilot, filename)
+        await type_text(pilot, query)
+        await press(pilot, "enter")
+
+    return run_before
+
+
+def test_snapshot_refused_cycle(snap_compare, tmp_path: Path) -> None:
+    """Adding an item that depends on this one: the cycle's path, and Save refused."""
+    root, (_done, a, _b, _c, _d) = chain_store(tmp_path)
+    assert snap_compare(build_app(root), terminal_size=SIZE, run_before=run_editor(a, "dashboard"))
+
+
+async def test_add_and_save_writes_one_commit(tmp_path: Path) -> None:
+    root, (a, b, c, d) = diamond_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, c)
+        assert option_texts(app, "deps-current")[0].startswith("✓ ready")
+        await type_text(pilot, "api endp")
+        assert option_texts(app, "deps-results")[0].startswith("✗ blocked")
+        assert b in option_texts(app, "deps-results")[0]
+        await press(pilot, "enter")
+        assert editor(app).deps == [a, b]
+        assert verdict(app) == "✓ ready to save: 2 dependencies"
+        before = head(root)
+        await press(pilot, "ctrl+s")
+        assert isinstance(app.screen, MainScreen)
+        assert git(root, "log", "-1", "--format=%s").strip() == f"atk: set-dependencies {c}"
+        assert head(root) != before
+        assert app.main.view.items[c].depends_on == [a, b]
+
+
+async def test_remove_with_x_and_delete(tmp_path: Path) -> None:
+    root, (a, b, c, d) = diamond_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, d)
+        assert editor(app).deps == [b, c]
+        await type_text(pilot, "x")  # in the search box, x is a letter
+        assert editor(app).deps == [b, c]
+        editor(app).query_one("#deps-current", OptionList).focus()
+        await press(pilot, "x")
+        assert editor(app).deps == [c]
+        await press(pilot, "delete")
+        assert editor(app).deps == []
+        assert "none" in option_texts(app, "deps-current")[0]
+        await press(pilot, "ctrl+s")
+        assert app.main.view.items[d].depends_on == []
+        assert "depends_on" not in (root / "wi" / "inbox" / d).read_text()
+
+
+async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> None:
+    root, (_done, a, b, c, d) = chain_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, a)
+        await type_text(pilot, "redirect")
+        assert "would make a cycle" in option_texts(app, "deps-results")[0]
+        await press(pilot, "enter")
+        path = format_cycle((a, c, b))
+        assert verdict(app).endswith(f"that would make a dependency cycle: {path}")
+        assert editor(app).query_one("#deps-save", Button).disabled
+        before = head(root)
+        await press(pilot, "ctrl+s")
+        assert isinstance(app.screen, DependenciesScreen)  # still open: nothing written
+        assert head(root) == before
+        # the service agrees on the cycle
+        assert service(root).would_cycle(a, [c]) is not None
+        editor(app).query_one("#deps-current", OptionList).focus()
+        await press(pilot, "x")
+        assert verdict(app) == "no change yet"
+        await press(pilot, "escape")
+        assert isinstance(app.screen, MainScreen) and head(root) == before
+
+
+async def test_self_and_missing_are_refused(tmp_path: Path) -> None:
+    root, (login, signup, missing) = missing_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, login)
+        assert editor(app).deps == [MISSING]
+        assert "✗ missing" in option_texts(app, "deps-current")[0]
+        assert f"no item named {MISSING}" in verdict(app)
+        await type_text(pilot, "login endpoint")
+        assert "this item" in option_texts(app, "deps-results")[0]
+        await press(pilot, "enter")
+        assert f"{login} cannot depend on itself" in verdict(app)
+        before = head(root)
+        await press(pilot, "ctrl+s")
+        assert head(root) == before and isinstance(app.screen, DependenciesScreen)
+        # remove both: the set is empty and may be saved
+        current = editor(app).query_one("#deps-current", OptionList)
+        current.focus()
+        await press(pilot, "delete", "delete")
+        assert editor(app).deps == [] and "ready to save" in verdict(app)
+        await press(pilot, "ctrl+s")
+        assert isinstance(app.screen, MainScreen)
+        assert app.main.view.items[login].depends_on == []
+
+
+async def test_typed_unknown_name_is_flagged_missing(tmp_path: Path) -> None:
+    root, (a, b, c, d) = diamond_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, a)
+        await type_text(pilot, "20991231-000000-nothing.md")
+        assert "Enter adds the name as typed" in option_texts(app, "deps-results")[0]
+        await press(pilot, "enter")
+        assert "no item named 20991231-000000-nothing.md" in verdict(app)
+
+
+async def test_done_items_can_be_dependencies(tmp_path: Path) -> None:
+    root, (done, a, b, c, d) = chain_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, d)
+        await type_text(pilot, "groundwork")
+        first = option_texts(app, "deps-results")[0]
+        assert first.startswith("■ adopted") and done in first
+        await press(pilot, "enter", "ctrl+s")
+        assert app.main.view.items[d].depends_on == [c, done]
+
+
+async def test_results_are_never_markup(tmp_path: Path) -> None:
+    root = new_store(tmp_path)
+    hostile = "[bold red]x[/] [$accent]y"
+    target, other = "20261129-050000-hostile.md", "20261129-050100-other.md"
+    write_items(root, {("inbox", target): item_text(hostile), ("inbox", other): item_text("Other")})
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, other)
+        await type_text(pilot, "bold")
+        assert "[bold red]x[/] [$accent]y" in option_texts(app, "deps-results")[0]
+
+
+async def test_read_only_refuses(tmp_path: Path) -> None:
+    root, (a, b, c, d) = diamond_store(tmp_path)
+    app = build_app(root, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.jump_to(a)
+        await press(pilot, "d")
+        assert isinstance(app.screen, MainScreen)
+        app.main.action_dependencies()  # as the command palette would: refused all the same
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert any("read-only" in str(n.message) for n in app._notifications)
+
+
+def test_rules_agree_with_the_service(tmp_path: Path) -> None:
+    root, names = chain_store(tmp_path)
+    svc = service(root)
+    view = svc.queue()
+    for item in names[1:]:
+        rules = DependencyRules(item, view)
+        for dep in names:
+            if dep == item:
+                continue
+            mine = rules.cycle_through(dep)
+            theirs = svc.would_cycle(item, [dep])
+            assert (mine is None) == (theirs is None), (item, dep)
+            if mine is not None:
+                assert set(mine) == set(theirs)
+
+
+def test_search_ranks_substrings_first(tmp_path: Path) -> None:
+    root, names = chain_store(tmp_path)
+    pool = candidates(service(root).queue())
+    assert [c.name for c in search(pool, "")] == []
+    found = search(pool, "session")
+    assert found[0].title.startswith("Session store")  # title starts with it
+    assert {c.title for c in found} >= {"Pick the session store", "Redirect on session expiry", "Persist login sessions"}
+    assert search(pool, "sess dash")[0].title == "Session store dashboard"  # words, fuzzy
