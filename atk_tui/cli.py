@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import sys
 from collections.abc import Sequence
 from datetime import datetime
@@ -240,7 +239,12 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
     tty = sys.stdout.isatty()
-    width = shutil.get_terminal_size((120, 24)).columns if tty else 0
+    if tty:
+        import shutil
+
+        width = shutil.get_terminal_size((120, 24)).columns
+    else:
+        width = 0
     for item in items:
         j = view.judgements.get(item.filename)
         badge = j.status if j else "?"

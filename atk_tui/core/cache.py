@@ -6,7 +6,7 @@ stem, a bad filename is a defect), so a renamed copy of the same bytes is parsed
 cache holds the metadata needed for listing and readiness, not bodies (those are read on
 demand).
 
-The file is a header line (version, SHA-1 and size of the rest) and one JSON object of
+The file is a header line (version, CRC-32 and size of the rest) and one JSON object of
 records, each a list of fields in a fixed order. The checksum makes a damaged, truncated or
 hand-edited file a miss as a whole, so records need no per-field type checks on the hot path
 (loading 10,000 of them is most of a warm listing). A missing file, another version or a
@@ -15,17 +15,16 @@ bad checksum: the cache is silently rebuilt.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
+import zlib
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .model import Item
 
-VERSION = 5
+VERSION = 6
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
 FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
@@ -89,7 +88,7 @@ class ItemCache:
                 not isinstance(header, dict)
                 or header.get("version") != VERSION
                 or header.get("size") != len(payload)
-                or header.get("sha1") != hashlib.sha1(payload).hexdigest()
+                or header.get("crc32") != zlib.crc32(payload)
             ):
                 raise ValueError("stale or damaged cache")
             entries = json.loads(payload)
@@ -131,9 +130,11 @@ class ItemCache:
             # ASCII escapes keep names that are not valid UTF-8 (surrogates) round-tripping
             payload = json.dumps(self.entries, separators=(",", ":")).encode("ascii")
             header = json.dumps(
-                {"version": VERSION, "size": len(payload), "sha1": hashlib.sha1(payload).hexdigest()}
+                {"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}
             ).encode("ascii")
             self.path.parent.mkdir(exist_ok=True)
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(header + b"\n" + payload)

@@ -8,7 +8,6 @@ only the keys it owns, in place, and keeps every other line and the key order.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import warnings
 from datetime import UTC, date, datetime
@@ -61,6 +60,8 @@ _TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
 
 def blob_sha(data: bytes) -> str:
     """The git blob SHA-1 of `data` (what `git hash-object` prints)."""
+    import hashlib  # only parsing needs it; a cached listing does not
+
     h = hashlib.sha1(b"blob %d\0" % len(data))
     h.update(data)
     return h.hexdigest()

@@ -6,7 +6,6 @@ results and errors as values (`Outcome`) with messages a person can act on.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -438,7 +437,11 @@ class Service:
     def _new_filename(self, title: str | None, body: str, now: datetime | None = None) -> str:
         stamp = (now or self.clock()).astimezone(UTC).strftime("%Y%m%d-%H%M%S")
         words = re.findall(r"[a-z0-9]+", (title or "").lower())
-        slug = "-".join(words)[:60].strip("-") or hashlib.sha1(body.encode()).hexdigest()[:8]
+        slug = "-".join(words)[:60].strip("-")
+        if not slug:
+            import hashlib  # rarely needed: keep it off the start-up path
+
+            slug = hashlib.sha1(body.encode()).hexdigest()[:8]
         name = f"{stamp}-{slug}.md"
         n = 2
         while self.store.locate(name) is not None:

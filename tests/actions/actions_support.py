@@ -93,7 +93,9 @@ class RecordingApp:
     worker_errors: list[BaseException]
 
 
-def make(root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False) -> AtkApp:
+def make(
+    root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False
+) -> AtkApp:
     """The app as the CLI builds it, made deterministic: frozen clock, fixed theme, no watcher,
     default config, a fixed store label. Notifications and swallowed worker errors are recorded
     (the action workers run with exit_on_error=False, so a crash would otherwise go unseen)."""

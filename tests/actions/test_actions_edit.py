@@ -127,7 +127,7 @@ async def test_inbox_invalid_keeps_text_and_hold_and_asks(demo: Demo, inbox_awi:
 
 async def test_invalid_then_edit_again_then_valid(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
-    app, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, fix_yaml, keys=("e", "e"))
+    _, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, fix_yaml, keys=("e", "e"))
     assert not isinstance(screen, ChoiceScreen)
     # the second editor session starts from the user's (broken) text, not from the store
     assert "acme/webapp: oops" in editor.calls[1]["text"]
@@ -220,7 +220,7 @@ async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo)
     assert editor.calls == []
     assert demo.subjects_since(base) == []
 
-    app, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e", "y"))
+    _, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e", "y"))
     assert not isinstance(screen, ChoiceScreen)
     assert editor.calls[0]["state"] == "processing"
     assert demo.subjects_since(base) == [f"atk: edit {name}"]

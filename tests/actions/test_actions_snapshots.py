@@ -77,7 +77,9 @@ def test_rm_confirmation(snap_compare, demo: Demo) -> None:
 def test_invalid_edit_message(snap_compare, demo: Demo) -> None:
     def break_yaml(path: Path) -> int:
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("target_repo: acme/webapp\n", "target_repo: acme/webapp: oops\n"), encoding="utf-8")
+        path.write_text(
+            text.replace("target_repo: acme/webapp\n", "target_repo: acme/webapp: oops\n"), encoding="utf-8"
+        )
         return 0
 
     app = make(demo.root, editor=break_yaml)

@@ -365,3 +365,20 @@ def test_non_utf8_file_names_do_not_break_git_calls(svc: Service, clock: Clock) 
     assert any("breaks the item filename pattern" in d.message for d in view.store_defects)
     assert svc.hold(a).ok
     assert git(svc.root, "status", "--porcelain") == ""
+
+
+def test_head_matches_git_in_every_ref_layout(svc: Service, tmp_path: Path) -> None:
+    add_item(svc)
+    store = GitStore(svc.root)
+
+    def rev() -> str | None:
+        return git(svc.root, "rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).strip() or None
+
+    assert store.head() == rev() is not None  # loose ref
+    git(svc.root, "pack-refs", "--all")
+    assert store.head() == rev()  # packed ref
+    git(svc.root, "checkout", "-q", "--detach")
+    assert store.head() == rev()  # detached
+    git(svc.root, "checkout", "-q", "--orphan", "fresh")
+    assert store.head() is None and rev() is None  # unborn
+    assert store.head_and_tree() == (None, None)
