@@ -72,11 +72,13 @@ async def first_draw(view: QueueView, center: str | None, whole: bool, runs: int
     root, _ = init_store(Path(tempfile.mkdtemp(prefix="atk-bench-graph-")) / "store")
     app = make_app(root, theme="textual-dark", watch=False, actor="user", config=TuiConfig(), clock=lambda: NOW)
     drawn: list[float] = []
+    done = asyncio.Event()
     original = GraphCanvas.render_line
 
     def render_line(self: GraphCanvas, y: int):
         if self.layout_ is not None and not drawn:
             drawn.append(time.perf_counter())
+            done.set()
         return original(self, y)
 
     GraphCanvas.render_line = render_line  # type: ignore[method-assign]
@@ -89,10 +91,10 @@ async def first_draw(view: QueueView, center: str | None, whole: bool, runs: int
             await pilot.pause()
             for _ in range(runs):
                 drawn.clear()
+                done.clear()
                 start = time.perf_counter()
                 app.push_screen(GraphScreen(center, whole=whole))
-                while not drawn:
-                    await asyncio.sleep(0.0005)
+                await done.wait()  # (no polling: a polling loop would take the GIL from the layout thread)
                 times.append(drawn[0] - start)
                 await pilot.pause()
                 app.pop_screen()

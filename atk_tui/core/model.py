@@ -24,7 +24,7 @@ Kind = Literal["awi", "uwi"]
 Urgency = Literal["blocking", "next-review", "informational"]
 Actor = Literal["user", "agent"]
 
-FILENAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$")
+FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
 
 #: Keys the tool owns; anything else in the frontmatter is preserved verbatim.
 RESERVED_KEYS: tuple[str, ...] = (

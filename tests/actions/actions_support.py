@@ -1,16 +1,24 @@
-"""Helpers for the action tests: a demo store at a frozen time, the app built by `make_app`
-with a fixed store label and no watcher, and waits on workers (never sleeps)."""
+"""Helpers and fixtures for the action tests: a demo store at a frozen time, the app built by
+`make_app` with a fixed store label and no watcher, and waits on workers (never sleeps).
+
+There is deliberately no conftest.py in tests/actions: pytest names every conftest module
+`conftest`, and tests/core does `from conftest import ...` (the root one), which breaks when a
+conftest in a folder sorting before `core` was imported last. The test modules import the
+fixtures from here instead, and `pilot_test` runs their async bodies.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
@@ -84,6 +92,30 @@ def new_demo(template: Path, base: Path) -> Demo:
 def demo_template(base: Path) -> Path:
     create_demo_store(base, NOW)
     return base
+
+
+# Test modules import these two (`from actions_support import demo_fixtures`); the fixture
+# names differ from the function names so that a `demo` argument shadows no import.
+@pytest.fixture(scope="session", name="actions_demo_template")
+def template_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A demo store (and its bare remote) made at the frozen NOW, once per worker and module."""
+    return demo_template(tmp_path_factory.mktemp("actions-demo") / "demo")
+
+
+@pytest.fixture(name="demo")
+def demo_fixture(actions_demo_template: Path, tmp_path: Path) -> Demo:
+    """A private, writable copy of the demo store."""
+    return new_demo(actions_demo_template, tmp_path / "demo")
+
+
+def pilot_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    """Run an `async def` test (Pilot needs a loop) without an asyncio plugin."""
+
+    @functools.wraps(fn)
+    def run(*args: object, **kwargs: object) -> None:
+        asyncio.run(fn(*args, **kwargs))
+
+    return run
 
 
 class RecordingApp:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from actions_support import Demo
+from actions_support import Demo, demo_fixture, template_fixture  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from actions_support import SIZE, Demo, errors_shown, make, messages, select, settle, started
+from actions_support import (  # noqa: F401 (fixtures)
+    SIZE,
+    Demo,
+    demo_fixture,
+    errors_shown,
+    make,
+    messages,
+    pilot_test,
+    select,
+    settle,
+    started,
+    template_fixture,
+)
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
@@ -78,6 +90,7 @@ def inbox_awi(demo: Demo) -> str:
     return name
 
 
+@pilot_test
 async def test_inbox_unchanged_holds_then_unholds_without_edit(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, _, paused_after = await run_edit(demo, inbox_awi, 0)
@@ -95,6 +108,7 @@ async def test_inbox_unchanged_holds_then_unholds_without_edit(demo: Demo, inbox
     assert demo.clean()
 
 
+@pilot_test
 async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, _, _ = await run_edit(demo, inbox_awi, append)
@@ -109,6 +123,7 @@ async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_aw
     assert demo.clean()
 
 
+@pilot_test
 async def test_inbox_invalid_keeps_text_and_hold_and_asks(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     _, _, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml)
@@ -125,6 +140,7 @@ async def test_inbox_invalid_keeps_text_and_hold_and_asks(demo: Demo, inbox_awi:
     assert "target_repo: acme/webapp: oops" in kept and kept.endswith(ADDED)
 
 
+@pilot_test
 async def test_invalid_then_edit_again_then_valid(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     _, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, fix_yaml, keys=("e", "e"))
@@ -139,6 +155,7 @@ async def test_invalid_then_edit_again_then_valid(demo: Demo, inbox_awi: str) ->
     assert demo.clean()
 
 
+@pilot_test
 async def test_invalid_then_discard(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, keys=("e", "d"))
@@ -151,6 +168,7 @@ async def test_invalid_then_discard(demo: Demo, inbox_awi: str) -> None:
     assert "changes discarded" in messages(app)
 
 
+@pilot_test
 async def test_invalid_then_escape_leaves_it_in_hold_with_the_text(demo: Demo, inbox_awi: str) -> None:
     app, _, base, screen, paused_after = await run_edit(demo, inbox_awi, break_yaml, keys=("e", "escape"))
     assert not isinstance(screen, ChoiceScreen)
@@ -161,6 +179,7 @@ async def test_invalid_then_escape_leaves_it_in_hold_with_the_text(demo: Demo, i
     assert paused_after == 0
 
 
+@pilot_test
 async def test_editor_exit_status_aborts_and_unholds(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
 
@@ -175,6 +194,7 @@ async def test_editor_exit_status_aborts_and_unholds(demo: Demo, inbox_awi: str)
     assert any("exited with status 1" in m for m in messages(app))
 
 
+@pilot_test
 async def test_editor_missing_says_so_and_unholds(demo: Demo, inbox_awi: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", "/nonexistent")
@@ -193,6 +213,7 @@ async def test_editor_missing_says_so_and_unholds(demo: Demo, inbox_awi: str, mo
     assert demo.text(inbox_awi) == before
 
 
+@pilot_test
 async def test_hold_item_stays_in_hold(demo: Demo) -> None:
     name = demo["hold-edit"]
     before = demo.text(name)
@@ -203,6 +224,7 @@ async def test_hold_item_stays_in_hold(demo: Demo) -> None:
     assert demo.text(name) == before + ADDED
 
 
+@pilot_test
 async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     name = demo["hold-edit"]
     _, _, base, _, _ = await run_edit(demo, name, 0)
@@ -210,6 +232,7 @@ async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     assert demo.state(name) == "hold"
 
 
+@pilot_test
 async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     before = demo.text(name)
@@ -228,6 +251,7 @@ async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo)
     assert demo.text(name) == before + ADDED
 
 
+@pilot_test
 async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     _, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e", "n"))
@@ -237,6 +261,7 @@ async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:
     assert demo.state(name) == "processing"
 
 
+@pilot_test
 async def test_terminal_item_is_read_only(demo: Demo, inbox_awi: str) -> None:
     editor = Editor(demo, inbox_awi, append)
     app = make(demo.root, editor=editor)
@@ -254,6 +279,7 @@ async def test_terminal_item_is_read_only(demo: Demo, inbox_awi: str) -> None:
     assert "adopted items are read-only" in messages(app)
 
 
+@pilot_test
 async def test_defective_item_can_be_fixed_in_the_editor(demo: Demo) -> None:
     """SPEC §4: a defective item can be opened and edited (here: its YAML repaired)."""
     name = demo["defective"]

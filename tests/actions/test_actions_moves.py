@@ -4,7 +4,20 @@ agent environment where every write is refused (SPEC §5, §8, §10)."""
 from __future__ import annotations
 
 import pytest
-from actions_support import SIZE, Demo, burst, errors_shown, make, messages, select, settle, started
+from actions_support import (  # noqa: F401 (fixtures)
+    SIZE,
+    Demo,
+    burst,
+    demo_fixture,
+    errors_shown,
+    make,
+    messages,
+    pilot_test,
+    select,
+    settle,
+    started,
+    template_fixture,
+)
 from textual.widgets import Footer, OptionList
 from textual.widgets._footer import FooterKey
 
@@ -16,6 +29,7 @@ from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 # -- comment -------------------------------------------------------------------------------
 
 
+@pilot_test
 async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -37,6 +51,7 @@ async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     assert after.endswith("\n## ユーザーコメント\n\nUse the new logo in emails too.\nThanks!\n")
 
 
+@pilot_test
 async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     name = demo["comment"]
     before = demo.text(name)
@@ -55,6 +70,7 @@ async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     assert after.rstrip("\n").endswith("And GitLab CI.")
 
 
+@pilot_test
 async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -72,6 +88,7 @@ async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
     assert "nothing to submit (Esc cancels)" in messages(app)
 
 
+@pilot_test
 async def test_comment_is_disabled_on_a_uwi(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -93,6 +110,7 @@ def footer_key(app, action: str) -> FooterKey:
     return keys[0]
 
 
+@pilot_test
 async def test_hold_then_unhold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -128,6 +146,7 @@ async def test_hold_then_unhold(demo: Demo) -> None:
     assert demo.trailer() == "user"
 
 
+@pilot_test
 async def test_hold_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -141,6 +160,7 @@ async def test_hold_a_processing_item(demo: Demo) -> None:
     assert demo.state(name) == "hold"
 
 
+@pilot_test
 async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -173,6 +193,7 @@ def menu_targets(screen: MoveScreen) -> list[str]:
         ("proc-darkmode", ["inbox", "hold", "adopted", "rejected"]),
     ],
 )
+@pilot_test
 async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: list[str]) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -187,6 +208,7 @@ async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: 
         assert app.screen is app.main
 
 
+@pilot_test
 async def test_move_to_processing_by_letter(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -201,6 +223,7 @@ async def test_move_to_processing_by_letter(demo: Demo) -> None:
     assert demo.state(name) == "processing"
 
 
+@pilot_test
 async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     before = demo.text(name)
@@ -229,6 +252,7 @@ async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     assert demo.text(name).split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1]
 
 
+@pilot_test
 async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
     """`a` then the note at once: the note's letters (the i of "fixed in") never pick a target."""
     name = demo["proc-darkmode"]
@@ -248,6 +272,7 @@ async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
     assert parse_item(name, "adopted", demo.text(name).encode()).note == "fixed in #42"
 
 
+@pilot_test
 async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -262,6 +287,7 @@ async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
     assert demo.state(name) == "inbox"
 
 
+@pilot_test
 async def test_reject_without_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -281,6 +307,7 @@ async def test_reject_without_a_note(demo: Demo) -> None:
 # -- rm -----------------------------------------------------------------------------------------
 
 
+@pilot_test
 async def test_rm_asks_then_removes(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -302,6 +329,7 @@ async def test_rm_asks_then_removes(demo: Demo) -> None:
     assert demo.state(name) is None
 
 
+@pilot_test
 async def test_rm_is_disabled_for_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -330,6 +358,7 @@ async def mark(pilot, demo: Demo, *keys: str) -> list[str]:
     return names
 
 
+@pilot_test
 async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -343,6 +372,7 @@ async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
     assert [demo.state(n) for n in names] == ["hold"] * 3
 
 
+@pilot_test
 async def test_bulk_move_and_rm(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -367,6 +397,7 @@ async def test_bulk_move_and_rm(demo: Demo) -> None:
     assert [demo.state(n) for n in removed] == [None, None]
 
 
+@pilot_test
 async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -384,6 +415,7 @@ async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> 
 # -- undo ---------------------------------------------------------------------------------------
 
 
+@pilot_test
 async def test_undo_a_hold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -402,6 +434,7 @@ async def test_undo_a_hold(demo: Demo) -> None:
     assert demo.state(name) == "inbox"
 
 
+@pilot_test
 async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -424,6 +457,7 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     assert refused[0].endswith(f" atk: edit {name})")
 
 
+@pilot_test
 async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -453,6 +487,7 @@ async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) 
     assert demo.state(name) == "inbox"
 
 
+@pilot_test
 async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     a, b = demo["hand-svg-logo"], demo["agent-index"]
     app = make(demo.root)
@@ -476,6 +511,7 @@ async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
 # -- agent environment ------------------------------------------------------------------------
 
 
+@pilot_test
 async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
     app = make(demo.root, actor="agent")
     async with app.run_test(size=SIZE) as pilot:
@@ -509,6 +545,7 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
         ("chain-uwi", ("a",), ("enter", "escape"), ["atk: answer {name}"]),
     ],
 )
+@pilot_test
 async def test_a_dialog_closes_once(
     demo: Demo, key: str, open_keys: tuple[str, ...], together: tuple[str, ...], subjects: list[str]
 ) -> None:

@@ -9,6 +9,7 @@ Update with `pytest tests/graph --snapshot-update` only after reading the report
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,7 +39,8 @@ from textual.widgets import Static
 
 from atk_tui.core.graph_layout import layout_graph
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.screens.graph import GraphScreen, build_graph, graph_size
+from atk_tui.tui.screens import graph as graph_module
+from atk_tui.tui.screens.graph import GraphScreen, build_graph
 from atk_tui.tui.screens.main import MainScreen
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas
 
@@ -286,6 +288,10 @@ async def test_only_visible_rows_are_rendered(tmp_path: Path) -> None:
         cv = canvas(app)
         assert cv.layout_ is not None and len(cv.layout_.nodes) == 50
         assert cv.layout_.height > cv.size.height
+        assert len(cv._strips) < cv.layout_.height  # (the first frame may come before the centring)
+        cv._strips.clear()
+        cv.refresh()
+        await settle(pilot)
         assert 0 < len(cv._strips) <= cv.size.height
         # keep going down the last column: the view follows the cursor
         await press(pilot, *["right"] * 5)
@@ -296,18 +302,30 @@ async def test_only_visible_rows_are_rendered(tmp_path: Path) -> None:
             assert top <= box.y and box.y + box.h <= top + cv.scrollable_content_region.height
 
 
-async def test_laying_out_message_and_size(tmp_path: Path) -> None:
+async def test_laying_out_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a big graph is laid out (in a thread), the canvas says so; the UI stays live."""
     root, names = fifty_store(tmp_path)
+    release = threading.Event()
+
+    def slow_layout(*args: object, **kw: object) -> object:
+        release.wait(10)
+        return layout_graph(*args, **kw)
+
+    monkeypatch.setattr(graph_module, "layout_graph", slow_layout)
+    monkeypatch.setattr(graph_module, "PROGRESS_NODES", 10)
+    monkeypatch.setattr(graph_module, "SYNC_NODES", 0)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        view = app.main.view
-        assert graph_size(view, names[0], False) == 50
-        assert graph_size(view, None, True) == 50
-        screen = GraphScreen(names[0])
-        await app.push_screen(screen)
-        screen.relayout()  # the layout runs in a thread; meanwhile the canvas says so
-        assert canvas(app).message == "laying out 50 items…"
+        app.main.jump_to(names[0])
+        await pilot.press("g")
+        for _ in range(500):
+            await pilot.pause(0.01)
+            if isinstance(app.screen, GraphScreen) and canvas(app).message == "laying out 50 items…":
+                break
+        assert canvas(app).message == "laying out 50 items…" and canvas(app).layout_ is None
+        assert "laying out 50 items…" in screen_text(app)
+        release.set()
         await settle(pilot)
         assert canvas(app).layout_ is not None and canvas(app).message == ""
 

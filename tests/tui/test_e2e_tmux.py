@@ -165,6 +165,9 @@ def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_
         "the hostile item's detail, the palette closed",
     )
     assert "Literal [bold red]x[/] [$accent]y [/" in screen
+    # the body's Markdown rendering (bullets) is the last thing the detail pane does
+    screen = tmux.wait_for(lambda s: "• 反映内容: show [bold red]x[/] and" in s, "the rendered body")
+    assert "\\x1b[2J\\x1b[H" in screen
     assert tmux.run("list-buffers") == ""
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -69,6 +70,9 @@ TITLE_CELLS = 32  # of the centre item's title in the title line
 _READ_ONE_BY_ONE = 64
 _TERMINAL_INFO: dict[tuple[str, str, str], tuple[str, str]] = {}  # (store, state, name) -> (title, repo)
 _TERMINAL_INFO_LIMIT = 20_000
+SYNC_NODES = 150  # up to this many items a graph is laid out at once, in the UI thread (~25 ms)
+SYNC_READS = 8  # ... if at most this many done items must be read from the store for their titles
+PROGRESS_NODES = 300  # from this many nodes on, the canvas says "laying out N items…" while it works
 VIEW_POLL_SECONDS = 1.5  # how often the screen looks for a newer queue (the app's watcher loads it)
 
 
@@ -110,47 +114,57 @@ def _deps_of(depends_on: object) -> list[str]:
     return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
 
 
-def build_graph(
-    view: QueueView,
-    center: str | None,
-    *,
-    whole: bool = False,
-    show_terminal: bool = True,
-    terminal_info: Callable[[list[tuple[str, str]]], Mapping[str, tuple[str, str]]] | None = None,
-) -> GraphModel:
-    """The graph around `center` (or of every active item when `whole`, or when `center` is
-    not an active item). `terminal_info` is given the `(name, state)` of the terminal items
-    drawn and returns `name -> (title, repo)` for those it knows."""
+@dataclass
+class GraphSelection:
+    """Which items a graph holds, before anything about them is looked up."""
+
+    shown: set[str]
+    edges: list[tuple[str, str]]
+    center: str | None
+    whole: bool
+    hidden_terminal: int
+    terminal: list[tuple[str, str]]  # (name, state) of the done items drawn
+
+
+def select_graph(view: QueueView, center: str | None, *, whole: bool = False, show_terminal: bool = True) -> GraphSelection:
+    """The items around `center` (its transitive dependencies and dependents), or every active
+    item when `whole` or when `center` is not an active item, with the edges among them."""
     items = view.items
     states = view.snapshot.states
     if center not in items:
         center = None
         whole = True
-
     edges: set[tuple[str, str]] = set()
     hidden: dict[str, list[str]] = {}  # a hidden terminal dependency -> its dependents
     for name, item in items.items():
         for dep in _deps_of(item.depends_on):
-            if dep not in items and states.get(dep) in TERMINAL and not show_terminal:
+            if not show_terminal and dep not in items and states.get(dep) in TERMINAL:
                 hidden.setdefault(dep, []).append(name)
                 continue
             edges.add((dep, name))
-    ids = set(items)
-    ids.update(d for d, _ in edges)
     if whole:
-        shown, shown_edges = ids, sorted(edges)
+        shown = set(items)
+        shown.update(d for d, _ in edges)
+        shown_edges = sorted(edges)
     else:
         assert center is not None
+        ids = set(items)
+        ids.update(d for d, _ in edges)
         shown, shown_edges = subgraph_around(ids, edges, center)
         hidden = {h: users for h, users in hidden.items() if any(u in shown for u in users)}
-
     terminal = sorted((n, states[n]) for n in shown if n not in items and states.get(n) in TERMINAL)
-    known = terminal_info(terminal) if terminal_info is not None and terminal else {}
-    ref_repo = items[center].target_repo if center is not None else ""
+    return GraphSelection(shown, shown_edges, center, whole, len(hidden), terminal)
 
+
+def describe_graph(view: QueueView, sel: GraphSelection, known: Mapping[str, tuple[str, str]]) -> GraphModel:
+    """Boxes for the selected items: label (status glyph and title), status, repo; `known`
+    gives the title and repo of done items by name (others show their filename)."""
+    items = view.items
+    states = view.snapshot.states
+    ref_repo = items[sel.center].target_repo if sel.center is not None else ""
     nodes: list[GraphNode] = []
     info: dict[str, NodeInfo] = {}
-    for node_id in sorted(shown):
+    for node_id in sorted(sel.shown):
         item = items.get(node_id)
         if item is not None:
             j = view.judgements.get(node_id)
@@ -172,24 +186,26 @@ def build_graph(
 
     # cycles among the active items drawn (self-dependencies included)
     graph: dict[str, list[str]] = {}
-    for dep, dependent in shown_edges:
+    for dep, dependent in sel.edges:
         if dependent in items and dep in items:
             graph.setdefault(dependent, []).append(dep)
     cycles = find_cycles(graph, max_per_component=20) if graph else []
-    return GraphModel(nodes, shown_edges, info, cycles, center, whole, len(hidden), ref_repo)
+    return GraphModel(nodes, sel.edges, info, cycles, sel.center, sel.whole, sel.hidden_terminal, ref_repo)
 
 
-def graph_size(view: QueueView, center: str | None, whole: bool) -> int:
-    """A quick count of the items a graph will hold (for the "laying out" message)."""
-    if whole or center not in view.items:
-        names = set(view.items)
-        for item in view.items.values():
-            names.update(_deps_of(item.depends_on))
-        return len(names)
-    ids: set[str] = set(view.items)
-    edges = [(d, n) for n, item in view.items.items() for d in _deps_of(item.depends_on)]
-    ids.update(d for d, _ in edges)
-    return len(subgraph_around(ids, edges, center)[0])
+def build_graph(
+    view: QueueView,
+    center: str | None,
+    *,
+    whole: bool = False,
+    show_terminal: bool = True,
+    terminal_info: Callable[[list[tuple[str, str]]], Mapping[str, tuple[str, str]]] | None = None,
+) -> GraphModel:
+    """`select_graph` then `describe_graph`; `terminal_info` is given the `(name, state)` of the
+    done items drawn and returns `name -> (title, repo)` for those it knows."""
+    sel = select_graph(view, center, whole=whole, show_terminal=show_terminal)
+    known = terminal_info(sel.terminal) if terminal_info is not None and sel.terminal else {}
+    return describe_graph(view, sel, known)
 
 
 @dataclass
@@ -259,7 +275,8 @@ class GraphScreen(Screen):
             self.relayout()
 
     def relayout(self) -> None:
-        """Lay the graph out again (in a thread) from the dashboard's latest queue."""
+        """Lay the graph out again from the dashboard's latest queue: at once for a small graph
+        (its first frame shows it), in a thread for a big one."""
         view = self.app.main.view
         self._view = view
         if view is None:
@@ -270,16 +287,48 @@ class GraphScreen(Screen):
         if self.center is None:
             self.whole = True
         self._token += 1
-        size = graph_size(view, self.center, self.whole)
-        self.canvas.show_message(f"laying out {size:,} items…")
         self._title(None)
-        self._layout_worker(view, self.center, self.whole, self.show_terminal, self._token)
+        sel = None
+        if not self.whole or len(view.items) <= SYNC_NODES:
+            sel = select_graph(view, self.center, whole=self.whole, show_terminal=self.show_terminal)
+            if len(sel.shown) <= SYNC_NODES and self._uncached(sel.terminal) <= SYNC_READS:
+                model = describe_graph(view, sel, self._terminal_info(sel.terminal))
+                self._laid_out(GraphResult(model, layout_graph(model.nodes, model.edges), self._token))
+                return
+        if self.canvas.layout_ is None:
+            self.canvas.show_message("laying out…")
+        # not `@work`, and with a description: a worker without one is described by the `repr` of
+        # its call, and the repr of a 1,000-item queue costs more than laying out a small graph
+        job = partial(self._compute, view, sel, self.center, self.whole, self.show_terminal, self._token)
+        self.run_worker(
+            job,
+            name="graph layout",
+            description="lay out the dependency graph",
+            group="graph-layout",
+            thread=True,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
-    @work(thread=True, exclusive=True, group="graph-layout", exit_on_error=False)
-    def _layout_worker(self, view: QueueView, center: str | None, whole: bool, show_terminal: bool, token: int) -> None:
-        model = build_graph(view, center, whole=whole, show_terminal=show_terminal, terminal_info=self._terminal_info)
+    def _compute(
+        self, view: QueueView, sel: GraphSelection | None, center: str | None, whole: bool, show_terminal: bool, token: int
+    ) -> None:
+        """In a thread: the graph and its layout, handed back to `_laid_out`."""
+        if sel is None:
+            sel = select_graph(view, center, whole=whole, show_terminal=show_terminal)
+        if len(sel.shown) >= PROGRESS_NODES:
+            self.app.call_from_thread(self._laying_out, len(sel.shown), token)
+        model = describe_graph(view, sel, self._terminal_info(sel.terminal) if sel.terminal else {})
         layout = layout_graph(model.nodes, model.edges)
         self.app.call_from_thread(self._laid_out, GraphResult(model, layout, token))
+
+    def _uncached(self, wanted: list[tuple[str, str]]) -> int:
+        root = str(self.app.service.root)
+        return sum(1 for name, state in wanted if (root, state, name) not in _TERMINAL_INFO)
+
+    def _laying_out(self, count: int, token: int) -> None:
+        if token == self._token:
+            self.canvas.show_message(f"laying out {count:,} items…")
 
     def _terminal_info(self, wanted: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
         """Titles and repos of terminal items (read from the store, cached by name and state)."""
@@ -450,4 +499,4 @@ class GraphScreen(Screen):
         self.relayout()
 
 
-__all__ = ["GraphModel", "GraphScreen", "NodeInfo", "build_graph", "graph_size"]
+__all__ = ["GraphModel", "GraphScreen", "GraphSelection", "NodeInfo", "build_graph", "describe_graph", "select_graph"]

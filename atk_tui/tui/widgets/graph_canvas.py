@@ -97,6 +97,7 @@ class GraphCanvas(ScrollView, can_focus=True):
         self._styles: dict[str, Style] = {}
         self._focus_style = Style()
         self._strips: dict[int, Strip] = {}
+        self._center_pending = False
 
     # -- data --------------------------------------------------------------------------
 
@@ -125,8 +126,16 @@ class GraphCanvas(ScrollView, can_focus=True):
             self.focused_node = min(layout.nodes, key=lambda n: (layout.nodes[n].layer, layout.nodes[n].y))
         self.refresh()
         if self.focused_node is not None:
-            self._scroll_to_focus(center=True)
+            if self.size.area:
+                self._scroll_to_focus(center=True)
+            else:  # not laid out yet (set before the first frame): centre once it has a size
+                self._center_pending = True
             self.post_message(self.NodeHighlighted(self, self.focused_node))
+
+    def on_resize(self) -> None:
+        if self._center_pending and self.size.area:
+            self._center_pending = False
+            self._scroll_to_focus(center=True)
 
     def focus_node(self, node_id: str) -> bool:
         """Move the focus to `node_id` (if drawn) and keep it in view."""

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Write the README's screenshots (SVG) from the same app factory the CLI and the tests use.
+
+    python scripts/screenshots.py [--out screenshots] [--size 120x36]
+
+Each shot starts the app (`make_app`, headless `run_test`) on a fresh demo store created at a
+fixed time, with a frozen clock, the `textual-dark` theme and the watcher off, so the pictures
+only change when the UI does. It waits for the app to be idle (workers, debounce timers, layout)
+rather than sleeping, then calls `App.save_screenshot`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
+
+from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.tui.app import AtkApp, make_app
+from atk_tui.tui.config import TuiConfig
+
+NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+DEMO = demo_filenames(NOW)
+STORE_LABEL = "~/notes"
+
+
+async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
+    """Wait until no worker runs, no one-shot timer (a debounce) is pending and the screen has
+    no layout or repaint left to do."""
+    app = pilot.app
+    quiet = 0
+    for _ in range(max_rounds):
+        try:
+            await app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass
+        await pilot.pause()
+        screen = app.screen
+        timers = [t for pump in (app, *app.screen_stack) for t in list(pump._timers)]
+        pending_timer = any(t._repeat == 0 and t._task is not None and not t._task.done() and t._interval <= 1.0 for t in timers)
+        pending_screen = screen._layout_required or screen._repaint_required or screen._dirty_widgets
+        if pending_timer or pending_screen or any(w.is_running for w in app.workers):
+            quiet = 0
+            await pilot.pause(0.02)
+            continue
+        quiet += 1
+        if quiet >= 2:
+            await pilot.wait_for_scheduled_animations()
+            return
+    raise RuntimeError("the app did not settle")
+
+
+Step = Callable[[Pilot], Awaitable[None]]
+
+
+def keys(*presses: str) -> Step:
+    async def run(pilot: Pilot) -> None:
+        for key in presses:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+def select(key: str, *then: str) -> Step:
+    async def run(pilot: Pilot) -> None:
+        app = pilot.app
+        assert isinstance(app, AtkApp)
+        if not app.main.jump_to(DEMO[key]):
+            raise RuntimeError(f"cannot select the demo item {key}")
+        await settle(pilot)
+        await keys(*then)(pilot)
+
+    return run
+
+
+SHOTS: dict[str, tuple[str, Step]] = {
+    "main": ("The dashboard: needs you, inbox, processing, hold, detail", keys()),
+    "needs-you": ("Needs you: unanswered questions by urgency and what they block", keys("n", "j")),
+    "detail-uwi": ("A question with three parts, options and recommendations", select("md-multi")),
+    "detail-blocked": ("A blocked request: why, and the chain it waits on", select("chain-2")),
+    "filter": ("Filtering every pane as you type", keys("slash", *"session")),
+    "history": ("History: adopted and rejected items with notes and commits", keys("H")),
+    "help": ("Every key", keys("question_mark")),
+    "graph": ("The dependency graph around the selected item", select("chain-2", "g")),
+}
+
+
+async def shoot(name: str, step: Step, out: Path, size: tuple[int, int], workdir: Path) -> Path:
+    base = workdir / name
+    store = create_demo_store(base, NOW)
+    app = make_app(
+        store,
+        theme="textual-dark",
+        clock=lambda: NOW,
+        watch=False,
+        actor="user",
+        config=TuiConfig(),
+        store_label=STORE_LABEL,
+    )
+    path = out / f"{name}.svg"
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for inp in app.query("Input"):
+            inp.cursor_blink = False  # type: ignore[attr-defined]
+        await step(pilot)
+        await settle(pilot)
+        app.save_screenshot(filename=path.name, path=str(out))
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent / "screenshots")
+    ap.add_argument("--size", default="120x36", help="terminal size, WIDTHxHEIGHT")
+    ap.add_argument("only", nargs="*", help=f"shots to take (default: all): {', '.join(SHOTS)}")
+    args = ap.parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    unknown = set(args.only) - set(SHOTS)
+    if unknown:
+        ap.error(f"unknown shot(s): {', '.join(sorted(unknown))}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="atk-shots-") as tmp:
+        for name, (caption, step) in SHOTS.items():
+            if args.only and name not in args.only:
+                continue
+            path = asyncio.run(shoot(name, step, args.out, (width, height), Path(tmp)))
+            print(f"{path}  {caption}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
