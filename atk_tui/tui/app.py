@@ -122,7 +122,9 @@ class AtkApp(App):
         self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
-        self.reload()
+        # load after the first frame: the loading thread would hold the GIL while it is drawn
+        self._signature = self._store_signature()
+        self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
             if self.tui_config.pull_interval > 0 and self.service.store.upstream():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import partial
 
 from rich.text import Text
 
@@ -105,17 +106,29 @@ def title_text(item: Item) -> Text:
 
 
 def pane_row(item: Item, j: Judgement | None, now: datetime) -> Row:
-    return Row(
-        item.filename,
-        (badge(j, now), kind_label(item), title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim")),
+    """A pane row; its cells are made when the row is first drawn."""
+    return Row(item.filename, make=partial(pane_cells, item, j, now))
+
+
+def pane_cells(item: Item, j: Judgement | None, now: datetime) -> tuple[Text, ...]:
+    return (
+        badge(j, now),
+        kind_label(item),
+        title_text(item),
+        Text(safe_line(item.target_repo), style="dim"),
+        Text(age(item.created, now), style="dim"),
     )
 
 
 def needs_row(item: Item, blocks: tuple[int, int] | None, now: datetime) -> Row:
+    return Row(item.filename, make=partial(needs_cells, item, blocks, now))
+
+
+def needs_cells(item: Item, blocks: tuple[int, int] | None, now: datetime) -> tuple[Text, ...]:
     _direct, total = blocks or (0, 0)
     urg = Text(item.urgency, style="bold red" if item.urgency == "blocking" else ("yellow" if item.urgency == "next-review" else "dim"))
     blocks_text = Text(f"blocks {total}" if total else "", style="bold" if total else "dim")
-    return Row(item.filename, (urg, blocks_text, title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim")))
+    return (urg, blocks_text, title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim"))
 
 
 def _created_key(item: Item) -> float:

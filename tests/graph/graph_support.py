@@ -155,7 +155,9 @@ def add(svc: Service, title: str, *, deps: tuple[str, ...] = (), repo: str = "ac
     return out.files[0]
 
 
-def item_text(title: str, *, deps: list[str] | None = None, repo: str = "acme/webapp", created: str = "2026-11-29T06:00:00Z") -> str:
+def item_text(
+    title: str, *, deps: list[str] | None = None, repo: str = "acme/webapp", created: str = "2026-11-29T06:00:00Z"
+) -> str:
     lines = ["---", "kind: awi", f"target_repo: {repo}"]
     if deps:
         lines.append("depends_on: [" + ", ".join(deps) + "]")

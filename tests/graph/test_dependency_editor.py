@@ -80,7 +80,7 @@ def test_snapshot_refused_cycle(snap_compare, tmp_path: Path) -> None:
 
 
 async def test_add_and_save_writes_one_commit(tmp_path: Path) -> None:
-    root, (a, b, c, d) = diamond_store(tmp_path)
+    root, (a, b, c, _d) = diamond_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, c)
@@ -100,7 +100,7 @@ async def test_add_and_save_writes_one_commit(tmp_path: Path) -> None:
 
 
 async def test_remove_with_x_and_delete(tmp_path: Path) -> None:
-    root, (a, b, c, d) = diamond_store(tmp_path)
+    root, (_a, b, c, d) = diamond_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, d)
@@ -119,7 +119,7 @@ async def test_remove_with_x_and_delete(tmp_path: Path) -> None:
 
 
 async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> None:
-    root, (_done, a, b, c, d) = chain_store(tmp_path)
+    root, (_done, a, b, c, _d) = chain_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, a)
@@ -143,7 +143,7 @@ async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> N
 
 
 async def test_self_and_missing_are_refused(tmp_path: Path) -> None:
-    root, (login, signup, missing) = missing_store(tmp_path)
+    root, (login, _signup, _missing) = missing_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, login)
@@ -168,7 +168,7 @@ async def test_self_and_missing_are_refused(tmp_path: Path) -> None:
 
 
 async def test_typed_unknown_name_is_flagged_missing(tmp_path: Path) -> None:
-    root, (a, b, c, d) = diamond_store(tmp_path)
+    root, (a, _b, _c, _d) = diamond_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, a)
@@ -179,7 +179,7 @@ async def test_typed_unknown_name_is_flagged_missing(tmp_path: Path) -> None:
 
 
 async def test_done_items_can_be_dependencies(tmp_path: Path) -> None:
-    root, (done, a, b, c, d) = chain_store(tmp_path)
+    root, (done, _a, _b, c, d) = chain_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await open_editor(pilot, d)
@@ -203,7 +203,7 @@ async def test_results_are_never_markup(tmp_path: Path) -> None:
 
 
 async def test_read_only_refuses(tmp_path: Path) -> None:
-    root, (a, b, c, d) = diamond_store(tmp_path)
+    root, (a, _b, _c, _d) = diamond_store(tmp_path)
     app = build_app(root, read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -233,10 +233,14 @@ def test_rules_agree_with_the_service(tmp_path: Path) -> None:
 
 
 def test_search_ranks_substrings_first(tmp_path: Path) -> None:
-    root, names = chain_store(tmp_path)
+    root, _names = chain_store(tmp_path)
     pool = candidates(service(root).queue())
     assert [c.name for c in search(pool, "")] == []
     found = search(pool, "session")
     assert found[0].title.startswith("Session store")  # title starts with it
-    assert {c.title for c in found} >= {"Pick the session store", "Redirect on session expiry", "Persist login sessions"}
+    assert {c.title for c in found} >= {
+        "Pick the session store",
+        "Redirect on session expiry",
+        "Persist login sessions",
+    }
     assert search(pool, "sess dash")[0].title == "Session store dashboard"  # words, fuzzy

@@ -25,6 +25,7 @@ from graph_support import (
     cycle_store,
     diamond_store,
     fifty_store,
+    git,
     item_text,
     missing_store,
     new_store,
@@ -188,7 +189,7 @@ async def test_whole_queue_toggle_and_centre(tmp_path: Path) -> None:
 
 
 async def test_done_dependencies_toggle(tmp_path: Path) -> None:
-    root, (done, a, b, c, d) = chain_store(tmp_path)
+    root, (done, _a, b, _c, _d) = chain_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -205,7 +206,7 @@ async def test_done_dependencies_toggle(tmp_path: Path) -> None:
 
 
 async def test_enter_on_missing_or_done_node_stays(tmp_path: Path) -> None:
-    root, (login, signup, missing) = missing_store(tmp_path)
+    root, (login, _signup, missing) = missing_store(tmp_path)
     write_items(root, {("adopted", "20261120-090000-finished.md"): item_text("Finished")})
     git_deps = item_text("Login endpoint", deps=[missing, "20261120-090000-finished.md"])
     write_items(root, {("inbox", login): git_deps})
@@ -263,7 +264,7 @@ async def test_labels_are_never_markup(tmp_path: Path) -> None:
 
 
 async def test_light_theme_draws(tmp_path: Path) -> None:
-    root, names = cycle_store(tmp_path)
+    root, _names = cycle_store(tmp_path)
     app = build_app(root, theme="textual-light")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -331,7 +332,7 @@ async def test_laying_out_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 async def test_graph_follows_a_new_queue(tmp_path: Path) -> None:
-    root, (a, b, c, d) = diamond_store(tmp_path)
+    root, (a, _b, _c, d) = diamond_store(tmp_path)
     app = build_app(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -344,6 +345,25 @@ async def test_graph_follows_a_new_queue(tmp_path: Path) -> None:
         graph_screen(app)._check_view()  # what the screen's poll does
         await settle(pilot)
         assert e in canvas(app).layout_.nodes
+
+
+async def test_edit_dependencies_from_the_graph(tmp_path: Path) -> None:
+    root, (_a, b, c, _d) = diamond_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.jump_to(b)
+        await press(pilot, "g")
+        assert c not in canvas(app).layout_.nodes
+        await press(pilot, "d")
+        await pilot.press(*"background")
+        await settle(pilot)
+        await press(pilot, "enter", "ctrl+s")
+        assert isinstance(app.screen, GraphScreen)
+        layout = canvas(app).layout_
+        assert c in layout.nodes and c in layout.deps[b]
+        assert canvas(app).focused_node == b
+        assert git(root, "log", "-1", "--format=%s").strip() == f"atk: set-dependencies {b}"
 
 
 def test_build_graph_statuses_and_repos(tmp_path: Path) -> None:

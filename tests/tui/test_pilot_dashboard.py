@@ -235,7 +235,9 @@ async def test_a_commit_by_someone_else_shows_up_and_the_selection_stays(app_fac
         await settle(pilot)
         before = rows.index(target)
         # an agent holds an item listed above the selection, in another process's service
-        other = next(n for n in rows[:before] if app.main.view.items[n].kind == "awi" and not app.main.view.items[n].defects)
+        other = next(
+            n for n in rows[:before] if app.main.view.items[n].kind == "awi" and not app.main.view.items[n].defects
+        )
         out = Service(demo_store, actor="agent").hold(other)
         assert out.ok, out.message
 
@@ -259,7 +261,13 @@ async def test_a_new_item_added_elsewhere_appears(app_factory, demo_store: Path)
         await settle(pilot)
         selected = app.main.selected
         svc = Service(demo_store, actor="agent", clock=lambda: NOW)
-        out = svc.add(kind="uwi", target_repo="acme/api", source="process-wi", urgency="blocking", body="# Brand new question?\n\nShould we?\n")
+        out = svc.add(
+            kind="uwi",
+            target_repo="acme/api",
+            source="process-wi",
+            urgency="blocking",
+            body="# Brand new question?\n\nShould we?\n",
+        )
         assert out.ok, out.message
         name = out.files[0]
         for _ in range(200):

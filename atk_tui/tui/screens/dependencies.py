@@ -176,7 +176,9 @@ def _status_text(status: str, state: str) -> Text:
 class DependenciesScreen(ModalScreen[list[str] | None]):
     """Edit one item's dependencies; returns the new list, or None when cancelled."""
 
-    DEFAULT_CSS = DIALOG_CSS.format(name="DependenciesScreen") + """
+    DEFAULT_CSS = (
+        DIALOG_CSS.format(name="DependenciesScreen")
+        + """
     DependenciesScreen > Vertical { width: 100; }
     DependenciesScreen .deps-label { margin-top: 1; text-style: bold; color: $text-muted; }
     DependenciesScreen #deps-current { height: auto; max-height: 8; min-height: 1; }
@@ -186,6 +188,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
     DependenciesScreen #deps-verdict.ok { color: $text-success; }
     DependenciesScreen .dialog-buttons { margin-top: 1; }
     """
+    )
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, id="deps.save"),

@@ -21,24 +21,28 @@ Decisions:
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ...core.graph_layout import GraphNode, Layout, layout_graph, subgraph_around, truncate_cells
 from ...core.model import TERMINAL
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
+from ..widgets.footer import QuietFooter
 from ..widgets.graph_canvas import GraphCanvas
+from .dependencies import DependenciesScreen
 
 #: The glyph a box's label starts with, per status (the same marks as the dashboard badges).
 STATUS_GLYPH = {
@@ -126,7 +130,9 @@ class GraphSelection:
     terminal: list[tuple[str, str]]  # (name, state) of the done items drawn
 
 
-def select_graph(view: QueueView, center: str | None, *, whole: bool = False, show_terminal: bool = True) -> GraphSelection:
+def select_graph(
+    view: QueueView, center: str | None, *, whole: bool = False, show_terminal: bool = True
+) -> GraphSelection:
     """The items around `center` (its transitive dependencies and dependents), or every active
     item when `whole` or when `center` is not an active item, with the edges among them."""
     items = view.items
@@ -223,6 +229,7 @@ class GraphScreen(Screen):
         Binding("w", "toggle_whole", "Whole queue", id="graph.whole"),
         Binding("t", "toggle_terminal", "Done deps", id="graph.terminal"),
         Binding("c", "center", "Center here", id="graph.center"),
+        Binding("d", "dependencies", "Deps", id="graph.dependencies"),
     ]
 
     DEFAULT_CSS = """
@@ -252,7 +259,7 @@ class GraphScreen(Screen):
         yield Static("", id="graph-cycles")
         yield GraphCanvas(id="graph-canvas")
         yield Static("", id="graph-info")
-        yield Footer()
+        yield QuietFooter()
 
     def on_mount(self) -> None:
         canvas = self.query_one(GraphCanvas)
@@ -311,7 +318,13 @@ class GraphScreen(Screen):
         )
 
     def _compute(
-        self, view: QueueView, sel: GraphSelection | None, center: str | None, whole: bool, show_terminal: bool, token: int
+        self,
+        view: QueueView,
+        sel: GraphSelection | None,
+        center: str | None,
+        whole: bool,
+        show_terminal: bool,
+        token: int,
     ) -> None:
         """In a thread: the graph and its layout, handed back to `_laid_out`."""
         if sel is None:
@@ -387,7 +400,9 @@ class GraphScreen(Screen):
             t.append("Whole active queue")
         if result is not None:
             n = len(result.layout.nodes)
-            t.append(f" · {n} item{'s' if n != 1 else ''}, {len(result.model.edges)} link{'s' if len(result.model.edges) != 1 else ''}")
+            t.append(
+                f" · {n} item{'s' if n != 1 else ''}, {len(result.model.edges)} link{'s' if len(result.model.edges) != 1 else ''}"
+            )
             if result.model.hidden_terminal:
                 t.append(f" · {result.model.hidden_terminal} done hidden")
             if result.model.ref_repo and any(n.repo and not n.placeholder for n in result.model.nodes):
@@ -433,7 +448,10 @@ class GraphScreen(Screen):
             t.append(safe_line(node_id))
             self.query_one("#graph-info", Static).update(t)
             return
-        t.append(f"{STATUS_GLYPH.get(info.status, '·')} {STATUS_NAME.get(info.status, info.status)}", style=self.canvas.style_for(info.status))
+        t.append(
+            f"{STATUS_GLYPH.get(info.status, '·')} {STATUS_NAME.get(info.status, info.status)}",
+            style=self.canvas.style_for(info.status),
+        )
         t.append("  ")
         t.append(safe_line(info.title), style="bold")
         t.append("\n")
@@ -468,6 +486,34 @@ class GraphScreen(Screen):
         else:
             msg = f"{node_id} does not exist: a missing dependency (edit the dependent's dependencies with d)"
         self.notify(msg, severity="warning", markup=False)
+
+    @work(group="write", exit_on_error=False)
+    async def action_dependencies(self) -> None:
+        """Edit the focused item's dependencies (as `d` on the dashboard), then redraw."""
+        main = self.app.main
+        view = main.view
+        item = view.items.get(self._cursor) if view is not None and self._cursor is not None else None
+        if item is None:
+            self.notify("focus an active item to edit its dependencies", severity="warning")
+            return
+        if main._refuse_read_only():
+            return
+        if item.defects or item.state not in ("inbox", "processing", "hold"):
+            self.notify(f"{item.state} or defective items take no dependencies", severity="warning", markup=False)
+            return
+        deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
+        if deps is None:
+            return
+        out = await main._write(self.app.service.set_dependencies, item.filename, deps)
+        if out.ok:
+            # the dashboard reloads the queue after a write: draw from the new one
+            for worker in [w for w in self.app.workers if w.group == "queue"]:
+                with contextlib.suppress(WorkerCancelled, WorkerFailed):  # (reported by the app)
+                    await worker.wait()
+            self.relayout()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.report_worker_error(event)
 
     def action_close(self) -> None:
         self.app.pop_screen()

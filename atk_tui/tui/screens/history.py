@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from functools import partial
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core.model import TERMINAL, Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import age
 from ..widgets.detail import DetailPane
+from ..widgets.footer import QuietFooter
 from ..widgets.item_list import Column, ItemList, Row
 
 HISTORY_COLUMNS = (
@@ -24,6 +28,11 @@ HISTORY_COLUMNS = (
     Column("note", 24, drop=1),
     Column("age", 4),
 )
+
+
+def _history_cells(i: Item, now: datetime) -> tuple[Text, ...]:
+    state = Text(i.state, style="green" if i.state == "adopted" else "red")
+    return (state, Text(safe_line(i.title)), Text(safe_line(i.target_repo), style="dim"), Text(safe_line(i.note or ""), style="dim"), Text(age(i.created, now), style="dim"))
 
 
 class HistoryScreen(Screen):
@@ -48,7 +57,7 @@ class HistoryScreen(Screen):
             lst.border_title = "History"
             yield lst
             yield DetailPane(id="history-detail")
-        yield Footer()
+        yield QuietFooter()
 
     def on_mount(self) -> None:
         self.query_one("#terminal", ItemList).focus()
@@ -66,10 +75,7 @@ class HistoryScreen(Screen):
     def _loaded(self, view: QueueView) -> None:
         self.view = view
         items = sorted(view.items.values(), key=lambda i: (-(i.created.timestamp() if i.created else 0), i.filename))
-        rows = []
-        for i in items:
-            state = Text(i.state, style="green" if i.state == "adopted" else "red")
-            rows.append(Row(i.filename, (state, Text(safe_line(i.title)), Text(safe_line(i.target_repo), style="dim"), Text(safe_line(i.note or ""), style="dim"), Text(age(i.created, view.now), style="dim"))))
+        rows = [Row(i.filename, make=partial(_history_cells, i, view.now)) for i in items]
         lst = self.query_one("#terminal", ItemList)
         lst.empty_text = "No adopted or rejected items yet."
         lst.set_rows(rows)

@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from ...core.model import Item
 from ...core.service import QueueView
@@ -19,6 +19,7 @@ from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
+from ..widgets.footer import QuietFooter
 from ..widgets.item_list import ItemList
 
 PANES = ("inbox", "processing", "hold")
@@ -97,7 +98,7 @@ class MainScreen(ActionsMixin, Screen):
                     yield lst
             yield DetailPane(id="detail")
         yield Static("", id="status")
-        yield Footer()
+        yield QuietFooter()
 
     def on_mount(self) -> None:
         self.sort_mode = self.app.tui_config.default_sort

@@ -15,7 +15,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Markdown, Static, Tree
+from textual.widget import Widget
+from textual.widgets import Static, Tree
 
 from ...core.model import Item
 from ...core.questions import parse_questions
@@ -97,7 +98,6 @@ class DetailPane(VerticalScroll):
         yield Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title")
         yield DepTree("blocks", id="blocks-tree")
         yield Static("", id="detail-preview")
-        yield Markdown("", id="detail-body", open_links=False)
 
     def on_mount(self) -> None:
         for tid in ("deps-tree", "blocks-tree"):
@@ -116,7 +116,7 @@ class DetailPane(VerticalScroll):
         for wid in ("detail-reasons", "detail-questions", "detail-preview"):
             self._set_text(wid, Text())
         self._show_deps(False)
-        self.query_one("#detail-body", Markdown).display = False
+        self._hide_markdown()
 
     def show(
         self,
@@ -141,8 +141,7 @@ class DetailPane(VerticalScroll):
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
         self._set_text("detail-questions", self._questions(item) if item.complete else None)
-        md = self.query_one("#detail-body", Markdown)
-        md.display = False
+        self._hide_markdown()
         if item.complete:
             lines = safe_text(item.body).splitlines()
             preview = "\n".join(lines[:PREVIEW_LINES])
@@ -160,11 +159,27 @@ class DetailPane(VerticalScroll):
         body = safe_text(item.body)
         if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
             return
-        md = self.query_one("#detail-body", Markdown)
+        md = await self._markdown()
         await md.update(body)
         if self.item is not None and self.item.filename == item.filename:
             self._set_text("detail-preview", Text())
             md.display = True
+
+    async def _markdown(self) -> Widget:
+        """The Markdown widget, mounted on first use: importing it (markdown-it, pygments) costs
+        about 0.15 s, which the first frame does not wait for."""
+        for md in self.query("#detail-body"):
+            return md
+        from textual.widgets import Markdown
+
+        md = Markdown("", id="detail-body", open_links=False)
+        md.display = False
+        await self.mount(md)
+        return md
+
+    def _hide_markdown(self) -> None:
+        for md in self.query("#detail-body"):
+            md.display = False
 
     # -- pieces ------------------------------------------------------------------------
 

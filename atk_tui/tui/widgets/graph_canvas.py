@@ -44,7 +44,10 @@ class GraphCanvas(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", id="graph.open"),
     ]
 
-    COMPONENT_CLASSES = {f"graph-canvas--{key}" for key in STYLE_KEYS} | {"graph-canvas--focus", "graph-canvas--message"}
+    COMPONENT_CLASSES = {f"graph-canvas--{key}" for key in STYLE_KEYS} | {
+        "graph-canvas--focus",
+        "graph-canvas--message",
+    }
 
     DEFAULT_CSS = """
     GraphCanvas { background: $surface; scrollbar-size: 1 1; }
@@ -261,7 +264,9 @@ class GraphCanvas(ScrollView, can_focus=True):
         row = y + scroll_y
         if layout is None:
             if row == 0 and self.message:
-                text = Text(" " + self.message, style=self.get_component_rich_style("graph-canvas--message", partial=True))
+                text = Text(
+                    " " + self.message, style=self.get_component_rich_style("graph-canvas--message", partial=True)
+                )
                 strip = Strip(list(text.render(self.app.console)), text.cell_len)
                 return strip.crop(scroll_x, scroll_x + width).extend_cell_length(width).apply_style(base)
             return Strip.blank(width, base)

@@ -8,7 +8,7 @@ is a list assignment and a frame costs the same at 10 rows or 100,000. Cells are
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rich.segment import Segment
@@ -31,10 +31,30 @@ class Column:
     drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
 
 
-@dataclass(frozen=True, slots=True)
 class Row:
-    key: str
-    cells: tuple[Text, ...]
+    """One row: its key and its cells. The cells may be given, or made by `make` the first time
+    the row is drawn: a pane of 10,000 items builds 10,000 cheap rows and renders only the
+    few dozen that are visible."""
+
+    __slots__ = ("_cells", "_make", "key")
+
+    def __init__(self, key: str, cells: tuple[Text, ...] | None = None, *, make: Callable[[], tuple[Text, ...]] | None = None) -> None:
+        if cells is None and make is None:
+            raise ValueError("a Row needs cells or a way to make them")
+        self.key = key
+        self._cells = cells
+        self._make = make
+
+    @property
+    def cells(self) -> tuple[Text, ...]:
+        if self._cells is None:
+            assert self._make is not None
+            self._cells = self._make()
+            self._make = None
+        return self._cells
+
+    def __repr__(self) -> str:
+        return f"Row({self.key!r})"
 
 
 class ItemList(ScrollView, can_focus=True):
