@@ -251,9 +251,10 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         if j and j.reasons and j.status in ("blocked", "defective"):
             badge += f" ({j.reasons[0].message})"
         kind = item.kind.upper() + (f"/{item.awi_type}" if item.kind == "awi" else f"/{item.urgency}")
-        row = f"{item.filename}\t{item.state}\t{kind}\t{item.target_repo}\t{item.title}\t{badge}"
+        # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
+        fields = [item.filename, item.state, kind, item.target_repo, item.title, badge]
+        row = ("  " if tty else "\t").join(safe_line(f) for f in fields)
         if tty:
-            row = safe_line(row.replace("\t", "  "))
             if len(row) > width:
                 row = row[: max(width - 1, 10)] + "…"
         _out(row)

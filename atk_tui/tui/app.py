@@ -71,6 +71,7 @@ class AtkApp(App):
         Binding("question_mark", "help", "Help", id="help"),
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
+        Binding("P", "push", "Push", show=False, id="push"),
     ]
 
     def __init__(
@@ -251,6 +252,23 @@ class AtkApp(App):
             self.pop_screen()
         self.main.jump_to(filename)
 
+    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
+    def action_push(self) -> None:
+        """`atk wi commit` from the dashboard: commit stray files, push unpushed commits."""
+        if self.read_only:
+            self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            return
+        out = self.service.commit_pending()
+        def done() -> None:
+            if out.ok:
+                self.notify(out.message, markup=False, timeout=4)
+            else:
+                self.report_error(out.message)
+            for w in out.warnings:
+                self.notify(w, severity="warning", markup=False, timeout=10)
+            self.reload()
+        self.call_from_thread(done)
+
     def action_refresh(self) -> None:
         self.reload()
         if self.service.store.upstream():
@@ -272,6 +290,7 @@ class AtkApp(App):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
+        yield SystemCommand("Push", "Commit stray item files and push unpushed commits (atk wi commit)", self.action_push)
         yield SystemCommand("History", "Adopted and rejected items", self.action_history)
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)

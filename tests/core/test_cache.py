@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import AWI_BODY, UWI_BODY, add_item, git
+from storekit import AWI_BODY, UWI_BODY, add_item, git
 
 import atk_tui.core.service as service_mod
 from atk_tui.cli import item_json

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
+from storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
 from filelock import FileLock
 
 from atk_tui import cli

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import yaml
-from conftest import AWI_BODY, UWI_BODY
+from storekit import AWI_BODY, UWI_BODY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

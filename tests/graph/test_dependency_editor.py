@@ -244,3 +244,18 @@ def test_search_ranks_substrings_first(tmp_path: Path) -> None:
         "Persist login sessions",
     }
     assert search(pool, "sess dash")[0].title == "Session store dashboard"  # words, fuzzy
+
+
+async def test_big_store_search_is_debounced(tmp_path: Path, monkeypatch) -> None:
+    """Past `SEARCH_AT_ONCE` names the results wait for typing to pause; Enter still adds the
+    match for what was typed."""
+    from atk_tui.tui.screens import dependencies
+
+    monkeypatch.setattr(dependencies, "SEARCH_AT_ONCE", 1)
+    root, (a, b, c, d) = diamond_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, d)
+        await pilot.press(*"shared", "enter")
+        await settle(pilot)
+        assert editor(app).deps == [b, c, a]

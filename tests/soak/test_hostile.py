@@ -58,10 +58,11 @@ def test_corpus_has_twenty_kinds(tmp_path: Path) -> None:
     assert len({c.kind for c in cases}) >= 20
 
 
-@pytest.mark.parametrize("case", hostile_corpus(Path("/nonexistent/PWNED")), ids=lambda c: c.kind)
+# a symbolic link is a store-level defect, checked through `atk wi list` below
+@pytest.mark.parametrize(
+    "case", [c for c in hostile_corpus(Path("/nonexistent/PWNED")) if c.special != "symlink"], ids=lambda c: c.kind
+)
 def test_corpus_file_parses_with_its_defect(case) -> None:
-    if case.special == "symlink":
-        pytest.skip("a store-level defect, checked through atk wi list")
     item = check_item(case.filename, case.data)
     if case.defect is not None and case.special != "two-states":
         assert item.defects, case.kind

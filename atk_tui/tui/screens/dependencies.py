@@ -22,6 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -33,6 +34,7 @@ from ..present import BADGE_STYLE, fuzzy_match
 from .dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
+SEARCH_AT_ONCE = 5_000  # up to this many names the results follow every keystroke
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,7 @@ class Candidate:
     title: str
     state: str
     status: str  # judgement status, `terminal` for done items
-    hay: str  # what the search matches against
+    hay: str  # what the search matches against, casefolded
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,32 +129,39 @@ def candidates(view: QueueView) -> list[Candidate]:
     for name, item in view.items.items():
         j = view.judgements.get(name)
         title = safe_line(item.title or name)
-        out.append(Candidate(name, title, item.state, j.status if j else "blocked", f"{title} {name}"))
+        out.append(Candidate(name, title, item.state, j.status if j else "blocked", f"{title} {name}".casefold()))
     for name, state in view.snapshot.states.items():
         if name not in view.items and state in TERMINAL:
-            out.append(Candidate(name, name, state, "terminal", name))
+            out.append(Candidate(name, name, state, "terminal", name.casefold()))
     out.sort(key=lambda c: (c.state in TERMINAL, c.name))
     return out
 
 
 def search(pool: list[Candidate], query: str, limit: int = MAX_RESULTS) -> list[Candidate]:
-    """Matches for `query`: a plain substring of the title or filename first, then fuzzy ones;
-    active items before done ones."""
+    """Matches for `query`: a title or filename starting with it, then containing it, then
+    fuzzy matches (each word in order inside a word, as the dashboard filter); active items
+    before done ones. Fuzzy matching only runs while plain matches leave room (it is the slow
+    part on a store of tens of thousands of names)."""
     needle = query.strip().casefold()
     if not needle:
         return []
-    scored: list[tuple[int, int, str, Candidate]] = []
+    plain: list[tuple[int, bool, str, Candidate]] = []
+    rest: list[Candidate] = []
     for c in pool:
-        hay = c.hay.casefold()
-        if needle in hay:
-            rank = 0 if c.name.casefold().startswith(needle) or c.title.casefold().startswith(needle) else 1
-        elif fuzzy_match(needle, c.hay):
-            rank = 2
+        if needle in c.hay:
+            starts = c.name.casefold().startswith(needle) or c.title.casefold().startswith(needle)
+            plain.append((0 if starts else 1, c.state in TERMINAL, c.name, c))
         else:
-            continue
-        scored.append((rank, c.state in TERMINAL, c.name, c))
-    scored.sort(key=lambda s: s[:3])
-    return [s[3] for s in scored[:limit]]
+            rest.append(c)
+    plain.sort(key=lambda s: s[:3])
+    found = [s[3] for s in plain[:limit]]
+    if len(found) < limit:
+        for c in rest:  # already in (active first, name) order
+            if fuzzy_match(needle, c.hay):
+                found.append(c)
+                if len(found) >= limit:
+                    break
+    return found
 
 
 _GLYPH = {
@@ -206,6 +215,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
         self.pool = candidates(view)
         self._by_name = {c.name: c for c in self.pool}
         self.refused: list[Refusal] = []
+        self._search_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
@@ -334,10 +344,20 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
 
     @on(Input.Changed, "#deps-search")
     def _search_changed(self, event: Input.Changed) -> None:
-        self._show_results(event.value)
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        if len(self.pool) <= SEARCH_AT_ONCE:
+            self._show_results(event.value)
+        else:  # a big store: search once typing pauses
+            value = event.value
+            self._search_timer = self.set_timer(0.1, lambda: self._show_results(value))
 
     @on(Input.Submitted, "#deps-search")
     def _search_submitted(self, event: Input.Submitted) -> None:
+        if self._search_timer is not None:  # Enter before the debounced search ran
+            self._search_timer.stop()
+            self._search_timer = None
+            self._show_results(event.value)
         lst = self.query_one("#deps-results", OptionList)
         index = lst.highlighted
         if index is not None and lst.option_count and not lst.get_option_at_index(index).disabled:

@@ -40,7 +40,7 @@ from ...core.model import TERMINAL
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
-from ..widgets.footer import QuietFooter
+from ..widgets.footer import KeyFooter
 from ..widgets.graph_canvas import GraphCanvas
 from .dependencies import DependenciesScreen
 
@@ -252,6 +252,7 @@ class GraphScreen(Screen):
         self._view: QueueView | None = None
         self._cursor: str | None = center
         self._token = 0
+        self._shape: tuple[str | None, bool, bool] | None = None  # what the canvas shows
 
     def compose(self) -> ComposeResult:
         yield Static("", id="graph-title")
@@ -259,7 +260,7 @@ class GraphScreen(Screen):
         yield Static("", id="graph-cycles")
         yield GraphCanvas(id="graph-canvas")
         yield Static("", id="graph-info")
-        yield QuietFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         canvas = self.query_one(GraphCanvas)
@@ -384,7 +385,10 @@ class GraphScreen(Screen):
             canvas.show_message("no active items")
         else:
             cursor = self._cursor if self._cursor in result.layout.nodes else result.model.center
-            canvas.set_layout(result.layout, cursor)
+            # the same graph redrawn (the queue changed) keeps the view where it was
+            shape = (result.model.center, result.model.whole, self.show_terminal)
+            canvas.set_layout(result.layout, cursor, center=shape != self._shape or canvas.layout_ is None)
+            self._shape = shape
         self._title(result)
         self._cycles(result.model)
 

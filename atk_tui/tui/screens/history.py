@@ -18,7 +18,7 @@ from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import age
 from ..widgets.detail import DetailPane
-from ..widgets.footer import QuietFooter
+from ..widgets.footer import KeyFooter
 from ..widgets.item_list import Column, ItemList, Row
 
 HISTORY_COLUMNS = (
@@ -57,7 +57,7 @@ class HistoryScreen(Screen):
             lst.border_title = "History"
             yield lst
             yield DetailPane(id="history-detail")
-        yield QuietFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#terminal", ItemList).focus()

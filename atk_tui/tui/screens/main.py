@@ -19,10 +19,11 @@ from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
-from ..widgets.footer import QuietFooter
+from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 
 PANES = ("inbox", "processing", "hold")
+DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 
 
@@ -98,7 +99,7 @@ class MainScreen(ActionsMixin, Screen):
                     yield lst
             yield DetailPane(id="detail")
         yield Static("", id="status")
-        yield QuietFooter()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sort_mode = self.app.tui_config.default_sort
@@ -212,10 +213,15 @@ class MainScreen(ActionsMixin, Screen):
         if key is None or view is None or key not in view.items:
             detail.clear("Nothing selected." if view else "Loading…")
             return
+        if not immediate:
+            # a cursor move: the list redraws at once, the detail pane (a relayout of the screen)
+            # once the cursor rests, so a held arrow key never waits on it
+            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._schedule_detail(key, immediate=True))
+            return
         item = self.full_items.get(key) or view.items[key]
         self._show_detail(item)
         if not item.complete or key not in self.full_items:
-            self._detail_timer = self.set_timer(0.01 if immediate else 0.08, lambda: self._load_full(key))
+            self._detail_timer = self.set_timer(0.01, lambda: self._load_full(key))
         else:
             self._detail_timer = self.set_timer(0.15, lambda: self._render_md(key))
 

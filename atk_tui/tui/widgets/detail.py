@@ -15,7 +15,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widget import Widget
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
@@ -79,9 +78,6 @@ class DetailPane(VerticalScroll):
     DetailPane > .dep-title { text-style: bold; color: $text-muted; }
     DetailPane > #blocks-tree { margin-bottom: 1; }
     DetailPane > #detail-preview { color: $text; }
-    DetailPane > Markdown { padding: 0; margin: 0; }
-    DetailPane > Markdown > MarkdownHeader:first-child { margin-top: 0; }
-    DetailPane > Markdown > MarkdownH1 { content-align: left middle; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -116,7 +112,6 @@ class DetailPane(VerticalScroll):
         for wid in ("detail-reasons", "detail-questions", "detail-preview"):
             self._set_text(wid, Text())
         self._show_deps(False)
-        self._hide_markdown()
 
     def show(
         self,
@@ -141,7 +136,6 @@ class DetailPane(VerticalScroll):
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
         self._set_text("detail-questions", self._questions(item) if item.complete else None)
-        self._hide_markdown()
         if item.complete:
             lines = safe_text(item.body).splitlines()
             preview = "\n".join(lines[:PREVIEW_LINES])
@@ -153,33 +147,20 @@ class DetailPane(VerticalScroll):
         self.scroll_home(animate=False)
 
     async def render_body(self, item: Item) -> None:
-        """Replace the plain preview by rendered Markdown (when the body is not huge)."""
+        """Replace the plain preview by the rendered Markdown (when the body is not huge).
+
+        A Rich `Markdown` renderable in the preview's `Static`, not Textual's `Markdown` widget:
+        that one mounts a widget per block, which took hundreds of milliseconds per item and
+        held up the keys pressed meanwhile. Links are not made clickable (`hyperlinks=False`),
+        and the text was made safe first (`safe_text`)."""
         if self.item is None or self.item.filename != item.filename or not item.complete:
             return
         body = safe_text(item.body)
         if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
             return
-        md = await self._markdown()
-        await md.update(body)
-        if self.item is not None and self.item.filename == item.filename:
-            self._set_text("detail-preview", Text())
-            md.display = True
+        from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
 
-    async def _markdown(self) -> Widget:
-        """The Markdown widget, mounted on first use: importing it (markdown-it, pygments) costs
-        about 0.15 s, which the first frame does not wait for."""
-        for md in self.query("#detail-body"):
-            return md
-        from textual.widgets import Markdown
-
-        md = Markdown("", id="detail-body", open_links=False)
-        md.display = False
-        await self.mount(md)
-        return md
-
-    def _hide_markdown(self) -> None:
-        for md in self.query("#detail-body"):
-            md.display = False
+        self._set_text("detail-preview", Markdown(body, hyperlinks=False, code_theme="ansi_dark"))
 
     # -- pieces ------------------------------------------------------------------------
 

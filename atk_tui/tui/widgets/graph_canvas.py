@@ -114,8 +114,9 @@ class GraphCanvas(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False, force=True, immediate=True)
         self.refresh()
 
-    def set_layout(self, layout: Layout, focus: str | None) -> None:
-        """Show `layout`, focused on `focus` (scrolled so that it sits in the middle)."""
+    def set_layout(self, layout: Layout, focus: str | None, *, center: bool = True) -> None:
+        """Show `layout`, focused on `focus`: scrolled so that it sits in the middle, or (not
+        `center`: the same graph again, redrawn) by as little as keeps it in view."""
         self.layout_ = layout
         self.message = ""
         spans = layout.spans
@@ -129,10 +130,10 @@ class GraphCanvas(ScrollView, can_focus=True):
             self.focused_node = min(layout.nodes, key=lambda n: (layout.nodes[n].layer, layout.nodes[n].y))
         self.refresh()
         if self.focused_node is not None:
-            if self.size.area:
-                self._scroll_to_focus(center=True)
-            else:  # not laid out yet (set before the first frame): centre once it has a size
+            if not self.size.area:  # not laid out yet (set before the first frame): centre once it has a size
                 self._center_pending = True
+            else:
+                self._scroll_to_focus(center=center)
             self.post_message(self.NodeHighlighted(self, self.focused_node))
 
     def on_resize(self) -> None:

@@ -91,7 +91,8 @@ class ItemList(ScrollView, can_focus=True):
     ItemList > .item-list--empty { color: $text-muted; text-style: italic; }
     """
 
-    cursor: reactive[int] = reactive(0, always_update=False, init=False)
+    # repaint=False: `watch_cursor` repaints the two rows that changed, not the whole pane
+    cursor: reactive[int] = reactive(0, always_update=False, init=False, repaint=False)
 
     class Highlighted(Message):
         def __init__(self, item_list: ItemList, key: str | None) -> None:
@@ -180,8 +181,12 @@ class ItemList(ScrollView, can_focus=True):
             self.refresh(Region(0, y, self.size.width, 1))
 
     def _scroll_to_cursor(self) -> None:
-        if self.rows:
-            self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True, immediate=True)
+        if not self.rows:
+            return
+        top = int(self.scroll_offset.y)
+        if top <= self.cursor < top + self.size.height:
+            return  # already visible: scrolling "to" it would still repaint the whole pane
+        self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True, immediate=True)
 
     # -- actions -----------------------------------------------------------------------
 

@@ -1,0 +1,112 @@
+"""Helpers shared by every test folder: real git stores in tmp_path, a bare remote, a clock.
+
+Imported by name (`from storekit import ...`): several folders have a conftest.py, so
+`from conftest import` would be ambiguous."""
+
+from __future__ import annotations
+
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+from atk_tui.core.service import Service
+from atk_tui.core.store import init_store
+
+FROZEN = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+
+AWI_BODY = """# Use one email validator everywhere
+
+- 反映内容: replace the two validators with one
+- 反映先: acme/webapp auth module
+- 理由: auth and signup disagree on edge cases
+- メリット: one behaviour
+- デメリット: なし
+- 完成条件: every form uses the same validator
+"""
+
+UWI_BODY = """# Which email validation should be the project standard?
+
+## 背景
+Two patterns were found.
+
+## 質問
+Which approach should be the standard?
+
+- A) Strict RFC 5322 -- rejects fewer valid addresses, harder to maintain
+- B) Simple regex -- faster, may accept malformed addresses
+- C) Context-dependent -- strict for auth, lenient for forms
+
+推奨: A) consistent everywhere
+"""
+
+
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    if check and proc.returncode:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def make_remote_pair(tmp: Path, name: str = "store") -> tuple[Path, Path]:
+    """A bare remote and a store cloned from it, with upstream set."""
+    remote = tmp / f"{name}-remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    root, _ = init_store(tmp / name)
+    git(root, "branch", "-M", "main")
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    return root, remote
+
+
+def clone(remote: Path, dest: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(remote), str(dest)], check=True)
+    return dest
+
+
+
+
+
+
+class Clock:
+    def __init__(self, now: datetime = FROZEN) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+
+
+
+
+def add_item(svc: Service, body: str = AWI_BODY, **kw) -> str:
+    kw.setdefault("kind", "awi")
+    kw.setdefault("target_repo", "acme/webapp")
+    out = svc.add(body=body, **kw)
+    assert out.ok, out.message
+    # distinct timestamps keep generated filenames apart
+    if hasattr(svc.clock, "now"):
+        from datetime import timedelta
+
+        svc.clock.now += timedelta(seconds=1)
+    return out.files[0]
+
+
+def tree_state(root: Path) -> dict[str, object]:
+    """Everything a rollback must restore: HEAD, the index, and the work tree files."""
+    files = {}
+    for p in sorted(root.rglob("*")):
+        if ".git" in p.relative_to(root).parts or not p.is_file():
+            continue
+        files[str(p.relative_to(root))] = p.read_bytes()
+    return {
+        "head": git(root, "rev-parse", "HEAD").strip(),
+        "index": git(root, "ls-files", "-s"),
+        "files": files,
+    }
+
+
+
+
