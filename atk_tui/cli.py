@@ -254,9 +254,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
         fields = [item.filename, item.state, kind, item.target_repo, item.title, badge]
         row = ("  " if tty else "\t").join(safe_line(f) for f in fields)
-        if tty:
-            if len(row) > width:
-                row = row[: max(width - 1, 10)] + "…"
+        if tty and len(row) > width:
+            row = row[: max(width - 1, 10)] + "…"
         _out(row)
     for d in view.store_defects:
         _err(f"store defect: {d.path}: {d.message}")
