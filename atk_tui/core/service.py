@@ -542,14 +542,20 @@ class Service:
 
         return self._write("edit", [filename], change)
 
-    def save_text(self, filename: str, text: str, *, expect: str | None = None) -> Outcome:
+    def save_text(self, filename: str, text: str, *, expect: str | None = None, base: bytes | None = None) -> Outcome:
         """Replace the whole file (the $EDITOR flow). Refused, with the reason, when the new
-        text is not a valid item; nothing is written then."""
+        text is not a valid item, or (with `base`) when the file no longer holds `base`:
+        somebody else changed it while it was being edited. Nothing is written then."""
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename, allow_defective=True)
             if expect and item.state != expect:
                 raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
+            if base is not None and self.store.read_bytes(item.state, filename) != base:
+                raise StateConflict(
+                    f"not saved: {filename} was changed by someone else while you edited it "
+                    "(see its history); edit again to merge your text, or discard it"
+                )
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
             if self.actor == "agent":

@@ -431,7 +431,11 @@ class ActionsMixin:
                 text = new.decode("utf-8")
             except UnicodeDecodeError:
                 text = None
-            out = await asyncio.to_thread(svc.save_text, filename, text, expect=state) if text is not None else None
+            out = (
+                await asyncio.to_thread(svc.save_text, filename, text, expect=state, base=original)
+                if text is not None
+                else None
+            )
             if out is not None and out.ok:
                 self._report(out)
                 scratch.unlink(missing_ok=True)
@@ -448,6 +452,12 @@ class ActionsMixin:
                 )
             )
             if choice == "again":
+                # what the file holds now is what the next save must find (the person has seen
+                # the message and merges in the editor)
+                try:
+                    original = await asyncio.to_thread(svc.store.read_bytes, state, filename)
+                except OSError:
+                    pass
                 continue
             if choice == "discard":
                 scratch.unlink(missing_ok=True)
