@@ -387,3 +387,34 @@ def test_build_graph_missing_is_a_placeholder(tmp_path: Path, center_index: int)
     placeholders = {n.id for n in model.nodes if n.placeholder}
     assert MISSING in placeholders
     assert model.info[MISSING].status == "missing"
+
+
+async def test_detail_trees_jump_to_dependencies_and_dependents(tmp_path: Path) -> None:
+    """Issue #5, part 3: the detail pane's "Depends on" / "Blocks" trees, one key from each item."""
+    from atk_tui.tui.widgets.detail import DepTree
+
+    root, (done, a, b, c, _d) = chain_store(tmp_path)
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.jump_to(b)
+        await press(pilot, "right")
+        deps = app.main.query_one("#deps-tree", DepTree)
+        assert app.focused is deps
+        shown = [node.data for node in deps.root.children]
+        assert shown == [a, done]
+        await press(pilot, "enter")  # onto the question b waits for
+        assert app.main.selected == a
+        app.main.jump_to(b)
+        await press(pilot, "right", "down", "down")  # past "depends on" into "blocks"
+        blocks = app.main.query_one("#blocks-tree", DepTree)
+        assert app.focused is blocks and blocks.cursor_node.data == c
+        await press(pilot, "enter")
+        assert app.main.selected == c
+        # a done dependency is not in the panes: Enter says where it is instead of jumping
+        app.main.jump_to(b)
+        await press(pilot, "right")  # a tree refilled for another item is entered on its first line
+        assert app.focused is deps and deps.cursor_line == 0
+        await press(pilot, "down", "enter")
+        assert app.main.selected == b
+        assert any("is adopted" in str(n.message) for n in app._notifications)

@@ -15,8 +15,14 @@ Decisions:
   (as in `core.readiness`), so it is a leaf; it is never the centre of the graph.
 * The whole-queue graph holds every active item; items without any dependency edge sit at the
   bottom of the first column (the layout puts them there, out of the way).
-* The layout runs in a thread worker (`laying out N items…` shows meanwhile); the data comes
-  from the main screen's last `QueueView`, and the graph is laid out again when that changes.
+* The repo line is relative to the item the graph is around (in the whole-queue graph opened
+  without a selection, every box shows its repo).
+* A graph of up to `SYNC_NODES` items is laid out in the UI thread (a few tens of ms) so that
+  the screen's first frame shows it; a bigger one in a thread worker, the canvas saying
+  `laying out N items…` meanwhile. The data is the dashboard's last `QueueView`; the screen
+  looks for a newer one every `VIEW_POLL_SECONDS` and redraws, keeping the view in place.
+* Enter on an active item goes back to the dashboard with it selected; on a done item or a
+  missing dependency it says where that item is instead (there is no pane to select it in).
 """
 
 from __future__ import annotations

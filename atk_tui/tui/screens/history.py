@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from functools import partial
 
@@ -20,6 +21,7 @@ from ..present import age
 from ..widgets.detail import DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import Column, ItemList, Row
+from .dialogs import MoveScreen, confirm
 
 HISTORY_COLUMNS = (
     Column("state", 9),
@@ -36,7 +38,10 @@ def _history_cells(i: Item, now: datetime) -> tuple[Text, ...]:
 
 
 class HistoryScreen(Screen):
-    BINDINGS = [Binding("escape,H", "app.pop_screen", "Back to queue", id="history.back")]
+    BINDINGS = [
+        Binding("escape,H", "app.pop_screen", "Back to queue", id="history.back"),
+        Binding("m", "move", "Move back", id="history.move"),
+    ]
 
     DEFAULT_CSS = """
     HistoryScreen #history-body { height: 1fr; }
@@ -105,3 +110,41 @@ class HistoryScreen(Screen):
             judgements=view.judgements, dependents=view.dependents.get(item.filename, []), blocks=None, history=history,
         )
         self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="history-md", exit_on_error=False)
+
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "move":
+            lst = self.query_one("#terminal", ItemList)
+            return (not self.app.read_only and lst.current_key is not None) or None
+        return True
+
+    @work(group="history-write", exit_on_error=False)
+    async def action_move(self) -> None:
+        """The user may move a terminal item anywhere (SPEC §5), after confirming."""
+        lst = self.query_one("#terminal", ItemList)
+        key = lst.current_key
+        if key is None or self.view is None or self.app.read_only:
+            return
+        item = self.view.items.get(key)
+        if item is None:
+            return
+        targets = [s for s in ("inbox", "processing", "hold", "adopted", "rejected") if s != item.state]
+        choice = await self.app.push_screen_wait(MoveScreen(f"Move {safe_line(item.title)[:50]}", {item.state}, targets))
+        if choice is None:
+            return
+        ok = await self.app.push_screen_wait(
+            confirm(
+                "Move out of a terminal state?",
+                Text(f"Move {safe_line(key)} from {item.state} to {choice.to_state}. Agents never make this move themselves."),
+                f"Move to {choice.to_state}",
+            )
+        )
+        if ok != "yes":
+            return
+        out = await asyncio.to_thread(self.app.service.move, [key], choice.to_state, note=choice.note, expect=item.state)
+        if out.ok:
+            self.app.notify(out.message, markup=False, timeout=3)
+            self._load()
+        else:
+            self.app.report_error(out.message)
+        self.app.reload()

@@ -50,6 +50,12 @@ class DepTree(Tree[str]):
         if self.cursor_line < 0 and self.last_line >= 0:
             self.cursor_line = 0
 
+    def on_blur(self) -> None:
+        # forget the line on leaving: `Tree.clear` keeps it, so a tree refilled for another item
+        # was entered on the old line (its second item, or one Down away from "Blocks")
+        self.set_reactive(Tree.cursor_line, -1)
+        self.refresh()
+
     def action_cursor_down(self) -> None:
         # past the last "depends on" node, on into the "blocks" tree
         if self.id == "deps-tree" and self.cursor_line >= self.last_line:
@@ -59,7 +65,9 @@ class DepTree(Tree[str]):
 
     def action_cursor_up(self) -> None:
         if self.id == "blocks-tree" and self.cursor_line <= 0:
-            self.screen.focus_previous(DepTree)
+            previous = self.screen.focus_previous(DepTree)
+            if isinstance(previous, DepTree):  # back onto its last line, where Down left it
+                previous.cursor_line = previous.last_line
             return
         super().action_cursor_up()
 
