@@ -14,10 +14,13 @@ from atk_tui.tui.app import make_app
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
-async def _settle(app, pilot) -> None:
-    for _ in range(30):
+async def _settle(app, pilot, *, workers: bool = True) -> None:
+    """Let timers and messages run; wait for workers only when none waits on a dialog."""
+    for _ in range(10):
         await pilot.pause(0.05)
+    if workers:
         await app.workers.wait_for_complete()
+        await pilot.pause()
 
 
 def test_history_moves_a_terminal_item_back_to_inbox_after_confirming(tmp_path: Path) -> None:
@@ -32,9 +35,9 @@ def test_history_moves_a_terminal_item_back_to_inbox_after_confirming(tmp_path: 
             key = app.screen.query_one("#terminal").current_key
             state = next(s for s in ("adopted", "rejected") if (root / "wi" / s / key).exists())
             await pilot.press("m")
-            await _settle(app, pilot)
+            await _settle(app, pilot, workers=False)
             await pilot.press("i")
-            await _settle(app, pilot)
+            await _settle(app, pilot, workers=False)
             assert type(app.screen).__name__ == "ChoiceScreen"
             await pilot.press("y")
             await _settle(app, pilot)
