@@ -275,8 +275,12 @@ class ActionsMixin:
         result: AnswerResult | None = await self.app.push_screen_wait(AnswerScreen(full, parsed, replacing=replace))
         if result is None:
             return
-        nxt = self._next_question(full.filename)
-        out = await self._write(svc.answer, full.filename, choices=result.choices, text=result.text, replace=replace)
+        await self._submit_answer(full.filename, result.choices, result.text, replace=replace)
+
+    async def _submit_answer(self, filename: str, choices: dict[int, str], text: str, *, replace: bool = False) -> None:
+        """Write the answer; on success the next unanswered question becomes the selection."""
+        nxt = self._next_question(filename)
+        out = await self._write(self.app.service.answer, filename, choices=choices, text=text, replace=replace)
         if out.ok and nxt:
             self._pending_select = nxt
 
@@ -302,10 +306,7 @@ class ActionsMixin:
             which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
             self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
             return
-        nxt = self._next_question(full.filename)
-        out = await self._write(svc.answer, full.filename, choices=choices, text="")
-        if out.ok and nxt:
-            self._pending_select = nxt
+        await self._submit_answer(full.filename, choices, "")
 
     @work(group="write", exit_on_error=False)
     async def action_comment(self) -> None:

@@ -24,6 +24,18 @@ BADGE_STYLE = {
     "terminal": "dim",
     "defective": "bold white on red",
 }
+#: The mark each status starts with, in the panes, the detail, the graph and the editor.
+STATUS_GLYPH = {
+    "ready": "✓",
+    "blocked": "✗",
+    "waiting": "?",
+    "answered": "✓",
+    "cooldown": "⧗",
+    "hold": "‖",
+    "terminal": "■",
+    "defective": "⚠",
+    "missing": "✗",
+}
 _SHORT_REASON = {
     "defective": "defective",
     "plan-missing": "no plan file",

@@ -346,15 +346,14 @@ async def test_quit_key_exits(app_factory) -> None:
 CONTROL = set(map(chr, [*range(0x00, 0x20), *range(0x7F, 0xA0)])) - {"\n"}
 
 
-def rendered_segments(app: AtkApp) -> list[str]:
-    """Every piece of text the compositor would send to the terminal for the current screen."""
-    return [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
-
-
 def assert_no_control_characters(app: AtkApp) -> None:
-    for text in rendered_segments(app):
-        bad = CONTROL & set(text)
-        assert not bad, f"control characters {sorted(map(ord, bad))} in {text!r}"
+    """No control character in any text sent to the terminal, and no hyperlink (OSC 8) either:
+    a link from an item would be a clickable escape sequence the user did not ask for."""
+    for strip in app.screen._compositor.render_strips():
+        for seg in strip:
+            bad = CONTROL & set(seg.text)
+            assert not bad, f"control characters {sorted(map(ord, bad))} in {seg.text!r}"
+            assert seg.style is None or not seg.style.link, f"a hyperlink in {seg.text!r}"
 
 
 async def test_item_text_is_never_markup_and_never_a_control_sequence(app_factory, demo_store: Path) -> None:
@@ -373,6 +372,7 @@ async def test_item_text_is_never_markup_and_never_a_control_sequence(app_factor
         # escape sequences show escaped, in the list, the detail title and the rendered body
         assert text.count("\\x1b[31mred\\x1b]52;c;aGk=\\x07") >= 2
         assert "\\x1b[2J\\x1b[H" in text
+        assert "https://example.invalid/x" in text  # a Markdown link shows its address, unlinked
         assert "[link=https://example.invalid]" in text or "[link=" in text
         assert_no_control_characters(app)
         svg = app.export_screenshot()

@@ -32,7 +32,7 @@ HOSTILE_BODY = f"""# {HOSTILE_TITLE}
 - 反映内容: show [bold red]x[/] and [$accent]y and [/ as typed
 - 反映先: [link=https://example.invalid]acme/webapp[/link]
 - 理由: \x1b[2J\x1b[H escape sequences \x1b]8;;https://example.invalid\x07link\x1b]8;;\x07 stay visible
-- メリット: none
+- メリット: none, see [the docs](https://example.invalid/x) and <https://example.invalid/y>
 - デメリット: なし
 - 完成条件: the dashboard shows every character literally
 """

@@ -30,7 +30,7 @@ from ...core.model import TERMINAL, Item, is_valid_filename
 from ...core.readiness import format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
-from ..present import BADGE_STYLE, fuzzy_match
+from ..present import BADGE_STYLE, STATUS_GLYPH, fuzzy_match
 from .dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
@@ -164,16 +164,7 @@ def search(pool: list[Candidate], query: str, limit: int = MAX_RESULTS) -> list[
     return found
 
 
-_GLYPH = {
-    "ready": "✓",
-    "blocked": "✗",
-    "waiting": "?",
-    "answered": "✓",
-    "cooldown": "⧗",
-    "hold": "‖",
-    "terminal": "■",
-    "defective": "⚠",
-}
+_GLYPH = STATUS_GLYPH
 
 
 def _status_text(status: str, state: str) -> Text:

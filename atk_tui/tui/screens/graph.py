@@ -46,22 +46,11 @@ from ...core.model import TERMINAL
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
+from ..present import STATUS_GLYPH
 from ..widgets.footer import KeyFooter
 from ..widgets.graph_canvas import GraphCanvas
 from .dependencies import DependenciesScreen
 
-#: The glyph a box's label starts with, per status (the same marks as the dashboard badges).
-STATUS_GLYPH = {
-    "ready": "✓",
-    "blocked": "✗",
-    "waiting": "?",
-    "answered": "✓",
-    "cooldown": "⧗",
-    "hold": "‖",
-    "terminal": "■",
-    "defective": "⚠",
-    "missing": "✗",
-}
 STATUS_NAME = {
     "ready": "ready",
     "blocked": "blocked",
