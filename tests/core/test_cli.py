@@ -227,7 +227,8 @@ def test_list_keeps_untrusted_text_whole_when_piped(atk: Atk) -> None:
     rc, out, _ = atk("wi", "list")
     assert rc == 0
     assert out.split("\t")[3] == "acme/" + "r" * 150
-    assert out.split("\t")[4] == title  # piped: whole, not shortened
+    # piped: whole, not shortened, and escaped (a pipe into `less -R` must not replay OSC 52)
+    assert out.split("\t")[4] == title.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
     rc, out, _ = atk("wi", "list", "--json")
     assert rc == 0
     assert json.loads(out)["title"] == title and "\x1b" not in out  # JSON escapes it
