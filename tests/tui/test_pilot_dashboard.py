@@ -361,10 +361,16 @@ async def test_item_text_is_never_markup_and_never_a_control_sequence(app_factor
 
     name = add_hostile_item(demo_store)
     app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(120, 70)) as pilot:  # tall: the whole body is on screen
         await settle(pilot)
         assert app.main.jump_to(name)
         await settle(pilot)
+        # the Markdown body follows the plain preview after a debounce; on a loaded machine it
+        # can land after the app first looks idle, so wait for it (bounded), then check it all
+        for _ in range(200):
+            if "https://example.invalid/x" in screen_text(app):
+                break
+            await pilot.pause(0.05)
         text = screen_text(app)
         # markup shows as typed (markup would have eaten the brackets)
         assert "Literal [bold red]x[/] [$accent]y [/" in text

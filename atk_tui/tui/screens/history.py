@@ -85,6 +85,7 @@ class HistoryScreen(Screen):
         lst.empty_text = "No adopted or rejected items yet."
         lst.set_rows(rows)
         lst.border_title = f"History {len(rows)}"
+        self.refresh_bindings()  # `m` depends on there being a row
 
     @on(ItemList.Highlighted, "#terminal")
     def _highlighted(self, event: ItemList.Highlighted) -> None:
