@@ -48,7 +48,7 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
             t._repeat == 0 and t._task is not None and not t._task.done() and t._interval <= 1.0 for t in timers
         )
         pending_screen = screen._layout_required or screen._repaint_required or screen._dirty_widgets
-        if pending_timer or pending_screen or any(w.is_running for w in app.workers):
+        if pending_timer or pending_screen or any(not w.is_finished for w in app.workers):
             quiet = 0
             await pilot.pause(0.02)
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from functools import partial
+from functools import lru_cache, partial
 
 from rich.text import Text
 
@@ -179,23 +179,39 @@ _TOKEN_SPLIT = re.compile(r"[\s\-_/.:,;()\[\]{}\"'`]+")
 
 def fuzzy_match(needle: str, hay: str) -> bool:
     """Each word of `needle` (case-insensitive) is a substring of `hay`, or the characters of the
-    word appear in order inside one word of `hay` (`rds` finds "redis", `sess` "session").
+    word appear in order inside one word of `hay` that starts with the same character (`rds`
+    finds "redis", `sess` "session").
 
     Matching a subsequence across the whole line would let any long title match a short needle."""
-    hay = hay.casefold()
-    tokens: list[str] | None = None
+    folded, chars, by_first = _prepared(hay)
     for word in needle.casefold().split():
-        if word in hay:
+        if word in folded:
             continue
-        if tokens is None:
-            tokens = [t for t in _TOKEN_SPLIT.split(hay) if t]
-        if not any(_subsequence(word, t) for t in tokens):
+        if not chars.issuperset(word) or not any(_subsequence(word, t) for t in by_first.get(word[0], ())):
             return False
     return True
 
 
+@lru_cache(maxsize=65536)
+def _prepared(hay: str) -> tuple[str, frozenset[str], dict[str, tuple[str, ...]]]:
+    """`hay` case-folded, its characters, and its words by first character; once per text: the
+    filter tries every item on every keystroke."""
+    folded = hay.casefold()
+    by_first: dict[str, list[str]] = {}
+    for token in _TOKEN_SPLIT.split(folded):
+        if token:
+            by_first.setdefault(token[0], []).append(token)
+    return folded, frozenset(folded), {k: tuple(v) for k, v in by_first.items()}
+
+
+@lru_cache(maxsize=32768)
+def casefolded(text: str) -> str:
+    """`text.casefold()`, kept: the filter searches every body on every keystroke."""
+    return text.casefold()
+
+
 def _subsequence(word: str, token: str) -> bool:
-    if len(word) > len(token) or word[0] != token[0]:
+    if len(word) > len(token):
         return False
     pos = 0
     for ch in word:

@@ -73,7 +73,7 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
         except WorkerCancelled:  # an exclusive worker replaced by a newer one
             pass
         await pilot.pause()
-        busy = _pending_timers(app) or any(w.is_running for w in app.workers) or _screen_pending(app)
+        busy = _pending_timers(app) or any(not w.is_finished for w in app.workers) or _screen_pending(app)
         if busy:
             quiet = 0
             await pilot.pause(0.02)

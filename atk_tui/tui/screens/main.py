@@ -17,7 +17,7 @@ from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, fuzzy_match, needs_row, pane_row, sort_items
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, casefolded, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
@@ -142,7 +142,7 @@ class MainScreen(ActionsMixin, Screen):
         if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
             return True
         body = self.bodies.get(item.filename)
-        return body is not None and needle.casefold() in body.casefold()
+        return body is not None and needle.casefold() in casefolded(body)
 
     def refresh_rows(self) -> None:
         view = self.view
@@ -201,9 +201,22 @@ class MainScreen(ActionsMixin, Screen):
         if key == self.selected and key is not None:
             return
         self.selected = key
-        self.refresh_bindings()
+        self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
         self._schedule_detail(key)
+
+    def _refresh_bindings_if_changed(self) -> None:
+        """The footer is rebuilt only when what the selection allows changes: rebuilding it on
+        every cursor move would cost more than drawing the move itself."""
+        item = self.current_item()
+        sig = (
+            None
+            if item is None
+            else (item.kind, item.state, bool(item.defects), item.answered, len(self.marked()), len(self.undo_stack))
+        )
+        if sig != getattr(self, "_binding_sig", object()):
+            self._binding_sig = sig
+            self.refresh_bindings()
 
     def _schedule_detail(self, key: str | None, immediate: bool = False) -> None:
         if self._detail_timer is not None:
