@@ -70,6 +70,7 @@ class Pane:
         self.sock = f"atk-bench-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self.env = {k: v for k, v in os.environ.items() if k not in (*AGENT_VARS, "TMUX")}
         self.env["TERM"] = "xterm-256color"
+        self.env["TMUX_TMPDIR"] = tempfile.mkdtemp(prefix="atk-bench-tmux-")  # the socket, removed in close()
         self.command = command
         self.size = size
         self.pid = 0
@@ -130,6 +131,7 @@ class Pane:
 
     def close(self) -> None:
         self.tmux("kill-server")
+        shutil.rmtree(self.env["TMUX_TMPDIR"], ignore_errors=True)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, casefolded, fuzzy_match, needs_row, pane_row, sort_items
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
@@ -142,7 +142,7 @@ class MainScreen(ActionsMixin, Screen):
         if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
             return True
         body = self.bodies.get(item.filename)
-        return body is not None and needle.casefold() in casefolded(body)
+        return body is not None and contains(body, needle)
 
     def refresh_rows(self) -> None:
         view = self.view
