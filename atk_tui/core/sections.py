@@ -11,9 +11,11 @@ How the body is read (the same rules for every function here, so they agree):
   fence runs to the end of the body) are never headings.
 * A section runs from its H1/H2 heading line to the next H1/H2 heading line or the end of the
   body; H3 and deeper headings are part of the section they appear in.
-* User-only headings are matched ignoring case, trailing blanks, trailing ``#`` and runs of
-  whitespace: ``## 回答`` / ``## Answer`` (answer), ``## ユーザーコメント`` / ``## User comment``
-  (comment). The answer section is the *last* H2 with an answer heading; the comment section
+* Heading titles are compared by `headings.heading_key` (SPEC §11: NFKC, format characters,
+  emphasis markers and surrounding punctuation dropped, case-folded): ``## 回答`` /
+  ``## Answer`` (answer), ``## ユーザーコメント`` / ``## User comment`` (comment). Guards use the
+  broader heading scan of `headings` (setext, quotes, lists, HTML); the sections read here are
+  the ATX H1/H2 ones. The answer section is the *last* H2 with an answer heading; the comment section
   counts only as the strict trailing H2 of the body (no H1/H2 after it).
 
 Writers (`set_answer`, `append_comment`, `keep_user_sections`) only add or replace the
@@ -36,7 +38,12 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
+from functools import lru_cache
+
+from . import headings
 from .model import ANSWER_HEADINGS, COMMENT_HEADINGS
+
+_heading_key = lru_cache(maxsize=4096)(headings.heading_key)
 
 __all__ = [
     "Section",
@@ -60,8 +67,9 @@ COMMENT_HEADING = f"## {COMMENT_HEADINGS[0]}"
 
 
 def heading_key(title: str) -> str:
-    """Normalised heading title for comparisons (case, blanks and trailing ``#`` ignored)."""
-    return " ".join(title.rstrip(" \t#").split()).casefold()
+    """Normalised heading title for comparisons: `headings.heading_key` (SPEC §11), the one
+    definition every reader and guard uses."""
+    return _heading_key(title)
 
 
 _ANSWER_KEYS = frozenset(heading_key(h) for h in ANSWER_HEADINGS)
@@ -311,16 +319,14 @@ def comment_text(body: str) -> str | None:
 
 
 def user_only_headings(body: str) -> list[str]:
-    """User-only H2 heading lines found in `body`, as written (stripped), first occurrence
-    order, without duplicates. Any position counts, not only the trailing one: this is what
-    an agent's `add`/`edit` is refused for."""
-    scan = _Scan(body)
+    """User-only headings found in `body` by the one definition (`headings`, SPEC §11: any
+    level, ATX or setext, in quotes and lists, HTML), as written (stripped), first occurrence
+    order, without duplicates. Any position counts: this is what an agent's write is refused
+    for."""
     out: list[str] = []
-    for i in scan.heads:
-        if scan._is_h2(i, _USER_KEYS):
-            line = scan.texts[i].strip()
-            if line not in out:
-                out.append(line)
+    for h in headings.user_only_headings(body):
+        if h.raw not in out:
+            out.append(h.raw)
     return out
 
 

@@ -117,7 +117,8 @@ def test_comment_must_be_strict_trailing_h2():
 
 def test_user_only_headings_as_written():
     body = "# T\n## Answer\nx\n## 回答 ##\n## User Comment\n## Answer\n```\n## ユーザーコメント\n```\n### 回答\n"
-    assert S.user_only_headings(body) == ["## Answer", "## 回答 ##", "## User Comment"]
+    # SPEC §11: a heading of any level counts (### 回答 too); the fenced one does not
+    assert S.user_only_headings(body) == ["## Answer", "## 回答 ##", "## User Comment", "### 回答"]
     assert S.user_only_headings(AWI) == []
 
 
