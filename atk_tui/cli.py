@@ -118,11 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan-file", required=True)
     p = cmd("answer", "answer a UWI (user only)")
     p.add_argument("filename")
-    p.add_argument("--choose", action="append", default=[], metavar="N=LETTER", help="N=LETTER, or LETTER alone for question 1")
+    p.add_argument(
+        "--choose", action="append", default=[], metavar="N=LETTER",
+        help="N=LETTER, N=other (other / see notes: explain in --text), or LETTER alone for question 1",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--text")
     g.add_argument("--text-file")
-    p.add_argument("--replace", action="store_true", help="replace an existing answer")
+    p.add_argument(
+        "--replace", action="store_true",
+        help="replace an existing answer (a question left out is then unanswered again)",
+    )
+    p.add_argument("--partial", action="store_true", help="save even though some question has no choice (it still blocks)")
     p = cmd("comment", "append to an AWI's ## ユーザーコメント section (user only)")
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
@@ -197,6 +204,7 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "depends_on": item.depends_on,
         "urgency": item.urgency if item.kind == "uwi" else None,
         "answered": item.answered if item.kind == "uwi" else None,
+        "answer_partial": item.answer_partial if item.kind == "uwi" else None,
         "plan_file": item.plan_file,
         "cooldown_until": t(item.cooldown_until),
         "created": t(item.created),
@@ -296,9 +304,14 @@ def _choices(values: Sequence[str]) -> dict[int, str]:
         num, sep, letter = v.partition("=")
         if not sep:
             num, letter = "1", v
-        if not num.strip().isdigit() or len(letter.strip()) != 1 or not letter.strip().isalpha():
-            raise AtkError(f"--choose takes N=LETTER (e.g. 2=B) or a LETTER, got {v!r}", exit_code=2)
-        out[int(num)] = letter.strip().upper()
+        letter = letter.strip()
+        if letter.casefold() == "other":
+            letter = "other"
+        elif len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+            letter = ""
+        if not num.strip().isdigit() or not letter:
+            raise AtkError(f"--choose takes N=LETTER (e.g. 2=B), N=other, or a LETTER, got {v!r}", exit_code=2)
+        out[int(num)] = letter if letter == "other" else letter.upper()
     return out
 
 
@@ -351,7 +364,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
-            return _report(svc.answer(args.filename, choices=_choices(args.choose), text=text, replace=args.replace))
+            return _report(
+                svc.answer(
+                    args.filename, choices=_choices(args.choose), text=text, replace=args.replace, partial=args.partial
+                )
+            )
         if c == "comment":
             return _report(svc.comment(args.filename, _body(args, attr="text_file")))
         if c == "commit":

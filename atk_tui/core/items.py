@@ -377,9 +377,22 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
     item.title = find_title(item.body) or filename.removesuffix(".md")
     if item.kind == "uwi":
-        # the section scan only when a heading could match (heading titles compare casefolded)
+        # the section scan only when a heading could match (heading titles compare casefolded,
+        # after NFKC: a body that is not ASCII is always scanned)
         folded = item.body.casefold()
-        item.answered = any(h in folded for h in _ANSWER_HINTS) and sections.is_answered(item.body)
+        maybe = not folded.isascii() or any(h in folded for h in _ANSWER_HINTS)
+        if maybe and sections.is_answered(item.body):
+            from .questions import answer_progress  # only for UWIs with an answer
+
+            progress = answer_progress(item.body)
+            item.answered = progress.complete
+            item.answer_partial = not progress.complete
+        if item.fm_text is not None and not item.data.get("urgency") and ("urgency" in folded or "緊急度" in folded):
+            from .questions import parse_questions
+
+            checkpoint = parse_questions(item.body)
+            if checkpoint.form == "checkpoint" and checkpoint.urgency:
+                item.urgency = checkpoint.urgency  # SPEC §11: the checkpoint's when the frontmatter has none
     else:
         folded = item.body.casefold()
         item.has_comment = any(h in folded for h in _COMMENT_HINTS) and bool(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import readiness, sections
+from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
 from .config import is_agent_env, resolve_plan_file
 from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
@@ -23,6 +23,10 @@ from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
 Clock = Callable[[], datetime]
+
+
+def _code(exc: AtkError) -> str:
+    return exc.code or ("invalid" if exc.exit_code == 2 else "")
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -43,6 +47,10 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     exit_code: int = 0
     item: Item | None = None
+    #: a stable refusal code so callers never match message text: "changed" (the item
+    #: differs from the base the caller saw), "partial", "user-only", "state", "busy",
+    #: "missing", "invalid"; "" on success or when none applies
+    code: str = ""
 
 
 @dataclass
@@ -102,12 +110,21 @@ class Service:
         """The full item (body included). Raises AtkError when there is none."""
         where = [state] if state else self.store.locate_all(filename)
         if not where:
-            raise AtkError(f"no item named {filename}")
+            raise AtkError(f"no item named {filename}", code="missing")
         data = self.store.read_bytes(where[0], filename)
         item = parse_item(filename, where[0], data)
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         return item
+
+    def read_bytes(self, filename: str) -> bytes:
+        """The item file's exact bytes (a `base` for answer/comment/save_text)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        where = self.store.locate_all(filename)
+        if not where:
+            raise AtkError(f"no item named {filename}", code="missing")
+        return self.store.read_bytes(where[0], filename)
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -260,7 +277,10 @@ class Service:
             with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
         except AtkError as exc:
-            return Outcome(False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+            return Outcome(
+                False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
         except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
         verb = {"add": "added", "edit": "saved"}.get(op, op)
@@ -276,8 +296,8 @@ class Service:
         )
 
     @staticmethod
-    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1) -> Outcome:
-        return Outcome(False, op, message, tuple(files), exit_code=exit_code)
+    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1, code: str = "") -> Outcome:
+        return Outcome(False, op, message, tuple(files), exit_code=exit_code, code=code or ("invalid" if exit_code == 2 else ""))
 
     def _check_repo(self, item: Item) -> None:
         if self.only_repo and item.target_repo != self.only_repo:
@@ -285,31 +305,62 @@ class Service:
 
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
-            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2)
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
         where = self.store.locate_all(filename)
         if not where:
-            raise AtkError(f"no item named {filename}")
+            raise AtkError(f"no item named {filename}", code="missing")
         state = where[0]
         item = parse_item(filename, state, self.store.read_bytes(state, filename))
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         self._check_repo(item)
         if item.defects and not allow_defective:
-            raise AtkError(f"{filename} is defective ({'; '.join(item.defects)}); fix it with edit, or remove it")
+            raise AtkError(
+                f"{filename} is defective ({'; '.join(item.defects)}); repair it with "
+                f"`atk wi edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+                code="invalid",
+            )
         return item
 
     def _user_only(self, op: str) -> None:
         if self.actor != "user":
-            raise AtkError(f"{op} is a user-only write; refused in an agent environment", exit_code=2)
+            raise AtkError(
+                f"{op} is a user-only write; refused in an agent environment (the user does it in the dashboard)",
+                exit_code=2,
+                code="user-only",
+            )
 
-    def _guard_user_headings(self, body: str) -> None:
+    def _guard_user_headings(self, body: str, filename: str | None = None) -> None:
         if self.actor == "agent":
             found = sections.user_only_headings(body)
             if found:
+                where = f"{filename}: " if filename else ""
                 raise AtkError(
-                    f"the body contains the user-only section '{found[0]}'; agents may not write it",
+                    f"{where}the body contains the user-only section '{found[0]}'; agents may not write it "
+                    "(remove that heading; the user answers and comments in the dashboard)",
                     exit_code=2,
+                    code="user-only",
                 )
+
+    def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
+        """SPEC §11, every write path: an agent may not commit a file whose user-only sections
+        differ from the committed ones (a new file: has any). Deleting a file is `rm`'s
+        business, not this rule's."""
+        if self.actor != "agent" or new is None:
+            return
+        before = headings.user_only_sections(old or "")
+        after = headings.user_only_sections(new)
+        if before == after:
+            return
+        changed = [text for kind, text in after if (kind, text) not in before] or [text for _, text in before]
+        first = changed[0].splitlines()[0].strip() if changed and changed[0] else "a user-only section"
+        raise AtkError(
+            f"refused: {path} {'changes' if old is not None else 'adds'} the user-only section '{first}'; "
+            "agents may not write answers or user comments (undo that change, e.g. "
+            f"`git checkout -- {path}`, and leave it to the user)",
+            exit_code=2,
+            code="user-only",
+        )
 
     @staticmethod
     def _write_text(tx: Transaction, item: Item, text: str) -> None:
@@ -520,7 +571,10 @@ class Service:
                 item = change(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
-            return Outcome(False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+            return Outcome(
+                False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
         except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
         return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
@@ -636,51 +690,92 @@ class Service:
         choices: dict[int, str] | None = None,
         text: str = "",
         replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
     ) -> Outcome:
-        """Write the UWI's `## 回答` section (SPEC §7). `choices` maps question number to letter."""
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `choices` maps a question number
+        to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
+        the whole section, so a question left out becomes missing again (how a choice is
+        cleared). Refused with code "partial" when a question is left without a choice unless
+        `partial`; with code "changed" when `base` (the bytes the user saw) is not what is
+        stored any more."""
+        from .questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
+
         choices = dict(choices or {})
 
         def change(tx: Transaction) -> Item:
             self._user_only("answer")
             item = self._current(filename)
+            self._check_base(item, base)
             if item.kind != "uwi":
                 raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: return it to inbox before answering it again")
-            if item.answered and not replace:
-                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)")
-            from .questions import parse_questions  # the question parser only loads for answers
-
+                raise AtkError(
+                    f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
+                    "before answering it again",
+                    code="state",
+                )
+            if (item.answered or item.answer_partial) and not replace:
+                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
             parsed = parse_questions(item.body)
             labels: dict[int, str] = {}
             for number, letter in sorted(choices.items()):
                 q = next((q for q in parsed.questions if q.number == number), None)
                 if q is None:
-                    raise AtkError(f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})", exit_code=2)
-                opt = next((o for o in q.options if o.letter.upper() == letter.upper()), None)
+                    raise AtkError(
+                        f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
+                        exit_code=2,
+                    )
+                if letter.strip().casefold() == OTHER:
+                    labels[number] = OTHER_LINE
+                    continue
+                opt = q.option(letter)
                 if opt is None:
-                    letters = ", ".join(o.letter for o in q.options) or "none: answer it with --text"
-                    raise AtkError(f"question {number} has no option {letter} (options: {letters})", exit_code=2)
-                labels[number] = f"{opt.letter}) {opt.label}"
+                    letters = ", ".join(o.letter for o in q.options) or "none"
+                    raise AtkError(
+                        f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
+                        exit_code=2,
+                    )
+                labels[number] = opt.display
             if not labels and not text.strip():
                 raise AtkError("an answer needs a choice or some text", exit_code=2)
             body = sections.set_answer(item.body, sections.format_answer(labels, text))
             if not body.endswith("\n"):
                 body += "\n"
+            progress = answer_progress(body, parsed)
+            if not progress.complete and not partial:
+                missing = ", ".join(str(n) for n in progress.missing)
+                raise AtkError(
+                    f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
+                    f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
+                    f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
+                    "or pass --partial to save a partial answer (the item then still blocks)",
+                    code="partial",
+                )
             return self._save(tx, item, item.head + body)
 
         return self._write("answer", [filename], change)
 
-    def comment(self, filename: str, text: str) -> Outcome:
-        """Append to the AWI's trailing `## ユーザーコメント` section."""
+    def _check_base(self, item: Item, base: bytes | None) -> None:
+        if base is not None and self.store.read_bytes(item.state, item.filename) != base:
+            raise AtkError(
+                f"not saved: {item.filename} changed since you opened it (someone else edited it; the question "
+                "may be different now). Nothing was written: look at the new version and try again",
+                code="changed",
+            )
+
+    def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
+        """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
+        user saw), refused with code "changed" when the stored file differs."""
 
         def change(tx: Transaction) -> Item:
             self._user_only("comment")
             item = self._current(filename)
+            self._check_base(item, base)
             if item.kind != "awi":
                 raise AtkError(f"{filename} is a UWI; answer it instead of commenting")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)

@@ -57,23 +57,27 @@ class AtkError(Exception):
     """An error with a message a person can act on. `exit_code` is the CLI's."""
 
     exit_code = 1
+    #: a stable refusal code for programs (see `service.Outcome.code`); "" when none applies
+    code = ""
 
-    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+    def __init__(self, message: str, *, exit_code: int | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         if exit_code is not None:
             self.exit_code = exit_code
+        if code is not None:
+            self.code = code
 
     def __str__(self) -> str:
         return self.message
 
 
 class StoreBusy(AtkError):
-    pass
+    code = "busy"
 
 
 class StateConflict(AtkError):
-    pass
+    code = "state"
 
 
 class NotAStore(AtkError):

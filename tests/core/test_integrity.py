@@ -1,0 +1,106 @@
+"""SPEC §11 (issue 9): partial answers, refusal codes, base checks, commit of renames,
+set-aside conflicts, edit keeping user-only sections, crash recovery, plan files, urgency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from storekit import UWI_BODY, git
+from test_cli import Atk, awi, seed, uwi
+
+from atk_tui.core import questions
+from atk_tui.core.service import Service
+
+TWO_Q = """# Test layout
+
+## 質問 1
+Which framework?
+
+- A) pytest
+- B) unittest
+
+推奨: A
+
+## 質問 2
+Where do tests live?
+
+- A) next to the code
+- B) tests/ at the top
+"""
+
+
+@pytest.fixture
+def atk(store: Path, capsys: pytest.CaptureFixture[str]) -> Atk:
+    return Atk(store, capsys)
+
+
+def body_of(root: Path, state: str, name: str) -> str:
+    return (root / "wi" / state / name).read_text()
+
+
+# --- partial answers (contract §2, §3) -------------------------------------------------
+
+
+def test_answer_progress_pure() -> None:
+    body = TWO_Q + "\n## 回答\n\n- 1: A) pytest\n"
+    p = questions.answer_progress(body)
+    assert p.answered == {1: "A"} and p.missing == (2,) and not p.complete
+    p = questions.answer_progress(TWO_Q + "\n## 回答\n\n- 1: A) pytest\n- 2: other — see notes\n\nshared dir\n")
+    assert p.answered == {1: "A", 2: "other"} and p.complete
+    assert questions.answer_progress(TWO_Q).missing == (1, 2)
+    # free text alone answers a single question ("other")
+    assert questions.answer_progress(UWI_BODY + "\n## 回答\n\nneither, use a library\n").complete
+
+
+def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: Atk) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi(body=TWO_Q)), "w.md": ("inbox", awi(extra="depends_on: [q.md]\n"))})
+    before = git(atk.store, "rev-parse", "HEAD")
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A")
+    assert rc == 1 and "question 2" in err and "--partial" in err
+    assert git(atk.store, "rev-parse", "HEAD") == before
+    svc = Service(atk.store, actor="user")
+    out = svc.answer("q.md", choices={1: "A"})
+    assert not out.ok and out.code == "partial"
+    assert atk("wi", "answer", "q.md", "--choose", "1=A", "--partial")[0] == 0
+    item = svc.read("q.md")
+    assert item.answer_partial and not item.answered
+    items, view = svc.list()
+    assert view.judgements["w.md"].ready is False  # a partial answer still blocks
+    assert "q.md" in view.needs_you
+    # completing it with "other" (and text) answers it
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A", "--choose", "2=other", "--text", "both", "--replace")
+    assert rc == 0, err
+    assert "- 2: other — see notes" in body_of(atk.store, "inbox", "q.md")
+    item = svc.read("q.md")
+    assert item.answered and not item.answer_partial
+    assert svc.queue().judgements["w.md"].ready
+    # clearing a choice: re-answer without question 2 -> refused unless --partial
+    assert atk("wi", "answer", "q.md", "--choose", "1=B", "--replace")[0] == 1
+    assert atk("wi", "answer", "q.md", "--choose", "1=B", "--replace", "--partial")[0] == 0
+    assert svc.read("q.md").answer_partial
+    rc, out, _ = atk("wi", "show", "q.md", "--json")
+    assert '"answer_partial": true' in out
+
+
+def test_answer_base_changed_refused(store: Path) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    svc = Service(store, actor="user")
+    base = svc.read_bytes("q.md")
+    (store / "wi/inbox/q.md").write_text(uwi(body=UWI_BODY.replace("- A) Strict", "- A) Lenient")))
+    git(store, "commit", "-qam", "agent reorders")
+    head = git(store, "rev-parse", "HEAD")
+    out = svc.answer("q.md", choices={1: "A"}, base=base)
+    assert not out.ok and out.code == "changed"
+    assert git(store, "rev-parse", "HEAD") == head
+    out = svc.comment("q.md", "x", base=base)
+    assert not out.ok and out.code == "changed"
+
+
+def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(store, {"q.md": ("inbox", uwi()), "p.md": ("processing", awi())})
+    svc = Service(store, actor="user")
+    assert svc.answer("nope.md", choices={1: "A"}).code == "missing"
+    assert Service(store, actor="agent").hold("p.md").code == "state"
+    assert Service(store, actor="agent").answer("q.md", choices={1: "A"}).code == "user-only"
+    assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
