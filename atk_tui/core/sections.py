@@ -36,9 +36,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
-
 from functools import lru_cache
+from itertools import accumulate
 
 from . import headings
 from .model import ANSWER_HEADINGS, COMMENT_HEADINGS

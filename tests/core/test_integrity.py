@@ -65,7 +65,7 @@ def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: At
     assert atk("wi", "answer", "q.md", "--choose", "1=A", "--partial")[0] == 0
     item = svc.read("q.md")
     assert item.answer_partial and not item.answered
-    items, view = svc.list()
+    view = svc.queue()
     assert view.judgements["w.md"].ready is False  # a partial answer still blocks
     assert "q.md" in view.needs_you
     # completing it with "other" (and text) answers it
