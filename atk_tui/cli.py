@@ -135,6 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("message", nargs="?")
     p.add_argument("--text-file")
     cmd("commit", "commit pending item files and push unpushed commits")
+    p = cmd("conflicts", "list commits set aside by `atk wi commit`; show one; apply one side")
+    p.add_argument("action", nargs="?", choices=["list", "show", "apply"], default="list")
+    p.add_argument("ref", nargs="?", help="refs/atk/conflicts/<sha>, or the SHA (a prefix will do)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
+    g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")
     return parser
 
 
@@ -288,7 +294,10 @@ def _report(out: Any) -> int:
     for w in out.warnings:
         _err(f"warning: {w}")
     if not out.ok:
-        _err(out.message)
+        if out.code == "conflict":
+            _out(out.message)  # what was not pushed and how to resolve it: the command's result
+        else:
+            _err(out.message)
         return out.exit_code or 1
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
@@ -296,6 +305,31 @@ def _report(out: Any) -> int:
     else:
         _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
     return 0
+
+
+def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        if args.ref or args.mine or args.theirs:
+            raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
+        found = svc.conflicts()
+        if not found:
+            _out("no set-aside conflicts")
+        for c in found:
+            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+        return 0
+    if not args.ref:
+        raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
+    if args.action == "show":
+        if args.mine or args.theirs:
+            raise AtkError("--mine/--theirs go with apply", exit_code=2)
+        for path, mine, theirs in svc.conflict_versions(args.ref):
+            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
+                _out(f"=== {safe_line(path)}: {label} ===")
+                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
+        return 0
+    if not (args.mine or args.theirs):
+        raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
+    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
 
 
 def _choices(values: Sequence[str]) -> dict[int, str]:
@@ -373,6 +407,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.comment(args.filename, _body(args, attr="text_file")))
         if c == "commit":
             return _report(svc.commit_pending())
+        if c == "conflicts":
+            return cmd_conflicts(svc, args)
         parser.error(f"unknown command {c}")
     except (AtkError, ConfigError) as exc:
         _err(str(exc))

@@ -17,12 +17,17 @@ from pathlib import Path
 from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
 from .config import is_agent_env, resolve_plan_file
-from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
+from .items import find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
 Clock = Callable[[], datetime]
+
+
+def _body_of(text: str) -> str:
+    parts = split_frontmatter(text)
+    return parts[2] if parts is not None else text
 
 
 def _code(exc: AtkError) -> str:
@@ -51,6 +56,20 @@ class Outcome:
     #: differs from the base the caller saw), "partial", "user-only", "state", "busy",
     #: "missing", "invalid"; "" on success or when none applies
     code: str = ""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A commit `atk wi commit` set aside because it conflicts with the remote (contract §4)."""
+
+    ref: str  # refs/atk/conflicts/<sha>
+    commit: str
+    subject: str
+    files: tuple[str, ...]
+    when: str  # the commit's author date, ISO 8601
+
+
+CONFLICT_PREFIX = "refs/atk/conflicts/"
 
 
 @dataclass
@@ -261,7 +280,94 @@ class Service:
             "unpushed": self.store.unpushed(),
             "head": self.store.head(),
             "actor": self.actor,
+            "conflicts": len(self.conflicts()),
         }
+
+    # -- set-aside conflicts (contract §4) ------------------------------------------------
+
+    def conflicts(self) -> list[Conflict]:
+        """Commits set aside as `refs/atk/conflicts/<sha>`, oldest first."""
+        fmt = "%(refname)%00%(objectname)%00%(subject)%00%(authordate:iso-strict)"
+        proc = self.store.git("for-each-ref", f"--format={fmt}", "--sort=authordate", CONFLICT_PREFIX, check=False)
+        out = []
+        for line in proc.stdout.splitlines():
+            parts = line.split("\0")
+            if len(parts) != 4:
+                continue
+            ref, sha, subject, when = parts
+            out.append(Conflict(ref, sha, subject, tuple(self._conflict_files(sha)), when))
+        return out
+
+    def _conflict_ref(self, ref: str) -> tuple[str, str]:
+        """(full ref, commit) for a ref given in full, as `<sha>` or a unique SHA prefix."""
+        name = ref.strip()
+        for c in self.conflicts():
+            sha = c.commit
+            if name in (c.ref, sha) or (len(name) >= 4 and sha.startswith(name)) or c.ref.endswith("/" + name):
+                return c.ref, sha
+        raise AtkError(f"no set-aside conflict {ref!r}; `atk wi conflicts` lists them", code="missing")
+
+    def _conflict_files(self, sha: str) -> list[str]:
+        proc = self.store.git("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "--no-renames", "-z", sha, check=False)
+        return [p for p in proc.stdout.split("\0") if p]
+
+    def conflict_versions(self, ref: str) -> list[tuple[str, bytes | None, bytes | None]]:
+        """(path, mine: the set-aside commit's version, theirs: the current branch's) for
+        every file the set-aside commit changed; None where the file does not exist."""
+        _, sha = self._conflict_ref(ref)
+        paths = self._conflict_files(sha)
+        mine = self._blobs([f"{sha}:{p}" for p in paths])
+        theirs = self._blobs([f"HEAD:{p}" for p in paths])
+        return list(zip(paths, mine, theirs, strict=True))
+
+    def resolve_conflict(self, ref: str, keep: str) -> Outcome:
+        """Apply one side of a set-aside conflict: "mine" writes the set-aside commit's
+        version of its files over the current ones (one commit, pushed); "theirs" keeps the
+        current ones. The ref is deleted on success."""
+        if keep not in ("mine", "theirs"):
+            return self._refuse("conflicts", "keep must be 'mine' or 'theirs'", exit_code=2)
+        try:
+            full, sha = self._conflict_ref(ref)
+        except AtkError as exc:
+            return self._refuse("conflicts", exc.message, code=exc.code)
+        if keep == "theirs":
+            self.store.git("update-ref", "-d", full, sha, check=False)
+            return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
+        paths = self._conflict_files(sha)
+        mine = dict(zip(paths, self._blobs([f"{sha}:{p}" for p in paths]), strict=True))
+        names = {p.split("/")[2] for p in paths if p.startswith("wi/") and p.count("/") == 2}
+
+        def change(tx: Transaction) -> None:
+            for path, data in mine.items():
+                exists = (self.root / path).is_file()
+                if data is None:
+                    if exists:
+                        tx.delete(path)
+                    continue
+                if path.startswith("wi/"):
+                    parts = path.split("/")
+                    old = self._committed_text("HEAD", parts[-1], parts[1] if len(parts) == 3 else None)
+                    self._guard_user_sections(path, old, data.decode("utf-8", "replace"))
+                if not exists or (self.root / path).read_bytes() != data:
+                    tx.write(path, data)
+            # one item, one state: drop copies the remote's side left in other state folders
+            for name in names:
+                keep_states = {p.split("/")[1] for p, d in mine.items() if d is not None and p.endswith("/" + name)}
+                if not keep_states:
+                    continue
+                for state in STATES:
+                    if state not in keep_states and (self.root / item_path(state, name)).is_file():
+                        tx.delete(item_path(state, name))
+            subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
+            tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
+
+        out = self._write("resolve-conflict", [sha[:10]], change)
+        if out.ok or "nothing to change" in out.message:
+            self.store.git("update-ref", "-d", full, sha, check=False)
+            if not out.ok:
+                return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
+            out.message = f"applied your version of {sha[:10]} ({out.commit[:10] if out.commit else ''})"
+        return out
 
     def config_get(self, key: str) -> str:
         if key == "private_notes":
@@ -348,8 +454,8 @@ class Service:
         business, not this rule's."""
         if self.actor != "agent" or new is None:
             return
-        before = headings.user_only_sections(old or "")
-        after = headings.user_only_sections(new)
+        before = headings.user_only_sections(_body_of(old or ""))
+        after = headings.user_only_sections(_body_of(new))
         if before == after:
             return
         changed = [text for kind, text in after if (kind, text) not in before] or [text for _, text in before]
@@ -362,6 +468,77 @@ class Service:
             code="user-only",
         )
 
+    def _blobs(self, specs: Sequence[str]) -> list[bytes | None]:
+        """`git cat-file --batch` for `REV:PATH` specs: each object's bytes, None if missing."""
+        if not specs:
+            return []
+        proc = subprocess.run(
+            ["git", "cat-file", "--batch"],
+            cwd=self.root,
+            env=self.store.read_env,
+            input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            check=False,
+            timeout=120,
+        )
+        out: list[bytes | None] = []
+        data = proc.stdout
+        pos = 0
+        for _ in specs:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                out.append(None)
+                continue
+            header = data[pos:nl].split()
+            pos = nl + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                out.append(data[pos : pos + size])
+                pos += size + 1
+            else:
+                out.append(None)
+        return out
+
+    def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
+        """The item's text at `rev` (in whichever state folder it was), or None."""
+        states = [prefer] if prefer else []
+        states += [s for s in STATES if s != prefer]
+        for data in self._blobs([f"{rev}:{item_path(s, filename)}" for s in states]):
+            if data is not None:
+                return data.decode("utf-8", "replace")
+        return None
+
+    def _check_answer_author(self, item: Item) -> None:
+        """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
+        introduced its current answer is a user's (`Atk-Actor: user`)."""
+        current = sections.answer_text(item.body)
+        if not (current or "").strip():
+            return
+        name = item.filename
+        refuse = AtkError(
+            f"refused: the answer in {name} was not written by the user (its newest change is not an "
+            "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
+            exit_code=2,
+            code="user-only",
+        )
+        head_text = self._committed_text("HEAD", name, item.state)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode()).body) != current:
+            raise refuse  # the answer is not even committed
+        fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
+        commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
+
+        def answer_at(rev: str) -> str | None:
+            text = self._committed_text(rev, name)
+            return None if text is None else sections.answer_text(parse_item(name, "inbox", text.encode()).body)
+
+        for sha, actor in commits:
+            if answer_at(sha) != answer_at(f"{sha}^"):
+                if actor.strip() != "user":
+                    raise refuse
+                return
+        raise refuse
+
     @staticmethod
     def _write_text(tx: Transaction, item: Item, text: str) -> None:
         tx.write(item_path(item.state, item.filename), text.encode("utf-8"))
@@ -373,7 +550,8 @@ class Service:
         target = TARGET[op]
         if self.actor == "user":
             return set(STATES) - {target}
-        if op == "adopt":
+        if op in ("adopt", "reject"):
+            # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
             ok = {"processing"}
             if item.kind == "uwi" and item.answered:
                 ok.add("inbox")
@@ -420,11 +598,23 @@ class Service:
                     raise StateConflict(f"state conflict: {name} is already in {target}")
                 if item.state not in allowed:
                     hint = ""
-                    if op == "adopt" and item.state == "inbox" and item.kind == "uwi":
-                        hint = " (an inbox UWI can be adopted only once its answer is saved)"
+                    if op in ("adopt", "reject") and item.state == "inbox" and item.kind == "uwi":
+                        hint = (
+                            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
+                            f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
+                        )
+                    elif op == "hold" and item.state == "processing":
+                        hint = (
+                            f" (wi-standards: a processing item is not held while waiting; "
+                            f"`atk wi return-to-inbox {name}` first, then hold it)"
+                        )
+                    elif op in ("adopt", "reject") and item.state == "inbox":
+                        hint = f" (`atk wi start-processing {name}` first)"
                     raise StateConflict(
                         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
                     )
+                if op in ("adopt", "reject") and self.actor == "agent" and item.kind == "uwi":
+                    self._check_answer_author(item)
                 src = item_path(item.state, name)
                 updates = {}
                 if note is not None:
@@ -592,6 +782,7 @@ class Service:
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
+            self._guard_user_sections(item_path(item.state, filename), item.text, item.head + new_body)
             return self._save(tx, item, item.head + new_body)
 
         return self._write("edit", [filename], change)
@@ -612,10 +803,7 @@ class Service:
                 )
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
-            if self.actor == "agent":
-                new = parse_item(filename, item.state, text.encode())
-                if sections.user_only_headings(new.body) != sections.user_only_headings(item.body):
-                    self._guard_user_headings(new.body)
+            self._guard_user_sections(item_path(item.state, filename), item.text, text)
             return self._save(tx, item, text)
 
         return self._write("edit", [filename], change)
@@ -788,30 +976,81 @@ class Service:
         `label` names a multi-commit operation in the subject (`atk: undo <label>`)."""
         return undo_commit(self, commit, base, label)
 
+    def pending_paths(self) -> list[str]:
+        """Item and plan files changed in the work tree or index but not committed; both
+        sides of a rename (`git mv`) are listed."""
+        proc = self.store.git(
+            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "wi", "plans", check=False
+        )
+        return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
+
+    def _guard_pending(self, paths: Sequence[str]) -> None:
+        """SPEC §11 for `atk wi commit` (and the dashboard's `P`): an agent may not commit a
+        change to a user-only section, nor a new item file holding one."""
+        if self.actor != "agent":
+            return
+        for path in paths:
+            parts = path.split("/")
+            if len(parts) != 3 or parts[0] != "wi" or not is_valid_filename(parts[2]):
+                continue
+            full = self.root / path
+            if full.is_symlink() or not full.is_file():
+                continue
+            new = full.read_bytes().decode("utf-8", "replace")
+            old = self._committed_text("HEAD", parts[2], parts[1])
+            self._guard_user_sections(path, old, new)
+
     def commit_pending(self) -> Outcome:
-        """`atk wi commit`: commit uncommitted item/plan files, then push what is unpushed."""
-        proc = self.store.git("status", "--porcelain", "-z", "--untracked-files=all", "--", "wi", "plans", check=False)
-        paths = []
-        for rec in proc.stdout.split("\0"):
-            if len(rec) > 3:
-                paths.append(rec[3:])
+        """`atk wi commit`: commit uncommitted item/plan files (both sides of a staged rename),
+        then push what is unpushed. Never says "pushed" when nothing was: a commit that had
+        to be set aside (it conflicts with the remote) makes it fail (code "conflict") with
+        the commit, where it is kept, and `atk wi conflicts` in the message."""
+        paths = self.pending_paths()
+        committed = ""
+        warnings: list[str] = []
         if paths:
 
             def change(tx: Transaction) -> None:
+                self._guard_pending(paths)
                 tx.include(paths)
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:
                 return out
+            warnings += out.warnings
+            committed = f"committed {len(paths)} file{'s' if len(paths) != 1 else ''} ({(out.commit or '')[:10]}); "
+            if out.pushed:
+                committed += "pushed; "
         if not self.store.upstream():
-            msg = f"committed {len(paths)} file(s)" if paths else "nothing to commit"
-            return Outcome(True, "commit", msg + "; no remote is configured")
+            msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
+            return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
+        before = self.store.unpushed()
         result = self.store.push_pending(pull=self.pull)
-        msg = "pushed" if result.pushed else "push failed"
-        if paths:
-            msg = f"committed {len(paths)} file(s); {msg}"
-        ok = bool(result.pushed)
-        return Outcome(ok, "commit", msg, pushed=result.pushed, warnings=tuple(result.warnings), exit_code=0 if ok else 1)
+        warnings += [w for w in result.warnings if not w.startswith("set aside ")]
+        if result.set_aside:
+            lines = [
+                f"not pushed: {sha[:10]} '{subject}' conflicts with a change made on the remote; "
+                f"it is kept as refs/atk/conflicts/{sha} and is no longer on your branch"
+                for sha, subject in result.set_aside
+            ]
+            lines.append("resolve it with `atk wi conflicts` (list), `atk wi conflicts show REF`, "
+                         "`atk wi conflicts apply REF --mine|--theirs`")
+            return Outcome(
+                False, "commit", committed + "\n".join(lines), tuple(paths), pushed=bool(result.pushed),
+                warnings=tuple(warnings), exit_code=1, code="conflict",
+            )
+        if result.pushed:
+            if before:
+                msg = committed + f"pushed {before} earlier commit{'s' if before != 1 else ''}"
+            elif committed:
+                msg = committed.removesuffix("; ")
+            else:
+                msg = "nothing to commit; nothing to push (up to date with the remote)"
+            return Outcome(True, "commit", msg, tuple(paths), pushed=before > 0 or "pushed" in committed, warnings=tuple(warnings))
+        return Outcome(
+            False, "commit", committed + "push failed: nothing was pushed; run `atk wi commit` again later",
+            tuple(paths), pushed=False, warnings=tuple(warnings), exit_code=1,
+        )
 
 
 TARGET = {

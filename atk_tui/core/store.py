@@ -106,6 +106,8 @@ class WriteResult:
     #: the subject of this write's commit when the rebase before its push dropped it because
     #: the remote already had the very same change (made on another machine meanwhile)
     superseded: str | None = None
+    #: (sha, subject) of commits `push_pending` set aside as refs/atk/conflicts/<sha>
+    set_aside: list[tuple[str, str]] = field(default_factory=list)
 
 
 def lock_timeout() -> float:
@@ -619,6 +621,7 @@ class GitStore:
                 break
             subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
             self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            result.set_aside.append((stopped, subject))
             aside |= self._fingerprints("-1", stopped)
             result.warnings.append(
                 f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "

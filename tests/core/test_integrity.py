@@ -104,3 +104,73 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert Service(store, actor="agent").hold("p.md").code == "state"
     assert Service(store, actor="agent").answer("q.md", choices={1: "A"}).code == "user-only"
     assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
+
+
+# --- atk wi commit: renames, no false "pushed", set-aside conflicts (contract §4) ---------
+
+
+def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    git(root, "mv", "wi/inbox/x.md", "wi/hold/x.md")
+    a = Atk(root, capsys)
+    rc, out, err = a("wi", "commit")
+    assert rc == 0, err
+    tree = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "wi/hold/x.md" in tree and "wi/inbox/x.md" not in tree
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_commit_nothing_to_push_is_not_pushed(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    root, _ = remote_store
+    rc, out, _ = Atk(root, capsys)("wi", "commit")
+    assert rc == 0 and "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
+
+
+def _diverge(tmp_path: Path, root: Path, remote: Path) -> tuple[Path, str]:
+    """The same item edited on two clones; the other clone pushes first; ours is unpushed."""
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    out = Service(root, actor="user", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n")
+    assert out.ok
+    assert Service(other, actor="user").edit("x.md", "# theirs\n\ntheir text\n").ok
+    return other, git(root, "rev-parse", "HEAD").strip()
+
+
+def test_commit_sets_aside_conflict_exit_1_and_names_it(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, remote = remote_store
+    _, mine = _diverge(tmp_path, root, remote)
+    rc, out, err = Atk(root, capsys)("wi", "commit")
+    assert rc == 1
+    assert mine[:10] in out and f"refs/atk/conflicts/{mine}" in out and "atk wi conflicts" in out
+    assert "pushed" not in out.replace("not pushed", "")
+    svc = Service(root, actor="user")
+    found = svc.conflicts()
+    assert [c.commit for c in found] == [mine] and found[0].files == ("wi/inbox/x.md",)
+    assert svc.status()["conflicts"] == 1
+    [(path, m, t)] = svc.conflict_versions(mine[:10])
+    assert path == "wi/inbox/x.md" and b"my text" in m and b"their text" in t
+    rc, out, _ = Atk(root, capsys)("wi", "conflicts")
+    assert rc == 0 and mine in out
+    rc, out, _ = Atk(root, capsys)("wi", "conflicts", "show", mine)
+    assert "my text" in out and "their text" in out
+    rc, out, err = Atk(root, capsys)("wi", "conflicts", "apply", mine, "--mine")
+    assert rc == 0, err
+    assert "my text" in git(remote, "show", "main:wi/inbox/x.md")
+    assert svc.conflicts() == [] and svc.status()["conflicts"] == 0
+
+
+def test_conflict_apply_theirs_drops_ref(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    root, remote = remote_store
+    _, mine = _diverge(tmp_path, root, remote)
+    svc = Service(root, actor="user")
+    assert not svc.commit_pending().ok
+    head = git(root, "rev-parse", "HEAD")
+    out = svc.resolve_conflict(f"refs/atk/conflicts/{mine}", "theirs")
+    assert out.ok and svc.conflicts() == []
+    assert git(root, "rev-parse", "HEAD") == head and "their text" in body_of(root, "inbox", "x.md")
