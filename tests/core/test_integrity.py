@@ -115,7 +115,7 @@ def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], cap
     git(root, "push", "-q")
     git(root, "mv", "wi/inbox/x.md", "wi/hold/x.md")
     a = Atk(root, capsys)
-    rc, out, err = a("wi", "commit")
+    rc, _, err = a("wi", "commit")
     assert rc == 0, err
     tree = git(remote, "ls-tree", "-r", "--name-only", "main")
     assert "wi/hold/x.md" in tree and "wi/inbox/x.md" not in tree
