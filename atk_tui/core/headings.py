@@ -36,6 +36,7 @@ __all__ = [
     "user_only_headings",
     "user_only_kind",
     "user_only_sections",
+    "user_only_spans",
 ]
 
 ANSWER = "answer"
@@ -131,6 +132,14 @@ def _lines(body: str) -> list[str]:
     return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
+_EOL_RE = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(body: str) -> list[int]:
+    """Offset in `body` of each line as `scan_headings` counts them, then len(body)."""
+    return [0, *(m.end() for m in _EOL_RE.finditer(body)), len(body)]
+
+
 def scan_headings(body: str) -> list[Heading]:
     """Every heading of `body` by the broad definition above, in order."""
     lines = _lines(body)
@@ -200,13 +209,23 @@ def user_only_headings(body: str) -> list[Heading]:
     return [h for h in scan_headings(body) if h.kind]
 
 
-def user_only_sections(body: str) -> list[tuple[str, str]]:
-    """(kind, text) of every user-only section: from its heading to the next heading of the
-    same or a higher level (or the end), trailing blank lines dropped. What an agent may not
-    change (SPEC §11)."""
+def indented(body: str, starts: list[int], line: int) -> bool:
+    """Line `line` is indented by 4+ columns (an indented code block at the top level)."""
+    text = body[starts[line] : starts[line + 1]].expandtabs(4)
+    return len(text) - len(text.lstrip(" ")) >= 4
+
+
+def user_only_spans(body: str, *, skip_indented: bool = False) -> list[tuple[str, int, int]]:
+    """(kind, first line, end line) of every user-only section: from its heading to the next
+    heading of the same or a higher level (or the end), trailing blank lines dropped. Lines
+    are counted after `\\r\\n` and a lone `\\r` are made `\\n`. `skip_indented`: headings
+    on lines indented 4+ columns are not headings (what `edit` keeps is read that way)."""
     heads = scan_headings(body)
     if not any(h.kind for h in heads):
         return []
+    if skip_indented:
+        starts = line_starts(body)
+        heads = [h for h in heads if not indented(body, starts, h.first)]
     lines = _lines(body)
     out = []
     for n, h in enumerate(heads):
@@ -217,8 +236,17 @@ def user_only_sections(body: str) -> list[tuple[str, str]]:
             if later.first > h.line and later.level <= h.level:
                 end = later.first
                 break
-        chunk = lines[h.first : end]
-        while chunk and not chunk[-1].strip():
-            chunk.pop()
-        out.append((h.kind, "\n".join(chunk)))
+        while end > h.first + 1 and not lines[end - 1].strip():
+            end -= 1
+        out.append((h.kind, h.first, end))
     return out
+
+
+def user_only_sections(body: str) -> list[tuple[str, str]]:
+    """(kind, text) of every user-only section (see `user_only_spans`): what an agent may
+    not change (SPEC §11)."""
+    spans = user_only_spans(body)
+    if not spans:
+        return []
+    lines = _lines(body)
+    return [(kind, "\n".join(lines[first:end])) for kind, first, end in spans]

@@ -524,34 +524,56 @@ def _raw_section(scan: _Scan, h: int, end: int) -> str:
     return raw
 
 
-def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
-    """`new_body` with the stored user-only sections of `old_body` carried over (SPEC §8).
+def user_section_kinds(body: str) -> set[str]:
+    """The kinds ("answer", "comment") of user-only section `body` holds by the one
+    definition (`headings`), headings in an indented code block aside: what `edit` treats as
+    "the new body contains that section itself"."""
+    starts = headings.line_starts(body)
+    return {h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)}
 
-    * The old trailing comment section is carried when `new_body` has no comment heading
-      (any position); it is appended as the trailing H2.
-    * For a UWI, the old answer section is carried when `new_body` has no answer heading; it
-      is placed like `set_answer` does: last H2, before a trailing comment section.
-    * Both are copied exactly as stored (heading to last non-blank line, original line
-      endings); an answer whose unclosed fence ran to the end of the old body gets the fence
-      closed. New-body bytes are kept except trailing blank lines where something is
-      appended. Applying it twice changes nothing more.
-    """
-    old = _Scan(old_body)
-    if not old.heads:
+
+def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> str:
+    """`new_body` with the stored user-only sections of `old_body` carried over (SPEC §8, §11).
+
+    Every user-only section of `old_body` (the one definition in `headings`: any level,
+    anywhere in the body, not only the trailing H2) is carried when `new_body` has no
+    heading of its kind (answer / comment): answers are placed like `set_answer` does (last
+    H2, before a trailing comment section) when they start with an ATX H2, else appended;
+    comments are appended as the trailing section. They are copied as stored (heading to last
+    non-blank line, in the old body's line ending); an answer whose unclosed fence ran to
+    the end gets it closed. A section inside another carried one is carried with it, once.
+    New-body bytes are kept except trailing blank lines where something is appended.
+    Applying it twice changes nothing more. (`is_uwi` is kept for callers; a stored answer
+    is kept whatever the kind.)"""
+    del is_uwi
+    spans = headings.user_only_spans(old_body, skip_indented=True)
+    if not spans:
         return new_body  # fast path: nothing to carry
-    new = _Scan(new_body)
+    new_kinds = user_section_kinds(new_body)
+    old = _Scan(old_body)
+    starts = headings.line_starts(old_body)
+    carried: list[tuple[str, str]] = []
+    covered = -1
+    for kind, first, end in spans:
+        if first < covered:
+            continue  # inside a section already carried
+        if kind in new_kinds:
+            continue
+        covered = end
+        raw = old_body[starts[first] : starts[end]]
+        if not raw.endswith(("\n", "\r")):
+            raw += old.eol
+        inner = _Scan(raw)
+        if inner.open_fence is not None:
+            char, length = inner.open_fence
+            raw += char * length + inner.eol
+        carried.append((kind, raw))
     result = new_body
-    if is_uwi and not new.has_heading(_ANSWER_KEYS):
-        found = old.find_answer()
-        if found is not None:
-            raw = _raw_section(old, *found)
-            inner = _Scan(raw)
-            if inner.open_fence is not None:
-                char, length = inner.open_fence
-                raw += char * length + inner.eol
-            result = _place_answer(_Scan(result), raw)
-    if not new.has_heading(_COMMENT_KEYS):
-        found = old.find_trailing_comment()
-        if found is not None:
-            result = _append_section(_Scan(result), _raw_section(old, *found))
+    for kind, raw in carried:
+        if kind == headings.ANSWER:
+            head = _Scan(raw)
+            if head.heads and head.heads[0] == 0 and head.levels[0] == 2:
+                result = _place_answer(_Scan(result), raw)
+                continue
+        result = _append_section(_Scan(result), raw)
     return result
