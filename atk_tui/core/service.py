@@ -199,6 +199,14 @@ class Service:
 
     def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
         """Everything the dashboard shows, judged at `clock()`."""
+        if self.store.journal_path.exists():
+            # a write a killed process left half done must not look saved: roll it back now
+            # when nobody is writing (a writer holding the lock has its own journal)
+            try:
+                with self.store.locked(timeout=0):
+                    pass
+            except AtkError:
+                pass
         head = self.store.head()
         items, where, defects = self.load_items(states)
         dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
@@ -1005,6 +1013,8 @@ class Service:
         then push what is unpushed. Never says "pushed" when nothing was: a commit that had
         to be set aside (it conflicts with the remote) makes it fail (code "conflict") with
         the commit, where it is kept, and `atk wi conflicts` in the message."""
+        with self.store.locked():
+            pass  # a write a killed process left half done is sorted out first (store.recover)
         paths = self.pending_paths()
         committed = ""
         warnings: list[str] = []

@@ -174,3 +174,62 @@ def test_conflict_apply_theirs_drops_ref(tmp_path: Path, remote_store: tuple[Pat
     out = svc.resolve_conflict(f"refs/atk/conflicts/{mine}", "theirs")
     assert out.ok and svc.conflicts() == []
     assert git(root, "rev-parse", "HEAD") == head and "their text" in body_of(root, "inbox", "x.md")
+
+
+# --- crash recovery never looks saved and never discards later edits --------------------
+
+KILL = """
+import os, sys
+from atk_tui.core import store
+from atk_tui.core.service import Service
+store.Transaction.commit = lambda *a, **k: os._exit(9)  # killed between the file write and the commit
+Service(sys.argv[1], actor="user").answer("q.md", choices={1: "B"})
+"""
+
+
+def _killed_answer(root: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", KILL, str(root)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 9, proc.stderr
+    assert "- 1: B)" in body_of(root, "inbox", "q.md")  # half done: written, not committed
+    assert (root / ".git/atk-journal.json").exists()
+
+
+def test_killed_answer_then_user_edit_then_commit_keeps_both(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    _killed_answer(store)
+    path = store / "wi/inbox/q.md"
+    path.write_text(path.read_text() + "\nMy later note.\n")
+    rc, out, err = Atk(store, capsys)("wi", "commit")
+    assert rc == 0 and "committed 1 file" in out, (out, err)
+    committed = git(store, "show", "HEAD:wi/inbox/q.md")
+    assert "- 1: B)" in committed and "My later note." in committed
+    assert git(store, "status", "--porcelain") == ""
+
+
+def test_killed_answer_alone_does_not_look_saved(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    before = git(store, "show", "HEAD:wi/inbox/q.md")
+    _killed_answer(store)
+    svc = Service(store, actor="user")
+    view = svc.queue()  # the next look at the queue rolls the half-done write back
+    assert not view.items["q.md"].answered
+    assert body_of(store, "inbox", "q.md") == before
+    rc, out, _ = Atk(store, capsys)("wi", "commit")
+    assert rc == 0 and "nothing to commit" in out
+
+
+def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
+    import subprocess
+    import sys
+
+    seed(store, {"x.md": ("inbox", awi())})
+    script = KILL.replace('.answer("q.md", choices={1: "B"})', '.hold("x.md")')
+    assert subprocess.run([sys.executable, "-c", script, str(store)], check=False).returncode == 9
+    moved = store / "wi/hold/x.md"
+    moved.write_text(moved.read_text() + "\nedited after the crash\n")
+    Service(store, actor="user").queue()
+    assert not moved.exists()
+    assert "edited after the crash" in body_of(store, "inbox", "x.md")
