@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--body-file")
+    p.add_argument(
+        "--whole-file", metavar="P",
+        help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
+    )
 
     for name, help_ in (("hold", "inbox -> hold"), ("unhold", "hold -> inbox"), ("rm", "remove an inbox or hold item (kept in git history)")):
         cmd(name, help_).add_argument("filename")
@@ -379,6 +383,10 @@ def run(argv: Sequence[str] | None = None) -> int:
                 )
             )
         if c == "edit":
+            if args.whole_file:
+                if args.message is not None or args.body_file:
+                    raise AtkError("--whole-file replaces everything: give no MESSAGE or --body-file with it", exit_code=2)
+                return _report(svc.save_text(args.filename, _read_file(args.whole_file)))
             return _report(svc.edit(args.filename, _body(args)))
         if c in ("hold", "unhold"):
             return _report(svc.transition(c, [args.filename]))

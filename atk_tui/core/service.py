@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
-from .config import is_agent_env, resolve_plan_file
+from .config import PLAN_PREFIX, is_agent_env, portable_plan_file, resolve_plan_file
 from .items import find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
@@ -618,6 +618,10 @@ class Service:
                         )
                     elif op in ("adopt", "reject") and item.state == "inbox":
                         hint = f" (`atk wi start-processing {name}` first)"
+                    elif op == "start-processing" and item.state == "hold":
+                        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
+                    elif item.state in TERMINAL:
+                        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
                     raise StateConflict(
                         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
                     )
@@ -667,8 +671,28 @@ class Service:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
         return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect)
 
+    def dependents_of(self, filename: str) -> list[str]:
+        """Active items that list `filename` in depends_on."""
+        items, _, _ = self.load_items(ACTIVE)
+        return sorted(n for n, i in items.items() if filename in i.depends_on and n != filename)
+
     def rm(self, files: Sequence[str] | str, *, expect: str | None = None) -> Outcome:
         files = [files] if isinstance(files, str) else list(files)
+        out = self._rm(files, expect=expect)
+        if out.ok:
+            gone = set(files)
+            notes = []
+            for name in files:
+                deps = [d for d in self.dependents_of(name) if d not in gone]
+                if deps:
+                    notes.append(
+                        f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
+                        f"update them with `atk wi set-dependencies`"
+                    )
+            out.warnings = (*out.warnings, *notes)
+        return out
+
+    def _rm(self, files: list[str], *, expect: str | None = None) -> Outcome:
 
         def change(tx: Transaction) -> None:
             for name in files:
@@ -725,6 +749,14 @@ class Service:
                 raise AtkError(f"--urgency takes {', '.join(URGENCIES)} and goes with --kind uwi only", exit_code=2)
             if plan_file and kind != "awi":
                 raise AtkError("--plan-file goes with --kind awi only", exit_code=2)
+            if plan_file:
+                plan_file = self._portable_plan(plan_file)
+            if kind == "uwi" and urgency is None:
+                from .questions import parse_questions
+
+                parsed = parse_questions(body)
+                if parsed.form == "checkpoint" and parsed.urgency:
+                    urgency = parsed.urgency  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
@@ -785,7 +817,10 @@ class Service:
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
             if item.fm_text is None:
-                raise AtkError(f"{filename} has no frontmatter; edit the whole file instead")
+                raise AtkError(
+                    f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
+                    code="invalid",
+                )
             self._guard_user_headings(body)
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
             if new_body and not new_body.endswith("\n"):
@@ -863,6 +898,18 @@ class Service:
                 return cyc
         return None
 
+    def _portable_plan(self, plan_file: str) -> str:
+        portable = portable_plan_file(self.root, plan_file)
+        if portable is None:
+            raise AtkError(
+                f"--plan-file {plan_file!r} is outside the store ({self.root}); move the plan into the store "
+                f"first (`atk plans commit PATH`, or put it under {self.root}/plans/YYYY/MM/) and pass "
+                f"'{PLAN_PREFIX}/plans/YYYY/MM/<name>.md'",
+                exit_code=2,
+                code="invalid",
+            )
+        return portable
+
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
@@ -872,9 +919,8 @@ class Service:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
-            if resolve_plan_file(self.root, plan_file) is None:
-                raise AtkError(f"--plan-file {plan_file!r} points outside the store", exit_code=2)
-            new_fm = set_keys(item.fm_text or "", {"plan_file": plan_file})
+            portable = self._portable_plan(plan_file)
+            new_fm = set_keys(item.fm_text or "", {"plan_file": portable})
             return self._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
 
         return self._write("convert-to-plan", [filename], change)

@@ -233,3 +233,87 @@ def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
     Service(store, actor="user").queue()
     assert not moved.exists()
     assert "edited after the crash" in body_of(store, "inbox", "x.md")
+
+
+# --- item 6: plan files, urgency, reject, refusals, rm warning, --whole-file -------------
+
+
+def test_plan_file_absolute_inside_store_is_stored_portable(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi())})
+    (atk.store / "plans/2026/11").mkdir(parents=True)
+    (atk.store / "plans/2026/11/login.md").write_text("# plan\n")
+    rc, _, err = atk("wi", "convert-to-plan", "a.md", "--plan-file", f"{atk.store}/plans/2026/11/login.md")
+    assert rc == 0, err
+    assert "plan_file: $(atk config get private_notes)/plans/2026/11/login.md\n" in body_of(atk.store, "inbox", "a.md")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# plan\n")
+    head = git(atk.store, "rev-parse", "HEAD")
+    rc, _, err = atk("wi", "convert-to-plan", "a.md", "--plan-file", str(outside))
+    assert rc == 2 and "outside the store" in err and "atk plans commit" in err
+    assert git(atk.store, "rev-parse", "HEAD") == head
+    rc, out, err = atk("wi", "add", "--target-repo", "r", "--plan-file", f"{atk.store}/plans/2026/11/login.md", "# p\n")
+    assert rc == 0, err
+    assert "plan_file: $(atk config get private_notes)/plans/2026/11/login.md" in out
+
+
+CHECKPOINT = """# Pick a test layout
+
+AWAITING_USER_INPUT
+---
+Urgency: next-review
+Context: two layouts exist
+Decision needed: Where do tests live?
+Options:
+A) next to the code -- short imports
+B) tests/ at the top -- clean tree
+Recommendation: B
+---
+"""
+
+
+def test_checkpoint_urgency_used_and_written_by_add(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"c.md": ("inbox", uwi(body=CHECKPOINT))})
+    svc = Service(atk.store, actor="user")
+    assert svc.read("c.md").urgency == "next-review"
+    out = svc.add(kind="uwi", target_repo="r", body=CHECKPOINT)
+    assert out.ok
+    assert "urgency: next-review\n" in body_of(atk.store, "inbox", out.files[0])
+
+
+def test_agent_rejects_answered_inbox_uwi_but_not_unanswered(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi()), "u.md": ("inbox", uwi())})
+    assert atk("wi", "answer", "q.md", "--choose", "B")[0] == 0
+    monkeypatch.setenv("CODEX_CI", "1")
+    rc, _, err = atk("wi", "reject", "u.md")
+    assert rc == 1 and "not answered yet" in err
+    rc, _, err = atk("wi", "reject", "q.md", "--note", "superseded")
+    assert rc == 0, err
+    assert (atk.store / "wi/rejected/q.md").exists()
+
+
+def test_refusal_says_what_to_do(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"p.md": ("processing", awi()), "h.md": ("hold", awi())})
+    rc, _, err = atk("wi", "hold", "p.md")
+    assert rc == 1 and "return-to-inbox p.md" in err
+    rc, _, err = atk("wi", "start-processing", "h.md")
+    assert rc == 1 and "unhold" in err
+
+
+def test_rm_warns_about_dependents(atk: Atk) -> None:
+    seed(atk.store, {"base.md": ("inbox", awi()), "top.md": ("inbox", awi(extra="depends_on: [base.md]\n"))})
+    rc, _, err = atk("wi", "rm", "base.md")
+    assert rc == 0 and "top.md" in err and "set-dependencies" in err
+    out = Service(atk.store, actor="user").rm("top.md")
+    assert out.ok and out.warnings == ()
+
+
+def test_whole_file_repairs_a_defective_item(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"d.md": ("inbox", "---\nkind: what\ntarget_repo: r\n---\n# broken\n")})
+    rc, _, err = atk("wi", "hold", "d.md")
+    assert rc == 1 and "--whole-file" in err
+    fixed = tmp_path / "fixed.md"
+    fixed.write_text("---\nkind: awi\ntarget_repo: r\n---\n# fixed\n")
+    rc, out, err = atk("wi", "edit", "d.md", "--whole-file", str(fixed))
+    assert rc == 0, err
+    assert body_of(atk.store, "inbox", "d.md") == fixed.read_text()
+    assert atk("wi", "hold", "d.md")[0] == 0
