@@ -313,7 +313,7 @@ def test_whole_file_repairs_a_defective_item(atk: Atk, tmp_path: Path) -> None:
     assert rc == 1 and "--whole-file" in err
     fixed = tmp_path / "fixed.md"
     fixed.write_text("---\nkind: awi\ntarget_repo: r\n---\n# fixed\n")
-    rc, out, err = atk("wi", "edit", "d.md", "--whole-file", str(fixed))
+    rc, _, err = atk("wi", "edit", "d.md", "--whole-file", str(fixed))
     assert rc == 0, err
     assert body_of(atk.store, "inbox", "d.md") == fixed.read_text()
     assert atk("wi", "hold", "d.md")[0] == 0
