@@ -133,3 +133,24 @@ def test_fenced_text_is_never_a_heading(body: str) -> None:
 def test_property_generator_reaches_user_headings() -> None:
     """The generator above does produce markdown-it headings with user-only titles."""
     assert markdown_it_user_headings("> - ## **Answer**\n")
+
+
+@pytest.mark.parametrize(
+    "heading", ["## 回答", "## 回\u200b答", "## ＡＮＳＷＥＲ", "## &#x56de;&#x7b54;", "## 回\U000e0041答", "## **Answer**"]
+)
+def test_readers_use_the_same_definition(heading: str) -> None:
+    """An item's `answered` flag (the listing's reader) sees every ATX H2 spelling."""
+    from storekit import UWI_BODY
+
+    from atk_tui.core.items import parse_item
+
+    text = f"---\nkind: uwi\ntarget_repo: r\n---\n{UWI_BODY}\n{heading}\n\n- 1: A) Strict RFC 5322\n"
+    assert parse_item("q.md", "inbox", text.encode()).answered
+
+
+@pytest.mark.parametrize("heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"])
+def test_comment_reader_uses_the_same_definition(heading: str) -> None:
+    from atk_tui.core.items import parse_item
+
+    text = f"---\nkind: awi\ntarget_repo: r\n---\n# T\n\n{heading}\n\nhi\n"
+    assert parse_item("a.md", "inbox", text.encode()).has_comment
