@@ -577,8 +577,11 @@ class Service:
         commit: str | None = None,
         from_state: str | None = None,
         expect: str | None = None,
+        base: bytes | None = None,
     ) -> Outcome:
-        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing."""
+        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing.
+        `base` (one file only): the bytes the user saw; refused with code "changed" when the
+        stored file differs (e.g. a note written against a question that changed)."""
         if op not in TARGET:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
@@ -593,12 +596,15 @@ class Service:
             return self._refuse(op, "--commit goes with adopt only", files, 2)
         if from_state is not None and from_state not in STATES:
             return self._refuse(op, f"unknown state {from_state!r}", files, 2)
+        if base is not None and len(files) != 1:
+            return self._refuse(op, "a base goes with one item only", files, 2)
         target = TARGET[op]
 
         def change(tx: Transaction) -> Item | None:
             last = None
             for name in files:
                 item = self._current(name)
+                self._check_base(item, base)
                 if expect and item.state != expect:
                     raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
                 allowed = self._allowed_from(op, item, from_state)
@@ -660,7 +666,15 @@ class Service:
     def return_to_inbox(self, filename: str, *, from_state: str = "processing", **kw) -> Outcome:
         return self.transition("return-to-inbox", [filename], from_state=from_state, **kw)
 
-    def move(self, files: Sequence[str], to_state: str, *, note: str | None = None, expect: str | None = None) -> Outcome:
+    def move(
+        self,
+        files: Sequence[str],
+        to_state: str,
+        *,
+        note: str | None = None,
+        expect: str | None = None,
+        base: bytes | None = None,
+    ) -> Outcome:
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
         if self.actor != "user":
             return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
@@ -669,7 +683,7 @@ class Service:
             op = "unhold"
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
-        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect)
+        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""

@@ -317,3 +317,15 @@ def test_whole_file_repairs_a_defective_item(atk: Atk, tmp_path: Path) -> None:
     assert rc == 0, err
     assert body_of(atk.store, "inbox", "d.md") == fixed.read_text()
     assert atk("wi", "hold", "d.md")[0] == 0
+
+
+def test_move_with_note_against_changed_base_refused(store: Path) -> None:
+    seed(store, {"p.md": ("processing", awi())})
+    svc = Service(store, actor="user")
+    base = svc.read_bytes("p.md")
+    (store / "wi/processing/p.md").write_text(awi(body="# changed meanwhile\n"))
+    git(store, "commit", "-qam", "agent edit")
+    out = svc.move(["p.md"], "adopted", note="looks good", base=base)
+    assert not out.ok and out.code == "changed"
+    assert (store / "wi/processing/p.md").exists()
+    assert svc.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
