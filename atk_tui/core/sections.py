@@ -564,7 +564,7 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> 
         if not raw.endswith(("\n", "\r")):
             raw += old.eol
         inner = _Scan(raw)
-        if inner.open_fence is not None:
+        if kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
             char, length = inner.open_fence
             raw += char * length + inner.eol
         carried.append((kind, raw))
