@@ -552,28 +552,42 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> 
     new_kinds = user_section_kinds(new_body)
     old = _Scan(old_body)
     starts = headings.line_starts(old_body)
-    carried: list[tuple[str, str]] = []
-    covered = -1
+    blocks: list[list] = []  # [kind, first, end]: carried spans, adjacent ones merged
     for kind, first, end in spans:
-        if first < covered:
-            continue  # inside a section already carried
         if kind in new_kinds:
             continue
-        covered = end
+        if blocks and first < blocks[-1][2]:
+            continue  # inside a section already carried
+        if blocks and not old_body[starts[blocks[-1][2]] : starts[first]].strip():
+            blocks[-1][2] = end  # right after the previous one: they stay together, in order
+            blocks[-1][3] = kind
+            continue
+        blocks.append([kind, first, end, kind])
+    carried: list[tuple[str, str]] = []
+    for kind, first, end, last_kind in blocks:
         raw = old_body[starts[first] : starts[end]]
         if not raw.endswith(("\n", "\r")):
             raw += old.eol
         inner = _Scan(raw)
-        if kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
+        if last_kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
             char, length = inner.open_fence
             raw += char * length + inner.eol
         carried.append((kind, raw))
+
+    def h2(raw: str) -> bool:
+        head = _Scan(raw)
+        return bool(head.heads) and head.heads[0] == 0 and head.levels[0] == 2
+
+    # other spellings first (appended), then H2 answers (last H2, before a trailing comment),
+    # then H2 comments (the trailing section): nothing carried lands inside a carried answer
     result = new_body
     for kind, raw in carried:
-        if kind == headings.ANSWER:
-            head = _Scan(raw)
-            if head.heads and head.heads[0] == 0 and head.levels[0] == 2:
-                result = _place_answer(_Scan(result), raw)
-                continue
-        result = _append_section(_Scan(result), raw)
+        if not h2(raw):
+            result = _append_section(_Scan(result), raw)
+    for kind, raw in carried:
+        if kind == headings.ANSWER and h2(raw):
+            result = _place_answer(_Scan(result), raw)
+    for kind, raw in carried:
+        if kind == headings.COMMENT and h2(raw):
+            result = _append_section(_Scan(result), raw)
     return result

@@ -66,6 +66,8 @@ def markdown_it_user_headings(body: str) -> list[tuple[int, int]]:
         "## 回\\*答*\n",
         "- a\n  ```\n## 回答\n",
         "  ```\n  x\n```\n## 回答\n",
+        "<h2>\n```\n\n## 回答",
+        "<!-- x -->\n```\n\n## 回答",
     ],
 )
 def test_user_only_heading_variants_are_found(body: str) -> None:
@@ -105,7 +107,7 @@ def test_user_only_sections_extent() -> None:
 FRAGMENTS = [
     "## ", "# ", "### ", "> ", "- ", "1. ", "  ", "    ", " ", "```", "~~~", "---", "===", "-",
     "回答", "Answer", "user comment", "ユーザーコメント", "**", "`", "\u200b", "#", "x", "\\", "*",
-    "<h2>", "</h2>", "ｱ", "Ａｎｓｗｅｒ", "\t", "_",
+    "<h2>", "</h2>", "ｱ", "Ａｎｓｗｅｒ", "\t", "_", "<div>", "<!--", "-->", "<pre>", "</pre>", "=",
 ]
 line = st.lists(st.sampled_from(FRAGMENTS), min_size=0, max_size=5).map("".join)
 doc = st.lists(line, min_size=1, max_size=8).map("\n".join)
