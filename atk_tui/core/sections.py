@@ -581,7 +581,7 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> 
     # other spellings first (appended), then H2 answers (last H2, before a trailing comment),
     # then H2 comments (the trailing section): nothing carried lands inside a carried answer
     result = new_body
-    for kind, raw in carried:
+    for _kind, raw in carried:
         if not h2(raw):
             result = _append_section(_Scan(result), raw)
     for kind, raw in carried:
