@@ -536,12 +536,14 @@ class Service:
         log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
         commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
 
-        def answer_at(rev: str) -> str | None:
-            text = self._committed_text(rev, name)
-            return None if text is None else sections.answer_text(parse_item(name, "inbox", text.encode()).body)
-
+        revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
+        blobs = self._blobs([f"{rev}:{item_path(s, name)}" for rev in revs for s in STATES])
+        answers: dict[str, str | None] = {}
+        for n, rev in enumerate(revs):
+            data = next((b for b in blobs[n * len(STATES) : (n + 1) * len(STATES)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data).body)
         for sha, actor in commits:
-            if answer_at(sha) != answer_at(f"{sha}^"):
+            if answers[sha] != answers[f"{sha}^"]:
                 if actor.strip() != "user":
                     raise refuse
                 return
@@ -766,11 +768,9 @@ class Service:
             if plan_file:
                 plan_file = self._portable_plan(plan_file)
             if kind == "uwi" and urgency is None:
-                from .questions import parse_questions
+                from .questions import checkpoint_urgency
 
-                parsed = parse_questions(body)
-                if parsed.form == "checkpoint" and parsed.urgency:
-                    urgency = parsed.urgency  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
+                urgency = checkpoint_urgency(body)  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
@@ -1183,6 +1183,10 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
                 ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False
             )
             if old.returncode == 0:
+                if path.startswith("wi/") and (store.root / path).is_file():
+                    # an agent's undo may not change a user-only section either (SPEC §11)
+                    current = (store.root / path).read_bytes().decode("utf-8", "replace")
+                    service._guard_user_sections(path, current, old.stdout.decode("utf-8", "replace"))
                 tx.write(path, old.stdout)
             elif (store.root / path).exists():
                 tx.delete(path)
@@ -1193,7 +1197,7 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
         with store.writing("atk: undo", service.actor, pull=service.pull, push=service.push, result=result) as tx:
             change(tx)
     except AtkError as exc:
-        return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings))
+        return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings), code=_code(exc))
     except OSError as exc:
         return Outcome(False, "undo", f"undo failed, nothing was changed: {exc}")
     return Outcome(True, "undo", _undo_subject(subject), commit=result.commit, pushed=result.pushed, warnings=tuple(result.warnings))

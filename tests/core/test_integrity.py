@@ -329,3 +329,37 @@ def test_move_with_note_against_changed_base_refused(store: Path) -> None:
     assert not out.ok and out.code == "changed"
     assert (store / "wi/processing/p.md").exists()
     assert svc.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
+
+
+def test_checkpoint_urgency_without_options(store: Path) -> None:
+    body = "# Need a call\n\nAWAITING_USER_INPUT\n---\nUrgency: informational\nContext: nothing to pick from\n---\n"
+    seed(store, {"c.md": ("inbox", uwi(body=body))})
+    assert Service(store, actor="user").read("c.md").urgency == "informational"
+
+
+def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    assert Service(root, actor="user", pull=False, push=False).hold("x.md").ok
+    assert Service(other, actor="user").start_processing(["x.md"]).ok
+    svc = Service(root, actor="user")
+    out = svc.commit_pending()
+    assert not out.ok and out.code == "conflict"
+    [c] = svc.conflicts()
+    assert set(c.files) == {"wi/inbox/x.md", "wi/hold/x.md"}
+    assert svc.resolve_conflict(c.commit, "mine").ok
+    tree = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "wi/hold/x.md" in tree and "wi/processing/x.md" not in tree and "wi/inbox/x.md" not in tree
+
+
+def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    out = Service(store, actor="user").answer("q.md", choices={1: "A"})
+    assert out.ok
+    head = git(store, "rev-parse", "HEAD")
+    undo = Service(store, actor="agent").undo(out.commit)
+    assert not undo.ok and undo.code == "user-only"
+    assert git(store, "rev-parse", "HEAD") == head
