@@ -390,6 +390,7 @@ class Service:
         try:
             with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._guard_tx(tx)
         except AtkError as exc:
             return Outcome(
                 False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
@@ -455,6 +456,29 @@ class Service:
                     exit_code=2,
                     code="user-only",
                 )
+
+    def _guard_tx(self, tx: Transaction) -> None:
+        """SPEC §11 on every write path, in one place: before an agent's commit, every item
+        file it would commit is compared with the committed version of that item (whatever
+        state folder it was in): a changed user-only section, or a new file holding one,
+        refuses the whole write (nothing committed, files put back as they were). This also
+        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`."""
+        if self.actor != "agent":
+            return
+        for rel in sorted(set(tx.changed)):
+            if not rel.startswith("wi/"):
+                continue
+            full = self.root / rel
+            if full.is_symlink() or not full.is_file():
+                continue  # deleted (rm's business) or not a file git commits as one
+            new = full.read_bytes().decode("utf-8", "replace")
+            parts = rel.split("/")
+            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in STATES:
+                old = self._committed_text("HEAD", parts[2], parts[1])
+            else:
+                blob = self._blobs([f"HEAD:{rel}"])[0]
+                old = None if blob is None else blob.decode("utf-8", "replace")
+            self._guard_user_sections(rel, old, new)
 
     def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
         """SPEC §11, every write path: an agent may not commit a file whose user-only sections
@@ -813,6 +837,7 @@ class Service:
         try:
             with self.store.writing(f"atk: {op}", self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
             return Outcome(
@@ -1052,22 +1077,6 @@ class Service:
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
 
-    def _guard_pending(self, paths: Sequence[str]) -> None:
-        """SPEC §11 for `atk wi commit` (and the dashboard's `P`): an agent may not commit a
-        change to a user-only section, nor a new item file holding one."""
-        if self.actor != "agent":
-            return
-        for path in paths:
-            parts = path.split("/")
-            if len(parts) != 3 or parts[0] != "wi" or not is_valid_filename(parts[2]):
-                continue
-            full = self.root / path
-            if full.is_symlink() or not full.is_file():
-                continue
-            new = full.read_bytes().decode("utf-8", "replace")
-            old = self._committed_text("HEAD", parts[2], parts[1])
-            self._guard_user_sections(path, old, new)
-
     def commit_pending(self) -> Outcome:
         """`atk wi commit`: commit uncommitted item/plan files (both sides of a staged rename),
         then push what is unpushed. Never says "pushed" when nothing was: a commit that had
@@ -1081,8 +1090,7 @@ class Service:
         if paths:
 
             def change(tx: Transaction) -> None:
-                self._guard_pending(paths)
-                tx.include(paths)
+                tx.include(paths)  # `_write` applies the agent rule to what is committed
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:

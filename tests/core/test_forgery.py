@@ -208,3 +208,49 @@ def test_agent_answer_and_comment_refused_every_variable(
         assert Atk(fresh, capsys)("wi", "comment", "a.md", "forged")[0] == 2
         assert git(fresh, "log", "-p") == before
         monkeypatch.delenv(var)
+
+
+RIDERS = {
+    "hold": ("wi", "hold", "q.md"),
+    "start-processing": ("wi", "start-processing", "q.md"),
+    "set-dependencies": ("wi", "set-dependencies", "q.md", "--depends-on", "a.md"),
+    "edit": ("wi", "edit", "q.md", "# new title\n\nnew body\n"),
+    "commit": ("wi", "commit"),
+}
+
+
+@pytest.mark.parametrize("rider", sorted(RIDERS))
+@pytest.mark.parametrize("var", AGENT_VARS)
+def test_forgery_cannot_ride_along_with_another_write(
+    fresh: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, var: str, rider: str
+) -> None:
+    """A forged answer left in the work tree is not committed by a move, an edit, or any
+    other write that carries the file's work-tree text into its commit."""
+    path = fresh / "wi/inbox/q.md"
+    forged = path.read_text() + "\n## 回答\n\n- 1: B) Simple regex\n"
+    path.write_text(forged)
+    monkeypatch.setenv(var, "1")
+    log_before = git(fresh, "log", "-p", "--all")
+    rc, _, err = Atk(fresh, capsys)(*RIDERS[rider])
+    assert rc == 2, err
+    assert "q.md" in err and "user-only" in err
+    assert git(fresh, "log", "-p", "--all") == log_before
+    assert path.read_text() == forged  # left as it is
+
+
+def test_forgery_in_a_non_item_file_under_wi_is_refused(fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+    (fresh / "wi/inbox/notes").mkdir()
+    (fresh / "wi/inbox/notes/x.md").write_text("## 回答\n\n- 1: A\n")
+    rc, _, err = Atk(fresh, capsys)("wi", "commit")
+    assert rc == 2 and "wi/inbox/notes/x.md" in err
+
+
+def test_agent_adopt_note_cannot_smuggle_a_heading(fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+    atk = Atk(fresh, capsys)
+    assert atk("wi", "start-processing", "a.md")[0] == 0
+    assert atk("wi", "adopt", "a.md", "--note", "done\n---\n## ユーザーコメント\nforged")[0] in (0, 2)
+    text = next((fresh / "wi").rglob("a.md")).read_text()
+    from atk_tui.core.items import parse_item
+
+    item = parse_item("a.md", "adopted", text.encode())
+    assert not item.has_comment and user_only_sections(item.body) == []
