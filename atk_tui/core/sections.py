@@ -578,16 +578,21 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> 
         head = _Scan(raw)
         return bool(head.heads) and head.heads[0] == 0 and head.levels[0] == 2
 
-    # other spellings first (appended), then H2 answers (last H2, before a trailing comment),
-    # then H2 comments (the trailing section): nothing carried lands inside a carried answer
+    def holds(raw: str, keys: frozenset[str]) -> bool:  # an H2 of that kind, as this module reads
+        return _Scan(raw).has_heading(keys)
+
+    # other spellings first (appended), then what holds an H2 answer (last H2, before a
+    # trailing comment), then H2 comments (the trailing section): nothing carried lands inside
+    # a carried answer, and what a reader sees as the answer stays the same
+    answers = [raw for _, raw in carried if holds(raw, _ANSWER_KEYS)]
+    comments = [raw for _, raw in carried if raw not in answers and holds(raw, _COMMENT_KEYS)]
     result = new_body
     for _kind, raw in carried:
-        if not h2(raw):
+        if raw not in answers and raw not in comments:
             result = _append_section(_Scan(result), raw)
-    for kind, raw in carried:
-        if kind == headings.ANSWER and h2(raw):
-            result = _place_answer(_Scan(result), raw)
-    for kind, raw in carried:
-        if kind == headings.COMMENT and h2(raw):
-            result = _append_section(_Scan(result), raw)
+    if answers:  # together, in their order: placing one must not replace another
+        joined = "".join(raw if k == 0 else _Scan(raw).eol + raw for k, raw in enumerate(answers))
+        result = _place_answer(_Scan(result), joined) if h2(answers[0]) else _append_section(_Scan(result), joined)
+    for raw in comments:
+        result = _append_section(_Scan(result), raw)
     return result
