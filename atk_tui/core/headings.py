@@ -201,7 +201,10 @@ def scan_headings(body: str) -> list[Heading]:
                 title = bare.rstrip(" \t")
             plain = content == line.strip(" \t") and _indent(line) <= 3
             out.append(Heading(i, i, len(m.group(1)), title, line.strip(), user_only_kind(title), plain))
-            para = []
+            if plain:
+                para = []
+            else:
+                para.append((i, content))  # indented 4+ it may be a paragraph's continuation
             continue
         under = _SETEXT_RE.fullmatch(quoted) or _SETEXT_RE.fullmatch(content)
         if under and para:

@@ -11,6 +11,7 @@ from atk_tui.core import sections
 from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_kind, user_only_sections
 
 MD = MarkdownIt("commonmark")
+GFM = MarkdownIt("gfm-like")  # what Textual's Markdown widget renders with
 
 
 def _inline_text(tok) -> str:
@@ -25,9 +26,9 @@ def _inline_text(tok) -> str:
     return "".join(parts)
 
 
-def markdown_it_user_headings(body: str) -> list[tuple[int, int]]:
+def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int, int]]:
     """Line ranges of the headings markdown-it renders whose text is a user-only title."""
-    toks = MD.parse(body)
+    toks = md.parse(body)
     out = []
     for n, tok in enumerate(toks):
         if tok.type == "heading_open" and user_only_kind(_inline_text(toks[n + 1])):
@@ -68,6 +69,7 @@ def markdown_it_user_headings(body: str) -> list[tuple[int, int]]:
         "  ```\n  x\n```\n## 回答\n",
         "<h2>\n```\n\n## 回答",
         "<!-- x -->\n```\n\n## 回答",
+        "回答\n    ## \n---",
     ],
 )
 def test_user_only_heading_variants_are_found(body: str) -> None:
@@ -119,7 +121,7 @@ def test_every_markdown_it_user_heading_is_found(body: str) -> None:
     """No false negative: a heading markdown-it renders with a user-only title is found,
     on one of the lines markdown-it says it spans."""
     mine = [h for h in scan_headings(body) if h.kind]
-    for start, end in markdown_it_user_headings(body):
+    for start, end in markdown_it_user_headings(body) + markdown_it_user_headings(body, GFM):
         assert any(start <= h.line < end or start <= h.first < end for h in mine), (body, start, end, mine)
 
 
