@@ -229,7 +229,7 @@ def scan_headings(body: str) -> list[Heading]:
             k = max(j for j, (p, _) in enumerate(starts) if p <= m.start())
             idx = starts[k][1]
             out.append(Heading(idx, idx, int(m.group(1)), title, m.group(0).strip(), user_only_kind(title)))
-        out.sort(key=lambda h: h.first)
+    out.sort(key=lambda h: (h.first, h.line))  # a setext heading starts before the lines it spans
     return out
 
 
