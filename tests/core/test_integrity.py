@@ -67,6 +67,7 @@ def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: At
     assert item.answer_partial and not item.answered
     view = svc.queue()
     assert view.judgements["w.md"].ready is False  # a partial answer still blocks
+    assert "partially answered" in view.judgements["w.md"].reasons[0].message
     assert "q.md" in view.needs_you
     # completing it with "other" (and text) answers it
     rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A", "--choose", "2=other", "--text", "both", "--replace")
