@@ -801,7 +801,7 @@ class Service:
                 if self.store.locate(dep) is None:
                     raise AtkError(f"--depends-on names no existing item: {dep}")
         except AtkError as exc:
-            return self._refuse("add", exc.message, exit_code=exc.exit_code)
+            return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
         meta = {
             "kind": kind,

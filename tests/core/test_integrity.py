@@ -364,3 +364,8 @@ def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
     undo = Service(store, actor="agent").undo(out.commit)
     assert not undo.ok and undo.code == "user-only"
     assert git(store, "rev-parse", "HEAD") == head
+
+
+def test_agent_add_refusal_code(store: Path) -> None:
+    out = Service(store, actor="agent").add(kind="uwi", target_repo="r", body="# q\n\n## 回答\n\nx\n", source="s")
+    assert not out.ok and out.exit_code == 2 and out.code == "user-only"
