@@ -369,3 +369,25 @@ def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
 def test_agent_add_refusal_code(store: Path) -> None:
     out = Service(store, actor="agent").add(kind="uwi", target_repo="r", body="# q\n\n## 回答\n\nx\n", source="s")
     assert not out.ok and out.exit_code == 2 and out.code == "user-only"
+
+
+def test_agent_edit_keeps_comment_that_is_not_the_last_h2(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "# T\n\n- 反映内容: x\n\n## ユーザーコメント\n\nPlease keep the old regex.\n\n## 追記\n\nagent notes\n"
+    seed(atk.store, {"a.md": ("inbox", awi(body=body))})
+    monkeypatch.setenv("CLAUDECODE", "1")
+    rc, _, err = atk("wi", "edit", "a.md", "# T\n\n- 反映内容: y\n\n## 追記\n\nnew notes\n")
+    assert rc == 0, err
+    text = git(atk.store, "show", "HEAD:wi/inbox/a.md")
+    assert "Please keep the old regex." in text and "new notes" in text and "agent notes" not in text
+    assert text.rstrip().endswith("Please keep the old regex.")
+
+
+def test_agent_commits_a_plain_rename_of_an_answered_uwi(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi())})
+    assert atk("wi", "answer", "q.md", "--choose", "A")[0] == 0
+    monkeypatch.setenv("AI_AGENT", "1")
+    git(atk.store, "mv", "wi/inbox/q.md", "wi/hold/q.md")
+    rc, _, err = atk("wi", "commit")
+    assert rc == 0, err
+    assert "wi/hold/q.md" in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
+    assert "wi/inbox/q.md" not in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
