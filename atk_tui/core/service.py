@@ -352,10 +352,6 @@ class Service:
                     if exists:
                         tx.delete(path)
                     continue
-                if path.startswith("wi/"):
-                    parts = path.split("/")
-                    old = self._committed_text("HEAD", parts[-1], parts[1] if len(parts) == 3 else None)
-                    self._guard_user_sections(path, old, data.decode("utf-8", "replace"))
                 if not exists or (self.root / path).read_bytes() != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders

@@ -391,3 +391,22 @@ def test_agent_commits_a_plain_rename_of_an_answered_uwi(atk: Atk, monkeypatch: 
     assert rc == 0, err
     assert "wi/hold/q.md" in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
     assert "wi/inbox/q.md" not in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    """A set-aside commit that would write a user-only section is refused for an agent."""
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", uwi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    path = root / "wi/inbox/x.md"
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
+    git(root, "commit", "-qam", "forged")  # around the tool
+    assert Service(other, actor="user").edit("x.md", UWI_BODY + "\n## 補足\n\nmore context\n").ok
+    svc = Service(root, actor="user")
+    assert svc.commit_pending().code == "conflict"
+    [c] = svc.conflicts()
+    out = Service(root, actor="agent").resolve_conflict(c.commit, "mine")
+    assert not out.ok and out.code == "user-only" and out.exit_code == 2
+    assert svc.conflicts() != []  # still there for the user
