@@ -529,7 +529,9 @@ def user_section_kinds(body: str) -> set[str]:
     definition (`headings`), headings in an indented code block aside: what `edit` treats as
     "the new body contains that section itself"."""
     starts = headings.line_starts(body)
-    return {h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)}
+    return {
+        h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)
+    }
 
 
 def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> str:

@@ -412,7 +412,7 @@ class Service:
 
     def _check_repo(self, item: Item) -> None:
         if self.only_repo and item.target_repo != self.only_repo:
-            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)")
+            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)", code="invalid")
 
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
@@ -795,7 +795,7 @@ class Service:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
                 if self.store.locate(dep) is None:
-                    raise AtkError(f"--depends-on names no existing item: {dep}")
+                    raise AtkError(f"--depends-on names no existing item: {dep}", code="missing")
         except AtkError as exc:
             return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
@@ -818,7 +818,7 @@ class Service:
             text = new_file_text(meta, body)
             item = parse_item(name, "inbox", text.encode())
             if item.defects:
-                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}")
+                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
             tx.write(item_path("inbox", name), text.encode())
             return item
 
@@ -850,7 +850,7 @@ class Service:
         def change(tx: Transaction) -> Item:
             item = self._current(filename, allow_defective=True)
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if item.fm_text is None:
                 raise AtkError(
                     f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
@@ -880,7 +880,9 @@ class Service:
                     "(see its history); edit again to merge your text, or discard it"
                 )
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                )
             self._guard_user_sections(item_path(item.state, filename), item.text, text)
             return self._save(tx, item, text)
 
@@ -892,7 +894,7 @@ class Service:
             raise AtkError("nothing to change: the text is the same")
         new = parse_item(item.filename, item.state, data)
         if new.defects:
-            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}")
+            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
         tx.write(item_path(item.state, item.filename), data)
         return new
 
@@ -910,13 +912,13 @@ class Service:
                     f"state conflict: {filename} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items"
                 )
             if filename in deps:
-                raise AtkError(f"{filename} cannot depend on itself")
+                raise AtkError(f"{filename} cannot depend on itself", code="invalid")
             for dep in deps:
                 if self.store.locate(dep) is None:
-                    raise AtkError(f"no item named {dep}: a dependency must be an existing item")
+                    raise AtkError(f"no item named {dep}: a dependency must be an existing item", code="missing")
             cycle = self.would_cycle(filename, deps)
             if cycle:
-                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}")
+                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}", code="invalid")
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
             text = with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body
             return self._save(tx, item, text)
@@ -949,9 +951,11 @@ class Service:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
             if item.kind != "awi":
-                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file")
+                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file", code="invalid")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                )
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)
@@ -985,7 +989,7 @@ class Service:
             item = self._current(filename)
             self._check_base(item, base)
             if item.kind != "uwi":
-                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead")
+                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead", code="invalid")
             if item.state in TERMINAL:
                 raise AtkError(
                     f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
@@ -1050,9 +1054,9 @@ class Service:
             item = self._current(filename)
             self._check_base(item, base)
             if item.kind != "awi":
-                raise AtkError(f"{filename} is a UWI; answer it instead of commenting")
+                raise AtkError(f"{filename} is a UWI; answer it instead of commenting", code="invalid")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
@@ -1178,10 +1182,10 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
         later = store.git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths).stdout.strip()
         if later:
             first = later.splitlines()[-1]
-            raise AtkError(f"cannot undo '{subject}': the item changed since ({first})")
+            raise AtkError(f"cannot undo '{subject}': the item changed since ({first})", code="changed")
         dirty = store.git("status", "--porcelain", "--", *paths).stdout.strip()
         if dirty:
-            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}")
+            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}", code="changed")
         for path in paths:
             old = subprocess.run(
                 ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False

@@ -107,9 +107,43 @@ def test_user_only_sections_extent() -> None:
 
 
 FRAGMENTS = [
-    "## ", "# ", "### ", "> ", "- ", "1. ", "  ", "    ", " ", "```", "~~~", "---", "===", "-",
-    "回答", "Answer", "user comment", "ユーザーコメント", "**", "`", "\u200b", "#", "x", "\\", "*",
-    "<h2>", "</h2>", "ｱ", "Ａｎｓｗｅｒ", "\t", "_", "<div>", "<!--", "-->", "<pre>", "</pre>", "=",
+    "## ",
+    "# ",
+    "### ",
+    "> ",
+    "- ",
+    "1. ",
+    "  ",
+    "    ",
+    " ",
+    "```",
+    "~~~",
+    "---",
+    "===",
+    "-",
+    "回答",
+    "Answer",
+    "user comment",
+    "ユーザーコメント",
+    "**",
+    "`",
+    "\u200b",
+    "#",
+    "x",
+    "\\",
+    "*",
+    "<h2>",
+    "</h2>",
+    "ｱ",
+    "Ａｎｓｗｅｒ",
+    "\t",
+    "_",
+    "<div>",
+    "<!--",
+    "-->",
+    "<pre>",
+    "</pre>",
+    "=",
 ]
 line = st.lists(st.sampled_from(FRAGMENTS), min_size=0, max_size=5).map("".join)
 doc = st.lists(line, min_size=1, max_size=8).map("\n".join)
@@ -140,7 +174,8 @@ def test_property_generator_reaches_user_headings() -> None:
 
 
 @pytest.mark.parametrize(
-    "heading", ["## 回答", "## 回\u200b答", "## ＡＮＳＷＥＲ", "## &#x56de;&#x7b54;", "## 回\U000e0041答", "## **Answer**"]
+    "heading",
+    ["## 回答", "## 回\u200b答", "## ＡＮＳＷＥＲ", "## &#x56de;&#x7b54;", "## 回\U000e0041答", "## **Answer**"],
 )
 def test_readers_use_the_same_definition(heading: str) -> None:
     """An item's `answered` flag (the listing's reader) sees every ATX H2 spelling."""
@@ -152,7 +187,9 @@ def test_readers_use_the_same_definition(heading: str) -> None:
     assert parse_item("q.md", "inbox", text.encode()).answered
 
 
-@pytest.mark.parametrize("heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"])
+@pytest.mark.parametrize(
+    "heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"]
+)
 def test_comment_reader_uses_the_same_definition(heading: str) -> None:
     from atk_tui.core.items import parse_item
 

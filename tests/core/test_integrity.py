@@ -110,7 +110,9 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # --- atk wi commit: renames, no false "pushed", set-aside conflicts (contract §4) ---------
 
 
-def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_commit_both_sides_of_staged_rename(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, remote = remote_store
     seed(root, {"x.md": ("inbox", awi())})
     git(root, "push", "-q")
@@ -123,7 +125,9 @@ def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], cap
     assert git(root, "status", "--porcelain") == ""
 
 
-def test_commit_nothing_to_push_is_not_pushed(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_commit_nothing_to_push_is_not_pushed(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, _ = remote_store
     rc, out, _ = Atk(root, capsys)("wi", "commit")
     assert rc == 0 and "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
