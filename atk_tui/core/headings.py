@@ -45,7 +45,7 @@ _USER_KEYS = {"回答": ANSWER, "answer": ANSWER, "ユーザーコメント": CO
 
 _ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
-_TAG_RE = re.compile(r"</?[A-Za-z][^>]*>")
+_TAG_RE = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|</?[A-Za-z][^>]*>", re.S)
 _MARKERS_RE = re.compile(r"[*_`~]+")
 
 

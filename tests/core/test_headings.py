@@ -70,6 +70,8 @@ def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int,
         "<h2>\n```\n\n## 回答",
         "<!-- x -->\n```\n\n## 回答",
         "回答\n    ## \n---",
+        "回答<!--1. -->\n---",
+        "## <?x?>回答<b></b>\n",
     ],
 )
 def test_user_only_heading_variants_are_found(body: str) -> None:
@@ -144,6 +146,12 @@ FRAGMENTS = [
     "<pre>",
     "</pre>",
     "=",
+    "~~",
+    "|",
+    "| --- |",
+    "[x]",
+    "&#x56de;",
+    "&#22238;",
 ]
 line = st.lists(st.sampled_from(FRAGMENTS), min_size=0, max_size=5).map("".join)
 doc = st.lists(line, min_size=1, max_size=8).map("\n".join)
