@@ -89,8 +89,8 @@ class Heading:
     plain: bool = False  # an ATX heading outside any container, indented 0-3: what `sections` reads
 
 
-_CONTAINER_RE = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$))[ \t]?")
-_QUOTE_RE = re.compile(r"[ \t]*>[ \t]?")
+_CONTAINER_RE = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$))[ \t]?)*")
+_QUOTE_RE = re.compile(r"(?:[ \t]*>[ \t]?)*")
 _ATX_RE = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _SETEXT_RE = re.compile(r"(=+|-+)[ \t]*$")
 _FENCE_RE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)$")
@@ -98,11 +98,9 @@ _HTML_H_RE = re.compile(r"<h([1-6])(?:\s[^>]*)?>(.*?)(?=</h[1-6]\s*>|<h[1-6][\s>
 
 
 def _strip(line: str, pattern: re.Pattern[str]) -> str:
-    while True:
-        m = pattern.match(line)
-        if not m or m.end() == 0:
-            return line.strip(" \t")
-        line = line[m.end() :]
+    """`line` without its leading container markers (one regex pass) and outer blanks."""
+    m = pattern.match(line)
+    return line[m.end() if m else 0 :].strip(" \t")
 
 
 def _indent(line: str) -> int:
