@@ -166,11 +166,14 @@ def scan_headings(body: str) -> list[Heading]:
     para: list[tuple[int, str]] = []  # the current paragraph's lines (container-stripped)
     html: str | None = None  # inside a possible HTML block: its end marker ("" = a blank line)
     for i, line in enumerate(lines):
+        in_html = False  # this line belongs to a possible HTML block (its last line too)
         if html is not None:
+            in_html = True
             if (html == "" and not line.strip()) or (html and html in line.lower()):
                 html = None
         elif fence is None:
             html = _html_end(line)
+            in_html = html is not None
         if fence is not None:
             char, length, indent = fence
             if _closes(line, char, length):
@@ -180,7 +183,7 @@ def scan_headings(body: str) -> list[Heading]:
             if not (indent and line.strip() and _indent(line) < indent):
                 continue
             fence = None  # the container that held the fence ended: the line is read below
-        opened = _fence(line) if html is None else None
+        opened = _fence(line) if not in_html else None
         if opened is not None:
             fence = opened
             para = []

@@ -71,6 +71,7 @@ def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int,
         "<!-- x -->\n```\n\n## 回答",
         "回答\n    ## \n---",
         "回答<!--1. -->\n---",
+        "<!--\n```-->\n## 回答",
         "## <?x?>回答<b></b>\n",
     ],
 )
