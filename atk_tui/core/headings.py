@@ -45,7 +45,13 @@ _USER_KEYS = {"回答": ANSWER, "answer": ANSWER, "ユーザーコメント": CO
 
 _ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
-_TAG_RE = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|</?[A-Za-z][^>]*>", re.S)
+_ATTR = r"""(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)"""
+#: CommonMark's raw HTML: comment, processing instruction, CDATA, declaration, open/close tag
+_TAG_RE = re.compile(
+    r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>"
+    rf"|<[A-Za-z][A-Za-z0-9-]*{_ATTR}*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>",
+    re.S,
+)
 _MARKERS_RE = re.compile(r"[*_`~]+")
 
 
@@ -58,10 +64,10 @@ def heading_key(title: str) -> str:
     """The normalised text of a heading title (SPEC §11): NFKC, entities decoded, format
     characters (Cf) removed, backslash escapes, links, inline tags and emphasis/code markers
     removed, surrounding punctuation/space stripped, inner whitespace collapsed, casefolded."""
-    s = unicodedata.normalize("NFKC", html.unescape(title))
+    s = _TAG_RE.sub("", title)  # before NFKC: `<Ａ…` is text to a Markdown renderer, not a tag
+    s = unicodedata.normalize("NFKC", html.unescape(s))
     s = "".join(ch for ch in s if unicodedata.category(ch) != "Cf")
     s = _ESCAPE_RE.sub(r"\1", s)
-    s = _TAG_RE.sub("", s)
     s = _LINK_RE.sub(r"\1", s)
     s = _MARKERS_RE.sub("", s)
     s = unicodedata.normalize("NFKC", s)
@@ -192,7 +198,10 @@ def scan_headings(body: str) -> list[Heading]:
         content = _strip(line, _CONTAINER_RE)
         quoted = _strip(line, _QUOTE_RE)
         if not content and not (_SETEXT_RE.fullmatch(quoted) and para):
-            para = []
+            if line.strip(" \t"):
+                para.append((i, line.strip(" \t")))  # `*`, `>`, `1.` alone may continue a paragraph
+            else:
+                para = []
             continue
         m = _ATX_RE.fullmatch(content)
         if m:
