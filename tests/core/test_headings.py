@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from atk_tui.core import sections
-from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_kind, user_only_sections
+from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_sections
 
 MD = MarkdownIt("commonmark")
 GFM = MarkdownIt("gfm-like")  # what Textual's Markdown widget renders with
