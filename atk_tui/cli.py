@@ -52,6 +52,17 @@ def _common() -> argparse.ArgumentParser:
     return p
 
 
+class VersionAction(argparse.Action):
+    """`--version`, looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(version_text(parser.prog) + "\n")
+        parser.exit()
+
+
 def version_text(prog: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -69,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=version_text("atk"))
+    parser.add_argument("--version", action=VersionAction)
     _global_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,plans,agents}")
 
@@ -330,9 +341,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
     if as_json:
-        from .core.model import STATES as ALL
-
-        view = svc.queue(ALL)
+        view = svc.queue(STATES)
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
@@ -391,6 +400,8 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
         return _report(svc.edit(args.filename, _body(args)))
     has_body = args.message is not None or args.body_file
     body = _body(args) if has_body else None
+    if body is not None and svc.show(args.filename).plan_file == args.plan_file:
+        return _report(svc.edit(args.filename, body))  # the plan file is set already
     out = svc.convert_to_plan(args.filename, args.plan_file)
     if not out.ok or body is None:
         if out.ok:

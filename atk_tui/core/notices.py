@@ -77,7 +77,7 @@ def list_notices(root: Path | str) -> list[Notice]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     out = []
-    for e in sorted(entries, key=lambda e: e.name):
+    for e in sorted(entries, key=lambda e: e.name[:-3]):  # `x.md` before `x-2.md`
         try:
             with open(e.path, "rb") as fh:
                 out.append(_parse(e.name, fh.read(MAX_BYTES)))
