@@ -7,7 +7,6 @@ tests and the screenshot script use.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -26,6 +25,7 @@ from ..core.model import ACTIVE, Item
 from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
+from ..core.watch import store_signature
 from .config import TuiConfig, binding_ids, load_tui_config
 from .screens.main import MainScreen
 
@@ -134,25 +134,7 @@ class AtkApp(App):
     # -- loading -------------------------------------------------------------------------
 
     def _store_signature(self) -> tuple:
-        root = self.service.root
-        git = root / ".git"
-        paths = [git / "HEAD", git / "index", git / "packed-refs", git / "refs" / "heads"]
-        head = git / "HEAD"
-        try:
-            ref = head.read_text().strip()
-            if ref.startswith("ref: "):
-                paths.append(git / ref[5:])
-        except OSError:
-            pass
-        paths += [root / "wi" / s for s in ("inbox", "processing", "hold", "adopted", "rejected")]
-        sig = []
-        for p in paths:
-            try:
-                st = os.stat(p)
-                sig.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                sig.append(None)
-        return tuple(sig)
+        return store_signature(self.service.root)
 
     def _check_store(self) -> None:
         if self._watch_paused:
