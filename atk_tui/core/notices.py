@@ -148,3 +148,14 @@ def dismiss(svc, filenames: list[str]):
     n = len(filenames)
     msg = f"dismissed {filenames[0]}" if n == 1 else f"dismissed {n} notices"
     return Outcome(True, "dismiss", msg, tuple(filenames), result.commit, result.pushed, tuple(result.warnings))
+
+
+def attention(view, notices: list[Notice]) -> dict[str, str]:
+    """What calls the user (SPEC §13): every notice and every unanswered blocking question,
+    as key -> title. A key the previous look did not have rings the bell."""
+    out = {f"notice:{n.filename}": n.title for n in notices}
+    for name in view.needs_you:
+        item = view.items.get(name)
+        if item is not None and item.kind == "uwi" and item.urgency == "blocking":
+            out[f"question:{name}"] = item.title
+    return out

@@ -16,6 +16,7 @@ class TuiConfig:
     pull_interval: float = 60.0  # seconds between pulls from the remote; 0 turns pulling off
     default_sort: str = "needs-you"
     keys: dict[str, str] = field(default_factory=dict)  # action id -> key(s), e.g. {"hold": "H"}
+    desktop_notifications: bool = False  # notify-send for a new notice or blocking question
     errors: list[str] = field(default_factory=list)
 
 
@@ -53,7 +54,13 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.keys = dict(keys)
         else:
             cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
-    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys"}
+    desktop = raw.get("desktop_notifications")
+    if desktop is not None:
+        if isinstance(desktop, bool):
+            cfg.desktop_notifications = desktop
+        else:
+            cfg.errors.append(f"config: desktop_notifications must be true or false, got {desktop!r}")
+    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys", "desktop_notifications"}
     if unknown:
         cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
     return cfg
