@@ -89,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("config", help="print resolved configuration", parents=[common])
     p.add_argument("action", choices=["get"])
-    p.add_argument("key", choices=["private_notes"])
+    p.add_argument("key", choices=["private_notes", "plans_root"])
 
     wi = sub.add_parser("wi", help="work item commands", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     w = wi.add_subparsers(dest="wicmd", required=True)
@@ -467,6 +467,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         from .core.service import Service
 
+        if args.cmd == "config" and args.key == "plans_root":
+            from .core.plans import plans_root
+
+            _out(str(plans_root()))
+            return 0
         root = resolve_store(args.store)
         if args.cmd == "config":
             # the resolved path, store or not yet: scripts build plan paths from it

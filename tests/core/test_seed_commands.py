@@ -247,6 +247,11 @@ def test_plans_commit_refusals(atk: Atk, plans_dir: Path, tmp_path: Path) -> Non
     assert tree_state(atk.store) == before
 
 
+def test_config_get_plans_root(plans_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = bare(capsys, "config", "get", "plans_root")
+    assert rc == 0 and out.strip() == str(plans_dir)
+
+
 def test_plans_root_option_and_month_now(atk: Atk, tmp_path: Path) -> None:
     root = tmp_path / "p"
     root.mkdir()
