@@ -1,8 +1,9 @@
 """What a filename typed on the command line names (SPEC §13): the one resolver every
 `atk` command uses.
 
-`F` is accepted as the full filename, without `.md`, or as a unique prefix of the filename
-or of its slug (the part after `YYYYMMDD-HHMMSS-`). Several matches refuse with the
+`F` is accepted as the full filename, without `.md`, or (without `.md`) as a unique prefix of
+the filename or of its slug (the part after `YYYYMMDD-HHMMSS-`). A name ending in `.md` names
+that file only: `rm a.md` never removes `abc.md`. Several matches refuse with the
 candidates listed (exit 1); no match is left to the command, which says "no item named F".
 """
 
@@ -38,16 +39,17 @@ def resolve_among(given: str, names: set[str]) -> str:
         return given  # the command refuses it with the filename rule
     if given in names:
         return given
-    if not given.endswith(".md") and f"{given}.md" in names:
+    if given.endswith(".md"):
+        return given  # a whole filename names that file only, never a longer one
+    if f"{given}.md" in names:
         return f"{given}.md"
-    stem = given[:-3] if given.endswith(".md") else given
-    found = sorted(n for n in names if n[:-3].startswith(stem) or slug_of(n).startswith(stem))
+    found = sorted(n for n in names if n[:-3].startswith(given) or slug_of(n).startswith(given))
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
         shown = ", ".join(found[:10]) + (f" and {len(found) - 10} more" if len(found) > 10 else "")
         raise AmbiguousName(f"{given!r} names {len(found)} items: {shown}; give more of the filename")
-    if not given.endswith(".md") and is_valid_filename(f"{given}.md"):
+    if is_valid_filename(f"{given}.md"):
         return f"{given}.md"  # "no item named F.md" reads better than a filename-rule error
     return given
 

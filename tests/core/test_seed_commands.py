@@ -74,6 +74,9 @@ def test_filename_without_md_and_by_unique_prefix(atk: Atk, env_agent: None) -> 
     assert tree_state(atk.store) == before
     rc, _, err = atk("wi", "hold", "nothing-like-it")
     assert rc == 1 and "no item named nothing-like-it.md" in err
+    rc, _, err = atk("wi", "rm", "20261129-051200-login.md")  # a whole name is never a prefix
+    assert rc == 1 and "no item named 20261129-051200-login.md" in err
+    assert tree_state(atk.store) == before
     # --depends-on goes through the same resolver
     assert atk("wi", "set-dependencies", "logout", "--depends-on", "login")[0] == 0
     assert "depends_on: [20261129-051200-login-rule.md]" in (atk.store / "wi/inbox/20261129-051300-logout-rule.md").read_text()
