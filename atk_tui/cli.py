@@ -175,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
     p.add_argument("--queue", choices=["wi"], default="wi")
+    p.add_argument("--pull-interval", type=float, default=60.0, metavar="SECONDS",
+                   help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
     p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
 
     plans = sub.add_parser("plans", help="plan files", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -453,7 +455,8 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
 
     if args.max_parallel < 1:
         raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
-    loop = ProcessLoop(svc, args.run, max_parallel=args.max_parallel, interval=args.interval, log=_err)
+    loop = ProcessLoop(svc, args.run, max_parallel=args.max_parallel, interval=args.interval,
+                       pull_interval=args.pull_interval, log=_err)
     return loop.run(once=args.once)
 
 

@@ -105,6 +105,7 @@ class ProcessLoop:
         max_parallel: int = 1,
         interval: float = 0.5,
         grace: float = 5.0,
+        pull_interval: float = 60.0,
         log: Callable[[str], None] = lambda _m: None,
     ) -> None:
         if max_parallel < 1:
@@ -114,7 +115,9 @@ class ProcessLoop:
         self.max_parallel = max_parallel
         self.interval = interval
         self.grace = grace
+        self.pull_interval = pull_interval
         self.log = log
+        self._last_pull: float | None = None
         self.dir = loop_dir(svc.store.git_dir)
         self.running: dict[str, Session] = {}  # by repo
         self.ended: dict[str, tuple[frozenset[str], tuple]] = {}  # repo -> (files, store signature at end)
@@ -288,9 +291,35 @@ class ProcessLoop:
             self.stop.wait(self.interval)
         self._reap()
 
+    def _maybe_pull(self) -> None:
+        """Work filed on other machines arrives by pulling, as in the dashboard (not with
+        --skip-pull or a pull interval of 0, nor without an upstream)."""
+        import time
+
+        if not self.svc.pull or self.pull_interval <= 0:
+            return
+        now = time.monotonic()
+        if self._last_pull is not None and now - self._last_pull < self.pull_interval:
+            return
+        self._last_pull = now
+        if not self.svc.store.upstream():
+            return
+        from .store import WriteResult
+
+        result = WriteResult()
+        try:
+            with self.svc.store.locked(timeout=2):
+                self.svc.store._pull(result)
+        except AtkError as exc:
+            self.log(f"pull skipped: {exc}")
+            return
+        for w in result.warnings:
+            self.log(w)
+
     def _run_forever(self) -> None:
         seen: tuple | None = None
         while not self.stop.is_set():
+            self._maybe_pull()
             freed = self._reap()
             signature = store_signature(self.svc.root)
             if (signature != seen or freed) and len(self.running) < self.max_parallel:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
-from storekit import AWI_BODY, Clock, add_item
+from storekit import AWI_BODY, Clock, add_item, clone, make_remote_pair
 from test_cli import ATK, awi, seed, uwi
 
 from atk_tui.core.loop import read_status
@@ -125,6 +125,7 @@ def test_resident_loop_picks_up_new_work_and_survives_a_crash(store: Path, agent
     try:
         wait_for(lambda: any(e["event"] == "end" for e in journal(store)), "the first session to end")
         assert wait_for(lambda: read_status(store / ".git"), "the loop's state")["last_exit"] == 3
+        time.sleep(1)  # ten more turns of the loop (interval 0.1 s): none restarts the crash
         # the crash is not restarted in a loop: the same files at the same store state wait
         assert len(records(work)) == 1 and proc.poll() is None
         (work / "crash-acme_one").unlink()
@@ -184,6 +185,23 @@ def test_one_loop_per_store_and_bad_options(store: Path, agent: tuple[str, Path]
     assert bad.returncode == 2 and "--max-parallel" in bad.stderr
     missing = subprocess.run([str(ATK), "wi", "process-loop", "--store", str(store)], capture_output=True, text=True, check=False)
     assert missing.returncode == 2 and "--run" in missing.stderr
+
+
+def test_resident_loop_pulls_work_filed_elsewhere(tmp_path: Path, agent: tuple[str, Path]) -> None:
+    cmd, work = agent
+    store, remote = make_remote_pair(tmp_path)
+    other = clone(remote, tmp_path / "other")
+    proc = loop(store, cmd, "--interval", "0.1", "--pull-interval", "0.2", env={"FAKE_SLEEP": "0.1"})
+    try:
+        wait_for(lambda: read_status(store / ".git"), "the loop to start")
+        elsewhere = Service(other, clock=Clock(), actor="agent")
+        name = add_item(elsewhere, AWI_BODY, target_repo="acme/far", source="test")
+        wait_for(lambda: records(work), "a session for the pulled work")
+        assert records(work)[0]["files"] == [name]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
 
 
 def test_loop_status_through_the_service(store: Path) -> None:
