@@ -313,3 +313,19 @@ def test_console_script_notify_from_an_agent(store: Path, tmp_path: Path) -> Non
     assert proc.returncode == 0, proc.stderr
     proc = subprocess.run([str(ATK), "agents", "notices", "--store", str(store)], capture_output=True, text=True, env=env, check=False)
     assert json.loads(proc.stdout)["title"] == "Please look at the login question"
+
+
+@pytest.mark.parametrize("agent_env", [False, True])
+def test_meta_commands_for_either_actor(atk: Atk, monkeypatch: pytest.MonkeyPatch, agent_env: bool) -> None:
+    if agent_env:
+        monkeypatch.setenv("CODEX_CI", "1")
+    actor = "agent" if agent_env else "user"
+    seed(atk.store, {"a.md": ("hold", awi()), "q.md": ("processing", uwi())})
+    assert atk("wi", "set-cooldown", "a", "--until", "2026-12-01T00:00:00Z")[0] == 0
+    assert last_commit(atk.store) == f"atk: set-cooldown a.md|{actor}"
+    assert atk("wi", "set-urgency", "q", "next-review")[0] == 0
+    assert last_commit(atk.store) == f"atk: set-urgency q.md|{actor}"
+    assert atk("wi", "edit", "a", "--plan-file", PLAN)[0] == 0
+    assert last_commit(atk.store) == f"atk: convert-to-plan a.md|{actor}"
+    rc, out, _ = atk("wi", "show", "a", "q")
+    assert rc == 0 and (out.count('"filename"') == 2 if agent_env else "==> q.md <==" in out)
