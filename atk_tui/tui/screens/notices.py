@@ -25,7 +25,7 @@ class NoticesScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     NoticesScreen { align: center middle; }
     NoticesScreen > Horizontal { width: 95%; height: 85%; border: round $warning; background: $surface; }
-    NoticesScreen OptionList { width: 2fr; height: 1fr; border: none; }
+    NoticesScreen OptionList, NoticesScreen OptionList:focus { width: 2fr; height: 1fr; border: none; border-right: vkey $panel-lighten-2; }
     NoticesScreen #notice-body { width: 3fr; height: 1fr; padding: 0 1; }
     """
 
@@ -77,7 +77,7 @@ class NoticesScreen(ModalScreen[None]):
         n = self.current
         if n is None:
             return
-        head = Text(f"{n.filename}\nfrom {safe_line(n.source or 'an agent')}\n\n", style="dim")
+        head = Text(f"{n.filename}\nsource: {safe_line(n.source or '(none given)')}\n\n", style="dim")
         self.query_one("#notice-text", Static).update(head + Text(safe_text(n.body)))
 
     def action_dismiss_notice(self) -> None:
