@@ -117,6 +117,15 @@ def test_once_starts_ready_work_only_n_at_a_time(store: Path, agent: tuple[str, 
     assert not (store / ".git/atk-loop/loop.lock").exists()
 
 
+def test_once_honours_target_repo(store: Path, agent: tuple[str, Path]) -> None:
+    cmd, work = agent
+    seed_queue(store)
+    proc = loop(store, cmd, "--once", "--queue", "wi", "--target-repo=acme/two", env={"FAKE_SLEEP": "0"})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert [(r["repo"], sorted(r["files"])) for r in records(work)] == [("acme/two", ["two-busy.md", "two.md"])]
+
+
 def test_resident_loop_picks_up_new_work_and_survives_a_crash(store: Path, agent: tuple[str, Path]) -> None:
     cmd, work = agent
     seed(store, {"a.md": ("inbox", awi("acme/one"))})
