@@ -197,11 +197,16 @@ class ProcessLoop:
             ATK_TARGET_REPO=repo,
             ATK_LOOP_SESSION=sid,
         )
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(
-                self.cmd, shell=True, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: the loop stops it, a terminal's ^C does not
-            )
+        try:
+            with open(log, "wb") as out:
+                proc = subprocess.Popen(
+                    self.cmd, shell=True, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True,  # its own process group: the loop stops it, a terminal's ^C does not
+                )
+        except OSError as exc:  # no session was started: nothing to stop or record as running
+            self.log(f"could not start a session for {repo}: {exc}; will try again when the store changes")
+            self.ended[repo] = (frozenset(files), signature)
+            return
         started = _now()
         self.running[repo] = Session(sid, repo, files, proc, log, started, signature)
         self.started_count += 1
