@@ -130,3 +130,22 @@ def test_desktop_notifications_config(monkeypatch, tmp_path: Path) -> None:
     cfg.write_text("[tui]\ndesktop_notifications = \"yes\"\n")
     got = load_tui_config()
     assert got.desktop_notifications is False and "desktop_notifications" in got.errors[0]
+
+
+async def test_watcher_picks_up_notices_and_the_loop(demo_store: Path) -> None:
+    """The store watcher (no manual reload): a notice and a loop's state file appear live."""
+    app = build_app(demo_store, watch=True, config=TuiConfig(pull_interval=0))
+    async with app.run_test(size=(140, 36)) as pilot:
+        await settle(pilot)
+        agent_notify(demo_store, "# Live notice\n")
+        d = demo_store / ".git/atk-loop"
+        d.mkdir()
+        (d / "state.json").write_text(json.dumps({"pid": os.getpid(), "running": [], "last_exit": 0}))
+        for _ in range(100):
+            await pilot.pause(0.1)
+            text = screen_text(app)
+            if "Live notice" in text and "loop: 0 running, last exit 0" in text:
+                break
+        else:
+            raise AssertionError(f"the watcher did not show the notice and the loop:\n{screen_text(app)}")
+        assert app.alerts.rings == 1
