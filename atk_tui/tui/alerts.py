@@ -1,6 +1,7 @@
 """Calling the user when something new needs them (SPEC §13): the terminal bell, a count in
 the terminal title, and (`[tui] desktop_notifications = true`, where `notify-send` exists) a
-desktop notification. What counts is `core.notices.attention`; the first load only sets the
+desktop notification; `bell` and `title_count` (both true by default) turn the others off.
+What counts is `core.notices.attention`; the first load only sets the
 title (what was there before the dashboard opened is not news)."""
 
 from __future__ import annotations
@@ -28,9 +29,19 @@ def notify_send(summary: str, body: str) -> None:
 
 
 class Alerts:
-    def __init__(self, app, *, desktop: bool = False, desktop_notifier: Callable[[str, str], None] | None = None) -> None:
+    def __init__(
+        self,
+        app,
+        *,
+        desktop: bool = False,
+        bell: bool = True,
+        title_count: bool = True,
+        desktop_notifier: Callable[[str, str], None] | None = None,
+    ) -> None:
         self.app = app
         self.desktop = desktop
+        self.ring_bell = bell
+        self.title_count = title_count
         self.desktop_notifier = desktop_notifier or notify_send
         self.seen: set[str] | None = None
         self.rings = 0  # how many times the bell rang (tests read it)
@@ -38,11 +49,13 @@ class Alerts:
     def update(self, calls: dict[str, str]) -> None:
         new = [k for k in calls if self.seen is not None and k not in self.seen]
         self.seen = set(calls)
-        self.set_title(f"{TITLE} ({len(calls)})" if calls else TITLE)
+        if self.title_count:
+            self.set_title(f"{TITLE} ({len(calls)})" if calls else TITLE)
         if not new:
             return
-        self.rings += 1
-        self.app.bell()
+        if self.ring_bell:
+            self.rings += 1
+            self.app.bell()
         if self.desktop:
             what = "question" if new[0].startswith("question:") else "notice"
             more = f" (+{len(new) - 1} more)" if len(new) > 1 else ""

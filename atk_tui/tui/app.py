@@ -112,7 +112,8 @@ class AtkApp(App):
         self.main = MainScreen()
         self.notices: list = []  # core.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
-        self.alerts = Alerts(self, desktop=self.tui_config.desktop_notifications)
+        cfg = self.tui_config
+        self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
 
     def _apply_key_overrides(self) -> None:

@@ -120,6 +120,17 @@ async def test_status_line_shows_the_loop(demo_store: Path) -> None:
         assert "loop:" not in screen_text(app)
 
 
+async def test_bell_and_title_can_be_turned_off(demo_store: Path) -> None:
+    app = build_app(demo_store, config=TuiConfig(bell=False, title_count=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        agent_notify(demo_store, "# Quiet notice\n")
+        app.reload()
+        await settle(pilot)
+        assert "Quiet notice" in screen_text(app)  # still shown
+        assert app.alerts.rings == 0 and app.title == "atk-tui"
+
+
 def test_desktop_notifications_config(monkeypatch, tmp_path: Path) -> None:
     from atk_tui.tui.config import load_tui_config
 
@@ -127,9 +138,10 @@ def test_desktop_notifications_config(monkeypatch, tmp_path: Path) -> None:
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text("[tui]\ndesktop_notifications = true\n")
     assert load_tui_config().desktop_notifications is True
-    cfg.write_text("[tui]\ndesktop_notifications = \"yes\"\n")
+    cfg.write_text("[tui]\ndesktop_notifications = \"yes\"\nbell = false\ntitle_count = false\n")
     got = load_tui_config()
     assert got.desktop_notifications is False and "desktop_notifications" in got.errors[0]
+    assert got.bell is False and got.title_count is False and len(got.errors) == 1
 
 
 async def test_watcher_picks_up_notices_and_the_loop(demo_store: Path) -> None:
