@@ -109,11 +109,11 @@ async def test_desktop_notification_only_when_configured(demo_store: Path) -> No
 async def test_status_line_shows_the_loop(demo_store: Path) -> None:
     d = demo_store / ".git/atk-loop"
     d.mkdir()
-    (d / "state.json").write_text(json.dumps({"pid": os.getpid(), "running": [{"id": "s1", "files": ["a.md"]}], "last_exit": 3}))
+    (d / "state.json").write_text(json.dumps({"pid": os.getpid(), "running": [{"id": "s1", "repo": "acme/[b]x", "files": ["a.md"]}], "last_exit": 3}))
     app = build_app(demo_store)
     async with app.run_test(size=(140, 36)) as pilot:
         await settle(pilot)
-        assert "loop: 1 running, last exit 3" in screen_text(app)
+        assert "loop: 1 running (acme/[b]x), last exit 3" in screen_text(app)
         (d / "state.json").unlink()
         app.reload()
         await settle(pilot)

@@ -183,7 +183,9 @@ class MainScreen(ActionsMixin, Screen):
         loop = getattr(app, "loop_status", None)
         if loop:
             last = loop.get("last_exit")
-            parts.append(f"loop: {len(loop.get('running') or [])} running" + ("" if last is None else f", last exit {last}"))
+            running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
+            repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
+            parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
