@@ -161,3 +161,26 @@ async def test_watcher_picks_up_notices_and_the_loop(demo_store: Path) -> None:
         else:
             raise AssertionError(f"the watcher did not show the notice and the loop:\n{screen_text(app)}")
         assert app.alerts.rings == 1
+
+
+def test_notify_send_runs_when_present(tmp_path: Path, monkeypatch) -> None:
+    """The real desktop path: a `notify-send` on PATH gets the summary and the escaped body."""
+    import time
+
+    from atk_tui.tui.alerts import notify_send
+
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    got = tmp_path / "got.txt"
+    fake = bindir / "notify-send"
+    fake.write_text(f'#!/bin/sh\nprintf "%s|" "$@" > {got}\n')
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    notify_send("atk-tui: a new notice needs you", "Decision \\x1b pending")
+    for _ in range(100):
+        if got.exists() and got.read_text():
+            break
+        time.sleep(0.05)
+    assert got.read_text() == "--app-name=atk-tui|atk-tui: a new notice needs you|Decision \\x1b pending|"
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    notify_send("x", "y")  # absent: nothing happens, nothing raises
