@@ -13,6 +13,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="create a realistic demo store in a temporary directory and open it")
     p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
     p.add_argument("--read-only", action="store_true", help="open without allowing writes")
+    from .cli import VersionAction
+
+    p.add_argument("--version", action=VersionAction)
     return p
 
 

@@ -37,13 +37,40 @@ CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
 
+def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
+    """The options every command takes, before or after the subcommand: on a subcommand
+    their default is SUPPRESS, so a value given before it (`atk --store S wi list`) stays."""
+    kw: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
+    p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)", **kw)
+    p.add_argument("--target-repo", dest="only_repo", help="refuse items whose target_repo is not this", **kw)
+    p.add_argument("--skip-pull", action="store_true", help="do not pull before writing", **kw)
+    p.add_argument("--skip-push", action="store_true", help="do not push after writing", **kw)
+
+
 def _common() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
-    p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)")
-    p.add_argument("--target-repo", dest="only_repo", help="refuse items whose target_repo is not this")
-    p.add_argument("--skip-pull", action="store_true", help="do not pull before writing")
-    p.add_argument("--skip-push", action="store_true", help="do not push after writing")
+    _global_options(p, suppress=True)
     return p
+
+
+class VersionAction(argparse.Action):
+    """`--version`, looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(version_text(parser.prog) + "\n")
+        parser.exit()
+
+
+def version_text(prog: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"{prog} {version('atk-tui')}"
+    except PackageNotFoundError:
+        return f"{prog} (version unknown: not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,14 +81,16 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi}")
+    parser.add_argument("--version", action=VersionAction)
+    _global_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,plans,agents}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
 
     p = sub.add_parser("config", help="print resolved configuration", parents=[common])
     p.add_argument("action", choices=["get"])
-    p.add_argument("key", choices=["private_notes"])
+    p.add_argument("key", choices=["private_notes", "plans_root"])
 
     wi = sub.add_parser("wi", help="work item commands", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     w = wi.add_subparsers(dest="wicmd", required=True)
@@ -70,7 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
         return w.add_parser(name, help=help_, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
 
     p = cmd("list", "list items (JSON Lines by default in an agent environment)")
-    p.add_argument("--status", default="active", help="active (default), processable, all, or a state")
+    p.add_argument(
+        "--status", default="active", help="active (default), processable, ready, blocked, all, or a state"
+    )
     p.add_argument("--kind", choices=["awi", "uwi"])
     p.add_argument("--text", help="only items whose filename, title, repo or body contains TEXT")
     g = p.add_mutually_exclusive_group()
@@ -78,9 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-json", action="store_true", help="text rows")
     g.add_argument("--count", action="store_true", help="print the number of items")
 
-    p = cmd("show", "print an item")
-    p.add_argument("filename")
-    p.add_argument("--json", action="store_true", help="metadata and readiness as JSON")
+    p = cmd("show", "print items (several: JSON Lines in an agent environment)")
+    p.add_argument("filenames", nargs="+", metavar="filename")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
+    g.add_argument("--no-json", action="store_true", help="the item text, even for several items as an agent")
 
     p = cmd("add", "add an item to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
@@ -92,10 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--urgency", choices=["blocking", "next-review", "informational"])
     p.add_argument("--target-commit")
 
-    p = cmd("edit", "replace an item's body; prints the saved item, filename first")
+    p = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--body-file")
+    p.add_argument("--plan-file", help="make the AWI plan-type (as convert-to-plan)")
     p.add_argument(
         "--whole-file", metavar="P",
         help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
@@ -146,6 +180,44 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
     g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")
+    p = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
+    p.add_argument("filename")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--until", metavar="TIME", help="a time with a timezone (2026-11-30T09:00:00+09:00) or a duration (2h, 30m, 1d)")
+    g.add_argument("--clear", action="store_true", help="remove cooldown_until")
+    p = cmd("set-urgency", "set a UWI's urgency")
+    p.add_argument("filename")
+    p.add_argument("level", choices=["blocking", "next-review", "informational"])
+    p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
+    p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
+    p.add_argument("--max-parallel", type=int, default=1, metavar="N")
+    p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
+    p.add_argument("--queue", choices=["wi"], default="wi")
+    p.add_argument("--pull-interval", type=float, default=60.0, metavar="SECONDS",
+                   help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
+    p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
+
+    plans = sub.add_parser("plans", help="plan files", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    pl = plans.add_subparsers(dest="planscmd", required=True)
+    p = pl.add_parser(
+        "commit", parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="move plan files (and same-stem companions) from the planning root into the store's plans/YYYY/MM/",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("--plans-root", help="the planning work root (default: plans_root in the config, else ~/.claude/plans)")
+
+    agents = sub.add_parser("agents", help="notices from agents to the user", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ag = agents.add_subparsers(dest="agentscmd", required=True)
+    p = ag.add_parser("notify", parents=[common], help="leave a notice for the user (one commit)")
+    p.add_argument("message", nargs="?")
+    p.add_argument("--body-file", help="read the notice from this file ('-' for stdin)")
+    p.add_argument("--source", help="who sends it (e.g. process-wi)")
+    p = ag.add_parser("notices", parents=[common], help="list notices (JSON Lines in an agent environment)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true")
+    g.add_argument("--no-json", action="store_true")
+    p = ag.add_parser("dismiss", parents=[common], help="dismiss a notice (user only)")
+    p.add_argument("filenames", nargs="+", metavar="filename")
     return parser
 
 
@@ -230,22 +302,26 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
+DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
 
 
 def _states(status: str) -> list[str]:
     if status == "active":
         return list(ACTIVE)
-    if status == "processable":
+    if status == "processable" or status in DERIVED:
         return list(PROCESSABLE)
     if status == "all":
         return list(STATES)
     if status in STATES:
         return [status]
-    raise AtkError(f"--status takes active, processable, all or a state ({', '.join(STATES)})", exit_code=2)
+    raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
+    if args.status in DERIVED:
+        want_ready = args.status == "ready"
+        items = [i for i in items if (j := view.judgements.get(i.filename)) is not None and j.ready == want_ready]
     if args.count:
         _out(str(len(items)))
         return 0
@@ -282,16 +358,22 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_show(svc: Any, args: argparse.Namespace) -> int:
-    item = svc.show(args.filename)
-    if args.json:
-        view = svc.queue()
-        d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
-        d["body"] = item.body
-        _write(sys.stdout, json.dumps(d, ensure_ascii=False) + "\n")
+    """One or several items; every name is read before anything is printed (all or nothing)."""
+    items = [svc.show(name) for name in args.filenames]
+    as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
+    if as_json:
+        view = svc.queue(STATES)
+        for item in items:
+            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
+            d["body"] = item.body
+            _write(sys.stdout, _JSON.encode(d) + "\n")
         return 0
-    _out(item.text)
-    for w in item.defects:
-        _err(f"defect: {w}")
+    for n, item in enumerate(items):
+        if len(items) > 1:
+            _out(("\n" if n else "") + f"==> {item.filename} <==")
+        _out(item.text)
+        for w in item.defects:
+            _err(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
     return 0
 
 
@@ -354,6 +436,89 @@ def _choices(values: Sequence[str]) -> dict[int, str]:
     return out
 
 
+def _resolve_arguments(svc: Any, args: argparse.Namespace) -> None:
+    """Every item filename argument through the one resolver (without `.md`, a unique prefix)."""
+    from .core.resolve import resolve_name, resolve_names
+
+    if getattr(args, "filename", None):
+        args.filename = resolve_name(svc.store, args.filename)
+    for attr in ("filenames", "depends_on"):
+        if getattr(args, attr, None):
+            setattr(args, attr, resolve_names(svc.store, getattr(args, attr)))
+
+
+def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
+    """`edit F --plan-file P` goes through convert-to-plan (one place normalises plan_file);
+    with a body as well, the body is saved next (a second commit)."""
+    if args.whole_file:
+        if args.message is not None or args.body_file or args.plan_file is not None:
+            raise AtkError("--whole-file replaces everything: give no MESSAGE, --body-file or --plan-file with it", exit_code=2)
+        return _report(svc.save_text(args.filename, _read_file(args.whole_file)))
+    if args.plan_file is None:
+        return _report(svc.edit(args.filename, _body(args)))
+    has_body = args.message is not None or args.body_file
+    body = _body(args) if has_body else None
+    from .core.config import portable_plan_file
+
+    same = svc.show(args.filename).plan_file in (args.plan_file, portable_plan_file(svc.root, args.plan_file))
+    if body is not None and same:
+        return _report(svc.edit(args.filename, body))  # the plan file is set already
+    out = svc.convert_to_plan(args.filename, args.plan_file)
+    if not out.ok or body is None:
+        if out.ok:
+            out.op = "edit"
+            out.item = svc.show(args.filename)
+        return _report(out)
+    return _report(svc.edit(args.filename, body))
+
+
+def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
+    from .core.plans import commit_plans, plans_root
+
+    out = commit_plans(svc, args.paths, plans_root(args.plans_root))
+    for w in out.warnings:
+        _err(f"warning: {w}")
+    if not out.ok:
+        _err(out.message)
+        return out.exit_code or 1
+    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+    for line in out.stored:
+        _out(line)
+    return 0
+
+
+def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
+    from .core import notices
+
+    c = args.agentscmd
+    if c == "notify":
+        return _report(notices.notify(svc, _body(args), source=args.source))
+    if c == "dismiss":
+        from .core.resolve import resolve_among
+
+        known = {n.filename for n in notices.list_notices(svc.root)}
+        return _report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
+    listed = notices.list_notices(svc.root)
+    if args.json or (is_agent_env() and not args.no_json):
+        for n in listed:
+            _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
+        return 0
+    for n in listed:
+        fields = [n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title]
+        _out(("  " if sys.stdout.isatty() else "\t").join(safe_line(f) for f in fields))
+    return 0
+
+
+def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
+    from .core.loop import ProcessLoop
+
+    if args.max_parallel < 1:
+        raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
+    loop = ProcessLoop(svc, args.run, max_parallel=args.max_parallel, interval=args.interval,
+                       pull_interval=args.pull_interval, log=_err)
+    return loop.run(once=args.once)
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -364,12 +529,22 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         from .core.service import Service
 
+        if args.cmd == "config" and args.key == "plans_root":
+            from .core.plans import plans_root
+
+            _out(str(plans_root()))
+            return 0
         root = resolve_store(args.store)
         if args.cmd == "config":
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
+        if args.cmd == "plans":
+            return cmd_plans_commit(svc, args)
+        if args.cmd == "agents":
+            return cmd_agents(svc, args)
+        _resolve_arguments(svc, args)
         c = args.wicmd
         if c == "list":
             return cmd_list(svc, args)
@@ -384,11 +559,18 @@ def run(argv: Sequence[str] | None = None) -> int:
                 )
             )
         if c == "edit":
-            if args.whole_file:
-                if args.message is not None or args.body_file:
-                    raise AtkError("--whole-file replaces everything: give no MESSAGE or --body-file with it", exit_code=2)
-                return _report(svc.save_text(args.filename, _read_file(args.whole_file)))
-            return _report(svc.edit(args.filename, _body(args)))
+            return cmd_edit(svc, args)
+        if c == "set-cooldown":
+            from .core.itemmeta import parse_until, set_cooldown
+
+            until = None if args.clear else parse_until(args.until, svc.clock())
+            return _report(set_cooldown(svc, args.filename, until))
+        if c == "set-urgency":
+            from .core.itemmeta import set_urgency
+
+            return _report(set_urgency(svc, args.filename, args.level))
+        if c == "process-loop":
+            return cmd_process_loop(svc, args)
         if c in ("hold", "unhold"):
             return _report(svc.transition(c, [args.filename]))
         if c == "start-processing":

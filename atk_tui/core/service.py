@@ -373,6 +373,31 @@ class Service:
             out.message = f"applied your version of {sha[:10]} ({out.commit[:10] if out.commit else ''})"
         return out
 
+    # -- notices and the resident loop (core/notices.py, core/loop.py) ----------------
+
+    def notices(self) -> list:
+        """Agents' notices for the user, oldest first (`notices.Notice`)."""
+        from . import notices
+
+        return notices.list_notices(self.root)
+
+    def notify(self, body: str, *, source: str | None = None) -> Outcome:
+        from . import notices
+
+        return notices.notify(self, body, source=source)
+
+    def dismiss_notices(self, filenames: Sequence[str]) -> Outcome:
+        """A user-only write: the notices are deleted (git history keeps them)."""
+        from . import notices
+
+        return notices.dismiss(self, list(filenames))
+
+    def loop_status(self) -> dict[str, object] | None:
+        """What a running `atk wi process-loop` on this store reports (None when none runs)."""
+        from .loop import read_status
+
+        return read_status(self.store.git_dir)
+
     def config_get(self, key: str) -> str:
         if key == "private_notes":
             return str(self.root)

@@ -23,11 +23,16 @@ from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
 from ..core.model import ACTIVE, Item
+from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
+from ..core.watch import store_signature
+from .alerts import Alerts
 from .config import TuiConfig, binding_ids, load_tui_config
 from .screens.main import MainScreen
+from .screens.notices import NoticesScreen
+from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
 
@@ -72,6 +77,8 @@ class AtkApp(App):
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
         Binding("P", "push", "Push", show=False, id="push"),
+        # no description: the help screen lists described keys; the notice strip says "N to read"
+        Binding("N", "notices", "", show=False, id="notices"),
     ]
 
     def __init__(
@@ -103,6 +110,10 @@ class AtkApp(App):
         self._signature: tuple | None = None
         self._watch_paused = 0
         self.main = MainScreen()
+        self.notices: list = []  # core.notices.Notice, oldest first
+        self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
+        cfg = self.tui_config
+        self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
 
     def _apply_key_overrides(self) -> None:
@@ -134,25 +145,12 @@ class AtkApp(App):
     # -- loading -------------------------------------------------------------------------
 
     def _store_signature(self) -> tuple:
-        root = self.service.root
-        git = root / ".git"
-        paths = [git / "HEAD", git / "index", git / "packed-refs", git / "refs" / "heads"]
-        head = git / "HEAD"
-        try:
-            ref = head.read_text().strip()
-            if ref.startswith("ref: "):
-                paths.append(git / ref[5:])
+        try:  # the process-loop's state file: the status line shows its sessions
+            st = os.stat(self.service.root / ".git" / "atk-loop" / "state.json")
+            loop = (st.st_mtime_ns, st.st_size)
         except OSError:
-            pass
-        paths += [root / "wi" / s for s in ("inbox", "processing", "hold", "adopted", "rejected")]
-        sig = []
-        for p in paths:
-            try:
-                st = os.stat(p)
-                sig.append((st.st_mtime_ns, st.st_size))
-            except OSError:
-                sig.append(None)
-        return tuple(sig)
+            loop = None
+        return (*store_signature(self.service.root), loop)
 
     def _check_store(self) -> None:
         if self._watch_paused:
@@ -176,13 +174,23 @@ class AtkApp(App):
         try:
             view = self.service.queue(ACTIVE)
             unpushed = self.service.store.unpushed()
+            notices = self.service.notices()
+            loop = self.service.loop_status()
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
-        self.call_from_thread(self._queue_loaded, view, unpushed)
+        self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop)
 
-    def _queue_loaded(self, view: QueueView, unpushed: int) -> None:
+    def _queue_loaded(self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None) -> None:
         self.unpushed = unpushed
+        self.notices = notices or []
+        self.loop_status = loop
+        for strip in self.main.query(NoticeStrip):
+            strip.show_notices(self.notices)
+        for screen in self.screen_stack:
+            if isinstance(screen, NoticesScreen):
+                screen.show(self.notices)
+        self.alerts.update(attention(view, self.notices))
         self.main.apply_view(view)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
@@ -274,6 +282,15 @@ class AtkApp(App):
         if self.service.store.upstream():
             self.pull()
 
+    def action_notices(self) -> None:
+        if isinstance(self.screen, NoticesScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(NoticesScreen(self.notices))
+
+    def on_notice_strip_opened(self, _event: NoticeStrip.Opened) -> None:
+        self.action_notices()
+
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 
@@ -293,6 +310,7 @@ class AtkApp(App):
         yield SystemCommand("Push", "Commit stray item files and push unpushed commits (atk wi commit)", self.action_push)
         yield SystemCommand("History", "Adopted and rejected items", self.action_history)
         yield SystemCommand("Help", "Every key", self.action_help)
+        yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)

@@ -8,6 +8,7 @@ from typing import Any
 from ..core.config import ConfigError, load_config
 
 SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
+ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
 
 
 @dataclass
@@ -16,6 +17,9 @@ class TuiConfig:
     pull_interval: float = 60.0  # seconds between pulls from the remote; 0 turns pulling off
     default_sort: str = "needs-you"
     keys: dict[str, str] = field(default_factory=dict)  # action id -> key(s), e.g. {"hold": "H"}
+    desktop_notifications: bool = False  # notify-send for a new notice or blocking question
+    bell: bool = True  # ring the terminal bell for a new notice or blocking question
+    title_count: bool = True  # "atk-tui (3)" in the terminal title: notices + blocking questions
     errors: list[str] = field(default_factory=list)
 
 
@@ -53,7 +57,15 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.keys = dict(keys)
         else:
             cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
-    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys"}
+    for flag in ALERT_FLAGS:
+        value = raw.get(flag)
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            setattr(cfg, flag, value)
+        else:
+            cfg.errors.append(f"config: {flag} must be true or false, got {value!r}")
+    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys", *ALERT_FLAGS}
     if unknown:
         cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
     return cfg

@@ -21,6 +21,7 @@ from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
+from ..widgets.notices import NoticeStrip
 
 PANES = ("inbox", "processing", "hold")
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
@@ -87,6 +88,7 @@ class MainScreen(ActionsMixin, Screen):
     def compose(self) -> ComposeResult:
         yield Static("", id="banner")
         yield Static("", id="store-defects")
+        yield NoticeStrip(id="notices")
         needs = ItemList(NEEDS_COLUMNS, empty_text="Loading…", id="needs")
         needs.border_title = "Needs you"
         yield needs
@@ -178,6 +180,12 @@ class MainScreen(ActionsMixin, Screen):
         parts.append(f"sort {self.sort_mode}")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
+        loop = getattr(app, "loop_status", None)
+        if loop:
+            last = loop.get("last_exit")
+            running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
+            repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
+            parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")

@@ -1,0 +1,69 @@
+"""Frontmatter writes the seeds ask for besides dependencies and plan files (SPEC §13):
+`set-cooldown` and `set-urgency`. Each is one commit through the service's write path."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from .items import set_keys, with_frontmatter
+from .model import TERMINAL, URGENCIES
+from .store import AtkError, StateConflict, Transaction
+
+_DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
+
+
+def parse_until(value: str, now: datetime) -> datetime:
+    """`--until`: an ISO 8601 time with a timezone, or a duration from now (`2h`, `1d12h`,
+    `30m`, `90s`). A time without a timezone is refused: `cooldown_until` requires one."""
+    text = value.strip()
+    m = _DURATION.match(text)
+    if text and m and any(m.groups()):
+        d, h, mi, s = (int(g or 0) for g in m.groups())
+        return (now + timedelta(days=d, hours=h, minutes=mi, seconds=s)).replace(microsecond=0)
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise AtkError(
+            f"--until takes a time with a timezone (e.g. 2026-11-30T09:00:00+09:00) or a duration (2h, 30m, 1d), got {value!r}",
+            exit_code=2,
+        ) from None
+    if when.tzinfo is None:
+        raise AtkError(f"--until {value!r} has no timezone; add one (e.g. +09:00 or Z)", exit_code=2)
+    return when
+
+
+def _set(svc, op: str, filename: str, updates: dict, check) -> object:
+    def change(tx: Transaction):
+        item = svc._current(filename)
+        if item.state in TERMINAL:
+            raise StateConflict(f"state conflict: {filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+        check(item)
+        new_fm = set_keys(item.fm_text or "", updates)
+        return svc._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+
+    return svc._write(op, [filename], change)
+
+
+def set_cooldown(svc, filename: str, until: datetime | None):
+    """Set (or with None clear) `cooldown_until` on an active item."""
+    if until is not None and until.tzinfo is None:
+        return svc._refuse("set-cooldown", "cooldown_until needs a timezone", [filename], 2)
+
+    def check(item) -> None:
+        if until is None and item.cooldown_until is None:
+            raise AtkError(f"nothing to change: {filename} has no cooldown")
+
+    return _set(svc, "set-cooldown", filename, {"cooldown_until": until}, check)
+
+
+def set_urgency(svc, filename: str, level: str):
+    """Set a UWI's `urgency` (blocking, next-review, informational)."""
+    if level not in URGENCIES:
+        return svc._refuse("set-urgency", f"urgency is one of {', '.join(URGENCIES)}, got {level!r}", [filename], 2)
+
+    def check(item) -> None:
+        if item.kind != "uwi":
+            raise AtkError(f"{filename} is an AWI; urgency belongs to UWIs (questions) only")
+
+    return _set(svc, "set-urgency", filename, {"urgency": level}, check)
