@@ -96,6 +96,13 @@ class Service:
         self.push = push
         self.use_cache = use_cache
 
+    def interrupt(self) -> int:
+        """Kill every child process (git, hooks) the store runs now, so that a write blocked
+        on one (a stuck hook, a remote that never answers) fails promptly and rolls back; the
+        dashboard calls it when the user quits during such a write. Safe from any thread.
+        Returns how many children were killed."""
+        return self.store.interrupt()
+
     # -- reading ---------------------------------------------------------------------
 
     def read(self, filename: str, state: str | None = None) -> Item:
