@@ -21,7 +21,7 @@ from .core.config import ConfigError, is_agent_env, resolve_store
 from .core.model import ACTIVE, PROCESSABLE, STATES, Item
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
-from .core.textsafe import safe_line, safe_text
+from .core.textsafe import safe_json, safe_line, safe_text
 
 EPILOG = """\
 exit codes:
@@ -148,8 +148,8 @@ def _write(stream: Any, text: str) -> None:
 
 
 def _out(text: str = "") -> None:
-    if sys.stdout.isatty():
-        text = safe_text(text)
+    # escaped piped or not: `atk wi show F | cat` (or `| less -R`) must not replay an OSC 52
+    text = safe_text(text)
     _write(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
 
 
@@ -232,7 +232,11 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         return 0
     as_json = args.json or (is_agent_env() and not args.no_json)
     if as_json:
-        encode = _JSON.encode
+        raw_encode = _JSON.encode
+
+        def encode(obj: Any) -> str:
+            return safe_json(raw_encode(obj))
+
         judgements, blocks = view.judgements, view.blocks
         lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
         if lines:
@@ -268,7 +272,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         view = svc.queue()
         d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
         d["body"] = item.body
-        _write(sys.stdout, json.dumps(d, ensure_ascii=False) + "\n")
+        _write(sys.stdout, safe_json(json.dumps(d, ensure_ascii=False)) + "\n")
         return 0
     _out(item.text)
     for w in item.defects:

@@ -11,9 +11,11 @@ magnitude faster than gitpython's pure-Python index on large stores.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 from collections import Counter
@@ -53,6 +55,10 @@ PULL_MARKER = "atk-pulling"
 ZERO = "0" * 40
 _SHA = re.compile(r"[0-9a-f]{40}")
 _UNSET = object()
+LINK_DEFECT = (
+    "is a symbolic link; atk never follows links (they can lead out of the store): "
+    "replace it with the file itself, or remove it"
+)
 
 
 class AtkError(Exception):
@@ -276,6 +282,11 @@ class GitStore:
                 continue
             break
         if check and proc.returncode != 0:
+            if lock_busy:
+                raise GitFailed(
+                    f"git {args[0]} failed: another git process is using the store ({self.git_dir / 'index.lock'} "
+                    "is held by a running process); wait for it to finish, then retry"
+                )
             raise GitFailed(f"git {args[0]} failed: {(proc.stderr or proc.stdout).strip()}")
         return proc
 
@@ -400,6 +411,10 @@ class GitStore:
         defects: list[StoreDefect] = []
         root = str(self.root)
         for state in states:
+            link = self.state_dir_link(state)
+            if link:
+                defects.append(StoreDefect(f"wi/{state}", link))
+                continue
             try:
                 with os.scandir(os.path.join(root, "wi", state)) as it:
                     entries = list(it)
@@ -409,7 +424,7 @@ class GitStore:
             if len(listed) < len(entries):
                 for e in entries:
                     if e.is_symlink():
-                        defects.append(StoreDefect(f"wi/{state}/{e.name}", "is a symbolic link (ignored)"))
+                        defects.append(StoreDefect(f"wi/{state}/{e.name}", LINK_DEFECT))
             for name in _bad_names(listed):
                 defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
             names[state] = listed
@@ -427,19 +442,70 @@ class GitStore:
                 defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
         return ScanResult(names, where, dups, defects)
 
+    def state_dir_link(self, state: str) -> str | None:
+        """Why the folder of `state` must not be read (a symbolic link: it may lead out of the
+        store), or None. Links are never followed, wherever they lead."""
+        for rel in ("wi", f"wi/{state}"):
+            if os.path.islink(os.path.join(self.root, rel)):
+                return (
+                    f"{rel} is a symbolic link; atk never reads through links (they can lead out of the "
+                    f"store): replace it with a real folder (git rm {rel}, then mkdir {rel})"
+                )
+        return None
+
+    def _present(self, state: str, filename: str) -> bool:
+        """An entry named `filename` in the state's folder (a symbolic link counts: it is
+        there, as a defect), never looked for through a linked folder."""
+        if self.state_dir_link(state):
+            return False
+        path = self.root / item_path(state, filename)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
+
     def locate(self, filename: str) -> str | None:
         """The state `filename` is in, or None. Safe against path tricks."""
         for state in STATES:
-            if (self.root / item_path(state, filename)).is_file():
+            if self._present(state, filename):
                 return state
         return None
 
     def locate_all(self, filename: str) -> list[str]:
         """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
-        return [s for s in STATES if (self.root / item_path(s, filename)).is_file()]
+        return [s for s in STATES if self._present(s, filename)]
 
-    def read_bytes(self, state: str, filename: str) -> bytes:
-        return (self.root / item_path(state, filename)).read_bytes()
+    def read_bytes(self, state: str, filename: str, *, max_bytes: int | None = None) -> bytes:
+        """An item file's bytes (the first `max_bytes` when given). Refuses (AtkError) a file
+        that is a symbolic link or lies in a linked folder: it could be anything outside the
+        store (`/etc/passwd`)."""
+        rel = item_path(state, filename)
+        link = self.state_dir_link(state)
+        if link:
+            raise AtkError(f"cannot read {rel}: {link}")
+        try:
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise AtkError(f"cannot read {rel}: {LINK_DEFECT}") from None
+            raise
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise AtkError(f"cannot read {rel}: not a regular file")
+            return fh.read() if max_bytes is None else fh.read(max_bytes)
+
+    def check_inside(self, rel: str) -> None:
+        """Refuse (AtkError) to change `rel` through a symbolic link: a linked state folder
+        would take a write out of the store."""
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            sub = "/".join(parts[:i])
+            if os.path.islink(os.path.join(self.root, sub)):
+                raise AtkError(
+                    f"refused: {sub} is a symbolic link and a write through it could leave the store; "
+                    f"replace it with a real folder (git rm {sub}, then mkdir {sub})"
+                )
 
     def index_blobs(self, states: Sequence[str]) -> dict[str, str]:
         """Store-relative path -> blob SHA, from the index, for files git tracks and that are
@@ -497,7 +563,10 @@ class GitStore:
 
         if timeout is None:
             timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
-        lock = FileLock(str(self.git_dir / "atk.lock"), timeout=timeout)
+        path = self.git_dir / "atk.lock"
+        if os.path.islink(path):
+            path.unlink()  # opening it would create or truncate whatever it points at
+        lock = FileLock(str(path), timeout=timeout)
         try:
             lock.acquire()
         except Timeout:
@@ -842,6 +911,9 @@ def _journal_path_ok(rel: object) -> bool:
 
 def _restore_files(root: Path, files: dict[str, str | None]) -> None:
     for rel, content in files.items():
+        parts = rel.split("/")
+        if any(os.path.islink(os.path.join(root, *parts[:i])) for i in range(1, len(parts))):
+            continue  # a folder became a symbolic link: never write through it
         target = root / rel
         if content is None:
             try:
@@ -889,7 +961,9 @@ class Transaction:
             return
         path = self.root / rel
         try:
-            self.originals[rel] = b64encode(path.read_bytes()).decode()
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                self.originals[rel] = b64encode(fh.read()).decode()
         except FileNotFoundError:
             self.originals[rel] = None
         self._write_journal()
@@ -901,6 +975,7 @@ class Transaction:
         os.replace(tmp, self.store.journal_path)
 
     def write(self, rel: str, data: bytes) -> None:
+        self.store.check_inside(rel)
         self._journal(rel)
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -908,7 +983,9 @@ class Transaction:
         self.changed.append(rel)
 
     def move(self, src: str, dst: str) -> None:
-        if (self.root / dst).exists():
+        self.store.check_inside(src)
+        self.store.check_inside(dst)
+        if os.path.lexists(self.root / dst):
             raise AtkError(f"cannot move: {dst} already exists")
         self._journal(src)
         self._journal(dst)
@@ -922,6 +999,7 @@ class Transaction:
         self.changed += list(rels)
 
     def delete(self, rel: str) -> None:
+        self.store.check_inside(rel)
         self._journal(rel)
         (self.root / rel).unlink()
         self.changed.append(rel)
