@@ -832,6 +832,8 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
     user = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "manual"], cwd=root, env={**os.environ, "HOLD": "1"})
     try:
         wait_for(started, user)
+        old = time.time() - 600  # old: an age rule would take it for a dead process's lock
+        os.utime(root / ".git" / "index.lock", (old, old))
         out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull")
         check((root / ".git" / "index.lock").exists(), "atk removed the index.lock of a running git commit")
     finally:

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -452,6 +453,8 @@ def test_a_running_git_commit_keeps_its_index_lock(svc: Service, tmp_path: Path)
     user = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "manual"], cwd=svc.root, env={**os.environ, "HOLD": "1"})
     try:
         wait_file(started)
+        old = time.time() - 600  # old: an age rule would take it for a dead process's lock
+        os.utime(svc.root / ".git" / "index.lock", (old, old))
         out = svc.hold(b)
         assert (svc.root / ".git" / "index.lock").exists()
     finally:
