@@ -103,6 +103,15 @@ class Service:
         Returns how many children were killed."""
         return self.store.interrupt()
 
+    def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
+        """Pull (rebase) from the remote now, under the store lock, without writing anything
+        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
+        result = WriteResult()
+        with self.store.locked(lock_timeout):
+            self.store._pull(result)
+        return result.warnings
+
     # -- reading ---------------------------------------------------------------------
 
     def read(self, filename: str, state: str | None = None) -> Item:

@@ -636,6 +636,11 @@ class GitStore:
 
         A marker file says a pull is under way: a writer killed during it leaves a rebase
         half done, which the next writer's `recover()` aborts (see `_recover_pull`)."""
+        if self._rebase_in_progress():
+            # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
+            # periodic pull does not): never pull into it, nor abort it
+            result.warnings.append("not pulling: " + (self.git_state_problem() or "a rebase is in progress"))
+            return True
         if not self.upstream():
             return True
         marker = self.git_dir / PULL_MARKER

@@ -463,3 +463,13 @@ def test_a_running_git_commit_keeps_its_index_lock(svc: Service, tmp_path: Path)
     assert user.returncode == 0, "the user's git commit broke"
     assert "manual" in git(svc.root, "log", "-1", "--format=%s")
     assert not out.ok
+
+
+def test_a_pull_never_aborts_a_rebase_someone_else_started(tmp_path: Path) -> None:
+    root, _ = make_remote_pair(tmp_path)
+    svc = Service(root, actor="user")
+    a = add_item(svc)
+    _conflicting_rebase(root, a)
+    warnings = svc.pull_now(lock_timeout=2)
+    assert (root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
+    assert any("not pulling" in w and "rebase" in w for w in warnings), warnings
