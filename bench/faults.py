@@ -809,7 +809,7 @@ def live_index_lock(tmp: Path) -> str:
         wait_for(mark, holder)
         old = time.time() - 600
         os.utime(lock, (old, old))
-        out = atk("wi", "hold", awi, "--store", str(root))
+        out = atk("wi", "hold", awi, "--store", str(root), env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
         check(lock.exists(), "atk removed an index.lock a live process holds")
         check(out.returncode == 1 and "another git process" in out.stderr, f"not reported: {out.returncode} {out.stderr}")
         check(state_of(root, awi) == "inbox", "the failed write moved the item")
@@ -834,7 +834,7 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
         wait_for(started, user)
         old = time.time() - 600  # old: an age rule would take it for a dead process's lock
         os.utime(root / ".git" / "index.lock", (old, old))
-        out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull")
+        out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull", env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
         check((root / ".git" / "index.lock").exists(), "atk removed the index.lock of a running git commit")
     finally:
         release.touch()

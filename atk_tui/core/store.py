@@ -599,6 +599,7 @@ class GitStore:
         result = result if result is not None else WriteResult()
         with self.locked(lock_timeout):
             self.check_git_state()
+            self.wait_for_index_lock(lock_timeout)
             if pull and not self._pull(result):
                 push = False  # the remote did not answer: do not wait for it a second time
                 result.warnings.append(
@@ -725,6 +726,30 @@ class GitStore:
                 f"(or {where} checkout HEAD -- FILE to drop a change), then retry"
             )
         return None
+
+    def wait_for_index_lock(self, timeout: float | None = None) -> None:
+        """Before a write changes anything: wait (as for the store lock) while a live process
+        holds git's `index.lock`, remove one no process holds, and refuse when it stays held,
+        so that a write never fails half way (and rolls back) on someone else's git command."""
+        lock = self.git_dir / "index.lock"
+        if not os.path.lexists(lock):
+            return
+        if timeout is None:
+            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
+        deadline = time.monotonic() + timeout
+        while os.path.lexists(lock):
+            if not lock_is_held(lock, self.root):
+                try:
+                    lock.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            if time.monotonic() >= deadline:
+                raise GitFailed(
+                    f"another git process is using the store ({lock} is held by a running process); wait for it "
+                    "to finish, then retry (nothing was changed)"
+                )
+            time.sleep(0.1)
 
     def check_git_state(self) -> None:
         """Refuse a write (AtkError, exit 1) when `git_state_problem()` names one."""

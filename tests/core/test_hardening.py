@@ -420,6 +420,7 @@ def test_a_live_index_lock_held_by_a_process_is_never_removed(svc: Service, tmp_
         wait_file(ready)
         old = time.time() - 600  # old: an age rule would take it for a dead process's lock
         os.utime(lock, (old, old))
+        svc.store.lock_timeout = 1  # how long a writer waits for the holder (10 s by default)
         out = svc.hold(a)
         assert lock.exists(), "atk removed a lock a live process holds"
         assert not out.ok
@@ -455,6 +456,7 @@ def test_a_running_git_commit_keeps_its_index_lock(svc: Service, tmp_path: Path)
         wait_file(started)
         old = time.time() - 600  # old: an age rule would take it for a dead process's lock
         os.utime(svc.root / ".git" / "index.lock", (old, old))
+        svc.store.lock_timeout = 1
         out = svc.hold(b)
         assert (svc.root / ".git" / "index.lock").exists()
     finally:
