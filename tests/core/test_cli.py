@@ -507,7 +507,7 @@ def test_errors_quoting_store_names_are_escaped(atk: Atk) -> None:
     evil = "x\x1b]2;owned\x07\u202e.md"
     (atk.store / "wi" / "inbox" / evil).write_text(awi())
     rc, out, err = atk("wi", "list")
-    assert rc == 0
+    assert rc == 0 and not RAW_UNSAFE.search(out), out
     assert "store defect" in err and not RAW_UNSAFE.search(err), err
     rc, _, err = atk("wi", "show", evil)
     assert rc == 2 and not RAW_UNSAFE.search(err), err

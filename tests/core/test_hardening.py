@@ -256,15 +256,25 @@ def test_a_symlinked_journal_is_not_read(svc: Service, tmp_path: Path) -> None:
 
 
 def test_an_item_over_the_size_limit_is_defective_without_being_read_whole(svc: Service) -> None:
+    import tracemalloc
+
     from atk_tui.core.items import MAX_ITEM_BYTES
 
     big = svc.root / "wi" / "inbox" / "big.md"
     big.write_bytes(b"---\nkind: awi\n---\n# Big\n" + b"x" * (MAX_ITEM_BYTES * 3))
-    items, view = svc.list()
+    with big.open("r+b") as fh:
+        fh.truncate(64 * MAX_ITEM_BYTES)  # 64 MiB (sparse): reading it whole would stall the app
+    tracemalloc.start()
+    try:
+        items, view = svc.list()
+        shown = svc.show("big.md")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * MAX_ITEM_BYTES, f"{peak / MAX_ITEM_BYTES:.0f} MiB allocated: the file was read whole"
     item = next(i for i in items if i.filename == "big.md")
-    assert any("file too large (3.1 MB" in d for d in item.defects), item.defects
+    assert any("file too large (67.1 MB" in d for d in item.defects), item.defects
     assert view.judgements["big.md"].status == "defective"
-    shown = svc.show("big.md")
     assert shown.size == big.stat().st_size
     assert any("file too large" in d for d in shown.defects)
 
