@@ -36,8 +36,17 @@ CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors escaped: they quote the arguments (which may hold a
+    filename copied from a hostile store) and must not emit raw control characters."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
+
+
 def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)")
     p.add_argument("--target-repo", dest="only_repo", help="refuse items whose target_repo is not this")
     p.add_argument("--skip-pull", action="store_true", help="do not pull before writing")
@@ -47,7 +56,7 @@ def _common() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="atk",
         description="Work items in a git store, for agents and people.",
         epilog=EPILOG,

@@ -425,6 +425,11 @@ class GitStore:
                 for e in entries:
                     if e.is_symlink():
                         defects.append(StoreDefect(f"wi/{state}/{e.name}", LINK_DEFECT))
+                    elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
+                        defects.append(StoreDefect(
+                            f"wi/{state}/{e.name}",
+                            "is not a regular file (a folder, a pipe or a device; ignored): move it out of wi/",
+                        ))
             for name in _bad_names(listed):
                 defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
             names[state] = listed
@@ -696,6 +701,8 @@ class GitStore:
         """Why a write must not happen now (a git operation in progress, a detached HEAD,
         unresolved conflicts), with what to do; None when the store is fine to write."""
         g, where = self.git_dir, f"git -C {self.root}"
+        if (g / "rebase-apply" / "applying").exists():
+            return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"
         if (g / "rebase-merge").exists() or (g / "rebase-apply").exists():
             return (
                 f"the store is in the middle of a rebase: finish or abort it first ({where} rebase --continue, "

@@ -526,3 +526,9 @@ def test_show_refuses_a_symlinked_item(atk: Atk, tmp_path: Path) -> None:
     rc, out, err = atk("wi", "list")
     assert rc == 0 and "SECRET" not in out
     assert "store defect: wi/inbox/pw.md: is a symbolic link" in err
+
+
+def test_usage_errors_quoting_arguments_are_escaped(atk: Atk) -> None:
+    rc, _, err = atk("wi", "list", "x\x1b]2;owned\x07\u202e")
+    assert rc == 2 and "unrecognized arguments" in err
+    assert not RAW_UNSAFE.search(err), err

@@ -485,3 +485,24 @@ def test_a_pull_never_aborts_a_rebase_someone_else_started(tmp_path: Path) -> No
     warnings = svc.pull_now(lock_timeout=2)
     assert (root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert any("not pulling" in w and "rebase" in w for w in warnings), warnings
+
+
+def test_entries_that_are_no_regular_file_are_defects_and_never_opened(svc: Service) -> None:
+    inbox = svc.root / "wi" / "inbox"
+    os.mkfifo(inbox / "pipe.md")  # opening it for reading would block the listing for ever
+    (inbox / "folder.md").mkdir()
+    items, view = svc.list()
+    assert not {"pipe.md", "folder.md"} & {i.filename for i in items}
+    found = {d.path: d.message for d in view.store_defects}
+    assert "not a regular file" in found["wi/inbox/pipe.md"]
+    assert "not a regular file" in found["wi/inbox/folder.md"]
+    with pytest.raises(AtkError):
+        svc.show("pipe.md")
+
+
+def test_a_write_during_git_am_is_refused(svc: Service) -> None:
+    a = add_item(svc)
+    (svc.root / ".git" / "rebase-apply").mkdir()
+    (svc.root / ".git" / "rebase-apply" / "applying").touch()
+    out = svc.hold(a)
+    assert not out.ok and "git am" in out.message and "am --abort" in out.message
