@@ -882,9 +882,14 @@ class GitStore:
         done (and the user's autostashed edits in it): abort that rebase, which also puts the
         edits back. Runs under the store lock, so the marker's writer is gone."""
         marker = self.git_dir / PULL_MARKER
-        if not os.path.lexists(marker):
+        try:
+            started = os.lstat(marker).st_mtime
+        except FileNotFoundError:
             return
-        if self._rebase_in_progress():
+        rebase = next((d for d in (self.git_dir / "rebase-merge", self.git_dir / "rebase-apply") if d.is_dir()), None)
+        # only the rebase that pull made: it last changed while the pull could run. One the
+        # user started later is theirs (the guard then refuses the write with what to do).
+        if rebase is not None and rebase.stat().st_mtime <= started + self.limit("timeout") + 5:
             self._clear_stale_index_lock()
             self.git("rebase", "--abort", check=False)
         marker.unlink(missing_ok=True)

@@ -506,3 +506,17 @@ def test_a_write_during_git_am_is_refused(svc: Service) -> None:
     (svc.root / ".git" / "rebase-apply" / "applying").touch()
     out = svc.hold(a)
     assert not out.ok and "git am" in out.message and "am --abort" in out.message
+
+
+def test_a_rebase_the_user_started_after_a_killed_pull_is_left_to_them(svc: Service) -> None:
+    a = add_item(svc)
+    b = add_item(svc)
+    marker = svc.root / ".git" / "atk-pulling"
+    marker.write_text("99999")  # a writer killed during a pull that left no rebase
+    old = time.time() - 3600
+    os.utime(marker, (old, old))
+    _conflicting_rebase(svc.root, a)  # the user's own rebase, an hour later
+    out = svc.hold(b)
+    assert (svc.root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
+    assert not out.ok and "middle of a rebase" in out.message
+    assert not marker.exists()
