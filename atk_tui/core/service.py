@@ -118,6 +118,12 @@ class Service:
         """The full item (body included). Raises AtkError when there is none."""
         where = [state] if state else self.store.locate_all(filename)
         if not where:
+            linked = [f"wi/{s}" for s in STATES if self.store.state_dir_link(s)]
+            if linked:
+                raise AtkError(
+                    f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
+                    "replace it with a real folder)"
+                )
             raise AtkError(f"no item named {filename}")
         item = self._parse_bounded(filename, where[0])
         if len(where) > 1:

@@ -212,8 +212,9 @@ def test_a_symlinked_state_folder_is_a_defect_never_listed_nor_written_through(s
     items, view = svc.list(["inbox", "hold"])
     assert [i.filename for i in items] == [a]
     assert any(d.path == "wi/hold" and "symbolic link" in d.message for d in view.store_defects)
-    with pytest.raises(AtkError):
+    with pytest.raises(AtkError) as exc:
         svc.show("planted.md")
+    assert "wi/hold: a symbolic link, never read" in exc.value.message
     out = svc.hold(a)
     assert not out.ok
     assert "wi/hold is a symbolic link" in out.message and "mkdir" in out.message
@@ -520,3 +521,13 @@ def test_a_rebase_the_user_started_after_a_killed_pull_is_left_to_them(svc: Serv
     assert (svc.root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert not out.ok and "middle of a rebase" in out.message
     assert not marker.exists()
+
+
+def test_a_sleeping_post_commit_hook_is_stopped_and_the_commit_kept(svc: Service) -> None:
+    a = add_item(svc)
+    hook(svc.root, "post-commit", f"sleep {HANG}\n")
+    svc.store.limits = {"timeout": 30.0, "push_timeout": 30.0, "hook_timeout": 1.0}
+    out: Outcome = finish(*in_thread(lambda: svc.hold(a)))
+    assert out.ok, out.message
+    assert svc.store.locate(a) == "hold"
+    assert f"atk: hold {a}" in git(svc.root, "log", "-1", "--format=%s")
