@@ -80,19 +80,42 @@ class Children:
             )
             with self._lock:
                 self._running[proc.pid] = proc
+            # a timer kills the group at the limit; the wait itself blocks in waitpid (a wait
+            # with a timeout polls, which costs milliseconds on every short git command)
+            expired = threading.Event()
+            timer = None
+            if timeout is not None:
+
+                def expire() -> None:
+                    if proc.returncode is None:
+                        expired.set()
+                        _kill_group(proc)
+
+                timer = threading.Timer(timeout, expire)
+                timer.daemon = True
+                timer.start()
             try:
                 try:
-                    proc.communicate(
-                        input.encode("utf-8", "surrogateescape") if input is not None else None, timeout=timeout
-                    )
-                except subprocess.TimeoutExpired:
-                    _kill_group(proc)
+                    if input is not None and proc.stdin is not None:
+                        try:
+                            proc.stdin.write(input.encode("utf-8", "surrogateescape"))
+                        except BrokenPipeError:
+                            pass  # the child did not read it all (it failed, or was killed)
+                        finally:
+                            try:
+                                proc.stdin.close()
+                            except OSError:
+                                pass
                     proc.wait()
-                    raise ChildTimeout(timeout or 0) from None
                 except BaseException:
                     _kill_group(proc)
                     proc.wait()
                     raise
+                finally:
+                    if timer is not None:
+                        timer.cancel()
+                if expired.is_set():
+                    raise ChildTimeout(timeout or 0)
             finally:
                 with self._lock:
                     self._running.pop(proc.pid, None)
