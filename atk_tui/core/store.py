@@ -605,11 +605,9 @@ class GitStore:
         with self.locked(lock_timeout):
             self.check_git_state()
             self.wait_for_index_lock(lock_timeout)
-            if pull and not self._pull(result):
+            remote_down = pull and not self._pull(result)
+            if remote_down:
                 push = False  # the remote did not answer: do not wait for it a second time
-                result.warnings.append(
-                    "the commit is kept locally (the remote did not answer); run `atk wi commit` to push it later"
-                )
             tx = Transaction(self, subject)
             try:
                 yield tx
@@ -630,6 +628,11 @@ class GitStore:
                     )
             else:
                 result.pushed = None
+                if remote_down:
+                    result.pushed = False
+                    result.warnings.append(
+                        "the commit is kept locally (the remote did not answer); run `atk wi commit` to push it later"
+                    )
 
     def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
         """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
