@@ -929,6 +929,34 @@ def hanging_remote_pull(tmp: Path) -> str:
     return "pull killed after timeout = 1 s, push not attempted, commit kept locally"
 
 
+def hanging_ssh_remote(tmp: Path) -> str:
+    """An ssh remote whose connection never answers (`core.sshCommand` sleeps): pull and push
+    both time out, the commit is kept, and no ssh process is left running."""
+    root, _, (awi, _) = make_store(tmp, remote=True)
+    pidfile = tmp / "ssh.pid"
+    script = tmp / "hang-ssh"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(root, "remote", "set-url", "origin", "ssh://git.example.invalid/store.git")
+    git(root, "config", "core.sshCommand", str(script))
+    env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check(not alive, "the hanging ssh was left running")
+    check(state_of(root, awi) == "hold", "the write did not land")
+    try:
+        later = atk("wi", "commit", "--store", str(root), env=env)
+    finally:
+        _kill_pidfile(pidfile)
+    check(later.returncode != 0 and "timed out" in later.stderr, f"`atk wi commit` did not report the timeout: {later.stderr}")
+    return "ssh remote that never answers: write kept locally after 1 s; `atk wi commit` reports the timeout"
+
+
 def interrupt_stuck_write(tmp: Path) -> str:
     """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
     import threading
@@ -1050,6 +1078,7 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "hook-leaving-background-child": hook_leaving_background_child,
     "hanging-remote-push": hanging_remote_push,
     "hanging-remote-pull": hanging_remote_pull,
+    "hanging-ssh-remote": hanging_ssh_remote,
     "interrupt-stuck-write": interrupt_stuck_write,
     "killed-during-pull-rebase": killed_during_pull_rebase,
     "autostash-conflict": autostash_conflict,
