@@ -957,6 +957,34 @@ def hanging_ssh_remote(tmp: Path) -> str:
     return "ssh remote that never answers: write kept locally after 1 s; `atk wi commit` reports the timeout"
 
 
+def sigterm_during_hook(tmp: Path) -> str:
+    """`atk` stopped with SIGTERM (an agent harness's time limit) while a hook hangs: the
+    write rolls back and the hook does not outlive it."""
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "hook.pid"
+    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    before = snapshot(root)
+    exe = BIN / "atk"
+    proc = subprocess.Popen(
+        [str(exe) if exe.exists() else "atk", "wi", "hold", awi, "--store", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(pidfile, proc)
+        proc.terminate()
+        proc.communicate(timeout=WAIT)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+        if proc.poll() is None:
+            proc.kill()
+    check(proc.returncode == 128 + signal.SIGTERM, f"atk exit {proc.returncode} after SIGTERM")
+    check(not alive, "the hook outlived atk")
+    check(snapshot(root) == before, "the stopped write was not rolled back")
+    assert_consistent(root)
+    return "SIGTERM: exit 143, hook killed with its group, write rolled back"
+
+
 def interrupt_stuck_write(tmp: Path) -> str:
     """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
     import threading
@@ -1080,6 +1108,7 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "hanging-remote-pull": hanging_remote_pull,
     "hanging-ssh-remote": hanging_ssh_remote,
     "interrupt-stuck-write": interrupt_stuck_write,
+    "sigterm-during-hook": sigterm_during_hook,
     "killed-during-pull-rebase": killed_during_pull_rebase,
     "autostash-conflict": autostash_conflict,
     "symlinked-state-folder": symlinked_state_folder,
