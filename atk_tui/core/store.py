@@ -801,8 +801,10 @@ class GitStore:
                 break
             try:
                 reb = self._pull_rebase()
-            except GitFailed as exc:
-                reb = subprocess.CompletedProcess([], 1, "", str(exc))
+            except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
+                self._abort_rebase()
+                last = f"{exc}; your commit is kept locally"
+                break
             if reb.returncode != 0:
                 self._abort_rebase()
                 last = "rebase onto the remote hit a conflict; your commit is kept locally"
