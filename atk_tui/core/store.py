@@ -837,7 +837,11 @@ class GitStore:
                 result.warnings.append("no remote with an upstream branch is configured; nothing to push")
                 return result
             if pull:
-                self._rebase_setting_aside(result)
+                try:
+                    self._rebase_setting_aside(result)
+                except Interrupted:
+                    self._abort_rebase()  # never leave our own rebase half done
+                    raise
             self._push(result)
         return result
 
