@@ -18,6 +18,13 @@ How the faults are made (all deterministic, none depends on timing):
 * the remote: `origin` is pointed at a path that does not exist, then restored.
 * the dashboard: `make_app` on a store, driven with Textual's Pilot, while `.git/objects` is
   moved away or service calls raise.
+* hostile git states and stuck children (issue 10): a store mid-rebase/merge/cherry-pick, a
+  detached HEAD, an old `index.lock` a live process (or a running `git commit -a`) holds, a
+  pre-commit hook that sleeps or leaves a background child, a remote whose upload-pack,
+  receive-pack or ssh command sleeps, `Service.interrupt()` and SIGTERM during a stuck hook,
+  a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
+  Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
+  whose fix is missing waits on its child's hour-long sleep instead.
 """
 
 from __future__ import annotations
