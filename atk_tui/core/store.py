@@ -490,7 +490,8 @@ class GitStore:
         if link:
             raise AtkError(f"cannot read {rel}: {link}")
         try:
-            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW)
+            # O_NONBLOCK: opening a named pipe planted in the store must not block
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise AtkError(f"cannot read {rel}: {LINK_DEFECT}") from None

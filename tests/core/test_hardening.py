@@ -499,6 +499,9 @@ def test_entries_that_are_no_regular_file_are_defects_and_never_opened(svc: Serv
     assert "not a regular file" in found["wi/inbox/folder.md"]
     with pytest.raises(AtkError):
         svc.show("pipe.md")
+    with pytest.raises(AtkError) as exc:  # even asked for by state, it is never opened for good
+        svc.read("pipe.md", "inbox")
+    assert "not a regular file" in exc.value.message
 
 
 def test_a_write_during_git_am_is_refused(svc: Service) -> None:
