@@ -21,7 +21,7 @@ from .core.config import ConfigError, is_agent_env, resolve_store
 from .core.model import ACTIVE, PROCESSABLE, STATES, Item
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
-from .core.textsafe import safe_line, safe_text
+from .core.textsafe import safe_json, safe_line, safe_text
 
 EPILOG = """\
 exit codes:
@@ -37,6 +37,15 @@ CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors escaped: they quote the arguments (which may hold a
+    filename copied from a hostile store) and must not emit raw control characters."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
+
+
 def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
     """The options every command takes, before or after the subcommand: on a subcommand
     their default is SUPPRESS, so a value given before it (`atk --store S wi list`) stays."""
@@ -48,7 +57,7 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
 
 
 def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
     _global_options(p, suppress=True)
     return p
 
@@ -75,7 +84,7 @@ def version_text(prog: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="atk",
         description="Work items in a git store, for agents and people.",
         epilog=EPILOG,
@@ -238,8 +247,8 @@ def _write(stream: Any, text: str) -> None:
 
 
 def _out(text: str = "") -> None:
-    if sys.stdout.isatty():
-        text = safe_text(text)
+    # escaped piped or not: `atk wi show F | cat` (or `| less -R`) must not replay an OSC 52
+    text = safe_text(text)
     _write(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
 
 
@@ -327,7 +336,11 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         return 0
     as_json = args.json or (is_agent_env() and not args.no_json)
     if as_json:
-        encode = _JSON.encode
+        raw_encode = _JSON.encode
+
+        def encode(obj: Any) -> str:
+            return safe_json(raw_encode(obj))
+
         judgements, blocks = view.judgements, view.blocks
         lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
         if lines:
@@ -366,7 +379,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
-            _write(sys.stdout, _JSON.encode(d) + "\n")
+            _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
     for n, item in enumerate(items):
         if len(items) > 1:
@@ -609,7 +622,20 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    # SystemExit unwinds like an error: the write rolls back and its child processes (a
+    # stuck hook, a git push) are killed with their process groups instead of outliving atk
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, _exit_on_signal)
+        except (ValueError, OSError):  # not the main thread, or no such signal here
+            pass
     sys.exit(run())
 
 

@@ -26,3 +26,10 @@ def safe_text(text: str) -> str:
 def safe_line(text: str) -> str:
     """One line for a table cell: newlines and tabs escaped too."""
     return _UNSAFE_LINE.sub(_escape, text)
+
+
+def safe_json(encoded: str) -> str:
+    """One line of JSON (as `json.dumps` wrote it) with every unsafe character written as a
+    `\\uXXXX` escape: still valid JSON that decodes to the same strings, and nothing in it a
+    terminal would act on (json leaves DEL, C1 and bidi controls raw with ensure_ascii=False)."""
+    return _UNSAFE_LINE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)

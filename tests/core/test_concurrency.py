@@ -13,8 +13,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
 from filelock import FileLock
+from storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
 
 from atk_tui import cli
 from atk_tui.core.service import Service

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 import yaml
-from storekit import AWI_BODY, UWI_BODY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from storekit import AWI_BODY, UWI_BODY
 
 from atk_tui.core import sections
 from atk_tui.core.items import (
