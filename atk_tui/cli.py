@@ -95,6 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--body-file")
+    p.add_argument(
+        "--whole-file", metavar="P",
+        help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
+    )
 
     for name, help_ in (("hold", "inbox -> hold"), ("unhold", "hold -> inbox"), ("rm", "remove an inbox or hold item (kept in git history)")):
         cmd(name, help_).add_argument("filename")
@@ -118,16 +122,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plan-file", required=True)
     p = cmd("answer", "answer a UWI (user only)")
     p.add_argument("filename")
-    p.add_argument("--choose", action="append", default=[], metavar="N=LETTER", help="N=LETTER, or LETTER alone for question 1")
+    p.add_argument(
+        "--choose", action="append", default=[], metavar="N=LETTER",
+        help="N=LETTER, N=other (other / see notes: explain in --text), or LETTER alone for question 1",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--text")
     g.add_argument("--text-file")
-    p.add_argument("--replace", action="store_true", help="replace an existing answer")
+    p.add_argument(
+        "--replace", action="store_true",
+        help="replace an existing answer (a question left out is then unanswered again)",
+    )
+    p.add_argument("--partial", action="store_true", help="save even though some question has no choice (it still blocks)")
     p = cmd("comment", "append to an AWI's ## ユーザーコメント section (user only)")
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--text-file")
     cmd("commit", "commit pending item files and push unpushed commits")
+    p = cmd("conflicts", "list commits set aside by `atk wi commit`; show one; apply one side")
+    p.add_argument("action", nargs="?", choices=["list", "show", "apply"], default="list")
+    p.add_argument("ref", nargs="?", help="refs/atk/conflicts/<sha>, or the SHA (a prefix will do)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
+    g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")
     return parser
 
 
@@ -197,6 +214,7 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "depends_on": item.depends_on,
         "urgency": item.urgency if item.kind == "uwi" else None,
         "answered": item.answered if item.kind == "uwi" else None,
+        "answer_partial": item.answer_partial if item.kind == "uwi" else None,
         "plan_file": item.plan_file,
         "cooldown_until": t(item.cooldown_until),
         "created": t(item.created),
@@ -280,7 +298,10 @@ def _report(out: Any) -> int:
     for w in out.warnings:
         _err(f"warning: {w}")
     if not out.ok:
-        _err(out.message)
+        if out.code == "conflict":
+            _out(out.message)  # what was not pushed and how to resolve it: the command's result
+        else:
+            _err(out.message)
         return out.exit_code or 1
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
@@ -290,15 +311,45 @@ def _report(out: Any) -> int:
     return 0
 
 
+def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        if args.ref or args.mine or args.theirs:
+            raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
+        found = svc.conflicts()
+        if not found:
+            _out("no set-aside conflicts")
+        for c in found:
+            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+        return 0
+    if not args.ref:
+        raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
+    if args.action == "show":
+        if args.mine or args.theirs:
+            raise AtkError("--mine/--theirs go with apply", exit_code=2)
+        for path, mine, theirs in svc.conflict_versions(args.ref):
+            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
+                _out(f"=== {safe_line(path)}: {label} ===")
+                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
+        return 0
+    if not (args.mine or args.theirs):
+        raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
+    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
+
+
 def _choices(values: Sequence[str]) -> dict[int, str]:
     out: dict[int, str] = {}
     for v in values:
         num, sep, letter = v.partition("=")
         if not sep:
             num, letter = "1", v
-        if not num.strip().isdigit() or len(letter.strip()) != 1 or not letter.strip().isalpha():
-            raise AtkError(f"--choose takes N=LETTER (e.g. 2=B) or a LETTER, got {v!r}", exit_code=2)
-        out[int(num)] = letter.strip().upper()
+        letter = letter.strip()
+        if letter.casefold() == "other":
+            letter = "other"
+        elif len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+            letter = ""
+        if not num.strip().isdigit() or not letter:
+            raise AtkError(f"--choose takes N=LETTER (e.g. 2=B), N=other, or a LETTER, got {v!r}", exit_code=2)
+        out[int(num)] = letter if letter == "other" else letter.upper()
     return out
 
 
@@ -332,6 +383,10 @@ def run(argv: Sequence[str] | None = None) -> int:
                 )
             )
         if c == "edit":
+            if args.whole_file:
+                if args.message is not None or args.body_file:
+                    raise AtkError("--whole-file replaces everything: give no MESSAGE or --body-file with it", exit_code=2)
+                return _report(svc.save_text(args.filename, _read_file(args.whole_file)))
             return _report(svc.edit(args.filename, _body(args)))
         if c in ("hold", "unhold"):
             return _report(svc.transition(c, [args.filename]))
@@ -351,11 +406,17 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
-            return _report(svc.answer(args.filename, choices=_choices(args.choose), text=text, replace=args.replace))
+            return _report(
+                svc.answer(
+                    args.filename, choices=_choices(args.choose), text=text, replace=args.replace, partial=args.partial
+                )
+            )
         if c == "comment":
             return _report(svc.comment(args.filename, _body(args, attr="text_file")))
         if c == "commit":
             return _report(svc.commit_pending())
+        if c == "conflicts":
+            return cmd_conflicts(svc, args)
         parser.error(f"unknown command {c}")
     except (AtkError, ConfigError) as exc:
         _err(str(exc))

@@ -544,8 +544,12 @@ def cross_clone_conflict(tmp: Path) -> str:
     out = sb.move([awi], "processing", expect="inbox")
     check(out.ok and out.pushed, f"machine b's move failed: {out.message}")
     done = atk("wi", "commit", "--store", str(a))
-    check(done.returncode == 0, f"`atk wi commit` failed: {done.stderr}")
-    check("set aside 'atk: hold" in done.stderr, f"the conflicting hold was not named: {done.stderr}")
+    # SPEC §11: a set-aside commit is not "pushed": exit 1, stdout names it and the way out
+    check(done.returncode == 1, f"`atk wi commit` did not fail for the set-aside commit: {done}")
+    check(
+        "not pushed" in done.stdout and "atk: hold" in done.stdout and "atk wi conflicts" in done.stdout,
+        f"the conflicting hold was not named: {done.stdout}",
+    )
     refs = git(a, "for-each-ref", "--format=%(subject)", "refs/atk/conflicts").split("\n")
     check(f"atk: hold {awi}" in refs, "the set-aside commit is not kept under refs/atk/conflicts")
     check(git(a, "rev-parse", "HEAD^{tree}") == git(remote, "rev-parse", "main^{tree}"), "machine a did not converge")

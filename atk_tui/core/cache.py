@@ -24,12 +24,12 @@ from typing import Any
 
 from .model import Item
 
-VERSION = 6
+VERSION = 7
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
 FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
     "depends_on", "cooldown_until", "created", "urgency", "note", "commit", "answered", "has_comment",
-    "size",
+    "size", "answer_partial",
 )  # fmt: skip
 _N = len(FIELDS)
 
@@ -45,18 +45,20 @@ def to_record(item: Item) -> list[Any]:
         item.target_commit, item.plan_file, item.depends_on,
         c.isoformat() if c is not None else None, t.isoformat() if t is not None else None,
         item.urgency, item.note, item.commit, item.answered, item.has_comment, item.size,
+        item.answer_partial,
     ]  # fmt: skip
 
 
 def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
     # positional, in Item's field order: this runs once per listed item
     c, t = r[9], r[10]
-    return Item(
+    item = Item(
         filename, state, "", None, "", {},
         list(r[0]), list(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], list(r[8]),  # copies: items may be changed
         datetime.fromisoformat(c) if c else None, datetime.fromisoformat(t) if t else None,
-        r[11], r[12], r[13], r[14], r[15], r[16], blob, False,
+        r[11], r[12], r[13], r[14], r[15], r[16], blob, False, r[17],
     )  # fmt: skip
+    return item
 
 
 class ItemCache:

@@ -108,3 +108,33 @@ def _real(path: str, dirs: dict[str, str] | None) -> str:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def portable_plan_file(root: Path, value: str) -> str | None:
+    """The portable form of a `--plan-file` value (SPEC §3, §11):
+    ``$(atk config get private_notes)/<path inside the store>``, whether it was given in that
+    form, as an absolute path inside the store (as a shell expands the command substitution)
+    or relative to the store. None when it would leave the store."""
+    value = value.strip()
+    base = os.path.normpath(str(root))
+    if value.startswith(PLAN_PREFIX):
+        rel = value[len(PLAN_PREFIX) :].lstrip("/")
+    else:
+        path = os.path.expanduser(value)
+        if os.path.isabs(path):
+            path = os.path.normpath(path)
+            real_base = os.path.realpath(base)
+            real = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+            if _inside(path, base) and path != base:
+                rel = os.path.relpath(path, base)
+            elif _inside(real, real_base) and real != real_base:
+                rel = os.path.relpath(real, real_base)
+            else:
+                return None
+        else:
+            rel = path
+    rel = os.path.normpath(rel).replace(os.sep, "/")
+    if rel in ("", ".") or rel.startswith("../") or rel == "..":
+        return None
+    portable = f"{PLAN_PREFIX}/{rel}"
+    return portable if resolve_plan_file(root, portable) is not None else None

@@ -322,6 +322,11 @@ def lint_body(item: Item) -> list[str]:
     return out
 
 
+#: Characters NFKC may turn into a user-only heading's letters (fullwidth/halfwidth forms,
+#: compatibility ideographs, styled letters) or that hide them (entities, format characters):
+#: a body holding none of them and none of the hints below has no user-only heading.
+_NFKC_HINT = re.compile("[&\u00ad\u061c\u180e\U000e0000-\U000e007f\u200b-\u206f\ufeff\u2e80-\u2fdf\u2460-\u24ff\uf900-\ufaff\uff00-\uffef\U0001d400-\U0001d7ff]")
+
 #: Substrings every casefolded user-only heading contains (SPEC §8; see sections.heading_key).
 _ANSWER_HINTS = tuple({h.casefold().split()[-1] for h in ANSWER_HEADINGS})
 _COMMENT_HINTS = tuple({h.casefold().split()[-1] for h in COMMENT_HEADINGS})
@@ -377,12 +382,25 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
     item.title = find_title(item.body) or filename.removesuffix(".md")
     if item.kind == "uwi":
-        # the section scan only when a heading could match (heading titles compare casefolded)
+        # the section scan only when a heading could match (heading titles compare casefolded,
+        # after NFKC: a body that is not ASCII is always scanned)
         folded = item.body.casefold()
-        item.answered = any(h in folded for h in _ANSWER_HINTS) and sections.is_answered(item.body)
+        maybe = any(h in folded for h in _ANSWER_HINTS) or bool(_NFKC_HINT.search(folded))
+        if maybe and sections.is_answered(item.body):
+            from .questions import answer_progress  # only for UWIs with an answer
+
+            progress = answer_progress(item.body)
+            item.answered = progress.complete
+            item.answer_partial = not progress.complete
+        if item.fm_text is not None and not item.data.get("urgency") and ("urgency" in folded or "緊急度" in folded):
+            from .questions import parse_questions
+
+            checkpoint = parse_questions(item.body)
+            if checkpoint.form == "checkpoint" and checkpoint.urgency:
+                item.urgency = checkpoint.urgency  # SPEC §11: the checkpoint's when the frontmatter has none
     else:
         folded = item.body.casefold()
-        item.has_comment = any(h in folded for h in _COMMENT_HINTS) and bool(
+        item.has_comment = (any(h in folded for h in _COMMENT_HINTS) or bool(_NFKC_HINT.search(folded))) and bool(
             (sections.comment_text(item.body) or "").strip()
         )
     item.defects = defects

@@ -82,11 +82,14 @@ class Item:
     urgency: str = "blocking"
     note: str | None = None
     commit: str | None = None
-    answered: bool = False  # UWI whose `## 回答` section has content
+    answered: bool = False  # UWI whose `## 回答` answers every question (SPEC §11)
     has_comment: bool = False
     size: int = 0
     blob: str = ""  # git blob SHA-1 of the file bytes
     complete: bool = True  # False: loaded from the cache, head/fm_text/body/data not read yet
+    #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
+    #: it still needs the user and still blocks
+    answer_partial: bool = False
 
     @property
     def defective(self) -> bool:

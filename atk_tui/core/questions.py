@@ -33,7 +33,17 @@ from dataclasses import dataclass
 from . import sections
 from .model import URGENCIES
 
-__all__ = ["MAX_LINE", "Option", "ParsedQuestions", "Question", "parse_questions"]
+__all__ = [
+    "MAX_LINE",
+    "OTHER",
+    "OTHER_LINE",
+    "AnswerProgress",
+    "Option",
+    "ParsedQuestions",
+    "Question",
+    "answer_progress",
+    "parse_questions",
+]
 
 #: Longer lines are never options, recommendations or fields (keeps regex cost bounded).
 MAX_LINE = 4000
@@ -642,3 +652,54 @@ def parse_questions(body: str) -> ParsedQuestions:
     except Exception:
         text = body.strip() if isinstance(body, str) else ""
         return ParsedQuestions("free", (Question(1, text, (), None, ""),), "", None)
+
+
+# --------------------------------------------------------------------------- answer progress
+
+#: The choice value for "other / see notes" (contract §2): `- N: other — see notes`.
+OTHER = "other"
+OTHER_LINE = "other — see notes"
+_CHOICE_LETTER_RE = re.compile(r"^([A-Za-z])(?:[)）.:：]|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerProgress:
+    """How far a UWI's answer goes (SPEC §11). `answered` maps a question number to the
+    chosen letter or "other"; `missing` lists the questions without either."""
+
+    answered: dict[int, str]
+    missing: tuple[int, ...]
+    complete: bool
+
+
+def _choice_value(value: str, question: Question) -> str:
+    if value.casefold().startswith(OTHER):
+        return OTHER
+    m = _CHOICE_LETTER_RE.match(value)
+    if m and question.option(m.group(1)) is not None:
+        return m.group(1).upper()
+    return OTHER  # something else recorded for it: the user's own words
+
+
+def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerProgress:
+    """Which questions of `body` its ``## 回答`` section answers.
+
+    A ``- N: X) Label`` line answers question N with X, ``- N: other — see notes`` (or any
+    other value) with "other". Free text answers, as "other", every question without options
+    that has no line, and every question when the section has no choice line at all (a
+    free-text answer). Complete when no question is missing."""
+    parsed = parsed or parse_questions(body)
+    numbers = tuple(q.number for q in parsed.questions)
+    text = sections.answer_text(body)
+    if text is None or not text.strip():
+        return AnswerProgress({}, numbers, False)
+    choices, free = sections.split_answer(text)
+    answered: dict[int, str] = {}
+    for q in parsed.questions:
+        value = choices.get(q.number)
+        if value is not None:
+            answered[q.number] = _choice_value(value, q)
+        elif free.strip() and (not choices or not q.options):
+            answered[q.number] = OTHER
+    missing = tuple(n for n in numbers if n not in answered)
+    return AnswerProgress(answered, missing, not missing)

@@ -11,9 +11,11 @@ How the body is read (the same rules for every function here, so they agree):
   fence runs to the end of the body) are never headings.
 * A section runs from its H1/H2 heading line to the next H1/H2 heading line or the end of the
   body; H3 and deeper headings are part of the section they appear in.
-* User-only headings are matched ignoring case, trailing blanks, trailing ``#`` and runs of
-  whitespace: ``## 回答`` / ``## Answer`` (answer), ``## ユーザーコメント`` / ``## User comment``
-  (comment). The answer section is the *last* H2 with an answer heading; the comment section
+* Heading titles are compared by `headings.heading_key` (SPEC §11: NFKC, format characters,
+  emphasis markers and surrounding punctuation dropped, case-folded): ``## 回答`` /
+  ``## Answer`` (answer), ``## ユーザーコメント`` / ``## User comment`` (comment). Guards use the
+  broader heading scan of `headings` (setext, quotes, lists, HTML); the sections read here are
+  the ATX H1/H2 ones. The answer section is the *last* H2 with an answer heading; the comment section
   counts only as the strict trailing H2 of the body (no H1/H2 after it).
 
 Writers (`set_answer`, `append_comment`, `keep_user_sections`) only add or replace the
@@ -34,9 +36,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 
+from . import headings
 from .model import ANSWER_HEADINGS, COMMENT_HEADINGS
+
+_heading_key = lru_cache(maxsize=4096)(headings.heading_key)
 
 __all__ = [
     "Section",
@@ -60,8 +66,9 @@ COMMENT_HEADING = f"## {COMMENT_HEADINGS[0]}"
 
 
 def heading_key(title: str) -> str:
-    """Normalised heading title for comparisons (case, blanks and trailing ``#`` ignored)."""
-    return " ".join(title.rstrip(" \t#").split()).casefold()
+    """Normalised heading title for comparisons: `headings.heading_key` (SPEC §11), the one
+    definition every reader and guard uses."""
+    return _heading_key(title)
 
 
 _ANSWER_KEYS = frozenset(heading_key(h) for h in ANSWER_HEADINGS)
@@ -311,16 +318,14 @@ def comment_text(body: str) -> str | None:
 
 
 def user_only_headings(body: str) -> list[str]:
-    """User-only H2 heading lines found in `body`, as written (stripped), first occurrence
-    order, without duplicates. Any position counts, not only the trailing one: this is what
-    an agent's `add`/`edit` is refused for."""
-    scan = _Scan(body)
+    """User-only headings found in `body` by the one definition (`headings`, SPEC §11: any
+    level, ATX or setext, in quotes and lists, HTML), as written (stripped), first occurrence
+    order, without duplicates. Any position counts: this is what an agent's write is refused
+    for."""
     out: list[str] = []
-    for i in scan.heads:
-        if scan._is_h2(i, _USER_KEYS):
-            line = scan.texts[i].strip()
-            if line not in out:
-                out.append(line)
+    for h in headings.user_only_headings(body):
+        if h.raw not in out:
+            out.append(h.raw)
     return out
 
 
@@ -519,34 +524,56 @@ def _raw_section(scan: _Scan, h: int, end: int) -> str:
     return raw
 
 
-def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool) -> str:
-    """`new_body` with the stored user-only sections of `old_body` carried over (SPEC §8).
+def user_section_kinds(body: str) -> set[str]:
+    """The kinds ("answer", "comment") of user-only section `body` holds by the one
+    definition (`headings`), headings in an indented code block aside: what `edit` treats as
+    "the new body contains that section itself"."""
+    starts = headings.line_starts(body)
+    return {h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)}
 
-    * The old trailing comment section is carried when `new_body` has no comment heading
-      (any position); it is appended as the trailing H2.
-    * For a UWI, the old answer section is carried when `new_body` has no answer heading; it
-      is placed like `set_answer` does: last H2, before a trailing comment section.
-    * Both are copied exactly as stored (heading to last non-blank line, original line
-      endings); an answer whose unclosed fence ran to the end of the old body gets the fence
-      closed. New-body bytes are kept except trailing blank lines where something is
-      appended. Applying it twice changes nothing more.
-    """
-    old = _Scan(old_body)
-    if not old.heads:
+
+def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> str:
+    """`new_body` with the stored user-only sections of `old_body` carried over (SPEC §8, §11).
+
+    Every user-only section of `old_body` (the one definition in `headings`: any level,
+    anywhere in the body, not only the trailing H2) is carried when `new_body` has no
+    heading of its kind (answer / comment): answers are placed like `set_answer` does (last
+    H2, before a trailing comment section) when they start with an ATX H2, else appended;
+    comments are appended as the trailing section. They are copied as stored (heading to last
+    non-blank line, in the old body's line ending); an answer whose unclosed fence ran to
+    the end gets it closed. A section inside another carried one is carried with it, once.
+    New-body bytes are kept except trailing blank lines where something is appended.
+    Applying it twice changes nothing more. (`is_uwi` is kept for callers; a stored answer
+    is kept whatever the kind.)"""
+    del is_uwi
+    spans = headings.user_only_spans(old_body, skip_indented=True)
+    if not spans:
         return new_body  # fast path: nothing to carry
-    new = _Scan(new_body)
+    new_kinds = user_section_kinds(new_body)
+    old = _Scan(old_body)
+    starts = headings.line_starts(old_body)
+    carried: list[tuple[str, str]] = []
+    covered = -1
+    for kind, first, end in spans:
+        if first < covered:
+            continue  # inside a section already carried
+        if kind in new_kinds:
+            continue
+        covered = end
+        raw = old_body[starts[first] : starts[end]]
+        if not raw.endswith(("\n", "\r")):
+            raw += old.eol
+        inner = _Scan(raw)
+        if kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
+            char, length = inner.open_fence
+            raw += char * length + inner.eol
+        carried.append((kind, raw))
     result = new_body
-    if is_uwi and not new.has_heading(_ANSWER_KEYS):
-        found = old.find_answer()
-        if found is not None:
-            raw = _raw_section(old, *found)
-            inner = _Scan(raw)
-            if inner.open_fence is not None:
-                char, length = inner.open_fence
-                raw += char * length + inner.eol
-            result = _place_answer(_Scan(result), raw)
-    if not new.has_heading(_COMMENT_KEYS):
-        found = old.find_trailing_comment()
-        if found is not None:
-            result = _append_section(_Scan(result), _raw_section(old, *found))
+    for kind, raw in carried:
+        if kind == headings.ANSWER:
+            head = _Scan(raw)
+            if head.heads and head.heads[0] == 0 and head.levels[0] == 2:
+                result = _place_answer(_Scan(result), raw)
+                continue
+        result = _append_section(_Scan(result), raw)
     return result

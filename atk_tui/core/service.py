@@ -14,15 +14,24 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import readiness, sections
+from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
-from .config import is_agent_env, resolve_plan_file
-from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
+from .config import PLAN_PREFIX, is_agent_env, portable_plan_file, resolve_plan_file
+from .items import find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
 Clock = Callable[[], datetime]
+
+
+def _body_of(text: str) -> str:
+    parts = split_frontmatter(text)
+    return parts[2] if parts is not None else text
+
+
+def _code(exc: AtkError) -> str:
+    return exc.code or ("invalid" if exc.exit_code == 2 else "")
 SHA_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -43,6 +52,24 @@ class Outcome:
     warnings: tuple[str, ...] = ()
     exit_code: int = 0
     item: Item | None = None
+    #: a stable refusal code so callers never match message text: "changed" (the item
+    #: differs from the base the caller saw), "partial", "user-only", "state", "busy",
+    #: "missing", "invalid"; "" on success or when none applies
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A commit `atk wi commit` set aside because it conflicts with the remote (contract §4)."""
+
+    ref: str  # refs/atk/conflicts/<sha>
+    commit: str
+    subject: str
+    files: tuple[str, ...]
+    when: str  # the commit's author date, ISO 8601
+
+
+CONFLICT_PREFIX = "refs/atk/conflicts/"
 
 
 @dataclass
@@ -102,12 +129,21 @@ class Service:
         """The full item (body included). Raises AtkError when there is none."""
         where = [state] if state else self.store.locate_all(filename)
         if not where:
-            raise AtkError(f"no item named {filename}")
+            raise AtkError(f"no item named {filename}", code="missing")
         data = self.store.read_bytes(where[0], filename)
         item = parse_item(filename, where[0], data)
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         return item
+
+    def read_bytes(self, filename: str) -> bytes:
+        """The item file's exact bytes (a `base` for answer/comment/save_text)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        where = self.store.locate_all(filename)
+        if not where:
+            raise AtkError(f"no item named {filename}", code="missing")
+        return self.store.read_bytes(where[0], filename)
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -163,6 +199,14 @@ class Service:
 
     def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
         """Everything the dashboard shows, judged at `clock()`."""
+        if self.store.journal_path.exists():
+            # a write a killed process left half done must not look saved: roll it back now
+            # when nobody is writing (a writer holding the lock has its own journal)
+            try:
+                with self.store.locked(timeout=0):
+                    pass
+            except AtkError:
+                pass
         head = self.store.head()
         items, where, defects = self.load_items(states)
         dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
@@ -244,7 +288,94 @@ class Service:
             "unpushed": self.store.unpushed(),
             "head": self.store.head(),
             "actor": self.actor,
+            "conflicts": len(self.conflicts()),
         }
+
+    # -- set-aside conflicts (contract §4) ------------------------------------------------
+
+    def conflicts(self) -> list[Conflict]:
+        """Commits set aside as `refs/atk/conflicts/<sha>`, oldest first."""
+        fmt = "%(refname)%00%(objectname)%00%(subject)%00%(authordate:iso-strict)"
+        proc = self.store.git("for-each-ref", f"--format={fmt}", "--sort=authordate", CONFLICT_PREFIX, check=False)
+        out = []
+        for line in proc.stdout.splitlines():
+            parts = line.split("\0")
+            if len(parts) != 4:
+                continue
+            ref, sha, subject, when = parts
+            out.append(Conflict(ref, sha, subject, tuple(self._conflict_files(sha)), when))
+        return out
+
+    def _conflict_ref(self, ref: str) -> tuple[str, str]:
+        """(full ref, commit) for a ref given in full, as `<sha>` or a unique SHA prefix."""
+        name = ref.strip()
+        for c in self.conflicts():
+            sha = c.commit
+            if name in (c.ref, sha) or (len(name) >= 4 and sha.startswith(name)) or c.ref.endswith("/" + name):
+                return c.ref, sha
+        raise AtkError(f"no set-aside conflict {ref!r}; `atk wi conflicts` lists them", code="missing")
+
+    def _conflict_files(self, sha: str) -> list[str]:
+        proc = self.store.git("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "--no-renames", "-z", sha, check=False)
+        return [p for p in proc.stdout.split("\0") if p]
+
+    def conflict_versions(self, ref: str) -> list[tuple[str, bytes | None, bytes | None]]:
+        """(path, mine: the set-aside commit's version, theirs: the current branch's) for
+        every file the set-aside commit changed; None where the file does not exist."""
+        _, sha = self._conflict_ref(ref)
+        paths = self._conflict_files(sha)
+        mine = self._blobs([f"{sha}:{p}" for p in paths])
+        theirs = self._blobs([f"HEAD:{p}" for p in paths])
+        return list(zip(paths, mine, theirs, strict=True))
+
+    def resolve_conflict(self, ref: str, keep: str) -> Outcome:
+        """Apply one side of a set-aside conflict: "mine" writes the set-aside commit's
+        version of its files over the current ones (one commit, pushed); "theirs" keeps the
+        current ones. The ref is deleted on success."""
+        if keep not in ("mine", "theirs"):
+            return self._refuse("conflicts", "keep must be 'mine' or 'theirs'", exit_code=2)
+        try:
+            full, sha = self._conflict_ref(ref)
+        except AtkError as exc:
+            return self._refuse("conflicts", exc.message, code=exc.code)
+        if keep == "theirs":
+            self.store.git("update-ref", "-d", full, sha, check=False)
+            return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
+        paths = self._conflict_files(sha)
+        mine = dict(zip(paths, self._blobs([f"{sha}:{p}" for p in paths]), strict=True))
+        names = {p.split("/")[2] for p in paths if p.startswith("wi/") and p.count("/") == 2}
+
+        def change(tx: Transaction) -> None:
+            for path, data in mine.items():
+                exists = (self.root / path).is_file()
+                if data is None:
+                    if exists:
+                        tx.delete(path)
+                    continue
+                if path.startswith("wi/"):
+                    parts = path.split("/")
+                    old = self._committed_text("HEAD", parts[-1], parts[1] if len(parts) == 3 else None)
+                    self._guard_user_sections(path, old, data.decode("utf-8", "replace"))
+                if not exists or (self.root / path).read_bytes() != data:
+                    tx.write(path, data)
+            # one item, one state: drop copies the remote's side left in other state folders
+            for name in names:
+                keep_states = {p.split("/")[1] for p, d in mine.items() if d is not None and p.endswith("/" + name)}
+                if not keep_states:
+                    continue
+                for state in STATES:
+                    if state not in keep_states and (self.root / item_path(state, name)).is_file():
+                        tx.delete(item_path(state, name))
+            subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
+            tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
+
+        out = self._write("resolve-conflict", [sha[:10]], change)
+        if out.ok or "nothing to change" in out.message:
+            self.store.git("update-ref", "-d", full, sha, check=False)
+            if not out.ok:
+                return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
+            out.message = f"applied your version of {sha[:10]} ({out.commit[:10] if out.commit else ''})"
+        return out
 
     def config_get(self, key: str) -> str:
         if key == "private_notes":
@@ -260,7 +391,10 @@ class Service:
             with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
         except AtkError as exc:
-            return Outcome(False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+            return Outcome(
+                False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
         except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
         verb = {"add": "added", "edit": "saved"}.get(op, op)
@@ -276,8 +410,8 @@ class Service:
         )
 
     @staticmethod
-    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1) -> Outcome:
-        return Outcome(False, op, message, tuple(files), exit_code=exit_code)
+    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1, code: str = "") -> Outcome:
+        return Outcome(False, op, message, tuple(files), exit_code=exit_code, code=code or ("invalid" if exit_code == 2 else ""))
 
     def _check_repo(self, item: Item) -> None:
         if self.only_repo and item.target_repo != self.only_repo:
@@ -285,31 +419,133 @@ class Service:
 
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
-            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2)
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
         where = self.store.locate_all(filename)
         if not where:
-            raise AtkError(f"no item named {filename}")
+            raise AtkError(f"no item named {filename}", code="missing")
         state = where[0]
         item = parse_item(filename, state, self.store.read_bytes(state, filename))
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         self._check_repo(item)
         if item.defects and not allow_defective:
-            raise AtkError(f"{filename} is defective ({'; '.join(item.defects)}); fix it with edit, or remove it")
+            raise AtkError(
+                f"{filename} is defective ({'; '.join(item.defects)}); repair it with "
+                f"`atk wi edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+                code="invalid",
+            )
         return item
 
     def _user_only(self, op: str) -> None:
         if self.actor != "user":
-            raise AtkError(f"{op} is a user-only write; refused in an agent environment", exit_code=2)
+            raise AtkError(
+                f"{op} is a user-only write; refused in an agent environment (the user does it in the dashboard)",
+                exit_code=2,
+                code="user-only",
+            )
 
-    def _guard_user_headings(self, body: str) -> None:
+    def _guard_user_headings(self, body: str, filename: str | None = None) -> None:
         if self.actor == "agent":
             found = sections.user_only_headings(body)
             if found:
+                where = f"{filename}: " if filename else ""
                 raise AtkError(
-                    f"the body contains the user-only section '{found[0]}'; agents may not write it",
+                    f"{where}the body contains the user-only section '{found[0]}'; agents may not write it "
+                    "(remove that heading; the user answers and comments in the dashboard)",
                     exit_code=2,
+                    code="user-only",
                 )
+
+    def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
+        """SPEC §11, every write path: an agent may not commit a file whose user-only sections
+        differ from the committed ones (a new file: has any). Deleting a file is `rm`'s
+        business, not this rule's."""
+        if self.actor != "agent" or new is None:
+            return
+        before = headings.user_only_sections(_body_of(old or ""))
+        after = headings.user_only_sections(_body_of(new))
+        if before == after:
+            return
+        changed = [text for kind, text in after if (kind, text) not in before] or [text for _, text in before]
+        first = changed[0].splitlines()[0].strip() if changed and changed[0] else "a user-only section"
+        raise AtkError(
+            f"refused: {path} {'changes' if old is not None else 'adds'} the user-only section '{first}'; "
+            "agents may not write answers or user comments (undo that change, e.g. "
+            f"`git checkout -- {path}`, and leave it to the user)",
+            exit_code=2,
+            code="user-only",
+        )
+
+    def _blobs(self, specs: Sequence[str]) -> list[bytes | None]:
+        """`git cat-file --batch` for `REV:PATH` specs: each object's bytes, None if missing."""
+        if not specs:
+            return []
+        proc = subprocess.run(
+            ["git", "cat-file", "--batch"],
+            cwd=self.root,
+            env=self.store.read_env,
+            input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            check=False,
+            timeout=120,
+        )
+        out: list[bytes | None] = []
+        data = proc.stdout
+        pos = 0
+        for _ in specs:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                out.append(None)
+                continue
+            header = data[pos:nl].split()
+            pos = nl + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                out.append(data[pos : pos + size])
+                pos += size + 1
+            else:
+                out.append(None)
+        return out
+
+    def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
+        """The item's text at `rev` (in whichever state folder it was), or None."""
+        states = [prefer] if prefer else []
+        states += [s for s in STATES if s != prefer]
+        for data in self._blobs([f"{rev}:{item_path(s, filename)}" for s in states]):
+            if data is not None:
+                return data.decode("utf-8", "replace")
+        return None
+
+    def _check_answer_author(self, item: Item) -> None:
+        """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
+        introduced its current answer is a user's (`Atk-Actor: user`)."""
+        current = sections.answer_text(item.body)
+        if not (current or "").strip():
+            return
+        name = item.filename
+        refuse = AtkError(
+            f"refused: the answer in {name} was not written by the user (its newest change is not an "
+            "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
+            exit_code=2,
+            code="user-only",
+        )
+        head_text = self._committed_text("HEAD", name, item.state)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode()).body) != current:
+            raise refuse  # the answer is not even committed
+        fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
+        commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
+
+        def answer_at(rev: str) -> str | None:
+            text = self._committed_text(rev, name)
+            return None if text is None else sections.answer_text(parse_item(name, "inbox", text.encode()).body)
+
+        for sha, actor in commits:
+            if answer_at(sha) != answer_at(f"{sha}^"):
+                if actor.strip() != "user":
+                    raise refuse
+                return
+        raise refuse
 
     @staticmethod
     def _write_text(tx: Transaction, item: Item, text: str) -> None:
@@ -322,7 +558,8 @@ class Service:
         target = TARGET[op]
         if self.actor == "user":
             return set(STATES) - {target}
-        if op == "adopt":
+        if op in ("adopt", "reject"):
+            # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
             ok = {"processing"}
             if item.kind == "uwi" and item.answered:
                 ok.add("inbox")
@@ -340,8 +577,11 @@ class Service:
         commit: str | None = None,
         from_state: str | None = None,
         expect: str | None = None,
+        base: bytes | None = None,
     ) -> Outcome:
-        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing."""
+        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing.
+        `base` (one file only): the bytes the user saw; refused with code "changed" when the
+        stored file differs (e.g. a note written against a question that changed)."""
         if op not in TARGET:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
@@ -356,12 +596,15 @@ class Service:
             return self._refuse(op, "--commit goes with adopt only", files, 2)
         if from_state is not None and from_state not in STATES:
             return self._refuse(op, f"unknown state {from_state!r}", files, 2)
+        if base is not None and len(files) != 1:
+            return self._refuse(op, "a base goes with one item only", files, 2)
         target = TARGET[op]
 
         def change(tx: Transaction) -> Item | None:
             last = None
             for name in files:
                 item = self._current(name)
+                self._check_base(item, base)
                 if expect and item.state != expect:
                     raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
                 allowed = self._allowed_from(op, item, from_state)
@@ -369,11 +612,27 @@ class Service:
                     raise StateConflict(f"state conflict: {name} is already in {target}")
                 if item.state not in allowed:
                     hint = ""
-                    if op == "adopt" and item.state == "inbox" and item.kind == "uwi":
-                        hint = " (an inbox UWI can be adopted only once its answer is saved)"
+                    if op in ("adopt", "reject") and item.state == "inbox" and item.kind == "uwi":
+                        hint = (
+                            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
+                            f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
+                        )
+                    elif op == "hold" and item.state == "processing":
+                        hint = (
+                            f" (wi-standards: a processing item is not held while waiting; "
+                            f"`atk wi return-to-inbox {name}` first, then hold it)"
+                        )
+                    elif op in ("adopt", "reject") and item.state == "inbox":
+                        hint = f" (`atk wi start-processing {name}` first)"
+                    elif op == "start-processing" and item.state == "hold":
+                        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
+                    elif item.state in TERMINAL:
+                        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
                     raise StateConflict(
                         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
                     )
+                if op in ("adopt", "reject") and self.actor == "agent" and item.kind == "uwi":
+                    self._check_answer_author(item)
                 src = item_path(item.state, name)
                 updates = {}
                 if note is not None:
@@ -407,7 +666,15 @@ class Service:
     def return_to_inbox(self, filename: str, *, from_state: str = "processing", **kw) -> Outcome:
         return self.transition("return-to-inbox", [filename], from_state=from_state, **kw)
 
-    def move(self, files: Sequence[str], to_state: str, *, note: str | None = None, expect: str | None = None) -> Outcome:
+    def move(
+        self,
+        files: Sequence[str],
+        to_state: str,
+        *,
+        note: str | None = None,
+        expect: str | None = None,
+        base: bytes | None = None,
+    ) -> Outcome:
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
         if self.actor != "user":
             return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
@@ -416,10 +683,30 @@ class Service:
             op = "unhold"
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
-        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect)
+        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
+
+    def dependents_of(self, filename: str) -> list[str]:
+        """Active items that list `filename` in depends_on."""
+        items, _, _ = self.load_items(ACTIVE)
+        return sorted(n for n, i in items.items() if filename in i.depends_on and n != filename)
 
     def rm(self, files: Sequence[str] | str, *, expect: str | None = None) -> Outcome:
         files = [files] if isinstance(files, str) else list(files)
+        out = self._rm(files, expect=expect)
+        if out.ok:
+            gone = set(files)
+            notes = []
+            for name in files:
+                deps = [d for d in self.dependents_of(name) if d not in gone]
+                if deps:
+                    notes.append(
+                        f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
+                        f"update them with `atk wi set-dependencies`"
+                    )
+            out.warnings = (*out.warnings, *notes)
+        return out
+
+    def _rm(self, files: list[str], *, expect: str | None = None) -> Outcome:
 
         def change(tx: Transaction) -> None:
             for name in files:
@@ -476,6 +763,14 @@ class Service:
                 raise AtkError(f"--urgency takes {', '.join(URGENCIES)} and goes with --kind uwi only", exit_code=2)
             if plan_file and kind != "awi":
                 raise AtkError("--plan-file goes with --kind awi only", exit_code=2)
+            if plan_file:
+                plan_file = self._portable_plan(plan_file)
+            if kind == "uwi" and urgency is None:
+                from .questions import parse_questions
+
+                parsed = parse_questions(body)
+                if parsed.form == "checkpoint" and parsed.urgency:
+                    urgency = parsed.urgency  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
@@ -520,7 +815,10 @@ class Service:
                 item = change(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
-            return Outcome(False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code)
+            return Outcome(
+                False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
         except (OSError, ValueError) as exc:
             return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
         return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
@@ -533,11 +831,15 @@ class Service:
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
             if item.fm_text is None:
-                raise AtkError(f"{filename} has no frontmatter; edit the whole file instead")
+                raise AtkError(
+                    f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
+                    code="invalid",
+                )
             self._guard_user_headings(body)
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
+            self._guard_user_sections(item_path(item.state, filename), item.text, item.head + new_body)
             return self._save(tx, item, item.head + new_body)
 
         return self._write("edit", [filename], change)
@@ -558,10 +860,7 @@ class Service:
                 )
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
-            if self.actor == "agent":
-                new = parse_item(filename, item.state, text.encode())
-                if sections.user_only_headings(new.body) != sections.user_only_headings(item.body):
-                    self._guard_user_headings(new.body)
+            self._guard_user_sections(item_path(item.state, filename), item.text, text)
             return self._save(tx, item, text)
 
         return self._write("edit", [filename], change)
@@ -613,6 +912,18 @@ class Service:
                 return cyc
         return None
 
+    def _portable_plan(self, plan_file: str) -> str:
+        portable = portable_plan_file(self.root, plan_file)
+        if portable is None:
+            raise AtkError(
+                f"--plan-file {plan_file!r} is outside the store ({self.root}); move the plan into the store "
+                f"first (`atk plans commit PATH`, or put it under {self.root}/plans/YYYY/MM/) and pass "
+                f"'{PLAN_PREFIX}/plans/YYYY/MM/<name>.md'",
+                exit_code=2,
+                code="invalid",
+            )
+        return portable
+
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
@@ -622,9 +933,8 @@ class Service:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
-            if resolve_plan_file(self.root, plan_file) is None:
-                raise AtkError(f"--plan-file {plan_file!r} points outside the store", exit_code=2)
-            new_fm = set_keys(item.fm_text or "", {"plan_file": plan_file})
+            portable = self._portable_plan(plan_file)
+            new_fm = set_keys(item.fm_text or "", {"plan_file": portable})
             return self._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
 
         return self._write("convert-to-plan", [filename], change)
@@ -636,51 +946,92 @@ class Service:
         choices: dict[int, str] | None = None,
         text: str = "",
         replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
     ) -> Outcome:
-        """Write the UWI's `## 回答` section (SPEC §7). `choices` maps question number to letter."""
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `choices` maps a question number
+        to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
+        the whole section, so a question left out becomes missing again (how a choice is
+        cleared). Refused with code "partial" when a question is left without a choice unless
+        `partial`; with code "changed" when `base` (the bytes the user saw) is not what is
+        stored any more."""
+        from .questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
+
         choices = dict(choices or {})
 
         def change(tx: Transaction) -> Item:
             self._user_only("answer")
             item = self._current(filename)
+            self._check_base(item, base)
             if item.kind != "uwi":
                 raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: return it to inbox before answering it again")
-            if item.answered and not replace:
-                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)")
-            from .questions import parse_questions  # the question parser only loads for answers
-
+                raise AtkError(
+                    f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
+                    "before answering it again",
+                    code="state",
+                )
+            if (item.answered or item.answer_partial) and not replace:
+                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
             parsed = parse_questions(item.body)
             labels: dict[int, str] = {}
             for number, letter in sorted(choices.items()):
                 q = next((q for q in parsed.questions if q.number == number), None)
                 if q is None:
-                    raise AtkError(f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})", exit_code=2)
-                opt = next((o for o in q.options if o.letter.upper() == letter.upper()), None)
+                    raise AtkError(
+                        f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
+                        exit_code=2,
+                    )
+                if letter.strip().casefold() == OTHER:
+                    labels[number] = OTHER_LINE
+                    continue
+                opt = q.option(letter)
                 if opt is None:
-                    letters = ", ".join(o.letter for o in q.options) or "none: answer it with --text"
-                    raise AtkError(f"question {number} has no option {letter} (options: {letters})", exit_code=2)
-                labels[number] = f"{opt.letter}) {opt.label}"
+                    letters = ", ".join(o.letter for o in q.options) or "none"
+                    raise AtkError(
+                        f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
+                        exit_code=2,
+                    )
+                labels[number] = opt.display
             if not labels and not text.strip():
                 raise AtkError("an answer needs a choice or some text", exit_code=2)
             body = sections.set_answer(item.body, sections.format_answer(labels, text))
             if not body.endswith("\n"):
                 body += "\n"
+            progress = answer_progress(body, parsed)
+            if not progress.complete and not partial:
+                missing = ", ".join(str(n) for n in progress.missing)
+                raise AtkError(
+                    f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
+                    f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
+                    f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
+                    "or pass --partial to save a partial answer (the item then still blocks)",
+                    code="partial",
+                )
             return self._save(tx, item, item.head + body)
 
         return self._write("answer", [filename], change)
 
-    def comment(self, filename: str, text: str) -> Outcome:
-        """Append to the AWI's trailing `## ユーザーコメント` section."""
+    def _check_base(self, item: Item, base: bytes | None) -> None:
+        if base is not None and self.store.read_bytes(item.state, item.filename) != base:
+            raise AtkError(
+                f"not saved: {item.filename} changed since you opened it (someone else edited it; the question "
+                "may be different now). Nothing was written: look at the new version and try again",
+                code="changed",
+            )
+
+    def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
+        """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
+        user saw), refused with code "changed" when the stored file differs."""
 
         def change(tx: Transaction) -> Item:
             self._user_only("comment")
             item = self._current(filename)
+            self._check_base(item, base)
             if item.kind != "awi":
                 raise AtkError(f"{filename} is a UWI; answer it instead of commenting")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
@@ -693,30 +1044,83 @@ class Service:
         `label` names a multi-commit operation in the subject (`atk: undo <label>`)."""
         return undo_commit(self, commit, base, label)
 
+    def pending_paths(self) -> list[str]:
+        """Item and plan files changed in the work tree or index but not committed; both
+        sides of a rename (`git mv`) are listed."""
+        proc = self.store.git(
+            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "wi", "plans", check=False
+        )
+        return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
+
+    def _guard_pending(self, paths: Sequence[str]) -> None:
+        """SPEC §11 for `atk wi commit` (and the dashboard's `P`): an agent may not commit a
+        change to a user-only section, nor a new item file holding one."""
+        if self.actor != "agent":
+            return
+        for path in paths:
+            parts = path.split("/")
+            if len(parts) != 3 or parts[0] != "wi" or not is_valid_filename(parts[2]):
+                continue
+            full = self.root / path
+            if full.is_symlink() or not full.is_file():
+                continue
+            new = full.read_bytes().decode("utf-8", "replace")
+            old = self._committed_text("HEAD", parts[2], parts[1])
+            self._guard_user_sections(path, old, new)
+
     def commit_pending(self) -> Outcome:
-        """`atk wi commit`: commit uncommitted item/plan files, then push what is unpushed."""
-        proc = self.store.git("status", "--porcelain", "-z", "--untracked-files=all", "--", "wi", "plans", check=False)
-        paths = []
-        for rec in proc.stdout.split("\0"):
-            if len(rec) > 3:
-                paths.append(rec[3:])
+        """`atk wi commit`: commit uncommitted item/plan files (both sides of a staged rename),
+        then push what is unpushed. Never says "pushed" when nothing was: a commit that had
+        to be set aside (it conflicts with the remote) makes it fail (code "conflict") with
+        the commit, where it is kept, and `atk wi conflicts` in the message."""
+        with self.store.locked():
+            pass  # a write a killed process left half done is sorted out first (store.recover)
+        paths = self.pending_paths()
+        committed = ""
+        warnings: list[str] = []
         if paths:
 
             def change(tx: Transaction) -> None:
+                self._guard_pending(paths)
                 tx.include(paths)
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:
                 return out
+            warnings += out.warnings
+            committed = f"committed {len(paths)} file{'s' if len(paths) != 1 else ''} ({(out.commit or '')[:10]}); "
+            if out.pushed:
+                committed += "pushed; "
         if not self.store.upstream():
-            msg = f"committed {len(paths)} file(s)" if paths else "nothing to commit"
-            return Outcome(True, "commit", msg + "; no remote is configured")
+            msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
+            return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
+        before = self.store.unpushed()
         result = self.store.push_pending(pull=self.pull)
-        msg = "pushed" if result.pushed else "push failed"
-        if paths:
-            msg = f"committed {len(paths)} file(s); {msg}"
-        ok = bool(result.pushed)
-        return Outcome(ok, "commit", msg, pushed=result.pushed, warnings=tuple(result.warnings), exit_code=0 if ok else 1)
+        warnings += [w for w in result.warnings if not w.startswith("set aside ")]
+        if result.set_aside:
+            lines = [
+                f"not pushed: {sha[:10]} '{subject}' conflicts with a change made on the remote; "
+                f"it is kept as refs/atk/conflicts/{sha} and is no longer on your branch"
+                for sha, subject in result.set_aside
+            ]
+            lines.append("resolve it with `atk wi conflicts` (list), `atk wi conflicts show REF`, "
+                         "`atk wi conflicts apply REF --mine|--theirs`")
+            return Outcome(
+                False, "commit", committed + "\n".join(lines), tuple(paths), pushed=bool(result.pushed),
+                warnings=tuple(warnings), exit_code=1, code="conflict",
+            )
+        if result.pushed:
+            if before:
+                msg = committed + f"pushed {before} earlier commit{'s' if before != 1 else ''}"
+            elif committed:
+                msg = committed.removesuffix("; ")
+            else:
+                msg = "nothing to commit; nothing to push (up to date with the remote)"
+            return Outcome(True, "commit", msg, tuple(paths), pushed=before > 0 or "pushed" in committed, warnings=tuple(warnings))
+        return Outcome(
+            False, "commit", committed + "push failed: nothing was pushed; run `atk wi commit` again later",
+            tuple(paths), pushed=False, warnings=tuple(warnings), exit_code=1,
+        )
 
 
 TARGET = {

@@ -57,23 +57,27 @@ class AtkError(Exception):
     """An error with a message a person can act on. `exit_code` is the CLI's."""
 
     exit_code = 1
+    #: a stable refusal code for programs (see `service.Outcome.code`); "" when none applies
+    code = ""
 
-    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+    def __init__(self, message: str, *, exit_code: int | None = None, code: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         if exit_code is not None:
             self.exit_code = exit_code
+        if code is not None:
+            self.code = code
 
     def __str__(self) -> str:
         return self.message
 
 
 class StoreBusy(AtkError):
-    pass
+    code = "busy"
 
 
 class StateConflict(AtkError):
-    pass
+    code = "state"
 
 
 class NotAStore(AtkError):
@@ -102,6 +106,8 @@ class WriteResult:
     #: the subject of this write's commit when the rebase before its push dropped it because
     #: the remote already had the very same change (made on another machine meanwhile)
     superseded: str | None = None
+    #: (sha, subject) of commits `push_pending` set aside as refs/atk/conflicts/<sha>
+    set_aside: list[tuple[str, str]] = field(default_factory=list)
 
 
 def lock_timeout() -> float:
@@ -615,6 +621,7 @@ class GitStore:
                 break
             subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
             self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            result.set_aside.append((stopped, subject))
             aside |= self._fingerprints("-1", stopped)
             result.warnings.append(
                 f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "
@@ -666,6 +673,28 @@ class GitStore:
         # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
         # index was never touched: put the files back and leave HEAD and the index alone. A
         # HEAD that moved since was moved by someone else; resetting it would lose their work.
+        # A file changed again after the crash (the user edited it) is not put back: that
+        # would discard the user's later edit. It stays as it is, uncommitted, for
+        # `atk wi commit` (a moved one goes back to where it came from, with the edit).
+        wrote = journal.get("wrote")
+        if isinstance(wrote, dict):
+            files = dict(files)
+            moves = journal.get("moves")
+            for pair in moves if isinstance(moves, list) else []:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    continue
+                src, dst = pair
+                if not (_journal_path_ok(src) and _journal_path_ok(dst)) or src not in files or dst not in files:
+                    continue
+                now = _digest(self.root / dst)
+                if now is not None and now != wrote.get(dst):
+                    _atomic_write(self.root / src, (self.root / dst).read_bytes())
+                    (self.root / dst).unlink()
+                    files.pop(src)
+                    files.pop(dst)
+            for rel in list(files):
+                if rel in wrote and _digest(self.root / rel) not in (wrote[rel], _b64_digest(files[rel])):
+                    files.pop(rel)  # changed since the crash: keep it
         _restore_files(self.root, files)
         path.unlink(missing_ok=True)
         return True
@@ -677,6 +706,22 @@ def _journal_path_ok(rel: object) -> bool:
         return False
     parts = rel.split("/")
     return parts[0] in ("wi", "plans") and all(p not in ("", ".", "..") for p in parts) and ".git" not in parts
+
+
+def _digest(path: Path) -> str | None:
+    """SHA-256 of a file's bytes, None when there is no file."""
+    import hashlib
+
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+def _b64_digest(content: str | None) -> str | None:
+    import hashlib
+
+    return None if content is None else hashlib.sha256(b64decode(content)).hexdigest()
 
 
 def _restore_files(root: Path, files: dict[str, str | None]) -> None:
@@ -719,28 +764,45 @@ class Transaction:
         self.root = store.root
         self.old_head, self.old_tree = store.head_and_tree()
         self.originals: dict[str, str | None] = {}
+        #: what this write put in each journaled path (SHA-256, None: no file), so that
+        #: recovery can tell a file changed again after a crash from one it left half done
+        self.wrote: dict[str, str | None] = {}
+        self.moves: list[tuple[str, str]] = []
         self.changed: list[str] = []
         self._tmp_index = store.git_dir / "atk-index.tmp"
         self._index_touched = False  # the real index is only written once HEAD has moved
 
-    def _journal(self, rel: str) -> None:
-        if rel in self.originals:
+    def _journal(self, rel: str, wrote: dict[str, str | None] | None = None) -> None:
+        """Record `rel`'s original content (first time only) and what is about to be
+        written (`wrote`: path -> SHA-256 or None), before anything changes on disk."""
+        if wrote:
+            self.wrote.update(wrote)
+        if rel not in self.originals:
+            path = self.root / rel
+            try:
+                self.originals[rel] = b64encode(path.read_bytes()).decode()
+            except FileNotFoundError:
+                self.originals[rel] = None
+        elif not wrote:
             return
-        path = self.root / rel
-        try:
-            self.originals[rel] = b64encode(path.read_bytes()).decode()
-        except FileNotFoundError:
-            self.originals[rel] = None
         self._write_journal()
 
     def _write_journal(self, new_head: str | None = None) -> None:
-        data = {"head": self.old_head, "files": self.originals, "new_head": new_head}
+        data = {
+            "head": self.old_head,
+            "files": self.originals,
+            "new_head": new_head,
+            "wrote": self.wrote,
+            "moves": self.moves,
+        }
         tmp = self.store.journal_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.store.journal_path)
 
     def write(self, rel: str, data: bytes) -> None:
-        self._journal(rel)
+        import hashlib
+
+        self._journal(rel, {rel: hashlib.sha256(data).hexdigest()})
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         _atomic_write(path, data)
@@ -749,7 +811,8 @@ class Transaction:
     def move(self, src: str, dst: str) -> None:
         if (self.root / dst).exists():
             raise AtkError(f"cannot move: {dst} already exists")
-        self._journal(src)
+        self.moves.append((src, dst))
+        self._journal(src, {src: None, dst: _digest(self.root / src)})
         self._journal(dst)
         (self.root / dst).parent.mkdir(parents=True, exist_ok=True)
         os.rename(self.root / src, self.root / dst)
@@ -761,7 +824,7 @@ class Transaction:
         self.changed += list(rels)
 
     def delete(self, rel: str) -> None:
-        self._journal(rel)
+        self._journal(rel, {rel: None})
         (self.root / rel).unlink()
         self.changed.append(rel)
 

@@ -266,7 +266,7 @@ class ActionsMixin:
             self.app.notify("terminal questions are read-only: return it to inbox first", severity="warning")
             return
         replace = False
-        if full.answered:
+        if full.answered or full.answer_partial:
             ok = await self.app.push_screen_wait(confirm("Replace the answer?", "This question is answered already. Replace its answer?", "Replace"))
             if ok != "yes":
                 return

@@ -117,7 +117,8 @@ def test_comment_must_be_strict_trailing_h2():
 
 def test_user_only_headings_as_written():
     body = "# T\n## Answer\nx\n## 回答 ##\n## User Comment\n## Answer\n```\n## ユーザーコメント\n```\n### 回答\n"
-    assert S.user_only_headings(body) == ["## Answer", "## 回答 ##", "## User Comment"]
+    # SPEC §11: a heading of any level counts (### 回答 too); the fenced one does not
+    assert S.user_only_headings(body) == ["## Answer", "## 回答 ##", "## User Comment", "### 回答"]
     assert S.user_only_headings(AWI) == []
 
 
@@ -229,10 +230,23 @@ def test_keep_carries_comment_for_awi():
     assert got == new + "\n## ユーザーコメント\n\nkeep this\n"
 
 
-def test_keep_awi_ignores_answer():
+def test_keep_awi_keeps_a_stored_answer_too():
+    # SPEC §11: every stored user-only section is kept, whatever the item's kind
     old = AWI + "\n## 回答\n\nx\n"
     new = "# New\n"
-    assert S.keep_user_sections(old, new, is_uwi=False) == new
+    assert S.keep_user_sections(old, new, is_uwi=False) == new + "\n## 回答\n\nx\n"
+
+
+def test_keep_comment_that_is_not_the_last_h2():
+    old = AWI + "\n## ユーザーコメント\n\nkeep me\n\n## 追記\n\nagent notes\n"
+    got = S.keep_user_sections(old, "# New\n\n## 追記\n\nnew notes\n")
+    assert got == "# New\n\n## 追記\n\nnew notes\n\n## ユーザーコメント\n\nkeep me\n"
+
+
+def test_keep_variant_headings_once():
+    old = AWI + "\n> ## User comment\n> quoted\n\n## 回答\n\n### ユーザーコメント\nnested\n"
+    got = S.keep_user_sections(old, "# New\n")
+    assert got.count("nested") == 1 and "> ## User comment\n> quoted" in got
 
 
 def test_keep_carries_answer_and_comment_for_uwi_in_order():
@@ -357,11 +371,9 @@ def test_property_append_comment(body, text):
 def test_property_keep_user_sections_idempotent(old, new, is_uwi):
     got = S.keep_user_sections(old, new, is_uwi=is_uwi)
     assert S.keep_user_sections(old, got, is_uwi=is_uwi) == got
-    if S.comment_text(old) is not None and not any(
-        S.is_comment_heading(s.title) for s in S.split_sections(new) if s.level == 2
-    ):
+    if S.comment_text(old) is not None and "comment" not in S.user_section_kinds(new):
         assert S.comment_text(got) == S.comment_text(old)
-    if is_uwi and S.answer_text(old) is not None and S.answer_text(new) is None:
+    if is_uwi and S.answer_text(old) is not None and "answer" not in S.user_section_kinds(new):
         # an answer whose code fence ran to the end of the old body gets the fence closed
         assert S.answer_text(got).startswith(S.answer_text(old))
         if S._Scan(old).open_fence is None:

@@ -1,0 +1,331 @@
+"""SPEC §11 (issue 9): partial answers, refusal codes, base checks, commit of renames,
+set-aside conflicts, edit keeping user-only sections, crash recovery, plan files, urgency."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from storekit import UWI_BODY, git
+from test_cli import Atk, awi, seed, uwi
+
+from atk_tui.core import questions
+from atk_tui.core.service import Service
+
+TWO_Q = """# Test layout
+
+## 質問 1
+Which framework?
+
+- A) pytest
+- B) unittest
+
+推奨: A
+
+## 質問 2
+Where do tests live?
+
+- A) next to the code
+- B) tests/ at the top
+"""
+
+
+@pytest.fixture
+def atk(store: Path, capsys: pytest.CaptureFixture[str]) -> Atk:
+    return Atk(store, capsys)
+
+
+def body_of(root: Path, state: str, name: str) -> str:
+    return (root / "wi" / state / name).read_text()
+
+
+# --- partial answers (contract §2, §3) -------------------------------------------------
+
+
+def test_answer_progress_pure() -> None:
+    body = TWO_Q + "\n## 回答\n\n- 1: A) pytest\n"
+    p = questions.answer_progress(body)
+    assert p.answered == {1: "A"} and p.missing == (2,) and not p.complete
+    p = questions.answer_progress(TWO_Q + "\n## 回答\n\n- 1: A) pytest\n- 2: other — see notes\n\nshared dir\n")
+    assert p.answered == {1: "A", 2: "other"} and p.complete
+    assert questions.answer_progress(TWO_Q).missing == (1, 2)
+    # free text alone answers a single question ("other")
+    assert questions.answer_progress(UWI_BODY + "\n## 回答\n\nneither, use a library\n").complete
+
+
+def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: Atk) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi(body=TWO_Q)), "w.md": ("inbox", awi(extra="depends_on: [q.md]\n"))})
+    before = git(atk.store, "rev-parse", "HEAD")
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A")
+    assert rc == 1 and "question 2" in err and "--partial" in err
+    assert git(atk.store, "rev-parse", "HEAD") == before
+    svc = Service(atk.store, actor="user")
+    out = svc.answer("q.md", choices={1: "A"})
+    assert not out.ok and out.code == "partial"
+    assert atk("wi", "answer", "q.md", "--choose", "1=A", "--partial")[0] == 0
+    item = svc.read("q.md")
+    assert item.answer_partial and not item.answered
+    view = svc.queue()
+    assert view.judgements["w.md"].ready is False  # a partial answer still blocks
+    assert "q.md" in view.needs_you
+    # completing it with "other" (and text) answers it
+    rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A", "--choose", "2=other", "--text", "both", "--replace")
+    assert rc == 0, err
+    assert "- 2: other — see notes" in body_of(atk.store, "inbox", "q.md")
+    item = svc.read("q.md")
+    assert item.answered and not item.answer_partial
+    assert svc.queue().judgements["w.md"].ready
+    # clearing a choice: re-answer without question 2 -> refused unless --partial
+    assert atk("wi", "answer", "q.md", "--choose", "1=B", "--replace")[0] == 1
+    assert atk("wi", "answer", "q.md", "--choose", "1=B", "--replace", "--partial")[0] == 0
+    assert svc.read("q.md").answer_partial
+    rc, out, _ = atk("wi", "show", "q.md", "--json")
+    assert '"answer_partial": true' in out
+
+
+def test_answer_base_changed_refused(store: Path) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    svc = Service(store, actor="user")
+    base = svc.read_bytes("q.md")
+    (store / "wi/inbox/q.md").write_text(uwi(body=UWI_BODY.replace("- A) Strict", "- A) Lenient")))
+    git(store, "commit", "-qam", "agent reorders")
+    head = git(store, "rev-parse", "HEAD")
+    out = svc.answer("q.md", choices={1: "A"}, base=base)
+    assert not out.ok and out.code == "changed"
+    assert git(store, "rev-parse", "HEAD") == head
+    out = svc.comment("q.md", "x", base=base)
+    assert not out.ok and out.code == "changed"
+
+
+def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(store, {"q.md": ("inbox", uwi()), "p.md": ("processing", awi())})
+    svc = Service(store, actor="user")
+    assert svc.answer("nope.md", choices={1: "A"}).code == "missing"
+    assert Service(store, actor="agent").hold("p.md").code == "state"
+    assert Service(store, actor="agent").answer("q.md", choices={1: "A"}).code == "user-only"
+    assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
+
+
+# --- atk wi commit: renames, no false "pushed", set-aside conflicts (contract §4) ---------
+
+
+def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    git(root, "mv", "wi/inbox/x.md", "wi/hold/x.md")
+    a = Atk(root, capsys)
+    rc, _, err = a("wi", "commit")
+    assert rc == 0, err
+    tree = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "wi/hold/x.md" in tree and "wi/inbox/x.md" not in tree
+    assert git(root, "status", "--porcelain") == ""
+
+
+def test_commit_nothing_to_push_is_not_pushed(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    root, _ = remote_store
+    rc, out, _ = Atk(root, capsys)("wi", "commit")
+    assert rc == 0 and "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
+
+
+def _diverge(tmp_path: Path, root: Path, remote: Path) -> tuple[Path, str]:
+    """The same item edited on two clones; the other clone pushes first; ours is unpushed."""
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    out = Service(root, actor="user", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n")
+    assert out.ok
+    assert Service(other, actor="user").edit("x.md", "# theirs\n\ntheir text\n").ok
+    return other, git(root, "rev-parse", "HEAD").strip()
+
+
+def test_commit_sets_aside_conflict_exit_1_and_names_it(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, remote = remote_store
+    _, mine = _diverge(tmp_path, root, remote)
+    rc, out, err = Atk(root, capsys)("wi", "commit")
+    assert rc == 1
+    assert mine[:10] in out and f"refs/atk/conflicts/{mine}" in out and "atk wi conflicts" in out
+    assert "pushed" not in out.replace("not pushed", "")
+    svc = Service(root, actor="user")
+    found = svc.conflicts()
+    assert [c.commit for c in found] == [mine] and found[0].files == ("wi/inbox/x.md",)
+    assert svc.status()["conflicts"] == 1
+    [(path, m, t)] = svc.conflict_versions(mine[:10])
+    assert path == "wi/inbox/x.md" and b"my text" in m and b"their text" in t
+    rc, out, _ = Atk(root, capsys)("wi", "conflicts")
+    assert rc == 0 and mine in out
+    rc, out, _ = Atk(root, capsys)("wi", "conflicts", "show", mine)
+    assert "my text" in out and "their text" in out
+    rc, out, err = Atk(root, capsys)("wi", "conflicts", "apply", mine, "--mine")
+    assert rc == 0, err
+    assert "my text" in git(remote, "show", "main:wi/inbox/x.md")
+    assert svc.conflicts() == [] and svc.status()["conflicts"] == 0
+
+
+def test_conflict_apply_theirs_drops_ref(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    root, remote = remote_store
+    _, mine = _diverge(tmp_path, root, remote)
+    svc = Service(root, actor="user")
+    assert not svc.commit_pending().ok
+    head = git(root, "rev-parse", "HEAD")
+    out = svc.resolve_conflict(f"refs/atk/conflicts/{mine}", "theirs")
+    assert out.ok and svc.conflicts() == []
+    assert git(root, "rev-parse", "HEAD") == head and "their text" in body_of(root, "inbox", "x.md")
+
+
+# --- crash recovery never looks saved and never discards later edits --------------------
+
+KILL = """
+import os, sys
+from atk_tui.core import store
+from atk_tui.core.service import Service
+store.Transaction.commit = lambda *a, **k: os._exit(9)  # killed between the file write and the commit
+Service(sys.argv[1], actor="user").answer("q.md", choices={1: "B"})
+"""
+
+
+def _killed_answer(root: Path) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", KILL, str(root)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 9, proc.stderr
+    assert "- 1: B)" in body_of(root, "inbox", "q.md")  # half done: written, not committed
+    assert (root / ".git/atk-journal.json").exists()
+
+
+def test_killed_answer_then_user_edit_then_commit_keeps_both(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    _killed_answer(store)
+    path = store / "wi/inbox/q.md"
+    path.write_text(path.read_text() + "\nMy later note.\n")
+    rc, out, err = Atk(store, capsys)("wi", "commit")
+    assert rc == 0 and "committed 1 file" in out, (out, err)
+    committed = git(store, "show", "HEAD:wi/inbox/q.md")
+    assert "- 1: B)" in committed and "My later note." in committed
+    assert git(store, "status", "--porcelain") == ""
+
+
+def test_killed_answer_alone_does_not_look_saved(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    before = git(store, "show", "HEAD:wi/inbox/q.md")
+    _killed_answer(store)
+    svc = Service(store, actor="user")
+    view = svc.queue()  # the next look at the queue rolls the half-done write back
+    assert not view.items["q.md"].answered
+    assert body_of(store, "inbox", "q.md") == before
+    rc, out, _ = Atk(store, capsys)("wi", "commit")
+    assert rc == 0 and "nothing to commit" in out
+
+
+def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
+    import subprocess
+    import sys
+
+    seed(store, {"x.md": ("inbox", awi())})
+    script = KILL.replace('.answer("q.md", choices={1: "B"})', '.hold("x.md")')
+    assert subprocess.run([sys.executable, "-c", script, str(store)], check=False).returncode == 9
+    moved = store / "wi/hold/x.md"
+    moved.write_text(moved.read_text() + "\nedited after the crash\n")
+    Service(store, actor="user").queue()
+    assert not moved.exists()
+    assert "edited after the crash" in body_of(store, "inbox", "x.md")
+
+
+# --- item 6: plan files, urgency, reject, refusals, rm warning, --whole-file -------------
+
+
+def test_plan_file_absolute_inside_store_is_stored_portable(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi())})
+    (atk.store / "plans/2026/11").mkdir(parents=True)
+    (atk.store / "plans/2026/11/login.md").write_text("# plan\n")
+    rc, _, err = atk("wi", "convert-to-plan", "a.md", "--plan-file", f"{atk.store}/plans/2026/11/login.md")
+    assert rc == 0, err
+    assert "plan_file: $(atk config get private_notes)/plans/2026/11/login.md\n" in body_of(atk.store, "inbox", "a.md")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# plan\n")
+    head = git(atk.store, "rev-parse", "HEAD")
+    rc, _, err = atk("wi", "convert-to-plan", "a.md", "--plan-file", str(outside))
+    assert rc == 2 and "outside the store" in err and "atk plans commit" in err
+    assert git(atk.store, "rev-parse", "HEAD") == head
+    rc, out, err = atk("wi", "add", "--target-repo", "r", "--plan-file", f"{atk.store}/plans/2026/11/login.md", "# p\n")
+    assert rc == 0, err
+    assert "plan_file: $(atk config get private_notes)/plans/2026/11/login.md" in out
+
+
+CHECKPOINT = """# Pick a test layout
+
+AWAITING_USER_INPUT
+---
+Urgency: next-review
+Context: two layouts exist
+Decision needed: Where do tests live?
+Options:
+A) next to the code -- short imports
+B) tests/ at the top -- clean tree
+Recommendation: B
+---
+"""
+
+
+def test_checkpoint_urgency_used_and_written_by_add(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"c.md": ("inbox", uwi(body=CHECKPOINT))})
+    svc = Service(atk.store, actor="user")
+    assert svc.read("c.md").urgency == "next-review"
+    out = svc.add(kind="uwi", target_repo="r", body=CHECKPOINT)
+    assert out.ok
+    assert "urgency: next-review\n" in body_of(atk.store, "inbox", out.files[0])
+
+
+def test_agent_rejects_answered_inbox_uwi_but_not_unanswered(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi()), "u.md": ("inbox", uwi())})
+    assert atk("wi", "answer", "q.md", "--choose", "B")[0] == 0
+    monkeypatch.setenv("CODEX_CI", "1")
+    rc, _, err = atk("wi", "reject", "u.md")
+    assert rc == 1 and "not answered yet" in err
+    rc, _, err = atk("wi", "reject", "q.md", "--note", "superseded")
+    assert rc == 0, err
+    assert (atk.store / "wi/rejected/q.md").exists()
+
+
+def test_refusal_says_what_to_do(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"p.md": ("processing", awi()), "h.md": ("hold", awi())})
+    rc, _, err = atk("wi", "hold", "p.md")
+    assert rc == 1 and "return-to-inbox p.md" in err
+    rc, _, err = atk("wi", "start-processing", "h.md")
+    assert rc == 1 and "unhold" in err
+
+
+def test_rm_warns_about_dependents(atk: Atk) -> None:
+    seed(atk.store, {"base.md": ("inbox", awi()), "top.md": ("inbox", awi(extra="depends_on: [base.md]\n"))})
+    rc, _, err = atk("wi", "rm", "base.md")
+    assert rc == 0 and "top.md" in err and "set-dependencies" in err
+    out = Service(atk.store, actor="user").rm("top.md")
+    assert out.ok and out.warnings == ()
+
+
+def test_whole_file_repairs_a_defective_item(atk: Atk, tmp_path: Path) -> None:
+    seed(atk.store, {"d.md": ("inbox", "---\nkind: what\ntarget_repo: r\n---\n# broken\n")})
+    rc, _, err = atk("wi", "hold", "d.md")
+    assert rc == 1 and "--whole-file" in err
+    fixed = tmp_path / "fixed.md"
+    fixed.write_text("---\nkind: awi\ntarget_repo: r\n---\n# fixed\n")
+    rc, _, err = atk("wi", "edit", "d.md", "--whole-file", str(fixed))
+    assert rc == 0, err
+    assert body_of(atk.store, "inbox", "d.md") == fixed.read_text()
+    assert atk("wi", "hold", "d.md")[0] == 0
+
+
+def test_move_with_note_against_changed_base_refused(store: Path) -> None:
+    seed(store, {"p.md": ("processing", awi())})
+    svc = Service(store, actor="user")
+    base = svc.read_bytes("p.md")
+    (store / "wi/processing/p.md").write_text(awi(body="# changed meanwhile\n"))
+    git(store, "commit", "-qam", "agent edit")
+    out = svc.move(["p.md"], "adopted", note="looks good", base=base)
+    assert not out.ok and out.code == "changed"
+    assert (store / "wi/processing/p.md").exists()
+    assert svc.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
