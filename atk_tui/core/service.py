@@ -553,10 +553,10 @@ class Service:
 
     # -- transitions -----------------------------------------------------------------
 
-    def _allowed_from(self, op: str, item: Item, from_state: str | None) -> set[str]:
-        """States `op` may start from, for the current actor (SPEC §5)."""
+    def _allowed_from(self, op: str, item: Item, from_state: str | None, *, actor: str | None = None) -> set[str]:
+        """States `op` may start from, for the current actor (or `actor`) (SPEC §5)."""
         target = TARGET[op]
-        if self.actor == "user":
+        if (actor or self.actor) == "user":
             return set(STATES) - {target}
         if op in ("adopt", "reject"):
             # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
@@ -684,6 +684,16 @@ class Service:
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
         return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
+
+    def agent_may_move(self, item: Item, to_state: str) -> bool:
+        """Whether an agent could make the user's move of `item` to `to_state` itself (its
+        transition rules, SPEC §5/§11): the dashboard confirms the moves agents never make."""
+        op = MOVE_OP.get(to_state)
+        if to_state == "inbox" and item.state == "hold":
+            op = "unhold"
+        if op is None or item.state == to_state:
+            return False
+        return item.state in self._allowed_from(op, item, None, actor="agent")
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""

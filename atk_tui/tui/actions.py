@@ -21,9 +21,11 @@ from textual import work
 from textual.binding import Binding
 from textual.widgets import Input
 
+from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item
 from ..core.questions import parse_questions
 from ..core.service import Outcome
+from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
 from .screens.dependencies import DependenciesScreen
@@ -161,7 +163,7 @@ class ActionsMixin:
     async def action_unhold(self) -> None:
         await self._move_to("inbox")
 
-    async def _move_to(self, target: str, note: str | None = None, *, confirmed: bool = False) -> None:
+    async def _move_to(self, target: str, note: str | None = None, *, confirmed: bool = False, base: bytes | None = None) -> None:
         if self._refuse_read_only():
             return
         targets = self._targets()
@@ -169,23 +171,50 @@ class ActionsMixin:
             return
         names = [t.filename for t in targets]
         states = {t.state for t in targets}
-        skips_flow = target == "adopted" or bool(states & TERMINAL) or (target == "rejected" and states != {"processing"})
-        if skips_flow and not confirmed:
+        svc = self.app.service
+        # a move into or out of adopted/rejected is confirmed (moves among the active states
+        # are undone by moving back); whether agents make it is the service's rule, not ours
+        closing = target in TERMINAL or bool(states & TERMINAL)
+        unusual = [t for t in targets if not svc.agent_may_move(t, target)] if closing else []
+        if (unusual or target == "adopted") and not confirmed:
             what = names[0] if len(names) == 1 else f"{len(names)} items"
+            if not unusual:
+                title, why = f"Move to {target}?", "It is then done."
+            elif len(unusual) == len(targets):
+                title, why = "Move outside the agent flow?", "Agents never make this move themselves."
+            else:
+                title, why = "Move outside the agent flow?", f"Agents never make this move for {len(unusual)} of them."
             ok = await self.app.push_screen_wait(
-                confirm(
-                    "Move outside the agent flow?",
-                    Text(f"Move {safe_line(what)} from {', '.join(sorted(states))} to {target}. Agents never make this move themselves."),
-                    f"Move to {target}",
-                )
+                confirm(title, Text(f"Move {safe_line(what)} from {', '.join(sorted(states))} to {target}. {why}"), f"Move to {target}")
             )
             if ok != "yes":
                 return
-        svc = self.app.service
         expect = targets[0].state if len(targets) == 1 else None
-        out = await self._write(svc.move, names, target, note=note, expect=expect)
-        if out.ok:
-            self.clear_marks()  # type: ignore[attr-defined]
+        while True:
+            out = await self._write(svc.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
+            if out.ok:
+                self.clear_marks()  # type: ignore[attr-defined]
+                return
+            if not note:
+                return
+            # the note the user typed survives a failed write: shown again with a retry
+            if out.code == "changed" and len(names) == 1:
+                prompt = (
+                    f"Not moved: {safe_line(names[0])} changed since you opened the menu (the detail pane shows "
+                    f"the new version). Your note is kept: Enter moves it to {target} with the note, Esc cancels."
+                )
+                try:
+                    _, base = await self._read_seen(names[0])
+                except AtkError:
+                    base = None
+            else:
+                prompt = f"Not moved: {safe_line(out.message)}\nYour note is kept: Enter retries the move to {target}, Esc discards it."
+            retry = await self.app.push_screen_wait(
+                TextFormScreen(f"Note for {target}", prompt, multiline=False, initial=note, allow_empty=True)
+            )
+            if retry is None:
+                return
+            note = retry.strip() or None
 
     @work(group="write", exit_on_error=False)
     async def action_move(self) -> None:
@@ -194,13 +223,20 @@ class ActionsMixin:
         targets = self._targets()
         if not targets:
             return
+        # what the user sees when the menu opens: a note is written against it
+        base = None
+        if len(targets) == 1:
+            try:
+                _, base = await self._read_seen(targets[0].filename)
+            except AtkError:
+                base = None
         states = {t.state for t in targets}
         options = [s for s in STATES if not (len(states) == 1 and s in states)]
         title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
         choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
         if choice is None:
             return
-        await self._move_to(choice.to_state, choice.note)
+        await self._move_to(choice.to_state, choice.note, base=base)
 
     @work(group="write", exit_on_error=False)
     async def action_remove(self) -> None:
@@ -252,6 +288,18 @@ class ActionsMixin:
             return later[0] if later else (order[0] if order else None)
         return order[0] if order else None
 
+    async def _read_seen(self, filename: str) -> tuple[Item, bytes]:
+        """The item and the exact bytes it was read from: the `base` a write made from what
+        the user sees is checked against (SPEC §11: nothing is written over a newer version)."""
+        svc = self.app.service
+        for _ in range(5):
+            full = await asyncio.to_thread(svc.read, filename)
+            base = await asyncio.to_thread(svc.read_bytes, filename)
+            if blob_sha(base) == full.blob:
+                return full, base
+        # still changing under us: a base that matches nothing, so a write says "changed"
+        return full, b""
+
     @work(group="write", exit_on_error=False)
     async def action_answer(self) -> None:
         if self._refuse_read_only():
@@ -260,29 +308,66 @@ class ActionsMixin:
         if item is None or item.kind != "uwi":
             self.app.notify("no question selected and none waiting", severity="warning")
             return
-        svc = self.app.service
-        full = await asyncio.to_thread(svc.read, item.filename)
+        full, base = await self._read_seen(item.filename)
         if full.state in TERMINAL:
             self.app.notify("terminal questions are read-only: return it to inbox first", severity="warning")
             return
         replace = False
         if full.answered or full.answer_partial:
-            ok = await self.app.push_screen_wait(confirm("Replace the answer?", "This question is answered already. Replace its answer?", "Replace"))
+            what = "partially answered" if full.answer_partial else "answered"
+            ok = await self.app.push_screen_wait(confirm("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"))
             if ok != "yes":
                 return
             replace = True
-        parsed = parse_questions(full.body)
-        result: AnswerResult | None = await self.app.push_screen_wait(AnswerScreen(full, parsed, replacing=replace))
-        if result is None:
-            return
-        await self._submit_answer(full.filename, result.choices, result.text, replace=replace)
+        kept: AnswerResult | None = None
+        notice: str | None = None
+        while True:
+            parsed = parse_questions(full.body)
+            result: AnswerResult | None = await self.app.push_screen_wait(
+                AnswerScreen(full, parsed, replacing=replace, kept=kept, notice=notice)
+            )
+            if result is None:
+                return
+            out = await self._submit_answer(
+                full.filename, result.choices, result.text, replace=replace, partial=result.partial, base=base
+            )
+            if out.ok:
+                return
+            # nothing was written: the form comes back with the user's choices and words
+            kept = result
+            if out.code == "changed":
+                try:
+                    full, base = await self._read_seen(full.filename)
+                except AtkError:
+                    notice = "Not saved: this question changed and is gone now. Your choices and text are kept below (copy them), Esc closes."
+                    continue
+                replace = full.answered or full.answer_partial
+                notice = (
+                    "Not saved: this question changed while you were answering. Below is the NEW version; "
+                    "your choices are kept where their option still exists, your text is kept. Submit again to save."
+                )
+            else:
+                notice = f"Not saved: {safe_line(out.message)}\nYour choices and text are kept: submit again to retry, Esc discards them."
 
-    async def _submit_answer(self, filename: str, choices: dict[int, str], text: str, *, replace: bool = False) -> None:
-        """Write the answer; on success the next unanswered question becomes the selection."""
+    async def _submit_answer(
+        self,
+        filename: str,
+        choices: dict[int, str],
+        text: str,
+        *,
+        replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
+    ) -> Outcome:
+        """Write the answer against `base`; on success the next unanswered question becomes
+        the selection."""
         nxt = self._next_question(filename)
-        out = await self._write(self.app.service.answer, filename, choices=choices, text=text, replace=replace)
+        out = await self._write(
+            self.app.service.answer, filename, choices=choices, text=text, replace=replace, partial=partial, base=base
+        )
         if out.ok and nxt:
             self._pending_select = nxt
+        return out
 
     @work(group="write", exit_on_error=False)
     async def action_accept(self) -> None:
@@ -292,10 +377,10 @@ class ActionsMixin:
         item = self._answer_target()
         if item is None or item.kind != "uwi":
             return
-        svc = self.app.service
-        full = await asyncio.to_thread(svc.read, item.filename)
-        if full.answered:
-            self.app.notify("already answered: use a to change the answer", severity="warning")
+        full, base = await self._read_seen(item.filename)
+        if full.answered or full.answer_partial:
+            what = "partially answered" if full.answer_partial else "already answered"
+            self.app.notify(f"{what}: use a to change the answer", severity="warning")
             return
         parsed = parse_questions(full.body)
         choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
@@ -306,7 +391,7 @@ class ActionsMixin:
             which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
             self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
             return
-        await self._submit_answer(full.filename, choices, "")
+        await self._submit_answer(full.filename, choices, "", base=base)
 
     @work(group="write", exit_on_error=False)
     async def action_comment(self) -> None:
@@ -315,12 +400,31 @@ class ActionsMixin:
         item = self.current_item()  # type: ignore[attr-defined]
         if item is None or item.kind != "awi":
             return
-        text = await self.app.push_screen_wait(
-            TextFormScreen(f"Comment on {safe_line(item.title)[:60]}", "Appended to the item's ## ユーザーコメント section.")
-        )
-        if text is None:
-            return
-        await self._write(self.app.service.comment, item.filename, text)
+        svc = self.app.service
+        full, base = await self._read_seen(item.filename)
+        prompt = Text("Appended to the item's ## ユーザーコメント section.")
+        text = ""
+        while True:
+            typed = await self.app.push_screen_wait(TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text))
+            if typed is None:
+                return
+            text = typed
+            out = await self._write(svc.comment, full.filename, text, base=base)
+            if out.ok:
+                return
+            # nothing was written: the form comes back with the text
+            if out.code == "changed":
+                try:
+                    full, base = await self._read_seen(full.filename)
+                except AtkError:
+                    prompt = Text("Not saved: the item is gone. Your text is kept below (copy it), Esc closes.")
+                    continue
+                prompt = Text(
+                    "Not saved: the item changed while you were writing (the detail pane shows the new version). "
+                    "Your text is kept: Ctrl+S adds it to the new version, Esc discards it."
+                )
+            else:
+                prompt = Text(f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it.")
 
     # -- dependencies -----------------------------------------------------------------------
 
