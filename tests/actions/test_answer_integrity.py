@@ -14,11 +14,11 @@ from actions_support import (  # noqa: F401 (fixtures)
     started,
     template_fixture,
 )
-from textual.widgets import TextArea
+from textual.widgets import Input, TextArea
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.answer import OTHER, AnswerScreen, OptionSet
-from atk_tui.tui.screens.dialogs import ChoiceScreen
+from atk_tui.tui.screens.dialogs import ChoiceScreen, TextFormScreen
 
 NO_REC = """# Which log format should services use?
 
@@ -188,3 +188,206 @@ async def test_an_unanswered_question_asks_before_a_partial_submit(demo: Demo) -
         await pilot.press("tab", "a", "enter")  # Q2 answered: no question asked
         await settle(pilot)
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
+
+
+def agent_edit(demo: Demo, name: str, change) -> None:  # type: ignore[no-untyped-def]
+    """Someone else (an agent) edits the item's body while the form is open."""
+    svc = Service(demo.root, actor="agent")
+    item = svc.read(name)
+    new = change(item.body)
+    assert new != item.body
+    out = svc.edit(name, new)
+    assert out.ok, out.message
+
+
+def reorder_q2(body: str) -> str:
+    """md-multi's question 2 with options A and C swapped (labels move to other letters)."""
+    a = "- A) 一括切り替え -- 次のメジャーで全エンドポイントを変える。クライアントの同時更新が必要"
+    c = "- C) 新規エンドポイントだけ -- 既存は変えない。混在は解消しない"
+    assert a in body and c in body
+    return (
+        body.replace(a, "@@A@@")
+        .replace(c, "- A) 新規エンドポイントだけ -- 既存は変えない。混在は解消しない")
+        .replace("@@A@@", "- C) 一括切り替え -- 次のメジャーで全エンドポイントを変える。クライアントの同時更新が必要")
+    )
+
+
+@pilot_test
+async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_follows_its_label(demo: Demo) -> None:
+    name = demo["md-multi"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        form = await open_form(pilot, name)
+        await pilot.press("b", "tab", "c", "tab", "tab", *"keep v1 until March")
+        assert form_state(form)[2] == ("C", "C")  # 新規エンドポイントだけ
+        agent_edit(demo, name, reorder_q2)
+        base = demo.head()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert demo.head() == base  # nothing written over the agent's version
+        again = app.screen
+        assert isinstance(again, AnswerScreen) and again is not form
+        notice = str(again.query_one("#answer-notice").render())
+        assert "changed while you were answering" in notice
+        # the NEW question, with the user's choice by label: now letter A
+        new_a = again.query_one("#q2", OptionSet).question.option("A")
+        assert new_a is not None and new_a.label == "新規エンドポイントだけ"
+        assert form_state(again) == {1: ("B", "B"), 2: ("A", "A"), 3: ("A", "A")}
+        assert again.query_one("#answer-text", TextArea).text == "keep v1 until March"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen)
+    assert demo.subjects_since(base) == [f"atk: answer {name}"]
+    text = demo.text(name)
+    assert "- A) 新規エンドポイントだけ" in text  # the agent's reordering is kept
+    assert "- 2: A) 新規エンドポイントだけ\n" in text
+    assert "keep v1 until March" in text
+
+
+@pilot_test
+async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(demo: Demo) -> None:
+    name = demo["cp-single"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        form = await open_form(pilot, name)
+        await pilot.press("c", "tab", *"cost matters most")
+        # the item is removed meanwhile (another session)
+        assert Service(demo.root, actor="user").rm([name]).ok
+        base = demo.head()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert demo.head() == base
+        again = app.screen
+        assert isinstance(again, AnswerScreen) and again is not form
+        assert "Not saved" in str(again.query_one("#answer-notice").render())
+        assert form_state(again) == {1: ("C", "C")}
+        assert again.query_one("#answer-text", TextArea).text == "cost matters most"
+        # restored (z in the other session): the retry saves the kept answer
+        assert Service(demo.root, actor="user").undo(demo.head()).ok
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen)
+    assert "- 1: C) Keep on-demand" in demo.text(name)
+    assert "cost matters most" in demo.text(name)
+
+
+@pilot_test
+async def test_a_partial_answer_is_saved_as_partial_after_confirmation(demo: Demo) -> None:
+    name = add_uwi(demo, TWO_QUESTIONS)
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await open_form(pilot, name)
+        base = demo.head()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
+        assert demo.subjects_since(base) == [f"atk: answer {name}"]
+        item = Service(demo.root).read(name)
+        assert item.answer_partial and not item.answered
+        # still needs the user: listed in needs-you, marked as partially answered
+        assert name in app.main.view.needs_you
+
+
+@pilot_test
+async def test_other_with_notes_is_recorded_as_other(demo: Demo) -> None:
+    name = demo["cp-single"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await open_form(pilot, name)
+        await pilot.press("o", "tab", *"only the batch workers on spot", "ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
+    text = demo.text(name)
+    assert "- 1: other — see notes\n\nonly the batch workers on spot" in text
+    assert Service(demo.root).read(name).answered
+
+
+def add_line(body: str) -> str:
+    return body.rstrip("\n") + "\n\n- 追記 (agent): measured again on Monday\n"
+
+
+@pilot_test
+async def test_a_comment_on_a_changed_item_is_kept_and_added_to_the_new_version(demo: Demo) -> None:
+    name = demo["lint"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        await pilot.press("c")
+        await settle(pilot)
+        assert isinstance(app.screen, TextFormScreen)
+        await pilot.press(*"please keep the placeholder colour")
+        agent_edit(demo, name, add_line)
+        base = demo.head()
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert demo.head() == base
+        again = app.screen
+        assert isinstance(again, TextFormScreen)
+        assert "changed while you were writing" in str(again.prompt)
+        assert again.query_one("#text", TextArea).text == "please keep the placeholder colour"
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, TextFormScreen)
+    assert demo.subjects_since(base) == [f"atk: comment {name}"]
+    text = demo.text(name)
+    assert "measured again on Monday" in text and "please keep the placeholder colour" in text
+
+
+@pilot_test
+async def test_a_failed_comment_keeps_the_text_with_a_retry(demo: Demo) -> None:
+    name = demo["lint"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press(*"do not lazy-load the hero image")
+        assert Service(demo.root, actor="user").rm([name]).ok
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        again = app.screen
+        assert isinstance(again, TextFormScreen)
+        assert "Not saved" in str(again.prompt)
+        assert again.query_one("#text", TextArea).text == "do not lazy-load the hero image"
+        assert Service(demo.root, actor="user").undo(demo.head()).ok
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, TextFormScreen)
+    assert "do not lazy-load the hero image" in demo.text(name)
+
+
+@pilot_test
+async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
+    name = demo["proc-darkmode"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        await pilot.press("m", "a")
+        await settle(pilot)
+        await pilot.press(*"merged in #42", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)  # Move to adopted?
+        agent_edit(demo, name, add_line)  # meanwhile
+        base = demo.head()
+        await pilot.press("y")
+        await settle(pilot)
+        assert demo.head() == base and demo.state(name) == "processing"
+        again = app.screen
+        assert isinstance(again, TextFormScreen)
+        assert "changed since you opened the menu" in str(again.prompt)
+        assert again.query_one("#text", Input).value == "merged in #42"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+    assert demo.state(name) == "adopted"
+    assert "note: 'merged in #42'" in demo.text(name)
