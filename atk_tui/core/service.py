@@ -136,6 +136,10 @@ class Service:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         return item
 
+    def scratch_dir(self) -> Path:
+        """Where the dashboard keeps the text of edit sessions (inside .git: never committed)."""
+        return self.store.git_dir / "atk-edit"
+
     def read_bytes(self, filename: str) -> bytes:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
@@ -866,7 +870,8 @@ class Service:
             if base is not None and self.store.read_bytes(item.state, filename) != base:
                 raise StateConflict(
                     f"not saved: {filename} was changed by someone else while you edited it "
-                    "(see its history); edit again to merge your text, or discard it"
+                    "(see its history); edit again to merge your text, or discard it",
+                    code="changed",
                 )
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only")

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +31,7 @@ from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
 from .screens.dependencies import DependenciesScreen
-from .screens.dialogs import ChoiceScreen, MoveChoice, MoveScreen, TextFormScreen, confirm
+from .screens.dialogs import ChoiceScreen, InAppEditorScreen, MoveChoice, MoveScreen, TextFormScreen, confirm
 from .screens.graph import GraphScreen
 
 if TYPE_CHECKING:
@@ -58,6 +60,49 @@ def run_real_editor(app: AtkApp, path: Path) -> int:
         raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
     with app.suspend():
         return subprocess.call([*argv, str(path)])
+
+
+SCRATCH_RE = re.compile(r"^(?P<stem>.+)~(?P<n>[0-9]+)\.md$")
+
+
+def scratch_item(name: str) -> str | None:
+    """The item a scratch file (`<stem>~<n>.md`, or a bare `<filename>` from older versions)
+    holds text for; None for other files (a `.base` beside it)."""
+    m = SCRATCH_RE.match(name)
+    if m:
+        return f"{m['stem']}.md"
+    return name if name.endswith(".md") and "~" not in name else None
+
+
+def base_of(scratch: Path) -> Path:
+    """The version a kept text was based on, kept beside it (for a merge on resume)."""
+    return scratch.with_name(scratch.name + ".base")
+
+
+MERGE_LABELS = ("your text", "when you started", "stored now")
+
+
+def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, int]:
+    """Three-way merge of the user's text into the newer stored version (`git merge-file`):
+    the result and how many conflicts are marked in it. Without a base every difference is
+    a conflict."""
+    with tempfile.TemporaryDirectory(prefix="atk-merge-") as tmp:
+        paths = [Path(tmp, n) for n in ("mine", "base", "stored")]
+        for path, data in zip(paths, (mine, base or b"", stored), strict=True):
+            path.write_bytes(data)
+        argv = ["git", "merge-file", "-p"]
+        for label in MERGE_LABELS:
+            argv += ["-L", label]
+        proc = subprocess.run([*argv, *map(str, paths)], capture_output=True, check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        # git could not merge (binary text?): both versions, one after the other
+        both = b"<<<<<<< your text\n" + mine + b"\n=======\n" + stored + b"\n>>>>>>> stored now\n"
+        return both, 1
+    return proc.stdout, proc.returncode
+
+
+def has_merge_markers(text: str) -> bool:
+    return any(line.startswith(("<<<<<<< your text", ">>>>>>> stored now")) for line in text.splitlines())
 
 
 ACTION_BINDINGS = [
@@ -460,18 +505,41 @@ class ActionsMixin:
         await self.edit_flow(item.filename)
 
     async def edit_flow(self, filename: str) -> None:
-        """SPEC §10: hold → editor → save/unhold, every branch; the person's text is never lost."""
+        """SPEC §10/§11: hold → editor → save/unhold, every branch; the person's text is never
+        lost and never saved over a version they did not see."""
         app = self.app
         svc = app.service
         item = await asyncio.to_thread(svc.read, filename)
         if item.state in TERMINAL:
             app.notify(f"{item.state} items are read-only", severity="warning")
             return
+        resume = await self._offer_kept(filename)
+        if resume is False:
+            return
         if item.state == "processing":
             ok = await app.push_screen_wait(
                 confirm("Edit while processing?", "An agent is processing this item. Edit it in place anyway?", "Edit in place")
             )
             if ok != "yes":
+                return
+        in_app = False
+        if app.editor is None and not self._can_suspend():
+            # a browser (textual-serve) cannot hand the terminal to $EDITOR: ask before
+            # anything is held, and edit in the dashboard instead
+            ok = await app.push_screen_wait(
+                confirm(
+                    "Edit here?",
+                    "This session cannot hand the terminal over to $EDITOR (it runs in a browser). Edit the file in the dashboard instead?",
+                    "Edit here",
+                )
+            )
+            if ok != "yes":
+                return
+            in_app = True
+        elif app.editor is None:
+            argv = editor_command()
+            if shutil.which(argv[0]) is None:  # said before anything is held
+                app.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
                 return
         auto_held = False
         app.pause_watch()
@@ -488,8 +556,21 @@ class ActionsMixin:
                 auto_held = True
                 for w in out.warnings:
                     app.notify(w, severity="warning", markup=False)
+                if out.pushed is False:
+                    ok = await app.push_screen_wait(
+                        confirm(
+                            "Hold not pushed",
+                            Text(
+                                "The hold is committed here but not pushed: agents elsewhere may still take this item — edit anyway?"
+                            ),
+                            "Edit anyway",
+                        )
+                    )
+                    if ok != "yes":
+                        await self._unhold(filename, auto_held)
+                        return
             state = "hold" if auto_held else item.state
-            await self._edit_loop(filename, state, auto_held)
+            await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             # hold + edit + unhold is one thing to undo
             head = await asyncio.to_thread(svc.store.head)
             del self.undo_stack[depth:]
@@ -502,40 +583,158 @@ class ActionsMixin:
             app.reload()
             self.refresh_bindings()  # type: ignore[attr-defined]
 
-    def _scratch(self, filename: str) -> Path:
-        d = self.app.service.store.git_dir / "atk-edit"
-        d.mkdir(exist_ok=True)
-        return d / filename
+    def _can_suspend(self) -> bool:
+        """Whether `App.suspend` can hand the terminal to another program (not in a browser)."""
+        check = getattr(self.app, "can_suspend", None)
+        if callable(check):
+            return bool(check())
+        driver = getattr(self.app, "_driver", None)
+        return bool(driver is not None and driver.can_suspend)
 
-    async def _edit_loop(self, filename: str, state: str, auto_held: bool) -> None:
+    # -- kept editor text -----------------------------------------------------------------
+
+    def kept_scratches(self, filename: str | None = None) -> list[Path]:
+        """Editor text kept from earlier sessions (of `filename`, or of any item), oldest first."""
+        d = self.app.service.scratch_dir()
+        if not d.is_dir():
+            return []
+        found = []
+        for path in d.iterdir():
+            name = scratch_item(path.name)
+            if name is not None and (filename is None or name == filename):
+                found.append(path)
+        return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+    async def _offer_kept(self, filename: str) -> tuple[bytes, bytes | None, Path] | bool:
+        """Offer text kept by an earlier session of `filename`: (its text, the version it was
+        based on if known, its file) to resume from, True to start afresh, False to stop."""
+        kept = self.kept_scratches(filename)
+        if not kept:
+            return True
+        newest = kept[-1]
+        more = f" (and {len(kept) - 1} older)" if len(kept) > 1 else ""
+        choice = await self.app.push_screen_wait(
+            ChoiceScreen(
+                "Kept text",
+                Text(
+                    f"An earlier edit of this item was not saved; your text is kept in {self._shown_path(newest)}{more}.\n\n"
+                    "Resume opens it merged with the stored version (conflicts marked); Start afresh opens the stored "
+                    "version and keeps the old text where it is."
+                ),
+                [("resume", "r", "Resume my text"), ("fresh", "f", "Start afresh"), ("discard", "d", "Discard kept text")],
+            )
+        )
+        if choice is None:
+            return False
+        if choice == "discard":
+            for path in kept:
+                path.unlink(missing_ok=True)
+                base_of(path).unlink(missing_ok=True)
+            self.app.notify("kept text discarded", timeout=3)
+            return True
+        if choice == "fresh":
+            return True
+        base = base_of(newest)
+        return newest.read_bytes(), (base.read_bytes() if base.is_file() else None), newest
+
+    def offer_kept_at_start(self) -> None:
+        """At start: say which items have editor text kept from an unsaved edit."""
+        names = sorted({scratch_item(p.name) or "" for p in self.kept_scratches()} - {""})
+        if names:
+            shown = ", ".join(safe_line(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+            self.app.notify(
+                f"kept editor text from an unsaved edit: {shown}. Press e on the item to resume or discard it.",
+                severity="warning",
+                markup=False,
+                timeout=15,
+            )
+
+    def _new_scratch(self, filename: str) -> Path:
+        """A new file for this session's text: never one an earlier session kept."""
+        d = self.app.service.scratch_dir()
+        d.mkdir(exist_ok=True)
+        stem = filename.removesuffix(".md")
+        n = 1
+        while True:
+            path = d / f"{stem}~{n}.md"
+            try:
+                with open(path, "xb"):
+                    return path
+            except FileExistsError:
+                n += 1
+
+    # -- the edit session -----------------------------------------------------------------
+
+    async def _edit_loop(
+        self,
+        filename: str,
+        state: str,
+        auto_held: bool,
+        *,
+        in_app: bool = False,
+        resume: tuple[bytes, bytes | None, Path] | None = None,
+    ) -> None:
         app = self.app
         svc = app.service
-        original = await asyncio.to_thread(svc.store.read_bytes, state, filename)
-        scratch = self._scratch(filename)
-        scratch.write_bytes(original)
+        original = await asyncio.to_thread(svc.read_bytes, filename)  # what the save must find
+        mine = original
+        resumed: Path | None = None  # the kept text resumed: gone once saved or discarded
+        if resume is not None:
+            kept_text, kept_base, resumed = resume
+            mine = merge_texts(kept_base, original, kept_text)[0] if kept_base not in (None, original) else kept_text
+        scratch: Path | None = None  # the in-app editor keeps the text in memory
+
+        def keep() -> Path:
+            nonlocal scratch
+            if scratch is None:
+                scratch = self._new_scratch(filename)
+            scratch.write_bytes(mine)
+            base_of(scratch).write_bytes(original)
+            return scratch
+
+        def drop(*, resolved: bool = True) -> None:
+            """This session's text is not needed any more; `resolved`: nor the kept text it
+            resumed (saved or discarded, not merely aborted)."""
+            for path in (scratch, resumed if resolved else None):
+                if path is not None:
+                    path.unlink(missing_ok=True)
+                    base_of(path).unlink(missing_ok=True)
+
         while True:
-            try:
-                code = self._call_editor(scratch)
-            except EditorMissing as exc:
-                app.report_error(str(exc))
-                scratch.unlink(missing_ok=True)
-                await self._unhold(filename, auto_held)
-                return
+            if in_app:
+                edited = await app.push_screen_wait(InAppEditorScreen(filename, mine.decode("utf-8", errors="replace")))
+                code, new = (1, mine) if edited is None else (0, edited.encode("utf-8"))
+            else:
+                path = keep()
+                try:
+                    code = self._call_editor(path)
+                except EditorMissing as exc:
+                    app.report_error(str(exc))
+                    drop(resolved=False)
+                    await self._unhold(filename, auto_held)
+                    return
+                new = path.read_bytes() if code == 0 else mine
             if code != 0:
-                app.notify(f"editor exited with status {code}: nothing saved", severity="warning")
-                scratch.unlink(missing_ok=True)
+                app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
+                drop(resolved=False)
                 await self._unhold(filename, auto_held)
                 return
-            new = scratch.read_bytes()
+            mine = new
             if new == original:
                 app.notify("unchanged", timeout=2)
-                scratch.unlink(missing_ok=True)
+                drop()
                 await self._unhold(filename, auto_held)
                 return
             try:
                 text = new.decode("utf-8")
             except UnicodeDecodeError:
                 text = None
+            if text is not None and has_merge_markers(text):
+                ok = await app.push_screen_wait(
+                    confirm("Conflict markers left", "Your text still has merge conflict markers (<<<<<<< … >>>>>>>). Save it like that?", "Save anyway")
+                )
+                if ok != "yes":
+                    continue  # back to the editor with the text as it is
             out = (
                 await asyncio.to_thread(svc.save_text, filename, text, expect=state, base=original)
                 if text is not None
@@ -543,29 +742,44 @@ class ActionsMixin:
             )
             if out is not None and out.ok:
                 self._report(out)
-                scratch.unlink(missing_ok=True)
+                drop()
                 await self._unhold(filename, auto_held)
                 return
             reason = out.message if out is not None else "not valid UTF-8 text"
-            kept = self._shown_path(scratch)
+            newer: bytes | None = None
+            if out is not None and out.code == "changed":
+                try:
+                    newer = await asyncio.to_thread(svc.read_bytes, filename)
+                except AtkError:
+                    newer = None
+            kept = self._shown_path(keep())
+            if newer is not None:
+                merged, conflicts = merge_texts(original, newer, mine)
+                how = (
+                    f"Edit again opens the newer version merged with your text ({conflicts} conflict{'s' if conflicts != 1 else ''} "
+                    "marked <<<<<<< your text … >>>>>>> stored now); the save is then based on the newer version."
+                    if conflicts
+                    else "Edit again opens the newer version merged with your text; the save is then based on the newer version."
+                )
+                message = f"{reason}\n\nYour text is kept in {kept}.\n{how}\nThe item stays in {state} until you decide."
+            else:
+                message = f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."
             choice = await app.push_screen_wait(
                 ChoiceScreen(
                     "Not saved",
-                    Text(f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."),
+                    Text(message),
                     [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
                     escape_hint=f"Esc: decide later (it stays in {state})",
                 )
             )
             if choice == "again":
-                # what the file holds now is what the next save must find (the person has seen
-                # the message and merges in the editor)
-                try:
-                    original = await asyncio.to_thread(svc.store.read_bytes, state, filename)
-                except OSError:
-                    pass
+                if newer is not None:
+                    # never an overwrite: the next save must find the newer version, and the
+                    # person starts from it with their text merged in
+                    original, mine = newer, merged
                 continue
             if choice == "discard":
-                scratch.unlink(missing_ok=True)
+                drop()
                 app.notify("changes discarded", timeout=3)
                 await self._unhold(filename, auto_held)
                 return

@@ -110,6 +110,7 @@ class MainScreen(ActionsMixin, Screen):
             banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
+        self.offer_kept_at_start()  # editor text an earlier session could not save
 
     # -- data --------------------------------------------------------------------------
 
