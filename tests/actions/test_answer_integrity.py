@@ -3,6 +3,8 @@ notes" and clearing, partial answers confirmed, and the user's words surviving r
 
 from __future__ import annotations
 
+import io
+
 from actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
@@ -14,7 +16,8 @@ from actions_support import (  # noqa: F401 (fixtures)
     started,
     template_fixture,
 )
-from textual.widgets import Input, TextArea
+from rich.console import Console
+from textual.widgets import Input, Static, TextArea
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.answer import OTHER, AnswerScreen, OptionSet
@@ -391,3 +394,31 @@ async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
         assert app.screen is app.main
     assert demo.state(name) == "adopted"
     assert "note: 'merged in #42'" in demo.text(name)
+
+
+@pilot_test
+async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -> None:
+    name = add_uwi(demo, TWO_QUESTIONS)
+    out = Service(demo.root, actor="user").answer(name, choices={1: "B"}, partial=True)
+    assert out.ok, out.message
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        view = app.main.view
+        assert name in view.needs_you  # still needs the user
+        needs = app.main.query_one("#needs")
+        row = next(r for r in needs.rows if r.key == name)
+        assert "◐ partly answered" in row.cells[2].plain
+        inbox = app.main.query_one("#inbox")
+        row = next(r for r in inbox.rows if r.key == name)
+        assert row.cells[0].plain.startswith("◐ partly")
+        await select(pilot, name)
+        console = Console(width=400, record=True, file=io.StringIO())
+        console.print(app.main.query_one("#detail-meta", Static).content)
+        meta = console.export_text()
+        assert "partly answered (Q2 unanswered): still needs you" in meta
+        # a re-answer starts from a confirmation that says so
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "partially answered already" in str(app.screen.message)

@@ -18,11 +18,11 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
-from ...core.questions import parse_questions
+from ...core.questions import answer_progress, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_text
-from ..present import BADGE_STYLE, age, badge
+from ..present import BADGE_STYLE, PARTIAL_MARK, age, badge
 
 PREVIEW_LINES = 60
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
@@ -186,12 +186,16 @@ class DetailPane(VerticalScroll):
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
-        t.append_text(badge(j, now))
+        t.append_text(badge(j, now, partial=item.answer_partial))
         t.append(f"  {item.state}  ", style="dim")
         if item.kind == "uwi":
             t.append(f"UWI · {item.urgency}", style="magenta")
             if item.answered:
                 t.append(" · answered", style="cyan")
+            elif item.answer_partial:
+                missing = answer_progress(item.body).missing
+                which = ", ".join(f"Q{n}" for n in missing)
+                t.append(f" · {PARTIAL_MARK} ({which} unanswered): still needs you", style="bold magenta")
         else:
             t.append(f"AWI · {item.awi_type}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
