@@ -28,7 +28,8 @@ exit codes:
   0  success
   1  refused or failed: state conflict, validation, store busy, git error
   2  usage error, or a user-only write (answer, comment, a body with '## 回答' or
-     '## ユーザーコメント') attempted from an agent environment
+     '## ユーザーコメント' in any heading form, a commit changing one) attempted from an
+     agent environment
 
 the store: --store PATH, else $ATK_PRIVATE_NOTES, else private_notes in
 $XDG_CONFIG_HOME/atk/config.toml. Agent environment: any of AI_AGENT, CODEX_CI,

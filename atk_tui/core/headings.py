@@ -45,7 +45,7 @@ _USER_KEYS = {"回答": ANSWER, "answer": ANSWER, "ユーザーコメント": CO
 
 _ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
-_TAG_RE = re.compile(r"</?[A-Za-z][^>]*>")
+_TAG_RE = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|</?[A-Za-z][^>]*>", re.S)
 _MARKERS_RE = re.compile(r"[*_`~]+")
 
 
@@ -86,6 +86,7 @@ class Heading:
     title: str  # the raw title text
     raw: str  # the heading's line(s) as written, stripped
     kind: str | None  # "answer", "comment" or None
+    plain: bool = False  # an ATX heading outside any container, indented 0-3: what `sections` reads
 
 
 _CONTAINER_RE = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$))[ \t]?")
@@ -128,6 +129,24 @@ def _closes(line: str, char: str, length: int) -> bool:
     return len(body) >= length and body.count(char) == len(body)
 
 
+_HTML_START_RE = re.compile(r" {0,3}<")
+_HTML_RAW = (("<script", "</script>"), ("<pre", "</pre>"), ("<style", "</style>"), ("<textarea", "</textarea>"),
+             ("<!--", "-->"), ("<?", "?>"), ("<![cdata[", "]]>"), ("<!", ">"))  # fmt: skip
+
+
+def _html_end(line: str) -> str | None:
+    """How a possible HTML block starting on `line` ends: its end marker, or "" for the
+    next blank line; None when the line cannot start one. Inside one a ``` line is not a
+    fence (markdown-it agrees), so fences are not honoured there."""
+    if not _HTML_START_RE.match(line):
+        return None
+    low = line.lstrip(" ").lower()
+    for start, end in _HTML_RAW:
+        if low.startswith(start):
+            return "" if end in low[len(start) :] else end
+    return ""
+
+
 def _lines(body: str) -> list[str]:
     return body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
@@ -147,7 +166,13 @@ def scan_headings(body: str) -> list[Heading]:
     fence: tuple[str, int, int] | None = None
     visible: list[tuple[int, str]] = []  # lines outside fences, for the HTML scan
     para: list[tuple[int, str]] = []  # the current paragraph's lines (container-stripped)
+    html: str | None = None  # inside a possible HTML block: its end marker ("" = a blank line)
     for i, line in enumerate(lines):
+        if html is not None:
+            if (html == "" and not line.strip()) or (html and html in line.lower()):
+                html = None
+        elif fence is None:
+            html = _html_end(line)
         if fence is not None:
             char, length, indent = fence
             if _closes(line, char, length):
@@ -157,7 +182,7 @@ def scan_headings(body: str) -> list[Heading]:
             if not (indent and line.strip() and _indent(line) < indent):
                 continue
             fence = None  # the container that held the fence ended: the line is read below
-        opened = _fence(line)
+        opened = _fence(line) if html is None else None
         if opened is not None:
             fence = opened
             para = []
@@ -174,8 +199,12 @@ def scan_headings(body: str) -> list[Heading]:
             bare = title.rstrip("#")
             if bare != title and (not bare or bare[-1] in " \t"):
                 title = bare.rstrip(" \t")
-            out.append(Heading(i, i, len(m.group(1)), title, line.strip(), user_only_kind(title)))
-            para = []
+            plain = content == line.strip(" \t") and _indent(line) <= 3
+            out.append(Heading(i, i, len(m.group(1)), title, line.strip(), user_only_kind(title), plain))
+            if plain:
+                para = []
+            else:
+                para.append((i, content))  # indented 4+ it may be a paragraph's continuation
             continue
         under = _SETEXT_RE.fullmatch(quoted) or _SETEXT_RE.fullmatch(content)
         if under and para:
@@ -200,7 +229,7 @@ def scan_headings(body: str) -> list[Heading]:
             k = max(j for j, (p, _) in enumerate(starts) if p <= m.start())
             idx = starts[k][1]
             out.append(Heading(idx, idx, int(m.group(1)), title, m.group(0).strip(), user_only_kind(title)))
-        out.sort(key=lambda h: h.first)
+    out.sort(key=lambda h: (h.first, h.line))  # a setext heading starts before the lines it spans
     return out
 
 
@@ -232,8 +261,11 @@ def user_only_spans(body: str, *, skip_indented: bool = False) -> list[tuple[str
         if not h.kind:
             continue
         end = len(lines)
+        # an H1/H2 section as `sections` reads it runs to the next plain H1/H2: the longer of
+        # the two readings, so nothing a reader counts as part of the section is left out
+        reader = h.plain and h.level <= 2
         for later in heads[n + 1 :]:
-            if later.first > h.line and later.level <= h.level:
+            if later.first > h.line and later.level <= h.level and (later.plain or not reader):
                 end = later.first
                 break
         while end > h.first + 1 and not lines[end - 1].strip():

@@ -393,11 +393,11 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
             item.answered = progress.complete
             item.answer_partial = not progress.complete
         if item.fm_text is not None and not item.data.get("urgency") and ("urgency" in folded or "緊急度" in folded):
-            from .questions import parse_questions
+            from .questions import checkpoint_urgency
 
-            checkpoint = parse_questions(item.body)
-            if checkpoint.form == "checkpoint" and checkpoint.urgency:
-                item.urgency = checkpoint.urgency  # SPEC §11: the checkpoint's when the frontmatter has none
+            urgency = checkpoint_urgency(item.body)
+            if urgency:
+                item.urgency = urgency  # SPEC §11: the checkpoint's when the frontmatter has none
     else:
         folded = item.body.casefold()
         item.has_comment = (any(h in folded for h in _COMMENT_HINTS) or bool(_NFKC_HINT.search(folded))) and bool(

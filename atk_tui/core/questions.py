@@ -703,3 +703,19 @@ def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerP
             answered[q.number] = OTHER
     missing = tuple(n for n in numbers if n not in answered)
     return AnswerProgress(answered, missing, not missing)
+
+
+def checkpoint_urgency(body: str) -> str | None:
+    """The first valid `Urgency:` of the body's AWAITING_USER_INPUT blocks (SPEC §11: the
+    item's urgency when the frontmatter has none), options or not."""
+    if _MARKER not in body:
+        return None
+    try:
+        lines = _lines(body.replace("\r\n", "\n"))
+        for block in _checkpoint_blocks(lines):
+            urgency = _parse_checkpoint(block)[1]
+            if urgency:
+                return urgency
+    except Exception:
+        return None
+    return None

@@ -481,7 +481,7 @@ def judge(snapshot: Snapshot, now: datetime) -> dict[str, Judgement]:
                 if dep_item.defects:
                     extra = ", defective"
                 elif dep_item.kind == "uwi" and not dep_item.answered:
-                    extra = ", unanswered"
+                    extra = ", partially answered" if dep_item.answer_partial else ", unanswered"
             code = "dep-hold" if state == "hold" else "dep-active"
             reasons_l.append(Reason(code, f"waiting on {dep} ({state}{extra})", ref=dep))
 

@@ -529,7 +529,9 @@ def user_section_kinds(body: str) -> set[str]:
     definition (`headings`), headings in an indented code block aside: what `edit` treats as
     "the new body contains that section itself"."""
     starts = headings.line_starts(body)
-    return {h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)}
+    return {
+        h.kind for h in headings.user_only_headings(body) if h.kind and not headings.indented(body, starts, h.first)
+    }
 
 
 def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> str:
@@ -552,28 +554,47 @@ def keep_user_sections(old_body: str, new_body: str, *, is_uwi: bool = True) -> 
     new_kinds = user_section_kinds(new_body)
     old = _Scan(old_body)
     starts = headings.line_starts(old_body)
-    carried: list[tuple[str, str]] = []
-    covered = -1
+    blocks: list[list] = []  # [kind, first, end]: carried spans, adjacent ones merged
     for kind, first, end in spans:
-        if first < covered:
-            continue  # inside a section already carried
         if kind in new_kinds:
             continue
-        covered = end
+        if blocks and first < blocks[-1][2]:
+            continue  # inside a section already carried
+        if blocks and not old_body[starts[blocks[-1][2]] : starts[first]].strip():
+            blocks[-1][2] = end  # right after the previous one: they stay together, in order
+            blocks[-1][3] = kind
+            continue
+        blocks.append([kind, first, end, kind])
+    carried: list[tuple[str, str]] = []
+    for kind, first, end, last_kind in blocks:
         raw = old_body[starts[first] : starts[end]]
         if not raw.endswith(("\n", "\r")):
             raw += old.eol
         inner = _Scan(raw)
-        if kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
+        if last_kind == headings.ANSWER and inner.open_fence is not None:  # a comment goes last: no need
             char, length = inner.open_fence
             raw += char * length + inner.eol
         carried.append((kind, raw))
+
+    def h2(raw: str) -> bool:
+        head = _Scan(raw)
+        return bool(head.heads) and head.heads[0] == 0 and head.levels[0] == 2
+
+    def holds(raw: str, keys: frozenset[str]) -> bool:  # an H2 of that kind, as this module reads
+        return _Scan(raw).has_heading(keys)
+
+    # other spellings first (appended), then what holds an H2 answer (last H2, before a
+    # trailing comment), then H2 comments (the trailing section): nothing carried lands inside
+    # a carried answer, and what a reader sees as the answer stays the same
+    answers = [raw for _, raw in carried if holds(raw, _ANSWER_KEYS)]
+    comments = [raw for _, raw in carried if raw not in answers and holds(raw, _COMMENT_KEYS)]
     result = new_body
-    for kind, raw in carried:
-        if kind == headings.ANSWER:
-            head = _Scan(raw)
-            if head.heads and head.heads[0] == 0 and head.levels[0] == 2:
-                result = _place_answer(_Scan(result), raw)
-                continue
+    for _kind, raw in carried:
+        if raw not in answers and raw not in comments:
+            result = _append_section(_Scan(result), raw)
+    if answers:  # together, in their order: placing one must not replace another
+        joined = "".join(raw if k == 0 else _Scan(raw).eol + raw for k, raw in enumerate(answers))
+        result = _place_answer(_Scan(result), joined) if h2(answers[0]) else _append_section(_Scan(result), joined)
+    for raw in comments:
         result = _append_section(_Scan(result), raw)
     return result

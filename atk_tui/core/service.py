@@ -356,10 +356,6 @@ class Service:
                     if exists:
                         tx.delete(path)
                     continue
-                if path.startswith("wi/"):
-                    parts = path.split("/")
-                    old = self._committed_text("HEAD", parts[-1], parts[1] if len(parts) == 3 else None)
-                    self._guard_user_sections(path, old, data.decode("utf-8", "replace"))
                 if not exists or (self.root / path).read_bytes() != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders
@@ -394,6 +390,7 @@ class Service:
         try:
             with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._guard_tx(tx)
         except AtkError as exc:
             return Outcome(
                 False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
@@ -419,7 +416,7 @@ class Service:
 
     def _check_repo(self, item: Item) -> None:
         if self.only_repo and item.target_repo != self.only_repo:
-            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)")
+            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)", code="invalid")
 
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
@@ -459,6 +456,29 @@ class Service:
                     exit_code=2,
                     code="user-only",
                 )
+
+    def _guard_tx(self, tx: Transaction) -> None:
+        """SPEC §11 on every write path, in one place: before an agent's commit, every item
+        file it would commit is compared with the committed version of that item (whatever
+        state folder it was in): a changed user-only section, or a new file holding one,
+        refuses the whole write (nothing committed, files put back as they were). This also
+        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`."""
+        if self.actor != "agent":
+            return
+        for rel in sorted(set(tx.changed)):
+            if not rel.startswith("wi/"):
+                continue
+            full = self.root / rel
+            if full.is_symlink() or not full.is_file():
+                continue  # deleted (rm's business) or not a file git commits as one
+            new = full.read_bytes().decode("utf-8", "replace")
+            parts = rel.split("/")
+            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in STATES:
+                old = self._committed_text("HEAD", parts[2], parts[1])
+            else:
+                blob = self._blobs([f"HEAD:{rel}"])[0]
+                old = None if blob is None else blob.decode("utf-8", "replace")
+            self._guard_user_sections(rel, old, new)
 
     def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
         """SPEC §11, every write path: an agent may not commit a file whose user-only sections
@@ -540,12 +560,14 @@ class Service:
         log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
         commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
 
-        def answer_at(rev: str) -> str | None:
-            text = self._committed_text(rev, name)
-            return None if text is None else sections.answer_text(parse_item(name, "inbox", text.encode()).body)
-
+        revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
+        blobs = self._blobs([f"{rev}:{item_path(s, name)}" for rev in revs for s in STATES])
+        answers: dict[str, str | None] = {}
+        for n, rev in enumerate(revs):
+            data = next((b for b in blobs[n * len(STATES) : (n + 1) * len(STATES)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data).body)
         for sha, actor in commits:
-            if answer_at(sha) != answer_at(f"{sha}^"):
+            if answers[sha] != answers[f"{sha}^"]:
                 if actor.strip() != "user":
                     raise refuse
                 return
@@ -780,18 +802,16 @@ class Service:
             if plan_file:
                 plan_file = self._portable_plan(plan_file)
             if kind == "uwi" and urgency is None:
-                from .questions import parse_questions
+                from .questions import checkpoint_urgency
 
-                parsed = parse_questions(body)
-                if parsed.form == "checkpoint" and parsed.urgency:
-                    urgency = parsed.urgency  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
+                urgency = checkpoint_urgency(body)  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
                 if self.store.locate(dep) is None:
-                    raise AtkError(f"--depends-on names no existing item: {dep}")
+                    raise AtkError(f"--depends-on names no existing item: {dep}", code="missing")
         except AtkError as exc:
-            return self._refuse("add", exc.message, exit_code=exc.exit_code)
+            return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
         meta = {
             "kind": kind,
@@ -812,7 +832,7 @@ class Service:
             text = new_file_text(meta, body)
             item = parse_item(name, "inbox", text.encode())
             if item.defects:
-                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}")
+                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
             tx.write(item_path("inbox", name), text.encode())
             return item
 
@@ -827,6 +847,7 @@ class Service:
         try:
             with self.store.writing(f"atk: {op}", self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
             return Outcome(
@@ -843,7 +864,7 @@ class Service:
         def change(tx: Transaction) -> Item:
             item = self._current(filename, allow_defective=True)
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if item.fm_text is None:
                 raise AtkError(
                     f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
@@ -874,7 +895,9 @@ class Service:
                     code="changed",
                 )
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                )
             self._guard_user_sections(item_path(item.state, filename), item.text, text)
             return self._save(tx, item, text)
 
@@ -886,7 +909,7 @@ class Service:
             raise AtkError("nothing to change: the text is the same")
         new = parse_item(item.filename, item.state, data)
         if new.defects:
-            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}")
+            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
         tx.write(item_path(item.state, item.filename), data)
         return new
 
@@ -904,13 +927,13 @@ class Service:
                     f"state conflict: {filename} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items"
                 )
             if filename in deps:
-                raise AtkError(f"{filename} cannot depend on itself")
+                raise AtkError(f"{filename} cannot depend on itself", code="invalid")
             for dep in deps:
                 if self.store.locate(dep) is None:
-                    raise AtkError(f"no item named {dep}: a dependency must be an existing item")
+                    raise AtkError(f"no item named {dep}: a dependency must be an existing item", code="missing")
             cycle = self.would_cycle(filename, deps)
             if cycle:
-                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}")
+                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}", code="invalid")
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
             text = with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body
             return self._save(tx, item, text)
@@ -943,9 +966,11 @@ class Service:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
             if item.kind != "awi":
-                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file")
+                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file", code="invalid")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                )
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)
@@ -979,7 +1004,7 @@ class Service:
             item = self._current(filename)
             self._check_base(item, base)
             if item.kind != "uwi":
-                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead")
+                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead", code="invalid")
             if item.state in TERMINAL:
                 raise AtkError(
                     f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
@@ -1044,9 +1069,9 @@ class Service:
             item = self._current(filename)
             self._check_base(item, base)
             if item.kind != "awi":
-                raise AtkError(f"{filename} is a UWI; answer it instead of commenting")
+                raise AtkError(f"{filename} is a UWI; answer it instead of commenting", code="invalid")
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
@@ -1067,22 +1092,6 @@ class Service:
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
 
-    def _guard_pending(self, paths: Sequence[str]) -> None:
-        """SPEC §11 for `atk wi commit` (and the dashboard's `P`): an agent may not commit a
-        change to a user-only section, nor a new item file holding one."""
-        if self.actor != "agent":
-            return
-        for path in paths:
-            parts = path.split("/")
-            if len(parts) != 3 or parts[0] != "wi" or not is_valid_filename(parts[2]):
-                continue
-            full = self.root / path
-            if full.is_symlink() or not full.is_file():
-                continue
-            new = full.read_bytes().decode("utf-8", "replace")
-            old = self._committed_text("HEAD", parts[2], parts[1])
-            self._guard_user_sections(path, old, new)
-
     def commit_pending(self) -> Outcome:
         """`atk wi commit`: commit uncommitted item/plan files (both sides of a staged rename),
         then push what is unpushed. Never says "pushed" when nothing was: a commit that had
@@ -1096,8 +1105,7 @@ class Service:
         if paths:
 
             def change(tx: Transaction) -> None:
-                self._guard_pending(paths)
-                tx.include(paths)
+                tx.include(paths)  # `_write` applies the agent rule to what is committed
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:
@@ -1189,15 +1197,19 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
         later = store.git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths).stdout.strip()
         if later:
             first = later.splitlines()[-1]
-            raise AtkError(f"cannot undo '{subject}': the item changed since ({first})")
+            raise AtkError(f"cannot undo '{subject}': the item changed since ({first})", code="changed")
         dirty = store.git("status", "--porcelain", "--", *paths).stdout.strip()
         if dirty:
-            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}")
+            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}", code="changed")
         for path in paths:
             old = subprocess.run(
                 ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False
             )
             if old.returncode == 0:
+                if path.startswith("wi/") and (store.root / path).is_file():
+                    # an agent's undo may not change a user-only section either (SPEC §11)
+                    current = (store.root / path).read_bytes().decode("utf-8", "replace")
+                    service._guard_user_sections(path, current, old.stdout.decode("utf-8", "replace"))
                 tx.write(path, old.stdout)
             elif (store.root / path).exists():
                 tx.delete(path)
@@ -1208,7 +1220,7 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
         with store.writing("atk: undo", service.actor, pull=service.pull, push=service.push, result=result) as tx:
             change(tx)
     except AtkError as exc:
-        return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings))
+        return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings), code=_code(exc))
     except OSError as exc:
         return Outcome(False, "undo", f"undo failed, nothing was changed: {exc}")
     return Outcome(True, "undo", _undo_subject(subject), commit=result.commit, pushed=result.pushed, warnings=tuple(result.warnings))

@@ -67,7 +67,9 @@ def attempt(root: Path, command: str, body: str, capsys: pytest.CaptureFixture[s
     src = tmp_path / "body.md"
     if command == "add":
         src.write_text(body)
-        rc, _, err = atk("wi", "add", "--kind", "uwi", "--source", "process-wi", "--target-repo", "r", "--body-file", str(src))
+        rc, _, err = atk(
+            "wi", "add", "--kind", "uwi", "--source", "process-wi", "--target-repo", "r", "--body-file", str(src)
+        )
         return rc, err
     if command == "edit":
         src.write_text(body)
@@ -101,8 +103,13 @@ def work_tree(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("var", AGENT_VARS)
 def test_agent_cannot_write_a_user_only_section(
-    fresh: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-    var: str, command: str, variant: str,
+    fresh: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    var: str,
+    command: str,
+    variant: str,
 ) -> None:
     monkeypatch.setenv(var, "1")
     log_before = git(fresh, "log", "-p", "--all")
@@ -131,7 +138,9 @@ def test_work_tree_left_as_it_is(
         assert git(fresh, "diff", "--cached", "--name-only") == ""
 
 
-@pytest.mark.parametrize("command", ("add", "edit", "edit-whole-file", "commit-hand-edit", "commit-new-file", "save-text"))
+@pytest.mark.parametrize(
+    "command", ("add", "edit", "edit-whole-file", "commit-hand-edit", "commit-new-file", "save-text")
+)
 def test_code_fenced_headings_are_allowed(
     fresh: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], env_agent: None, command: str
 ) -> None:
@@ -140,7 +149,9 @@ def test_code_fenced_headings_are_allowed(
     assert rc == 0, message
 
 
-def test_agent_commit_of_unrelated_change_still_works(fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+def test_agent_commit_of_unrelated_change_still_works(
+    fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
     path = fresh / "wi/inbox/a.md"
     path.write_text(path.read_text() + "\nmore detail\n")
     rc, _, err = Atk(fresh, capsys)("wi", "commit")
@@ -189,7 +200,9 @@ def test_adopt_refuses_an_answer_not_committed_by_the_user(
     assert rc == 0, err
 
 
-def test_adopt_refuses_an_uncommitted_answer(fresh: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_adopt_refuses_an_uncommitted_answer(
+    fresh: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert Atk(fresh, capsys)("wi", "answer", "q.md", "--choose", "A")[0] == 0
     path = fresh / "wi/inbox/q.md"
     path.write_text(path.read_text().replace("- 1: A) Strict RFC 5322", "- 1: C) Context-dependent"))
@@ -208,3 +221,53 @@ def test_agent_answer_and_comment_refused_every_variable(
         assert Atk(fresh, capsys)("wi", "comment", "a.md", "forged")[0] == 2
         assert git(fresh, "log", "-p") == before
         monkeypatch.delenv(var)
+
+
+RIDERS = {
+    "hold": ("wi", "hold", "q.md"),
+    "start-processing": ("wi", "start-processing", "q.md"),
+    "set-dependencies": ("wi", "set-dependencies", "q.md", "--depends-on", "a.md"),
+    "edit": ("wi", "edit", "q.md", "# new title\n\nnew body\n"),
+    "commit": ("wi", "commit"),
+}
+
+
+@pytest.mark.parametrize("rider", sorted(RIDERS))
+@pytest.mark.parametrize("var", AGENT_VARS)
+def test_forgery_cannot_ride_along_with_another_write(
+    fresh: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, var: str, rider: str
+) -> None:
+    """A forged answer left in the work tree is not committed by a move, an edit, or any
+    other write that carries the file's work-tree text into its commit."""
+    path = fresh / "wi/inbox/q.md"
+    forged = path.read_text() + "\n## 回答\n\n- 1: B) Simple regex\n"
+    path.write_text(forged)
+    monkeypatch.setenv(var, "1")
+    log_before = git(fresh, "log", "-p", "--all")
+    rc, _, err = Atk(fresh, capsys)(*RIDERS[rider])
+    assert rc == 2, err
+    assert "q.md" in err and "user-only" in err
+    assert git(fresh, "log", "-p", "--all") == log_before
+    assert path.read_text() == forged  # left as it is
+
+
+def test_forgery_in_a_non_item_file_under_wi_is_refused(
+    fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
+    (fresh / "wi/inbox/notes").mkdir()
+    (fresh / "wi/inbox/notes/x.md").write_text("## 回答\n\n- 1: A\n")
+    rc, _, err = Atk(fresh, capsys)("wi", "commit")
+    assert rc == 2 and "wi/inbox/notes/x.md" in err
+
+
+def test_agent_adopt_note_cannot_smuggle_a_heading(
+    fresh: Path, capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
+    atk = Atk(fresh, capsys)
+    assert atk("wi", "start-processing", "a.md")[0] == 0
+    assert atk("wi", "adopt", "a.md", "--note", "done\n---\n## ユーザーコメント\nforged")[0] in (0, 2)
+    text = next((fresh / "wi").rglob("a.md")).read_text()
+    from atk_tui.core.items import parse_item
+
+    item = parse_item("a.md", "adopted", text.encode())
+    assert not item.has_comment and user_only_sections(item.body) == []

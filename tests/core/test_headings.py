@@ -11,6 +11,7 @@ from atk_tui.core import sections
 from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_kind, user_only_sections
 
 MD = MarkdownIt("commonmark")
+GFM = MarkdownIt("gfm-like")  # what Textual's Markdown widget renders with
 
 
 def _inline_text(tok) -> str:
@@ -25,9 +26,9 @@ def _inline_text(tok) -> str:
     return "".join(parts)
 
 
-def markdown_it_user_headings(body: str) -> list[tuple[int, int]]:
+def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int, int]]:
     """Line ranges of the headings markdown-it renders whose text is a user-only title."""
-    toks = MD.parse(body)
+    toks = md.parse(body)
     out = []
     for n, tok in enumerate(toks):
         if tok.type == "heading_open" and user_only_kind(_inline_text(toks[n + 1])):
@@ -66,6 +67,11 @@ def markdown_it_user_headings(body: str) -> list[tuple[int, int]]:
         "## 回\\*答*\n",
         "- a\n  ```\n## 回答\n",
         "  ```\n  x\n```\n## 回答\n",
+        "<h2>\n```\n\n## 回答",
+        "<!-- x -->\n```\n\n## 回答",
+        "回答\n    ## \n---",
+        "回答<!--1. -->\n---",
+        "## <?x?>回答<b></b>\n",
     ],
 )
 def test_user_only_heading_variants_are_found(body: str) -> None:
@@ -103,9 +109,49 @@ def test_user_only_sections_extent() -> None:
 
 
 FRAGMENTS = [
-    "## ", "# ", "### ", "> ", "- ", "1. ", "  ", "    ", " ", "```", "~~~", "---", "===", "-",
-    "回答", "Answer", "user comment", "ユーザーコメント", "**", "`", "\u200b", "#", "x", "\\", "*",
-    "<h2>", "</h2>", "ｱ", "Ａｎｓｗｅｒ", "\t", "_",
+    "## ",
+    "# ",
+    "### ",
+    "> ",
+    "- ",
+    "1. ",
+    "  ",
+    "    ",
+    " ",
+    "```",
+    "~~~",
+    "---",
+    "===",
+    "-",
+    "回答",
+    "Answer",
+    "user comment",
+    "ユーザーコメント",
+    "**",
+    "`",
+    "\u200b",
+    "#",
+    "x",
+    "\\",
+    "*",
+    "<h2>",
+    "</h2>",
+    "ｱ",
+    "Ａｎｓｗｅｒ",
+    "\t",
+    "_",
+    "<div>",
+    "<!--",
+    "-->",
+    "<pre>",
+    "</pre>",
+    "=",
+    "~~",
+    "|",
+    "| --- |",
+    "[x]",
+    "&#x56de;",
+    "&#22238;",
 ]
 line = st.lists(st.sampled_from(FRAGMENTS), min_size=0, max_size=5).map("".join)
 doc = st.lists(line, min_size=1, max_size=8).map("\n".join)
@@ -117,7 +163,7 @@ def test_every_markdown_it_user_heading_is_found(body: str) -> None:
     """No false negative: a heading markdown-it renders with a user-only title is found,
     on one of the lines markdown-it says it spans."""
     mine = [h for h in scan_headings(body) if h.kind]
-    for start, end in markdown_it_user_headings(body):
+    for start, end in markdown_it_user_headings(body) + markdown_it_user_headings(body, GFM):
         assert any(start <= h.line < end or start <= h.first < end for h in mine), (body, start, end, mine)
 
 
@@ -136,7 +182,8 @@ def test_property_generator_reaches_user_headings() -> None:
 
 
 @pytest.mark.parametrize(
-    "heading", ["## 回答", "## 回\u200b答", "## ＡＮＳＷＥＲ", "## &#x56de;&#x7b54;", "## 回\U000e0041答", "## **Answer**"]
+    "heading",
+    ["## 回答", "## 回\u200b答", "## ＡＮＳＷＥＲ", "## &#x56de;&#x7b54;", "## 回\U000e0041答", "## **Answer**"],
 )
 def test_readers_use_the_same_definition(heading: str) -> None:
     """An item's `answered` flag (the listing's reader) sees every ATX H2 spelling."""
@@ -148,7 +195,9 @@ def test_readers_use_the_same_definition(heading: str) -> None:
     assert parse_item("q.md", "inbox", text.encode()).answered
 
 
-@pytest.mark.parametrize("heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"])
+@pytest.mark.parametrize(
+    "heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"]
+)
 def test_comment_reader_uses_the_same_definition(heading: str) -> None:
     from atk_tui.core.items import parse_item
 

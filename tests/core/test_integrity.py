@@ -67,6 +67,7 @@ def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: At
     assert item.answer_partial and not item.answered
     view = svc.queue()
     assert view.judgements["w.md"].ready is False  # a partial answer still blocks
+    assert "partially answered" in view.judgements["w.md"].reasons[0].message
     assert "q.md" in view.needs_you
     # completing it with "other" (and text) answers it
     rc, _, err = atk("wi", "answer", "q.md", "--choose", "1=A", "--choose", "2=other", "--text", "both", "--replace")
@@ -109,7 +110,9 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # --- atk wi commit: renames, no false "pushed", set-aside conflicts (contract §4) ---------
 
 
-def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_commit_both_sides_of_staged_rename(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, remote = remote_store
     seed(root, {"x.md": ("inbox", awi())})
     git(root, "push", "-q")
@@ -122,7 +125,9 @@ def test_commit_both_sides_of_staged_rename(remote_store: tuple[Path, Path], cap
     assert git(root, "status", "--porcelain") == ""
 
 
-def test_commit_nothing_to_push_is_not_pushed(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_commit_nothing_to_push_is_not_pushed(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, _ = remote_store
     rc, out, _ = Atk(root, capsys)("wi", "commit")
     assert rc == 0 and "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
@@ -329,3 +334,83 @@ def test_move_with_note_against_changed_base_refused(store: Path) -> None:
     assert not out.ok and out.code == "changed"
     assert (store / "wi/processing/p.md").exists()
     assert svc.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
+
+
+def test_checkpoint_urgency_without_options(store: Path) -> None:
+    body = "# Need a call\n\nAWAITING_USER_INPUT\n---\nUrgency: informational\nContext: nothing to pick from\n---\n"
+    seed(store, {"c.md": ("inbox", uwi(body=body))})
+    assert Service(store, actor="user").read("c.md").urgency == "informational"
+
+
+def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", awi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    assert Service(root, actor="user", pull=False, push=False).hold("x.md").ok
+    assert Service(other, actor="user").start_processing(["x.md"]).ok
+    svc = Service(root, actor="user")
+    out = svc.commit_pending()
+    assert not out.ok and out.code == "conflict"
+    [c] = svc.conflicts()
+    assert set(c.files) == {"wi/inbox/x.md", "wi/hold/x.md"}
+    assert svc.resolve_conflict(c.commit, "mine").ok
+    tree = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "wi/hold/x.md" in tree and "wi/processing/x.md" not in tree and "wi/inbox/x.md" not in tree
+
+
+def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
+    seed(store, {"q.md": ("inbox", uwi())})
+    out = Service(store, actor="user").answer("q.md", choices={1: "A"})
+    assert out.ok
+    head = git(store, "rev-parse", "HEAD")
+    undo = Service(store, actor="agent").undo(out.commit)
+    assert not undo.ok and undo.code == "user-only"
+    assert git(store, "rev-parse", "HEAD") == head
+
+
+def test_agent_add_refusal_code(store: Path) -> None:
+    out = Service(store, actor="agent").add(kind="uwi", target_repo="r", body="# q\n\n## 回答\n\nx\n", source="s")
+    assert not out.ok and out.exit_code == 2 and out.code == "user-only"
+
+
+def test_agent_edit_keeps_comment_that_is_not_the_last_h2(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "# T\n\n- 反映内容: x\n\n## ユーザーコメント\n\nPlease keep the old regex.\n\n## 追記\n\nagent notes\n"
+    seed(atk.store, {"a.md": ("inbox", awi(body=body))})
+    monkeypatch.setenv("CLAUDECODE", "1")
+    rc, _, err = atk("wi", "edit", "a.md", "# T\n\n- 反映内容: y\n\n## 追記\n\nnew notes\n")
+    assert rc == 0, err
+    text = git(atk.store, "show", "HEAD:wi/inbox/a.md")
+    assert "Please keep the old regex." in text and "new notes" in text and "agent notes" not in text
+    assert text.rstrip().endswith("Please keep the old regex.")
+
+
+def test_agent_commits_a_plain_rename_of_an_answered_uwi(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi())})
+    assert atk("wi", "answer", "q.md", "--choose", "A")[0] == 0
+    monkeypatch.setenv("AI_AGENT", "1")
+    git(atk.store, "mv", "wi/inbox/q.md", "wi/hold/q.md")
+    rc, _, err = atk("wi", "commit")
+    assert rc == 0, err
+    assert "wi/hold/q.md" in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
+    assert "wi/inbox/q.md" not in git(atk.store, "ls-tree", "-r", "--name-only", "HEAD")
+
+
+def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    """A set-aside commit that would write a user-only section is refused for an agent."""
+    root, remote = remote_store
+    seed(root, {"x.md": ("inbox", uwi())})
+    git(root, "push", "-q")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    path = root / "wi/inbox/x.md"
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
+    git(root, "commit", "-qam", "forged")  # around the tool
+    assert Service(other, actor="user").edit("x.md", UWI_BODY + "\n## 補足\n\nmore context\n").ok
+    svc = Service(root, actor="user")
+    assert svc.commit_pending().code == "conflict"
+    [c] = svc.conflicts()
+    out = Service(root, actor="agent").resolve_conflict(c.commit, "mine")
+    assert not out.ok and out.code == "user-only" and out.exit_code == 2
+    assert svc.conflicts() != []  # still there for the user

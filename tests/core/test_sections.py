@@ -396,3 +396,9 @@ def test_property_split_answer_recovers_choices_and_text(body, choices, text):
         return  # the documented ambiguities (user-typed escapes, fences closed for them)
     got = S.split_answer(S.answer_text(S.set_answer(body, S.format_answer(choices, text))))
     assert got == ({k: " ".join(v.split()) for k, v in choices.items()}, _expected_text(text))
+
+
+def test_keep_two_answer_sections_both_kept():
+    old = "# T\n\n## 回答\n\nfirst\n\n# Other\n\n## 回答\n\nsecond\n"
+    got = S.keep_user_sections(old, "# New\n")
+    assert "first" in got and "second" in got and S.answer_text(got) == "second"
