@@ -30,6 +30,7 @@ from ..core.service import Outcome
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
+from .screens.conflicts import ConflictsScreen, Resolution
 from .screens.dependencies import DependenciesScreen
 from .screens.dialogs import ChoiceScreen, InAppEditorScreen, MoveChoice, MoveScreen, TextFormScreen, confirm
 from .screens.graph import GraphScreen
@@ -116,6 +117,7 @@ ACTION_BINDINGS = [
     Binding("x,delete", "remove", "Remove", show=False, id="remove"),
     Binding("z", "undo", "Undo", id="undo"),
     Binding("d", "dependencies", "Deps", id="dependencies"),
+    Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
     # priority: a focused pane binds `g` to "first row"; `check_action` lets the filter have it
     Binding("g", "graph", "Graph", id="graph", priority=True),
 ]
@@ -470,6 +472,24 @@ class ActionsMixin:
                 )
             else:
                 prompt = Text(f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it.")
+
+    # -- set-aside push conflicts ----------------------------------------------------------
+
+    @work(group="write", exit_on_error=False)
+    async def action_conflicts(self) -> None:
+        """List the commits `atk wi commit` set aside, show both versions, apply one."""
+        svc = self.app.service
+        conflicts = await asyncio.to_thread(svc.conflicts)
+        if not conflicts:
+            self.app.notify("no set-aside conflicts", timeout=3)
+            return
+        versions = {}
+        for c in conflicts:
+            versions[c.ref] = await asyncio.to_thread(svc.conflict_versions, c.ref)
+        choice: Resolution | None = await self.app.push_screen_wait(ConflictsScreen(conflicts, versions))
+        if choice is None or self._refuse_read_only():
+            return
+        await self._write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
 
     # -- dependencies -----------------------------------------------------------------------
 

@@ -100,6 +100,7 @@ class AtkApp(App):
         self.last_pull: datetime | None = None
         self.last_error = ""
         self.unpushed = 0
+        self.conflicts = 0  # commits `atk wi commit` set aside (SPEC §11); `C` resolves them
         self._signature: tuple | None = None
         self._watch_paused = 0
         self.main = MainScreen()
@@ -176,13 +177,15 @@ class AtkApp(App):
         try:
             view = self.service.queue(ACTIVE)
             unpushed = self.service.store.unpushed()
+            conflicts = len(self.service.conflicts())
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
-        self.call_from_thread(self._queue_loaded, view, unpushed)
+        self.call_from_thread(self._queue_loaded, view, unpushed, conflicts)
 
-    def _queue_loaded(self, view: QueueView, unpushed: int) -> None:
+    def _queue_loaded(self, view: QueueView, unpushed: int, conflicts: int = 0) -> None:
         self.unpushed = unpushed
+        self.conflicts = conflicts
         self.main.apply_view(view)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
@@ -292,6 +295,7 @@ class AtkApp(App):
         yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
         yield SystemCommand("Push", "Commit stray item files and push unpushed commits (atk wi commit)", self.action_push)
         yield SystemCommand("History", "Adopted and rejected items", self.action_history)
+        yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)

@@ -180,6 +180,9 @@ class MainScreen(ActionsMixin, Screen):
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
         status = Text(" · ".join(safe_line(p) for p in parts))
+        if app.conflicts:
+            n = app.conflicts
+            status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)
