@@ -146,7 +146,7 @@ class ActionsMixin:
         if action not in WRITE_ACTIONS:
             return True
         if self.app.read_only:
-            return None
+            return None  # shown disabled; the key itself says why (`on_key`)
         if action == "undo":
             return True if self.undo_stack else None
         targets = self._targets()
@@ -171,6 +171,16 @@ class ActionsMixin:
         if action == "move":
             return all(not t.defects for t in targets) or None
         return True
+
+    def on_key(self, event: Any) -> None:
+        """Read-only: a write key is disabled, but never silent — a toast says why. (Keys reach
+        the screen before the app looks at its non-priority bindings.)"""
+        if not self.app.read_only or isinstance(self.focused, Input):  # type: ignore[attr-defined]
+            return
+        bindings = self._bindings.key_to_bindings.get(event.key, [])  # type: ignore[attr-defined]
+        if any(b.action in WRITE_ACTIONS for b in bindings):
+            event.stop()
+            self._refuse_read_only()
 
     def _refuse_read_only(self) -> bool:
         if self.app.read_only:
@@ -294,9 +304,19 @@ class ActionsMixin:
             return
         names = [t.filename for t in targets]
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
-        ok = await self.app.push_screen_wait(
-            confirm("Remove?", Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it)."), "Remove", danger=True)
-        )
+        message = Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it).")
+        svc = self.app.service
+        gone = set(names)
+        for name in names:
+            dependents = [d for d in await asyncio.to_thread(svc.dependents_of, name) if d not in gone]
+            if dependents:
+                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
+                message.append(
+                    f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {safe_line(name)}: {shown}. "
+                    "They will be blocked by a missing dependency.",
+                    style="bold yellow",
+                )
+        ok = await self.app.push_screen_wait(confirm("Remove?", message, "Remove", danger=True))
         if ok != "yes":
             return
         out = await self._write(self.app.service.rm, names)
