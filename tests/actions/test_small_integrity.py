@@ -84,3 +84,60 @@ async def test_remove_names_the_items_that_depend_on_it(demo: Demo) -> None:
         await pilot.press("x")
         await settle(pilot)
         assert "depend" not in str(app.screen.message)
+
+
+FREE_TEXT = """# Support hours for the SLA page
+
+## 質問
+What support hours should the SLA page state?
+Consider the EU on-call rota too.
+"""
+
+CHECKPOINT = """# Checkpoint: where the auth tests go
+
+AWAITING_USER_INPUT
+---
+Urgency: next-review
+Context: tests live in auth/__tests__/ and api/__tests__/ today; __init__ files differ
+Decisions needed:
+1. Where should new auth tests go?
+Options:
+- A) auth/__tests__/ -- next to the code
+- B) tests/auth/ -- one top-level folder
+Recommendation: A
+---
+
+Notes after the block: **bold** stays Markdown.
+"""
+
+
+def rendered(app, wid: str) -> str:  # type: ignore[no-untyped-def]
+    import io
+
+    from rich.console import Console
+    from textual.widgets import Static
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.main.query_one(f"#{wid}", Static).content)
+    return console.export_text()
+
+
+@pilot_test
+async def test_detail_shows_question_text_and_checkpoint_faithfully(demo: Demo) -> None:
+    svc = Service(demo.root, actor="user")
+    free = svc.add(kind="uwi", target_repo="acme/docs", body=FREE_TEXT)
+    cp = svc.add(kind="uwi", target_repo="acme/api", body=CHECKPOINT)
+    assert free.ok and cp.ok
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, free.files[0])
+        questions = rendered(app, "detail-questions")
+        assert "\\x0a" not in questions
+        assert "What support hours should the SLA page state?\nConsider the EU on-call rota too." in questions
+        await select(pilot, cp.files[0])
+        preview = rendered(app, "detail-preview")
+        assert "auth/__tests__/ and api/__tests__/ today; __init__ files differ" in preview
+        assert "- A) auth/__tests__/ -- next to the code" in preview
+        assert "Urgency: next-review" in preview
+        assert "**bold**" not in preview and "bold stays Markdown" in preview  # the rest is Markdown

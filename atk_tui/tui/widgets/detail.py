@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
-from ...core.questions import answer_progress, parse_questions
+from ...core.questions import answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_text
@@ -168,7 +168,7 @@ class DetailPane(VerticalScroll):
             return
         from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
 
-        self._set_text("detail-preview", Markdown(body, hyperlinks=False, code_theme="ansi_dark"))
+        self._set_text("detail-preview", Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark"))
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -264,7 +264,7 @@ class DetailPane(VerticalScroll):
         for q in parsed.questions:
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
-            head.append(safe_line(q.text.strip()), style="bold")
+            head.append(safe_text(q.text.strip()), style="bold")  # its line breaks as line breaks
             parts.append(head)
             if not q.options:
                 continue
@@ -330,6 +330,18 @@ class DetailPane(VerticalScroll):
         t.append(f" [{state}] ", style="dim")
         t.append(safe_line(other.title))
         return t
+
+
+def literal_checkpoints(body: str) -> str:
+    """`body` with every AWAITING_USER_INPUT block fenced as a code block, so Markdown shows it
+    as written (`auth/__tests__/` is a path, not emphasis; `---` is not a heading underline)."""
+    spans = checkpoint_spans(body)
+    if not spans:
+        return body
+    lines = body.split("\n")
+    for start, end in reversed(spans):
+        lines[start:end] = ["````text", *lines[start:end], "````"]
+    return "\n".join(lines)
 
 
 _RESERVED = {
