@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
+from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.widgets import Input
 
@@ -748,8 +749,9 @@ class ActionsMixin:
                 path = keep()
                 try:
                     code = self._call_editor(path)
-                except EditorMissing as exc:
-                    app.report_error(str(exc))
+                except (EditorMissing, SuspendNotSupported) as exc:
+                    # (a driver that said it could suspend and then could not: nothing edited)
+                    app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
                     drop(resolved=False)
                     await self._unhold(filename, auto_held)
                     return
