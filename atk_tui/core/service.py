@@ -1097,8 +1097,11 @@ class Service:
         then push what is unpushed. Never says "pushed" when nothing was: a commit that had
         to be set aside (it conflicts with the remote) makes it fail (code "conflict") with
         the commit, where it is kept, and `atk wi conflicts` in the message."""
-        with self.store.locked():
-            pass  # a write a killed process left half done is sorted out first (store.recover)
+        try:
+            with self.store.locked():
+                pass  # a write a killed process left half done is sorted out first (store.recover)
+        except AtkError as exc:
+            return Outcome(False, "commit", exc.message, exit_code=exc.exit_code, code=_code(exc))
         paths = self.pending_paths()
         committed = ""
         warnings: list[str] = []

@@ -414,3 +414,13 @@ def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tu
     out = Service(root, actor="agent").resolve_conflict(c.commit, "mine")
     assert not out.ok and out.code == "user-only" and out.exit_code == 2
     assert svc.conflicts() != []  # still there for the user
+
+
+def test_commit_when_store_busy_is_an_outcome(store: Path) -> None:
+    from filelock import FileLock
+
+    svc = Service(store, actor="user")
+    svc.store.lock_timeout = 0
+    with FileLock(str(store / ".git" / "atk.lock")):
+        out = svc.commit_pending()
+    assert not out.ok and out.code == "busy"
