@@ -422,3 +422,23 @@ async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -
         await settle(pilot)
         assert isinstance(app.screen, ChoiceScreen)
         assert "partially answered already" in str(app.screen.message)
+
+
+@pilot_test
+async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo) -> None:
+    """Notes with no choice at all are a free-text answer to every question (core's
+    `answer_progress`): no partial question is asked, and the saved answer is complete."""
+    name = add_uwi(demo, TWO_QUESTIONS)
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        form = await open_form(pilot, name)
+        await pilot.press("delete")  # clear Q1's recommendation: no choice anywhere
+        assert form_state(form) == {1: (None, None), 2: (None, None)}
+        form.query_one("#answer-text", TextArea).insert("release from main on Tuesday, not Friday")
+        assert form.missing(form.result()) == []
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
+    item = Service(demo.root).read(name)
+    assert item.answered and not item.answer_partial

@@ -15,13 +15,13 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
 
+from ...core import sections
 from ...core.model import Item
-from ...core.questions import ParsedQuestions, Question
+from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress
 from ...core.textsafe import safe_line, safe_text
 from .dialogs import ChoiceScreen, DismissOnce
 
-OTHER = "other"  # the choice "other — see notes" (SPEC §11): the notes answer the question
-OTHER_LABEL = "other — see notes"
+OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
 
 
 @dataclass
@@ -313,10 +313,15 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         return AnswerResult(choices, text, labels, partial)
 
     def missing(self, res: AnswerResult) -> list[int]:
-        """Questions the submit would leave without an answer: an option question without a
-        choice; a free-text question when the notes are empty."""
-        has_text = bool(res.text.strip())
-        return [q.number for q in self.parsed.questions if (q.number not in res.choices if q.options else not has_text)]
+        """Questions the submit would leave without an answer, by the service's own rule
+        (`questions.answer_progress` on the body as it would be saved)."""
+        labels: dict[int, str] = {}
+        for number, choice in res.choices.items():
+            q = next((q for q in self.parsed.questions if q.number == number), None)
+            opt = q.option(choice) if q is not None and choice != OTHER else None
+            labels[number] = opt.display if opt is not None else OTHER_LINE
+        body = sections.set_answer(self.item.body, sections.format_answer(labels, res.text))
+        return list(answer_progress(body, self.parsed).missing)
 
     def action_submit_anywhere(self) -> None:
         self.action_submit()
