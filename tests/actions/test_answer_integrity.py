@@ -442,3 +442,24 @@ async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
     item = Service(demo.root).read(name)
     assert item.answered and not item.answer_partial
+
+
+@pilot_test
+async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: Demo) -> None:
+    name = demo["md-multi"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await open_form(pilot, name)
+        await pilot.press("tab", "c")  # Q2: 新規エンドポイントだけ
+        agent_edit(demo, name, lambda body: body.replace("- C) 新規エンドポイントだけ -- 既存は変えない。混在は解消しない\n", ""))
+        base = demo.head()
+        await pilot.press("enter")
+        await settle(pilot)
+        again = app.screen
+        assert isinstance(again, AnswerScreen)
+        assert demo.head() == base
+        notice = str(again.query_one("#answer-notice").render())
+        assert "Q2: your choice “新規エンドポイントだけ” is no longer an option" in notice
+        # Q2 has nothing preselected (never another option in its place); Q1, Q3 kept
+        assert form_state(again) == {1: ("A", "A"), 2: (None, None), 3: ("A", "A")}

@@ -91,7 +91,7 @@ class OptionSet(RadioSet, inherit_bindings=False):
                 label.append(f" — {safe_line(opt.implications)}", style="dim")
             buttons.append(RadioButton(label, value=start == opt.letter, name=opt.letter))
         other = Text()
-        other.append(f"{self.other_key(question) or ' '}) ", style="bold")
+        other.append(f"{self.other_key(question) or '*'}) ", style="bold")
         other.append(OTHER_LABEL, style="italic")
         buttons.append(RadioButton(other, value=start == OTHER, name=OTHER))
         super().__init__(*buttons, id=id)
