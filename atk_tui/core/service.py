@@ -719,7 +719,9 @@ class Service:
             op = "unhold"
         if op is None or item.state == to_state:
             return False
-        return item.state in self._allowed_from(op, item, None, actor="agent")
+        # return-to-inbox names the state it starts from (`--state`), as an agent would
+        from_state = item.state if op == "return-to-inbox" else None
+        return item.state in self._allowed_from(op, item, from_state, actor="agent")
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""

@@ -141,3 +141,18 @@ async def test_detail_shows_question_text_and_checkpoint_faithfully(demo: Demo) 
         assert "- A) auth/__tests__/ -- next to the code" in preview
         assert "Urgency: next-review" in preview
         assert "**bold**" not in preview and "bold stays Markdown" in preview  # the rest is Markdown
+
+
+def test_agent_may_move_follows_the_transition_rules(demo: Demo) -> None:
+    svc = Service(demo.root, actor="user")
+    awi = svc.read(demo["hand-svg-logo"])  # inbox AWI
+    proc = svc.read(demo["proc-darkmode"])  # processing
+    answered = svc.read(demo["answered-uwi"])  # inbox, answered UWI
+    done = svc.read(demo["adopt-node"])  # adopted
+    assert svc.agent_may_move(awi, "hold") and svc.agent_may_move(awi, "processing")
+    assert not svc.agent_may_move(awi, "adopted") and not svc.agent_may_move(awi, "rejected")
+    assert svc.agent_may_move(proc, "adopted") and svc.agent_may_move(proc, "rejected") and svc.agent_may_move(proc, "inbox")
+    assert not svc.agent_may_move(proc, "hold")  # wi-standards: return to inbox first
+    assert svc.agent_may_move(answered, "adopted") and svc.agent_may_move(answered, "rejected")
+    assert svc.agent_may_move(done, "inbox")  # return-to-inbox --state=adopted
+    assert not svc.agent_may_move(done, "rejected") and not svc.agent_may_move(done, "hold")
