@@ -45,7 +45,13 @@ _USER_KEYS = {"回答": ANSWER, "answer": ANSWER, "ユーザーコメント": CO
 
 _ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])?")
-_TAG_RE = re.compile(r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>|</?[A-Za-z][^>]*>", re.S)
+_ATTR = r"""(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)"""
+#: CommonMark's raw HTML: comment, processing instruction, CDATA, declaration, open/close tag
+_TAG_RE = re.compile(
+    r"<!--.*?-->|<\?.*?\?>|<!\[CDATA\[.*?\]\]>|<![A-Za-z][^>]*>"
+    rf"|<[A-Za-z][A-Za-z0-9-]*{_ATTR}*\s*/?>|</[A-Za-z][A-Za-z0-9-]*\s*>",
+    re.S,
+)
 _MARKERS_RE = re.compile(r"[*_`~]+")
 
 
@@ -58,10 +64,10 @@ def heading_key(title: str) -> str:
     """The normalised text of a heading title (SPEC §11): NFKC, entities decoded, format
     characters (Cf) removed, backslash escapes, links, inline tags and emphasis/code markers
     removed, surrounding punctuation/space stripped, inner whitespace collapsed, casefolded."""
-    s = unicodedata.normalize("NFKC", html.unescape(title))
+    s = _TAG_RE.sub("", title)  # before NFKC: `<Ａ…` is text to a Markdown renderer, not a tag
+    s = unicodedata.normalize("NFKC", html.unescape(s))
     s = "".join(ch for ch in s if unicodedata.category(ch) != "Cf")
     s = _ESCAPE_RE.sub(r"\1", s)
-    s = _TAG_RE.sub("", s)
     s = _LINK_RE.sub(r"\1", s)
     s = _MARKERS_RE.sub("", s)
     s = unicodedata.normalize("NFKC", s)
@@ -89,8 +95,8 @@ class Heading:
     plain: bool = False  # an ATX heading outside any container, indented 0-3: what `sections` reads
 
 
-_CONTAINER_RE = re.compile(r"[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$))[ \t]?")
-_QUOTE_RE = re.compile(r"[ \t]*>[ \t]?")
+_CONTAINER_RE = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t]|$)|[0-9]{1,9}[.)](?=[ \t]|$))[ \t]?)*")
+_QUOTE_RE = re.compile(r"(?:[ \t]*>[ \t]?)*")
 _ATX_RE = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _SETEXT_RE = re.compile(r"(=+|-+)[ \t]*$")
 _FENCE_RE = re.compile(r"( {0,3})(`{3,}|~{3,})(.*)$")
@@ -98,11 +104,9 @@ _HTML_H_RE = re.compile(r"<h([1-6])(?:\s[^>]*)?>(.*?)(?=</h[1-6]\s*>|<h[1-6][\s>
 
 
 def _strip(line: str, pattern: re.Pattern[str]) -> str:
-    while True:
-        m = pattern.match(line)
-        if not m or m.end() == 0:
-            return line.strip(" \t")
-        line = line[m.end() :]
+    """`line` without its leading container markers (one regex pass) and outer blanks."""
+    m = pattern.match(line)
+    return line[m.end() if m else 0 :].strip(" \t")
 
 
 def _indent(line: str) -> int:
@@ -168,11 +172,14 @@ def scan_headings(body: str) -> list[Heading]:
     para: list[tuple[int, str]] = []  # the current paragraph's lines (container-stripped)
     html: str | None = None  # inside a possible HTML block: its end marker ("" = a blank line)
     for i, line in enumerate(lines):
+        in_html = False  # this line belongs to a possible HTML block (its last line too)
         if html is not None:
+            in_html = True
             if (html == "" and not line.strip()) or (html and html in line.lower()):
                 html = None
         elif fence is None:
             html = _html_end(line)
+            in_html = html is not None
         if fence is not None:
             char, length, indent = fence
             if _closes(line, char, length):
@@ -182,7 +189,7 @@ def scan_headings(body: str) -> list[Heading]:
             if not (indent and line.strip() and _indent(line) < indent):
                 continue
             fence = None  # the container that held the fence ended: the line is read below
-        opened = _fence(line) if html is None else None
+        opened = _fence(line) if not in_html else None
         if opened is not None:
             fence = opened
             para = []
@@ -191,7 +198,10 @@ def scan_headings(body: str) -> list[Heading]:
         content = _strip(line, _CONTAINER_RE)
         quoted = _strip(line, _QUOTE_RE)
         if not content and not (_SETEXT_RE.fullmatch(quoted) and para):
-            para = []
+            if line.strip(" \t"):
+                para.append((i, line.strip(" \t")))  # `*`, `>`, `1.` alone may continue a paragraph
+            else:
+                para = []
             continue
         m = _ATX_RE.fullmatch(content)
         if m:

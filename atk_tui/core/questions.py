@@ -686,9 +686,10 @@ def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerP
     """Which questions of `body` its ``## 回答`` section answers.
 
     A ``- N: X) Label`` line answers question N with X, ``- N: other — see notes`` (or any
-    other value) with "other". Free text answers, as "other", every question without options
-    that has no line, and every question when the section has no choice line at all (a
-    free-text answer). Complete when no question is missing."""
+    other value) with "other". Free text answers, as "other", a single question, and every
+    question without options that has no line; with several questions that have options,
+    text alone does not say which it answers: each needs a line (a choice or N=other).
+    Complete when no question is missing."""
     parsed = parsed or parse_questions(body)
     numbers = tuple(q.number for q in parsed.questions)
     text = sections.answer_text(body)
@@ -700,7 +701,7 @@ def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerP
         value = choices.get(q.number)
         if value is not None:
             answered[q.number] = _choice_value(value, q)
-        elif free.strip() and (not choices or not q.options):
+        elif free.strip() and (not q.options or len(parsed.questions) == 1):
             answered[q.number] = OTHER
     missing = tuple(n for n in numbers if n not in answered)
     return AnswerProgress(answered, missing, not missing)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from atk_tui.core import sections
-from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_kind, user_only_sections
+from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_sections
 
 MD = MarkdownIt("commonmark")
 GFM = MarkdownIt("gfm-like")  # what Textual's Markdown widget renders with
@@ -26,12 +28,28 @@ def _inline_text(tok) -> str:
     return "".join(parts)
 
 
+def rendered_key(text: str) -> str:
+    """SPEC §11's normalisation of text as rendered (markup already gone): NFKC, no format
+    characters, surrounding punctuation/symbols/space stripped, case-folded."""
+    s = "".join(ch for ch in unicodedata.normalize("NFKC", text) if unicodedata.category(ch) != "Cf")
+    s = unicodedata.normalize("NFKC", s)
+    start, end = 0, len(s)
+    while start < end and unicodedata.category(s[start])[0] in "PSZC":
+        start += 1
+    while end > start and unicodedata.category(s[end - 1])[0] in "PSZC":
+        end -= 1
+    return " ".join(s[start:end].split()).casefold()
+
+
+USER_KEYS = {"回答", "answer", "ユーザーコメント", "user comment"}
+
+
 def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int, int]]:
     """Line ranges of the headings markdown-it renders whose text is a user-only title."""
     toks = md.parse(body)
     out = []
     for n, tok in enumerate(toks):
-        if tok.type == "heading_open" and user_only_kind(_inline_text(toks[n + 1])):
+        if tok.type == "heading_open" and rendered_key(_inline_text(toks[n + 1])) in USER_KEYS:
             out.append(tuple(tok.map))
     return out
 
@@ -71,6 +89,13 @@ def markdown_it_user_headings(body: str, md: MarkdownIt = MD) -> list[tuple[int,
         "<!-- x -->\n```\n\n## 回答",
         "回答\n    ## \n---",
         "回答<!--1. -->\n---",
+        "<!--\n```-->\n## 回答",
+        "## <Ａｎｓｗｅｒ<textarea>",
+        "## <Ａｎｓｗｅｒ>",
+        "## &lt;Answer&gt;",
+        "## 回答<!X<div>",
+        "回答\n*\n---",
+        '## <a title="<">回答</a>',
         "## <?x?>回答<b></b>\n",
     ],
 )

@@ -424,3 +424,13 @@ def test_commit_when_store_busy_is_an_outcome(store: Path) -> None:
     with FileLock(str(store / ".git" / "atk.lock")):
         out = svc.commit_pending()
     assert not out.ok and out.code == "busy"
+
+
+def test_text_alone_answers_one_question_not_several(store: Path) -> None:
+    assert questions.answer_progress(TWO_Q + "\n## 回答\n\nboth A\n").missing == (1, 2)
+    seed(store, {"q.md": ("inbox", uwi(body=TWO_Q))})
+    svc = Service(store, actor="user")
+    out = svc.answer("q.md", text="both A")
+    assert not out.ok and out.code == "partial"
+    assert svc.answer("q.md", choices={1: "other", 2: "other"}, text="both A").ok
+    assert svc.read("q.md").answered
