@@ -426,8 +426,8 @@ async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -
 
 @pilot_test
 async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo) -> None:
-    """Notes with no choice at all are a free-text answer to every question (core's
-    `answer_progress`): no partial question is asked, and the saved answer is complete."""
+    """The form asks about exactly what core's `answer_progress` calls missing: with two
+    option questions, notes alone answer neither (each needs a choice or "other")."""
     name = add_uwi(demo, TWO_QUESTIONS)
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -436,12 +436,21 @@ async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo
         await pilot.press("delete")  # clear Q1's recommendation: no choice anywhere
         assert form_state(form) == {1: (None, None), 2: (None, None)}
         form.query_one("#answer-text", TextArea).insert("release from main on Tuesday, not Friday")
+        assert form.missing(form.result()) == [1, 2]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "Q1, Q2 have no answer — submit as partial?" in str(app.screen.message)
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press("o", "tab", "o")  # "other — see notes" for both: complete
         assert form.missing(form.result()) == []
-        await pilot.press("ctrl+s")
+        await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
     item = Service(demo.root).read(name)
     assert item.answered and not item.answer_partial
+    assert "- 1: other — see notes\n- 2: other — see notes" in demo.text(name)
 
 
 @pilot_test
