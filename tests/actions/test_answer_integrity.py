@@ -472,3 +472,32 @@ async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: 
         assert "Q2: your choice “新規エンドポイントだけ” is no longer an option" in notice
         # Q2 has nothing preselected (never another option in its place); Q1, Q3 kept
         assert form_state(again) == {1: ("A", "A"), 2: (None, None), 3: ("A", "A")}
+
+
+@pilot_test
+async def test_a_busy_store_keeps_the_comment_with_a_retry(demo: Demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from atk_tui.core.store import GitStore
+
+    name = demo["lint"]
+    monkeypatch.setenv("ATK_LOCK_TIMEOUT", "0.2")
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        await pilot.press("c")
+        await settle(pilot)
+        await pilot.press(*"keep the blur-up placeholder")
+        base = demo.head()
+        with GitStore(demo.root).locked():  # another writer holds the store
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+            again = app.screen
+            assert isinstance(again, TextFormScreen)
+            assert "Not saved" in str(again.prompt)
+            assert again.query_one("#text", TextArea).text == "keep the blur-up placeholder"
+            assert demo.head() == base
+        await pilot.press("ctrl+s")  # the lock is free now: the retry saves
+        await settle(pilot)
+        assert not isinstance(app.screen, TextFormScreen)
+    assert demo.subjects_since(base) == [f"atk: comment {name}"]
+    assert "keep the blur-up placeholder" in demo.text(name)
