@@ -42,6 +42,7 @@ __all__ = [
     "ParsedQuestions",
     "Question",
     "answer_progress",
+    "checkpoint_spans",
     "parse_questions",
 ]
 
@@ -720,3 +721,34 @@ def checkpoint_urgency(body: str) -> str | None:
     except Exception:
         return None
     return None
+
+
+def checkpoint_spans(body: str) -> list[tuple[int, int]]:
+    """Where each ``AWAITING_USER_INPUT`` block of `body` stands, as (first line, end line)
+    indexes into ``body.split("\\n")`` (the marker line through the closing ``---`` line), for
+    a reader that shows the block as written (the detail pane renders it literally). Blocks
+    inside a code fence are left out: they are shown literally already."""
+    lines = body.split("\n")
+    spans: list[tuple[int, int]] = []
+    fenced = False
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        if _is_fence(line):
+            fenced = not fenced
+            i += 1
+            continue
+        if fenced or not _is_marker(line):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and not lines[j].strip():
+            j += 1
+        j = j + 1 if j < n and _is_rule(lines[j]) else i + 1
+        k = j
+        while k < n and not (_is_rule(lines[k]) or _is_fence(lines[k]) or _is_marker(lines[k])):
+            k += 1
+        end = k + 1 if k < n and _is_rule(lines[k]) else k
+        spans.append((i, end))
+        i = max(end, i + 1)
+    return spans

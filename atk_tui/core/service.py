@@ -158,6 +158,10 @@ class Service:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         return item
 
+    def scratch_dir(self) -> Path:
+        """Where the dashboard keeps the text of edit sessions (inside .git: never committed)."""
+        return self.store.git_dir / "atk-edit"
+
     def read_bytes(self, filename: str) -> bytes:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
@@ -634,10 +638,10 @@ class Service:
 
     # -- transitions -----------------------------------------------------------------
 
-    def _allowed_from(self, op: str, item: Item, from_state: str | None) -> set[str]:
-        """States `op` may start from, for the current actor (SPEC §5)."""
+    def _allowed_from(self, op: str, item: Item, from_state: str | None, *, actor: str | None = None) -> set[str]:
+        """States `op` may start from, for the current actor (or `actor`) (SPEC §5)."""
         target = TARGET[op]
-        if self.actor == "user":
+        if (actor or self.actor) == "user":
             return set(STATES) - {target}
         if op in ("adopt", "reject"):
             # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
@@ -765,6 +769,18 @@ class Service:
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
         return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
+
+    def agent_may_move(self, item: Item, to_state: str) -> bool:
+        """Whether an agent could make the user's move of `item` to `to_state` itself (its
+        transition rules, SPEC §5/§11): the dashboard confirms the moves agents never make."""
+        op = MOVE_OP.get(to_state)
+        if to_state == "inbox" and item.state == "hold":
+            op = "unhold"
+        if op is None or item.state == to_state:
+            return False
+        # return-to-inbox names the state it starts from (`--state`), as an agent would
+        from_state = item.state if op == "return-to-inbox" else None
+        return item.state in self._allowed_from(op, item, from_state, actor="agent")
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""
@@ -936,7 +952,8 @@ class Service:
             if base is not None and self.store.read_bytes(item.state, filename) != base:
                 raise StateConflict(
                     f"not saved: {filename} was changed by someone else while you edited it "
-                    "(see its history); edit again to merge your text, or discard it"
+                    "(see its history); edit again to merge your text, or discard it",
+                    code="changed",
                 )
             if item.state in TERMINAL:
                 raise AtkError(

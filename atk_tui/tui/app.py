@@ -107,6 +107,7 @@ class AtkApp(App):
         self.last_pull: datetime | None = None
         self.last_error = ""
         self.unpushed = 0
+        self.conflicts = 0  # commits `atk wi commit` set aside (SPEC §11); `C` resolves them
         self._signature: tuple | None = None
         self._watch_paused = 0
         self.main = MainScreen()
@@ -176,13 +177,17 @@ class AtkApp(App):
             unpushed = self.service.store.unpushed()
             notices = self.service.notices()
             loop = self.service.loop_status()
+            conflicts = len(self.service.conflicts())
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
-        self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop)
+        self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
 
-    def _queue_loaded(self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None) -> None:
+    def _queue_loaded(
+        self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None, conflicts: int = 0
+    ) -> None:
         self.unpushed = unpushed
+        self.conflicts = conflicts
         self.notices = notices or []
         self.loop_status = loop
         for strip in self.main.query(NoticeStrip):
@@ -309,6 +314,7 @@ class AtkApp(App):
         yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
         yield SystemCommand("Push", "Commit stray item files and push unpushed commits (atk wi commit)", self.action_push)
         yield SystemCommand("History", "Adopted and rejected items", self.action_history)
+        yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)

@@ -84,7 +84,11 @@ def short_duration(until: datetime, now: datetime) -> str:
     return f"{max(int(secs // 60), 1)}m"
 
 
-def badge(j: Judgement | None, now: datetime) -> Text:
+PARTIAL_MARK = "◐ partly answered"
+
+
+def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
+    """`partial`: a partially answered UWI (SPEC §11) — it still needs the user."""
     if j is None:
         return Text("…", style="dim")
     status = j.status
@@ -92,7 +96,7 @@ def badge(j: Judgement | None, now: datetime) -> Text:
     if status == "ready":
         return Text("✓ ready", style=style)
     if status == "waiting":
-        return Text("? needs answer", style=style)
+        return Text("◐ partly ans." if partial else "? needs answer", style=style)
     if status == "answered":
         return Text("✓ answered", style=style)
     if status == "cooldown" and j.cooldown_until:
@@ -124,7 +128,7 @@ def pane_row(item: Item, j: Judgement | None, now: datetime) -> Row:
 
 def pane_cells(item: Item, j: Judgement | None, now: datetime) -> tuple[Text, ...]:
     return (
-        badge(j, now),
+        badge(j, now, partial=item.answer_partial),
         kind_label(item),
         title_text(item),
         Text(safe_line(item.target_repo), style="dim"),
@@ -140,7 +144,10 @@ def needs_cells(item: Item, blocks: tuple[int, int] | None, now: datetime) -> tu
     _direct, total = blocks or (0, 0)
     urg = Text(item.urgency, style="bold red" if item.urgency == "blocking" else ("yellow" if item.urgency == "next-review" else "dim"))
     blocks_text = Text(f"blocks {total}" if total else "", style="bold" if total else "dim")
-    return (urg, blocks_text, title_text(item), Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim"))
+    title = title_text(item)
+    if item.answer_partial:  # still needs the user: the rest of the answer
+        title = Text.assemble(("◐ partly answered · ", "bold magenta"), title)
+    return (urg, blocks_text, title, Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim"))
 
 
 def _created_key(item: Item) -> float:

@@ -77,7 +77,16 @@ class Demo:
         return git(self.root, "status", "--porcelain", "--", "wi").strip() == ""
 
     def scratch(self, filename: str) -> Path:
-        return self.root / ".git" / "atk-edit" / filename
+        """The first edit session's scratch file for `filename` (`<stem>~1.md`)."""
+        return self.scratch_dir() / f"{filename.removesuffix('.md')}~1.md"
+
+    def scratch_dir(self) -> Path:
+        return self.root / ".git" / "atk-edit"
+
+    def scratch_files(self) -> list[str]:
+        """Everything left in .git/atk-edit (kept text and the versions it was based on)."""
+        d = self.scratch_dir()
+        return sorted(p.name for p in d.iterdir()) if d.is_dir() else []
 
 
 def new_demo(template: Path, base: Path) -> Demo:

@@ -257,7 +257,10 @@ async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
         await pilot.press(*"merged in #42", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ChoiceScreen)
-        assert app.screen.title_text == "Move outside the agent flow?"
+        # processing -> adopted is the agents' own move: confirmed (it closes the item), but
+        # with no claim that agents never make it (SPEC §11)
+        assert app.screen.title_text == "Move to adopted?"
+        assert "Agents never" not in str(app.screen.message)
         await pilot.press("y")
         await settle(pilot)
         assert app.screen is app.main

@@ -504,3 +504,13 @@ def test_several_checkpoints_are_concatenated_and_renumbered():
     ]
     assert r.context.startswith("While implementing")
     assert r.context.endswith("Setting up the test infrastructure for the new auth module.")
+
+
+def test_checkpoint_spans_cover_the_block_and_skip_fenced_ones() -> None:
+    from atk_tui.core.questions import checkpoint_spans
+
+    body = "# T\n\nAWAITING_USER_INPUT\n---\nUrgency: blocking\nContext: a/__b__/\n---\nafter\n```\nAWAITING_USER_INPUT\n---\nx\n---\n```\n"
+    lines = body.split("\n")
+    assert checkpoint_spans(body) == [(2, 7)]
+    assert lines[2] == "AWAITING_USER_INPUT" and lines[6] == "---" and lines[7] == "after"
+    assert checkpoint_spans("no block here") == []

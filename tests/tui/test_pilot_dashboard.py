@@ -413,3 +413,25 @@ async def test_command_palette_shows_item_titles_literally(app_factory, demo_sto
         await press(pilot, "enter")  # "jump to item"
         assert app.screen is app.main
         assert app.main.selected == name == detail_item(app)
+
+
+async def test_read_only_write_keys_say_why(app_factory, demo_store: Path) -> None:
+    """A write key in read-only mode is not silent: a toast names the reason."""
+    app = app_factory(actor="agent")
+    notes: list[str] = []
+    notify = app.notify
+
+    def recording(message, *a, **kw):  # type: ignore[no-untyped-def]
+        notes.append(str(message))
+        return notify(message, *a, **kw)
+
+    app.notify = recording  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key in ("e", "a", "h", "x"):
+            notes.clear()
+            await press(pilot, key)
+            assert any(n.startswith("read-only: agent environment detected") for n in notes), (key, notes)
+        notes.clear()
+        await press(pilot, "j")  # a navigation key says nothing
+        assert notes == []

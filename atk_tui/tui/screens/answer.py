@@ -7,35 +7,79 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
 
+from ...core import sections
 from ...core.model import Item
-from ...core.questions import ParsedQuestions, Question
+from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress
 from ...core.textsafe import safe_line, safe_text
-from .dialogs import DismissOnce
+from .dialogs import ChoiceScreen, DismissOnce
+
+OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
 
 
 @dataclass
 class AnswerResult:
-    choices: dict[int, str] = field(default_factory=dict)  # question number -> letter
+    """What the form submits. `choices` maps a question number to a letter or `OTHER`;
+    `labels` to the chosen option's label as the user saw it (or `OTHER`), so that a form
+    re-opened on a changed question keeps the user's choice by meaning, never by letter."""
+
+    choices: dict[int, str] = field(default_factory=dict)
     text: str = ""
+    labels: dict[int, str] = field(default_factory=dict)
+    partial: bool = False
+
+
+def _norm(label: str) -> str:
+    return " ".join(label.split()).casefold()
+
+
+def carry_over(kept: AnswerResult, parsed: ParsedQuestions) -> tuple[dict[int, str | None], list[str]]:
+    """The user's kept choices mapped onto (possibly changed) questions by option label:
+    number -> letter, `OTHER` or None (nothing preselected), and a line per choice that no
+    longer exists."""
+    picks: dict[int, str | None] = {}
+    lost: list[str] = []
+    for q in parsed.questions:
+        label = kept.labels.get(q.number)
+        if label is None:
+            continue
+        if label == OTHER:
+            picks[q.number] = OTHER
+            continue
+        opt = next((o for o in q.options if _norm(o.label) == _norm(label)), None)
+        picks[q.number] = opt.letter if opt is not None else None
+        if opt is None:
+            lost.append(f"Q{q.number}: your choice “{safe_line(label)[:60]}” is no longer an option")
+    for number, label in kept.labels.items():
+        if not any(q.number == number for q in parsed.questions):
+            lost.append(f"Q{number} is gone (you had chosen “{safe_line(label)[:60]}”)")
+    return picks, lost
 
 
 class OptionSet(RadioSet, inherit_bindings=False):
-    """A RadioSet where a letter picks its option and Enter is left to the form (submit)."""
+    """One question's options and "other — see notes". The highlighted row IS the choice
+    that will be recorded: a letter, ↑/↓ or a click moves both at once; `o` picks "other";
+    Delete/Backspace clears the choice (the question is then unanswered). Enter is left to
+    the form (submit)."""
 
     BINDINGS = [
         Binding("down,right,j", "next_button", "Next option", show=False),
         Binding("up,left,k", "previous_button", "Previous option", show=False),
         Binding("space", "toggle_button", "Pick", show=False),
+        Binding("delete,backspace", "clear", "Clear", show=False),
     ]
 
-    def __init__(self, question: Question, *, id: str | None = None) -> None:
+    def __init__(self, question: Question, *, initial: str | object | None = ..., id: str | None = None) -> None:
+        """`initial`: the letter (or `OTHER`) chosen at first, None for none; by default the
+        recommendation (none when there is no recommendation)."""
+        start = question.recommendation if initial is ... else initial
         buttons = []
         for opt in question.options:
             label = Text()
@@ -45,20 +89,57 @@ class OptionSet(RadioSet, inherit_bindings=False):
             label.append(safe_line(opt.label))
             if opt.implications:
                 label.append(f" — {safe_line(opt.implications)}", style="dim")
-            buttons.append(RadioButton(label, value=question.recommendation == opt.letter, name=opt.letter))
+            buttons.append(RadioButton(label, value=start == opt.letter, name=opt.letter))
+        other = Text()
+        other.append(f"{self.other_key(question) or '*'}) ", style="bold")
+        other.append(OTHER_LABEL, style="italic")
+        buttons.append(RadioButton(other, value=start == OTHER, name=OTHER))
         super().__init__(*buttons, id=id)
         self.question = question
+        self._initial = next((i for i, b in enumerate(buttons) if b.value), None)
+        self._settled = False
 
-    def on_mount(self) -> None:
-        # start the highlight on the preselected (recommended) option
-        pressed = self.pressed_index
-        if pressed >= 0:
-            self._selected = pressed
+    @staticmethod
+    def other_key(question: Question) -> str | None:
+        """`o` picks "other" unless an option is lettered O (then ↑/↓ reach it)."""
+        return None if question.option("O") is not None else "o"
+
+    def action_next_button(self) -> None:
+        if not self._settled:
+            # RadioSet's mount highlights the first option whatever is pressed: the highlight
+            # starts on the preselected option instead (none when nothing is preselected)
+            self._settled = True
+            self._selected = self._initial
+            return
+        self._step(1)
+
+    def action_previous_button(self) -> None:
+        self._step(-1)
+
+    def _step(self, delta: int) -> None:
+        count = len(self._nodes)
+        current = self.pressed_index
+        if current < 0:
+            index = 0 if delta > 0 else count - 1
+        else:
+            index = max(0, min(count - 1, current + delta))
+        if index != current:
+            self.pick(index)
 
     @property
     def letter(self) -> str | None:
+        """The recorded choice: a letter, `OTHER`, or None."""
         btn = self.pressed_button
         return btn.name if btn is not None else None
+
+    @property
+    def label(self) -> str | None:
+        """The chosen option's label (what the user saw), `OTHER`, or None."""
+        letter = self.letter
+        if letter is None or letter == OTHER:
+            return letter
+        opt = self.question.option(letter)
+        return opt.label if opt is not None else None
 
     def pick(self, index: int) -> None:
         """Press option `index` at once. RadioSet settles its state through messages, so keys
@@ -74,18 +155,43 @@ class OptionSet(RadioSet, inherit_bindings=False):
         self._selected = index
         self.post_message(self.Changed(self, buttons[index]))
 
+    def pick_letter(self, letter: str | None) -> None:
+        if letter is None:
+            self.action_clear()
+            return
+        for i, btn in enumerate(self.query(RadioButton)):
+            if btn.name == letter:
+                self.pick(i)
+                return
+
+    def action_clear(self) -> None:
+        with self.prevent(RadioButton.Changed):
+            for btn in self.query(RadioButton):
+                btn.value = False
+        self._pressed_button = None
+        self._selected = None
+        self.post_message(self.Cleared(self))
+
+    class Cleared(Message):
+        def __init__(self, option_set: OptionSet) -> None:
+            super().__init__()
+            self.option_set = option_set
+
     def action_toggle_button(self) -> None:
         if self._selected is not None:
             self.pick(self._selected)
 
     def on_key(self, event) -> None:
         ch = (event.character or "").upper()
-        if len(ch) == 1 and ch.isalpha():
-            for i, btn in enumerate(self.query(RadioButton)):
-                if btn.name == ch:
-                    event.stop()
-                    self.pick(i)
-                    return
+        if len(ch) != 1 or not ch.isalpha():
+            return
+        if ch == "O" and self.other_key(self.question):
+            event.stop()
+            self.pick_letter(OTHER)
+            return
+        if self.question.option(ch) is not None:
+            event.stop()
+            self.pick_letter(ch)
 
 
 class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
@@ -107,19 +213,37 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         Binding("escape", "cancel", "Cancel"),
     ]
 
-    def __init__(self, item: Item, parsed: ParsedQuestions, *, replacing: bool = False) -> None:
+    def __init__(
+        self,
+        item: Item,
+        parsed: ParsedQuestions,
+        *,
+        replacing: bool = False,
+        kept: AnswerResult | None = None,
+        notice: str | None = None,
+    ) -> None:
+        """`kept`: the user's earlier choices and text (a form re-opened after the question
+        changed or a write failed): choices are matched by option label; `notice` says why."""
         super().__init__()
         self.item = item
         self.parsed = parsed
         self.replacing = replacing
+        self.kept = kept
+        self.notice = notice
+        self.initial: dict[int, str | None] = {}
+        self.lost: list[str] = []
+        if kept is not None:
+            self.initial, self.lost = carry_over(kept, parsed)
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
             v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
             if self.has_options:
-                v.border_subtitle = "★ recommended · letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
+                v.border_subtitle = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
             else:  # free text only: Enter is a newline there
                 v.border_subtitle = "Ctrl+S submit · Esc cancel"
+            if self.notice or self.lost:
+                yield Static(Text("\n".join([self.notice or "", *self.lost]).strip(), style="bold yellow"), id="answer-notice")
             with VerticalScroll():
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
@@ -127,8 +251,11 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
                 for q in self.parsed.questions:
                     yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
                     if q.options:
-                        yield OptionSet(q, id=f"q{q.number}")
-                yield TextArea("", id="answer-text", soft_wrap=True)
+                        if q.number in self.initial:
+                            yield OptionSet(q, initial=self.initial[q.number], id=f"q{q.number}")
+                        else:
+                            yield OptionSet(q, id=f"q{q.number}")
+                yield TextArea(self.kept.text if self.kept else "", id="answer-text", soft_wrap=True)
             yield Static(self._help(), id="answer-help")
 
     @property
@@ -137,11 +264,12 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
 
     @staticmethod
     def _heading(q: Question, *, current: bool) -> Text:
-        # ▸ marks the question the keys go to (Tab moves it)
+        # ▸ marks the question the keys go to (Tab moves it); a question's text is shown as
+        # written: its line breaks are line breaks, control characters escaped
         return Text(("▸ " if current else "  ") + f"Q{q.number}. " + safe_text(q.text.strip()))
 
     def _help(self) -> Text:
-        """What Enter would submit now, then how to add notes."""
+        """What Enter would submit now — exactly what the highlights show — then the notes."""
         if not self.has_options:
             return Text("Write the answer in the box; Enter starts a new line, Ctrl+S submits.")
         picks = "  ".join(f"{o.question.number}={o.letter or '-'}" for o in self.query(OptionSet)) if self.is_mounted else ""
@@ -174,25 +302,66 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             return None
         return True
 
-    def result(self) -> AnswerResult:
-        choices = {}
+    def result(self, *, partial: bool = False) -> AnswerResult:
+        choices: dict[int, str] = {}
+        labels: dict[int, str] = {}
         for os_ in self.query(OptionSet):
             if os_.letter:
                 choices[os_.question.number] = os_.letter
-        return AnswerResult(choices, self.query_one("#answer-text", TextArea).text)
+                labels[os_.question.number] = os_.label or os_.letter
+        text = self.query_one("#answer-text", TextArea).text
+        return AnswerResult(choices, text, labels, partial)
+
+    def missing(self, res: AnswerResult) -> list[int]:
+        """Questions the submit would leave without an answer, by the service's own rule
+        (`questions.answer_progress` on the body as it would be saved)."""
+        labels: dict[int, str] = {}
+        for number, choice in res.choices.items():
+            q = next((q for q in self.parsed.questions if q.number == number), None)
+            opt = q.option(choice) if q is not None and choice != OTHER else None
+            labels[number] = opt.display if opt is not None else OTHER_LINE
+        body = sections.set_answer(self.item.body, sections.format_answer(labels, res.text))
+        return list(answer_progress(body, self.parsed).missing)
 
     def action_submit_anywhere(self) -> None:
         self.action_submit()
 
     def action_submit(self) -> None:
+        if self._dismissed:
+            return
+        # the result is taken now: keys arriving after Enter (a paste) cannot change it
         res = self.result()
         if not res.choices and not res.text.strip():
             self.notify("pick an option or write something (Esc cancels)", severity="warning")
             return
+        missing = self.missing(res)
+        if missing:
+            self._confirm_partial(res, missing)
+            return
         self.dismiss(res)
+
+    @work(group="write")  # "write": test helpers know a worker parked on a dialog
+    async def _confirm_partial(self, res: AnswerResult, missing: list[int]) -> None:
+        names = ", ".join(f"Q{n}" for n in missing)
+        verb = "has" if len(missing) == 1 else "have"
+        ok = await self.app.push_screen_wait(
+            ChoiceScreen(
+                "Partial answer?",
+                Text(f"{names} {verb} no answer — submit as partial?\n\nA partial answer still needs you and still blocks what depends on it."),
+                [("yes", "y", "Submit as partial"), ("no", "n", "Keep answering")],
+            )
+        )
+        if ok == "yes":
+            res.partial = True
+            self.dismiss(res)
 
     @on(RadioSet.Changed)
     def _changed(self, event: RadioSet.Changed) -> None:
+        event.stop()
+        self._refresh_marks()
+
+    @on(OptionSet.Cleared)
+    def _cleared(self, event: OptionSet.Cleared) -> None:
         event.stop()
         self._refresh_marks()
 

@@ -139,6 +139,40 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
         self.dismiss(None)
 
 
+class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
+    """The whole item file in a text area, for sessions that cannot hand the terminal to
+    $EDITOR (a browser). Ctrl+S returns the text, Esc cancels (nothing saved)."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="InAppEditorScreen") + """
+    InAppEditorScreen > Vertical { width: 110; height: 90%; padding: 0 1; }
+    InAppEditorScreen TextArea { height: 1fr; }
+    """
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, filename: str, text: str) -> None:
+        super().__init__()
+        self.filename = filename
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = f"Edit {self.filename}"
+            v.border_subtitle = "Ctrl+S save · Esc cancel (nothing saved)"
+            yield TextArea(self.text, id="text", soft_wrap=True, show_line_numbers=True, tab_behavior="indent")
+
+    def on_mount(self) -> None:
+        self.query_one("#text", TextArea).focus()
+
+    def action_save(self) -> None:
+        self.dismiss(self.query_one("#text", TextArea).text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 @dataclass
 class MoveChoice:
     to_state: str

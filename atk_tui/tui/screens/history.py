@@ -113,6 +113,12 @@ class HistoryScreen(Screen):
         self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="history-md", exit_on_error=False)
 
 
+    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
+        """Read-only: `m` is disabled but says why (a toast), never silence."""
+        if self.app.read_only and any(b.action == "move" for b in self._bindings.key_to_bindings.get(event.key, [])):
+            event.stop()
+            self.app.notify(f"read-only: {self.app.read_only_reason}", severity="warning", markup=False)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "move":
             lst = self.query_one("#terminal", ItemList)
@@ -133,10 +139,12 @@ class HistoryScreen(Screen):
         choice = await self.app.push_screen_wait(MoveScreen(f"Move {safe_line(item.title)[:50]}", {item.state}, targets))
         if choice is None:
             return
+        # whether agents make this move is the service's rule (return-to-inbox: they do)
+        agents = "" if self.app.service.agent_may_move(item, choice.to_state) else " Agents never make this move themselves."
         ok = await self.app.push_screen_wait(
             confirm(
                 "Move out of a terminal state?",
-                Text(f"Move {safe_line(key)} from {item.state} to {choice.to_state}. Agents never make this move themselves."),
+                Text(f"Move {safe_line(key)} from {item.state} to {choice.to_state}.{agents}"),
                 f"Move to {choice.to_state}",
             )
         )

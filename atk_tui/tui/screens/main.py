@@ -112,6 +112,7 @@ class MainScreen(ActionsMixin, Screen):
             banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
+        self.offer_kept_at_start()  # editor text an earlier session could not save
 
     # -- data --------------------------------------------------------------------------
 
@@ -187,6 +188,9 @@ class MainScreen(ActionsMixin, Screen):
             repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
             parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
         status = Text(" · ".join(safe_line(p) for p in parts))
+        if app.conflicts:
+            n = app.conflicts
+            status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)

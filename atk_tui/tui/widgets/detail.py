@@ -18,11 +18,11 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
-from ...core.questions import parse_questions
+from ...core.questions import answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_text
-from ..present import BADGE_STYLE, age, badge
+from ..present import BADGE_STYLE, PARTIAL_MARK, age, badge
 
 PREVIEW_LINES = 60
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
@@ -168,7 +168,7 @@ class DetailPane(VerticalScroll):
             return
         from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
 
-        self._set_text("detail-preview", Markdown(body, hyperlinks=False, code_theme="ansi_dark"))
+        self._set_text("detail-preview", Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark"))
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -186,12 +186,16 @@ class DetailPane(VerticalScroll):
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
-        t.append_text(badge(j, now))
+        t.append_text(badge(j, now, partial=item.answer_partial))
         t.append(f"  {item.state}  ", style="dim")
         if item.kind == "uwi":
             t.append(f"UWI · {item.urgency}", style="magenta")
             if item.answered:
                 t.append(" · answered", style="cyan")
+            elif item.answer_partial:
+                missing = answer_progress(item.body).missing
+                which = ", ".join(f"Q{n}" for n in missing)
+                t.append(f" · {PARTIAL_MARK} ({which} unanswered): still needs you", style="bold magenta")
         else:
             t.append(f"AWI · {item.awi_type}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
@@ -260,7 +264,7 @@ class DetailPane(VerticalScroll):
         for q in parsed.questions:
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
-            head.append(safe_line(q.text.strip()), style="bold")
+            head.append(safe_text(q.text.strip()), style="bold")  # its line breaks as line breaks
             parts.append(head)
             if not q.options:
                 continue
@@ -326,6 +330,18 @@ class DetailPane(VerticalScroll):
         t.append(f" [{state}] ", style="dim")
         t.append(safe_line(other.title))
         return t
+
+
+def literal_checkpoints(body: str) -> str:
+    """`body` with every AWAITING_USER_INPUT block fenced as a code block, so Markdown shows it
+    as written (`auth/__tests__/` is a path, not emphasis; `---` is not a heading underline)."""
+    spans = checkpoint_spans(body)
+    if not spans:
+        return body
+    lines = body.split("\n")
+    for start, end in reversed(spans):
+        lines[start:end] = ["````text", *lines[start:end], "````"]
+    return "\n".join(lines)
 
 
 _RESERVED = {

@@ -196,7 +196,10 @@ class GraphCanvas(ScrollView, can_focus=True):
         layout = self.layout_
         if layout is None:
             return
-        hit = node_at(layout, event.x + int(self.scroll_offset.x), event.y + int(self.scroll_offset.y))
+        offset = event.get_content_offset(self)  # not event.x/y: those count the border too
+        if offset is None:
+            return
+        hit = node_at(layout, offset.x + int(self.scroll_offset.x), offset.y + int(self.scroll_offset.y))
         if hit is None:
             return
         self.focus_node(hit)

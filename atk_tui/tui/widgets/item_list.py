@@ -228,9 +228,19 @@ class ItemList(ScrollView, can_focus=True):
             self.refresh()
             self.post_message(self.MarksChanged(self))
 
+    def row_at(self, event: events.MouseEvent) -> int | None:
+        """The row under the pointer. `event.y` counts from the widget's outer edge, border
+        included (a pane's titled border is one line): the row is found from the content
+        offset, and a click on the border or the scrollbar is no row."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        row = offset.y + int(self.scroll_offset.y)
+        return row if 0 <= row < len(self.rows) else None
+
     async def _on_click(self, event: events.Click) -> None:
-        row = event.y + int(self.scroll_offset.y)
-        if 0 <= row < len(self.rows):
+        row = self.row_at(event)
+        if row is not None:
             if row == self.cursor and event.chain > 1:
                 self.action_select()
             self.cursor = row

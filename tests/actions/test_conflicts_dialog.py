@@ -1,0 +1,99 @@
+"""Set-aside push conflicts in the dashboard (SPEC §11): the status line counts them, `C` (or
+the palette's "Conflicts") lists them with both versions, and keeping one applies it."""
+
+from __future__ import annotations
+
+import subprocess
+
+from actions_support import (  # noqa: F401 (fixtures)
+    SIZE,
+    Demo,
+    demo_fixture,
+    git,
+    make,
+    messages,
+    pilot_test,
+    settle,
+    started,
+    template_fixture,
+)
+
+from atk_tui.core.service import Service
+from atk_tui.tui.screens.conflicts import ConflictsScreen
+
+MINE = "- 追記: mine, set aside\n"
+THEIRS = "- 追記: theirs, pushed first\n"
+
+
+def set_aside(demo: Demo, tmp_path) -> str:  # type: ignore[no-untyped-def]
+    """The same item changed here (not pushed) and on another clone (pushed first); `atk wi
+    commit` then sets ours aside. Returns our commit."""
+    name = demo["hand-svg-logo"]
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(demo.root.parent / "remote.git"), str(other)], check=True)
+    here = Service(demo.root, actor="user", pull=False, push=False)
+    assert here.save_text(name, here.read(name).text + MINE).ok
+    there = Service(other, actor="user")
+    assert there.save_text(name, there.read(name).text + THEIRS).ok
+    mine = git(demo.root, "rev-parse", "HEAD").strip()
+    out = Service(demo.root, actor="user").commit_pending()
+    assert not out.ok
+    assert [c.commit for c in Service(demo.root).conflicts()] == [mine]
+    return mine
+
+
+def status_line(app) -> str:  # type: ignore[no-untyped-def]
+    return str(app.main.query_one("#status").render())
+
+
+@pilot_test
+async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    mine = set_aside(demo, tmp_path)
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert "1 set-aside conflict: C resolves" in status_line(app)
+        await pilot.press("C")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ConflictsScreen)
+        assert [c.commit for c in dialog.conflicts] == [mine]
+        diff = str(dialog.query_one("#conflict-diff").render())
+        assert f"wi/inbox/{name}" in diff
+        assert "+" + MINE.strip() in diff and "-" + THEIRS.strip() in diff  # both versions
+        await pilot.press("m")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert "set-aside conflict" not in status_line(app)
+    assert Service(demo.root).conflicts() == []
+    remote_text = git(demo.root.parent / "remote.git", "show", f"main:wi/inbox/{name}")
+    assert MINE in remote_text
+
+
+@pilot_test
+async def test_keep_theirs_drops_the_set_aside_commit(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    set_aside(demo, tmp_path)
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        assert "set-aside conflict" not in status_line(app)
+    assert Service(demo.root).conflicts() == []
+    assert THEIRS in demo.text(name) and MINE not in demo.text(name)
+
+
+@pilot_test
+async def test_no_conflicts_says_so(demo: Demo) -> None:
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert "conflict" not in status_line(app)
+        await pilot.press("C")
+        await settle(pilot)
+        assert app.screen is app.main
+        assert "no set-aside conflicts" in messages(app)
