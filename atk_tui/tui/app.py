@@ -25,8 +25,8 @@ from ..core.config import is_agent_env
 from ..core.model import ACTIVE, Item
 from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
-from ..core.textsafe import safe_line
 from .config import TuiConfig, binding_ids, load_tui_config
+from .safe import safe_content, safe_line, safe_text
 from .screens.main import MainScreen
 
 WATCH_INTERVAL = 0.5
@@ -42,22 +42,22 @@ class ItemProvider(Provider):
         return list(view.items.values()) if view else []
 
     # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
-    # markup by the palette, so the display is a `Content` built here and the help a state name.
+    # markup by the palette, so the display and the help are `Content` built here.
     async def discover(self) -> Hits:
         for item in self._items()[:30]:
-            text = f"Jump to: {safe_line(item.title)}  {item.filename}"
-            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=item.state)
+            text = f"Jump to: {safe_line(item.title)}  {safe_line(item.filename)}"
+            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for item in self._items():
-            text = f"{safe_line(item.title)}  {item.filename}"
+            text = f"{safe_line(item.title)}  {safe_line(item.filename)}"
             score, offsets = matcher.fuzzy_search.match(matcher.query, text)
             if score > 0:
                 display = Content(text)
                 for offset in offsets:
                     display = display.stylize(matcher.match_style, offset, offset + 1)
-                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=item.state)
+                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
 
 
 class AtkApp(App):
@@ -241,9 +241,15 @@ class AtkApp(App):
         self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
 
     def report_error(self, message: str) -> None:
-        self.last_error = message
-        self.notify(message, severity="error", markup=False, timeout=8)
+        self.last_error = safe_text(message)
+        self.notify(message, severity="error", timeout=8)
         self.main.update_status()
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **kw) -> None:  # type: ignore[override]
+        """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
+        the store (a filename, a title, git's stderr), so it is made safe and never parsed as
+        markup (SPEC §14)."""
+        super().notify(safe_text(str(message)), title=safe_line(str(title)), markup=False, **kw)
 
     # -- actions -------------------------------------------------------------------------
 

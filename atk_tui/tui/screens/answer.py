@@ -17,6 +17,7 @@ from textual.widgets import RadioButton, RadioSet, Static, TextArea
 from ...core.model import Item
 from ...core.questions import ParsedQuestions, Question
 from ...core.textsafe import safe_line, safe_text
+from ..safe import safe_content
 from .dialogs import DismissOnce
 
 
@@ -115,7 +116,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
+            v.border_title = safe_content(("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80])
             if self.has_options:
                 v.border_subtitle = "★ recommended · letter/↑↓ pick · Tab next · Enter submit · Esc cancel"
             else:  # free text only: Enter is a newline there

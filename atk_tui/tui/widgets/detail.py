@@ -23,6 +23,7 @@ from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_text
 from ..present import BADGE_STYLE, age, badge
+from ..safe import safe
 
 PREVIEW_LINES = 60
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
@@ -187,13 +188,13 @@ class DetailPane(VerticalScroll):
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
         t.append_text(badge(j, now))
-        t.append(f"  {item.state}  ", style="dim")
+        t.append(f"  {safe_line(item.state)}  ", style="dim")
         if item.kind == "uwi":
-            t.append(f"UWI · {item.urgency}", style="magenta")
+            t.append(f"UWI · {safe_line(str(item.urgency))}", style="magenta")
             if item.answered:
                 t.append(" · answered", style="cyan")
         else:
-            t.append(f"AWI · {item.awi_type}", style="cyan")
+            t.append(f"AWI · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
@@ -216,10 +217,11 @@ class DetailPane(VerticalScroll):
                 rows.append((k, repr(item.data[k]) if not isinstance(item.data[k], str) else item.data[k]))
         # a grid, so that a long value (a filename) wraps inside its own column
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="dim", justify="right", no_wrap=True)
+        # a long key (any frontmatter key an item carries) is cut, never crowding out the values
+        grid.add_column(style="dim", justify="right", no_wrap=True, max_width=24, overflow="ellipsis")
         grid.add_column(overflow="fold")
         for k, v in rows:
-            grid.add_row(k, Text(safe_line(str(v))))
+            grid.add_row(safe(k), safe(v))  # a frontmatter key is untrusted too (SPEC §14)
         parts: list[RenderableType] = [t, grid]
         if history:
             hist = Table.grid(padding=(0, 1))
@@ -227,7 +229,7 @@ class DetailPane(VerticalScroll):
             hist.add_column(style="dim", no_wrap=True)
             hist.add_column(overflow="fold")
             for h in history[:8]:
-                hist.add_row(f"{h.date:%Y-%m-%d %H:%M}", safe_line(h.actor), Text(safe_line(h.subject)))
+                hist.add_row(Text(f"{h.date:%Y-%m-%d %H:%M}"), safe(h.actor), safe(h.subject))
             parts += [Text("history", style="bold dim"), hist]
         return Group(*parts)
 
