@@ -15,9 +15,9 @@ from typing import Any
 from rich.text import Text
 from textual.content import Content
 
-from ..core.textsafe import safe_line, safe_text
+from ..core.textsafe import has_unsafe, safe_line, safe_text
 
-__all__ = ["notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_text"]
+__all__ = ["notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
 
 
 def safe(text: object, style: str = "") -> Text:
@@ -34,6 +34,16 @@ def safe_content(text: object) -> Content:
     """One line as a `Content`: for `border_title`/`border_subtitle`, palette entries and labels.
     Literal: `[WIP]` in a title shows as `[WIP]`."""
     return Content(safe_line(str(text)))
+
+
+def safe_rich(message: Text | str) -> Text:
+    """A dialog's message: a `str` is untrusted text; a `Text` built by the app keeps its
+    styles unless some part of it still holds a control character (then it is shown plain)."""
+    if isinstance(message, str):
+        return safe_block(message)
+    if has_unsafe(message.plain.replace("\n", "").replace("\t", "")):
+        return Text(safe_text(message.plain), style=message.style, end=message.end)
+    return message
 
 
 def notify_safe(target: Any, message: object, *, title: str = "", **kw: Any) -> None:

@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ..safe import safe_content
+from ..safe import safe_content, safe_rich
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -53,7 +53,7 @@ class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
         super().__init__()
         self.title_text = title
         self.escape_hint = escape_hint
-        self.message = message if isinstance(message, Text) else Text(message)
+        self.message = safe_rich(message)
         self.choices = choices
         self.danger = danger
 
@@ -104,7 +104,7 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     def __init__(self, title: str, prompt: str | Text, *, multiline: bool = True, initial: str = "", allow_empty: bool = False) -> None:
         super().__init__()
         self.title_text = title
-        self.prompt = prompt if isinstance(prompt, Text) else Text(prompt)
+        self.prompt = safe_rich(prompt)
         self.multiline = multiline
         self.initial = initial
         self.allow_empty = allow_empty
