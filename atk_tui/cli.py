@@ -21,7 +21,7 @@ from .core.config import ConfigError, is_agent_env, resolve_store
 from .core.model import ACTIVE, PROCESSABLE, STATES, Item
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
-from .core.textsafe import safe_line, safe_text
+from .core.textsafe import safe_json, safe_line, safe_text
 
 EPILOG = """\
 exit codes:
@@ -36,8 +36,17 @@ CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its usage errors escaped: they quote the arguments (which may hold a
+    filename copied from a hostile store) and must not emit raw control characters."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
+
+
 def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)")
     p.add_argument("--target-repo", dest="only_repo", help="refuse items whose target_repo is not this")
     p.add_argument("--skip-pull", action="store_true", help="do not pull before writing")
@@ -47,7 +56,7 @@ def _common() -> argparse.ArgumentParser:
 
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="atk",
         description="Work items in a git store, for agents and people.",
         epilog=EPILOG,
@@ -148,8 +157,8 @@ def _write(stream: Any, text: str) -> None:
 
 
 def _out(text: str = "") -> None:
-    if sys.stdout.isatty():
-        text = safe_text(text)
+    # escaped piped or not: `atk wi show F | cat` (or `| less -R`) must not replay an OSC 52
+    text = safe_text(text)
     _write(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
 
 
@@ -232,7 +241,11 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         return 0
     as_json = args.json or (is_agent_env() and not args.no_json)
     if as_json:
-        encode = _JSON.encode
+        raw_encode = _JSON.encode
+
+        def encode(obj: Any) -> str:
+            return safe_json(raw_encode(obj))
+
         judgements, blocks = view.judgements, view.blocks
         lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
         if lines:
@@ -268,7 +281,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         view = svc.queue()
         d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
         d["body"] = item.body
-        _write(sys.stdout, json.dumps(d, ensure_ascii=False) + "\n")
+        _write(sys.stdout, safe_json(json.dumps(d, ensure_ascii=False)) + "\n")
         return 0
     _out(item.text)
     for w in item.defects:

@@ -693,6 +693,340 @@ def tui_readable_errors(tmp: Path) -> str:
     return "; ".join(report)
 
 
+
+# --------------------------------------------------------------------------------------------
+# issue 10: hostile git states, live locks, stuck children (SPEC §14)
+
+HANG = 3600  # what a stuck child sleeps; a scenario whose fix is missing hangs on it
+
+
+def _cfg_env(tmp: Path, toml: str) -> dict[str, str]:
+    """The environment of an `atk` run whose config file holds `toml`."""
+    xdg = tmp / "xdg-cfg"
+    (xdg / "atk").mkdir(parents=True, exist_ok=True)
+    (xdg / "atk" / "config.toml").write_text(toml)
+    return {**os.environ, "XDG_CONFIG_HOME": str(xdg)}
+
+
+def _gone(pidfile: Path) -> bool:
+    """The process whose pid `pidfile` holds has ended (or never started)."""
+    try:
+        pid = int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie is gone too
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _kill_pidfile(pidfile: Path) -> None:
+    try:
+        os.kill(int(pidfile.read_text().strip()), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
+def _diverged(root: Path, filename: str, op: str) -> None:
+    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with `filename`
+    conflicted, as a manual `git pull --rebase` that hit a conflict would."""
+    rel = f"wi/inbox/{filename}"
+    git(root, "checkout", "-q", "-b", "side")
+    p = root / rel
+    p.write_text(p.read_text().replace("# Make the importer", "# Side: make the importer"))
+    git(root, "commit", "-q", "-am", "side edit")
+    git(root, "checkout", "-q", "main")
+    p.write_text(p.read_text().replace("# Make the importer", "# Main: make the importer"))
+    git(root, "commit", "-q", "-am", "main edit")
+    proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
+    check(proc.returncode != 0, f"setup: git {op} did not stop on the conflict")
+
+
+def mid_rebase_store(tmp: Path) -> str:
+    """A store mid-rebase: writes refused with what to do; the conflicted file is defective."""
+    root, _, (awi, uwi) = make_store(tmp)
+    _diverged(root, awi, "rebase")
+    before = snapshot(root)
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(
+        out.returncode == 1 and "middle of a rebase" in out.stderr and "rebase --abort" in out.stderr,
+        f"a write during a rebase was not refused with what to do: {out.returncode} {out.stderr}",
+    )
+    check(snapshot(root) == before, "a refused write changed the store")
+    rows = {json.loads(x)["filename"]: json.loads(x) for x in atk("wi", "list", "--json", "--store", str(root)).stdout.splitlines()}
+    rec = rows.get(awi, {})
+    check(rec.get("status") == "defective", f"a file with conflict markers is listed as {rec.get('status')}")
+    check("conflict markers" in (rec.get("reasons") or [""])[0], f"the reason does not say why: {rec.get('reasons')}")
+    git(root, "rebase", "--abort")
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(out.returncode == 0, f"the write after `git rebase --abort` failed: {out.stderr}")
+    assert_consistent(root)
+    return "write refused (exit 1, rebase --continue/--abort named), conflict file defective; after abort the write lands"
+
+
+def merge_and_cherry_pick_in_progress(tmp: Path) -> str:
+    done = []
+    for op in ("merge", "cherry-pick"):
+        root, _, (awi, uwi) = make_store(tmp / op)
+        _diverged(root, awi, op)
+        out = atk("wi", "hold", uwi, "--store", str(root))
+        check(
+            out.returncode == 1 and f"middle of a {op}" in out.stderr and f"{op} --abort" in out.stderr,
+            f"a write during a {op} was not refused: {out.stderr}",
+        )
+        check(state_of(root, uwi) == "inbox", f"the refused write during a {op} moved the item")
+        done.append(op)
+    return "writes refused during " + ", ".join(done)
+
+
+def detached_head(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    git(root, "checkout", "-q", "--detach")
+    before = snapshot(root)
+    out = atk("wi", "hold", awi, "--store", str(root))
+    check(out.returncode == 1 and "detached" in out.stderr and "switch" in out.stderr, f"not refused: {out.stderr}")
+    check(snapshot(root) == before, "a refused write changed the store")
+    git(root, "switch", "-q", "main")
+    check(atk("wi", "hold", awi, "--store", str(root)).returncode == 0, "the write on the branch failed")
+    assert_consistent(root)
+    return "write on a detached HEAD refused (exit 1, `git switch` named); on the branch it lands"
+
+
+def live_index_lock(tmp: Path) -> str:
+    """An old index.lock a live process holds is never removed; once its holder is gone it is."""
+    root, _, (awi, _) = make_store(tmp)
+    lock = root / ".git" / "index.lock"
+    mark = tmp / "holding"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import time; f = open({str(lock)!r}, 'w'); open({str(mark)!r}, 'w'); time.sleep({HANG})"],
+        start_new_session=True,
+    )
+    try:
+        wait_for(mark, holder)
+        old = time.time() - 600
+        os.utime(lock, (old, old))
+        out = atk("wi", "hold", awi, "--store", str(root), env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
+        check(lock.exists(), "atk removed an index.lock a live process holds")
+        check(out.returncode == 1 and "another git process" in out.stderr, f"not reported: {out.returncode} {out.stderr}")
+        check(state_of(root, awi) == "inbox", "the failed write moved the item")
+    finally:
+        holder.kill()
+        holder.wait()
+    out = atk("wi", "hold", awi, "--store", str(root))
+    check(out.returncode == 0 and not lock.exists(), f"the dead holder's lock blocked the write: {out.stderr}")
+    assert_consistent(root)
+    return "held 10-minute-old index.lock kept (write failed cleanly); removed once its holder died"
+
+
+def git_commit_holding_index_lock(tmp: Path) -> str:
+    """A `git commit -a` running a slow hook holds index.lock with the file closed: kept."""
+    root, _, (awi, uwi) = make_store(tmp)
+    started, release = tmp / "started", tmp / "release"
+    hook(root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n')
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text() + "\nmanual edit\n")
+    user = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "manual"], cwd=root, env={**os.environ, "HOLD": "1"})
+    try:
+        wait_for(started, user)
+        old = time.time() - 600  # old: an age rule would take it for a dead process's lock
+        os.utime(root / ".git" / "index.lock", (old, old))
+        out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull", env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
+        check((root / ".git" / "index.lock").exists(), "atk removed the index.lock of a running git commit")
+    finally:
+        release.touch()
+        user.wait(WAIT)
+    check(user.returncode == 0, "the user's git commit broke")
+    check(out.returncode == 1, f"the write did not fail while git held the index: {out.stdout}")
+    check(atk("wi", "hold", uwi, "--store", str(root)).returncode == 0, "the write after git commit failed")
+    assert_consistent(root)
+    return "running `git commit -a` kept its index.lock and finished; atk failed cleanly, then wrote"
+
+
+def sleeping_pre_commit_hook(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "hook.pid"
+    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
+    before = snapshot(root)
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+    finally:
+        alive = not _gone(pidfile)
+        _kill_pidfile(pidfile)
+    check(
+        out.returncode == 1 and "pre-commit hook did not finish within 1 s" in out.stderr and "hook_timeout" in out.stderr,
+        f"the stuck hook was not reported: {out.returncode} {out.stderr}",
+    )
+    check(not alive, "the stuck hook was left running")
+    check(snapshot(root) == before, "the timed-out write was not rolled back")
+    assert_consistent(root)
+    return "hook killed after hook_timeout = 1 s; write rolled back with a message naming the setting"
+
+
+def hook_leaving_background_child(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "bg.pid"
+    hook(root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root))  # subprocess timeout: 120 s
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the write failed: {out.stderr}")
+    check(state_of(root, awi) == "hold", "the write did not land")
+    assert_consistent(root)
+    return "write done without waiting for the hook's background child"
+
+
+def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
+    root, _, files = make_store(tmp, remote=True)
+    pidfile = tmp / f"{which}.pid"
+    script = tmp / f"hang-{which}"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(root, "config", f"remote.origin.{which}", str(script))
+    return root, files, pidfile
+
+
+def hanging_remote_push(tmp: Path) -> str:
+    root, (awi, _), pidfile = _hanging_remote(tmp, "receivepack")
+    env = _cfg_env(tmp, "[git]\ntimeout = 5\npush_timeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check(
+        "git push timed out after 1 s; the commit is kept locally" in out.stderr and "atk wi commit" in out.stderr,
+        f"the timeout is not explained: {out.stderr}",
+    )
+    check(not alive, "the hanging receive-pack was left running")
+    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    git(root, "config", "--unset", "remote.origin.receivepack")
+    done = atk("wi", "commit", "--store", str(root), env=env)
+    check(done.returncode == 0 and GitStore(root).unpushed() == 0, f"`atk wi commit` did not push later: {done.stderr}")
+    assert_consistent(root)
+    return "push killed after push_timeout = 1 s, commit kept locally, pushed later by `atk wi commit`"
+
+
+def hanging_remote_pull(tmp: Path) -> str:
+    root, (awi, _), pidfile = _hanging_remote(tmp, "uploadpack")
+    env = _cfg_env(tmp, "[git]\ntimeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check(not alive, "the hanging upload-pack was left running")
+    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    assert_consistent(root)
+    return "pull killed after timeout = 1 s, push not attempted, commit kept locally"
+
+
+def interrupt_stuck_write(tmp: Path) -> str:
+    """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
+    import threading
+
+    root, _, (awi, _) = make_store(tmp)
+    mark = tmp / "hook.started"
+    hook(root, "pre-commit", f"touch {mark}\nexec sleep {HANG}\n")
+    svc = Service(root, actor="user")
+    svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    before = snapshot(root)
+    box: list = []
+    t = threading.Thread(target=lambda: box.append(svc.hold(awi)), daemon=True)
+    t.start()
+    wait_for(mark)
+    killed = svc.interrupt()
+    t.join(WAIT)
+    check(not t.is_alive(), "the write did not stop after interrupt()")
+    out = box[0]
+    check(killed == 1 and not out.ok and "interrupted" in out.message, f"not reported: {killed} {out.message}")
+    check(snapshot(root) == before, "the interrupted write was not rolled back")
+    assert_consistent(root)
+    return "interrupt() killed the hook; the write failed promptly and rolled back"
+
+
+def killed_during_pull_rebase(tmp: Path) -> str:
+    """A writer killed while its pre-write pull is rebasing leaves a rebase; the next writer
+    aborts it (the user's commit and edits back where they were)."""
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    (other / "wi" / "hold" / "x.txt").write_text("remote change\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "remote change")
+    git(other, "push", "-q")
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text() + "\nlocal commit\n")
+    git(root, "commit", "-q", "-am", "local commit")
+    local = git(root, "rev-parse", "HEAD").strip()
+    pidfile, mark = tmp / "hook.pid", tmp / "hook.mark"
+    # the rebase stops in post-checkout (rebase-merge exists then) until killed
+    hook(root, "post-checkout", f"[ -d .git/rebase-merge ] || exit 0\necho $$ > {pidfile}\ntouch {mark}\nexec sleep {HANG}\n")
+    proc = spawn_writer(root, "hold", uwi)
+    wait_for(mark, proc)
+    kill9(proc)
+    os.killpg(os.getpgid(int(pidfile.read_text())), signal.SIGKILL)  # the pull, its rebase and the hook
+    check((root / ".git" / "rebase-merge").exists(), "setup: no rebase was left behind")
+    (root / ".git" / "hooks" / "post-checkout").unlink()
+    out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull", "--skip-push")
+    check(out.returncode == 0, f"the next write failed: {out.stderr}")
+    check(not (root / ".git" / "rebase-merge").exists(), "the killed writer's rebase was not aborted")
+    check(git(root, "rev-parse", "HEAD^").strip() == local, "the branch is not back where the killed pull found it")
+    check(git(root, "symbolic-ref", "-q", "HEAD").strip() == "refs/heads/main", "HEAD is not back on the branch")
+    check(state_of(root, uwi) == "hold", "the next write did not land")
+    assert_consistent(root)
+    return "the killed writer's rebase aborted by the next writer; local commit kept, write landed"
+
+
+def autostash_conflict(tmp: Path) -> str:
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    q = other / "wi" / "inbox" / awi
+    q.write_text(q.read_text().replace("# Make the importer", "# Remote: make the importer"))
+    git(other, "commit", "-q", "-am", "remote edit")
+    git(other, "push", "-q")
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text().replace("# Make the importer", "# My uncommitted: make the importer"))
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(out.returncode == 1, f"the write went on over an autostash conflict: {out.stderr}")
+    check("uncommitted edits" in out.stderr and "stash" in out.stderr, f"not reported: {out.stderr}")
+    stash = git(root, "stash", "list")
+    kept = git(root, "stash", "show", "-p", "stash@{0}") if stash else p.read_text()
+    check("My uncommitted" in kept, "the user's uncommitted edit was lost")
+    check(state_of(root, uwi) == "inbox", "the refused write moved the item")
+    return "autostash conflict reported (exit 1, stash named), the edit kept in the stash"
+
+
+def symlinked_state_folder(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    outside = tmp / "outside"
+    outside.mkdir()
+    (outside / "planted.md").write_text("---\nkind: awi\ntarget_repo: acme/api\n---\n# planted\n")
+    git(root, "rm", "-q", "-r", "wi/hold")
+    (root / "wi" / "hold").symlink_to(outside)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hostile: linked hold")
+    out = atk("wi", "list", "--status", "all", "--no-json", "--store", str(root))
+    check("planted" not in out.stdout, "a file outside the store was listed")
+    check("store defect: wi/hold" in out.stderr and "symbolic link" in out.stderr, f"not reported: {out.stderr}")
+    show = atk("wi", "show", "planted.md", "--store", str(root))
+    check(show.returncode != 0 and "planted" not in show.stdout, "a file outside the store was shown")
+    hold = atk("wi", "hold", awi, "--store", str(root))
+    check(hold.returncode == 1 and "symbolic link" in hold.stderr, f"a write through the link was not refused: {hold.stderr}")
+    check(sorted(x.name for x in outside.iterdir()) == ["planted.md"], "a write went through the link")
+    return "linked state folder: a store defect, never listed, shown or written through"
+
 SCENARIOS: dict[str, Callable[[Path], str]] = {
     "kill9-in-pre-commit-hook": kill9_in_pre_commit,
     "kill9-after-update-ref": kill9_after_update_ref,
@@ -707,6 +1041,19 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "cross-clone-conflict": cross_clone_conflict,
     "same-change-on-two-machines": same_change_on_two_machines,
     "tui-readable-errors": tui_readable_errors,
+    "mid-rebase-store": mid_rebase_store,
+    "merge-and-cherry-pick-in-progress": merge_and_cherry_pick_in_progress,
+    "detached-head": detached_head,
+    "live-index-lock": live_index_lock,
+    "git-commit-holding-index-lock": git_commit_holding_index_lock,
+    "sleeping-pre-commit-hook": sleeping_pre_commit_hook,
+    "hook-leaving-background-child": hook_leaving_background_child,
+    "hanging-remote-push": hanging_remote_push,
+    "hanging-remote-pull": hanging_remote_pull,
+    "interrupt-stuck-write": interrupt_stuck_write,
+    "killed-during-pull-rebase": killed_during_pull_rebase,
+    "autostash-conflict": autostash_conflict,
+    "symlinked-state-folder": symlinked_state_folder,
 }
 
 

@@ -52,6 +52,7 @@ from atk_tui.core import items as items_mod  # noqa: E402
 from atk_tui.core import questions as questions_mod  # noqa: E402
 from atk_tui.core.config import ConfigError, load_config, resolve_store  # noqa: E402
 from atk_tui.core.model import FILENAME_RE, RESERVED_KEYS, Item  # noqa: E402
+from atk_tui.core.textsafe import safe_line  # noqa: E402
 
 BIN = Path(sys.executable).parent
 
@@ -289,7 +290,15 @@ class Case:
     state: str = "inbox"
     defect: str | None = None  # a substring of the defect `atk wi list` must name
     escaped: list[str] = field(default_factory=list)  # escaped forms the text must appear in
-    special: str | None = None  # "symlink", "two-states"
+    special: str | None = None  # "symlink", "two-states", or one of LINK_SPECIALS
+    link: str = "/etc/passwd"  # where a "symlink" case points
+
+
+#: cases that are no regular item file (a linked folder, a linked plan): listed through their
+#: store defect or readiness reason, never parsed as a file of their own
+LINK_SPECIALS = ("state-dir-link", "plan-link")
+#: the cases `atk wi list --json` has no row for
+UNLISTED = ("symlink", "state-dir-link")
 
 
 OK_FM = "---\nkind: awi\ntarget_repo: acme/api\ncreated: 2026-11-29T05:12:00Z\n---\n"
@@ -370,6 +379,28 @@ def hostile_corpus(marker: Path) -> list[Case]:
         Case("yaml-merge-key", "20261129-000036-merge.md",
              b"---\nbase: &b {kind: awi, target_repo: acme/api}\n<<: *b\n---\n# merge\n"),
         Case("old-mac-cr-only", "20261129-000037-cr.md", _ok("carriage returns").replace(b"\n", b"\r"), defect="no frontmatter"),
+        # issue 10
+        Case("symlink-relative-out-of-store", "20261129-000038-rel-link.md", special="symlink", link="../../../outside.md"),
+        Case("symlinked-state-folder", "20261129-000039-planted.md", _ok("planted outside the store"), state="adopted",
+             special="state-dir-link"),
+        Case("symlinked-plan-file", "20261129-000040-plan-link.md",
+             (OK_FM.replace("created:", "plan_file: $(atk config get private_notes)/plans/evil.md\ncreated:")
+              + "# plan through a link\n").encode(), special="plan-link"),
+        Case("conflict-markers", "20261129-000041-conflict.md",
+             (OK_FM + "<<<<<<< HEAD\n# mine\n=======\n# theirs\n>>>>>>> abc123 (edit)\n").encode(), defect="conflict markers"),
+        Case("osc-in-frontmatter-key", "20261129-000042-key-osc.md",
+             b'---\nkind: awi\ntarget_repo: acme/api\n"\\e]52;c;Y3VybCBldmlsIHwgc2g=\\e\\\\x": 1\n"\\e]2;owned\\a": 2\n---\n# key osc\n'),
+        Case("markup-close-tags-title", "20261129-000043-close-tags.md", _ok("[/j] and [/] and [@click=app.push]go[/]"),
+             escaped=["[/j] and [/] and [@click=app.push]go[/]"]),
+        Case("arabic-letter-mark-title", "20261129-000044-alm.md", _ok("alm \u061c here"),
+             escaped=["\\u061c"] if safe_line("\u061c") != "\u061c" else []),
+        Case("uwi-10000-questions", "20261129-000045-many-questions.md",
+             ("---\nkind: uwi\ntarget_repo: acme/api\n---\n# many\n\n## 質問\n"
+              + "".join(f"{i}. Question {i}?\n   - A) yes -- y\n   - B) no -- n\n" for i in range(1, 10001))).encode(),
+             # listed (--status all) but not in the dashboard's walk: its forms are the TUI's part of issue 10
+             state="rejected"),
+        Case("atk-trailer-markup-title", "20261129-000046-trailer.md", _ok("Atk-Actor: [/x] [@click=screen.submit]s[/]"),
+             escaped=["[@click=screen.submit]s[/]"]),
     ]  # fmt: skip
     return c
 
@@ -385,14 +416,25 @@ def build_hostile_store(tmp: Path) -> tuple[Path, list[Case]]:
         folder = root / "wi" / case.state
         path = os.path.join(os.fsencode(folder), os.fsencode(case.filename))
         if case.special == "symlink":
-            os.symlink("/etc/passwd", path)
+            os.symlink(case.link, path)
             continue
+        if case.special == "state-dir-link":
+            # a committed state folder that is a link out of the store, holding a planted item
+            outside = tmp / "outside-store"
+            outside.mkdir(exist_ok=True)
+            (outside / case.filename).write_bytes(case.data)
+            subprocess.run(["git", "rm", "-q", "-r", f"wi/{case.state}"], cwd=root, check=True, capture_output=True)
+            shutil.rmtree(root / "wi" / case.state, ignore_errors=True)
+            os.symlink(outside, root / "wi" / case.state)
+            continue
+        if case.special == "plan-link":
+            os.symlink("/etc/passwd", root / "plans" / "evil.md")
         with open(path, "wb") as fh:
             fh.write(case.data)
         if case.special == "two-states":
             with open(os.path.join(os.fsencode(root / "wi" / "hold"), os.fsencode(case.filename)), "wb") as fh:
                 fh.write(case.data)
-    subprocess.run(["git", "add", "-A", "wi"], cwd=root, check=True, capture_output=True)
+    subprocess.run(["git", "add", "-A", "wi", "plans"], cwd=root, check=True, capture_output=True)
     subprocess.run(["git", "commit", "-q", "-m", "hostile corpus"], cwd=root, check=True, capture_output=True)
     return root, cases
 
@@ -479,8 +521,21 @@ def check_list_outputs(root: Path, cases: list[Case], env: dict[str, str]) -> di
         if case.special == "symlink":
             if f"{case.filename}: is a symbolic link" not in tty_text:
                 problems.append(f"{case.kind}: the symlink store defect is not named on the tty")
+            if name in rows:
+                problems.append(f"{case.kind}: a symbolic link was listed as an item")
+            continue
+        if case.special == "state-dir-link":
+            if f"wi/{case.state} is a symbolic link" not in tty_text:
+                problems.append(f"{case.kind}: the linked state folder is not named as a store defect")
+            if name in rows or "planted outside" in text_out or "planted outside" in tty_text:
+                problems.append(f"{case.kind}: an item outside the store was listed")
             continue
         rec = rows.get(name)
+        if rec is not None and case.special == "plan-link":
+            if not any("plan file missing" in r for r in rec["reasons"]):
+                problems.append(f"{case.kind}: a plan file reached through a link counts as present: {rec['reasons']}")
+            if "root:" in json.dumps(rec):
+                problems.append(f"{case.kind}: the linked plan file was read")
         if rec is None:
             problems.append(f"{case.kind}: {name!r} missing from --json")
             continue

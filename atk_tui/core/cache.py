@@ -68,10 +68,22 @@ class ItemCache:
         self.entries: dict[str, list[Any]] = {}
         self.dirty = False
 
+    def _linked(self) -> bool:
+        """The cache folder is a symbolic link: never read or write through it (it could
+        lead out of the store); the cache is then simply not used."""
+        return os.path.islink(self.path.parent)
+
     def load(self) -> None:
         try:
-            raw = self.path.read_bytes()
+            if self._linked():
+                raise OSError("linked cache folder")
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read()
         except OSError:
+            if self._linked():
+                self.entries = {}
+                return
             self.entries = {}
             # files of other cache versions are dead weight
             for old in self.path.parent.glob(self.path.name.split("-v")[0] + "-v*.json"):
@@ -123,7 +135,7 @@ class ItemCache:
         if keep is not None and not keep.issuperset(self.entries):
             self.entries = {k: v for k, v in self.entries.items() if k in keep}
             self.dirty = True
-        if not self.dirty:
+        if not self.dirty or self._linked():
             return
         tmp = None
         try:

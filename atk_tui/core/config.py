@@ -108,3 +108,34 @@ def _real(path: str, dirs: dict[str, str] | None) -> str:
 
 def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+#: seconds, when the config file says nothing (`[git] timeout`, `push_timeout`, `hook_timeout`)
+DEFAULT_GIT_TIMEOUT = 30.0
+
+
+def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
+    """Time limits for the child processes of a write, from the config file's `[git]` table:
+
+        [git]
+        timeout = 30        # fetch and pull (and the default of the two below)
+        push_timeout = 30   # push
+        hook_timeout = 30   # each pre-commit / commit-msg / post-commit hook
+
+    A missing, unreadable or non-positive value falls back to the default."""
+    if cfg is None:
+        try:
+            cfg = load_config()
+        except ConfigError:
+            cfg = {}
+    table = cfg.get("git") if isinstance(cfg, dict) else None
+    table = table if isinstance(table, dict) else {}
+
+    def num(key: str, default: float) -> float:
+        v = table.get(key)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0 or v != v:
+            return default
+        return float(v)
+
+    base = num("timeout", DEFAULT_GIT_TIMEOUT)
+    return {"timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base)}

@@ -327,10 +327,19 @@ _ANSWER_HINTS = tuple({h.casefold().split()[-1] for h in ANSWER_HEADINGS})
 _COMMENT_HINTS = tuple({h.casefold().split()[-1] for h in COMMENT_HEADINGS})
 
 
-def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = None) -> Item:
-    """Build an `Item` from file bytes. Never raises."""
+_CONFLICT_START = re.compile(r"^<<<<<<<(?: |$)", re.M)
+_CONFLICT_END = re.compile(r"^>>>>>>>(?: |$)", re.M)
+CONFLICT_DEFECT = (
+    "has git conflict markers (<<<<<<< … >>>>>>>) left by an unfinished merge or rebase: "
+    "resolve the conflict in the file and `git add` it (or finish/abort the rebase)"
+)
+
+
+def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = None, size: int | None = None) -> Item:
+    """Build an `Item` from file bytes. Never raises. `size`: the file's real size when `data`
+    holds only its start (a file over the size limit need not be read whole)."""
     try:
-        return _parse(filename, state, data, blob)
+        return _parse(filename, state, data, blob, size)
     except Exception as exc:
         return Item(
             filename=filename,
@@ -343,9 +352,9 @@ def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = Non
         )
 
 
-def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
+def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: int | None = None) -> Item:
     defects: list[str] = []
-    size = len(data)
+    size = len(data) if real_size is None else max(real_size, len(data))
     if not is_valid_filename(filename):
         defects.append("bad filename (must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$)")
     if size == 0:
@@ -365,6 +374,9 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None) -> Item:
             defects.append(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
         text = raw.decode("utf-8", errors="replace")
     item = Item(filename=filename, state=state, size=size, blob=blob or blob_sha(data))
+    if "<<<<<<<" in text and _CONFLICT_START.search(text) and _CONFLICT_END.search(text):
+        # first: the reason a listing shows for a file an unfinished merge or rebase left
+        defects.insert(0, CONFLICT_DEFECT)
     parts = split_frontmatter(text)
     if parts is None:
         item.body = text

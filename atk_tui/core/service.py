@@ -17,7 +17,7 @@ from pathlib import Path
 from . import readiness, sections
 from .cache import ItemCache, cache_key
 from .config import is_agent_env, resolve_plan_file
-from .items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
+from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_keys, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
@@ -96,18 +96,48 @@ class Service:
         self.push = push
         self.use_cache = use_cache
 
+    def interrupt(self) -> int:
+        """Kill every child process (git, hooks) the store runs now, so that a write blocked
+        on one (a stuck hook, a remote that never answers) fails promptly and rolls back; the
+        dashboard calls it when the user quits during such a write. Safe from any thread.
+        Returns how many children were killed."""
+        return self.store.interrupt()
+
+    def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
+        """Pull (rebase) from the remote now, under the store lock, without writing anything
+        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
+        result = WriteResult()
+        with self.store.locked(lock_timeout):
+            self.store._pull(result)
+        return result.warnings
+
     # -- reading ---------------------------------------------------------------------
 
     def read(self, filename: str, state: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
         where = [state] if state else self.store.locate_all(filename)
         if not where:
+            linked = [f"wi/{s}" for s in STATES if self.store.state_dir_link(s)]
+            if linked:
+                raise AtkError(
+                    f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
+                    "replace it with a real folder)"
+                )
             raise AtkError(f"no item named {filename}")
-        data = self.store.read_bytes(where[0], filename)
-        item = parse_item(filename, where[0], data)
+        item = self._parse_bounded(filename, where[0])
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         return item
+
+    def _parse_bounded(self, filename: str, state: str) -> Item:
+        """Parse an item without reading more than the size limit allows: a file over it is
+        shown as defective from its first bytes (a 2 GB file must not stall the app)."""
+        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1)
+        if len(data) <= MAX_ITEM_BYTES:
+            return parse_item(filename, state, data)
+        size = os.stat(self.root / "wi" / state / filename, follow_symlinks=False).st_size
+        return parse_item(filename, state, data, size=size)
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -143,13 +173,16 @@ class Service:
                 item = cache.get(name, state, blob) if (cache is not None and blob) else None
                 if item is None:
                     try:
-                        with open(os.path.join(root, rel), "rb") as fh:
-                            data = fh.read()
+                        # never through a link (scan_all lists none; the file may change since)
+                        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW)
+                        with os.fdopen(fd, "rb") as fh:
+                            data = fh.read(MAX_ITEM_BYTES + 1)
+                            size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
                     except OSError as exc:
                         item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
                     else:
-                        item = parse_item(name, state, data)
-                        if cache is not None:
+                        item = parse_item(name, state, data, size=size)
+                        if cache is not None and size is None:
                             cache.put(item)
                 if cache is not None:
                     keep.add(cache_key(item.blob, name))
@@ -290,7 +323,7 @@ class Service:
         if not where:
             raise AtkError(f"no item named {filename}")
         state = where[0]
-        item = parse_item(filename, state, self.store.read_bytes(state, filename))
+        item = self._parse_bounded(filename, state)
         if len(where) > 1:
             item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
         self._check_repo(item)

@@ -11,9 +11,11 @@ magnitude faster than gitpython's pure-Python index on large stores.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 import subprocess
 import time
 from collections import Counter
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .model import STATES, StoreDefect, is_valid_filename
+from .procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 
 # Imported when first used: `atk wi list` never writes, and every import is start-up time
 # for an agent that runs `atk` many times.
@@ -48,9 +51,14 @@ def _copy_file(src: Path, dst: Path) -> None:
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
 PUSH_TRIES = 3
+PULL_MARKER = "atk-pulling"
 ZERO = "0" * 40
 _SHA = re.compile(r"[0-9a-f]{40}")
 _UNSET = object()
+LINK_DEFECT = (
+    "is a symbolic link; atk never follows links (they can lead out of the store): "
+    "replace it with the file itself, or remove it"
+)
 
 
 class AtkError(Exception):
@@ -82,6 +90,17 @@ class NotAStore(AtkError):
 
 class GitFailed(AtkError):
     pass
+
+
+class GitTimeout(GitFailed):
+    """A child process (git, a hook) ran past its time limit and was killed."""
+
+
+class Interrupted(AtkError):
+    """`GitStore.interrupt()` stopped the write's child processes (the dashboard is quitting)."""
+
+    def __init__(self, message: str = "interrupted: the write was stopped; nothing was changed") -> None:
+        super().__init__(message)
 
 
 @dataclass
@@ -173,6 +192,25 @@ class GitStore:
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._repo = None
+        #: every child process the store runs right now (`interrupt()` kills them)
+        self.children = Children()
+        #: time limits of writes' children (see config.git_limits); read from the config file
+        #: at the first write when not set
+        self.limits: dict[str, float] | None = None
+
+    def limit(self, key: str) -> float:
+        """A time limit in seconds: "timeout" (fetch/pull), "push_timeout" or "hook_timeout"."""
+        if self.limits is None:
+            from .config import git_limits
+
+            self.limits = git_limits()
+        return self.limits[key]
+
+    def interrupt(self) -> int:
+        """Kill every child process this store runs now (git, hooks, with their process
+        groups), so that a write blocked on one fails promptly and rolls back; until the next
+        write starts, no new fetch/pull/push or hook starts. Returns how many were killed."""
+        return self.children.interrupt()
 
     # -- git plumbing ----------------------------------------------------------------
 
@@ -212,24 +250,28 @@ class GitStore:
         env: dict[str, str] | None = None,
         input: bytes | str | None = None,
         timeout: float | None = 120,
+        slow: bool = False,
     ) -> subprocess.CompletedProcess[str]:
-        """Run git in the store. Retries when another git process holds `index.lock`."""
+        """Run git in the store. Retries when another git process holds `index.lock`.
+
+        Runs in its own process group, killed with it after `timeout` seconds (GitTimeout) or
+        by `interrupt()` (Interrupted). `slow`: talks to a remote (refused after an interrupt)."""
         for attempt in range(20):
             try:
                 # git speaks bytes: file names need not be UTF-8, so undecodable bytes are
                 # carried through as surrogates instead of raising
-                proc = subprocess.run(
+                proc = self.children.run(
                     ["git", *args],
                     cwd=self.root,
                     env=env if env is not None else self.env,
                     input=input.decode("utf-8", "surrogateescape") if isinstance(input, bytes) else input,
-                    capture_output=True,
-                    encoding="utf-8",
-                    errors="surrogateescape",
                     timeout=timeout,
+                    slow=slow,
                 )
-            except subprocess.TimeoutExpired:
-                raise GitFailed(f"git {args[0]} did not finish within {timeout:g} s") from None
+            except ChildTimeout:
+                raise GitTimeout(f"git {args[0]} timed out after {timeout:g} s") from None
+            except ChildInterrupted:
+                raise Interrupted(f"interrupted: git {args[0]} was stopped") from None
             # `update-index -q` fails on a taken index.lock without saying so
             lock_busy = "index.lock" in proc.stderr or (
                 not proc.stderr.strip() and (self.root / ".git" / "index.lock").exists()
@@ -240,14 +282,21 @@ class GitStore:
                 continue
             break
         if check and proc.returncode != 0:
+            if lock_busy:
+                raise GitFailed(
+                    f"git {args[0]} failed: another git process is using the store ({self.git_dir / 'index.lock'} "
+                    "is held by a running process); wait for it to finish, then retry"
+                )
             raise GitFailed(f"git {args[0]} failed: {(proc.stderr or proc.stdout).strip()}")
         return proc
 
     def _clear_stale_index_lock(self) -> None:
-        """An index.lock older than 30 s belongs to a git process that died."""
+        """An index.lock that no process holds belongs to a git process that died. Checked
+        through /proc (open files, git processes working in the store), never guessed from
+        the lock's age: a `git commit` running a slow hook keeps a lock for minutes."""
         lock = self.git_dir / "index.lock"
         try:
-            if time.time() - lock.stat().st_mtime > 30:
+            if os.path.lexists(lock) and not lock_is_held(lock, self.root):
                 lock.unlink()
         except OSError:
             pass
@@ -307,7 +356,7 @@ class GitStore:
         """(stat of the index file, tree) as `remember_clean_index` left them: while the index
         file is that very file, it holds that tree and nothing else is staged."""
         try:
-            data = json.loads(self._index_state_path.read_text())
+            data = json.loads(_read_private(self._index_state_path))
             return (tuple(data["index"]), data["tree"])  # type: ignore[return-value]
         except (OSError, ValueError, KeyError, TypeError):
             return None
@@ -315,7 +364,7 @@ class GitStore:
     def remember_clean_index(self, tree: str) -> None:
         try:
             state = {"index": list(_stat_key(self.git_dir / "index")), "tree": tree}
-            self._index_state_path.write_text(json.dumps(state))
+            _write_private(self._index_state_path, json.dumps(state).encode())
         except OSError:
             pass
 
@@ -362,6 +411,10 @@ class GitStore:
         defects: list[StoreDefect] = []
         root = str(self.root)
         for state in states:
+            link = self.state_dir_link(state)
+            if link:
+                defects.append(StoreDefect(f"wi/{state}", link))
+                continue
             try:
                 with os.scandir(os.path.join(root, "wi", state)) as it:
                     entries = list(it)
@@ -371,7 +424,12 @@ class GitStore:
             if len(listed) < len(entries):
                 for e in entries:
                     if e.is_symlink():
-                        defects.append(StoreDefect(f"wi/{state}/{e.name}", "is a symbolic link (ignored)"))
+                        defects.append(StoreDefect(f"wi/{state}/{e.name}", LINK_DEFECT))
+                    elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
+                        defects.append(StoreDefect(
+                            f"wi/{state}/{e.name}",
+                            "is not a regular file (a folder, a pipe or a device; ignored): move it out of wi/",
+                        ))
             for name in _bad_names(listed):
                 defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
             names[state] = listed
@@ -389,19 +447,70 @@ class GitStore:
                 defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
         return ScanResult(names, where, dups, defects)
 
+    def state_dir_link(self, state: str) -> str | None:
+        """Why the folder of `state` must not be read (a symbolic link: it may lead out of the
+        store), or None. Links are never followed, wherever they lead."""
+        for rel in ("wi", f"wi/{state}"):
+            if os.path.islink(os.path.join(self.root, rel)):
+                return (
+                    f"{rel} is a symbolic link; atk never reads through links (they can lead out of the "
+                    f"store): replace it with a real folder (git rm {rel}, then mkdir {rel})"
+                )
+        return None
+
+    def _present(self, state: str, filename: str) -> bool:
+        """An entry named `filename` in the state's folder (a symbolic link counts: it is
+        there, as a defect), never looked for through a linked folder."""
+        if self.state_dir_link(state):
+            return False
+        path = self.root / item_path(state, filename)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
+
     def locate(self, filename: str) -> str | None:
         """The state `filename` is in, or None. Safe against path tricks."""
         for state in STATES:
-            if (self.root / item_path(state, filename)).is_file():
+            if self._present(state, filename):
                 return state
         return None
 
     def locate_all(self, filename: str) -> list[str]:
         """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
-        return [s for s in STATES if (self.root / item_path(s, filename)).is_file()]
+        return [s for s in STATES if self._present(s, filename)]
 
-    def read_bytes(self, state: str, filename: str) -> bytes:
-        return (self.root / item_path(state, filename)).read_bytes()
+    def read_bytes(self, state: str, filename: str, *, max_bytes: int | None = None) -> bytes:
+        """An item file's bytes (the first `max_bytes` when given). Refuses (AtkError) a file
+        that is a symbolic link or lies in a linked folder: it could be anything outside the
+        store (`/etc/passwd`)."""
+        rel = item_path(state, filename)
+        link = self.state_dir_link(state)
+        if link:
+            raise AtkError(f"cannot read {rel}: {link}")
+        try:
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise AtkError(f"cannot read {rel}: {LINK_DEFECT}") from None
+            raise
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise AtkError(f"cannot read {rel}: not a regular file")
+            return fh.read() if max_bytes is None else fh.read(max_bytes)
+
+    def check_inside(self, rel: str) -> None:
+        """Refuse (AtkError) to change `rel` through a symbolic link: a linked state folder
+        would take a write out of the store."""
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            sub = "/".join(parts[:i])
+            if os.path.islink(os.path.join(self.root, sub)):
+                raise AtkError(
+                    f"refused: {sub} is a symbolic link and a write through it could leave the store; "
+                    f"replace it with a real folder (git rm {sub}, then mkdir {sub})"
+                )
 
     def index_blobs(self, states: Sequence[str]) -> dict[str, str]:
         """Store-relative path -> blob SHA, from the index, for files git tracks and that are
@@ -459,7 +568,10 @@ class GitStore:
 
         if timeout is None:
             timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
-        lock = FileLock(str(self.git_dir / "atk.lock"), timeout=timeout)
+        path = self.git_dir / "atk.lock"
+        if os.path.islink(path):
+            path.unlink()  # opening it would create or truncate whatever it points at
+        lock = FileLock(str(path), timeout=timeout)
         try:
             lock.acquire()
         except Timeout:
@@ -467,6 +579,8 @@ class GitStore:
                 f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
             ) from None
         try:
+            self.children.reset()
+            self._recover_pull()
             self.recover()
             self._upstream_memo = _UNSET  # asked at most once per locked operation
             yield
@@ -489,8 +603,11 @@ class GitStore:
         commits on a clean exit, rolls everything back on an exception."""
         result = result if result is not None else WriteResult()
         with self.locked(lock_timeout):
-            if pull:
-                self._pull(result)
+            self.check_git_state()
+            self.wait_for_index_lock(lock_timeout)
+            remote_down = pull and not self._pull(result)
+            if remote_down:
+                push = False  # the remote did not answer: do not wait for it a second time
             tx = Transaction(self, subject)
             try:
                 yield tx
@@ -511,6 +628,11 @@ class GitStore:
                     )
             else:
                 result.pushed = None
+                if remote_down:
+                    result.pushed = False
+                    result.warnings.append(
+                        "the commit is kept locally (the remote did not answer); run `atk wi commit` to push it later"
+                    )
 
     def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
         """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
@@ -518,19 +640,132 @@ class GitStore:
         proc = self.git("log", "--format=%s%x00%an <%ae>%x00%ad", "--date=raw", *log_args, check=False)
         return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
 
-    def _pull(self, result: WriteResult) -> None:
+    def _pull(self, result: WriteResult) -> bool:
+        """Pull (rebase) before a write. False when the remote timed out (do not push then).
+
+        A marker file says a pull is under way: a writer killed during it leaves a rebase
+        half done, which the next writer's `recover()` aborts (see `_recover_pull`)."""
+        if self._rebase_in_progress():
+            # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
+            # periodic pull does not): never pull into it, nor abort it
+            result.warnings.append("not pulling: " + (self.git_state_problem() or "a rebase is in progress"))
+            return True
         if not self.upstream():
-            return
+            return True
+        marker = self.git_dir / PULL_MARKER
+        _write_private(marker, str(os.getpid()).encode())
         try:
-            proc = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
-        except GitFailed as exc:
-            self._abort_rebase()
-            result.warnings.append(f"could not pull from the remote: {exc}")
+            try:
+                proc = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            except Interrupted:
+                self._abort_rebase()
+                raise
+            except GitFailed as exc:
+                self._abort_rebase()
+                result.warnings.append(f"could not pull from the remote: {exc}")
+                return not isinstance(exc, GitTimeout)
+            if proc.returncode != 0:
+                self._abort_rebase()
+                msg = (proc.stderr or proc.stdout).strip().splitlines()
+                result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "unknown error"))
+                return True
+            self._check_autostash(proc)
+            return True
+        finally:
+            marker.unlink(missing_ok=True)
+
+    def _check_autostash(self, proc: subprocess.CompletedProcess[str]) -> None:
+        """`git pull --autostash` exits 0 when putting the user's uncommitted edits back
+        conflicts with what it pulled (it leaves unmerged files and keeps the edits in the
+        stash). Never silent: refuse the write and say how to get the edits back."""
+        said = f"{proc.stdout}\n{proc.stderr}"
+        unmerged = self.unmerged_paths()
+        if not unmerged and "autostash" not in said.lower():
             return
-        if proc.returncode != 0:
-            self._abort_rebase()
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "unknown error"))
+        if not unmerged and "conflict" not in said.lower():
+            return
+        files = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "") if unmerged else "your edited files"
+        raise AtkError(
+            "the pull before this write brought in changes that conflict with your uncommitted edits "
+            f"({files}); your edits are kept in the stash (`git -C {self.root} stash list`). Resolve the "
+            f"conflict in those files and `git add` them (or `git -C {self.root} checkout HEAD -- FILE` and "
+            "`git stash pop` again), then retry; nothing was written"
+        )
+
+    # -- git-state guards ------------------------------------------------------------
+
+    def unmerged_paths(self) -> list[str]:
+        """Paths with an unresolved conflict in the index."""
+        proc = self.git("ls-files", "-u", "-z", check=False, env=self.read_env)
+        paths = {rec.partition("\t")[2] for rec in proc.stdout.split("\0") if "\t" in rec}
+        return sorted(paths)
+
+    def git_state_problem(self) -> str | None:
+        """Why a write must not happen now (a git operation in progress, a detached HEAD,
+        unresolved conflicts), with what to do; None when the store is fine to write."""
+        g, where = self.git_dir, f"git -C {self.root}"
+        if (g / "rebase-apply" / "applying").exists():
+            return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"
+        if (g / "rebase-merge").exists() or (g / "rebase-apply").exists():
+            return (
+                f"the store is in the middle of a rebase: finish or abort it first ({where} rebase --continue, "
+                f"or {where} rebase --abort), then retry"
+            )
+        for head, op in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert")):
+            if os.path.lexists(g / head):
+                return (
+                    f"the store is in the middle of a {op}: finish or abort it first ({where} {op} --continue, "
+                    f"or {where} {op} --abort), then retry"
+                )
+        if (g / "sequencer").is_dir() and not os.path.islink(g / "sequencer"):
+            return f"the store is in the middle of a cherry-pick or revert sequence: {where} cherry-pick --abort, then retry"
+        try:
+            head = (g / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            head = ""
+        if _SHA.fullmatch(head):
+            return (
+                f"the store's HEAD is detached (at {head[:10]}): a write would be lost on the next checkout; "
+                f"check out a branch first ({where} switch main, or the branch you use), then retry"
+            )
+        unmerged = self.unmerged_paths()
+        if unmerged:
+            names = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "")
+            return (
+                f"the store has unresolved conflicts ({names}): resolve them and `git add` the files "
+                f"(or {where} checkout HEAD -- FILE to drop a change), then retry"
+            )
+        return None
+
+    def wait_for_index_lock(self, timeout: float | None = None) -> None:
+        """Before a write changes anything: wait (as for the store lock) while a live process
+        holds git's `index.lock`, remove one no process holds, and refuse when it stays held,
+        so that a write never fails half way (and rolls back) on someone else's git command."""
+        lock = self.git_dir / "index.lock"
+        if not os.path.lexists(lock):
+            return
+        if timeout is None:
+            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
+        deadline = time.monotonic() + timeout
+        while os.path.lexists(lock):
+            if not lock_is_held(lock, self.root):
+                try:
+                    lock.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            if time.monotonic() >= deadline:
+                raise GitFailed(
+                    f"another git process is using the store ({lock} is held by a running process); wait for it "
+                    "to finish, then retry (nothing was changed)"
+                )
+            time.sleep(0.1)
+
+    def check_git_state(self) -> None:
+        """Refuse a write (AtkError, exit 1) when `git_state_problem()` names one."""
+        problem = self.git_state_problem()
+        if problem:
+            raise AtkError(f"refused: {problem}")
 
     def _abort_rebase(self) -> None:
         if (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists():
@@ -544,7 +779,13 @@ class GitStore:
         mine = next(iter(self._fingerprints("-1", result.commit)), None) if result.commit else None
         for _ in range(PUSH_TRIES):
             try:
-                proc = self.git("push", "-q", check=False, timeout=60)
+                proc = self.git("push", "-q", check=False, timeout=self.limit("push_timeout"), slow=True)
+            except Interrupted:
+                last = "the push was interrupted; the commit is kept locally"
+                break
+            except GitTimeout:
+                last = f"git push timed out after {self.limit('push_timeout'):g} s; the commit is kept locally"
+                break
             except GitFailed as exc:
                 last = str(exc)
                 break
@@ -556,7 +797,7 @@ class GitStore:
             if not rejected:
                 break
             try:
-                reb = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=60)
+                reb = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
             except GitFailed as exc:
                 reb = subprocess.CompletedProcess([], 1, "", str(exc))
             if reb.returncode != 0:
@@ -586,6 +827,7 @@ class GitStore:
         onto the same conflict)."""
         result = WriteResult()
         with self.locked():
+            self.check_git_state()
             if not self.upstream():
                 result.warnings.append("no remote with an upstream branch is configured; nothing to push")
                 return result
@@ -596,7 +838,7 @@ class GitStore:
 
     def _rebase_setting_aside(self, result: WriteResult) -> None:
         try:
-            fetch = self.git("fetch", "-q", check=False, timeout=60)
+            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
         except GitFailed as exc:
             result.warnings.append(f"could not pull from the remote: {exc}")
             return
@@ -638,13 +880,30 @@ class GitStore:
     def journal_path(self) -> Path:
         return self.git_dir / "atk-journal.json"
 
+    def _recover_pull(self) -> None:
+        """A writer killed during its pre-write pull left the marker, and maybe a rebase half
+        done (and the user's autostashed edits in it): abort that rebase, which also puts the
+        edits back. Runs under the store lock, so the marker's writer is gone."""
+        marker = self.git_dir / PULL_MARKER
+        try:
+            started = os.lstat(marker).st_mtime
+        except FileNotFoundError:
+            return
+        rebase = next((d for d in (self.git_dir / "rebase-merge", self.git_dir / "rebase-apply") if d.is_dir()), None)
+        # only the rebase that pull made: it last changed while the pull could run. One the
+        # user started later is theirs (the guard then refuses the write with what to do).
+        if rebase is not None and rebase.stat().st_mtime <= started + self.limit("timeout") + 5:
+            self._clear_stale_index_lock()
+            self.git("rebase", "--abort", check=False)
+        marker.unlink(missing_ok=True)
+
     def recover(self) -> bool:
         """Roll back a write that a killed process left half done. True when it did."""
         path = self.journal_path
-        if not path.exists():
+        if not os.path.lexists(path):
             return False
         try:
-            journal = json.loads(path.read_text())
+            journal = json.loads(_read_private(path))
             files = journal["files"]
             new_head = journal.get("new_head")
             if not isinstance(files, dict) or not all(
@@ -671,6 +930,22 @@ class GitStore:
         return True
 
 
+def _read_private(path: Path) -> bytes:
+    """Read one of atk's own files in `.git` without following a symbolic link out of it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read()
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write one of atk's own files in `.git`: a symbolic link there is replaced, never followed."""
+    if os.path.islink(path):
+        path.unlink()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+
+
 def _journal_path_ok(rel: object) -> bool:
     """A journal only ever names item and plan files inside the store."""
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel:
@@ -681,6 +956,9 @@ def _journal_path_ok(rel: object) -> bool:
 
 def _restore_files(root: Path, files: dict[str, str | None]) -> None:
     for rel, content in files.items():
+        parts = rel.split("/")
+        if any(os.path.islink(os.path.join(root, *parts[:i])) for i in range(1, len(parts))):
+            continue  # a folder became a symbolic link: never write through it
         target = root / rel
         if content is None:
             try:
@@ -728,7 +1006,9 @@ class Transaction:
             return
         path = self.root / rel
         try:
-            self.originals[rel] = b64encode(path.read_bytes()).decode()
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                self.originals[rel] = b64encode(fh.read()).decode()
         except FileNotFoundError:
             self.originals[rel] = None
         self._write_journal()
@@ -736,10 +1016,11 @@ class Transaction:
     def _write_journal(self, new_head: str | None = None) -> None:
         data = {"head": self.old_head, "files": self.originals, "new_head": new_head}
         tmp = self.store.journal_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
+        _write_private(tmp, json.dumps(data).encode())
         os.replace(tmp, self.store.journal_path)
 
     def write(self, rel: str, data: bytes) -> None:
+        self.store.check_inside(rel)
         self._journal(rel)
         path = self.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -747,7 +1028,9 @@ class Transaction:
         self.changed.append(rel)
 
     def move(self, src: str, dst: str) -> None:
-        if (self.root / dst).exists():
+        self.store.check_inside(src)
+        self.store.check_inside(dst)
+        if os.path.lexists(self.root / dst):
             raise AtkError(f"cannot move: {dst} already exists")
         self._journal(src)
         self._journal(dst)
@@ -761,6 +1044,7 @@ class Transaction:
         self.changed += list(rels)
 
     def delete(self, rel: str) -> None:
+        self.store.check_inside(rel)
         self._journal(rel)
         (self.root / rel).unlink()
         self.changed.append(rel)
@@ -783,6 +1067,8 @@ class Transaction:
         if self.old_tree is not None:
             try:
                 copied_from = _stat_key(index)
+                if os.path.islink(tmp):
+                    tmp.unlink()  # never write through a link out of .git
                 _copy_file(index, tmp)
             except OSError:
                 copied_from = None
@@ -802,7 +1088,7 @@ class Transaction:
             raise AtkError("nothing to change: the files are already as requested")
         message = f"{subject}\n\nAtk-Actor: {actor}\n"
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
-        msg_file.write_text(message)
+        _write_private(msg_file, message.encode())
         _run_hook(hooks, store, "commit-msg", [str(msg_file)], env)
         args = ["commit-tree", tree, "-F", str(msg_file)]
         if self.old_head:
@@ -856,7 +1142,22 @@ def _run_hook(
     hook = hooks / name
     if not (hook.is_file() and os.access(hook, os.X_OK)):
         return
-    proc = subprocess.run([str(hook), *args], cwd=store.root, env=env, capture_output=True, text=True, errors="replace")
+    limit = store.limit("hook_timeout")
+    # its own process group and output to files (see procs): a hook's background child
+    # neither keeps the write waiting nor outlives the time limit's kill of the group
+    try:
+        proc = store.children.run([str(hook), *args], cwd=store.root, env=env, timeout=limit, slow=True)
+    except ChildTimeout:
+        if not check:
+            return  # post-commit: the commit is made; a stuck hook must not undo it
+        raise GitTimeout(
+            f"the {name} hook did not finish within {limit:g} s and was stopped; nothing was committed. "
+            "Fix the hook, or raise `hook_timeout` in the [git] table of the atk config file"
+        ) from None
+    except ChildInterrupted:
+        if not check:
+            return
+        raise Interrupted(f"interrupted: the {name} hook was stopped; nothing was committed") from None
     if check and proc.returncode != 0:
         out = (proc.stderr or proc.stdout).strip()
         raise GitFailed(f"the {name} hook refused the commit (exit {proc.returncode})" + (f": {out}" if out else ""))

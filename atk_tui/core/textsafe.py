@@ -23,7 +23,6 @@ _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _OTHER = "\u2028\u2029\ufeff"
 UNSAFE_CHARS = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
 _UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
-_UNSAFE_JSON = re.compile(f"[\\x7f-\\x9f{_BIDI}{_OTHER}]")  # json.dumps escapes C0 itself
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -54,9 +53,16 @@ def safe_json_dumps(value: Any, **kw: Any) -> str:
     """`json.dumps` whose output holds no unsafe character: C1 and bidi controls inside
     strings become `\\uXXXX` escapes, so the JSON decodes to the exact original text."""
     kw.setdefault("ensure_ascii", False)
-    return _UNSAFE_JSON.sub(_json_escape, json.dumps(value, **kw))
+    return safe_json(json.dumps(value, **kw))
 
 
 def safe_json_str(text: str) -> str:
     """One JSON string literal (with its quotes), safe for a terminal."""
     return safe_json_dumps(text)
+
+
+def safe_json(encoded: str) -> str:
+    """One line of JSON (as `json.dumps` wrote it) with every unsafe character written as a
+    `\\uXXXX` escape: still valid JSON that decodes to the same strings, and nothing in it a
+    terminal would act on (json leaves DEL, C1 and bidi controls raw with ensure_ascii=False)."""
+    return UNSAFE_CHARS.sub(_json_escape, encoded)

@@ -477,3 +477,58 @@ def test_core_sources_do_not_mention_textual_imports() -> None:
     assert offenders == []
     cli_src = (ROOT / "atk_tui" / "cli.py").read_text(encoding="utf-8")
     assert not pattern.search(cli_src)
+
+
+# --- issue 10: nothing a terminal would act on, piped or not ---------------------------
+
+HOSTILE = "A\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07B\x1b]2;owned\x07C\x1b[2J\x9b31m\x7f\u202eD\u2066E\x90dcs\x9c"
+RAW_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_show_piped_escapes_the_body(atk: Atk) -> None:
+    seed(atk.store, {"h.md": ("inbox", awi(body=f"# Title {HOSTILE}\n\nBody {HOSTILE}\n"))})
+    rc, out, err = atk("wi", "show", "h.md")  # capsys: stdout is not a TTY
+    assert rc == 0, err
+    assert not RAW_UNSAFE.search(out), out
+    assert "\\x1b]52;c;" in out and "\\u202e" in out and "\\x9b" in out
+
+
+def test_json_never_emits_raw_control_characters(atk: Atk) -> None:
+    seed(atk.store, {"h.md": ("inbox", awi(body=f"# Title {HOSTILE}\n\nBody {HOSTILE}\n"))})
+    for args in (("wi", "show", "h.md", "--json"), ("wi", "list", "--json")):
+        rc, out, _ = atk(*args)
+        assert rc == 0
+        assert not RAW_UNSAFE.search(out), (args, out)
+        d = json.loads(out.splitlines()[0])
+        assert d["title"] == f"Title {HOSTILE}"  # \u escapes: the same text once decoded
+
+
+def test_errors_quoting_store_names_are_escaped(atk: Atk) -> None:
+    evil = "x\x1b]2;owned\x07\u202e.md"
+    (atk.store / "wi" / "inbox" / evil).write_text(awi())
+    rc, out, err = atk("wi", "list")
+    assert rc == 0 and not RAW_UNSAFE.search(out), out
+    assert "store defect" in err and not RAW_UNSAFE.search(err), err
+    rc, _, err = atk("wi", "show", evil)
+    assert rc == 2 and not RAW_UNSAFE.search(err), err
+
+
+def test_show_refuses_a_symlinked_item(atk: Atk, tmp_path: Path) -> None:
+    secret = tmp_path / "passwd"
+    secret.write_text("root:x:0:0:SECRET\n")
+    (atk.store / "wi" / "inbox" / "pw.md").symlink_to(secret)
+    rc, out, err = atk("wi", "show", "pw.md")
+    assert rc == 1
+    assert "SECRET" not in out + err
+    assert "symbolic link" in err
+    rc, out, _ = atk("wi", "list", "--json")
+    assert rc == 0 and "SECRET" not in out and "pw.md" not in out
+    rc, out, err = atk("wi", "list")
+    assert rc == 0 and "SECRET" not in out
+    assert "store defect: wi/inbox/pw.md: is a symbolic link" in err
+
+
+def test_usage_errors_quoting_arguments_are_escaped(atk: Atk) -> None:
+    rc, _, err = atk("wi", "list", "x\x1b]2;owned\x07\u202e")
+    assert rc == 2 and "unrecognized arguments" in err
+    assert not RAW_UNSAFE.search(err), err
