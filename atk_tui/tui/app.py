@@ -18,7 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
@@ -68,6 +68,8 @@ class AtkApp(App):
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
+        # quits at once even during a stuck write (a text area keeps Ctrl+C for copying)
+        Binding("ctrl+c", "quit_now", show=False, id="quit_now"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
@@ -102,6 +104,7 @@ class AtkApp(App):
         self.unpushed = 0
         self._signature: tuple | None = None
         self._watch_paused = 0
+        self._quit_requested = False
         self.main = MainScreen()
         self._apply_key_overrides()
 
@@ -250,6 +253,39 @@ class AtkApp(App):
         the store (a filename, a title, git's stderr), so it is made safe and never parsed as
         markup (SPEC §14)."""
         super().notify(safe_text(str(message)), title=safe_line(str(title)), markup=False, **kw)
+
+    # -- quitting ------------------------------------------------------------------------
+
+    def _busy_workers(self) -> list[Worker]:
+        """Workers still running git (a write, a pull, a push, a read). A write parked on its
+        dialog runs nothing."""
+        parked = isinstance(self.screen, ModalScreen)
+        return [
+            w for w in self.workers
+            if not w.is_finished and not (parked and w.group == "write")
+        ]
+
+    async def action_quit(self) -> None:
+        """`q`: quit; while git runs (a hook, a push), say so and quit when it ends. A second
+        `q` (or Ctrl+C) stops it now: the store rolls the write back (SPEC §14)."""
+        if self._quit_requested or not self._busy_workers():
+            self.action_quit_now()
+            return
+        self._quit_requested = True
+        self.notify("waiting for git to finish (a hook, a pull or a push): q again or Ctrl+C stops it and quits now", severity="warning", timeout=30)
+        self.set_interval(0.1, self._quit_when_idle)
+
+    def _quit_when_idle(self) -> None:
+        if not self._busy_workers():
+            self.exit()
+
+    def action_quit_now(self) -> None:
+        """Quit without waiting: every child git and hook is killed, so the write that ran them
+        fails at once and rolls back (its journal is recovered by the next command if not)."""
+        self._quit_requested = True
+        if self._busy_workers():
+            self.service.interrupt()
+        self.exit()
 
     # -- actions -------------------------------------------------------------------------
 
