@@ -20,6 +20,10 @@ from ...core.textsafe import safe_line, safe_text
 from ..safe import safe_content
 from .dialogs import DismissOnce
 
+#: more questions than this and the form offers the free-text box only (with a message saying
+#: so): a widget per option made a 1,000-question UWI take 25 s to open (issue 10)
+FORM_MAX_QUESTIONS = 40
+
 
 @dataclass
 class AnswerResult:
@@ -125,7 +129,9 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
                     yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
-                for q in self.parsed.questions:
+                if self.too_many:
+                    yield Static(self._too_many_text(), classes="q-text", id="too-many")
+                for q in self.parsed.questions if not self.too_many else ():
                     yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
                     if q.options:
                         yield OptionSet(q, id=f"q{q.number}")
@@ -133,8 +139,20 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             yield Static(self._help(), id="answer-help")
 
     @property
+    def too_many(self) -> bool:
+        return len(self.parsed.questions) > FORM_MAX_QUESTIONS
+
+    def _too_many_text(self) -> Text:
+        n = len(self.parsed.questions)
+        return Text(
+            f"This item asks {n:,} questions: more than the form shows ({FORM_MAX_QUESTIONS}). "
+            "Write your answers in the box below (for example one line per question: \"Q1: A\"); "
+            "the questions and their options are in the detail pane. Ctrl+S submits."
+        )
+
+    @property
     def has_options(self) -> bool:
-        return any(q.options for q in self.parsed.questions)
+        return not self.too_many and any(q.options for q in self.parsed.questions)
 
     @staticmethod
     def _heading(q: Question, *, current: bool) -> Text:
@@ -156,7 +174,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
 
     def _refresh_marks(self) -> None:
         focused = self.focused
-        for q in self.parsed.questions:
+        for q in self.parsed.questions if self.has_options else ():
             if q.options:
                 self.query_one(f"#qt{q.number}", Static).update(self._heading(q, current=focused is self.query_one(f"#q{q.number}")))
         self.query_one("#answer-help", Static).update(self._help())

@@ -26,6 +26,7 @@ from ..present import BADGE_STYLE, age, badge
 from ..safe import safe
 
 PREVIEW_LINES = 60
+DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
 
 
@@ -259,7 +260,7 @@ class DetailPane(VerticalScroll):
             return None
         parsed = parse_questions(item.body)
         parts: list[RenderableType] = []
-        for q in parsed.questions:
+        for q in parsed.questions[:DETAIL_MAX_QUESTIONS]:
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
             head.append(safe_line(q.text.strip()), style="bold")
@@ -278,6 +279,9 @@ class DetailPane(VerticalScroll):
                     label.append("\n" + safe_line(o.implications), style="dim")
                 grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), label)
             parts.append(grid)
+        more = len(parsed.questions) - DETAIL_MAX_QUESTIONS
+        if more > 0:  # thousands of rows would stall the pane: the body below still has them all
+            parts.append(Text(f"… and {more:,} more questions (all of them are in the body below)", style="dim"))
         ans = answer_text(item.body)
         if ans and ans.strip():
             parts.append(Text("Answer", style="bold cyan"))
