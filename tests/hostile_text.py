@@ -34,6 +34,8 @@ ESCAPES_YAML = (
     "\\x07\\b"
     "\\u061c\\u200e\\u202e\\u2066\\u2069"
 )
+# Character references a Markdown renderer would decode into controls (after any escaping).
+ENTITIES = "&#x202e;&#8238;&rlm;&lrm;&#x61c;&#x2066;&#155;&#27;]2;T&#7;&#x9b;"
 # Markup that must show as text: a crash (`[/x]`, `[/]`), a live action (`@click`), a style, a link.
 CLICKS = ("app.quit", "app.push", "screen.submit")
 MARKUP = "[WIP] [/x] [/] [@click=app.quit]Q[/] [@click=app.push]P [@click=screen.submit]S [bold]B [link=https://x]L"
@@ -56,6 +58,7 @@ target_repo: acme/webapp
 
 Body {MARKUP}
 {ESCAPES}
+{ENTITIES} [a link](https://evil.example/) <https://evil.example/auto>
 - 反映内容: {MARKUP} {ESCAPES}
 - 理由: [@click=screen.submit]go
 """

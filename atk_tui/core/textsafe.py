@@ -14,6 +14,7 @@ fields, `safe_json_dumps` for JSON, which stays valid JSON and decodes to the ex
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -38,6 +39,26 @@ def safe_text(text: str) -> str:
 def safe_line(text: str) -> str:
     """One line (a title, a table cell, a border, a filename): newlines and tabs escaped too."""
     return UNSAFE_CHARS.sub(_escape, text)
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _defuse_entity(m: re.Match[str]) -> str:
+    ref = m.group()
+    if ref[1] == "#":  # by number, as a Markdown parser reads it (not HTML's cp1252 remapping)
+        code = int(ref[3:-1], 16) if ref[2] in "xX" else int(ref[2:-1])
+        decoded = chr(code) if code <= 0x10FFFF else ""
+    else:
+        decoded = html.unescape(ref)
+    return "&amp;" + ref[1:] if decoded != ref and _UNSAFE.search(decoded) else ref
+
+
+def safe_markdown(text: str) -> str:
+    """Text for a Markdown renderer: `safe_text`, and character references that would decode
+    to an unsafe character (`&#x202e;`, `&rlm;`, `&#155;`) made literal (`&amp;#x202e;`), since
+    the renderer decodes them after any escaping done here."""
+    return _ENTITY.sub(_defuse_entity, safe_text(text))
 
 
 def has_unsafe(text: str) -> bool:

@@ -21,7 +21,7 @@ from ...core.model import Item
 from ...core.questions import parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
-from ...core.textsafe import safe_line, safe_text
+from ...core.textsafe import safe_line, safe_markdown, safe_text
 from ..present import BADGE_STYLE, age, badge
 from ..safe import safe
 
@@ -162,10 +162,10 @@ class DetailPane(VerticalScroll):
         A Rich `Markdown` renderable in the preview's `Static`, not Textual's `Markdown` widget:
         that one mounts a widget per block, which took hundreds of milliseconds per item and
         held up the keys pressed meanwhile. Links are not made clickable (`hyperlinks=False`),
-        and the text was made safe first (`safe_text`)."""
+        and the text was made safe first (`safe_markdown`)."""
         if self.item is None or self.item.filename != item.filename or not item.complete:
             return
-        body = safe_text(item.body)
+        body = safe_markdown(item.body)
         if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
             return
         from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
