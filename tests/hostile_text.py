@@ -42,7 +42,9 @@ MARKUP = "[WIP] [/x] [/] [@click=app.quit]Q[/] [@click=app.push]P [@click=screen
 LITERALS = ("[WIP]", "[/x]", "[@click=app.quit]Q", "[bold]B", "[link=https://x]L")
 
 TITLE = f"{MARKUP} {ESCAPES}"
-LINE = ESCAPES
+# for commit subjects and trailers: `Service.history` splits git's log on U+001F/U+001E, so a
+# subject holding them hides its entry (reported); everything else of the corpus is there
+LINE = ESCAPES.replace("\x1f", "").replace("\x1e", "")
 
 
 def _awi(name: str, *, deps: str = "") -> str:
@@ -124,12 +126,12 @@ def make_hostile_store(base: Path) -> Path:
     root, _ = init_store(base / "hostile")
     wi = root / "wi"
     (wi / "adopted" / ADOPTED).write_text(_adopted(), encoding="utf-8")
-    _commit(root, f"add {MARKUP} {LINE}", f"[/x] {LINE}")
+    _commit(root, f"add {MARKUP} {LINE}", f"[@click=app.quit]x {LINE}")
     (wi / "inbox" / UWI).write_text(_uwi(), encoding="utf-8")
     (wi / "inbox" / AWI).write_text(_awi(AWI, deps=f"depends_on: [{UWI}]\n"), encoding="utf-8")
     # a NUL byte makes this one defective: the defect list is shown too
     (wi / "hold" / AWI2).write_text(_awi(AWI2, deps=f'depends_on: ["{ESCAPES_YAML}[/x].md"]\n') + "nul\x00\n", encoding="utf-8")
-    _commit(root, f"[/x] hostile {MARKUP} {LINE}", f"[@click=app.quit]x {LINE}")
+    _commit(root, f"[/x] hostile {MARKUP} {LINE}", f"[/x] {LINE}")
     (wi / "adopted" / ADOPTED).write_text(_adopted() + "\nmore\n", encoding="utf-8")
     _commit(root, f"[/] edit {LINE}", "[/x]")
     # an invalid file name, left untracked (git would quote it): a store defect on the screen

@@ -227,7 +227,7 @@ class DetailPane(VerticalScroll):
         if history:
             hist = Table.grid(padding=(0, 1))
             hist.add_column(style="dim", no_wrap=True)
-            hist.add_column(style="dim", no_wrap=True)
+            hist.add_column(style="dim", no_wrap=True, max_width=16, overflow="ellipsis")  # the Atk-Actor trailer
             hist.add_column(overflow="fold")
             for h in history[:8]:
                 hist.add_row(Text(f"{h.date:%Y-%m-%d %H:%M}"), safe(h.actor), safe(h.subject))
