@@ -190,18 +190,14 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
-        from ..core.store import WriteResult
-
-        result = WriteResult()
         try:
-            with self.service.store.locked(timeout=2):
-                self.service.store._pull(result)
+            warnings = self.service.pull_now(lock_timeout=2)
         except AtkError as exc:
             self.call_from_thread(self.report_error, str(exc))
             return
         self.last_pull = utc_now()
-        if result.warnings:
-            self.call_from_thread(self.report_error, result.warnings[0])
+        if warnings:
+            self.call_from_thread(self.report_error, warnings[0])
         else:
             self.call_from_thread(self._pulled)
 

@@ -82,3 +82,33 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
     with svc.store.locked(1):  # nobody holds the store lock
         pass
     assert svc.read(key).state == state
+
+
+async def test_second_q_stops_a_pull_from_a_remote_that_never_answers(app_factory, demo_store: Path, tmp_path: Path) -> None:
+    pidfile = tmp_path / "remote.pid"
+    script = tmp_path / "hang-upload-pack"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(demo_store, "config", "remote.origin.uploadpack", str(script))
+    app = app_factory()
+    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    pid = None
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            app.pull()  # what `r` and the periodic pull run
+            assert await _wait_for(lambda: pidfile.exists() and pidfile.read_text().strip())
+            pid = int(pidfile.read_text())
+            await pilot.press("q")
+            await asyncio.sleep(0.2)
+            assert app.is_running, "the first q waits for the pull"
+            await pilot.press("q")
+            assert await _wait_for(lambda: not _alive(pid)), "the fetch still runs after the second q"
+        assert not app.is_running
+    finally:
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    git(demo_store, "config", "--unset", "remote.origin.uploadpack")
+    assert not (demo_store / ".git" / "atk-journal.json").exists()
+    with Service(demo_store).store.locked(1):
+        pass
