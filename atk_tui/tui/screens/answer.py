@@ -147,7 +147,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         return Text(
             f"This item asks {n:,} questions: more than the form shows ({FORM_MAX_QUESTIONS}). "
             "Write your answers in the box below (for example one line per question: \"Q1: A\"); "
-            "the questions and their options are in the detail pane. Ctrl+S submits."
+            "every question and its options are in the item's body (`atk wi show`). Ctrl+S submits."
         )
 
     @property
