@@ -15,13 +15,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import test_e2e_tmux
 from tui_helpers import git, settle
 
 from atk_tui.core.service import Service
 
 ATK = Path(sys.executable).with_name("atk")
 HANG = 3600
-BOUND = 60.0  # how long the hook may take to die after the second key (never reached)
+BOUND = 60.0
+tmux = test_e2e_tmux.tmux  # the end-to-end tests' fixture (a private tmux server)  # how long the hook may take to die after the second key (never reached)
 
 
 def _alive(pid: int) -> bool:
@@ -112,3 +114,41 @@ async def test_second_q_stops_a_pull_from_a_remote_that_never_answers(app_factor
     assert not (demo_store / ".git" / "atk-journal.json").exists()
     with Service(demo_store).store.locked(1):
         pass
+
+
+@pytest.mark.e2e
+def test_real_binary_q_q_exits_during_a_stuck_hook(tmux, demo_store: Path, tmp_path: Path) -> None:
+    """The real `atk-tui` in tmux: the process itself ends (no thread left joining a hook),
+    the terminal is restored, and the store is consistent for the next command."""
+    run_app, wait_for_exit = test_e2e_tmux.run_app, test_e2e_tmux.wait_for_exit
+    cfg = Path(os.environ["XDG_CONFIG_HOME"]) / "atk" / "config.toml"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(f"[git]\nhook_timeout = {HANG}\n")
+    pidfile = tmp_path / "hook.pid"
+    hook = demo_store / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(exist_ok=True)
+    hook.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    hook.chmod(0o755)
+    head = git(demo_store, "rev-parse", "HEAD").strip()
+    status = tmp_path / "status"
+    pid = None
+    try:
+        run_app(tmux, demo_store, status)
+        tmux.wait_for(lambda s: "Inbox 24" in s, "the dashboard")
+        tmux.send("h")
+        tmux.wait_for(lambda s: pidfile.exists() and bool(pidfile.read_text().strip()), "the hook to start")
+        pid = int(pidfile.read_text())
+        tmux.send("q")
+        tmux.wait_for(lambda s: "waiting for git" in s, "the first q's notice")
+        tmux.send("q")
+        assert wait_for_exit(tmux, status) == 0
+        assert tmux.display("#{alternate_on}") == "0"
+        assert not _alive(pid)
+    finally:
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    hook.unlink()
+    proc = subprocess.run([str(ATK), "wi", "list", "--store", str(demo_store), "--no-json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert not (demo_store / ".git" / "atk-journal.json").exists()
+    assert git(demo_store, "rev-parse", "HEAD").strip() == head
