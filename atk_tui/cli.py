@@ -378,7 +378,20 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _exit_on_signal(signum: int, _frame: object) -> None:
+    # SystemExit unwinds like an error: the write rolls back and its child processes (a
+    # stuck hook, a git push) are killed with their process groups instead of outliving atk
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    import signal
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            signal.signal(sig, _exit_on_signal)
+        except (ValueError, OSError):  # not the main thread, or no such signal here
+            pass
     sys.exit(run())
 
 

@@ -18,6 +18,13 @@ How the faults are made (all deterministic, none depends on timing):
 * the remote: `origin` is pointed at a path that does not exist, then restored.
 * the dashboard: `make_app` on a store, driven with Textual's Pilot, while `.git/objects` is
   moved away or service calls raise.
+* hostile git states and stuck children (issue 10): a store mid-rebase/merge/cherry-pick, a
+  detached HEAD, an old `index.lock` a live process (or a running `git commit -a`) holds, a
+  pre-commit hook that sleeps or leaves a background child, a remote whose upload-pack,
+  receive-pack or ssh command sleeps, `Service.interrupt()` and SIGTERM during a stuck hook,
+  a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
+  Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
+  whose fix is missing waits on its child's hour-long sleep instead.
 """
 
 from __future__ import annotations
@@ -929,6 +936,62 @@ def hanging_remote_pull(tmp: Path) -> str:
     return "pull killed after timeout = 1 s, push not attempted, commit kept locally"
 
 
+def hanging_ssh_remote(tmp: Path) -> str:
+    """An ssh remote whose connection never answers (`core.sshCommand` sleeps): pull and push
+    both time out, the commit is kept, and no ssh process is left running."""
+    root, _, (awi, _) = make_store(tmp, remote=True)
+    pidfile = tmp / "ssh.pid"
+    script = tmp / "hang-ssh"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(root, "remote", "set-url", "origin", "ssh://git.example.invalid/store.git")
+    git(root, "config", "core.sshCommand", str(script))
+    env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check(not alive, "the hanging ssh was left running")
+    check(state_of(root, awi) == "hold", "the write did not land")
+    try:
+        later = atk("wi", "commit", "--store", str(root), env=env)
+    finally:
+        _kill_pidfile(pidfile)
+    check(later.returncode != 0 and "timed out" in later.stderr, f"`atk wi commit` did not report the timeout: {later.stderr}")
+    return "ssh remote that never answers: write kept locally after 1 s; `atk wi commit` reports the timeout"
+
+
+def sigterm_during_hook(tmp: Path) -> str:
+    """`atk` stopped with SIGTERM (an agent harness's time limit) while a hook hangs: the
+    write rolls back and the hook does not outlive it."""
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "hook.pid"
+    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    before = snapshot(root)
+    exe = BIN / "atk"
+    proc = subprocess.Popen(
+        [str(exe) if exe.exists() else "atk", "wi", "hold", awi, "--store", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(pidfile, proc)
+        proc.terminate()
+        proc.communicate(timeout=WAIT)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+        if proc.poll() is None:
+            proc.kill()
+    check(proc.returncode == 128 + signal.SIGTERM, f"atk exit {proc.returncode} after SIGTERM")
+    check(not alive, "the hook outlived atk")
+    check(snapshot(root) == before, "the stopped write was not rolled back")
+    assert_consistent(root)
+    return "SIGTERM: exit 143, hook killed with its group, write rolled back"
+
+
 def interrupt_stuck_write(tmp: Path) -> str:
     """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
     import threading
@@ -1050,7 +1113,9 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "hook-leaving-background-child": hook_leaving_background_child,
     "hanging-remote-push": hanging_remote_push,
     "hanging-remote-pull": hanging_remote_pull,
+    "hanging-ssh-remote": hanging_ssh_remote,
     "interrupt-stuck-write": interrupt_stuck_write,
+    "sigterm-during-hook": sigterm_during_hook,
     "killed-during-pull-rebase": killed_during_pull_rebase,
     "autostash-conflict": autostash_conflict,
     "symlinked-state-folder": symlinked_state_folder,

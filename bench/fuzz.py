@@ -15,9 +15,12 @@ strategies and checks):
   `tui.config.load_tui_config` never raises and returns well-typed settings, on arbitrary TOML
   (and arbitrary bytes) in $XDG_CONFIG_HOME/atk/config.toml.
 
-The corpus (`hostile_corpus()`): more than 20 kinds of broken or malicious files, committed
+The corpus (`hostile_corpus()`): more than 40 kinds of broken or malicious files, committed
 into a store, each with the defect `atk wi list` must name (or the escaped form its text must
-be shown in). `check_list_outputs` and `check_dashboard` run the real binaries on it.
+be shown in). `check_list_outputs` and `check_dashboard` run the real binaries on it. Issue 10
+added links out of the store (relative item link, a committed linked state folder, a linked
+plan file: never read, named as store defects), conflict markers, OSC sequences in frontmatter
+keys, closing/click markup in titles, U+061C, and a UWI with 10,000 questions.
 """
 
 from __future__ import annotations

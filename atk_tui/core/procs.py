@@ -80,6 +80,11 @@ class Children:
             )
             with self._lock:
                 self._running[proc.pid] = proc
+                late = slow and self.interrupted  # interrupt() came while it was starting
+                if late:
+                    self._killed.add(proc.pid)
+            if late:
+                _kill_group(proc)
             # a timer kills the group at the limit; the wait itself blocks in waitpid (a wait
             # with a timeout polls, which costs milliseconds on every short git command)
             expired = threading.Event()

@@ -174,7 +174,7 @@ class Service:
                 if item is None:
                     try:
                         # never through a link (scan_all lists none; the file may change since)
-                        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW)
+                        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
                         with os.fdopen(fd, "rb") as fh:
                             data = fh.read(MAX_ITEM_BYTES + 1)
                             size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None

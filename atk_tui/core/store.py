@@ -490,7 +490,8 @@ class GitStore:
         if link:
             raise AtkError(f"cannot read {rel}: {link}")
         try:
-            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW)
+            # O_NONBLOCK: opening a named pipe planted in the store must not block
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise AtkError(f"cannot read {rel}: {LINK_DEFECT}") from None
@@ -641,10 +642,7 @@ class GitStore:
         return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
 
     def _pull(self, result: WriteResult) -> bool:
-        """Pull (rebase) before a write. False when the remote timed out (do not push then).
-
-        A marker file says a pull is under way: a writer killed during it leaves a rebase
-        half done, which the next writer's `recover()` aborts (see `_recover_pull`)."""
+        """Pull (rebase) before a write. False when the remote timed out (do not push then)."""
         if self._rebase_in_progress():
             # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
             # periodic pull does not): never pull into it, nor abort it
@@ -652,25 +650,31 @@ class GitStore:
             return True
         if not self.upstream():
             return True
+        try:
+            proc = self._pull_rebase()
+        except Interrupted:
+            self._abort_rebase()
+            raise
+        except GitFailed as exc:
+            self._abort_rebase()
+            result.warnings.append(f"could not pull from the remote: {exc}")
+            return not isinstance(exc, GitTimeout)
+        if proc.returncode != 0:
+            self._abort_rebase()
+            msg = (proc.stderr or proc.stdout).strip().splitlines()
+            result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "unknown error"))
+            return True
+        self._check_autostash(proc)
+        return True
+
+    def _pull_rebase(self) -> subprocess.CompletedProcess[str]:
+        """`git pull --rebase --autostash` under the time limit, with a marker file saying a
+        pull is under way: a writer killed during it leaves a rebase half done, which the next
+        writer aborts (`_recover_pull`)."""
         marker = self.git_dir / PULL_MARKER
         _write_private(marker, str(os.getpid()).encode())
         try:
-            try:
-                proc = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
-            except Interrupted:
-                self._abort_rebase()
-                raise
-            except GitFailed as exc:
-                self._abort_rebase()
-                result.warnings.append(f"could not pull from the remote: {exc}")
-                return not isinstance(exc, GitTimeout)
-            if proc.returncode != 0:
-                self._abort_rebase()
-                msg = (proc.stderr or proc.stdout).strip().splitlines()
-                result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "unknown error"))
-                return True
-            self._check_autostash(proc)
-            return True
+            return self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
         finally:
             marker.unlink(missing_ok=True)
 
@@ -797,9 +801,11 @@ class GitStore:
             if not rejected:
                 break
             try:
-                reb = self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
-            except GitFailed as exc:
-                reb = subprocess.CompletedProcess([], 1, "", str(exc))
+                reb = self._pull_rebase()
+            except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
+                self._abort_rebase()
+                last = f"{exc}; your commit is kept locally"
+                break
             if reb.returncode != 0:
                 self._abort_rebase()
                 last = "rebase onto the remote hit a conflict; your commit is kept locally"
@@ -832,7 +838,11 @@ class GitStore:
                 result.warnings.append("no remote with an upstream branch is configured; nothing to push")
                 return result
             if pull:
-                self._rebase_setting_aside(result)
+                try:
+                    self._rebase_setting_aside(result)
+                except Interrupted:
+                    self._abort_rebase()  # never leave our own rebase half done
+                    raise
             self._push(result)
         return result
 

@@ -499,6 +499,9 @@ def test_entries_that_are_no_regular_file_are_defects_and_never_opened(svc: Serv
     assert "not a regular file" in found["wi/inbox/folder.md"]
     with pytest.raises(AtkError):
         svc.show("pipe.md")
+    with pytest.raises(AtkError) as exc:  # even asked for by state, it is never opened for good
+        svc.read("pipe.md", "inbox")
+    assert "not a regular file" in exc.value.message
 
 
 def test_a_write_during_git_am_is_refused(svc: Service) -> None:
@@ -531,3 +534,26 @@ def test_a_sleeping_post_commit_hook_is_stopped_and_the_commit_kept(svc: Service
     assert out.ok, out.message
     assert svc.store.locate(a) == "hold"
     assert f"atk: hold {a}" in git(svc.root, "log", "-1", "--format=%s")
+
+
+def test_a_time_limit_kills_the_childs_whole_process_group(tmp_path: Path) -> None:
+    from atk_tui.core.procs import Children, ChildTimeout, holders
+
+    pidfile = tmp_path / "grandchild.pid"
+    try:
+        with pytest.raises(ChildTimeout):
+            Children().run(["sh", "-c", f"sleep {HANG} & echo $! > {pidfile}; wait"], cwd=tmp_path, timeout=1)
+        pid = int(pidfile.read_text())
+        try:
+            os.kill(pid, 0)
+            state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        except (ProcessLookupError, FileNotFoundError):
+            state = "gone"
+        assert state in ("gone", "Z"), "the grandchild outlived the time limit"
+    finally:
+        kill_pidfile(pidfile)
+    # and a file's holders are found through /proc
+    f = tmp_path / "held"
+    with open(f, "w"):
+        assert os.getpid() in holders(f)
+    assert holders(f) == []
