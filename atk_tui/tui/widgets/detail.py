@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
-from ...core.questions import parse_questions
+from ...core.questions import ParsedQuestions, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
@@ -93,6 +93,7 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.item: Item | None = None
+        self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
@@ -258,7 +259,14 @@ class DetailPane(VerticalScroll):
         recommended one marked; then the saved answer."""
         if item.kind != "uwi":
             return None
-        parsed = parse_questions(item.body)
+        # the last item's questions are kept: a 10,000-question body takes ~0.4 s to parse, and
+        # the pane is shown again for the same item (a refresh, moving back to it)
+        key = (item.filename, item.body)  # comparing the text is a memcmp, parsing it is not
+        if self._parsed is not None and self._parsed[0] == key:
+            parsed = self._parsed[1]
+        else:
+            parsed = parse_questions(item.body)
+            self._parsed = (key, parsed)
         parts: list[RenderableType] = []
         for q in parsed.questions[:DETAIL_MAX_QUESTIONS]:
             head = Text()
