@@ -682,6 +682,30 @@ def _choice_value(value: str, question: Question) -> str:
     return OTHER  # something else recorded for it: the user's own words
 
 
+_TYPED_CHOICE_RE = re.compile(r"^\s*(?:-\s*)?Q?(\d+)\s*[:=]\s*(\S.*?)\s*$", re.I)
+
+
+def typed_choices(text: str, parsed: ParsedQuestions) -> tuple[dict[int, str], str]:
+    """Choices typed as lines of free text (``Q1: A``, ``2=other``, ``- 3: B``), for a form
+    that shows only a text box (too many questions to list): each line naming a question of
+    `parsed` and one of its option letters (or "other") becomes that question's choice; every
+    other line stays free text. Returns (choices, the remaining text)."""
+    by_number = {q.number: q for q in parsed.questions}
+    choices: dict[int, str] = {}
+    rest: list[str] = []
+    for line in text.split("\n"):
+        m = _TYPED_CHOICE_RE.match(line)
+        q = by_number.get(int(m.group(1))) if m else None
+        value = m.group(2) if m else ""
+        if q is not None and value.lower() == OTHER:
+            choices[q.number] = OTHER
+        elif q is not None and q.options and q.option(value) is not None:
+            choices[q.number] = value.strip().upper()
+        else:
+            rest.append(line)
+    return choices, "\n".join(rest).strip("\n")
+
+
 def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerProgress:
     """Which questions of `body` its ``## 回答`` section answers.
 

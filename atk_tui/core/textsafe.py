@@ -1,16 +1,29 @@
-"""Untrusted item text on its way to a terminal (SPEC §9).
+"""Untrusted item text on its way to a terminal (SPEC §9, §14): the one sanitiser.
 
-Control characters (C0 except tab/newline, DEL, C1) and bidirectional overrides are shown
-escaped (`\\x1b`, `\\u202e`), never emitted: an item cannot move the cursor, set the
-clipboard (OSC 52), plant hyperlinks (OSC 8) or reorder the text around it.
+Control characters (C0 except tab/newline, DEL, C1) and bidirectional controls (U+061C,
+U+200E/F, U+202A–202E, U+2066–2069, and the BOM/line separators) are shown escaped
+(`\\x1b`, `\\u202e`), never emitted: an item cannot move the cursor, set the clipboard
+(OSC 52), set the window title (OSC 2), plant hyperlinks (OSC 8) or reorder the text around
+it. Escaping the ESC (or the 8-bit CSI/OSC/DCS introducers) defuses a whole sequence: what
+follows it is printable text.
+
+Front ends use these and nothing else: the dashboard wraps the result in `Text`/`Content`
+(`atk_tui.tui.safe`), the CLI writes it (`safe_text` for bodies, `safe_line` for one-line
+fields, `safe_json_dumps` for JSON, which stays valid JSON and decodes to the exact text).
 """
 
 from __future__ import annotations
 
+import html
+import json
 import re
+from typing import Any
 
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_UNSAFE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+# The characters never emitted raw. Newline and tab are kept by `safe_text` only.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_OTHER = "\u2028\u2029\ufeff"
+UNSAFE_CHARS = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
+_UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -24,12 +37,53 @@ def safe_text(text: str) -> str:
 
 
 def safe_line(text: str) -> str:
-    """One line for a table cell: newlines and tabs escaped too."""
-    return _UNSAFE_LINE.sub(_escape, text)
+    """One line (a title, a table cell, a border, a filename): newlines and tabs escaped too."""
+    return UNSAFE_CHARS.sub(_escape, text)
+
+
+_ENTITY = re.compile(r"&(?:#[0-9]{1,8}|#[xX][0-9a-fA-F]{1,7}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _defuse_entity(m: re.Match[str]) -> str:
+    ref = m.group()
+    if ref[1] == "#":  # by number, as a Markdown parser reads it (not HTML's cp1252 remapping)
+        code = int(ref[3:-1], 16) if ref[2] in "xX" else int(ref[2:-1])
+        decoded = chr(code) if code <= 0x10FFFF else ""
+    else:
+        decoded = html.unescape(ref)
+    return "&amp;" + ref[1:] if decoded != ref and _UNSAFE.search(decoded) else ref
+
+
+def safe_markdown(text: str) -> str:
+    """Text for a Markdown renderer: `safe_text`, and character references that would decode
+    to an unsafe character (`&#x202e;`, `&rlm;`, `&#155;`) made literal (`&amp;#x202e;`), since
+    the renderer decodes them after any escaping done here."""
+    return _ENTITY.sub(_defuse_entity, safe_text(text))
+
+
+def has_unsafe(text: str) -> bool:
+    """True when `text` holds a character that must not reach a terminal raw (tests, checks)."""
+    return UNSAFE_CHARS.search(text) is not None
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def safe_json_dumps(value: Any, **kw: Any) -> str:
+    """`json.dumps` whose output holds no unsafe character: C1 and bidi controls inside
+    strings become `\\uXXXX` escapes, so the JSON decodes to the exact original text."""
+    kw.setdefault("ensure_ascii", False)
+    return safe_json(json.dumps(value, **kw))
+
+
+def safe_json_str(text: str) -> str:
+    """One JSON string literal (with its quotes), safe for a terminal."""
+    return safe_json_dumps(text)
 
 
 def safe_json(encoded: str) -> str:
     """One line of JSON (as `json.dumps` wrote it) with every unsafe character written as a
     `\\uXXXX` escape: still valid JSON that decodes to the same strings, and nothing in it a
     terminal would act on (json leaves DEL, C1 and bidi controls raw with ensure_ascii=False)."""
-    return _UNSAFE_LINE.sub(lambda m: f"\\u{ord(m.group()):04x}", encoded)
+    return UNSAFE_CHARS.sub(_json_escape, encoded)

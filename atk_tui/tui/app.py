@@ -18,7 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
@@ -26,10 +26,10 @@ from ..core.model import ACTIVE, Item
 from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
-from ..core.textsafe import safe_line
 from ..core.watch import store_signature
 from .alerts import Alerts
 from .config import TuiConfig, binding_ids, load_tui_config
+from .safe import safe_content, safe_line, safe_text
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
 from .widgets.notices import NoticeStrip
@@ -47,22 +47,22 @@ class ItemProvider(Provider):
         return list(view.items.values()) if view else []
 
     # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
-    # markup by the palette, so the display is a `Content` built here and the help a state name.
+    # markup by the palette, so the display and the help are `Content` built here.
     async def discover(self) -> Hits:
         for item in self._items()[:30]:
-            text = f"Jump to: {safe_line(item.title)}  {item.filename}"
-            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=item.state)
+            text = f"Jump to: {safe_line(item.title)}  {safe_line(item.filename)}"
+            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for item in self._items():
-            text = f"{safe_line(item.title)}  {item.filename}"
+            text = f"{safe_line(item.title)}  {safe_line(item.filename)}"
             score, offsets = matcher.fuzzy_search.match(matcher.query, text)
             if score > 0:
                 display = Content(text)
                 for offset in offsets:
                     display = display.stylize(matcher.match_style, offset, offset + 1)
-                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=item.state)
+                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
 
 
 class AtkApp(App):
@@ -73,6 +73,8 @@ class AtkApp(App):
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
+        # quits at once even during a stuck write (a text area keeps Ctrl+C for copying)
+        Binding("ctrl+c", "quit_now", show=False, id="quit_now"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
@@ -110,6 +112,7 @@ class AtkApp(App):
         self.conflicts = 0  # commits `atk wi commit` set aside (SPEC §11); `C` resolves them
         self._signature: tuple | None = None
         self._watch_paused = 0
+        self._quit_requested = False
         self.main = MainScreen()
         self.notices: list = []  # core.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
@@ -200,18 +203,14 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
-        from ..core.store import WriteResult
-
-        result = WriteResult()
         try:
-            with self.service.store.locked(timeout=2):
-                self.service.store._pull(result)
+            warnings = self.service.pull_now(lock_timeout=2)
         except AtkError as exc:
             self.call_from_thread(self.report_error, str(exc))
             return
         self.last_pull = utc_now()
-        if result.warnings:
-            self.call_from_thread(self.report_error, result.warnings[0])
+        if warnings:
+            self.call_from_thread(self.report_error, warnings[0])
         else:
             self.call_from_thread(self._pulled)
 
@@ -254,9 +253,48 @@ class AtkApp(App):
         self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
 
     def report_error(self, message: str) -> None:
-        self.last_error = message
-        self.notify(message, severity="error", markup=False, timeout=8)
+        self.last_error = safe_text(message)
+        self.notify(message, severity="error", timeout=8)
         self.main.update_status()
+
+    def notify(self, message: str, *, title: str = "", markup: bool = False, **kw) -> None:  # type: ignore[override]
+        """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
+        the store (a filename, a title, git's stderr), so it is made safe and never parsed as
+        markup (SPEC §14)."""
+        super().notify(safe_text(str(message)), title=safe_line(str(title)), markup=False, **kw)
+
+    # -- quitting ------------------------------------------------------------------------
+
+    def _busy_workers(self) -> list[Worker]:
+        """Workers still running git (a write, a pull, a push, a read). A write parked on its
+        dialog runs nothing."""
+        parked = isinstance(self.screen, ModalScreen)
+        return [
+            w for w in self.workers
+            if not w.is_finished and not (parked and w.group == "write")
+        ]
+
+    async def action_quit(self) -> None:
+        """`q`: quit; while git runs (a hook, a push), say so and quit when it ends. A second
+        `q` (or Ctrl+C) stops it now: the store rolls the write back (SPEC §14)."""
+        if self._quit_requested or not self._busy_workers():
+            self.action_quit_now()
+            return
+        self._quit_requested = True
+        self.notify("waiting for git to finish (a hook, a pull or a push): q again or Ctrl+C stops it and quits now", severity="warning", timeout=30)
+        self.set_interval(0.1, self._quit_when_idle)
+
+    def _quit_when_idle(self) -> None:
+        if not self._busy_workers():
+            self.exit()
+
+    def action_quit_now(self) -> None:
+        """Quit without waiting: every child git and hook is killed, so the write that ran them
+        fails at once and rolls back (its journal is recovered by the next command if not)."""
+        self._quit_requested = True
+        if self._busy_workers():
+            self.service.interrupt()
+        self.exit()
 
     # -- actions -------------------------------------------------------------------------
 

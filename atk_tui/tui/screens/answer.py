@@ -17,11 +17,16 @@ from textual.widgets import RadioButton, RadioSet, Static, TextArea
 
 from ...core import sections
 from ...core.model import Item
-from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress
+from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress, typed_choices
 from ...core.textsafe import safe_line, safe_text
+from ..safe import safe_content
 from .dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
+
+#: more questions than this and the form offers the free-text box only (with a message saying
+#: so): a widget per option made a 1,000-question UWI take 25 s to open (issue 10)
+FORM_MAX_QUESTIONS = 40
 
 
 @dataclass
@@ -237,7 +242,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
+            v.border_title = safe_content(("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80])
             if self.has_options:
                 v.border_subtitle = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
             else:  # free text only: Enter is a newline there
@@ -248,7 +253,9 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
                     yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
-                for q in self.parsed.questions:
+                if self.too_many:
+                    yield Static(self._too_many_text(), classes="q-text", id="too-many")
+                for q in self.parsed.questions if not self.too_many else ():
                     yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
                     if q.options:
                         if q.number in self.initial:
@@ -259,8 +266,21 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             yield Static(self._help(), id="answer-help")
 
     @property
+    def too_many(self) -> bool:
+        return len(self.parsed.questions) > FORM_MAX_QUESTIONS
+
+    def _too_many_text(self) -> Text:
+        n = len(self.parsed.questions)
+        return Text(
+            f"This item asks {n:,} questions: more than the form shows ({FORM_MAX_QUESTIONS}). "
+            "Write your answers in the box below, one line per question: \"Q1: A\" (or \"Q2: other\" and "
+            "your words after); "
+            "every question and its options are in the item's body (`atk wi show`). Ctrl+S submits."
+        )
+
+    @property
     def has_options(self) -> bool:
-        return any(q.options for q in self.parsed.questions)
+        return not self.too_many and any(q.options for q in self.parsed.questions)
 
     @staticmethod
     def _heading(q: Question, *, current: bool) -> Text:
@@ -283,7 +303,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
 
     def _refresh_marks(self) -> None:
         focused = self.focused
-        for q in self.parsed.questions:
+        for q in self.parsed.questions if self.has_options else ():
             if q.options:
                 self.query_one(f"#qt{q.number}", Static).update(self._heading(q, current=focused is self.query_one(f"#q{q.number}")))
         self.query_one("#answer-help", Static).update(self._help())
@@ -310,6 +330,12 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
                 choices[os_.question.number] = os_.letter
                 labels[os_.question.number] = os_.label or os_.letter
         text = self.query_one("#answer-text", TextArea).text
+        if self.too_many:  # no option rows: "Q1: A" lines of the box are the choices
+            choices, text = typed_choices(text, self.parsed)
+            for number, letter in choices.items():
+                q = next(q for q in self.parsed.questions if q.number == number)
+                opt = q.option(letter) if letter != OTHER else None
+                labels[number] = opt.label if opt is not None else OTHER
         return AnswerResult(choices, text, labels, partial)
 
     def missing(self, res: AnswerResult) -> list[int]:

@@ -31,6 +31,7 @@ from ...core.readiness import format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import BADGE_STYLE, STATUS_GLYPH, fuzzy_match
+from ..safe import safe_content
 from .dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
@@ -210,7 +211,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = f"Dependencies of {safe_line(self.item.title)[:60]}"
+            v.border_title = safe_content(f"Dependencies of {safe_line(self.item.title)[:60]}")
             v.border_subtitle = "Enter add · Delete/x remove · Ctrl+S save · Esc cancel"
             yield Static(Text(safe_line(self.item.filename), style="dim"), classes="dialog-message")
             yield Static("", id="deps-current-label", classes="deps-label")

@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ..safe import safe_content, safe_rich
+
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > Vertical {{ width: 80; max-width: 95%; height: auto; max-height: 90%; border: round $accent; background: $surface; padding: 1 2; }}
@@ -51,13 +53,13 @@ class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
         super().__init__()
         self.title_text = title
         self.escape_hint = escape_hint
-        self.message = message if isinstance(message, Text) else Text(message)
+        self.message = safe_rich(message)
         self.choices = choices
         self.danger = danger
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = self.title_text
+            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
             if self.escape_hint:
                 v.border_subtitle = self.escape_hint
             yield Static(self.message, classes="dialog-message")
@@ -102,14 +104,14 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     def __init__(self, title: str, prompt: str | Text, *, multiline: bool = True, initial: str = "", allow_empty: bool = False) -> None:
         super().__init__()
         self.title_text = title
-        self.prompt = prompt if isinstance(prompt, Text) else Text(prompt)
+        self.prompt = safe_rich(prompt)
         self.multiline = multiline
         self.initial = initial
         self.allow_empty = allow_empty
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = self.title_text
+            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
             v.border_subtitle = "Ctrl+S submit · Esc cancel" if self.multiline else "Enter submit · Esc cancel"
             yield Static(self.prompt, classes="dialog-message")
             if self.multiline:
@@ -206,7 +208,7 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as v:
-            v.border_title = self.title_text
+            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
             v.border_subtitle = "letter or ↑↓ Enter · Esc cancel"
             yield Static(Text(f"now in: {', '.join(sorted(self.current))}"), classes="dialog-message")
             yield OptionList(*[Option(Text(f"[{self.KEYS[t]}] {self.LABELS[t]}"), id=t) for t in self.targets], id="targets")

@@ -18,13 +18,15 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.model import Item
-from ...core.questions import answer_progress, checkpoint_spans, parse_questions
+from ...core.questions import ParsedQuestions, answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
-from ...core.textsafe import safe_line, safe_text
+from ...core.textsafe import safe_line, safe_markdown, safe_text
 from ..present import BADGE_STYLE, PARTIAL_MARK, age, badge
+from ..safe import safe
 
 PREVIEW_LINES = 60
+DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
 
 
@@ -91,6 +93,7 @@ class DetailPane(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.item: Item | None = None
+        self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
@@ -160,10 +163,10 @@ class DetailPane(VerticalScroll):
         A Rich `Markdown` renderable in the preview's `Static`, not Textual's `Markdown` widget:
         that one mounts a widget per block, which took hundreds of milliseconds per item and
         held up the keys pressed meanwhile. Links are not made clickable (`hyperlinks=False`),
-        and the text was made safe first (`safe_text`)."""
+        and the text was made safe first (`safe_markdown`)."""
         if self.item is None or self.item.filename != item.filename or not item.complete:
             return
-        body = safe_text(item.body)
+        body = safe_markdown(item.body)
         if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
             return
         from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
@@ -187,9 +190,9 @@ class DetailPane(VerticalScroll):
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
         t.append_text(badge(j, now, partial=item.answer_partial))
-        t.append(f"  {item.state}  ", style="dim")
+        t.append(f"  {safe_line(item.state)}  ", style="dim")
         if item.kind == "uwi":
-            t.append(f"UWI · {item.urgency}", style="magenta")
+            t.append(f"UWI · {safe_line(str(item.urgency))}", style="magenta")
             if item.answered:
                 t.append(" · answered", style="cyan")
             elif item.answer_partial:
@@ -197,7 +200,7 @@ class DetailPane(VerticalScroll):
                 which = ", ".join(f"Q{n}" for n in missing)
                 t.append(f" · {PARTIAL_MARK} ({which} unanswered): still needs you", style="bold magenta")
         else:
-            t.append(f"AWI · {item.awi_type}", style="cyan")
+            t.append(f"AWI · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
@@ -220,18 +223,19 @@ class DetailPane(VerticalScroll):
                 rows.append((k, repr(item.data[k]) if not isinstance(item.data[k], str) else item.data[k]))
         # a grid, so that a long value (a filename) wraps inside its own column
         grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="dim", justify="right", no_wrap=True)
+        # a long key (any frontmatter key an item carries) is cut, never crowding out the values
+        grid.add_column(style="dim", justify="right", no_wrap=True, max_width=24, overflow="ellipsis")
         grid.add_column(overflow="fold")
         for k, v in rows:
-            grid.add_row(k, Text(safe_line(str(v))))
+            grid.add_row(safe(k), safe(v))  # a frontmatter key is untrusted too (SPEC §14)
         parts: list[RenderableType] = [t, grid]
         if history:
             hist = Table.grid(padding=(0, 1))
             hist.add_column(style="dim", no_wrap=True)
-            hist.add_column(style="dim", no_wrap=True)
+            hist.add_column(style="dim", no_wrap=True, max_width=16, overflow="ellipsis")  # the Atk-Actor trailer
             hist.add_column(overflow="fold")
             for h in history[:8]:
-                hist.add_row(f"{h.date:%Y-%m-%d %H:%M}", safe_line(h.actor), Text(safe_line(h.subject)))
+                hist.add_row(Text(f"{h.date:%Y-%m-%d %H:%M}"), safe(h.actor), safe(h.subject))
             parts += [Text("history", style="bold dim"), hist]
         return Group(*parts)
 
@@ -259,9 +263,16 @@ class DetailPane(VerticalScroll):
         recommended one marked; then the saved answer."""
         if item.kind != "uwi":
             return None
-        parsed = parse_questions(item.body)
+        # the last item's questions are kept: a 10,000-question body takes ~0.4 s to parse, and
+        # the pane is shown again for the same item (a refresh, moving back to it)
+        key = (item.filename, item.body)  # comparing the text is a memcmp, parsing it is not
+        if self._parsed is not None and self._parsed[0] == key:
+            parsed = self._parsed[1]
+        else:
+            parsed = parse_questions(item.body)
+            self._parsed = (key, parsed)
         parts: list[RenderableType] = []
-        for q in parsed.questions:
+        for q in parsed.questions[:DETAIL_MAX_QUESTIONS]:
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
             head.append(safe_text(q.text.strip()), style="bold")  # its line breaks as line breaks
@@ -280,6 +291,9 @@ class DetailPane(VerticalScroll):
                     label.append("\n" + safe_line(o.implications), style="dim")
                 grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), label)
             parts.append(grid)
+        more = len(parsed.questions) - DETAIL_MAX_QUESTIONS
+        if more > 0:  # thousands of rows would stall the pane: the body below still has them all
+            parts.append(Text(f"… and {more:,} more questions (all of them are in the body below)", style="dim"))
         ans = answer_text(item.body)
         if ans and ans.strip():
             parts.append(Text("Answer", style="bold cyan"))

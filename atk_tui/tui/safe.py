@@ -1,0 +1,53 @@
+"""The dashboard's one way from a string to the screen (SPEC §14).
+
+Every string that came from the store (titles, bodies, frontmatter keys and values, filenames,
+commit trailers and subjects, error messages quoting any of them) reaches a widget through these:
+control and bidi characters escaped by `core.textsafe`, then wrapped in `rich.text.Text` or
+`textual.content.Content`, never parsed as markup. A `str` given to `border_title`,
+`Table.add_row`, `DataTable`, `Tree` or the palette is parsed as markup (`[/x]` crashes,
+`[@click=app.quit]` becomes a live action), so those sinks take what these return.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.content import Content
+
+from ..core.textsafe import has_unsafe, safe_line, safe_text
+
+__all__ = ["notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
+
+
+def safe(text: object, style: str = "") -> Text:
+    """One line of untrusted text as a `Text` (newlines and tabs escaped too)."""
+    return Text(safe_line(str(text)), style=style, end="")
+
+
+def safe_block(text: object, style: str = "") -> Text:
+    """Multi-line untrusted text as a `Text` (newlines and tabs kept)."""
+    return Text(safe_text(str(text)), style=style, end="")
+
+
+def safe_content(text: object) -> Content:
+    """One line as a `Content`: for `border_title`/`border_subtitle`, palette entries and labels.
+    Literal: `[WIP]` in a title shows as `[WIP]`."""
+    return Content(safe_line(str(text)))
+
+
+def safe_rich(message: Text | str) -> Text:
+    """A dialog's message: a `str` is untrusted text; a `Text` built by the app keeps its
+    styles unless some part of it still holds a control character (then it is shown plain)."""
+    if isinstance(message, str):
+        return safe_block(message)
+    if has_unsafe(message.plain.replace("\n", "").replace("\t", "")):
+        return Text(safe_text(message.plain), style=message.style, end=message.end)
+    return message
+
+
+def notify_safe(target: Any, message: object, *, title: str = "", **kw: Any) -> None:
+    """`target.notify` (an App, Screen or Widget) with the message and title made safe and
+    never parsed as markup."""
+    kw["markup"] = False
+    target.notify(safe_text(str(message)), title=safe_line(title), **kw)
