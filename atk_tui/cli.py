@@ -326,7 +326,71 @@ def _states(status: str) -> list[str]:
     raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
 
 
+def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
+    """The judged-listing cache for this `list`, when one can answer it: JSON or a count,
+    no `--text` (that reads bodies)."""
+    if args.text or not (args.count or args.json or (is_agent_env() and not args.no_json)):
+        return None
+    from .core.cache import ListingCache
+    from .core.model import TERMINAL
+
+    return ListingCache(root, _states(args.status), STATES, tuple(TERMINAL))
+
+
+def _print_listing(args: argparse.Namespace, only_repo: str | None, meta: list[list[Any]], lines: list[str]) -> None:
+    """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of `lines[i]`) and print it."""
+    want_ready = args.status == "ready" if args.status in DERIVED else None
+    if args.kind or only_repo or want_ready is not None:
+        lines = [
+            line for m, line in zip(meta, lines, strict=True)
+            if (not args.kind or m[1] == args.kind) and (not only_repo or m[2] == only_repo)
+            and (want_ready is None or m[3] == want_ready)
+        ]  # fmt: skip
+    if args.count:
+        _out(str(len(lines)))
+    elif lines:
+        _write(sys.stdout, "\n".join(lines) + "\n")
+
+
+def cached_list(root: Path, args: argparse.Namespace) -> bool:
+    """A warm `atk wi list`: the cached judged listing printed when the store is as it was
+    (no Service, no git). False when the full listing must run."""
+    cache = _listing_cache(root, args)
+    if cache is None:
+        return False
+    import time
+
+    from .core.config import plan_files_missing
+
+    hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
+    if hit is None:
+        return False
+    _print_listing(args, args.only_repo, *hit)
+    return True
+
+
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
+    cache = _listing_cache(svc.root, args)
+    if cache is not None:
+        import time
+
+        taken = time.time_ns()
+        sig = cache.signature()  # before reading: a change while reading must miss
+        view = svc.queue(_states(args.status))  # every item: the cache serves any filter
+        items = sorted(view.items.values(), key=lambda i: (STATES.index(i.state), i.filename))
+        judgements, blocks = view.judgements, view.blocks
+        encode = _JSON.encode
+        meta, lines = [], []
+        for i in items:
+            j = judgements.get(i.filename)
+            meta.append([i.state, i.kind, i.target_repo, bool(j and j.ready)])
+            lines.append(safe_json(encode(item_json(i, j, blocks.get(i.filename)))))
+        cooldowns = [c.timestamp() for i in view.items.values() if (c := i.cooldown_until) is not None and c.tzinfo is not None and c > view.now]
+        plans = {i.plan_file for i in view.items.values() if i.plan_file}
+        missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
+        cache.save(sig, meta, lines, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
+        _print_listing(args, svc.only_repo, meta, lines)
+        return 0
     items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
     if args.status in DERIVED:
         want_ready = args.status == "ready"
@@ -334,15 +398,10 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if args.count:
         _out(str(len(items)))
         return 0
-    as_json = args.json or (is_agent_env() and not args.no_json)
-    if as_json:
-        raw_encode = _JSON.encode
-
-        def encode(obj: Any) -> str:
-            return safe_json(raw_encode(obj))
-
+    if args.json or (is_agent_env() and not args.no_json):
+        encode = _JSON.encode
         judgements, blocks = view.judgements, view.blocks
-        lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
+        lines = [safe_json(encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename)))) for i in items]
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
@@ -551,6 +610,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "config":
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
+            return 0
+        if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args):
             return 0
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
         if args.cmd == "plans":

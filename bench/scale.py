@@ -320,8 +320,9 @@ def counts_shown(counts: dict[str, int]) -> Callable[[str], bool]:
 PROGRESS = re.compile(r"parsed [\d,]+ / [\d,]+")
 
 
-def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str, int], reps: int) -> dict[str, float]:
-    res: dict[str, float] = {}
+def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str, int], reps: int,
+                    res: dict[str, float]) -> dict[str, float]:  # fmt: skip
+    """Fills `res` as it goes (a failure keeps what was measured)."""
     tui = f"{BIN / 'atk-tui'} --store {root}"
     empty = tmp / "empty_app.py"
     empty.write_text(EMPTY_APP)
@@ -445,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the generated store")
     ap.add_argument("--no-tmux", action="store_true")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--only", help="comma-separated phases: list, graph, dashboard, remote, transition")
     args = ap.parse_args(argv)
     active = args.active or (2_000 if args.quick else 10_000)
     terminal = args.terminal or (10_000 if args.quick else 50_000)
@@ -470,12 +472,28 @@ def main(argv: list[str] | None = None) -> int:
             print(f"store: {active} active + {terminal} terminal items generated in {time.perf_counter() - t0:.1f} s")
         counts = {s: sum(1 for p in (root / "wi" / s).iterdir() if p.suffix == ".md") for s in ("inbox", "processing", "hold")}
         print(f"panes: {counts}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start", flush=True)
-        lst = res["list"] = bench_list(root, env, reps)
-        print(f"  list: {lst['rows']} active rows, {lst['all_rows']} with --status=all", flush=True)
-        gr = res["graph"] = bench_graph(reps + 2)
-        dash = res["dashboard"] = bench_dashboard(root, env, tmp, counts, reps) if tmux else None
-        remote = res["remote"] = bench_remote(root, env, tmp, counts) if tmux else None
-        tr = res["transition"] = bench_transition(root, env)  # last: it adds commits
+        only = set(args.only.split(",")) if args.only else None
+
+        def phase(name: str, fn: Callable[[], object], default: object) -> object:
+            """One figure's measurement; a failure is reported and the others still run."""
+            if only is not None and name not in only:
+                res[name] = default
+                return default
+            try:
+                res[name] = out = fn()
+            except Exception as exc:
+                print(f"  {name} failed: {str(exc)[:2000]}", flush=True)
+                res[name] = out = default
+            print(f"  {name}: done ({os.getloadavg()[0]:.1f} load)", flush=True)
+            return out
+
+        keys = ("cold", "warm", "floor", "rows", "all_cold", "all_warm", "all_rows", "all_rss")
+        lst = phase("list", lambda: bench_list(root, env, reps), dict.fromkeys(keys, float("nan")))
+        gr = phase("graph", lambda: bench_graph(reps + 2), {"layout": float("nan"), "floor": float("nan")})
+        dash_res: dict[str, float] = {}
+        dash = phase("dashboard", lambda: bench_dashboard(root, env, tmp, counts, reps, dash_res), dash_res) if tmux else None
+        remote = phase("remote", lambda: bench_remote(root, env, tmp, counts), None) if tmux else None
+        tr = phase("transition", lambda: bench_transition(root, env), {"service": float("nan"), "floor": float("nan")})
     finally:
         if args.keep and not args.store:
             print(f"kept {tmp}")
@@ -485,6 +503,8 @@ def main(argv: list[str] | None = None) -> int:
     nan = float("nan")
     rows: list[tuple[str, float, str, float, str]] = []  # figure, s, floor, floor s, goal (ratio or "<= N s")
     if dash:
+        dash = {k: dash.get(k, nan) for k in ("floor_frame", "first_frame", "all_rows", "cold_first", "cold_progress", "cold_rows",
+                                              "trail", "floor_trail", "burst", "floor_burst", "history_first", "hwm")}  # fmt: skip
         ff = dash["floor_frame"]
         rows += [
             ("dashboard first frame, warm (tmux)", dash["first_frame"], "empty Textual app, first frame", ff, "1.5x"),

@@ -15,9 +15,11 @@ bad checksum: the cache is silently rebuilt.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import zlib
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -157,6 +159,188 @@ class ItemCache:
             self.dirty = False
         except (OSError, ValueError):
             pass
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+# -- the judged listing ------------------------------------------------------------------------
+
+LISTING_VERSION = 1
+#: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
+#: written again within the file system's timestamp granularity could keep its mtime and size
+#: (git's "racily clean" case). A listing whose signature has one is not saved.
+RACY_NS = 2_000_000_000
+MQ = "mq"
+
+
+def _ref_text(git_dir: str) -> str:
+    """HEAD and what it points at, read without running git."""
+    try:
+        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
+            head = fh.read(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    if head.startswith("ref: "):
+        ref = head[5:]
+        if ".." in ref:
+            return head
+        try:
+            with open(os.path.join(git_dir, ref), "rb") as fh:
+                return head + ":" + fh.read(128).decode("ascii", "replace").strip()
+        except OSError:
+            return head + ":packed"  # packed-refs' own stat is in the signature
+    return head
+
+
+def store_signature(root: Path | str, content_dirs: list[str], name_dirs: list[str]) -> tuple[str, int] | None:
+    """A digest of everything a judged listing depends on, and the newest stat time in it.
+
+    HEAD (and the ref it names), the index and packed-refs by stat; every folder of
+    `name_dirs` and `content_dirs` by lstat (a name added, removed or renamed changes its
+    mtime); every entry of the `content_dirs` by lstat (inode, size, mtime, mode). None when
+    the store cannot be read this way (not a plain `.git` folder)."""
+    root = str(root)
+    git_dir = os.path.join(root, ".git")
+    if not os.path.isdir(git_dir) or os.path.islink(git_dir):
+        return None
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    h.update(_ref_text(git_dir).encode())
+    for rel in ("index", "packed-refs"):
+        try:
+            st = os.lstat(os.path.join(git_dir, rel))
+        except OSError:
+            h.update(b"-\n")
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        h.update(f"{rel} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n".encode())
+    parts: list[str] = []
+    for rel in (*name_dirs, *content_dirs):
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            parts.append(f"{rel} -")
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        parts.append(f"{rel} {st.st_ino} {st.st_mode} {st.st_mtime_ns}")
+    for rel in content_dirs:
+        try:
+            with os.scandir(os.path.join(root, rel)) as it:
+                for e in it:
+                    st = e.stat(follow_symlinks=False)
+                    m = st.st_mtime_ns
+                    if m > newest:
+                        newest = m
+                    parts.append(f"{e.name}/{st.st_ino}/{st.st_size}/{m}/{st.st_mode}")
+        except OSError:
+            parts.append(f"{rel} unreadable")
+    h.update("\n".join(parts).encode("utf-8", "surrogateescape"))
+    return h.hexdigest(), newest
+
+
+def listing_dirs(root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(content_dirs, name_dirs) of a listing of `states`: whose files are parsed (their
+    contents count) and whose names only count (where an item is). `mq/` folders, when
+    the store has them, count too: items may depend on feedback items."""
+    content = [f"wi/{s}" for s in states]
+    names = [f"wi/{s}" for s in all_states if s not in states]
+    mq = os.path.join(str(root), MQ)
+    if os.path.isdir(mq):
+        try:
+            subs = sorted(e.name for e in os.scandir(mq) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            subs = []
+        names.append(MQ)
+        for s in subs:
+            (names if s in mq_terminal else content).append(f"{MQ}/{s}")
+    return content, names
+
+
+class ListingCache:
+    """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
+    a warm listing checks the signature, reads this one file and prints.
+
+    The judgement also depends on the time (a cooldown lifts: the listing is valid only
+    until the earliest future `cooldown_until`) and on plan files existing (their values
+    are checked again on every hit with the listing's own rule)."""
+
+    def __init__(self, root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...] = ()) -> None:
+        self.root = Path(root)
+        self.states = list(states)
+        self.git_dir = self.root / ".git"
+        self.path = self.git_dir / "atk-cache" / f"list-{'-'.join(self.states)}-v{LISTING_VERSION}"
+        self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
+
+    def signature(self) -> tuple[str, int] | None:
+        if os.path.islink(self.path.parent) or (self.git_dir / "atk-journal.json").exists():
+            return None  # a half-done write is rolled back by the full listing
+        return store_signature(self.root, self.content_dirs, self.name_dirs)
+
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[list[list[Any]], list[str]] | None:
+        """(meta, lines) when the cached listing is still the store's, else None. `meta[i]`
+        is `[state, kind, target_repo, ready]` of `lines[i]`; `plan_missing(values)` says
+        which plan_file values name no file now."""
+        sig = self.signature()
+        if sig is None:
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read()
+            nl = raw.index(b"\n")
+            header = json.loads(raw[:nl])
+            payload = raw[nl + 1 :]
+            if (
+                header.get("version") != LISTING_VERSION
+                or header.get("sig") != sig[0]
+                or header.get("size") != len(payload)
+                or header.get("crc32") != zlib.crc32(payload)
+            ):
+                return None
+            until = header.get("until")
+            if until is not None and now >= until:
+                return None
+            plans = header["plans"]
+            if sorted(plan_missing(list(plans))) != sorted(v for v, missing in plans.items() if missing):
+                return None
+            meta = header["meta"]
+            lines = payload.decode("utf-8").split("\n") if payload else []
+            if len(lines) != len(meta):
+                return None
+            return meta, lines
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def save(self, sig: tuple[str, int] | None, meta: list[list[Any]], lines: list[str], until: float | None,
+             plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
+        """Write the listing computed from the store as it was at `sig` (taken before the
+        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
+        if sig is None or sig[1] >= taken_ns - RACY_NS:
+            return False
+        if self.signature() != sig:
+            return False  # changed while it was read: the listing may mix two states
+        payload = "\n".join(lines).encode("utf-8")
+        header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "meta": meta,
+                  "size": len(payload), "crc32": zlib.crc32(payload)}  # fmt: skip
+        tmp = None
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            if os.path.islink(self.path.parent):
+                return False
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + payload)
+            os.replace(tmp, self.path)
+            tmp = None
+            return True
+        except (OSError, ValueError):
+            return False
         finally:
             if tmp is not None:
                 try:

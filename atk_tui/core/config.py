@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,10 @@ def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
 
     base = num("timeout", DEFAULT_GIT_TIMEOUT)
     return {"timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base)}
+
+
+def plan_files_missing(root: Path, values: Iterable[str]) -> list[str]:
+    """The `plan_file` values among `values` that name no file in the store (SPEC §6 rule 1):
+    the one rule the listing and its cache both apply."""
+    dirs: dict[str, str] = {}  # resolved plan folders, shared by the batch
+    return [v for v in values if not (p := resolve_plan_file(root, v, dirs)) or not os.path.isfile(p)]

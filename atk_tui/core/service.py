@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
-from .config import PLAN_PREFIX, is_agent_env, portable_plan_file, resolve_plan_file
+from .config import PLAN_PREFIX, is_agent_env, plan_files_missing, portable_plan_file
 from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
@@ -247,12 +247,8 @@ class Service:
                 pass
         head = self.store.head()
         items, where, defects = self.load_items(states)
-        dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
-        plan_missing = frozenset(
-            i.filename
-            for i in items.values()
-            if i.plan_file and (not (p := resolve_plan_file(self.root, i.plan_file, dirs)) or not os.path.isfile(p))
-        )
+        missing = set(plan_files_missing(self.root, {i.plan_file for i in items.values() if i.plan_file}))
+        plan_missing = frozenset(i.filename for i in items.values() if i.plan_file in missing)
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
         now = self.clock()
         judgements = readiness.judge(snap, now)
