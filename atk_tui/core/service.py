@@ -23,6 +23,8 @@ from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
 Clock = Callable[[], datetime]
+#: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
+PROGRESS_EVERY = 500
 
 
 def _body_of(text: str) -> str:
@@ -185,8 +187,11 @@ class Service:
         self._check_repo(item)
         return item
 
-    def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        """Parse the items in `states` (through the cache) and locate every item."""
+    def load_items(
+        self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
+        """Parse the items in `states` (through the cache) and locate every item.
+        `progress(done, total)` is called now and then while files are parsed (a cold start)."""
         wanted = [s for s in STATES if s in set(states)]
         # git stats the work tree for the blob SHAs while the folders are scanned here
         collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
@@ -197,6 +202,8 @@ class Service:
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
+        total = sum(len(scan.names.get(state, ())) for state in wanted)
+        done = parsed = 0
         for state in wanted:
             scope = "terminal" if state in TERMINAL else "active"
             cache = None
@@ -225,18 +232,22 @@ class Service:
                         item = parse_item(name, state, data, size=size)
                         if cache is not None and size is None:
                             cache.put(item)
+                    parsed += 1
+                    if progress is not None and parsed % PROGRESS_EVERY == 0:
+                        progress(done, total)
                 if cache is not None:
                     keep.add(cache_key(item.blob, name))
                 if name in dups:
                     in_states = dups[name]
                     item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
                 items[name] = item
+                done += 1
         for scope, cache in scopes.items():
             cache.save(keep=seen.get(scope, set()))
         return items, where, defects
 
-    def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
-        """Everything the dashboard shows, judged at `clock()`."""
+    def queue(self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None) -> QueueView:
+        """Everything the dashboard shows, judged at `clock()`. `progress`: see `load_items`."""
         if self.store.journal_path.exists():
             # a write a killed process left half done must not look saved: roll it back now
             # when nobody is writing (a writer holding the lock has its own journal)
@@ -246,7 +257,7 @@ class Service:
             except AtkError:
                 pass
         head = self.store.head()
-        items, where, defects = self.load_items(states)
+        items, where, defects = self.load_items(states, progress)
         missing = set(plan_files_missing(self.root, {i.plan_file for i in items.values() if i.plan_file}))
         plan_missing = frozenset(i.filename for i in items.values() if i.plan_file in missing)
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
@@ -263,6 +274,16 @@ class Service:
             now=now,
             store_defects=defects,
         )
+
+    def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
+        """Every adopted and rejected item as (filename, state), newest filename first (names
+        start with their creation time), and where every item is: what the history shows
+        without parsing 50,000 files (each row reads its own file when it is drawn)."""
+        scan = self.store.scan_all(STATES)
+        where = scan.where
+        names = [(n, s) for s in STATES if s in TERMINAL for n in scan.names.get(s, ()) if where[n] == s]
+        names.sort(reverse=True)
+        return names, where
 
     def list(
         self,

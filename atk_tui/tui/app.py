@@ -8,6 +8,7 @@ tests and the screenshot script use.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -32,9 +33,11 @@ from .config import TuiConfig, binding_ids, load_tui_config
 from .safe import safe_content, safe_line, safe_text
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
+from .widgets.item_list import ItemList
 from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
+PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 
 
 class ItemProvider(Provider):
@@ -175,8 +178,18 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def _load_queue(self) -> None:
+        first = self.main.view is None
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            # a cold start parses every file: say how far it got (at most ~8 times a second)
+            now = time.monotonic()
+            if first and now - last[0] >= PROGRESS_INTERVAL:
+                last[0] = now
+                self.call_from_thread(self._show_progress, done, total)
+
         try:
-            view = self.service.queue(ACTIVE)
+            view = self.service.queue(ACTIVE, progress=progress)
             unpushed = self.service.store.unpushed()
             notices = self.service.notices()
             loop = self.service.loop_status()
@@ -185,6 +198,14 @@ class AtkApp(App):
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
         self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        if self.main.view is not None:
+            return
+        text = f"Loading… parsed {done:,} / {total:,}"
+        for lst in self.main.query(ItemList):
+            lst.empty_text = text
+            lst.refresh()
 
     def _queue_loaded(
         self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None, conflicts: int = 0
