@@ -141,6 +141,27 @@ class Service:
             self.store._pull(result)
         return result.warnings
 
+    def upstream(self) -> str | None:
+        """The upstream branch (e.g. `origin/main`), None without one."""
+        return self.store.upstream()
+
+    def remote_moved(self) -> bool:
+        """Whether the upstream branch on the remote is not where this clone last saw it:
+        one `git ls-remote` of that ref (no objects fetched), so the dashboard can look every
+        few seconds and pull only when something was pushed. False without an upstream or
+        when the remote cannot be reached (the periodic pull reports that)."""
+        upstream = self.store.upstream()
+        if not upstream or "/" not in upstream:
+            return False
+        remote, branch = upstream.split("/", 1)
+        proc = self.store.git("ls-remote", "--heads", remote, f"refs/heads/{branch}", check=False,
+                              timeout=self.store.limit("timeout"), slow=True)  # fmt: skip
+        if proc.returncode != 0:
+            return False
+        there = proc.stdout.split()[0] if proc.stdout.strip() else ""
+        here = self.store.git("rev-parse", "-q", "--verify", f"refs/remotes/{upstream}", check=False).stdout.strip()
+        return there != here
+
     # -- reading ---------------------------------------------------------------------
 
     def read(self, filename: str, state: str | None = None) -> Item:

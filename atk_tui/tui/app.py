@@ -146,8 +146,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
-            if self.tui_config.pull_interval > 0 and self.service.store.upstream():
-                self.set_interval(self.tui_config.pull_interval, self.pull)
+            self._check_remote_later()
 
     # -- loading -------------------------------------------------------------------------
 
@@ -221,6 +220,29 @@ class AtkApp(App):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
         self.main.apply_view(view)
+
+    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
+    def _check_remote_later(self) -> None:
+        """Asking git for the upstream runs git: off the UI thread, after the first frame."""
+        if not self.service.upstream():
+            return
+        cfg = self.tui_config
+        if cfg.pull_interval > 0:
+            self.call_from_thread(self.set_interval, cfg.pull_interval, self.pull)
+        if cfg.remote_check_interval > 0:
+            self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
+
+    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
+    def check_remote(self) -> None:
+        """A pushed change shows within seconds: `ls-remote` the upstream, pull when it moved."""
+        if self._watch_paused:
+            return
+        try:
+            moved = self.service.remote_moved()
+        except AtkError:
+            return  # unreachable now: the periodic pull reports it
+        if moved:
+            self.call_from_thread(self.pull)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
