@@ -34,7 +34,7 @@ def age(root: Path, seconds: float = 30) -> None:
     """Time passes: every stat time in the store moves into the past (so the listing is not
     racy and gets saved), as it would between an agent's commands."""
     past = time.time() - seconds
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, _dirnames, filenames in os.walk(root):
         for name in filenames:
             os.utime(os.path.join(dirpath, name), (past, past), follow_symlinks=False)
         os.utime(dirpath, (past, past))

@@ -59,6 +59,6 @@ def test_remote_moved_is_false_without_an_upstream(svc: Service) -> None:
 
 
 def test_remote_moved_is_false_when_the_remote_is_gone(tmp_path: Path) -> None:
-    root, remote = make_remote_pair(tmp_path)
+    root, _remote = make_remote_pair(tmp_path)
     git(root, "remote", "set-url", "origin", str(tmp_path / "nowhere.git"))
     assert Service(root, actor="user").remote_moved() is False
