@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import ACTIVE, PROCESSABLE, STATES, Item
+from .core.model import STATES, Item
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
+from .quicklist import DERIVED, listing_cache, print_listing, serve, states_for
 
 EPILOG = """\
 exit codes:
@@ -311,19 +312,11 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
-DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
-
-
 def _states(status: str) -> list[str]:
-    if status == "active":
-        return list(ACTIVE)
-    if status == "processable" or status in DERIVED:
-        return list(PROCESSABLE)
-    if status == "all":
-        return list(STATES)
-    if status in STATES:
-        return [status]
-    raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
+    states = states_for(status)
+    if states is None:
+        raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
+    return states
 
 
 def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
@@ -331,42 +324,16 @@ def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
     no `--text` (that reads bodies)."""
     if args.text or not (args.count or args.json or (is_agent_env() and not args.no_json)):
         return None
-    from .core.cache import ListingCache
-    from .core.model import TERMINAL
-
-    return ListingCache(root, _states(args.status), STATES, tuple(TERMINAL))
-
-
-def _print_listing(args: argparse.Namespace, only_repo: str | None, meta: list[list[Any]], lines: list[str]) -> None:
-    """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of `lines[i]`) and print it."""
-    want_ready = args.status == "ready" if args.status in DERIVED else None
-    if args.kind or only_repo or want_ready is not None:
-        lines = [
-            line for m, line in zip(meta, lines, strict=True)
-            if (not args.kind or m[1] == args.kind) and (not only_repo or m[2] == only_repo)
-            and (want_ready is None or m[3] == want_ready)
-        ]  # fmt: skip
-    if args.count:
-        _out(str(len(lines)))
-    elif lines:
-        _write(sys.stdout, "\n".join(lines) + "\n")
+    return listing_cache(root, args.status)
 
 
 def cached_list(root: Path, args: argparse.Namespace) -> bool:
     """A warm `atk wi list`: the cached judged listing printed when the store is as it was
     (no Service, no git). False when the full listing must run."""
-    cache = _listing_cache(root, args)
-    if cache is None:
+    if args.text:
         return False
-    import time
-
-    from .core.config import plan_files_missing
-
-    hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
-    if hit is None:
-        return False
-    _print_listing(args, args.only_repo, *hit)
-    return True
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count)
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
@@ -384,12 +351,14 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         for i in items:
             j = judgements.get(i.filename)
             meta.append([i.state, i.kind, i.target_repo, bool(j and j.ready)])
-            lines.append(safe_json(encode(item_json(i, j, blocks.get(i.filename)))))
+            line = safe_json(encode(item_json(i, j, blocks.get(i.filename))))
+            # as `_write` prints it: a name that is not UTF-8 as its escape (the cache is UTF-8)
+            lines.append(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line) if _SURROGATE.search(line) else line)
         cooldowns = [c.timestamp() for i in view.items.values() if (c := i.cooldown_until) is not None and c.tzinfo is not None and c > view.now]
         plans = {i.plan_file for i in view.items.values() if i.plan_file}
         missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
         cache.save(sig, meta, lines, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
-        _print_listing(args, svc.only_repo, meta, lines)
+        print_listing(args.status, args.kind, svc.only_repo, args.count, meta, lines)
         return 0
     items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
     if args.status in DERIVED:

@@ -260,6 +260,42 @@ def listing_dirs(root: Path | str, states: list[str], all_states: tuple[str, ...
     return content, names
 
 
+def plan_signature(root: Path | str, values: list[str], leaves: bool = False) -> tuple[str, int, list[str]]:
+    """(digest, newest mtime, volatile values) of what the existence of these plan files
+    depends on: every folder from the store down to each one's folder, by lstat (a file
+    added, removed or renamed in a folder changes its mtime). With `leaves`, the values
+    whose file is a symbolic link (its target may change elsewhere) or that lie outside the
+    store are returned as volatile: a cached listing checks them again on every hit."""
+    from .config import plan_file_path
+
+    base = str(root)
+    prefix = base + os.sep
+    dirs: set[str] = set()
+    volatile: list[str] = []
+    for v in values:
+        path = plan_file_path(base, v)
+        if not path.startswith(prefix):
+            volatile.append(v)
+            continue
+        if leaves and os.path.islink(path):
+            volatile.append(v)
+        d = os.path.dirname(path)
+        while len(d) > len(base) and d not in dirs:
+            dirs.add(d)
+            d = os.path.dirname(d)
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    for d in sorted(dirs):
+        try:
+            st = os.lstat(d)
+        except OSError:
+            h.update(f"{d} -\n".encode("utf-8", "surrogateescape"))
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        h.update(f"{d} {st.st_ino} {st.st_mode} {st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest(), newest, volatile
+
+
 class ListingCache:
     """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
     a warm listing checks the signature, reads this one file and prints.
@@ -270,7 +306,7 @@ class ListingCache:
 
     def __init__(self, root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...] = ()) -> None:
         self.root = Path(root)
-        self.states = list(states)
+        self.states = [s for s in all_states if s in set(states)]  # one order (ACTIVE is a set)
         self.git_dir = self.root / ".git"
         self.path = self.git_dir / "atk-cache" / f"list-{'-'.join(self.states)}-v{LISTING_VERSION}"
         self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
@@ -280,10 +316,11 @@ class ListingCache:
             return None  # a half-done write is rolled back by the full listing
         return store_signature(self.root, self.content_dirs, self.name_dirs)
 
-    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[list[list[Any]], list[str]] | None:
-        """(meta, lines) when the cached listing is still the store's, else None. `meta[i]`
-        is `[state, kind, target_repo, ready]` of `lines[i]`; `plan_missing(values)` says
-        which plan_file values name no file now."""
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[list[list[Any]], bytes] | None:
+        """(meta, payload) when the cached listing is still the store's, else None. The
+        payload is the listing's lines (UTF-8, joined by newlines); `meta[i]` is `[state,
+        kind, target_repo, ready]` of line i. `plan_missing(values)` says which plan_file
+        values name no file now (asked only for plan files that are symbolic links)."""
         sig = self.signature()
         if sig is None:
             return None
@@ -305,13 +342,15 @@ class ListingCache:
             if until is not None and now >= until:
                 return None
             plans = header["plans"]
-            if sorted(plan_missing(list(plans))) != sorted(v for v, missing in plans.items() if missing):
+            if plan_signature(self.root, list(plans))[0] != header["plan_sig"]:
+                return None
+            volatile = header["volatile"]
+            if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
                 return None
             meta = header["meta"]
-            lines = payload.decode("utf-8").split("\n") if payload else []
-            if len(lines) != len(meta):
+            if payload.count(b"\n") + bool(payload) != len(meta):
                 return None
-            return meta, lines
+            return meta, payload
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
@@ -321,11 +360,14 @@ class ListingCache:
         listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
         if sig is None or sig[1] >= taken_ns - RACY_NS:
             return False
+        plan_sig, plan_newest, volatile = plan_signature(self.root, list(plans), leaves=True)
+        if plan_newest >= taken_ns - RACY_NS:
+            return False
         if self.signature() != sig:
             return False  # changed while it was read: the listing may mix two states
         payload = "\n".join(lines).encode("utf-8")
-        header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "meta": meta,
-                  "size": len(payload), "crc32": zlib.crc32(payload)}  # fmt: skip
+        header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
+                  "volatile": volatile, "meta": meta, "size": len(payload), "crc32": zlib.crc32(payload)}  # fmt: skip
         tmp = None
         try:
             self.path.parent.mkdir(exist_ok=True)

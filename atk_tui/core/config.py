@@ -72,6 +72,16 @@ def resolve_store(option: str | None = None) -> Path:
     raise ConfigError(HOW_TO_SET.format(cfg=config_path()))
 
 
+def plan_file_path(base: str, plan_file: str) -> str:
+    """The normalised path a `plan_file` value spells, before any check (see `resolve_plan_file`)."""
+    value = plan_file.strip()
+    if value.startswith(PLAN_PREFIX):
+        path = os.path.join(base, value[len(PLAN_PREFIX) :].lstrip("/"))
+    else:
+        path = os.path.join(base, os.path.expanduser(value))
+    return os.path.normpath(path)
+
+
 def resolve_plan_file(root: Path, plan_file: str, dirs: dict[str, str] | None = None) -> Path | None:
     """The file a `plan_file` value names, or None when it would leave the store (also
     through a symbolic link).
@@ -79,13 +89,8 @@ def resolve_plan_file(root: Path, plan_file: str, dirs: dict[str, str] | None = 
     `dirs` memoises resolved folders across calls (pass one dict for a batch, e.g. every item
     of a listing: most plan files share a few `plans/YYYY/MM` folders, and resolving symbolic
     links costs a system call per path component)."""
-    value = plan_file.strip()
     base = str(root)
-    if value.startswith(PLAN_PREFIX):
-        path = os.path.join(base, value[len(PLAN_PREFIX) :].lstrip("/"))
-    else:
-        path = os.path.join(base, os.path.expanduser(value))
-    path = os.path.normpath(path)
+    path = plan_file_path(base, plan_file)
     real_base = _real(base, dirs)
     if not _inside(path, base) and not _inside(path, real_base):
         return None

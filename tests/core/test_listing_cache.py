@@ -244,3 +244,43 @@ def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
     raw = lc.path.read_bytes()
     lc.path.write_bytes(raw[:-2] + b"2}")
     assert lc.load(0.0, lambda v: []) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["wi", "list"], {"status": "active", "store": None}),
+        (["--store", "/s", "wi", "list", "--json", "--status=all"], {"store": "/s", "status": "all", "json": True}),
+        (["wi", "list", "--kind", "uwi", "--target-repo=acme/api", "--count", "--skip-pull"], {"kind": "uwi", "only_repo": "acme/api", "count": True}),
+        (["wi", "list", "--text", "x"], None),  # reads bodies: the full command line
+        (["wi", "list", "--stat", "all"], None),  # an abbreviation: argparse decides
+        (["wi", "list", "--json", "--count"], None),  # an error argparse reports
+        (["wi", "show", "a.md"], None),
+        (["wi", "list", "--kind", "x"], None),
+        (["wi", "list", "-h"], None),
+    ],
+)
+def test_the_quick_entry_takes_only_plain_listings(argv: list[str], expected: dict | None) -> None:
+    from atk_tui.quicklist import parse
+
+    got = parse(argv)
+    if expected is None:
+        assert got is None
+    else:
+        assert got is not None and {k: got[k] for k in expected} == expected
+
+
+def test_the_quick_entry_prints_the_cached_listing(tmp_path: Path, capsys, monkeypatch) -> None:
+    from atk_tui import quicklist
+
+    root, _svc = make_store(tmp_path)
+    age(root)
+    first, _ = listing(root, ["wi", "list", "--json", "--kind", "awi"], capsys, monkeypatch, scratch=False)
+    monkeypatch.setattr("sys.argv", ["atk", "--store", str(root), "wi", "list", "--json", "--kind", "awi"])
+    import atk_tui.cli
+
+    monkeypatch.setattr(atk_tui.cli, "main", lambda: pytest.fail("the cached listing was not used"))
+    with pytest.raises(SystemExit) as exit_:
+        quicklist.main()
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == first and first.count("\n") == 3
