@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from .core.model import STATES, Item
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
-from .quicklist import DERIVED, listing_cache, print_listing, serve, states_for
+from .quicklist import DERIVED, listing_cache, mark_cooldowns, print_listing, serve, states_for
 
 EPILOG = """\
 exit codes:
@@ -347,17 +347,24 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         items = sorted(view.items.values(), key=lambda i: (STATES.index(i.state), i.filename))
         judgements, blocks = view.judgements, view.blocks
         encode = _JSON.encode
-        meta, lines = [], []
+        meta, lines, cached = [], [], []
         for i in items:
             j = judgements.get(i.filename)
             meta.append([i.state, i.kind, i.target_repo, bool(j and j.ready)])
             line = safe_json(encode(item_json(i, j, blocks.get(i.filename))))
             # as `_write` prints it: a name that is not UTF-8 as its escape (the cache is UTF-8)
-            lines.append(_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line) if _SURROGATE.search(line) else line)
-        cooldowns = [c.timestamp() for i in view.items.values() if (c := i.cooldown_until) is not None and c.tzinfo is not None and c > view.now]
+            if _SURROGATE.search(line):
+                line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+            lines.append(line)
+            cached.append(mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else line)
+        # the judgement changes when a cooldown lifts (naive times are taken as UTC, as judged)
+        cooldowns = [
+            (c if c.tzinfo is not None else c.replace(tzinfo=UTC)).timestamp()
+            for j in judgements.values() if (c := j.cooldown_until) is not None
+        ]  # fmt: skip
         plans = {i.plan_file for i in view.items.values() if i.plan_file}
         missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
-        cache.save(sig, meta, lines, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
+        cache.save(sig, meta, cached, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
         print_listing(args.status, args.kind, svc.only_repo, args.count, meta, lines)
         return 0
     items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)

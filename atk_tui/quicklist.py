@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
@@ -43,10 +44,30 @@ def listing_cache(root: Path, status: str) -> Any:
     return None if states is None else ListingCache(root, states, STATES, tuple(TERMINAL))
 
 
+def mark_cooldowns(line: str, judgement: Any, now: Any) -> str:
+    """A listing line to cache, with the "(in 3h 12m)" of each cooldown reason (the one part
+    of a judged line that changes with the clock) replaced by a marker the cache fills in
+    when the line is printed (`ListingCache.load`)."""
+    from .core.cache import cooldown_marker
+    from .core.readiness import format_duration
+
+    at = line.find('"reasons": [')
+    if at < 0:
+        return line
+    head, tail = line[:at], line[at:]
+    for r in judgement.reasons:
+        if r.code == "cooldown" and r.until is not None:
+            until = r.until if r.until.tzinfo is not None else r.until.replace(tzinfo=UTC)  # as judged
+            left = f"(in {format_duration((until - now).total_seconds())})"
+            if r.message.endswith(left):
+                tail = tail.replace(r.message, r.message[: -len(left)] + f"(in {cooldown_marker(until.timestamp())})", 1)
+    return head + tail
+
+
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]], lines: list[str] | bytes) -> None:  # fmt: skip
+                  meta: list[list[Any]] | bytes, lines: list[str] | bytes) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
-    print it. `lines` may be the cached payload (the lines as UTF-8 joined by newlines)."""
+    print it. `meta` and `lines` may be as cached (`ListingCache.load`)."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None)
     if isinstance(lines, bytes):
@@ -58,6 +79,10 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
             return
         lines = lines.decode("utf-8").split("\n") if lines else []
     if filtered:
+        if isinstance(meta, bytes):
+            import json
+
+            meta = json.loads(meta)
         lines = [
             line for m, line in zip(meta, lines, strict=True)
             if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)

@@ -160,7 +160,7 @@ def op_git(root: Path, svc: Service, k: int) -> None:
 OPS = {"atk": op_atk_write, "edit": op_manual_edit, "git": op_git}
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 50), st.booleans()), min_size=3, max_size=8))
 def test_cached_listing_equals_a_listing_from_scratch(
     steps: list[tuple[str, int, bool]], tmp_path_factory: pytest.TempPathFactory,
@@ -284,3 +284,17 @@ def test_the_quick_entry_prints_the_cached_listing(tmp_path: Path, capsys, monke
         quicklist.main()
     assert exit_.value.code == 0
     assert capsys.readouterr().out == first and first.count("\n") == 3
+
+
+def test_the_time_left_of_a_cooldown_is_the_time_of_the_listing(tmp_path: Path) -> None:
+    """"(in 3h 12m)" is the one part of a judged line that changes with the clock: the cache
+    keeps a marker there and fills it when it prints."""
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    line = f'{{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in {cache_mod.cooldown_marker(86400.0)})"]}}'
+    assert lc.save(lc.signature(), [["inbox", "awi", "r", False]], [line], until=86400.0, plans={}, taken_ns=time.time_ns())
+    _, at_0 = lc.load(0.0, lambda v: [])
+    _, at_1h = lc.load(3600.0, lambda v: [])
+    assert at_0 == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 1d 0h)"]}'
+    assert at_1h == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 23h 0m)"]}'
