@@ -52,6 +52,7 @@ from itertools import pairwise
 
 from rich.cells import cell_len
 
+from atk_tui.core.graphs import scc_index
 from atk_tui.core.textsafe import safe_line
 
 try:  # grapheme-aware splitting (rich >= 14); per-character measuring before that
@@ -287,52 +288,6 @@ def subgraph_around(
         found |= seen
     sub = sorted((a, b) for a, b in kept if a in found and b in found)
     return found, sub
-
-
-def _tarjan(n: int, succ: list[list[int]]) -> list[int]:
-    """Strongly connected component index of every vertex (iterative Tarjan)."""
-    index = [-1] * n
-    low = [0] * n
-    on_stack = [False] * n
-    comp = [-1] * n
-    stack: list[int] = []
-    counter = ncomp = 0
-    for root in range(n):
-        if index[root] != -1:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack[root] = True
-        work = [(root, 0)]
-        while work:
-            v, i = work[-1]
-            if i < len(succ[v]):
-                work[-1] = (v, i + 1)
-                w = succ[v][i]
-                if index[w] == -1:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack[w] = True
-                    work.append((w, 0))
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
-            else:
-                work.pop()
-                if work:
-                    parent = work[-1][0]
-                    if low[v] < low[parent]:
-                        low[parent] = low[v]
-                if low[v] == index[v]:
-                    while True:
-                        w = stack.pop()
-                        on_stack[w] = False
-                        comp[w] = ncomp
-                        if w == v:
-                            break
-                    ncomp += 1
-    return comp
 
 
 def _back_edges(n: int, succ: list[list[int]], indeg: list[int]) -> set[tuple[int, int]]:
@@ -936,7 +891,7 @@ def layout_graph(
             succ0[u].append(v)
             indeg0[v] += 1
 
-    comp = _tarjan(n, succ0)
+    comp = scc_index(n, succ0)
     back = _back_edges(n, succ0, indeg0)
 
     # layout edges (left to right) with what they carry: [normal, reversed, cycle]

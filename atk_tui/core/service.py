@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from . import headings, readiness, sections
+from . import graphs, headings, readiness, sections
 from .cache import ItemCache, cache_key
 from .config import PLAN_PREFIX, is_agent_env, plan_files_missing, portable_plan_file
 from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
@@ -1044,10 +1044,8 @@ class Service:
         items, _, _ = self.load_items(ACTIVE)
         graph = {n: list(i.depends_on) for n, i in items.items() if n != filename}
         graph[filename] = list(deps)
-        for cyc in readiness.find_cycles(graph):
-            if filename in cyc:
-                return cyc
-        return None
+        cycle = graphs.cycle_through(filename, graph)  # a path back to it, not every cycle
+        return readiness.canonical_cycle(cycle) if cycle else None
 
     def _portable_plan(self, plan_file: str) -> str:
         portable = portable_plan_file(self.root, plan_file)

@@ -13,7 +13,7 @@ Results and the current set show item text as `rich.text.Text` — never markup.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import ChainMap
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -26,6 +26,7 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core import graphs
 from ...core.model import TERMINAL, Item, is_valid_filename
 from ...core.readiness import format_cycle
 from ...core.service import QueueView
@@ -71,14 +72,7 @@ class DependencyRules:
                 users.setdefault(dep, []).append(name)
         self._deps = deps
         # every active item that depends on `filename`, directly or not: adding one of them closes a cycle
-        seen: set[str] = set()
-        queue = deque([filename])
-        while queue:
-            for user in users.get(queue.popleft(), ()):
-                if user not in seen and user != filename:
-                    seen.add(user)
-                    queue.append(user)
-        self.dependents = seen
+        self.dependents = graphs.reachable(filename, users)
 
     def exists(self, name: str) -> bool:
         return name in self.view.items or name in self.view.snapshot.states
@@ -87,22 +81,7 @@ class DependencyRules:
         """The cycle `filename -> dep -> ... -> filename` that depending on `dep` makes."""
         if dep not in self.dependents:
             return None
-        parent: dict[str, str | None] = {dep: None}
-        queue = deque([dep])
-        while queue:
-            node = queue.popleft()
-            for nxt in self._deps.get(node, ()):
-                if nxt == self.filename:
-                    path = [node]
-                    back = parent[node]
-                    while back is not None:
-                        path.append(back)
-                        back = parent[back]
-                    return (self.filename, *reversed(path))
-                if nxt not in parent:
-                    parent[nxt] = node
-                    queue.append(nxt)
-        return None
+        return graphs.cycle_through(self.filename, ChainMap({self.filename: [dep]}, self._deps))
 
     def refusals(self, deps: list[str]) -> list[Refusal]:
         out: list[Refusal] = []
