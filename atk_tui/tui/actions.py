@@ -584,7 +584,7 @@ class ActionsMixin:
                 return
         auto_held = False
         app.pause_watch()
-        base = await asyncio.to_thread(svc.store.head)
+        base = await asyncio.to_thread(svc.head)
         depth = len(self.undo_stack)
         try:
             # a defective item cannot be moved (and no agent picks it up: it is blocked), so
@@ -613,11 +613,11 @@ class ActionsMixin:
             state = "hold" if auto_held else item.state
             await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             # hold + edit + unhold is one thing to undo
-            head = await asyncio.to_thread(svc.store.head)
+            head = await asyncio.to_thread(svc.head)
             del self.undo_stack[depth:]
             if head and base and head != base:
-                edited = await asyncio.to_thread(svc.store.git, "log", "--format=%s", f"{base}..{head}", "--", f":(glob)wi/*/{filename}")
-                if any(line.startswith("atk: edit ") for line in edited.stdout.splitlines()):
+                edited = await asyncio.to_thread(svc.commits_touching, filename, base)
+                if any(line.startswith("atk: edit ") for line in edited):
                     self.undo_stack.append((head, base, f"edit {filename}"))
         finally:
             app.resume_watch()
