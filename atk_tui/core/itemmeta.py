@@ -52,7 +52,7 @@ def set_cooldown(svc, filename: str, until: datetime | None):
 
     def check(item) -> None:
         if until is None and item.cooldown_until is None:
-            raise AtkError(f"nothing to change: {filename} has no cooldown")
+            raise AtkError(f"nothing to change: {filename} has no cooldown", code="unchanged")
 
     return _set(svc, "set-cooldown", filename, {"cooldown_until": until}, check)
 

@@ -14,7 +14,16 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from . import sections
-from .model import ANSWER_HEADINGS, AWI_BULLETS, COMMENT_HEADINGS, RESERVED_KEYS, Item, is_valid_filename
+from .model import (
+    ANSWER_HEADINGS,
+    AWI_BULLETS,
+    COMMENT_HEADINGS,
+    KINDS,
+    RESERVED_KEYS,
+    URGENCIES,
+    Item,
+    is_valid_filename,
+)
 
 #: Larger files are listed as defective and only a preview of them is kept in memory.
 MAX_ITEM_BYTES = 1024 * 1024
@@ -67,8 +76,8 @@ def blob_sha(data: bytes) -> str:
     return h.hexdigest()
 
 
-_KIND_VALUES = ("awi", "uwi")
-_URGENCY_VALUES = ("blocking", "next-review", "informational")
+_KIND_VALUES = KINDS
+_URGENCY_VALUES = URGENCIES
 _TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
@@ -471,7 +480,7 @@ def _load_meta(item: Item, defects: list[str]) -> None:
 
 def _best_effort(item: Item, data: dict[str, Any]) -> None:
     """Fill what is readable from a mapping that failed validation, for display only."""
-    if data.get("kind") in ("awi", "uwi"):
+    if data.get("kind") in KINDS:
         item.kind = data["kind"]
     for key in ("target_repo", "source", "plan_file", "note"):
         if isinstance(data.get(key), str):
@@ -479,7 +488,7 @@ def _best_effort(item: Item, data: dict[str, Any]) -> None:
     deps = data.get("depends_on")
     if isinstance(deps, list):
         item.depends_on = [d for d in deps if isinstance(d, str)]
-    if data.get("urgency") in ("blocking", "next-review", "informational"):
+    if data.get("urgency") in URGENCIES:
         item.urgency = data["urgency"]
 
 

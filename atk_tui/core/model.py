@@ -53,6 +53,19 @@ class Urgency(_Vocabulary):
     INFORMATIONAL = "informational"
 
 
+class Status(_Vocabulary):
+    """An item's derived badge (SPEC §6, `readiness.judge`), in the order lists show them."""
+
+    READY = "ready"
+    BLOCKED = "blocked"
+    COOLDOWN = "cooldown"
+    WAITING = "waiting"  # a UWI without the user's answer
+    ANSWERED = "answered"  # a UWI the user answered: an agent takes it from here
+    HOLD = "hold"
+    TERMINAL = "terminal"
+    DEFECTIVE = "defective"
+
+
 class Actor(_Vocabulary):
     USER = "user"
     AGENT = "agent"

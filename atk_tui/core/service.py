@@ -18,7 +18,8 @@ from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
 from .config import PLAN_PREFIX, is_agent_env, portable_plan_file, resolve_plan_file
 from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
-from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
+from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Kind, Snapshot, StoreDefect, is_valid_filename
+from .ops import TRANSITIONS, WI, DependencyRules, Op, Refusal, refusal, transition_refusal
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
 
@@ -57,7 +58,9 @@ class Outcome:
     item: Item | None = None
     #: a stable refusal code so callers never match message text: "changed" (the item
     #: differs from the base the caller saw), "partial", "user-only", "state", "busy",
-    #: "missing", "invalid"; "" on success or when none applies
+    #: "missing", "invalid", "self"/"cycle" (dependencies), "unchanged" (nothing to
+    #: change), "dirty" (uncommitted changes in the way), "conflict", "unpushed";
+    #: "" on success or when none applies
     code: str = ""
 
 
@@ -496,7 +499,7 @@ class Service:
             tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
 
         out = self._write("resolve-conflict", [sha[:10]], change)
-        if out.ok or "nothing to change" in out.message:
+        if out.ok or out.code == "unchanged":
             self.store.git("update-ref", "-d", full, sha, check=False)
             if not out.ok:
                 return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
@@ -587,6 +590,13 @@ class Service:
                 code="invalid",
             )
         return item
+
+    @staticmethod
+    def _raise_refusal(found: Refusal | None) -> None:
+        """A refusal from `ops.refusal`, raised inside the write (nothing is changed)."""
+        if found is not None:
+            cls = StateConflict if found.code == "state" else AtkError
+            raise cls(found.message, code=found.code, exit_code=found.exit_code)
 
     def _user_only(self, op: str) -> None:
         if self.actor != "user":
@@ -703,21 +713,6 @@ class Service:
 
     # -- transitions -----------------------------------------------------------------
 
-    def _allowed_from(self, op: str, item: Item, from_state: str | None, *, actor: str | None = None) -> set[str]:
-        """States `op` may start from, for the current actor (or `actor`) (SPEC §5)."""
-        target = TARGET[op]
-        if (actor or self.actor) == "user":
-            return set(STATES) - {target}
-        if op in ("adopt", "reject"):
-            # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
-            ok = {"processing"}
-            if item.kind == "uwi" and item.answered:
-                ok.add("inbox")
-            return ok
-        if op == "return-to-inbox":
-            return {from_state or "processing"}
-        return set(AGENT_FROM[op])
-
     def transition(
         self,
         op: str,
@@ -732,7 +727,8 @@ class Service:
         """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing.
         `base` (one file only): the bytes the user saw; refused with code "changed" when the
         stored file differs (e.g. a note written against a question that changed)."""
-        if op not in TARGET:
+        row = TRANSITIONS.get(op)
+        if row is None:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
             return self._refuse(op, "no item given", files, 2)
@@ -740,48 +736,25 @@ class Service:
             return self._refuse(op, "the same item is named twice", files, 2)
         if commit is not None and not SHA_RE.match(commit):
             return self._refuse(op, f"--commit needs a full 40-hex commit SHA, got {commit!r}", files, 2)
-        if (note is not None or commit is not None) and op not in ("adopt", "reject"):
+        if (note is not None or commit is not None) and not row.takes_note:
             return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
-        if commit is not None and op != "adopt":
+        if commit is not None and not row.takes_commit:
             return self._refuse(op, "--commit goes with adopt only", files, 2)
         if from_state is not None and from_state not in STATES:
             return self._refuse(op, f"unknown state {from_state!r}", files, 2)
         if base is not None and len(files) != 1:
             return self._refuse(op, "a base goes with one item only", files, 2)
-        target = TARGET[op]
+        target = row.target
 
         def change(tx: Transaction) -> Item | None:
             last = None
             for name in files:
                 item = self._current(name)
                 self._check_base(item, base)
-                if expect and item.state != expect:
-                    raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
-                allowed = self._allowed_from(op, item, from_state)
-                if item.state == target and (self.actor == "user" or op != "return-to-inbox"):
-                    raise StateConflict(f"state conflict: {name} is already in {target}")
-                if item.state not in allowed:
-                    hint = ""
-                    if op in ("adopt", "reject") and item.state == "inbox" and item.kind == "uwi":
-                        hint = (
-                            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
-                            f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
-                        )
-                    elif op == "hold" and item.state == "processing":
-                        hint = (
-                            f" (wi-standards: a processing item is not held while waiting; "
-                            f"`atk wi return-to-inbox {name}` first, then hold it)"
-                        )
-                    elif op in ("adopt", "reject") and item.state == "inbox":
-                        hint = f" (`atk wi start-processing {name}` first)"
-                    elif op == "start-processing" and item.state == "hold":
-                        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
-                    elif item.state in TERMINAL:
-                        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
-                    raise StateConflict(
-                        f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
-                    )
-                if op in ("adopt", "reject") and self.actor == "agent" and item.kind == "uwi":
+                refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
+                if refused is not None:
+                    raise StateConflict(refused.message, code=refused.code, exit_code=refused.exit_code)
+                if row.answered_from and self.actor == "agent" and item.kind == "uwi":
                     self._check_answer_author(item)
                 src = item_path(item.state, name)
                 updates = {}
@@ -828,24 +801,20 @@ class Service:
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
         if self.actor != "user":
             return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
-        op = MOVE_OP.get(to_state)
-        if to_state == "inbox" and expect == "hold":
-            op = "unhold"
+        op = WI.move_op(expect or "", to_state)
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
-        return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
+        return self.transition(op, files, note=note if TRANSITIONS[op].takes_note else None, expect=expect, base=base)
 
     def agent_may_move(self, item: Item, to_state: str) -> bool:
         """Whether an agent could make the user's move of `item` to `to_state` itself (its
         transition rules, SPEC §5/§11): the dashboard confirms the moves agents never make."""
-        op = MOVE_OP.get(to_state)
-        if to_state == "inbox" and item.state == "hold":
-            op = "unhold"
+        op = WI.move_op(item.state, to_state)
         if op is None or item.state == to_state:
             return False
         # return-to-inbox names the state it starts from (`--state`), as an agent would
-        from_state = item.state if op == "return-to-inbox" else None
-        return item.state in self._allowed_from(op, item, from_state, actor="agent")
+        from_state = item.state if TRANSITIONS[op].named_from else None
+        return item.state in WI.allowed_from(op, item, actor="agent", from_state=from_state)
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""
@@ -873,10 +842,7 @@ class Service:
         def change(tx: Transaction) -> None:
             for name in files:
                 item = self._current(name, allow_defective=True)
-                if expect and item.state != expect:
-                    raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
-                if item.state not in ("inbox", "hold"):
-                    raise StateConflict(f"state conflict: {name} is in {item.state}; rm takes inbox or hold items only")
+                self._raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
                 tx.delete(item_path(item.state, name))
 
         return self._write("rm", files, change)
@@ -912,7 +878,7 @@ class Service:
         cooldown_until: datetime | None = None,
     ) -> Outcome:
         try:
-            if kind not in ("awi", "uwi"):
+            if not Kind.is_valid(kind):
                 raise AtkError(f"--kind must be awi or uwi, got {kind!r}", exit_code=2)
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
@@ -1032,7 +998,7 @@ class Service:
     def _save(self, tx: Transaction, item: Item, text: str) -> Item:
         data = text.encode("utf-8")
         if data == self.store.read_bytes(item.state, item.filename):
-            raise AtkError("nothing to change: the text is the same")
+            raise AtkError("nothing to change: the text is the same", code="unchanged")
         new = parse_item(item.filename, item.state, data)
         if new.defects:
             raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
@@ -1047,33 +1013,31 @@ class Service:
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
-            allowed = {"inbox", "processing"} | ({"hold"} if self.actor == "user" else set())
-            if item.state not in allowed:
-                raise StateConflict(
-                    f"state conflict: {filename} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items"
-                )
-            if filename in deps:
-                raise AtkError(f"{filename} cannot depend on itself", code="invalid")
-            for dep in deps:
-                if self.store.locate(dep) is None:
-                    raise AtkError(f"no item named {dep}: a dependency must be an existing item", code="missing")
-            cycle = self.would_cycle(filename, deps)
-            if cycle:
-                raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}", code="invalid")
+            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            found = self._dependency_rules(filename, deps).refusals(deps)
+            if found:
+                first = min(found, key=lambda r: ("self", "missing", "cycle").index(r.code))
+                prefix = "refused: " if first.code == "cycle" else ""
+                raise AtkError(prefix + first.message, code=first.code)
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
             text = with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body
             return self._save(tx, item, text)
 
         return self._write("set-dependencies", [filename], change)
 
+    def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
+        """`ops.DependencyRules` over the active items; dependencies that exist anywhere count."""
+        items, where, _ = self.load_items(ACTIVE)
+        known = {d for d in deps if d in where or self.store.locate(d) is not None}
+        return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
+
     def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:
         """The cycle through `filename` that giving it `deps` would create, if any."""
-        items, _, _ = self.load_items(ACTIVE)
-        graph = {n: list(i.depends_on) for n, i in items.items() if n != filename}
-        graph[filename] = list(deps)
-        for cyc in readiness.find_cycles(graph):
-            if filename in cyc:
-                return cyc
+        rules = self._dependency_rules(filename, deps)
+        for dep in deps:
+            cycle = rules.cycle_through(dep)
+            if cycle is not None:
+                return cycle
         return None
 
     def _portable_plan(self, plan_file: str) -> str:
@@ -1091,12 +1055,7 @@ class Service:
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
-            if item.kind != "awi":
-                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file", code="invalid")
-            if item.state in TERMINAL:
-                raise AtkError(
-                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
-                )
+            self._raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.actor))
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)
@@ -1129,14 +1088,7 @@ class Service:
             self._user_only("answer")
             item = self._current(filename)
             self._check_base(item, base)
-            if item.kind != "uwi":
-                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead", code="invalid")
-            if item.state in TERMINAL:
-                raise AtkError(
-                    f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
-                    "before answering it again",
-                    code="state",
-                )
+            self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
             if (item.answered or item.answer_partial) and not replace:
                 raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
             parsed = parse_questions(item.body)
@@ -1194,10 +1146,7 @@ class Service:
             self._user_only("comment")
             item = self._current(filename)
             self._check_base(item, base)
-            if item.kind != "awi":
-                raise AtkError(f"{filename} is a UWI; answer it instead of commenting", code="invalid")
-            if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
+            self._raise_refusal(refusal(Op.COMMENT, [item], self.actor))
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
@@ -1275,22 +1224,6 @@ class Service:
         )
 
 
-TARGET = {
-    "hold": "hold",
-    "unhold": "inbox",
-    "start-processing": "processing",
-    "adopt": "adopted",
-    "reject": "rejected",
-    "return-to-inbox": "inbox",
-}
-AGENT_FROM = {
-    "hold": ("inbox",),
-    "unhold": ("hold",),
-    "start-processing": ("inbox",),
-    "reject": ("processing",),
-}
-MOVE_OP = {"hold": "hold", "processing": "start-processing", "adopted": "adopt", "rejected": "reject", "inbox": "return-to-inbox"}
-
 
 def _undo_subject(subject: str) -> str:
     return "undo " + subject.removeprefix("atk: ")
@@ -1329,7 +1262,7 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
             raise AtkError(f"cannot undo '{subject}': the item changed since ({first})", code="changed")
         dirty = store.git("status", "--porcelain", "--", *paths).stdout.strip()
         if dirty:
-            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}", code="changed")
+            raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}", code="dirty")
         for path in paths:
             old = store.blob_at(parent, path)
             if old is not None:

@@ -647,7 +647,7 @@ class GitStore:
             try:
                 yield tx
                 if not tx.changed:
-                    raise AtkError("nothing to change")
+                    raise AtkError("nothing to change", code="unchanged")
                 result.commit = tx.commit(tx.subject, actor)
             except BaseException:
                 tx.rollback()
@@ -1186,7 +1186,7 @@ class Transaction:
         _run_hook(hooks, store, "pre-commit", [], env)
         tree = store.git("write-tree", env=env).stdout.strip()
         if tree == self.old_tree:
-            raise AtkError("nothing to change: the files are already as requested")
+            raise AtkError("nothing to change: the files are already as requested", code="unchanged")
         message = f"{subject}\n\nAtk-Actor: {actor}\n"
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
         _write_private(msg_file, message.encode())

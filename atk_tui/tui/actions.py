@@ -331,7 +331,7 @@ class ActionsMixin:
         commit, base, label = self.undo_stack[-1]
         # a session (base set) is named by its label, a single commit by its own subject
         out: Outcome = await asyncio.to_thread(self.app.service.undo, commit, base, label if base else None)
-        if out.ok or "changed since" in out.message:
+        if out.ok or out.code == "changed":
             # a refusal because the item changed since is final: let z reach older writes
             self.undo_stack.pop()
         self._report(out, undoable=False)
