@@ -576,10 +576,6 @@ def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
         raise ValueError("rewriting the frontmatter would change the key order")
 
 
-def render(head: str, body: str) -> str:
-    return head + body
-
-
 def new_file_text(meta: dict[str, Any], body: str) -> str:
     """The text of a new item: frontmatter in RESERVED_KEYS order, then the body."""
     fm = "".join(dump_value(k, meta[k]) for k in RESERVED_KEYS if meta.get(k) is not None)

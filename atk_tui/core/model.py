@@ -75,11 +75,8 @@ STATES: tuple[str, ...] = State.values()
 TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value})
 ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value})
 PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
-#: states whose items the user may remove (`rm`)
-REMOVABLE: frozenset[str] = frozenset({State.INBOX.value, State.HOLD.value})
 KINDS: tuple[str, ...] = Kind.values()
 URGENCIES: tuple[str, ...] = Urgency.values()
-ACTORS: tuple[str, ...] = Actor.values()
 
 FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
 

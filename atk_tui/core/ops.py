@@ -112,7 +112,6 @@ class QueueRules:
         return self.move_ops.get(to_state)
 
 
-_ALL = frozenset(State.values())
 WI = QueueRules(
     name="wi",
     states=State.values(),
