@@ -1,7 +1,7 @@
 """Read and write one item file (SPEC §4).
 
 Parsing never raises: a broken file becomes an `Item` whose `defects` say why. The
-frontmatter text is kept exactly as found (`Item.head`), so an operation that does not
+frontmatter text is kept exactly as found (`Item.fm_block`), so an operation that does not
 change metadata writes the file back byte for byte; one that does (`set_keys`) rewrites
 only the keys it owns, in place, and keeps every other line and the key order.
 """
@@ -397,7 +397,7 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: 
         if size:
             defects.append("no frontmatter (the file must start with a '---' line and close it with another)")
     else:
-        item.head, item.fm_text, item.body = parts
+        item.fm_block, item.fm_text, item.body = parts
         _load_meta(item, defects)
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"

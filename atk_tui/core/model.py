@@ -118,7 +118,7 @@ class Item:
 
     filename: str
     state: str
-    head: str = ""  # the file text up to and including the closing `---` line, exact
+    fm_block: str = ""  # the file text up to and including the closing `---` line, exact (not a commit)
     fm_text: str | None = None  # the YAML between the `---` lines (None: no frontmatter)
     body: str = ""  # everything after the closing `---` line
     data: dict[str, Any] = field(default_factory=dict)  # the loaded frontmatter mapping
@@ -140,7 +140,7 @@ class Item:
     has_comment: bool = False
     size: int = 0
     blob: str = ""  # git blob SHA-1 of the file bytes
-    complete: bool = True  # False: loaded from the cache, head/fm_text/body/data not read yet
+    complete: bool = True  # False: loaded from the cache, fm_block/fm_text/body/data not read yet
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
@@ -168,8 +168,8 @@ class Item:
 
     @property
     def text(self) -> str:
-        """The whole file as text: `head + body` reproduces the file exactly."""
-        return self.head + self.body
+        """The whole file as text: `fm_block + body` reproduces the file exactly."""
+        return self.fm_block + self.body
 
 
 @dataclass(frozen=True, slots=True)

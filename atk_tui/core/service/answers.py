@@ -76,7 +76,7 @@ class Answers(ServiceBase):
                     "or pass --partial to save a partial answer (the item then still blocks)",
                     code="partial",
                 )
-            return self._save(tx, item, item.head + body)
+            return self._save(tx, item, item.fm_block + body)
 
         return self._write("answer", [filename], change)
 
@@ -92,7 +92,7 @@ class Answers(ServiceBase):
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
-            return self._save(tx, item, item.head + body)
+            return self._save(tx, item, item.fm_block + body)
 
         return self._write("comment", [filename], change)
 

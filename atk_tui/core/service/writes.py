@@ -95,7 +95,7 @@ class Writes(ServiceBase):
                     updates["commit"] = commit
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
-                    self._write_text(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+                    self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
                 tx.move(src, item_path(target, name))
                 last = item
             return last
@@ -272,8 +272,8 @@ class Writes(ServiceBase):
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
-            self._guard_user_sections(item_path(item.state, filename), item.text, item.head + new_body)
-            return self._save(tx, item, item.head + new_body)
+            self._guard_user_sections(item_path(item.state, filename), item.text, item.fm_block + new_body)
+            return self._save(tx, item, item.fm_block + new_body)
 
         return self._write("edit", [filename], change)
 
@@ -316,7 +316,7 @@ class Writes(ServiceBase):
                 prefix = "refused: " if first.code == "cycle" else ""
                 raise AtkError(prefix + first.message, code=first.code)
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
-            text = with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body
+            text = with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body
             return self._save(tx, item, text)
 
         return self._write("set-dependencies", [filename], change)
@@ -356,6 +356,6 @@ class Writes(ServiceBase):
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)
             new_fm = set_keys(item.fm_text or "", {"plan_file": portable})
-            return self._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
         return self._write("convert-to-plan", [filename], change)
