@@ -24,11 +24,11 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.widgets import Input
 
+from ..core.errors import AtkError
 from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item
 from ..core.questions import parse_questions
 from ..core.service import Outcome
-from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
 from .screens.conflicts import ConflictsScreen, Resolution

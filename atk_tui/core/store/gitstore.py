@@ -24,9 +24,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
 from ..model import STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
-from .errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
 from .files import (
     _atomic_write,
     _b64_digest,
