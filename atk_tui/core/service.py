@@ -319,6 +319,13 @@ class Service:
             out.append(HistoryEntry(sha, datetime.fromisoformat(date), author, subject, actor.strip() or "?"))
         return out
 
+    def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
+        """How long questions waited for the user and what they blocked (`core.stats`), from
+        the git history, read incrementally (cached in `.git/atk-stats.json`)."""
+        from . import stats
+
+        return stats.wait_stats(self.store, now=now or utc_now(), since=since)
+
     def status(self) -> dict[str, object]:
         return {
             "store": str(self.root),

@@ -1,0 +1,247 @@
+"""Wait statistics from the store's history (issue 16): exact waits, medians and blocked counts
+on a scripted history (commit times set through GIT_AUTHOR_DATE / GIT_COMMITTER_DATE), including
+re-answered, partially answered, returned-to-inbox and removed questions; the incremental cache
+agrees with a from-scratch read after new commits and after a rewritten history."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from atk_tui.core import stats
+from atk_tui.core.service import Service
+from atk_tui.core.store import init_store
+
+T0 = datetime(2026, 11, 1, 0, 0, tzinfo=UTC)
+NOW = T0 + timedelta(days=4)
+
+ONE_Q = """# {title}
+
+## 質問
+Which one?
+
+- A) first
+- B) second
+
+推奨: A)
+"""
+
+TWO_Q = """# {title}
+
+## 質問
+### Q1. Retry?
+- A) backoff
+- B) fixed
+推奨: A)
+
+### Q2. Timeout?
+- A) 5 s
+- B) 30 s
+推奨: B)
+"""
+
+
+def uwi(title: str, body: str = ONE_Q, answer: str = "") -> str:
+    return f"---\nkind: uwi\ntarget_repo: acme/webapp\nurgency: blocking\n---\n{body.format(title=title)}{answer}"
+
+
+def awi(title: str, deps: list[str]) -> str:
+    dep = f"depends_on: [{', '.join(deps)}]\n" if deps else ""
+    return f"---\nkind: awi\ntarget_repo: acme/webapp\n{dep}---\n# {title}\n\n- 反映内容: x\n"
+
+
+ANSWER_A = "\n## 回答\n\n- 1: A) first\n"
+ANSWER_B = "\n## 回答\n\n- 1: B) second\n"
+PARTIAL = "\n## 回答\n\n- 1: A) backoff\n"
+FULL = "\n## 回答\n\n- 1: A) backoff\n- 2: B) 30 s\n"
+
+
+class History:
+    """Write files and commit them at chosen times, as the service's commits would."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str, when: datetime | None = None) -> None:
+        env = dict(os.environ)
+        if when is not None:
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+            env.update(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp)
+        subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True)
+
+    def write(self, state: str, name: str, text: str) -> None:
+        path = self.root / "wi" / state / name
+        path.write_text(text, encoding="utf-8")
+        self.git("add", str(path))
+
+    def commit(self, when: datetime, subject: str) -> None:
+        self.git("commit", "-q", "--no-verify", "-m", subject, "-m", "Atk-Actor: user", when=when)
+
+    def move(self, name: str, src: str, dst: str) -> None:
+        self.git("mv", f"wi/{src}/{name}", f"wi/{dst}/{name}")
+
+    def rm(self, state: str, name: str) -> None:
+        self.git("rm", "-q", f"wi/{state}/{name}")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> tuple[Path, History]:
+    root, _ = init_store(tmp_path / "store")
+    h = History(root)
+    h.write("inbox", "q1.md", uwi("Q one"))
+    h.write("inbox", "a1.md", awi("A one", ["q1.md"]))
+    h.write("inbox", "a2.md", awi("A two", ["a1.md"]))
+    h.write("inbox", "q5.md", uwi("Q five"))
+    h.commit(T0, "atk: add q1, a1, a2, q5")
+    h.write("inbox", "q5.md", uwi("Q five", answer=ANSWER_A))
+    h.commit(T0 + timedelta(hours=1), "atk: answer q5.md")
+    h.move("q5.md", "inbox", "adopted")
+    h.write("inbox", "q2.md", uwi("Q two"))
+    h.write("inbox", "a3.md", awi("A three", ["q2.md"]))
+    h.commit(T0 + timedelta(hours=2), "atk: adopt q5.md; add q2, a3")
+    h.move("q5.md", "adopted", "inbox")
+    h.commit(T0 + timedelta(hours=3), "atk: return-to-inbox q5.md")
+    h.write("inbox", "q1.md", uwi("Q one", answer=ANSWER_A))
+    h.commit(T0 + timedelta(hours=5), "atk: answer q1.md")
+    h.write("inbox", "q1.md", uwi("Q one", answer=ANSWER_B))
+    h.commit(T0 + timedelta(hours=6), "atk: answer q1.md (again)")
+    h.write("inbox", "q3.md", uwi("Q three"))
+    h.commit(T0 + timedelta(days=1), "atk: add q3.md")
+    h.rm("inbox", "q3.md")
+    h.commit(T0 + timedelta(days=1, hours=1), "atk: rm q3.md")
+    h.write("inbox", "q4.md", uwi("Q four", TWO_Q))
+    h.commit(T0 + timedelta(days=2), "atk: add q4.md")
+    h.write("inbox", "q4.md", uwi("Q four", TWO_Q, PARTIAL))
+    h.commit(T0 + timedelta(days=2, hours=1), "atk: answer q4.md (partial)")
+    h.write("inbox", "q4.md", uwi("Q four", TWO_Q, FULL))
+    h.commit(T0 + timedelta(days=3), "atk: answer q4.md")
+    return root, h
+
+
+def _stats(root: Path, since: datetime | None = T0) -> stats.WaitStats:
+    return Service(root).wait_stats(since=since, now=NOW)
+
+
+def _by_name(ws: list[stats.QuestionWait]) -> dict[str, stats.QuestionWait]:
+    return {w.filename: w for w in ws}
+
+
+def test_exact_waits_and_blocked_counts(store) -> None:
+    root, _ = store
+    st = _stats(root)
+    answered = _by_name(st.answered)
+    assert [w.filename for w in st.answered] == ["q5.md", "q1.md", "q4.md"]  # in answer order
+    assert answered["q5.md"].wait == timedelta(hours=1)  # returned to inbox later: still answered at +1 h
+    assert answered["q1.md"].wait == timedelta(hours=5)  # re-answered at +6 h: the first answer counts
+    assert answered["q4.md"].wait == timedelta(days=1)  # the partial answer did not end the wait
+    assert (answered["q1.md"].blocked_direct, answered["q1.md"].blocked_all) == (1, 2)  # a1, and a2 through it
+    assert [w.filename for w in st.open] == ["q2.md"]
+    q2 = st.open[0]
+    assert q2.wait == NOW - (T0 + timedelta(hours=2)) and q2.status == "open"
+    assert (q2.blocked_direct, q2.blocked_all) == (1, 1)
+    assert [(w.filename, w.wait) for w in st.removed] == [("q3.md", timedelta(hours=1))]
+
+
+def test_median_percentile_longest_and_per_day(store) -> None:
+    root, _ = store
+    st = _stats(root)
+    assert st.median == timedelta(hours=5)  # of 1 h, 5 h, 1 d
+    assert st.p90 == timedelta(days=1)  # nearest rank: the 3rd of 3
+    assert [w.filename for w in st.longest] == ["q2.md", "q4.md", "q1.md", "q5.md"]
+    assert st.per_day == [
+        (date(2026, 11, 1), 2),
+        (date(2026, 11, 2), 0),
+        (date(2026, 11, 3), 0),
+        (date(2026, 11, 4), 1),
+        (date(2026, 11, 5), 0),
+    ]
+    later = _stats(root, since=T0 + timedelta(days=2))  # only q4 answered in the period
+    assert [w.filename for w in later.answered] == ["q4.md"] and later.median == timedelta(days=1)
+    assert later.removed == []
+
+
+def test_items_waiting_on_questions_and_headline(store) -> None:
+    root, _ = store
+    st = _stats(root)
+    waited = {i.filename: i.waited for i in st.items}
+    assert waited == {"a1.md": timedelta(hours=5), "a3.md": NOW - (T0 + timedelta(hours=2))}
+    assert st.headline() == "1 question waiting · oldest 3 d 22 h · answering q2.md unblocks 1 item"
+    data = st.to_json()
+    assert data["median_wait_seconds"] == 5 * 3600 and data["open"][0]["blocked_direct"] == 1
+    json.dumps(data)  # serialisable
+
+
+def test_the_cache_is_incremental_and_never_stale(store) -> None:
+    root, h = store
+    _stats(root)
+    cache = root / ".git" / "atk-stats.json"
+    assert cache.exists()
+    # a new commit: read incrementally, same result as from scratch
+    h.write("inbox", "q2.md", uwi("Q two", answer=ANSWER_A))
+    h.commit(T0 + timedelta(days=3, hours=12), "atk: answer q2.md")
+    warm = _stats(root).to_json()
+    cache.unlink()
+    cold = _stats(root).to_json()
+    assert warm == cold
+    assert _by_name(_stats(root).answered)["q2.md"].wait == timedelta(days=3, hours=10)
+    # history rewritten under the cache (a reset, then a different commit): read again
+    h.git("reset", "-q", "--hard", "HEAD~1")
+    h.write("inbox", "q2.md", uwi("Q two", answer=ANSWER_B))
+    h.commit(T0 + timedelta(days=3, hours=20), "atk: answer q2.md differently")
+    warm = _stats(root).to_json()
+    cache.unlink()
+    assert warm == _stats(root).to_json()
+    assert _by_name(_stats(root).answered)["q2.md"].wait == timedelta(days=3, hours=18)
+    # a damaged cache is rebuilt, not trusted
+    cache.write_text("{not json", encoding="utf-8")
+    assert _stats(root).to_json() == warm
+
+
+def test_a_dependency_dropped_before_the_answer_stops_counting(store) -> None:
+    root, h = store
+    h.write("inbox", "a3.md", awi("A three", []))
+    h.commit(T0 + timedelta(days=3, hours=1), "atk: set-dependencies a3.md")
+    st = _stats(root)
+    assert (st.open[0].blocked_direct, st.open[0].blocked_all) == (0, 0)
+    waited = {i.filename: i.waited for i in st.items}
+    assert waited["a3.md"] == timedelta(days=2, hours=23)  # +2 h → +3 d 1 h
+
+
+def test_the_services_own_answer_commit_ends_the_wait(tmp_path: Path) -> None:
+    from storekit import UWI_BODY, add_item
+
+    root, _ = init_store(tmp_path / "s")
+    svc = Service(root)
+    name = add_item(svc, body=UWI_BODY, kind="uwi", urgency="blocking")
+    assert [w.filename for w in svc.wait_stats().open] == [name]
+    out = Service(root, actor="user").answer(name, choices={1: "A"}, text="")
+    assert out.ok, out.message
+    st = svc.wait_stats()
+    assert st.open == [] and [w.filename for w in st.answered] == [name]
+
+
+def test_parse_since() -> None:
+    assert stats.parse_since("7d", now=NOW) == NOW - timedelta(days=7)
+    assert stats.parse_since("2026-11-02", now=NOW) == datetime(2026, 11, 2, tzinfo=UTC)
+    assert stats.parse_since("all", now=NOW) is None
+    with pytest.raises(Exception, match="--since takes"):
+        stats.parse_since("yesterday", now=NOW)
+
+
+def test_cli_stats_text_and_json(store, capsys, monkeypatch) -> None:
+    from atk_tui.cli import run
+
+    root, _ = store
+    monkeypatch.delenv("CLAUDECODE", raising=False)
+    assert run(["--store", str(root), "wi", "stats", "--since", "all", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [q["filename"] for q in data["answered"]] == ["q5.md", "q1.md", "q4.md"]
+    assert run(["--store", str(root), "wi", "stats", "--since", "all"]) == 0
+    out = capsys.readouterr().out
+    assert "1 question waiting" in out and "q2.md" in out and "median wait 5 h" in out
+    assert run(["--store", str(root), "wi", "stats", "--since", "soon"]) == 2
