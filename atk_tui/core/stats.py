@@ -522,6 +522,24 @@ def _per_day(answered: list[QuestionWait], since: datetime | None, now: datetime
     return days
 
 
+def needs_headline(items: dict[str, Any], needs_you: list[str], blocks: dict[str, tuple[int, int]], now: datetime) -> str:
+    """The needs-you line from the current queue (no history): "3 questions waiting · oldest
+    2 d · answering the top one unblocks 7 items" — the top one being the first of the needs-you
+    order (urgency, then what it blocks), which is the row the cursor starts on."""
+    waiting = [items[n] for n in needs_you if n in items]
+    if not waiting:
+        return "no questions waiting"
+    n = len(waiting)
+    text = f"{n} question{'s' if n != 1 else ''} waiting"
+    created = [i.created for i in waiting if getattr(i, "created", None) is not None]
+    if created:
+        text += f" · oldest {duration(now - min(created))}"
+    top = blocks.get(waiting[0].filename, (0, 0))[1]
+    if top:
+        text += f" · answering the top one unblocks {top} item{'s' if top != 1 else ''}"
+    return text
+
+
 _DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?\Z")
 
 
