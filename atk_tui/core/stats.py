@@ -31,7 +31,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from .items import fast_load, parse_item, split_frontmatter
+from .items import fast_load, find_title, parse_item, split_frontmatter
 from .questions import answer_progress
 
 QUESTION_KINDS = ("uwi", "tbd")
@@ -89,19 +89,34 @@ class _BlobFacts:
 
 
 def _facts(filename: str, state: str, data: bytes) -> _BlobFacts:
-    item = parse_item(filename, state, data)
-    kind = item.kind
-    split = split_frontmatter(data.decode("utf-8", "replace"))
-    if split is not None:  # a kind the item model does not know (a TBD) still counts
-        fm = fast_load(split[1]) or {}
+    """What the statistics need of one version of an item. The simple frontmatter of nearly
+    every item is read with the fast reader; anything else goes through the full parser."""
+    text = data.decode("utf-8", "replace")
+    split = split_frontmatter(text)
+    fm = fast_load(split[1]) if split is not None else None
+    if fm is None:
+        item = parse_item(filename, state, data)
+        kind, body, deps_raw = item.kind, item.body, item.depends_on
+        raw = _raw_kind(split)
+        if raw in QUESTION_KINDS:  # a kind the item model does not know (a TBD) still counts
+            kind = raw
+        title = item.title
+    else:
         raw = fm.get("kind")
-        if isinstance(raw, str) and raw.strip().lower() in QUESTION_KINDS:
-            kind = raw.strip().lower()
-    answered = False
-    if kind in QUESTION_KINDS:
-        answered = bool(item.answered) or (kind != "uwi" and answer_progress(item.body).complete)
-    deps = tuple(d for d in item.depends_on if isinstance(d, str))
-    return _BlobFacts(kind, item.title, deps, answered)
+        kind = raw.strip().lower() if isinstance(raw, str) else "awi"
+        body = split[2] if split is not None else text
+        deps_raw = fm.get("depends_on") or []
+        title = find_title(body) or filename.removesuffix(".md")
+    deps = tuple(d for d in deps_raw if isinstance(d, str)) if isinstance(deps_raw, list) else ()
+    answered = kind in QUESTION_KINDS and answer_progress(body).complete
+    return _BlobFacts(kind, title, deps, answered)
+
+
+def _raw_kind(split: tuple[str, str, str] | None) -> str | None:
+    if split is None:
+        return None
+    m = re.search(r"(?m)^kind:\s*['\"]?([A-Za-z]+)", split[1])
+    return m.group(1).lower() if m else None
 
 
 # --------------------------------------------------------------------------- reading git
