@@ -30,19 +30,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .graphs import reachable, sccs
-from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot
+from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status
 
 #: Badges, in the order the UI may want to list them.
-STATUSES: tuple[str, ...] = (
-    "ready",
-    "blocked",
-    "cooldown",
-    "waiting",
-    "answered",
-    "hold",
-    "terminal",
-    "defective",
-)
+STATUSES: tuple[str, ...] = Status.values()
 
 #: Default cap on elementary cycles enumerated per strongly connected component.
 MAX_CYCLES_PER_COMPONENT = 100

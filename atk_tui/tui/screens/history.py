@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from ...core import readiness
-from ...core.model import Item, Snapshot
+from ...core.model import STATES, Item, Snapshot
 from ...core.textsafe import safe_line
 from ..present import age
 from ..widgets.detail import DetailPane
@@ -150,7 +150,7 @@ class HistoryScreen(Screen):
         if key is None or state is None or self.app.read_only:
             return
         item = self._item(key, state)
-        targets = [s for s in ("inbox", "processing", "hold", "adopted", "rejected") if s != item.state]
+        targets = [s for s in STATES if s != item.state]
         choice = await self.app.push_screen_wait(MoveScreen(f"Move {safe_line(item.title)[:50]}", {item.state}, targets))
         if choice is None:
             return
