@@ -10,8 +10,8 @@ import pytest
 from storekit import AWI_BODY, add_item, clone, make_remote_pair
 from tui_helpers import build_app, keys_of_pane, settle
 
-from atk_tui.core import service as service_mod
 from atk_tui.core.service import Service
+from atk_tui.core.service import reads as service_mod
 from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.history import HistoryScreen
 from atk_tui.tui.widgets.item_list import ItemList
