@@ -19,6 +19,7 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
+from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
@@ -28,6 +29,7 @@ from ..core.service import QueueView, Service, utc_now
 from ..core.store import AtkError
 from ..core.watch import store_signature
 from .alerts import Alerts
+from .commands import Commands
 from .config import TuiConfig, binding_ids, load_tui_config
 from .safe import safe_content, safe_line, safe_text
 from .screens.main import MainScreen
@@ -43,7 +45,7 @@ class ItemProvider(Provider):
     def _items(self) -> list[Item]:
         app = self.app
         assert isinstance(app, AtkApp)
-        view = app.main.view
+        view = app.queue
         return list(view.items.values()) if view else []
 
     # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
@@ -99,11 +101,14 @@ class AtkApp(App):
         # what the status line calls the store (tests and screenshots pass a fixed name)
         self.store_label = store_label or str(service.root)
         self.agent_env = service.actor == "agent"
-        self.read_only = read_only or self.agent_env
         if self.agent_env:
-            self.read_only_reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
+            reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
         else:
-            self.read_only_reason = "opened with --read-only"
+            reason = "opened with --read-only"
+        self.commands = Commands(self, read_only=read_only or self.agent_env, read_only_reason=reason)
+        #: the active queue, loaded last; screens subscribe to `queue_signal` for the next one
+        self.queue: QueueView | None = None
+        self.queue_signal: Signal[QueueView] = Signal(self, "queue")
         self.watch_enabled = watch
         self.editor = editor
         self.last_pull: datetime | None = None
@@ -119,6 +124,14 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
+
+    @property
+    def read_only(self) -> bool:
+        return self.commands.read_only
+
+    @property
+    def read_only_reason(self) -> str:
+        return self.commands.read_only_reason
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
@@ -199,7 +212,12 @@ class AtkApp(App):
             if isinstance(screen, NoticesScreen):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
-        self.main.apply_view(view)
+        self.show_queue(view)
+
+    def show_queue(self, view: QueueView) -> None:
+        """The queue every screen shows from now on: kept here, published to subscribers."""
+        self.queue = view
+        self.queue_signal.publish(view)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
@@ -221,7 +239,7 @@ class AtkApp(App):
     @work(thread=True, exclusive=True, group="bodies", exit_on_error=False)
     def load_bodies(self) -> None:
         """Read every active body once, for the filter (only when the filter is opened)."""
-        view = self.main.view
+        view = self.queue
         if view is None:
             return
         bodies = {}

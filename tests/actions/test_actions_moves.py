@@ -22,7 +22,7 @@ from textual.widgets import OptionList
 
 from atk_tui.core.items import parse_item
 from atk_tui.core.service import Service
-from atk_tui.tui.actions import WRITE_ACTIONS
+from atk_tui.tui.commands import WRITE_ACTIONS
 from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 
 # -- comment -------------------------------------------------------------------------------

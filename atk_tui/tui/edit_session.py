@@ -1,0 +1,438 @@
+"""The edit session: hold → $EDITOR → save → unhold, every branch (SPEC §10, §11).
+
+`EditSession(commands, filename).run()` is the whole state machine: it offers text kept by an
+earlier unsaved session, holds an inbox item (so no agent takes it meanwhile), hands the
+terminal to $EDITOR (`App.suspend`) or, in a browser, edits in the dashboard, saves against
+the version the person started from, merges their text into a newer version when the save is
+refused (`git merge-file`, conflicts marked), keeps the text in a scratch file until it is
+saved or discarded, and unholds. The person's text is never lost and never saved over a
+version they did not see. Hold + edit + unhold is one undo step.
+
+This module (with `alerts.py` for the desktop notifier) is the only one in the dashboard that
+starts processes: the editor and `git merge-file`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import SuspendNotSupported
+
+from ..core.model import TERMINAL
+from ..core.store import AtkError
+from ..core.textsafe import safe_line
+from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
+
+if TYPE_CHECKING:
+    from ..core.service import Service
+    from .app import AtkApp
+    from .commands import Commands
+
+
+def _head(svc: Service) -> str | None:
+    return svc.store.head()  # TODO(r11-core): svc.head()
+
+
+def _subjects_touching(svc: Service, filename: str, since: str, head: str) -> list[str]:
+    out = svc.store.git("log", "--format=%s", f"{since}..{head}", "--", f":(glob)wi/*/{filename}")
+    return out.stdout.splitlines()  # TODO(r11-core): svc.commits_touching(filename, since)
+
+
+def editor_command() -> list[str]:
+    """$VISUAL, else $EDITOR, split like a shell would (`code --wait`), else `vi`."""
+    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        argv = shlex.split(raw)
+    except ValueError:
+        argv = [raw]
+    return argv or ["vi"]
+
+
+def run_real_editor(app: AtkApp, path: Path) -> int:
+    argv = editor_command()
+    if shutil.which(argv[0]) is None:
+        raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
+    with app.suspend():
+        return subprocess.call([*argv, str(path)])
+
+
+class EditorMissing(Exception):
+    pass
+
+
+SCRATCH_RE = re.compile(r"^(?P<stem>.+)~(?P<n>[0-9]+)\.md$")
+
+
+def scratch_item(name: str) -> str | None:
+    """The item a scratch file (`<stem>~<n>.md`, or a bare `<filename>` from older versions)
+    holds text for; None for other files (a `.base` beside it)."""
+    m = SCRATCH_RE.match(name)
+    if m:
+        return f"{m['stem']}.md"
+    return name if name.endswith(".md") and "~" not in name else None
+
+
+def base_of(scratch: Path) -> Path:
+    """The version a kept text was based on, kept beside it (for a merge on resume)."""
+    return scratch.with_name(scratch.name + ".base")
+
+
+MERGE_LABELS = ("your text", "when you started", "stored now")
+
+
+def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, int]:
+    """Three-way merge of the user's text into the newer stored version (`git merge-file`):
+    the result and how many conflicts are marked in it. Without a base every difference is
+    a conflict."""
+    with tempfile.TemporaryDirectory(prefix="atk-merge-") as tmp:
+        paths = [Path(tmp, n) for n in ("mine", "base", "stored")]
+        for path, data in zip(paths, (mine, base or b"", stored), strict=True):
+            path.write_bytes(data)
+        argv = ["git", "merge-file", "-p"]
+        for label in MERGE_LABELS:
+            argv += ["-L", label]
+        proc = subprocess.run([*argv, *map(str, paths)], capture_output=True, check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        # git could not merge (binary text?): both versions, one after the other
+        both = b"<<<<<<< your text\n" + mine + b"\n=======\n" + stored + b"\n>>>>>>> stored now\n"
+        return both, 1
+    return proc.stdout, proc.returncode
+
+
+def has_merge_markers(text: str) -> bool:
+    return any(line.startswith(("<<<<<<< your text", ">>>>>>> stored now")) for line in text.splitlines())
+
+
+
+def kept_scratches(scratch_dir: Path, filename: str | None = None) -> list[Path]:
+    """Editor text kept from earlier sessions (of `filename`, or of any item), oldest first."""
+    if not scratch_dir.is_dir():
+        return []
+    found = []
+    for path in scratch_dir.iterdir():
+        name = scratch_item(path.name)
+        if name is not None and (filename is None or name == filename):
+            found.append(path)
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def new_scratch(scratch_dir: Path, filename: str) -> Path:
+    """A new file for this session's text: never one an earlier session kept."""
+    scratch_dir.mkdir(exist_ok=True)
+    stem = filename.removesuffix(".md")
+    n = 1
+    while True:
+        path = scratch_dir / f"{stem}~{n}.md"
+        try:
+            with open(path, "xb"):
+                return path
+        except FileExistsError:
+            n += 1
+
+
+def shown_path(app: AtkApp, path: Path) -> str:
+    """A path in the store as the status line names the store (tests give it a fixed label)."""
+    try:
+        rel = path.relative_to(app.service.root)
+    except ValueError:
+        return str(path)
+    return f"{app.store_label.rstrip('/')}/{rel.as_posix()}"
+
+
+def offer_kept_at_start(app: AtkApp) -> None:
+    """At start: say which items have editor text kept from an unsaved edit."""
+    names = sorted({scratch_item(p.name) or "" for p in kept_scratches(app.service.scratch_dir())} - {""})
+    if names:
+        shown = ", ".join(safe_line(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        app.notify(
+            f"kept editor text from an unsaved edit: {shown}. Press e on the item to resume or discard it.",
+            severity="warning",
+            markup=False,
+            timeout=15,
+        )
+
+
+class EditSession:
+    """One edit of one item; see the module docstring. `run()` drives it to the end."""
+
+    def __init__(self, commands: Commands, filename: str) -> None:
+        self.commands = commands
+        self.app: AtkApp = commands.app
+        self.filename = filename
+
+    async def run(self) -> tuple[str, str] | None:
+        """The whole session; (last commit, commit before it) when an edit was saved."""
+        return await self.edit_flow(self.filename)
+
+    async def edit_flow(self, filename: str) -> tuple[str, str] | None:
+        """SPEC §10/§11: hold → editor → save/unhold, every branch; the person's text is never
+        lost and never saved over a version they did not see."""
+        app = self.app
+        svc = app.service
+        item = await asyncio.to_thread(svc.read, filename)
+        if item.state in TERMINAL:
+            app.notify(f"{item.state} items are read-only", severity="warning")
+            return
+        resume = await self._offer_kept(filename)
+        if resume is False:
+            return
+        if item.state == "processing":
+            ok = await app.push_screen_wait(
+                confirm("Edit while processing?", "An agent is processing this item. Edit it in place anyway?", "Edit in place")
+            )
+            if ok != "yes":
+                return
+        in_app = False
+        if app.editor is None and not self._can_suspend():
+            # a browser (textual-serve) cannot hand the terminal to $EDITOR: ask before
+            # anything is held, and edit in the dashboard instead
+            ok = await app.push_screen_wait(
+                confirm(
+                    "Edit here?",
+                    "This session cannot hand the terminal over to $EDITOR (it runs in a browser). Edit the file in the dashboard instead?",
+                    "Edit here",
+                )
+            )
+            if ok != "yes":
+                return
+            in_app = True
+        elif app.editor is None:
+            argv = editor_command()
+            if shutil.which(argv[0]) is None:  # said before anything is held
+                app.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
+                return
+        auto_held = False
+        app.pause_watch()
+        base = await asyncio.to_thread(_head, svc)
+        try:
+            # a defective item cannot be moved (and no agent picks it up: it is blocked), so
+            # it is repaired in place; any other inbox item is held first
+            if item.state == "inbox" and not item.defects:
+                out = await asyncio.to_thread(svc.hold, filename, expect="inbox")
+                if not out.ok:
+                    app.report_error(f"could not hold before editing: {out.message}")
+                    return
+                auto_held = True
+                for w in out.warnings:
+                    app.notify(w, severity="warning", markup=False)
+                if out.pushed is False:
+                    ok = await app.push_screen_wait(
+                        confirm(
+                            "Hold not pushed",
+                            Text(
+                                "The hold is committed here but not pushed: agents elsewhere may still take this item — edit anyway?"
+                            ),
+                            "Edit anyway",
+                        )
+                    )
+                    if ok != "yes":
+                        await self._unhold(filename, auto_held)
+                        return
+            state = "hold" if auto_held else item.state
+            await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
+            saved = await self._saved_range(base)
+        finally:
+            app.resume_watch()
+            app.reload()
+            app.screen.refresh_bindings()
+        return saved
+
+    async def _saved_range(self, base: str | None) -> tuple[str, str] | None:
+        """(head, base) when this session saved an edit: hold + edit + unhold is then one
+        thing to undo."""
+        svc = self.app.service
+        head = await asyncio.to_thread(_head, svc)
+        if head and base and head != base:
+            subjects = await asyncio.to_thread(_subjects_touching, svc, self.filename, base, head)
+            if any(s.startswith("atk: edit ") for s in subjects):
+                return head, base
+        return None
+
+    def _can_suspend(self) -> bool:
+        """Whether `App.suspend` can hand the terminal to another program (not in a browser)."""
+        check = getattr(self.app, "can_suspend", None)
+        if callable(check):
+            return bool(check())
+        driver = getattr(self.app, "_driver", None)
+        return bool(driver is not None and driver.can_suspend)
+
+    async def _offer_kept(self, filename: str) -> tuple[bytes, bytes | None, Path] | bool:
+        """Offer text kept by an earlier session of `filename`: (its text, the version it was
+        based on if known, its file) to resume from, True to start afresh, False to stop."""
+        kept = kept_scratches(self.app.service.scratch_dir(), filename)
+        if not kept:
+            return True
+        newest = kept[-1]
+        more = f" (and {len(kept) - 1} older)" if len(kept) > 1 else ""
+        choice = await self.app.push_screen_wait(
+            ChoiceScreen(
+                "Kept text",
+                Text(
+                    f"An earlier edit of this item was not saved; your text is kept in {shown_path(self.app, newest)}{more}.\n\n"
+                    "Resume opens it merged with the stored version (conflicts marked); Start afresh opens the stored "
+                    "version and keeps the old text where it is."
+                ),
+                [("resume", "r", "Resume my text"), ("fresh", "f", "Start afresh"), ("discard", "d", "Discard kept text")],
+            )
+        )
+        if choice is None:
+            return False
+        if choice == "discard":
+            for path in kept:
+                path.unlink(missing_ok=True)
+                base_of(path).unlink(missing_ok=True)
+            self.app.notify("kept text discarded", timeout=3)
+            return True
+        if choice == "fresh":
+            return True
+        base = base_of(newest)
+        return newest.read_bytes(), (base.read_bytes() if base.is_file() else None), newest
+
+    # -- the edit session -----------------------------------------------------------------
+
+    async def _edit_loop(
+        self,
+        filename: str,
+        state: str,
+        auto_held: bool,
+        *,
+        in_app: bool = False,
+        resume: tuple[bytes, bytes | None, Path] | None = None,
+    ) -> None:
+        app = self.app
+        svc = app.service
+        original = await asyncio.to_thread(svc.read_bytes, filename)  # what the save must find
+        mine = original
+        resumed: Path | None = None  # the kept text resumed: gone once saved or discarded
+        if resume is not None:
+            kept_text, kept_base, resumed = resume
+            mine = merge_texts(kept_base, original, kept_text)[0] if kept_base not in (None, original) else kept_text
+        scratch: Path | None = None  # the in-app editor keeps the text in memory
+
+        def keep() -> Path:
+            nonlocal scratch
+            if scratch is None:
+                scratch = new_scratch(svc.scratch_dir(), filename)
+            scratch.write_bytes(mine)
+            base_of(scratch).write_bytes(original)
+            return scratch
+
+        def drop(*, resolved: bool = True) -> None:
+            """This session's text is not needed any more; `resolved`: nor the kept text it
+            resumed (saved or discarded, not merely aborted)."""
+            for path in (scratch, resumed if resolved else None):
+                if path is not None:
+                    path.unlink(missing_ok=True)
+                    base_of(path).unlink(missing_ok=True)
+
+        while True:
+            if in_app:
+                edited = await app.push_screen_wait(InAppEditorScreen(filename, mine.decode("utf-8", errors="replace")))
+                code, new = (1, mine) if edited is None else (0, edited.encode("utf-8"))
+            else:
+                path = keep()
+                try:
+                    code = self._call_editor(path)
+                except (EditorMissing, SuspendNotSupported) as exc:
+                    # (a driver that said it could suspend and then could not: nothing edited)
+                    app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
+                    drop(resolved=False)
+                    await self._unhold(filename, auto_held)
+                    return
+                new = path.read_bytes() if code == 0 else mine
+            if code != 0:
+                app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
+                drop(resolved=False)
+                await self._unhold(filename, auto_held)
+                return
+            mine = new
+            if new == original:
+                app.notify("unchanged", timeout=2)
+                drop()
+                await self._unhold(filename, auto_held)
+                return
+            try:
+                text = new.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and has_merge_markers(text):
+                ok = await app.push_screen_wait(
+                    confirm("Conflict markers left", "Your text still has merge conflict markers (<<<<<<< … >>>>>>>). Save it like that?", "Save anyway")
+                )
+                if ok != "yes":
+                    continue  # back to the editor with the text as it is
+            out = (
+                await asyncio.to_thread(svc.save_text, filename, text, expect=state, base=original)
+                if text is not None
+                else None
+            )
+            if out is not None and out.ok:
+                self.commands.report(out)
+                drop()
+                await self._unhold(filename, auto_held)
+                return
+            reason = out.message if out is not None else "not valid UTF-8 text"
+            newer: bytes | None = None
+            if out is not None and out.code == "changed":
+                try:
+                    newer = await asyncio.to_thread(svc.read_bytes, filename)
+                except AtkError:
+                    newer = None
+            kept = shown_path(self.app, keep())
+            if newer is not None:
+                merged, conflicts = merge_texts(original, newer, mine)
+                how = (
+                    f"Edit again opens the newer version merged with your text ({conflicts} conflict{'s' if conflicts != 1 else ''} "
+                    "marked <<<<<<< your text … >>>>>>> stored now); the save is then based on the newer version."
+                    if conflicts
+                    else "Edit again opens the newer version merged with your text; the save is then based on the newer version."
+                )
+                message = f"{reason}\n\nYour text is kept in {kept}.\n{how}\nThe item stays in {state} until you decide."
+            else:
+                message = f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."
+            choice = await app.push_screen_wait(
+                ChoiceScreen(
+                    "Not saved",
+                    Text(message),
+                    [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
+                    escape_hint=f"Esc: decide later (it stays in {state})",
+                )
+            )
+            if choice == "again":
+                if newer is not None:
+                    # never an overwrite: the next save must find the newer version, and the
+                    # person starts from it with their text merged in
+                    original, mine = newer, merged
+                continue
+            if choice == "discard":
+                drop()
+                app.notify("changes discarded", timeout=3)
+                await self._unhold(filename, auto_held)
+                return
+            app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+            return
+
+    def _call_editor(self, path: Path) -> int:
+        editor = self.app.editor
+        if editor is not None:
+            return editor(path)
+        return run_real_editor(self.app, path)
+
+    async def _unhold(self, filename: str, auto_held: bool) -> None:
+        if not auto_held:
+            return
+        out = await asyncio.to_thread(self.app.service.unhold, filename, expect="hold")
+        if not out.ok:
+            self.app.report_error(f"could not unhold after editing: {out.message}")
+        for w in out.warnings:
+            self.app.notify(w, severity="warning", markup=False)
+
