@@ -9,20 +9,64 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-STATES: tuple[str, ...] = ("inbox", "processing", "hold", "adopted", "rejected")
-TERMINAL: frozenset[str] = frozenset({"adopted", "rejected"})
-ACTIVE: frozenset[str] = frozenset({"inbox", "processing", "hold"})
-PROCESSABLE: frozenset[str] = frozenset({"inbox", "processing"})
-KINDS: tuple[str, ...] = ("awi", "uwi")
-URGENCIES: tuple[str, ...] = ("blocking", "next-review", "informational")
-ACTORS: tuple[str, ...] = ("user", "agent")
 
-State = Literal["inbox", "processing", "hold", "adopted", "rejected"]
-Kind = Literal["awi", "uwi"]
-Urgency = Literal["blocking", "next-review", "informational"]
-Actor = Literal["user", "agent"]
+class _Vocabulary(StrEnum):
+    """A closed vocabulary of strings: members compare equal to their values (files and
+    the CLI speak strings), `is_valid` checks a string from outside."""
+
+    @classmethod
+    def is_valid(cls, value: object) -> bool:
+        return isinstance(value, str) and value in cls._value2member_map_
+
+    @classmethod
+    def values(cls) -> tuple[str, ...]:
+        return tuple(m.value for m in cls)
+
+
+class State(_Vocabulary):
+    """An item's state: the folder it is in (SPEC §5). Declaration order is display order."""
+
+    INBOX = "inbox"
+    PROCESSING = "processing"
+    HOLD = "hold"
+    ADOPTED = "adopted"
+    REJECTED = "rejected"
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL
+
+
+class Kind(_Vocabulary):
+    AWI = "awi"
+    UWI = "uwi"
+
+
+class Urgency(_Vocabulary):
+    """A UWI's urgency (SPEC §7); the first is the default."""
+
+    BLOCKING = "blocking"
+    NEXT_REVIEW = "next-review"
+    INFORMATIONAL = "informational"
+
+
+class Actor(_Vocabulary):
+    USER = "user"
+    AGENT = "agent"
+
+
+STATES: tuple[str, ...] = State.values()
+TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value})
+ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value})
+PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
+#: states whose items the user may remove (`rm`)
+REMOVABLE: frozenset[str] = frozenset({State.INBOX.value, State.HOLD.value})
+KINDS: tuple[str, ...] = Kind.values()
+URGENCIES: tuple[str, ...] = Urgency.values()
+ACTORS: tuple[str, ...] = Actor.values()
 
 FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
@@ -21,6 +21,9 @@ from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_ke
 from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
 from .readiness import Judgement
 from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
+
+if TYPE_CHECKING:
+    from .editing import EditTicket
 
 Clock = Callable[[], datetime]
 
@@ -72,6 +75,16 @@ class Conflict:
 CONFLICT_PREFIX = "refs/atk/conflicts/"
 
 
+@dataclass(frozen=True)
+class SyncStatus:
+    """The store against its remote: commits not pushed yet, set-aside conflicts."""
+
+    unpushed: int
+    conflicts: int
+    upstream: str | None
+    has_upstream: bool
+
+
 @dataclass
 class HistoryEntry:
     commit: str
@@ -119,8 +132,8 @@ class Service:
         self.clock = clock
         self.actor = actor or ("agent" if is_agent_env() else "user")
         self.only_repo = only_repo
-        self.pull = pull
-        self.push = push
+        self.pull_on_write = pull  # pull before each write (off: offline tests)
+        self.push_on_write = push
         self.use_cache = use_cache
 
     def interrupt(self) -> int:
@@ -138,6 +151,84 @@ class Service:
         with self.store.locked(lock_timeout):
             self.store._pull(result)
         return result.warnings
+
+    def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
+        """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
+        warnings, or refused (code "busy" when the store is locked, else the error's code)."""
+        try:
+            warnings = self.pull_now(lock_timeout=lock_timeout)
+        except AtkError as exc:
+            return Outcome(False, "pull", exc.message, exit_code=exc.exit_code, code=_code(exc) or "busy")
+        return Outcome(True, "pull", "pulled", warnings=tuple(warnings))
+
+    def sync_status(self) -> SyncStatus:
+        """How the store stands against its remote (the dashboard's status line)."""
+        upstream = self.store.upstream()
+        return SyncStatus(
+            unpushed=self.store.unpushed() if upstream else 0,
+            conflicts=len(self.conflicts()),
+            upstream=upstream,
+            has_upstream=upstream is not None,
+        )
+
+    def upstream(self) -> str | None:
+        """The upstream branch (e.g. origin/main), None when no remote is configured."""
+        return self.store.upstream()
+
+    def head(self) -> str:
+        """The current commit's SHA ("" on a store without commits)."""
+        return self.store.head() or ""
+
+    def commits_touching(self, filename: str, since: str) -> list[str]:
+        """Subjects of the commits after `since` (up to HEAD) that touched the item in any
+        state folder, newest first (e.g. whether an edit session saved anything)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        head = self.head()
+        if not head or not since or head == since:
+            return []
+        rng = f"{since}..{head}" if SHA_RE.match(since) else head
+        proc = self.store.git("log", "-z", "--format=%s", rng, "--", f":(glob)wi/*/{filename}", check=False, env=self.store.read_env)
+        return [s for s in proc.stdout.split("\0") if s]
+
+    def titles(self, names: Iterable[str]) -> dict[str, str]:
+        """Each named item's title (the filename when it cannot be read); unknown names are
+        left out. Terminal items included (history screens name them)."""
+        out: dict[str, str] = {}
+        for name in names:
+            if not is_valid_filename(name):
+                continue
+            where = self.store.locate_all(name)
+            if not where:
+                continue
+            try:
+                out[name] = self._parse_bounded(name, where[0]).title or name
+            except (AtkError, OSError):
+                out[name] = name
+        return out
+
+    # -- edit sessions (core/editing.py) -------------------------------------------------
+
+    def begin_edit(self, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
+        """Open an edit session: hold the item unless it is held (or defective: repaired in
+        place), refuse (AtkError code "unpushed", nothing left held) when the hold could not
+        be pushed unless `allow_unpushed`. The ticket has the base bytes and a scratch file."""
+        from .editing import begin_edit
+
+        return begin_edit(self, filename, allow_unpushed=allow_unpushed)
+
+    def finish_edit(self, ticket: EditTicket, text: bytes) -> Outcome:
+        """Save the session's text against its base, then unhold what it held (code
+        "unchanged" when the text is the base; "changed" when the item changed meanwhile)."""
+        from .editing import finish_edit
+
+        return finish_edit(self, ticket, text)
+
+    def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
+        """End the session without saving: unhold what it held, drop (or keep) its text."""
+        from .editing import abandon_edit
+
+        return abandon_edit(self, ticket, keep_text=keep_text)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -306,16 +397,17 @@ class Service:
         """Commits that touched the item, newest first, with the `Atk-Actor` trailer."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
-        fmt = "%H%x1f%aI%x1f%an%x1f%s%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        fmt = "%H%x00%aI%x00%an%x00%s%x00%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x00"
         proc = self.store.git(
             "log", f"-n{limit}", f"--format={fmt}", "--", f":(glob)wi/*/{filename}", check=False
         )
+        fields = proc.stdout.split("\0")
         out = []
-        for rec in proc.stdout.split("\x1e"):
-            parts = rec.strip("\n").split("\x1f")
-            if len(parts) != 5:
+        for n in range(0, len(fields) - 4, 5):
+            sha, date, author, subject, actor = fields[n : n + 5]
+            sha = sha.strip("\n")
+            if not SHA_RE.match(sha):
                 continue
-            sha, date, author, subject, actor = parts
             out.append(HistoryEntry(sha, datetime.fromisoformat(date), author, subject, actor.strip() or "?"))
         return out
 
@@ -447,7 +539,7 @@ class Service:
         subject = f"atk: {op} {files[0]}" if len(files) == 1 else f"atk: {op} {len(files)} items"
         result = WriteResult()
         try:
-            with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
+            with self.store.writing(subject, self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
                 item = change(tx)
                 self._guard_tx(tx)
         except AtkError as exc:
@@ -560,35 +652,8 @@ class Service:
         )
 
     def _blobs(self, specs: Sequence[str]) -> list[bytes | None]:
-        """`git cat-file --batch` for `REV:PATH` specs: each object's bytes, None if missing."""
-        if not specs:
-            return []
-        proc = subprocess.run(
-            ["git", "cat-file", "--batch"],
-            cwd=self.root,
-            env=self.store.read_env,
-            input=("\n".join(specs) + "\n").encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            check=False,
-            timeout=120,
-        )
-        out: list[bytes | None] = []
-        data = proc.stdout
-        pos = 0
-        for _ in specs:
-            nl = data.find(b"\n", pos)
-            if nl < 0:
-                out.append(None)
-                continue
-            header = data[pos:nl].split()
-            pos = nl + 1
-            if len(header) == 3 and header[1] == b"blob":
-                size = int(header[2])
-                out.append(data[pos : pos + size])
-                pos += size + 1
-            else:
-                out.append(None)
-        return out
+        """`REV:PATH` specs' bytes, None where missing (`GitStore.blobs`)."""
+        return self.store.blobs(specs)
 
     def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
         """The item's text at `rev` (in whichever state folder it was), or None."""
@@ -906,7 +971,7 @@ class Service:
         result = WriteResult()
         item = None
         try:
-            with self.store.writing(f"atk: {op}", self.actor, pull=self.pull, push=self.push, result=result) as tx:
+            with self.store.writing(f"atk: {op}", self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
                 item = change(tx)
                 self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
@@ -1182,7 +1247,7 @@ class Service:
             msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
             return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
         before = self.store.unpushed()
-        result = self.store.push_pending(pull=self.pull)
+        result = self.store.push_pending(pull=self.pull_on_write)
         warnings += [w for w in result.warnings if not w.startswith("set aside ")]
         if result.set_aside:
             lines = [
@@ -1266,22 +1331,20 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
         if dirty:
             raise AtkError(f"cannot undo '{subject}': uncommitted changes to {dirty.split()[-1]}", code="changed")
         for path in paths:
-            old = subprocess.run(
-                ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False
-            )
-            if old.returncode == 0:
+            old = store.blob_at(parent, path)
+            if old is not None:
                 if path.startswith("wi/") and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
                     current = (store.root / path).read_bytes().decode("utf-8", "replace")
-                    service._guard_user_sections(path, current, old.stdout.decode("utf-8", "replace"))
-                tx.write(path, old.stdout)
+                    service._guard_user_sections(path, current, old.decode("utf-8", "replace"))
+                tx.write(path, old)
             elif (store.root / path).exists():
                 tx.delete(path)
         tx.subject = "atk: " + _undo_subject(subject)
 
     result = WriteResult()
     try:
-        with store.writing("atk: undo", service.actor, pull=service.pull, push=service.push, result=result) as tx:
+        with store.writing("atk: undo", service.actor, pull=service.pull_on_write, push=service.push_on_write, result=result) as tx:
             change(tx)
     except AtkError as exc:
         return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings), code=_code(exc))

@@ -315,6 +315,34 @@ class GitStore:
             self._repo = git.Repo(self.root)
         return self._repo
 
+    def blobs(self, specs: Sequence[str]) -> list[bytes | None]:
+        """`git cat-file --batch` for `REV:PATH` specs: each object's exact bytes, None where
+        there is no such blob. One git process (with the store's time limit) for them all."""
+        if not specs:
+            return []
+        proc = self.git("cat-file", "--batch", check=False, env=self.read_env, input="\n".join(specs) + "\n")
+        data = proc.stdout.encode("utf-8", "surrogateescape")  # lossless: git's bytes back
+        out: list[bytes | None] = []
+        pos = 0
+        for _ in specs:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                out.append(None)
+                continue
+            header = data[pos:nl].split()
+            pos = nl + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                out.append(data[pos : pos + size])
+                pos += size + 1
+            else:
+                out.append(None)
+        return out
+
+    def blob_at(self, rev: str, path: str) -> bytes | None:
+        """The file `path` (store-relative) as it was at commit `rev`, None when it did not exist."""
+        return self.blobs([f"{rev}:{path}"])[0]
+
     def head(self) -> str | None:
         """HEAD's commit SHA, None on an unborn branch. Read from the ref files when they are
         plainly there (every listing and every refresh of the dashboard asks), else by git."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import shlex
 import shutil
 import subprocess
@@ -27,24 +26,17 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SuspendNotSupported
 
+from ..core.editing import base_of, kept_scratches, new_scratch, scratch_item
 from ..core.model import TERMINAL
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
 
 if TYPE_CHECKING:
-    from ..core.service import Service
     from .app import AtkApp
     from .commands import Commands
 
 
-def _head(svc: Service) -> str | None:
-    return svc.store.head()  # TODO(r11-core): svc.head()
-
-
-def _subjects_touching(svc: Service, filename: str, since: str, head: str) -> list[str]:
-    out = svc.store.git("log", "--format=%s", f"{since}..{head}", "--", f":(glob)wi/*/{filename}")
-    return out.stdout.splitlines()  # TODO(r11-core): svc.commits_touching(filename, since)
 
 
 def editor_command() -> list[str]:
@@ -67,23 +59,6 @@ def run_real_editor(app: AtkApp, path: Path) -> int:
 
 class EditorMissing(Exception):
     pass
-
-
-SCRATCH_RE = re.compile(r"^(?P<stem>.+)~(?P<n>[0-9]+)\.md$")
-
-
-def scratch_item(name: str) -> str | None:
-    """The item a scratch file (`<stem>~<n>.md`, or a bare `<filename>` from older versions)
-    holds text for; None for other files (a `.base` beside it)."""
-    m = SCRATCH_RE.match(name)
-    if m:
-        return f"{m['stem']}.md"
-    return name if name.endswith(".md") and "~" not in name else None
-
-
-def base_of(scratch: Path) -> Path:
-    """The version a kept text was based on, kept beside it (for a merge on resume)."""
-    return scratch.with_name(scratch.name + ".base")
 
 
 MERGE_LABELS = ("your text", "when you started", "stored now")
@@ -111,32 +86,6 @@ def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, 
 def has_merge_markers(text: str) -> bool:
     return any(line.startswith(("<<<<<<< your text", ">>>>>>> stored now")) for line in text.splitlines())
 
-
-
-def kept_scratches(scratch_dir: Path, filename: str | None = None) -> list[Path]:
-    """Editor text kept from earlier sessions (of `filename`, or of any item), oldest first."""
-    if not scratch_dir.is_dir():
-        return []
-    found = []
-    for path in scratch_dir.iterdir():
-        name = scratch_item(path.name)
-        if name is not None and (filename is None or name == filename):
-            found.append(path)
-    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
-
-
-def new_scratch(scratch_dir: Path, filename: str) -> Path:
-    """A new file for this session's text: never one an earlier session kept."""
-    scratch_dir.mkdir(exist_ok=True)
-    stem = filename.removesuffix(".md")
-    n = 1
-    while True:
-        path = scratch_dir / f"{stem}~{n}.md"
-        try:
-            with open(path, "xb"):
-                return path
-        except FileExistsError:
-            n += 1
 
 
 def shown_path(app: AtkApp, path: Path) -> str:
@@ -212,7 +161,7 @@ class EditSession:
                 return
         auto_held = False
         app.pause_watch()
-        base = await asyncio.to_thread(_head, svc)
+        base = await asyncio.to_thread(svc.head)
         try:
             # a defective item cannot be moved (and no agent picks it up: it is blocked), so
             # it is repaired in place; any other inbox item is held first
@@ -250,9 +199,9 @@ class EditSession:
         """(head, base) when this session saved an edit: hold + edit + unhold is then one
         thing to undo."""
         svc = self.app.service
-        head = await asyncio.to_thread(_head, svc)
+        head = await asyncio.to_thread(svc.head)
         if head and base and head != base:
-            subjects = await asyncio.to_thread(_subjects_touching, svc, self.filename, base, head)
+            subjects = await asyncio.to_thread(svc.commits_touching, self.filename, base)
             if any(s.startswith("atk: edit ") for s in subjects):
                 return head, base
         return None
