@@ -529,6 +529,57 @@ async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     assert demo.state(a) == demo.state(b) == "inbox"
 
 
+@pilot_test
+async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> None:
+    """Issue 17: hold, then move to processing, then z twice: each step is undone, the second
+    one not refused because the first undo touched the same item."""
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        base = demo.head()
+        await pilot.press("h")
+        await settle(pilot)
+        await select(pilot, name)
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("p")
+        await settle(pilot)
+        assert demo.state(name) == "processing"
+        await pilot.press("z")
+        await settle(pilot)
+        assert demo.state(name) == "hold"
+        await pilot.press("z")
+        await settle(pilot)
+        assert not app.screen.check_action("undo", ())
+        assert app.screen.disabled_reason("undo") == "nothing to undo in this session"
+    assert demo.subjects_since(base) == [
+        f"atk: hold {name}",
+        f"atk: start-processing {name}",
+        f"atk: undo start-processing {name}",
+        f"atk: undo hold {name}",
+    ]
+    assert demo.state(name) == "inbox"
+    assert not errors_shown(app)
+
+
+@pilot_test
+async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
+    """A key the selection does not allow is dimmed, and pressing it tells the reason."""
+    name = demo["hand-svg-logo"]
+    app = make(demo.root)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await select(pilot, name)
+        assert app.screen.check_action("unhold", ()) is None
+        base = demo.head()
+        await pilot.press("u")
+        await settle(pilot)
+    assert demo.subjects_since(base) == []
+    assert "only held items are unheld: h holds" in messages(app)
+
+
 # -- agent environment ------------------------------------------------------------------------
 
 
