@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     burst,
@@ -10,7 +10,6 @@ from actions_support import (  # noqa: F401 (fixtures)
     errors_shown,
     make,
     messages,
-    pilot_test,
     select,
     settle,
     started,
@@ -34,7 +33,6 @@ def picked(screen: AnswerScreen) -> dict[int, str | None]:
     return {o.question.number: o.letter for o in screen.query(OptionSet)}
 
 
-@pilot_test
 async def test_top_question_with_the_recommended_option_is_two_keys_from_launch(demo: Demo) -> None:
     top = demo["chain-uwi"]
     app = make(demo.root)
@@ -67,7 +65,6 @@ async def test_top_question_with_the_recommended_option_is_two_keys_from_launch(
     assert f"answer {top}" not in " ".join(errors_shown(app))
 
 
-@pilot_test
 async def test_another_option_by_its_letter_is_three_keys(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -79,7 +76,6 @@ async def test_another_option_by_its_letter_is_three_keys(demo: Demo) -> None:
     assert answer_of(demo, "chain-uwi") == "- 1: C) 既存 Redis を共用"
 
 
-@pilot_test
 async def test_arrow_keys_pick_an_option(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -92,7 +88,6 @@ async def test_arrow_keys_pick_an_option(demo: Demo) -> None:
     assert answer_of(demo, "chain-uwi") == "- 1: B) PostgreSQL (既存クラスタに sessions 表)"
 
 
-@pilot_test
 async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> None:
     name = demo["md-multi"]
     app = make(demo.root)
@@ -118,7 +113,6 @@ async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> Non
     )
 
 
-@pilot_test
 async def test_enter_in_the_notes_is_a_newline_not_a_submit(demo: Demo) -> None:
     name = demo["free-text"]
     app = make(demo.root)
@@ -142,7 +136,6 @@ async def test_enter_in_the_notes_is_a_newline_not_a_submit(demo: Demo) -> None:
     assert answer_of(demo, "free-text") == "Weekdays 09:00-21:00 JST.\nSay: no weekend support."
 
 
-@pilot_test
 async def test_empty_free_text_answer_is_not_submitted(demo: Demo) -> None:
     name = demo["free-text"]
     app = make(demo.root)
@@ -160,7 +153,6 @@ async def test_empty_free_text_answer_is_not_submitted(demo: Demo) -> None:
     assert any("pick an option or write something" in m for m in messages(app))
 
 
-@pilot_test
 async def test_escape_cancels_without_writing(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -173,7 +165,6 @@ async def test_escape_cancels_without_writing(demo: Demo) -> None:
     assert answer_text(demo.text(demo["chain-uwi"])) is None
 
 
-@pilot_test
 async def test_re_answer_asks_first_then_replaces(demo: Demo) -> None:
     name = demo["answered-uwi"]
     assert "Unleash" in answer_of(demo, "answered-uwi")
@@ -202,7 +193,6 @@ async def test_re_answer_asks_first_then_replaces(demo: Demo) -> None:
     assert answer_of(demo, "answered-uwi") == "- 1: A) LaunchDarkly"  # replaced, the old note gone
 
 
-@pilot_test
 async def test_accept_recommendation_is_one_key(demo: Demo) -> None:
     name = demo["post-approval"]
     app = make(demo.root)
@@ -217,7 +207,6 @@ async def test_accept_recommendation_is_one_key(demo: Demo) -> None:
     assert answer_of(demo, "post-approval") == "- 1: A) Approve"
 
 
-@pilot_test
 async def test_accept_answers_every_question_with_its_recommendation(demo: Demo) -> None:
     name = demo["md-multi"]
     app = make(demo.root)
@@ -234,7 +223,6 @@ async def test_accept_answers_every_question_with_its_recommendation(demo: Demo)
     )
 
 
-@pilot_test
 async def test_accept_refuses_a_question_without_recommendation(demo: Demo) -> None:
     """A free-text question has nothing to accept: it is not answered with a blanket "approved"."""
     name = demo["free-text"]
@@ -249,7 +237,6 @@ async def test_accept_refuses_a_question_without_recommendation(demo: Demo) -> N
     assert any("no recommendation" in m for m in messages(app))
 
 
-@pilot_test
 async def test_accept_refuses_an_answered_question(demo: Demo) -> None:
     name = demo["answered-uwi"]
     before = demo.text(name)
@@ -265,7 +252,6 @@ async def test_accept_refuses_an_answered_question(demo: Demo) -> None:
     assert any("already answered" in m for m in messages(app))
 
 
-@pilot_test
 async def test_answer_is_disabled_on_an_awi(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -281,7 +267,6 @@ async def test_answer_is_disabled_on_an_awi(demo: Demo) -> None:
     assert demo.subjects_since(base) == []
 
 
-@pilot_test
 async def test_a_letter_and_enter_arriving_together_submit_that_letter(demo: Demo) -> None:
     """`c Enter` in one burst (a fast typist, tmux, a paste): the pick lands before the submit."""
     top = demo["chain-uwi"]
@@ -298,7 +283,6 @@ async def test_a_letter_and_enter_arriving_together_submit_that_letter(demo: Dem
     assert answer_of(demo, "chain-uwi") == "- 1: C) 既存 Redis を共用"
 
 
-@pilot_test
 async def test_the_form_shows_the_current_question_and_the_choices(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:

@@ -4,7 +4,7 @@ agent environment where every write is refused (SPEC §5, §8, §10)."""
 from __future__ import annotations
 
 import pytest
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     burst,
@@ -12,7 +12,6 @@ from actions_support import (  # noqa: F401 (fixtures)
     errors_shown,
     make,
     messages,
-    pilot_test,
     select,
     settle,
     started,
@@ -28,7 +27,6 @@ from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 # -- comment -------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -50,7 +48,6 @@ async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     assert after.endswith("\n## ユーザーコメント\n\nUse the new logo in emails too.\nThanks!\n")
 
 
-@pilot_test
 async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     name = demo["comment"]
     before = demo.text(name)
@@ -69,7 +66,6 @@ async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     assert after.rstrip("\n").endswith("And GitLab CI.")
 
 
-@pilot_test
 async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -87,7 +83,6 @@ async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
     assert "nothing to submit (Esc cancels)" in messages(app)
 
 
-@pilot_test
 async def test_comment_is_disabled_on_a_uwi(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -125,7 +120,6 @@ def binding_enabled(app, action: str) -> bool | None:
     return None
 
 
-@pilot_test
 async def test_hold_then_unhold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -164,7 +158,6 @@ async def test_hold_then_unhold(demo: Demo) -> None:
     assert demo.trailer() == "user"
 
 
-@pilot_test
 async def test_hold_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -178,7 +171,6 @@ async def test_hold_a_processing_item(demo: Demo) -> None:
     assert demo.state(name) == "hold"
 
 
-@pilot_test
 async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -211,7 +203,6 @@ def menu_targets(screen: MoveScreen) -> list[str]:
         ("proc-darkmode", ["inbox", "hold", "adopted", "rejected"]),
     ],
 )
-@pilot_test
 async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: list[str]) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -226,7 +217,6 @@ async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: 
         assert app.screen is app.main
 
 
-@pilot_test
 async def test_move_to_processing_by_letter(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -241,7 +231,6 @@ async def test_move_to_processing_by_letter(demo: Demo) -> None:
     assert demo.state(name) == "processing"
 
 
-@pilot_test
 async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     before = demo.text(name)
@@ -273,7 +262,6 @@ async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     assert demo.text(name).split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1]
 
 
-@pilot_test
 async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
     """`a` then the note at once: the note's letters (the i of "fixed in") never pick a target."""
     name = demo["proc-darkmode"]
@@ -293,7 +281,6 @@ async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
     assert parse_item(name, "adopted", demo.text(name).encode()).note == "fixed in #42"
 
 
-@pilot_test
 async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -308,7 +295,6 @@ async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_reject_without_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -328,7 +314,6 @@ async def test_reject_without_a_note(demo: Demo) -> None:
 # -- rm -----------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_rm_asks_then_removes(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -350,7 +335,6 @@ async def test_rm_asks_then_removes(demo: Demo) -> None:
     assert demo.state(name) is None
 
 
-@pilot_test
 async def test_rm_is_disabled_for_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -379,7 +363,6 @@ async def mark(pilot, demo: Demo, *keys: str) -> list[str]:
     return names
 
 
-@pilot_test
 async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -393,7 +376,6 @@ async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
     assert [demo.state(n) for n in names] == ["hold"] * 3
 
 
-@pilot_test
 async def test_bulk_move_and_rm(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -418,7 +400,6 @@ async def test_bulk_move_and_rm(demo: Demo) -> None:
     assert [demo.state(n) for n in removed] == [None, None]
 
 
-@pilot_test
 async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -436,7 +417,6 @@ async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> 
 # -- undo ---------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_undo_a_hold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -455,7 +435,6 @@ async def test_undo_a_hold(demo: Demo) -> None:
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)
@@ -478,7 +457,6 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     assert refused[0].endswith(f" atk: edit {name})")
 
 
-@pilot_test
 async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -508,7 +486,6 @@ async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) 
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     a, b = demo["hand-svg-logo"], demo["agent-index"]
     app = make(demo.root)
@@ -529,7 +506,6 @@ async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     assert demo.state(a) == demo.state(b) == "inbox"
 
 
-@pilot_test
 async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> None:
     """Issue 17: hold, then move to processing, then z twice: each step is undone, the second
     one not refused because the first undo touched the same item."""
@@ -564,7 +540,6 @@ async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> No
     assert not errors_shown(app)
 
 
-@pilot_test
 async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
     """A key the selection does not allow is dimmed, and pressing it tells the reason."""
     name = demo["hand-svg-logo"]
@@ -583,7 +558,6 @@ async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
 # -- agent environment ------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
     app = make(demo.root, actor="agent")
     async with app.run_test(size=SIZE) as pilot:
@@ -617,7 +591,6 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
         ("chain-uwi", ("a",), ("enter", "escape"), ["atk: answer {name}"]),
     ],
 )
-@pilot_test
 async def test_a_dialog_closes_once(
     demo: Demo, key: str, open_keys: tuple[str, ...], together: tuple[str, ...], subjects: list[str]
 ) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import io
 
-from actions_support import (  # noqa: F401 (fixtures)
+from rich.console import Console
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     demo_fixture,
     make,
-    pilot_test,
     select,
     settle,
     started,
     template_fixture,
 )
-from rich.console import Console
 from textual.widgets import Input, Static, TextArea
 
 from atk_tui.core.service import Service
@@ -80,7 +79,6 @@ async def open_form(pilot, name: str) -> AnswerScreen:  # type: ignore[no-untype
     return form
 
 
-@pilot_test
 async def test_the_highlight_starts_on_the_recommended_option_b(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -91,7 +89,6 @@ async def test_the_highlight_starts_on_the_recommended_option_b(demo: Demo) -> N
         assert "choices 1=A  2=B  3=A" in summary(form)
 
 
-@pilot_test
 async def test_no_recommendation_means_nothing_preselected_and_a_letter_moves_the_highlight(demo: Demo) -> None:
     name = add_uwi(demo, NO_REC)
     app = make(demo.root)
@@ -107,7 +104,6 @@ async def test_no_recommendation_means_nothing_preselected_and_a_letter_moves_th
         assert form_state(form) == {1: ("A", "A")}
 
 
-@pilot_test
 async def test_arrows_move_the_choice_with_the_highlight(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -126,7 +122,6 @@ async def test_arrows_move_the_choice_with_the_highlight(demo: Demo) -> None:
         assert "choices 1=B" in summary(form)
 
 
-@pilot_test
 async def test_other_and_clear_keys(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -147,7 +142,6 @@ async def test_other_and_clear_keys(demo: Demo) -> None:
         assert res.labels == {1: OTHER}
 
 
-@pilot_test
 async def test_clicking_an_option_picks_that_option(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -161,7 +155,6 @@ async def test_clicking_an_option_picks_that_option(demo: Demo) -> None:
             assert form_state(form)[2] == (expected, expected)
 
 
-@pilot_test
 async def test_an_unanswered_question_asks_before_a_partial_submit(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
     app = make(demo.root)
@@ -215,7 +208,6 @@ def reorder_q2(body: str) -> str:
     )
 
 
-@pilot_test
 async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_follows_its_label(demo: Demo) -> None:
     name = demo["md-multi"]
     app = make(demo.root)
@@ -248,7 +240,6 @@ async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_fol
     assert "keep v1 until March" in text
 
 
-@pilot_test
 async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(demo: Demo) -> None:
     name = demo["cp-single"]
     app = make(demo.root)
@@ -276,7 +267,6 @@ async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(dem
     assert "cost matters most" in demo.text(name)
 
 
-@pilot_test
 async def test_a_partial_answer_is_saved_as_partial_after_confirmation(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
     app = make(demo.root)
@@ -297,7 +287,6 @@ async def test_a_partial_answer_is_saved_as_partial_after_confirmation(demo: Dem
         assert name in app.main.view.needs_you
 
 
-@pilot_test
 async def test_other_with_notes_is_recorded_as_other(demo: Demo) -> None:
     name = demo["cp-single"]
     app = make(demo.root)
@@ -316,7 +305,6 @@ def add_line(body: str) -> str:
     return body.rstrip("\n") + "\n\n- 追記 (agent): measured again on Monday\n"
 
 
-@pilot_test
 async def test_a_comment_on_a_changed_item_is_kept_and_added_to_the_new_version(demo: Demo) -> None:
     name = demo["lint"]
     app = make(demo.root)
@@ -344,7 +332,6 @@ async def test_a_comment_on_a_changed_item_is_kept_and_added_to_the_new_version(
     assert "measured again on Monday" in text and "please keep the placeholder colour" in text
 
 
-@pilot_test
 async def test_a_failed_comment_keeps_the_text_with_a_retry(demo: Demo) -> None:
     name = demo["lint"]
     app = make(demo.root)
@@ -368,7 +355,6 @@ async def test_a_failed_comment_keeps_the_text_with_a_retry(demo: Demo) -> None:
     assert "do not lazy-load the hero image" in demo.text(name)
 
 
-@pilot_test
 async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     app = make(demo.root)
@@ -396,7 +382,6 @@ async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
     assert "note: 'merged in #42'" in demo.text(name)
 
 
-@pilot_test
 async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
     out = Service(demo.root, actor="user").answer(name, choices={1: "B"}, partial=True)
@@ -424,7 +409,6 @@ async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -
         assert "partially answered already" in str(app.screen.message)
 
 
-@pilot_test
 async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo) -> None:
     """The form asks about exactly what core's `answer_progress` calls missing: with two
     option questions, notes alone answer neither (each needs a choice or "other")."""
@@ -453,7 +437,6 @@ async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo
     assert "- 1: other — see notes\n- 2: other — see notes" in demo.text(name)
 
 
-@pilot_test
 async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: Demo) -> None:
     name = demo["md-multi"]
     app = make(demo.root)
@@ -474,7 +457,6 @@ async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: 
         assert form_state(again) == {1: ("A", "A"), 2: (None, None), 3: ("A", "A")}
 
 
-@pilot_test
 async def test_a_busy_store_keeps_the_comment_with_a_retry(demo: Demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from atk_tui.core.store import GitStore
 

@@ -4,7 +4,7 @@ determinism as test_actions_snapshots.py (whose `steps` these reuse)."""
 
 from __future__ import annotations
 
-from actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
 from test_actions_snapshots import steps
 from test_answer_integrity import NO_REC, TWO_QUESTIONS, add_uwi, agent_edit, reorder_q2
 

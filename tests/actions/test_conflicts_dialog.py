@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import subprocess
 
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     demo_fixture,
     git,
     make,
     messages,
-    pilot_test,
     settle,
     started,
     template_fixture,
@@ -46,7 +45,6 @@ def status_line(app) -> str:  # type: ignore[no-untyped-def]
     return str(app.main.query_one("#status").render())
 
 
-@pilot_test
 async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     mine = set_aside(demo, tmp_path)
     name = demo["hand-svg-logo"]
@@ -71,7 +69,6 @@ async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_pat
     assert MINE in remote_text
 
 
-@pilot_test
 async def test_keep_theirs_drops_the_set_aside_commit(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     set_aside(demo, tmp_path)
     name = demo["hand-svg-logo"]
@@ -87,7 +84,6 @@ async def test_keep_theirs_drops_the_set_aside_commit(demo: Demo, tmp_path) -> N
     assert THEIRS in demo.text(name) and MINE not in demo.text(name)
 
 
-@pilot_test
 async def test_no_conflicts_says_so(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import subprocess
 
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     demo_fixture,
     errors_shown,
     make,
     messages,
-    pilot_test,
     select,
     settle,
     started,
@@ -47,7 +46,6 @@ def test_merge_texts_merges_and_marks_conflicts() -> None:
     assert b"<<<<<<< your text\nB1\n" in merged and b"B2\n>>>>>>> stored now\n" in merged
 
 
-@pilot_test
 async def test_changed_meanwhile_edit_again_opens_a_merge_and_saves_on_the_newer_version(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -72,7 +70,6 @@ async def test_changed_meanwhile_edit_again_opens_a_merge_and_saves_on_the_newer
     assert not errors_shown(app)[1:]
 
 
-@pilot_test
 async def test_a_conflict_is_marked_and_markers_are_not_saved_unasked(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
 
@@ -99,7 +96,6 @@ async def test_a_conflict_is_marked_and_markers_are_not_saved_unasked(demo: Demo
     assert demo.subjects_since(base)[-2:] == [f"atk: edit {name}", f"atk: unhold {name}"]
 
 
-@pilot_test
 async def test_hold_not_pushed_asks_before_the_editor_opens(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     subprocess.run(["git", "remote", "set-url", "origin", str(demo.root / "no-such-remote.git")], cwd=demo.root, check=True)
@@ -126,7 +122,6 @@ async def test_hold_not_pushed_asks_before_the_editor_opens(demo: Demo) -> None:
     assert demo.text(name).endswith(ADDED)
 
 
-@pilot_test
 async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)  # no injected editor: the real path; headless Pilot cannot suspend
@@ -159,7 +154,6 @@ async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(
     assert demo.scratch_files() == []
 
 
-@pilot_test
 async def test_kept_text_is_never_overwritten_and_is_offered_on_the_next_e(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     # session 1: invalid, Esc: the text is kept (in hold)
@@ -193,7 +187,6 @@ async def test_kept_text_is_never_overwritten_and_is_offered_on_the_next_e(demo:
     assert demo.scratch_files() == []
 
 
-@pilot_test
 async def test_resuming_kept_text_merges_it_with_what_changed_since(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     await run_edit(demo, name, break_yaml, keys=("e", "escape"))  # kept, the item in hold

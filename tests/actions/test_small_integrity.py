@@ -3,12 +3,11 @@ own rules; `x` on an item others depend on names them in the confirmation."""
 
 from __future__ import annotations
 
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (  # noqa: F401 (fixtures)
     SIZE,
     Demo,
     demo_fixture,
     make,
-    pilot_test,
     select,
     settle,
     started,
@@ -30,7 +29,6 @@ async def move_dialog(pilot, name: str, key: str) -> ChoiceScreen | None:  # typ
     return screen if isinstance(screen, ChoiceScreen) else None
 
 
-@pilot_test
 async def test_move_confirmation_follows_the_agent_rules(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
@@ -49,7 +47,6 @@ async def test_move_confirmation_follows_the_agent_rules(demo: Demo) -> None:
         assert demo.subjects_since(base) == [f"atk: reject {demo['proc-darkmode']}"]
 
 
-@pilot_test
 async def test_an_answered_uwi_rejected_from_inbox_is_an_agent_move(demo: Demo) -> None:
     name = demo["answered-uwi"]
     assert Service(demo.root).read(name).answered
@@ -62,7 +59,6 @@ async def test_an_answered_uwi_rejected_from_inbox_is_an_agent_move(demo: Demo) 
         assert demo.subjects_since(base) == [f"atk: reject {name}"]
 
 
-@pilot_test
 async def test_remove_names_the_items_that_depend_on_it(demo: Demo) -> None:
     name = demo["chain-1"]
     dependents = Service(demo.root).dependents_of(name)
@@ -122,7 +118,6 @@ def rendered(app, wid: str) -> str:  # type: ignore[no-untyped-def]
     return console.export_text()
 
 
-@pilot_test
 async def test_detail_shows_question_text_and_checkpoint_faithfully(demo: Demo) -> None:
     svc = Service(demo.root, actor="user")
     free = svc.add(kind="uwi", target_repo="acme/docs", body=FREE_TEXT)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graph_support import DEMO, SIZE, build_app, press, settle
+from support.graph_support import DEMO, SIZE, build_app, press, settle
 from textual.widgets import OptionList
 
 from atk_tui.tui.screens.dependencies import DependenciesScreen

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from graph_support import (
+from support.graph_support import (
     DEMO,
     MISSING,
     SIZE,

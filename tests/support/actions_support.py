@@ -4,36 +4,29 @@
 There is deliberately no conftest.py in tests/actions: pytest names every conftest module
 `conftest`, and tests/core does `from conftest import ...` (the root one), which breaks when a
 conftest in a folder sorting before `core` was imported last. The test modules import the
-fixtures from here instead, and `pilot_test` runs their async bodies.
+fixtures from here instead (pytest-asyncio runs their async bodies).
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import shutil
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
-from textual.screen import ModalScreen
-from textual.worker import Worker, WorkerState
 
 from atk_tui.core.model import STATES
 from atk_tui.demo import create_demo_store, demo_filenames
-from atk_tui.tui.app import AtkApp, make_app
-from atk_tui.tui.config import TuiConfig
+from atk_tui.tui.app import AtkApp
+from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
+from support.clock import NOW
 
-NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
 SIZE = (120, 36)
-# what the status line calls the store: the tmp_path would change every run
-STORE_LABEL = "~/notes"  # the same label as tests/tui
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -117,108 +110,12 @@ def demo_fixture(actions_demo_template: Path, tmp_path: Path) -> Demo:
     return new_demo(actions_demo_template, tmp_path / "demo")
 
 
-def pilot_test(fn: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    """Run an `async def` test (Pilot needs a loop) without an asyncio plugin."""
-
-    @functools.wraps(fn)
-    def run(*args: object, **kwargs: object) -> None:
-        asyncio.run(fn(*args, **kwargs))
-
-    return run
-
-
-class RecordingApp:
-    """What `make` adds to the app: every notification, every worker that failed."""
-
-    notes: list[tuple[str, str]]
-    worker_errors: list[BaseException]
-
-
 def make(
     root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False
 ) -> AtkApp:
-    """The app as the CLI builds it, made deterministic: frozen clock, fixed theme, no watcher,
-    default config, a fixed store label. Notifications and swallowed worker errors are recorded
-    (the action workers run with exit_on_error=False, so a crash would otherwise go unseen)."""
-    app = make_app(
-        root,
-        theme="textual-dark",
-        clock=lambda: NOW,
-        watch=False,
-        editor=editor,
-        actor=actor or "user",
-        config=TuiConfig(),
-        store_label=STORE_LABEL,
-        read_only=read_only,
-    )
-    notes: list[tuple[str, str]] = []
-    errors: list[BaseException] = []
-    notify = app.notify
-
-    def recording_notify(message, *args, **kw):  # type: ignore[no-untyped-def]
-        notes.append((str(message), kw.get("severity", "information")))
-        return notify(message, *args, **kw)
-
-    app.notify = recording_notify  # type: ignore[method-assign]
-    remove = app.workers._remove_worker
-
-    def removing(worker: Worker) -> None:
-        if worker.state == WorkerState.ERROR and worker.error is not None:
-            errors.append(worker.error)
-        remove(worker)
-
-    app.workers._remove_worker = removing  # type: ignore[method-assign]
-    app.notes = notes  # type: ignore[attr-defined]
-    app.worker_errors = errors  # type: ignore[attr-defined]
-    return app
-
-
-def _waiting_on_user(app: AtkApp, worker: Worker) -> bool:
-    """An action worker parked on a dialog (push_screen_wait) waits for keys, not for us."""
-    return worker.group == "write" and isinstance(app.screen, ModalScreen)
-
-
-def _pending_timers(app: AtkApp) -> bool:
-    """A one-shot timer of the app or a screen that has not fired yet (the detail pane and the
-    filter debounce with these). Same test as tests/tui/tui_helpers.py."""
-    for pump in [app, *app.screen_stack]:
-        for timer in list(pump._timers):
-            task = timer._task
-            if timer._repeat == 0 and task is not None and not task.done() and timer._interval <= 1.0:
-                return True
-    return False
-
-
-async def settle(pilot: Pilot, *, limit: int = 3000) -> None:
-    """Wait until every worker is done (or parked on a dialog) and no debounce timer is
-    pending. Bounded: fails rather than hangs."""
-    app = pilot.app
-    quiet = 0
-    for _ in range(limit):
-        errors = getattr(app, "worker_errors", [])
-        if errors:
-            raise AssertionError(f"a worker failed: {errors[0]!r}") from errors[0]
-        busy = [w for w in app.workers if not w.is_finished and not _waiting_on_user(app, w)]
-        if busy:
-            quiet = 0
-            unparked = [w for w in busy if w.group != "write"]
-            if unparked:
-                # exclusive workers get cancelled by their successors: that is fine here
-                await asyncio.gather(*(w.wait() for w in unparked), return_exceptions=True)
-            else:
-                await pilot.pause(0.01)
-            continue
-        if _pending_timers(app):
-            quiet = 0
-            await pilot.pause(0.01)
-            continue
-        # call_from_thread callbacks may still start work: be quiet three times
-        quiet += 1
-        if quiet >= 3:
-            await pilot.wait_for_scheduled_animations()
-            return
-        await pilot.pause()
-    raise AssertionError("the app did not settle")
+    """The app as the CLI builds it, made deterministic (`support.apps.build_app`), with every
+    notification and every failed worker recorded (`support.apps.recording`)."""
+    return recording(build_app(root, editor=editor, actor=actor or "user", read_only=read_only))
 
 
 async def started(pilot: Pilot) -> None:
