@@ -53,6 +53,19 @@ class Urgency(_Vocabulary):
     INFORMATIONAL = "informational"
 
 
+class Status(_Vocabulary):
+    """An item's derived badge (SPEC §6, `readiness.judge`), in the order lists show them."""
+
+    READY = "ready"
+    BLOCKED = "blocked"
+    COOLDOWN = "cooldown"
+    WAITING = "waiting"  # a UWI without the user's answer
+    ANSWERED = "answered"  # a UWI the user answered: an agent takes it from here
+    HOLD = "hold"
+    TERMINAL = "terminal"
+    DEFECTIVE = "defective"
+
+
 class Actor(_Vocabulary):
     USER = "user"
     AGENT = "agent"
@@ -62,11 +75,8 @@ STATES: tuple[str, ...] = State.values()
 TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value})
 ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value})
 PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
-#: states whose items the user may remove (`rm`)
-REMOVABLE: frozenset[str] = frozenset({State.INBOX.value, State.HOLD.value})
 KINDS: tuple[str, ...] = Kind.values()
 URGENCIES: tuple[str, ...] = Urgency.values()
-ACTORS: tuple[str, ...] = Actor.values()
 
 FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
 
@@ -108,7 +118,7 @@ class Item:
 
     filename: str
     state: str
-    head: str = ""  # the file text up to and including the closing `---` line, exact
+    fm_block: str = ""  # the file text up to and including the closing `---` line, exact (not a commit)
     fm_text: str | None = None  # the YAML between the `---` lines (None: no frontmatter)
     body: str = ""  # everything after the closing `---` line
     data: dict[str, Any] = field(default_factory=dict)  # the loaded frontmatter mapping
@@ -130,7 +140,7 @@ class Item:
     has_comment: bool = False
     size: int = 0
     blob: str = ""  # git blob SHA-1 of the file bytes
-    complete: bool = True  # False: loaded from the cache, head/fm_text/body/data not read yet
+    complete: bool = True  # False: loaded from the cache, fm_block/fm_text/body/data not read yet
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
@@ -158,8 +168,8 @@ class Item:
 
     @property
     def text(self) -> str:
-        """The whole file as text: `head + body` reproduces the file exactly."""
-        return self.head + self.body
+        """The whole file as text: `fm_block + body` reproduces the file exactly."""
+        return self.fm_block + self.body
 
 
 @dataclass(frozen=True, slots=True)

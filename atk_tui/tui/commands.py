@@ -19,7 +19,8 @@ from rich.text import Text
 from textual.worker import Worker
 
 from ..core.items import blob_sha
-from ..core.model import STATES, TERMINAL, Item
+from ..core.model import STATES, TERMINAL, Item, State
+from ..core.ops import Op, defect_refusal, refusal
 from ..core.questions import parse_questions
 from ..core.service import Outcome, QueueView
 from ..core.store import AtkError
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
 WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
-ACTIVE_DEPENDENCY_STATES = ("inbox", "processing", "hold")
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,9 @@ class Commands:
             return None if self.undo_stack else "nothing to undo in this session"
         if not targets:
             return "no item selected"
-        one = targets[0]
         if len(targets) > 1 and action in ("edit", "answer", "accept", "comment", "dependencies"):
             return f"{action} works on one item at a time: Esc clears the marks"
-        return _item_refusal(action, targets, one)
+        return _item_refusal(action, targets, self.service.actor)
 
     def refuse_read_only(self) -> bool:
         if self.read_only:
@@ -374,28 +373,27 @@ class Commands:
             self.undo_stack.append(UndoStep(saved[0], saved[1], f"edit {filename}"))
 
 
-def _item_refusal(action: str, targets: Sequence[Item], one: Item) -> str | None:
-    """Why `action` is refused on these (selected or marked) items, None when it is not."""
-    if action == "edit":
-        return f"{one.state} items are read-only: move it back to inbox first (H)" if one.state in TERMINAL else None
-    if action in ("answer", "accept", "comment"):
-        kind = "uwi" if action != "comment" else "awi"
-        if one.kind != kind:
-            return "only a question (uwi) is answered" if kind == "uwi" else "only an agent work item (awi) takes comments"
-        if one.state in TERMINAL:
-            return f"{one.state} items are read-only: move it back to inbox first (H)"
-        return "the item is defective: fix it with e first" if one.defects else None
-    if action == "dependencies":
-        if one.state not in ACTIVE_DEPENDENCY_STATES or one.defects:
-            return f"{one.state} or defective items take no dependencies"
-        return None
-    defective = [t for t in targets if t.defects]
-    if action in ("hold", "unhold", "move") and defective:
-        return f"{safe_line(defective[0].filename)} is defective: fix it with e first"
-    if action == "hold" and any(t.state == "hold" for t in targets):
-        return "already on hold: u unholds"
-    if action == "unhold" and any(t.state != "hold" for t in targets):
+#: the core operation each key asks `ops.refusal` about (the rule lives there once)
+KEY_OPS = {
+    "hold": Op.HOLD,
+    "remove": Op.RM,
+    "edit": Op.EDIT,
+    "answer": Op.ANSWER,
+    "accept": Op.ANSWER,
+    "comment": Op.COMMENT,
+    "dependencies": Op.SET_DEPENDENCIES,
+}
+
+
+def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | None:
+    """Why `action` is refused on these (selected or marked) items, None when it is not:
+    core's `refusal` for the operation the key makes. `u` is the key for held items (moving
+    anything else to inbox is `m`); the move menu only needs items that are not defective."""
+    if action == "unhold" and any(t.state != State.HOLD for t in targets):
         return "only held items are unheld: h holds"
-    if action == "remove" and any(t.state not in ("inbox", "hold") for t in targets):
-        return "only inbox and hold items are removed: move it first (m)"
-    return None
+    if action in ("unhold", "move"):
+        defective = next((t for t in targets if t.defects), None)
+        return defect_refusal(defective).message if defective is not None else None
+    op = KEY_OPS.get(action)
+    found = refusal(op, list(targets), actor) if op is not None else None
+    return found.message if found is not None else None

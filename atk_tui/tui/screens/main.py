@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ...core.model import Item
+from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
 from ...core.textsafe import safe_line
 from ..config import SORTS
@@ -26,7 +26,7 @@ from ..widgets.notices import NoticeStrip
 from .base import ItemActionsScreen
 from .graph import GraphScreen
 
-PANES = ("inbox", "processing", "hold")
+PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
