@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.actions_support import Demo
 from support.apps import build_app
 from support.clock import NOW
 from support.storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
-from atk_tui.demo import create_demo_store
+from atk_tui.demo import create_demo_store, demo_filenames
 from atk_tui.tui.app import AtkApp
 
 
@@ -85,3 +86,9 @@ def app_factory(demo_store: Path) -> Callable[..., AtkApp]:
         return build_app(root or demo_store, **kw)
 
     return factory
+
+
+@pytest.fixture
+def demo(demo_store: Path) -> Demo:
+    """The demo store (a private, writable copy) with its notable items by key."""
+    return Demo(demo_store.resolve(), demo_filenames(NOW))

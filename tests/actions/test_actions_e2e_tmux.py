@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from support.actions_support import Demo, demo_fixture, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import Demo
 from support.tmux import ATK_TUI, Tmux, tmux_session
 
 pytestmark = pytest.mark.e2e

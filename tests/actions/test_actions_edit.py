@@ -6,18 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
-    Demo,
-    demo_fixture,
-    errors_shown,
-    make,
-    messages,
-    select,
-    settle,
-    started,
-    template_fixture,
-)
+from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, messages, press_all, select, started
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
@@ -75,8 +64,7 @@ async def run_edit(demo: Demo, filename: str, *edits, keys: tuple[str, ...] = ("
         await select(pilot, filename)
         base = demo.head()
         for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+            await press_all(pilot, key)
         screen = app.screen
         paused_after = app._watch_paused
     return app, editor, base, screen, paused_after
@@ -196,8 +184,7 @@ async def test_editor_missing_says_so_before_holding(demo: Demo, inbox_awi: str,
         await started(pilot)
         await select(pilot, inbox_awi)
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         assert app._watch_paused == 0
     assert errors_shown(app) == ["editor not found: '/nonexistent' (set $VISUAL or $EDITOR)"]
     assert demo.subjects_since(base) == []  # said before anything was held
@@ -251,15 +238,11 @@ async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:
 
 async def test_terminal_item_is_read_only(demo: Demo, inbox_awi: str) -> None:
     editor = Editor(demo, inbox_awi, append)
-    app = make(demo.root, editor=editor)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, inbox_awi)
+    async with dashboard(demo, inbox_awi, editor=editor) as (app, pilot):
         # adopted behind the dashboard's back (the watcher is off, the pane still shows it)
         assert Service(demo.root, actor="user").move([inbox_awi], "adopted").ok
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
     assert editor.calls == []
     assert demo.subjects_since(base) == []
     assert demo.state(inbox_awi) == "adopted"

@@ -1,30 +1,22 @@
-"""Helpers and fixtures for the action tests: a demo store at a frozen time, the app built by
-`make_app` with a fixed store label and no watcher, and waits on workers (never sleeps).
-
-There is deliberately no conftest.py in tests/actions: pytest names every conftest module
-`conftest`, and tests/core does `from conftest import ...` (the root one), which breaks when a
-conftest in a folder sorting before `core` was imported last. The test modules import the
-fixtures from here instead (pytest-asyncio runs their async bodies).
-"""
+"""Helpers for the action tests: the demo store as `Demo` (the `demo` fixture is in
+tests/conftest.py), the app with its notifications recorded, selection, bursts of keys."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import pytest
 from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
 from atk_tui.core.model import STATES
-from atk_tui.demo import create_demo_store, demo_filenames
 from atk_tui.tui.app import AtkApp
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
-from support.clock import NOW
 
 SIZE = (120, 36)
 
@@ -82,34 +74,6 @@ class Demo:
         return sorted(p.name for p in d.iterdir()) if d.is_dir() else []
 
 
-def new_demo(template: Path, base: Path) -> Demo:
-    """A private copy of the demo store made once per test worker at `template` (creating one
-    costs more than copying it); its origin is pointed at the copied bare remote."""
-    shutil.copytree(template, base, symlinks=True)
-    store = base / "store"
-    git(store, "remote", "set-url", "origin", str(base / "remote.git"))
-    return Demo(store.resolve(), demo_filenames(NOW))
-
-
-def demo_template(base: Path) -> Path:
-    create_demo_store(base, NOW)
-    return base
-
-
-# Test modules import these two (`from actions_support import demo_fixtures`); the fixture
-# names differ from the function names so that a `demo` argument shadows no import.
-@pytest.fixture(scope="session", name="actions_demo_template")
-def template_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A demo store (and its bare remote) made at the frozen NOW, once per worker and module."""
-    return demo_template(tmp_path_factory.mktemp("actions-demo") / "demo")
-
-
-@pytest.fixture(name="demo")
-def demo_fixture(actions_demo_template: Path, tmp_path: Path) -> Demo:
-    """A private, writable copy of the demo store."""
-    return new_demo(actions_demo_template, tmp_path / "demo")
-
-
 def make(
     root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False
 ) -> AtkApp:
@@ -129,6 +93,23 @@ async def select(pilot: Pilot, filename: str) -> None:
     assert app.main.jump_to(filename), filename
     await settle(pilot)
     assert app.main.selected == filename
+
+
+@asynccontextmanager
+async def dashboard(demo: Demo, selected: str | None = None, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app (`make`) running on the demo store, loaded, with `selected` selected."""
+    app = make(demo.root, **kw)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        if selected is not None:
+            await select(pilot, selected)
+        yield app, pilot
+
+
+async def press_all(pilot: Pilot, *keys: str) -> None:
+    """Press `keys` together, then settle."""
+    await pilot.press(*keys)
+    await settle(pilot)
 
 
 def messages(app: AtkApp) -> list[str]:
