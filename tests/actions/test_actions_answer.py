@@ -8,6 +8,7 @@ from support.actions_support import (
     dashboard,
     errors_shown,
     messages,
+    press_all,
     settle,
 )
 

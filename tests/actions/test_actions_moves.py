@@ -12,6 +12,7 @@ from support.actions_support import (
     errors_shown,
     make,
     messages,
+    press_all,
     select,
     settle,
     started,
