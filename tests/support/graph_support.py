@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import random
 import subprocess
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
+from atk_tui.tui.app import AtkApp
 from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
 from support.clock import NOW, SteppingClock, frozen_clock  # noqa: F401 (re-exported)
 
@@ -22,6 +28,18 @@ SIZE = (120, 40)
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@asynccontextmanager
+async def graph_of(root: Path, center: str, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app on `root`, loaded, with the graph around `center` open (`g`)."""
+    app = build_app(root, **kw)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.main.jump_to(center), center
+        await settle(pilot)
+        await press(pilot, "g")
+        yield app, pilot
 
 
 # -- stores ---------------------------------------------------------------------------------
