@@ -198,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("set-urgency", "set a UWI's urgency")
     p.add_argument("filename")
     p.add_argument("level", choices=URGENCIES)
+    p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
+    p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
     p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
@@ -537,6 +539,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.cmd == "wi" and args.wicmd == "schema":  # needs no store
+            from .core.schema import json_schema  # pydantic: imported for this command only
+
+            _out(json_schema(args.which))
+            return 0
         if args.cmd == "init":
             root, created = init_store(args.path)
             _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import AtkError
 from .model import State
-from .store import AtkError
 
 if TYPE_CHECKING:
     from .service import Outcome, Service

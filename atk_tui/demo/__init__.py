@@ -42,6 +42,7 @@ import yaml
 
 from ..core.config import PLAN_PREFIX
 from ..core.items import dump_value
+from ..core.model import STATES
 
 __all__ = ["DEMO_KEYS", "create_demo_store", "demo_filenames", "demo_main"]
 
@@ -442,7 +443,7 @@ def create_demo_store(base: Path, now: datetime | None = None) -> Path:
     init = (
         now - _ago(30, 2),
         "atk: init\n\nAtk-Actor: user\n",
-        {f"wi/{state}/.gitkeep": "" for state in ("inbox", "processing", "hold", "adopted", "rejected")},
+        {f"wi/{state}/.gitkeep": "" for state in STATES},
     )
     stream = _fast_import_stream([init, *demo.commits()])
 

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.worker import Worker
 
+from ..core.errors import AtkError
 from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.questions import parse_questions
 from ..core.service import Outcome, QueueView
-from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .edit_session import EditSession
 from .screens.answer import AnswerResult, AnswerScreen

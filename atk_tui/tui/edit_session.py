@@ -27,8 +27,8 @@ from rich.text import Text
 from textual.app import SuspendNotSupported
 
 from ..core.editing import base_of, kept_scratches, new_scratch, scratch_item
+from ..core.errors import AtkError
 from ..core.model import TERMINAL
-from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 
 from .. import readiness
 from ..cache import ItemCache, cache_key
@@ -232,22 +231,13 @@ class Reads(ServiceBase):
         return needle in item.body.casefold()
 
     def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
-        """Commits that touched the item, newest first, with the `Atk-Actor` trailer."""
+        """Commits that touched the item, newest first, with the `Atk-Actor` trailer (gitpython,
+        core/githistory.py; call it from a worker)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
-        fmt = "%H%x00%aI%x00%an%x00%s%x00%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x00"
-        proc = self.store.git(
-            "log", f"-n{limit}", f"--format={fmt}", "--", f":(glob)wi/*/{filename}", check=False
-        )
-        fields = proc.stdout.split("\0")
-        out = []
-        for n in range(0, len(fields) - 4, 5):
-            sha, date, author, subject, actor = fields[n : n + 5]
-            sha = sha.strip("\n")
-            if not SHA_RE.match(sha):
-                continue
-            out.append(HistoryEntry(sha, datetime.fromisoformat(date), author, subject, actor.strip() or "?"))
-        return out
+        from ..githistory import item_history  # gitpython, imported on first use
+
+        return item_history(self.store, filename, limit)
 
     def status(self) -> dict[str, object]:
         return {

@@ -4,12 +4,12 @@
 - `remote.py`      pull (rebase), push, commits set aside on conflict, git-state guards
 - `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks
 - `files.py`       atomic/private file writes, digests, the index swap
-- `errors.py`      `AtkError` and its kinds (message, exit code, code)
+(`AtkError` and its kinds live in core/errors.py and are re-exported here.)
 """
 
 from __future__ import annotations
 
-from .errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
 from .gitstore import LINK_DEFECT, GitStore, ScanResult, init_store, item_path
 from .remote import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, PULL_MARKER, PUSH_TRIES, WriteResult, lock_timeout
 from .transaction import Transaction

@@ -9,8 +9,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted
 from ..procs import lock_is_held
-from .errors import AtkError, GitFailed, GitTimeout, Interrupted
 from .files import _write_private
 
 LOCK_TIMEOUT = 10.0

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted
 from ..procs import ChildInterrupted, ChildTimeout
-from .errors import AtkError, GitFailed, GitTimeout, Interrupted
 from .files import (
     ZERO,
     _atomic_write,

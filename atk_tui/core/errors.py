@@ -1,4 +1,5 @@
-"""The store's errors: each carries a message a person can act on, an exit code and a code."""
+"""The errors of core: each carries a message a person can act on, an exit code (the CLI's)
+and a stable code for programs (`Outcome.code`)."""
 
 from __future__ import annotations
 
