@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SuspendNotSupported
 
-from ..core.editing import base_of, kept_scratches, new_scratch, scratch_item
+from ..core.editing import EditTicket, base_of, kept_scratches, scratch_item
 from ..core.errors import AtkError
 from ..core.model import TERMINAL
+from ..core.service import Outcome
 from ..core.textsafe import safe_line
 from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
 
@@ -159,35 +160,28 @@ class EditSession:
             if shutil.which(argv[0]) is None:  # said before anything is held
                 app.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
                 return
-        auto_held = False
         app.pause_watch()
-        base = await asyncio.to_thread(svc.head)
+        saved: tuple[str, str] | None = None
         try:
-            # a defective item cannot be moved (and no agent picks it up: it is blocked), so
-            # it is repaired in place; any other inbox item is held first
-            if item.state == "inbox" and not item.defects:
-                out = await asyncio.to_thread(svc.hold, filename, expect="inbox")
-                if not out.ok:
-                    app.report_error(f"could not hold before editing: {out.message}")
-                    return
-                auto_held = True
-                for w in out.warnings:
-                    app.notify(w, severity="warning", markup=False)
-                if out.pushed is False:
-                    ok = await app.push_screen_wait(
-                        confirm(
-                            "Hold not pushed",
-                            Text(
-                                "The hold is committed here but not pushed: agents elsewhere may still take this item — edit anyway?"
-                            ),
-                            "Edit anyway",
-                        )
+            base = await asyncio.to_thread(svc.head)
+            # holds an inbox item (a defective one is repaired in place: it cannot move)
+            try:
+                ticket = await asyncio.to_thread(svc.begin_edit, filename, allow_unpushed=True)
+            except AtkError as exc:
+                app.report_error(exc.message)
+                return None
+            if ticket.pushed is False:
+                ok = await app.push_screen_wait(
+                    confirm(
+                        "Hold not pushed",
+                        Text("The hold is committed here but not pushed: agents elsewhere may still take this item — edit anyway?"),
+                        "Edit anyway",
                     )
-                    if ok != "yes":
-                        await self._unhold(filename, auto_held)
-                        return
-            state = "hold" if auto_held else item.state
-            await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
+                )
+                if ok != "yes":
+                    await self._abandon(ticket)
+                    return None
+            await self._edit_loop(ticket, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             saved = await self._saved_range(base)
         finally:
             app.resume_watch()
@@ -249,139 +243,125 @@ class EditSession:
     # -- the edit session -----------------------------------------------------------------
 
     async def _edit_loop(
-        self,
-        filename: str,
-        state: str,
-        auto_held: bool,
-        *,
-        in_app: bool = False,
-        resume: tuple[bytes, bytes | None, Path] | None = None,
+        self, ticket: EditTicket, *, in_app: bool = False, resume: tuple[bytes, bytes | None, Path] | None = None
     ) -> None:
+        """Edit, save against `ticket.base`; on a refusal the text is kept (the ticket's scratch
+        file) and the person edits again (merged into a newer version), discards, or decides
+        later (the item stays as it is)."""
         app = self.app
         svc = app.service
-        original = await asyncio.to_thread(svc.read_bytes, filename)  # what the save must find
-        mine = original
+        mine = ticket.base
         resumed: Path | None = None  # the kept text resumed: gone once saved or discarded
         if resume is not None:
             kept_text, kept_base, resumed = resume
-            mine = merge_texts(kept_base, original, kept_text)[0] if kept_base not in (None, original) else kept_text
-        scratch: Path | None = None  # the in-app editor keeps the text in memory
+            mine = merge_texts(kept_base, ticket.base, kept_text)[0] if kept_base not in (None, ticket.base) else kept_text
 
-        def keep() -> Path:
-            nonlocal scratch
-            if scratch is None:
-                scratch = new_scratch(svc.scratch_dir(), filename)
-            scratch.write_bytes(mine)
-            base_of(scratch).write_bytes(original)
-            return scratch
-
-        def drop(*, resolved: bool = True) -> None:
-            """This session's text is not needed any more; `resolved`: nor the kept text it
-            resumed (saved or discarded, not merely aborted)."""
-            for path in (scratch, resumed if resolved else None):
-                if path is not None:
-                    path.unlink(missing_ok=True)
-                    base_of(path).unlink(missing_ok=True)
+        def drop_resumed() -> None:
+            if resumed is not None:
+                resumed.unlink(missing_ok=True)
+                base_of(resumed).unlink(missing_ok=True)
 
         while True:
-            if in_app:
-                edited = await app.push_screen_wait(InAppEditorScreen(filename, mine.decode("utf-8", errors="replace")))
-                code, new = (1, mine) if edited is None else (0, edited.encode("utf-8"))
-            else:
-                path = keep()
-                try:
-                    code = self._call_editor(path)
-                except (EditorMissing, SuspendNotSupported) as exc:
-                    # (a driver that said it could suspend and then could not: nothing edited)
-                    app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
-                    drop(resolved=False)
-                    await self._unhold(filename, auto_held)
-                    return
-                new = path.read_bytes() if code == 0 else mine
+            code, mine = await self._edit_once(ticket, mine, in_app=in_app)
+            if code is None:
+                return  # the editor could not start: said, and the session abandoned
             if code != 0:
                 app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
-                drop(resolved=False)
-                await self._unhold(filename, auto_held)
+                await self._abandon(ticket)
                 return
-            mine = new
-            if new == original:
-                app.notify("unchanged", timeout=2)
-                drop()
-                await self._unhold(filename, auto_held)
-                return
-            try:
-                text = new.decode("utf-8")
-            except UnicodeDecodeError:
-                text = None
-            if text is not None and has_merge_markers(text):
+            text = mine.decode("utf-8", errors="replace")
+            if mine != ticket.base and has_merge_markers(text):
                 ok = await app.push_screen_wait(
                     confirm("Conflict markers left", "Your text still has merge conflict markers (<<<<<<< … >>>>>>>). Save it like that?", "Save anyway")
                 )
                 if ok != "yes":
                     continue  # back to the editor with the text as it is
-            out = (
-                await asyncio.to_thread(svc.save_text, filename, text, expect=state, base=original)
-                if text is not None
-                else None
-            )
-            if out is not None and out.ok:
-                self.commands.report(out)
-                drop()
-                await self._unhold(filename, auto_held)
+            out = await asyncio.to_thread(svc.finish_edit, ticket, mine)
+            if out.ok:
+                if out.code == "unchanged":
+                    app.notify("unchanged", timeout=2)
+                    for w in out.warnings:
+                        app.notify(w, severity="warning", markup=False)
+                else:
+                    self.commands.report(out)
+                drop_resumed()
                 return
-            reason = out.message if out is not None else "not valid UTF-8 text"
-            newer: bytes | None = None
-            if out is not None and out.code == "changed":
-                try:
-                    newer = await asyncio.to_thread(svc.read_bytes, filename)
-                except AtkError:
-                    newer = None
-            kept = shown_path(self.app, keep())
-            if newer is not None:
-                merged, conflicts = merge_texts(original, newer, mine)
-                how = (
-                    f"Edit again opens the newer version merged with your text ({conflicts} conflict{'s' if conflicts != 1 else ''} "
-                    "marked <<<<<<< your text … >>>>>>> stored now); the save is then based on the newer version."
-                    if conflicts
-                    else "Edit again opens the newer version merged with your text; the save is then based on the newer version."
-                )
-                message = f"{reason}\n\nYour text is kept in {kept}.\n{how}\nThe item stays in {state} until you decide."
-            else:
-                message = f"{reason}\n\nYour text is kept in {kept}.\nThe item stays in {state} until you decide."
-            choice = await app.push_screen_wait(
-                ChoiceScreen(
-                    "Not saved",
-                    Text(message),
-                    [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
-                    escape_hint=f"Esc: decide later (it stays in {state})",
-                )
-            )
-            if choice == "again":
-                if newer is not None:
-                    # never an overwrite: the next save must find the newer version, and the
-                    # person starts from it with their text merged in
-                    original, mine = newer, merged
-                continue
+            choice = await self._not_saved(ticket, out, mine)
+            if choice is None:
+                return  # decide later: the text stays kept, the item as it is
             if choice == "discard":
-                drop()
+                await self._abandon(ticket)
+                drop_resumed()
                 app.notify("changes discarded", timeout=3)
-                await self._unhold(filename, auto_held)
                 return
-            app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
-            return
+            mine = choice
+
+    async def _edit_once(self, ticket: EditTicket, mine: bytes, *, in_app: bool) -> tuple[int | None, bytes]:
+        """One pass in the editor: (its exit status, the text); None when it could not start."""
+        if in_app:
+            edited = await self.app.push_screen_wait(InAppEditorScreen(ticket.filename, mine.decode("utf-8", errors="replace")))
+            return (1, mine) if edited is None else (0, edited.encode("utf-8"))
+        path = ticket.keep(mine)
+        try:
+            code = self._call_editor(path)
+        except (EditorMissing, SuspendNotSupported) as exc:
+            # (a driver that said it could suspend and then could not: nothing edited)
+            self.app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
+            await self._abandon(ticket)
+            return None, mine
+        return code, (path.read_bytes() if code == 0 else mine)
+
+    async def _not_saved(self, ticket: EditTicket, out: Outcome, mine: bytes) -> bytes | str | None:
+        """The save was refused: say why, where the text is kept, and ask. The text to edit
+        again (merged into the newer version when the item changed: the next save is based on
+        it), "discard", or None (decide later)."""
+        app = self.app
+        state = ticket.state
+        newer: bytes | None = None
+        if out.code == "changed":
+            try:
+                newer = await asyncio.to_thread(app.service.read_bytes, ticket.filename)
+            except AtkError:
+                newer = None
+        kept = shown_path(app, ticket.keep(mine))
+        merged = mine
+        how = ""
+        if newer is not None:
+            merged, conflicts = merge_texts(ticket.base, newer, mine)
+            how = (
+                f"Edit again opens the newer version merged with your text ({conflicts} conflict{'s' if conflicts != 1 else ''} "
+                "marked <<<<<<< your text … >>>>>>> stored now); the save is then based on the newer version.\n"
+                if conflicts
+                else "Edit again opens the newer version merged with your text; the save is then based on the newer version.\n"
+            )
+        reason = "not valid UTF-8 text" if out.code == "invalid" and "UTF-8" in out.message else out.message
+        message = f"{reason}\n\nYour text is kept in {kept}.\n{how}The item stays in {state} until you decide."
+        choice = await app.push_screen_wait(
+            ChoiceScreen(
+                "Not saved",
+                Text(message),
+                [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
+                escape_hint=f"Esc: decide later (it stays in {state})",
+            )
+        )
+        if choice == "again":
+            if newer is not None:
+                # never an overwrite: the next save must find the newer version
+                ticket.base = newer
+            return merged
+        if choice == "discard":
+            return "discard"
+        app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+        return None
+
+    async def _abandon(self, ticket: EditTicket) -> None:
+        """End the session without saving: unhold what it held, drop its text."""
+        out = await asyncio.to_thread(self.app.service.abandon_edit, ticket)
+        for w in out.warnings:
+            self.app.notify(w, severity="warning", markup=False)
 
     def _call_editor(self, path: Path) -> int:
         editor = self.app.editor
         if editor is not None:
             return editor(path)
         return run_real_editor(self.app, path)
-
-    async def _unhold(self, filename: str, auto_held: bool) -> None:
-        if not auto_held:
-            return
-        out = await asyncio.to_thread(self.app.service.unhold, filename, expect="hold")
-        if not out.ok:
-            self.app.report_error(f"could not unhold after editing: {out.message}")
-        for w in out.warnings:
-            self.app.notify(w, severity="warning", markup=False)
-
