@@ -31,11 +31,24 @@ from .alerts import Alerts
 from .commands import Commands
 from .config import TuiConfig, binding_ids, load_tui_config
 from .safe import safe_content, safe_line, safe_text
+from .screens.base import ItemActionsScreen
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
 from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
+#: every write a key makes, in the palette too (action, title, help)
+PALETTE_ACTIONS = (
+    ("hold", "Hold", "Hold the selected items: out of automatic processing (h)"),
+    ("unhold", "Unhold", "Back to the inbox (u)"),
+    ("answer", "Answer", "Answer the selected question (a)"),
+    ("accept", "Accept recommendations", "Answer with every question's recommended option (A)"),
+    ("comment", "Comment", "Add a comment to the selected work item (c)"),
+    ("edit", "Edit", "Edit the item in $EDITOR: held while you edit (e)"),
+    ("move", "Move", "Move the selected items to another state (m)"),
+    ("remove", "Remove", "Remove the selected items (x)"),
+    ("undo", "Undo", "Undo this session's last write (z)"),
+)
 
 
 class ItemProvider(Provider):
@@ -375,6 +388,18 @@ class AtkApp(App):
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
+        if isinstance(screen, ItemActionsScreen):
+            for action, title, help_text in PALETTE_ACTIONS:
+                yield SystemCommand(title, help_text, partial(self.palette_action, screen, action))
+
+    def palette_action(self, screen: ItemActionsScreen, action: str) -> None:
+        """A write chosen in the palette: as its key would (refused with the reason when the
+        key is dimmed)."""
+        reason = screen.disabled_reason(action)
+        if reason:
+            self.notify(reason, severity="warning", markup=False)
+            return
+        getattr(screen, f"action_{action}")()
 
 
 def make_app(

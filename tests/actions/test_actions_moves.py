@@ -490,3 +490,20 @@ async def test_a_dialog_closes_once(
         assert app.screen is app.main  # the dashboard is still there
         assert len(app.screen_stack) == 2  # the default screen and the dashboard
     assert demo.subjects_since(base) == [s.format(name=name) for s in subjects]
+
+
+async def test_the_palette_offers_every_write_and_runs_it_as_its_key(demo: Demo) -> None:
+    """Issue 17: hold, unhold, answer, accept, comment, edit, move, remove and undo are in the
+    command palette; one chosen there does what its key does, or says why not."""
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Hold", "Unhold", "Answer", "Accept recommendations", "Comment", "Edit", "Move", "Remove", "Undo"} <= titles
+        base = demo.head()
+        app.palette_action(app.screen, "unhold")  # an inbox item: refused with the reason
+        await settle(pilot)
+        assert demo.subjects_since(base) == []
+        assert "only held items are unheld: h holds" in messages(app)
+        app.palette_action(app.screen, "hold")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: hold {name}"]
