@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from storekit import AWI_BODY, UWI_BODY, add_item, git
+from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
 from atk_tui import cli
 from atk_tui.core import cache as cache_mod

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, add_item, clone, git, make_remote_pair
+from support.storekit import AWI_BODY, add_item, clone, git, make_remote_pair
 
 from atk_tui.core.service import Service
 from atk_tui.core.service import reads as service_mod

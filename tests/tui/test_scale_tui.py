@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, add_item, clone, make_remote_pair
-from tui_helpers import build_app, keys_of_pane, settle
+from support.storekit import AWI_BODY, add_item, clone, make_remote_pair
+from support.tui_helpers import build_app, keys_of_pane, settle
 
 from atk_tui.core.service import Service
 from atk_tui.core.service import reads as service_mod
