@@ -13,9 +13,13 @@ from typing import Any, Literal
 
 STATES: tuple[str, ...] = ("inbox", "processing", "hold", "adopted", "rejected")
 TERMINAL: frozenset[str] = frozenset({"adopted", "rejected"})
-ACTIVE: frozenset[str] = frozenset({"inbox", "processing", "hold"})
+#: what the user still has to look at, in either queue (`editing` exists in `mq` only, SPEC §12)
+ACTIVE: frozenset[str] = frozenset({"inbox", "processing", "hold", "editing"})
 PROCESSABLE: frozenset[str] = frozenset({"inbox", "processing"})
 KINDS: tuple[str, ...] = ("awi", "uwi")
+#: a question only the user answers (`uwi` in wi, `tbd` in mq) and a request for work (SPEC §12)
+QUESTION_KINDS: frozenset[str] = frozenset({"uwi", "tbd"})
+REQUEST_KINDS: frozenset[str] = frozenset({"awi", "feedback"})
 URGENCIES: tuple[str, ...] = ("blocking", "next-review", "informational")
 ACTORS: tuple[str, ...] = ("user", "agent")
 
@@ -90,6 +94,8 @@ class Item:
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
+    #: the queue the item lives in (`wi` or `mq`, see core/queues.py)
+    queue: str = "wi"
 
     @property
     def defective(self) -> bool:
@@ -98,6 +104,16 @@ class Item:
     @property
     def is_uwi(self) -> bool:
         return self.kind == "uwi"
+
+    @property
+    def is_question(self) -> bool:
+        """A UWI or a TBD: answered by the user in `## 回答`, satisfied once answered."""
+        return self.kind in QUESTION_KINDS
+
+    @property
+    def is_request(self) -> bool:
+        """An AWI or a feedback item: plan-type when `plan_file` is set."""
+        return self.kind in REQUEST_KINDS
 
     @property
     def awi_type(self) -> str:

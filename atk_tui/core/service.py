@@ -18,9 +18,10 @@ from . import headings, readiness, sections
 from .cache import ItemCache, cache_key
 from .config import PLAN_PREFIX, is_agent_env, portable_plan_file, resolve_plan_file
 from .items import MAX_ITEM_BYTES, find_title, new_file_text, parse_item, set_keys, split_frontmatter, with_frontmatter
-from .model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
+from .model import ACTIVE, TERMINAL, URGENCIES, Item, Snapshot, StoreDefect, is_valid_filename
+from .queues import MQ, QUEUES, Queue, queue_named, queue_of_kind
 from .readiness import Judgement
-from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
+from .store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path, missing_queue_folders
 
 Clock = Callable[[], datetime]
 
@@ -113,8 +114,13 @@ class Service:
         pull: bool = True,
         push: bool = True,
         use_cache: bool = True,
+        queue: Queue | str | None = None,
     ) -> None:
+        """`queue`: the queue the commands name items in (`atk wi` / `atk mq`); None: both
+        (the dashboard). Reads always see both queues: dependencies cross them."""
         self.store = GitStore(root)
+        self.q = queue_named(queue)
+        self.queues: tuple[str, ...] = (self.q.name,) if queue is not None else tuple(q.name for q in QUEUES)
         self.root = self.store.root
         self.clock = clock
         self.actor = actor or ("agent" if is_agent_env() else "user")
@@ -141,22 +147,51 @@ class Service:
 
     # -- reading ---------------------------------------------------------------------
 
-    def read(self, filename: str, state: str | None = None) -> Item:
+    def _find(self, filename: str, state: str | None = None, queue: str | None = None) -> list[tuple[str, str]]:
+        """(queue, state) of every copy of `filename` in this service's queues (optionally
+        only in `state`, or in `queue`)."""
+        found = self.store.find(filename, [queue] if queue else self.queues)
+        return [(q, s) for q, s in found if state is None or s == state]
+
+    def _missing(self, filename: str) -> AtkError:
+        """"No item named F", saying which command to use when F is in another queue."""
+        other = [q for q, _ in self.store.find(filename) if q not in self.queues]
+        if other:
+            return AtkError(
+                f"no item named {filename} in the {self.q.name} queue: it is a {other[0]} item "
+                f"(use `atk {other[0]} …` for it)",
+                code="missing",
+            )
+        return AtkError(f"no item named {filename}", code="missing")
+
+    def read(self, filename: str, state: str | None = None, queue: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
-        where = [state] if state else self.store.locate_all(filename)
+        found = self._find(filename, state, queue)
+        if state and not found:  # asked for by state: read there (and refuse what is not a file)
+            found = [(queue or self.q.name, state)]
+        where = [s for _, s in found]
         if not where:
-            linked = [f"wi/{s}" for s in STATES if self.store.state_dir_link(s)]
+            linked = [
+                f"{q}/{s}" for q in self.queues for s in queue_named(q).states if self.store.state_dir_link(s, q)
+            ]
             if linked:
                 raise AtkError(
                     f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
                     "replace it with a real folder)",
                     code="missing",
                 )
-            raise AtkError(f"no item named {filename}", code="missing")
-        item = self._parse_bounded(filename, where[0])
-        if len(where) > 1:
-            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+            raise self._missing(filename)
+        item = self._parse_bounded(filename, where[0], found[0][0])
+        self._dup_defect(item, found)
         return item
+
+    @staticmethod
+    def _dup_defect(item: Item, found: list[tuple[str, str]]) -> None:
+        if len({q for q, _ in found}) > 1:
+            item.defects = [*item.defects, f"filename is in both queues at once: {', '.join(f'{q}/{s}' for q, s in found)}"]
+        elif len(found) > 1:
+            where = [s for _, s in found]
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
 
     def scratch_dir(self) -> Path:
         """Where the dashboard keeps the text of edit sessions (inside .git: never committed)."""
@@ -166,19 +201,19 @@ class Service:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        where = self.store.locate_all(filename)
-        if not where:
-            raise AtkError(f"no item named {filename}", code="missing")
-        return self.store.read_bytes(where[0], filename)
+        found = self._find(filename)
+        if not found:
+            raise self._missing(filename)
+        return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
 
-    def _parse_bounded(self, filename: str, state: str) -> Item:
+    def _parse_bounded(self, filename: str, state: str, queue: str = "wi") -> Item:
         """Parse an item without reading more than the size limit allows: a file over it is
         shown as defective from its first bytes (a 2 GB file must not stall the app)."""
-        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1)
+        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1, queue=queue)
         if len(data) <= MAX_ITEM_BYTES:
-            return parse_item(filename, state, data)
-        size = os.stat(self.root / "wi" / state / filename, follow_symlinks=False).st_size
-        return parse_item(filename, state, data, size=size)
+            return parse_item(filename, state, data, queue=queue)
+        size = os.stat(self.root / item_path(state, filename, queue), follow_symlinks=False).st_size
+        return parse_item(filename, state, data, size=size, queue=queue)
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -186,19 +221,43 @@ class Service:
         return item
 
     def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        """Parse the items in `states` (through the cache) and locate every item."""
-        wanted = [s for s in STATES if s in set(states)]
+        """Parse the items in `states` of every queue (through the cache) and locate every
+        item of both queues: dependencies cross them, so readiness needs both."""
+        wanted_set = set(states)
+        items: dict[str, Item] = {}
+        where: dict[str, str] = {}
+        defects: list[StoreDefect] = []
+        queue_of: dict[str, str] = {}
+        for q in QUEUES:
+            if q.name != "wi" and not os.path.isdir(self.root / q.folder):
+                continue  # a store made before the queue existed
+            q_items, q_where, q_defects = self._load_queue(q, [s for s in q.states if s in wanted_set])
+            for name in q_where.keys() & queue_of.keys():
+                defects.append(StoreDefect(name, f"filename is in both queues at once: {queue_of[name]} and {q.name}"))
+                for found in (items.get(name), q_items.get(name)):
+                    if found is not None:
+                        found.defects = [*found.defects, f"filename is in both queues at once: {queue_of[name]} and {q.name}"]
+                q_where.pop(name)
+                q_items.pop(name, None)
+            queue_of.update(dict.fromkeys(q_where, q.name))
+            items.update(q_items)
+            where.update(q_where)
+            defects += q_defects
+        return items, where, defects
+
+    def _load_queue(self, q: Queue, wanted: list[str]) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
         # git stats the work tree for the blob SHAs while the folders are scanned here
-        collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
-        scan = self.store.scan_all(STATES)
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache else dict
+        scan = self.store.scan_all(q.states, q.name)
         where, dups, defects = scan.where, scan.dups, scan.defects
         items: dict[str, Item] = {}
         scopes: dict[str, ItemCache] = {}
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
+        prefix = "" if q.name == "wi" else f"{q.name}-"
         for state in wanted:
-            scope = "terminal" if state in TERMINAL else "active"
+            scope = prefix + ("terminal" if state in TERMINAL else "active")
             cache = None
             if self.use_cache:
                 cache = scopes.get(scope)
@@ -209,9 +268,11 @@ class Service:
             for name in scan.names.get(state, ()):
                 if where[name] != state:
                     continue  # a duplicate: the copy in the first state is the item
-                rel = f"wi/{state}/{name}"
+                rel = f"{q.folder}/{state}/{name}"
                 blob = blobs.get(rel)
                 item = cache.get(name, state, blob) if (cache is not None and blob) else None
+                if item is not None:
+                    item.queue = q.name
                 if item is None:
                     try:
                         # never through a link (scan_all lists none; the file may change since)
@@ -220,9 +281,11 @@ class Service:
                             data = fh.read(MAX_ITEM_BYTES + 1)
                             size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
                     except OSError as exc:
-                        item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
+                        item = Item(
+                            filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=q.name
+                        )
                     else:
-                        item = parse_item(name, state, data, size=size)
+                        item = parse_item(name, state, data, size=size, queue=q.name)
                         if cache is not None and size is None:
                             cache.put(item)
                 if cache is not None:
@@ -281,6 +344,8 @@ class Service:
         out = []
         needle = text.casefold() if text else None
         for item in view.items.values():
+            if item.queue not in self.queues:
+                continue
             if kind and item.kind != kind:
                 continue
             if repo and item.target_repo != repo:
@@ -288,7 +353,8 @@ class Service:
             if needle and not self._matches(item, needle):
                 continue
             out.append(item)
-        out.sort(key=lambda i: (STATES.index(i.state), i.filename))
+        order = {(q.name, s): n for n, (q, s) in enumerate((q, s) for q in QUEUES for s in q.states)}
+        out.sort(key=lambda i: (order.get((i.queue, i.state), 99), i.filename))
         return out, view
 
     def _matches(self, item: Item, needle: str) -> bool:
@@ -297,7 +363,7 @@ class Service:
             return True
         if not item.complete:
             try:
-                item = self.read(item.filename, item.state)
+                item = self.read(item.filename, item.state, item.queue)
             except (AtkError, OSError):
                 return False
         return needle in item.body.casefold()
@@ -308,7 +374,7 @@ class Service:
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
         fmt = "%H%x1f%aI%x1f%an%x1f%s%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
         proc = self.store.git(
-            "log", f"-n{limit}", f"--format={fmt}", "--", f":(glob)wi/*/{filename}", check=False
+            "log", f"-n{limit}", f"--format={fmt}", "--", *[f":(glob){q.folder}/*/{filename}" for q in QUEUES], check=False
         )
         out = []
         for rec in proc.stdout.split("\x1e"):
@@ -381,7 +447,7 @@ class Service:
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
         paths = self._conflict_files(sha)
         mine = dict(zip(paths, self._blobs([f"{sha}:{p}" for p in paths]), strict=True))
-        names = {p.split("/")[2] for p in paths if p.startswith("wi/") and p.count("/") == 2}
+        names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
         def change(tx: Transaction) -> None:
             for path, data in mine.items():
@@ -393,13 +459,15 @@ class Service:
                 if not exists or (self.root / path).read_bytes() != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders
-            for name in names:
-                keep_states = {p.split("/")[1] for p, d in mine.items() if d is not None and p.endswith("/" + name)}
+            for top, name in names:
+                keep_states = {
+                    p.split("/")[1] for p, d in mine.items() if d is not None and p.startswith(top + "/") and p.endswith("/" + name)
+                }
                 if not keep_states:
                     continue
-                for state in STATES:
-                    if state not in keep_states and (self.root / item_path(state, name)).is_file():
-                        tx.delete(item_path(state, name))
+                for state in queue_named(top).states:
+                    if state not in keep_states and (self.root / item_path(state, name, top)).is_file():
+                        tx.delete(item_path(state, name, top))
             subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
             tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
 
@@ -449,6 +517,7 @@ class Service:
         try:
             with self.store.writing(subject, self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._add_queue_folders(tx)
                 self._guard_tx(tx)
         except AtkError as exc:
             return Outcome(
@@ -469,6 +538,13 @@ class Service:
             item=item,
         )
 
+    def _add_queue_folders(self, tx: Transaction) -> None:
+        """A store made before the feedback queue gets its `mq/<state>/` folders with the
+        first write to that queue (SPEC §12), in the same commit."""
+        if any(rel.startswith(MQ.folder + "/") for rel in tx.changed):
+            for rel in missing_queue_folders(self.root):
+                tx.write(rel, b"")
+
     @staticmethod
     def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1, code: str = "") -> Outcome:
         return Outcome(False, op, message, tuple(files), exit_code=exit_code, code=code or ("invalid" if exit_code == 2 else ""))
@@ -480,18 +556,17 @@ class Service:
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        where = self.store.locate_all(filename)
-        if not where:
-            raise AtkError(f"no item named {filename}", code="missing")
-        state = where[0]
-        item = self._parse_bounded(filename, state)
-        if len(where) > 1:
-            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+        found = self._find(filename)
+        if not found:
+            raise self._missing(filename)
+        queue, state = found[0]
+        item = self._parse_bounded(filename, state, queue)
+        self._dup_defect(item, found)
         self._check_repo(item)
         if item.defects and not allow_defective:
             raise AtkError(
                 f"{filename} is defective ({'; '.join(item.defects)}); repair it with "
-                f"`atk wi edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+                f"`atk {queue} edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk {queue} rm`",
                 code="invalid",
             )
         return item
@@ -525,15 +600,15 @@ class Service:
         if self.actor != "agent":
             return
         for rel in sorted(set(tx.changed)):
-            if not rel.startswith("wi/"):
+            if rel.split("/")[0] not in _FOLDERS:
                 continue
             full = self.root / rel
             if full.is_symlink() or not full.is_file():
                 continue  # deleted (rm's business) or not a file git commits as one
             new = full.read_bytes().decode("utf-8", "replace")
             parts = rel.split("/")
-            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in STATES:
-                old = self._committed_text("HEAD", parts[2], parts[1])
+            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in queue_named(parts[0]).states:
+                old = self._committed_text("HEAD", parts[2], parts[1], parts[0])
             else:
                 blob = self._blobs([f"HEAD:{rel}"])[0]
                 old = None if blob is None else blob.decode("utf-8", "replace")
@@ -590,11 +665,11 @@ class Service:
                 out.append(None)
         return out
 
-    def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
-        """The item's text at `rev` (in whichever state folder it was), or None."""
+    def _committed_text(self, rev: str, filename: str, prefer: str | None = None, queue: str = "wi") -> str | None:
+        """The item's text at `rev` (in whichever state folder of its queue it was), or None."""
         states = [prefer] if prefer else []
-        states += [s for s in STATES if s != prefer]
-        for data in self._blobs([f"{rev}:{item_path(s, filename)}" for s in states]):
+        states += [s for s in queue_named(queue).states if s != prefer]
+        for data in self._blobs([f"{rev}:{item_path(s, filename, queue)}" for s in states]):
             if data is not None:
                 return data.decode("utf-8", "replace")
         return None
@@ -612,19 +687,20 @@ class Service:
             exit_code=2,
             code="user-only",
         )
-        head_text = self._committed_text("HEAD", name, item.state)
-        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode()).body) != current:
+        head_text = self._committed_text("HEAD", name, item.state, item.queue)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
             raise refuse  # the answer is not even committed
         fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
-        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob){item.queue}/*/{name}", check=False).stdout
         commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
 
         revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
-        blobs = self._blobs([f"{rev}:{item_path(s, name)}" for rev in revs for s in STATES])
+        states = queue_named(item.queue).states
+        blobs = self._blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
         answers: dict[str, str | None] = {}
         for n, rev in enumerate(revs):
-            data = next((b for b in blobs[n * len(STATES) : (n + 1) * len(STATES)] if b is not None), None)
-            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data).body)
+            data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data, queue=item.queue).body)
         for sha, actor in commits:
             if answers[sha] != answers[f"{sha}^"]:
                 if actor.strip() != "user":
@@ -634,24 +710,27 @@ class Service:
 
     @staticmethod
     def _write_text(tx: Transaction, item: Item, text: str) -> None:
-        tx.write(item_path(item.state, item.filename), text.encode("utf-8"))
+        tx.write(item_path(item.state, item.filename, item.queue), text.encode("utf-8"))
 
     # -- transitions -----------------------------------------------------------------
 
     def _allowed_from(self, op: str, item: Item, from_state: str | None, *, actor: str | None = None) -> set[str]:
-        """States `op` may start from, for the current actor (or `actor`) (SPEC §5)."""
-        target = TARGET[op]
+        """States `op` may start from, for the current actor (or `actor`) (SPEC §5, §12)."""
+        q = queue_named(item.queue)
+        target = q.target[op]
+        if op == "finish-planning":
+            return set(q.agent_from[op])  # planning is left only by its own path, for anyone
         if (actor or self.actor) == "user":
-            return set(STATES) - {target}
+            return set(q.states) - {target} - q.fenced
         if op in ("adopt", "reject"):
             # an answered UWI may be closed from inbox (SPEC §5, §11 confirmation-and-uwi step 3)
             ok = {"processing"}
-            if item.kind == "uwi" and item.answered:
+            if item.is_question and item.answered:
                 ok.add("inbox")
             return ok
         if op == "return-to-inbox":
             return {from_state or "processing"}
-        return set(AGENT_FROM[op])
+        return set(q.agent_from.get(op, ()))
 
     def transition(
         self,
@@ -663,11 +742,12 @@ class Service:
         from_state: str | None = None,
         expect: str | None = None,
         base: bytes | None = None,
+        plan_file: str | None = None,
     ) -> Outcome:
         """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing.
         `base` (one file only): the bytes the user saw; refused with code "changed" when the
         stored file differs (e.g. a note written against a question that changed)."""
-        if op not in TARGET:
+        if not any(op in queue_named(q).target for q in self.queues):
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
             return self._refuse(op, "no item given", files, 2)
@@ -679,59 +759,107 @@ class Service:
             return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
         if commit is not None and op != "adopt":
             return self._refuse(op, "--commit goes with adopt only", files, 2)
-        if from_state is not None and from_state not in STATES:
+        if from_state is not None and not any(from_state in queue_named(q).states for q in self.queues):
             return self._refuse(op, f"unknown state {from_state!r}", files, 2)
         if base is not None and len(files) != 1:
             return self._refuse(op, "a base goes with one item only", files, 2)
-        target = TARGET[op]
+
+        def check(name: str) -> tuple[Item, str]:
+            """The item and its target state, or AtkError saying why `op` cannot take it."""
+            item = self._current(name)
+            q = queue_named(item.queue)
+            target = q.target.get(op)
+            if target is None:
+                raise AtkError(f"{name} is a {q.name} item: {op} is not one of its transitions", exit_code=2, code="invalid")
+            self._check_base(item, base)
+            if expect and item.state != expect:
+                raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
+            allowed = self._allowed_from(op, item, from_state)
+            if item.state == target and (self.actor == "user" or op != "return-to-inbox"):
+                raise StateConflict(f"state conflict: {name} is already in {target}")
+            if item.state not in allowed:
+                raise StateConflict(
+                    f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}"
+                    f"{self._transition_hint(op, item)}"
+                )
+            if op in ("adopt", "reject") and self.actor == "agent" and item.is_question:
+                self._check_answer_author(item)
+            return item, target
 
         def change(tx: Transaction) -> Item | None:
             last = None
+            # all or nothing, and every reason at once: each file is checked before any moves
+            checked, errors = [], []
             for name in files:
-                item = self._current(name)
-                self._check_base(item, base)
-                if expect and item.state != expect:
-                    raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
-                allowed = self._allowed_from(op, item, from_state)
-                if item.state == target and (self.actor == "user" or op != "return-to-inbox"):
-                    raise StateConflict(f"state conflict: {name} is already in {target}")
-                if item.state not in allowed:
-                    hint = ""
-                    if op in ("adopt", "reject") and item.state == "inbox" and item.kind == "uwi":
-                        hint = (
-                            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
-                            f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
-                        )
-                    elif op == "hold" and item.state == "processing":
-                        hint = (
-                            f" (wi-standards: a processing item is not held while waiting; "
-                            f"`atk wi return-to-inbox {name}` first, then hold it)"
-                        )
-                    elif op in ("adopt", "reject") and item.state == "inbox":
-                        hint = f" (`atk wi start-processing {name}` first)"
-                    elif op == "start-processing" and item.state == "hold":
-                        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
-                    elif item.state in TERMINAL:
-                        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
-                    raise StateConflict(
-                        f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}"
-                    )
-                if op in ("adopt", "reject") and self.actor == "agent" and item.kind == "uwi":
-                    self._check_answer_author(item)
-                src = item_path(item.state, name)
+                try:
+                    checked.append(check(name))
+                except AtkError as exc:
+                    if len(files) == 1:
+                        raise
+                    errors.append(exc)
+            if errors:
+                raise AtkError(
+                    f"nothing moved: {len(errors)} of {len(files)} items cannot {op}:\n"
+                    + "\n".join(f"- {e.message}" for e in errors),
+                    exit_code=max(e.exit_code for e in errors),
+                    code=errors[0].code or _code(errors[0]),
+                )
+            for item, target in checked:
+                name = item.filename
+                src = item_path(item.state, name, item.queue)
                 updates = {}
                 if note is not None:
                     updates["note"] = note
                 if commit is not None:
                     updates["commit"] = commit
+                if plan_file is not None:
+                    updates["plan_file"] = plan_file
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
                     self._write_text(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
-                tx.move(src, item_path(target, name))
+                tx.move(src, item_path(target, name, item.queue))
                 last = item
             return last
 
         return self._write(op, list(files), change)
+
+    @staticmethod
+    def _transition_hint(op: str, item: Item) -> str:
+        """What to do instead, for a transition refused by the item's state."""
+        name, cli = item.filename, f"atk {item.queue}"
+        what = "TBD" if item.queue == "mq" else "UWI"
+        if op in ("adopt", "reject") and item.state == "inbox" and item.is_question:
+            return (
+                f" (an inbox {what} can be {op}ed only once the user's answer is saved; "
+                f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
+            )
+        if op == "hold" and item.state == "processing":
+            return (
+                f" (wi-standards: a processing item is not held while waiting; "
+                f"`{cli} return-to-inbox {name}` first, then hold it)"
+            )
+        if op in ("adopt", "reject") and item.state == "inbox":
+            return f" (`{cli} start-processing {name}` first)"
+        if op == "start-processing" and item.state == "hold":
+            return f" (the user holds it; `{cli} unhold {name}` only if the user asked for it)"
+        if item.state == "planning":
+            return f" (a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`)"
+        if item.state == "editing":
+            return " (the user is editing it in the dashboard; wait until the edit is saved)"
+        if item.state in TERMINAL:
+            return f" (`{cli} return-to-inbox {name} --state={item.state}` first)"
+        return ""
+
+    def finish_planning(self, files: Sequence[str], plan_file: str) -> Outcome:
+        """`atk mq finish-planning F... --plan-file=P`: planning -> inbox, each with plan_file P
+        (portable form), all or nothing (SPEC §12)."""
+        if not plan_file or not plan_file.strip() or "\n" in plan_file:
+            return self._refuse("finish-planning", "--plan-file needs a path", files, 2)
+        try:
+            portable = self._portable_plan(plan_file)
+        except AtkError as exc:
+            return self._refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
+        return self.transition("finish-planning", files, plan_file=portable)
 
     def hold(self, filename: str, **kw) -> Outcome:
         return self.transition("hold", [filename], **kw)
@@ -766,6 +894,12 @@ class Service:
         op = MOVE_OP.get(to_state)
         if to_state == "inbox" and expect == "hold":
             op = "unhold"
+        if to_state == "inbox" and expect == "editing":
+            op = "stop-editing"
+        if to_state == "planning":
+            return self._refuse(
+                "move", "an item enters planning only when it is added there (`atk mq add --state=planning`)", files, 2
+            )
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
         return self.transition(op, files, note=note if op in ("adopt", "reject") else None, expect=expect, base=base)
@@ -776,7 +910,9 @@ class Service:
         op = MOVE_OP.get(to_state)
         if to_state == "inbox" and item.state == "hold":
             op = "unhold"
-        if op is None or item.state == to_state:
+        if to_state == "inbox" and item.state == "editing":
+            op = "stop-editing"
+        if op is None or item.state == to_state or op not in queue_named(item.queue).target:
             return False
         # return-to-inbox names the state it starts from (`--state`), as an agent would
         from_state = item.state if op == "return-to-inbox" else None
@@ -798,7 +934,7 @@ class Service:
                 if deps:
                     notes.append(
                         f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
-                        f"update them with `atk wi set-dependencies`"
+                        f"update them with `atk {self.q.name} set-dependencies`"
                     )
             out.warnings = (*out.warnings, *notes)
         return out
@@ -812,7 +948,7 @@ class Service:
                     raise StateConflict(f"state conflict: {name} is in {item.state}, not {expect}")
                 if item.state not in ("inbox", "hold"):
                     raise StateConflict(f"state conflict: {name} is in {item.state}; rm takes inbox or hold items only")
-                tx.delete(item_path(item.state, name))
+                tx.delete(item_path(item.state, name, item.queue))
 
         return self._write("rm", files, change)
 
@@ -828,7 +964,7 @@ class Service:
             slug = hashlib.sha1(body.encode()).hexdigest()[:8]
         name = f"{stamp}-{slug}.md"
         n = 2
-        while self.store.locate(name) is not None:
+        while self.store.exists_anywhere(name):
             name = f"{stamp}-{slug}-{n}.md"
             n += 1
         return name
@@ -845,10 +981,22 @@ class Service:
         urgency: str | None = None,
         target_commit: str | None = None,
         cooldown_until: datetime | None = None,
+        state: str = "inbox",
     ) -> Outcome:
+        """A new item in inbox (in mq also `state="planning"` for a feedback item, SPEC §12);
+        its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq)."""
+        q = queue_of_kind(kind)
         try:
-            if kind not in ("awi", "uwi"):
-                raise AtkError(f"--kind must be awi or uwi, got {kind!r}", exit_code=2)
+            if q is None or q.name not in self.queues:
+                kinds = [k for name in self.queues for k in queue_named(name).kinds]
+                raise AtkError(f"--kind must be {' or '.join(kinds)}, got {kind!r}", exit_code=2)
+            if state not in q.add_states or (state != "inbox" and kind != q.request_kind):
+                raise AtkError(
+                    f"--state takes {' or '.join(q.add_states)}"
+                    + (f" (planning: a {q.request_kind} item only)" if len(q.add_states) > 1 else "")
+                    + f", got {state!r}",
+                    exit_code=2,
+                )
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
             if self.actor == "agent" and not source:
@@ -856,21 +1004,23 @@ class Service:
             self._guard_user_headings(body)
             if not body.strip():
                 raise AtkError("the body is empty", exit_code=2)
-            if urgency is not None and (kind != "uwi" or urgency not in URGENCIES):
-                raise AtkError(f"--urgency takes {', '.join(URGENCIES)} and goes with --kind uwi only", exit_code=2)
-            if plan_file and kind != "awi":
-                raise AtkError("--plan-file goes with --kind awi only", exit_code=2)
+            if urgency is not None and (kind != q.question_kind or urgency not in URGENCIES):
+                raise AtkError(
+                    f"--urgency takes {', '.join(URGENCIES)} and goes with --kind {q.question_kind} only", exit_code=2
+                )
+            if plan_file and kind != q.request_kind:
+                raise AtkError(f"--plan-file goes with --kind {q.request_kind} only", exit_code=2)
             if plan_file:
                 plan_file = self._portable_plan(plan_file)
-            if kind == "uwi" and urgency is None:
+            if kind == q.question_kind and urgency is None:
                 from .questions import checkpoint_urgency
 
                 urgency = checkpoint_urgency(body)  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
-                if self.store.locate(dep) is None:
-                    raise AtkError(f"--depends-on names no existing item: {dep}", code="missing")
+                if not self.store.exists_anywhere(dep):
+                    raise AtkError(f"--depends-on names no existing item (in wi or mq): {dep}", code="missing")
         except AtkError as exc:
             return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
@@ -891,10 +1041,10 @@ class Service:
             name = self._new_filename(find_title(body), body, now)
             holder.append(name)
             text = new_file_text(meta, body)
-            item = parse_item(name, "inbox", text.encode())
+            item = parse_item(name, state, text.encode(), queue=q.name)
             if item.defects:
                 raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
-            tx.write(item_path("inbox", name), text.encode())
+            tx.write(item_path(state, name, q.name), text.encode())
             return item
 
         # the filename is only known inside the lock; the subject is patched after
@@ -908,6 +1058,7 @@ class Service:
         try:
             with self.store.writing(f"atk: {op}", self.actor, pull=self.pull, push=self.push, result=result) as tx:
                 item = change(tx)
+                self._add_queue_folders(tx)
                 self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:
@@ -928,14 +1079,15 @@ class Service:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if item.fm_text is None:
                 raise AtkError(
-                    f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
+                    f"{filename} has no frontmatter; repair the whole file with "
+                    f"`atk {item.queue} edit {filename} --whole-file FILE`",
                     code="invalid",
                 )
             self._guard_user_headings(body)
-            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
+            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.is_question)
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
-            self._guard_user_sections(item_path(item.state, filename), item.text, item.head + new_body)
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, item.head + new_body)
             return self._save(tx, item, item.head + new_body)
 
         return self._write("edit", [filename], change)
@@ -949,7 +1101,7 @@ class Service:
             item = self._current(filename, allow_defective=True)
             if expect and item.state != expect:
                 raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
-            if base is not None and self.store.read_bytes(item.state, filename) != base:
+            if base is not None and self.store.read_bytes(item.state, filename, queue=item.queue) != base:
                 raise StateConflict(
                     f"not saved: {filename} was changed by someone else while you edited it "
                     "(see its history); edit again to merge your text, or discard it",
@@ -959,19 +1111,19 @@ class Service:
                 raise AtkError(
                     f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
                 )
-            self._guard_user_sections(item_path(item.state, filename), item.text, text)
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
             return self._save(tx, item, text)
 
         return self._write("edit", [filename], change)
 
     def _save(self, tx: Transaction, item: Item, text: str) -> Item:
         data = text.encode("utf-8")
-        if data == self.store.read_bytes(item.state, item.filename):
+        if data == self.store.read_bytes(item.state, item.filename, queue=item.queue):
             raise AtkError("nothing to change: the text is the same")
-        new = parse_item(item.filename, item.state, data)
+        new = parse_item(item.filename, item.state, data, queue=item.queue)
         if new.defects:
             raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
-        tx.write(item_path(item.state, item.filename), data)
+        tx.write(item_path(item.state, item.filename, item.queue), data)
         return new
 
     def set_dependencies(self, filename: str, depends_on: Sequence[str]) -> Outcome:
@@ -982,7 +1134,7 @@ class Service:
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
-            allowed = {"inbox", "processing"} | ({"hold"} if self.actor == "user" else set())
+            allowed = {"inbox", "processing"} | ({"hold", "editing"} if self.actor == "user" else set())
             if item.state not in allowed:
                 raise StateConflict(
                     f"state conflict: {filename} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items"
@@ -990,8 +1142,11 @@ class Service:
             if filename in deps:
                 raise AtkError(f"{filename} cannot depend on itself", code="invalid")
             for dep in deps:
-                if self.store.locate(dep) is None:
-                    raise AtkError(f"no item named {dep}: a dependency must be an existing item", code="missing")
+                if not self.store.exists_anywhere(dep):
+                    raise AtkError(
+                        f"no item named {dep}: a dependency must be an existing item (of either queue, wi or mq)",
+                        code="missing",
+                    )
             cycle = self.would_cycle(filename, deps)
             if cycle:
                 raise AtkError(f"refused: that would make a dependency cycle: {readiness.format_cycle(cycle)}", code="invalid")
@@ -1026,8 +1181,12 @@ class Service:
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
-            if item.kind != "awi":
-                raise AtkError(f"{filename} is a {item.kind.upper()}; only an AWI can have a plan file", code="invalid")
+            if not item.is_request:
+                raise AtkError(
+                    f"{filename} is a {item.kind.upper()}; only {'a feedback item' if item.queue == 'mq' else 'an AWI'} "
+                    "can have a plan file",
+                    code="invalid",
+                )
             if item.state in TERMINAL:
                 raise AtkError(
                     f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
@@ -1064,11 +1223,15 @@ class Service:
             self._user_only("answer")
             item = self._current(filename)
             self._check_base(item, base)
-            if item.kind != "uwi":
-                raise AtkError(f"{filename} is an AWI; only a UWI (question) can be answered — comment instead", code="invalid")
+            if not item.is_question:
+                raise AtkError(
+                    f"{filename} is {'an AWI' if item.kind == 'awi' else 'a feedback item'}; only a question "
+                    f"({queue_named(item.queue).question_kind.upper()}) can be answered — comment instead",
+                    code="invalid",
+                )
             if item.state in TERMINAL:
                 raise AtkError(
-                    f"{filename} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
+                    f"{filename} is {item.state}: return it to inbox (`atk {item.queue} return-to-inbox --state={item.state}`) "
                     "before answering it again",
                     code="state",
                 )
@@ -1114,7 +1277,7 @@ class Service:
         return self._write("answer", [filename], change)
 
     def _check_base(self, item: Item, base: bytes | None) -> None:
-        if base is not None and self.store.read_bytes(item.state, item.filename) != base:
+        if base is not None and self.store.read_bytes(item.state, item.filename, queue=item.queue) != base:
             raise AtkError(
                 f"not saved: {item.filename} changed since you opened it (someone else edited it; the question "
                 "may be different now). Nothing was written: look at the new version and try again",
@@ -1129,8 +1292,8 @@ class Service:
             self._user_only("comment")
             item = self._current(filename)
             self._check_base(item, base)
-            if item.kind != "awi":
-                raise AtkError(f"{filename} is a UWI; answer it instead of commenting", code="invalid")
+            if not item.is_request:
+                raise AtkError(f"{filename} is a {item.kind.upper()}; answer it instead of commenting", code="invalid")
             if item.state in TERMINAL:
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if not text.strip():
@@ -1149,7 +1312,7 @@ class Service:
         """Item and plan files changed in the work tree or index but not committed; both
         sides of a rename (`git mv`) are listed."""
         proc = self.store.git(
-            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "wi", "plans", check=False
+            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", *_FOLDERS, "plans", check=False
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
 
@@ -1210,6 +1373,7 @@ class Service:
         )
 
 
+_FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 TARGET = {
     "hold": "hold",
     "unhold": "inbox",
@@ -1224,7 +1388,10 @@ AGENT_FROM = {
     "start-processing": ("inbox",),
     "reject": ("processing",),
 }
-MOVE_OP = {"hold": "hold", "processing": "start-processing", "adopted": "adopt", "rejected": "reject", "inbox": "return-to-inbox"}
+MOVE_OP = {
+    "hold": "hold", "processing": "start-processing", "adopted": "adopt", "rejected": "reject", "inbox": "return-to-inbox",
+    "editing": "start-editing",
+}
 
 
 def _undo_subject(subject: str) -> str:
@@ -1270,7 +1437,7 @@ def undo_commit(service: Service, commit: str, base: str | None = None, label: s
                 ["git", "cat-file", "blob", f"{parent}:{path}"], cwd=store.root, capture_output=True, env=store.env, check=False
             )
             if old.returncode == 0:
-                if path.startswith("wi/") and (store.root / path).is_file():
+                if path.split("/")[0] in _FOLDERS and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
                     current = (store.root / path).read_bytes().decode("utf-8", "replace")
                     service._guard_user_sections(path, current, old.stdout.decode("utf-8", "replace"))
