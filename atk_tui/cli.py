@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import ACTIVE, PROCESSABLE, STATES, Item
+from .core.model import STATES, Item
+from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
@@ -92,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction)
     _global_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,plans,agents}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -206,6 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
     p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
 
+    from .cli_mq import add_mq_parser
+
+    add_mq_parser(sub, common, EPILOG)
+
     plans = sub.add_parser("plans", help="plan files", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     pl = plans.add_subparsers(dest="planscmd", required=True)
     p = pl.add_parser(
@@ -286,7 +291,7 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "filename": item.filename,
         "state": item.state,
         "kind": item.kind,
-        "type": item.awi_type if item.kind == "awi" else None,
+        "type": item.awi_type if item.is_request else None,
         "target_repo": item.target_repo,
         "title": item.title,
         "source": item.source,
@@ -294,9 +299,9 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "ready": j.ready if j else False,
         "reasons": [r.message for r in j.reasons] if j else [],
         "depends_on": item.depends_on,
-        "urgency": item.urgency if item.kind == "uwi" else None,
-        "answered": item.answered if item.kind == "uwi" else None,
-        "answer_partial": item.answer_partial if item.kind == "uwi" else None,
+        "urgency": item.urgency if item.is_question else None,
+        "answered": item.answered if item.is_question else None,
+        "answer_partial": item.answer_partial if item.is_question else None,
         "plan_file": item.plan_file,
         "cooldown_until": t(item.cooldown_until),
         "created": t(item.created),
@@ -314,20 +319,22 @@ _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a 
 DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
 
 
-def _states(status: str) -> list[str]:
+def _states(status: str, queue: Queue = WI) -> list[str]:
     if status == "active":
-        return list(ACTIVE)
+        return sorted(queue.active)
     if status == "processable" or status in DERIVED:
-        return list(PROCESSABLE)
+        return sorted(queue.processable)
     if status == "all":
-        return list(STATES)
-    if status in STATES:
+        return list(queue.listed_all)  # planning (mq) is seen only when named (SPEC §12)
+    if status in queue.states:
         return [status]
-    raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
+    raise AtkError(
+        f"--status takes active, processable, ready, blocked, all or a state ({', '.join(queue.states)})", exit_code=2
+    )
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
-    items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
+    items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
         want_ready = args.status == "ready"
         items = [i for i in items if (j := view.judgements.get(i.filename)) is not None and j.ready == want_ready]
@@ -358,7 +365,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         badge = j.status if j else "?"
         if j and j.reasons and j.status in ("blocked", "defective"):
             badge += f" ({j.reasons[0].message})"
-        kind = item.kind.upper() + (f"/{item.awi_type}" if item.kind == "awi" else f"/{item.urgency}")
+        kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
         # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
         fields = [item.filename, item.state, kind, item.target_repo, item.title, badge]
         row = ("  " if tty else "\t").join(safe_line(f) for f in fields)
@@ -375,7 +382,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
     if as_json:
-        view = svc.queue(STATES)
+        view = svc.queue({*STATES, *MQ.states})
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
@@ -454,10 +461,11 @@ def _resolve_arguments(svc: Any, args: argparse.Namespace) -> None:
     from .core.resolve import resolve_name, resolve_names
 
     if getattr(args, "filename", None):
-        args.filename = resolve_name(svc.store, args.filename)
-    for attr in ("filenames", "depends_on"):
-        if getattr(args, attr, None):
-            setattr(args, attr, resolve_names(svc.store, getattr(args, attr)))
+        args.filename = resolve_name(svc.store, args.filename, svc.queues)
+    if getattr(args, "filenames", None):
+        args.filenames = resolve_names(svc.store, args.filenames, svc.queues)
+    if getattr(args, "depends_on", None):  # a dependency may be an item of either queue
+        args.depends_on = resolve_names(svc.store, args.depends_on, None)
 
 
 def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
@@ -537,8 +545,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.cmd == "init":
+            had_store = (Path(args.path).expanduser() / "wi").is_dir()
             root, created = init_store(args.path)
-            _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
+            if created and had_store:
+                _out(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")
+            else:
+                _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
             return 0
         from .core.service import Service
 
@@ -552,13 +564,20 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
-        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
+        queue = "mq" if args.cmd == "mq" else "wi"
+        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         if args.cmd == "plans":
             return cmd_plans_commit(svc, args)
         if args.cmd == "agents":
             return cmd_agents(svc, args)
         _resolve_arguments(svc, args)
         c = args.wicmd
+        if args.cmd == "mq":
+            from .cli_mq import run_mq_only
+
+            done = run_mq_only(svc, args, _report)
+            if done is not None:
+                return done
         if c == "list":
             return cmd_list(svc, args)
         if c == "show":
@@ -568,7 +587,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                 svc.add(
                     kind=args.kind, target_repo=args.only_repo or "", body=_body(args), source=args.source,
                     plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
-                    target_commit=args.target_commit,
+                    target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
                 )
             )
         if c == "edit":

@@ -562,7 +562,8 @@ class Service:
         queue, state = found[0]
         item = self._parse_bounded(filename, state, queue)
         self._dup_defect(item, found)
-        self._check_repo(item)
+        if not (item.defects and not allow_defective and not item.target_repo):
+            self._check_repo(item)  # a file too broken to name its repo: the defect is the news
         if item.defects and not allow_defective:
             raise AtkError(
                 f"{filename} is defective ({'; '.join(item.defects)}); repair it with "

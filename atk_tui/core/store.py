@@ -1312,7 +1312,7 @@ def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
 
 def missing_queue_folders(root: Path) -> list[str]:
     """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
-    return [rel for rel in queue_gitkeeps() if not os.path.lexists(root / rel) and not (root / rel).parent.is_dir()]
+    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
 
 
 def ensure_queue_folders(root: Path | str) -> bool:
