@@ -202,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
-    p.add_argument("--queue", choices=["wi"], default="wi")
+    p.add_argument("--queue", choices=["wi", "mq"], default="wi", help="the queue whose ready work is started")
     p.add_argument("--pull-interval", type=float, default=60.0, metavar="SECONDS",
                    help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
     p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
@@ -564,7 +564,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
-        queue = "mq" if args.cmd == "mq" else "wi"
+        queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         if args.cmd == "plans":
             return cmd_plans_commit(svc, args)
