@@ -27,6 +27,7 @@ from textual.widgets import Input
 from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item
 from ..core.questions import parse_questions
+from ..core.queues import queue_named
 from ..core.service import Outcome
 from ..core.store import AtkError
 from ..core.textsafe import safe_line
@@ -155,14 +156,16 @@ class ActionsMixin:
             return None
         one = targets[0]
         single = len(targets) == 1
+        if any(t.state == "planning" for t in targets):
+            return None  # visible, not actionable: planning is left only by its own path (SPEC §12)
         if action == "edit":
             return (single and one.state not in TERMINAL) or None
         if action in ("answer", "accept"):
-            return (single and one.kind == "uwi" and one.state not in TERMINAL and not one.defects) or None
+            return (single and one.is_question and one.state not in TERMINAL and not one.defects) or None
         if action == "comment":
-            return (single and one.kind == "awi" and one.state not in TERMINAL and not one.defects) or None
+            return (single and one.is_request and one.state not in TERMINAL and not one.defects) or None
         if action == "dependencies":
-            return (single and one.state in ("inbox", "processing", "hold") and not one.defects) or None
+            return (single and one.state in ("inbox", "processing", "hold", "editing") and not one.defects) or None
         if action == "hold":
             return all(t.state != "hold" and not t.defects for t in targets) or None
         if action == "unhold":
@@ -289,7 +292,9 @@ class ActionsMixin:
             except AtkError:
                 base = None
         states = {t.state for t in targets}
-        options = [s for s in STATES if not (len(states) == 1 and s in states)]
+        queues = {t.queue for t in targets}
+        order = queue_named(queues.pop()).listed_all if len(queues) == 1 else STATES
+        options = [s for s in order if not (len(states) == 1 and s in states)]
         title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
         choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
         if choice is None:
@@ -341,7 +346,7 @@ class ActionsMixin:
     def _answer_target(self) -> Item | None:
         item = self.current_item()  # type: ignore[attr-defined]
         view = self.view  # type: ignore[attr-defined]
-        if (item is None or item.kind != "uwi") and view is not None and view.needs_you:
+        if (item is None or not item.is_question) and view is not None and view.needs_you:
             item = view.items.get(view.needs_you[0])
         return item
 
@@ -373,7 +378,7 @@ class ActionsMixin:
         if self._refuse_read_only():
             return
         item = self._answer_target()
-        if item is None or item.kind != "uwi":
+        if item is None or not item.is_question:
             self.app.notify("no question selected and none waiting", severity="warning")
             return
         full, base = await self._read_seen(item.filename)
@@ -443,7 +448,7 @@ class ActionsMixin:
         if self._refuse_read_only():
             return
         item = self._answer_target()
-        if item is None or item.kind != "uwi":
+        if item is None or not item.is_question:
             return
         full, base = await self._read_seen(item.filename)
         if full.answered or full.answer_partial:
@@ -466,7 +471,7 @@ class ActionsMixin:
         if self._refuse_read_only():
             return
         item = self.current_item()  # type: ignore[attr-defined]
-        if item is None or item.kind != "awi":
+        if item is None or not item.is_request:
             return
         svc = self.app.service
         full, base = await self._read_seen(item.filename)
@@ -588,9 +593,11 @@ class ActionsMixin:
         depth = len(self.undo_stack)
         try:
             # a defective item cannot be moved (and no agent picks it up: it is blocked), so
-            # it is repaired in place; any other inbox item is held first
+            # it is repaired in place; any other inbox item is held first (a feedback item
+            # goes to `editing` instead, SPEC §12)
+            edit_state = queue_named(item.queue).edit_state
             if item.state == "inbox" and not item.defects:
-                out = await asyncio.to_thread(svc.hold, filename, expect="inbox")
+                out = await asyncio.to_thread(svc.move, [filename], edit_state, expect="inbox")
                 if not out.ok:
                     app.report_error(f"could not hold before editing: {out.message}")
                     return
@@ -608,15 +615,17 @@ class ActionsMixin:
                         )
                     )
                     if ok != "yes":
-                        await self._unhold(filename, auto_held)
+                        await self._unhold(filename, auto_held, edit_state)
                         return
-            state = "hold" if auto_held else item.state
+            state = edit_state if auto_held else item.state
             await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             # hold + edit + unhold is one thing to undo
             head = await asyncio.to_thread(svc.store.head)
             del self.undo_stack[depth:]
             if head and base and head != base:
-                edited = await asyncio.to_thread(svc.store.git, "log", "--format=%s", f"{base}..{head}", "--", f":(glob)wi/*/{filename}")
+                edited = await asyncio.to_thread(
+                    svc.store.git, "log", "--format=%s", f"{base}..{head}", "--", f":(glob){item.queue}/*/{filename}"
+                )
                 if any(line.startswith("atk: edit ") for line in edited.stdout.splitlines()):
                     self.undo_stack.append((head, base, f"edit {filename}"))
         finally:
@@ -753,19 +762,19 @@ class ActionsMixin:
                     # (a driver that said it could suspend and then could not: nothing edited)
                     app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
                     drop(resolved=False)
-                    await self._unhold(filename, auto_held)
+                    await self._unhold(filename, auto_held, state)
                     return
                 new = path.read_bytes() if code == 0 else mine
             if code != 0:
                 app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
                 drop(resolved=False)
-                await self._unhold(filename, auto_held)
+                await self._unhold(filename, auto_held, state)
                 return
             mine = new
             if new == original:
                 app.notify("unchanged", timeout=2)
                 drop()
-                await self._unhold(filename, auto_held)
+                await self._unhold(filename, auto_held, state)
                 return
             try:
                 text = new.decode("utf-8")
@@ -785,7 +794,7 @@ class ActionsMixin:
             if out is not None and out.ok:
                 self._report(out)
                 drop()
-                await self._unhold(filename, auto_held)
+                await self._unhold(filename, auto_held, state)
                 return
             reason = out.message if out is not None else "not valid UTF-8 text"
             newer: bytes | None = None
@@ -823,7 +832,7 @@ class ActionsMixin:
             if choice == "discard":
                 drop()
                 app.notify("changes discarded", timeout=3)
-                await self._unhold(filename, auto_held)
+                await self._unhold(filename, auto_held, state)
                 return
             app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
             return
@@ -842,10 +851,11 @@ class ActionsMixin:
             return editor(path)
         return run_real_editor(self.app, path)
 
-    async def _unhold(self, filename: str, auto_held: bool) -> None:
+    async def _unhold(self, filename: str, auto_held: bool, held_in: str = "hold") -> None:
         if not auto_held:
             return
-        out = await asyncio.to_thread(self.app.service.unhold, filename, expect="hold")
+        # back to inbox from where the edit kept it (hold, or editing for a feedback item)
+        out = await asyncio.to_thread(self.app.service.move, [filename], "inbox", expect=held_in)
         if not out.ok:
             self.app.report_error(f"could not unhold after editing: {out.message}")
         for w in out.warnings:

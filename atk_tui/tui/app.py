@@ -176,7 +176,7 @@ class AtkApp(App):
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def _load_queue(self) -> None:
         try:
-            view = self.service.queue(ACTIVE)
+            view = self.service.queue(ACTIVE | {"planning"})  # planning: visible, not actionable
             unpushed = self.service.store.unpushed()
             notices = self.service.notices()
             loop = self.service.loop_status()
@@ -357,6 +357,7 @@ class AtkApp(App):
         yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
+        yield SystemCommand("Queue", "Show both queues, only wi, or only mq (the feedback queue) (Q)", self.main.action_cycle_queue)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
 

@@ -26,6 +26,11 @@ from ..widgets.notices import NoticeStrip
 PANES = ("inbox", "processing", "hold")
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
+#: the pane an item of each active state shows in: the feedback queue's `editing` and
+#: `planning` items are out of automatic processing like hold ones (SPEC §12)
+PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editing": "hold", "planning": "hold"}
+#: the queue switch (Q): both queues, then each alone
+QUEUE_VIEWS: tuple[str | None, ...] = (None, "wi", "mq")
 
 
 class MainScreen(ActionsMixin, Screen):
@@ -39,6 +44,7 @@ class MainScreen(ActionsMixin, Screen):
         # priority: handled before the keys typed after it are routed, so they reach the filter
         Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("s", "cycle_sort", "Sort", id="sort"),
+        Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
@@ -75,6 +81,7 @@ class MainScreen(ActionsMixin, Screen):
         super().__init__()
         self.view: QueueView | None = None
         self.sort_mode = "needs-you"
+        self.queue_view: str | None = None  # None: both queues (wi and mq)
         self.filter_text = ""
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
@@ -139,6 +146,8 @@ class MainScreen(ActionsMixin, Screen):
         self.refresh_bindings()
 
     def _visible(self, item: Item) -> bool:
+        if self.queue_view is not None and item.queue != self.queue_view:
+            return False
         if not self.filter_text:
             return True
         needle = self.filter_text
@@ -154,14 +163,18 @@ class MainScreen(ActionsMixin, Screen):
         now = view.now
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         for item in view.items.values():
-            if item.state in by_state and self._visible(item):
-                by_state[item.state].append(item)
+            pane_of = PANE_OF.get(item.state)
+            if pane_of is not None and self._visible(item):
+                by_state[pane_of].append(item)
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
             lst.empty_text = "no match" if self.filter_text else "empty"
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
-            total = sum(1 for i in view.items.values() if i.state == pane)
+            total = sum(
+                1 for i in view.items.values()
+                if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
+            )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
@@ -179,6 +192,8 @@ class MainScreen(ActionsMixin, Screen):
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
         parts.append(f"sort {self.sort_mode}")
+        if self.queue_view is not None:
+            parts.append(f"queue {self.queue_view} only (Q)")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
         loop = getattr(app, "loop_status", None)
@@ -399,6 +414,14 @@ class MainScreen(ActionsMixin, Screen):
         if not self.filter_text:
             event.input.remove_class("shown")
         self.query_one(f"#{self._last_pane}", ItemList).focus()
+
+    def action_cycle_queue(self) -> None:
+        """Q: both queues, only wi, only mq (the feedback queue); needs-you follows."""
+        self.queue_view = QUEUE_VIEWS[(QUEUE_VIEWS.index(self.queue_view) + 1) % len(QUEUE_VIEWS)]
+        self.refresh_rows()
+        self.update_status()
+        shown = {None: "both queues (wi and mq)", "wi": "the wi queue only", "mq": "the mq (feedback) queue only"}
+        self.app.notify(f"showing {shown[self.queue_view]}", timeout=2)
 
     def action_cycle_sort(self) -> None:
         self.sort_mode = SORTS[(SORTS.index(self.sort_mode) + 1) % len(SORTS)] if self.sort_mode in SORTS else SORTS[0]
