@@ -357,7 +357,7 @@ class AtkApp(App):
         yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
-        yield SystemCommand("Queue", "Show both queues, only wi, or only mq (the feedback queue) (Q)", self.main.action_cycle_queue)
+        yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
 

@@ -30,7 +30,7 @@ PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 #: `planning` items are out of automatic processing like hold ones (SPEC §12)
 PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editing": "hold", "planning": "hold"}
 #: the queue switch (Q): both queues, then each alone
-QUEUE_VIEWS: tuple[str | None, ...] = (None, "wi", "mq")
+QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 
 
 class MainScreen(ActionsMixin, Screen):
@@ -316,9 +316,14 @@ class MainScreen(ActionsMixin, Screen):
             )
             return False
         item = view.items[filename]
-        if item.state not in PANES:
+        pane = PANE_OF.get(item.state)
+        if pane is None:
             return False
-        lst = self.query_one(f"#{item.state}", ItemList)
+        if self.queue_view is not None and item.queue != self.queue_view:
+            self.queue_view = None  # the other queue's item: show both again
+            self.refresh_rows()
+            self.update_status()
+        lst = self.query_one(f"#{pane}", ItemList)
         if not lst.select_key(filename) and self.filter_text:
             self.action_clear_filter()
             lst.select_key(filename)
@@ -416,7 +421,7 @@ class MainScreen(ActionsMixin, Screen):
         self.query_one(f"#{self._last_pane}", ItemList).focus()
 
     def action_cycle_queue(self) -> None:
-        """Q: both queues, only wi, only mq (the feedback queue); needs-you follows."""
+        """Q: both queues, only mq (the feedback queue), only wi; needs-you follows."""
         self.queue_view = QUEUE_VIEWS[(QUEUE_VIEWS.index(self.queue_view) + 1) % len(QUEUE_VIEWS)]
         self.refresh_rows()
         self.update_status()
