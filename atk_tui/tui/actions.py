@@ -354,10 +354,12 @@ class ActionsMixin:
         view = self.view  # type: ignore[attr-defined]
         if view is None:
             return None
-        order = [n for n in view.needs_you if n != after]
-        if after in view.needs_you:
-            idx = view.needs_you.index(after)
-            later = [n for n in view.needs_you[idx + 1 :]]
+        shown = getattr(self, "queue_view", None)  # the queue switch (Q): stay in the queue shown
+        needs = [n for n in view.needs_you if shown is None or (n in view.items and view.items[n].queue == shown)]
+        order = [n for n in needs if n != after]
+        if after in needs:
+            idx = needs.index(after)
+            later = [n for n in needs[idx + 1 :]]
             return later[0] if later else (order[0] if order else None)
         return order[0] if order else None
 
