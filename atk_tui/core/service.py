@@ -246,9 +246,14 @@ class Service:
         return items, where, defects
 
     def _load_queue(self, q: Queue, wanted: list[str]) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        # git stats the work tree for the blob SHAs while the folders are scanned here
-        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache else dict
+        # git stats the work tree for the blob SHAs while the folders are scanned here (the
+        # second queue is scanned first: most stores have few or no feedback items, and an
+        # empty queue must not cost a git process on every listing)
+        first = q.name == "wi"
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache and first else dict
         scan = self.store.scan_all(q.states, q.name)
+        if self.use_cache and not first and any(scan.names.get(s) for s in wanted):
+            collect_blobs = self.store.index_blobs_async(wanted, q.name)
         where, dups, defects = scan.where, scan.dups, scan.defects
         items: dict[str, Item] = {}
         scopes: dict[str, ItemCache] = {}
