@@ -182,7 +182,7 @@ class Service:
                 )
             raise self._missing(filename)
         item = self._parse_bounded(filename, where[0], found[0][0])
-        self._dup_defect(item, found)
+        self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
         return item
 
     @staticmethod
@@ -566,7 +566,7 @@ class Service:
             raise self._missing(filename)
         queue, state = found[0]
         item = self._parse_bounded(filename, state, queue)
-        self._dup_defect(item, found)
+        self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
         if not (item.defects and not allow_defective and not item.target_repo):
             self._check_repo(item)  # a file too broken to name its repo: the defect is the news
         if item.defects and not allow_defective:

@@ -453,3 +453,20 @@ def test_repair_reasons(atk: Atk) -> None:
     assert "depends_on" in reasons["broken.md"]
     assert "plan file missing" in reasons["plan.md"]
     assert "kind: 'awi' is not one of 'feedback' or 'tbd'" in reasons["wrongkind.md"]
+
+
+def test_global_options_before_mq_and_one_name_in_both_queues(atk: Atk, capsys: pytest.CaptureFixture[str]) -> None:
+    from atk_tui.cli import run
+
+    seed(atk.store, {"a.md": ("inbox", feedback("acme/one")), "b.md": ("inbox", feedback("acme/two"))})
+    capsys.readouterr()
+    assert run(["--store", str(atk.store), "--target-repo", "acme/two", "mq", "list"]) == 0
+    assert capsys.readouterr().out.startswith("b.md\tinbox\t")
+    # the same filename in both queues is a store defect, shown, never "fixed"
+    seed(atk.store, {"a.md": ("wi/inbox", awi())})
+    rc, out, err = atk("mq", "list")
+    assert rc == 0 and "store defect: a.md: filename is in both queues at once: wi and mq" in err
+    rc, out, err = atk("wi", "list")
+    assert out.startswith("a.md\tinbox") and "defective (filename is in both queues at once" in out
+    rc, _, err = atk("mq", "hold", "a.md")
+    assert rc == 1 and "both queues" in err
