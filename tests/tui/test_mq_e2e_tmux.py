@@ -26,7 +26,7 @@ def test_answer_a_tbd_with_keys_and_its_dependents_turn_ready(tmux: Tmux, mq_sto
     run_app(tmux, mq_store, status)
     tmux.wait_for(lambda s: "Needs you 7" in s, "the dashboard with both queues")
     tmux.send("Q")  # the feedback queue only
-    screen = tmux.wait_for(lambda s: "Needs you 1" in s and "queue mq only" in s, "the mq queue")
+    screen = tmux.wait_for(lambda s: "Needs you 1" in s and "Inbox 6" in s, "the mq queue")
     assert len(dependents(screen, "✗ dep")) == 2  # the two feedback items wait on the TBD
     tmux.send("n")
     tmux.wait_for(lambda s: "TBD · blocking" in s, "the TBD in the detail pane")
