@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         except ConfigError as exc:
             print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
             sys.exit(2)
-    from .core.store import AtkError
+    from .core.errors import AtkError
     from .tui.app import make_app
 
     try:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import STATES, Item
+from .core.model import KINDS, STATES, URGENCIES, Item
+from .core.ops import TRANSITIONS
 from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
@@ -112,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--status", default="active", help="active (default), processable, ready, blocked, all, or a state"
     )
-    p.add_argument("--kind", choices=["awi", "uwi"])
+    p.add_argument("--kind", choices=KINDS)
     p.add_argument("--text", help="only items whose filename, title, repo or body contains TEXT")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="JSON Lines")
@@ -128,11 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("add", "add an item to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
     p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
-    p.add_argument("--kind", choices=["awi", "uwi"], default="awi")
+    p.add_argument("--kind", choices=KINDS, default="awi")
     p.add_argument("--source", help="where the item comes from (required for agents)")
     p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
-    p.add_argument("--urgency", choices=["blocking", "next-review", "informational"])
+    p.add_argument("--urgency", choices=URGENCIES)
     p.add_argument("--target-commit")
 
     p = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")
@@ -158,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--note")
     p = cmd("return-to-inbox", "processing -> inbox (or rejected -> inbox with --state=rejected)")
     p.add_argument("filename")
-    p.add_argument("--state", choices=["processing", "rejected"], default="processing")
+    p.add_argument("--state", choices=[s for s in STATES if s in TRANSITIONS["return-to-inbox"].agent_from], default="processing")
     p = cmd("set-dependencies", "replace depends_on (no --depends-on clears it)")
     p.add_argument("filename")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
@@ -197,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--clear", action="store_true", help="remove cooldown_until")
     p = cmd("set-urgency", "set a UWI's urgency")
     p.add_argument("filename")
-    p.add_argument("level", choices=["blocking", "next-review", "informational"])
+    p.add_argument("level", choices=URGENCIES)
+    p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
+    p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
     p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
@@ -544,6 +547,11 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.cmd == "wi" and args.wicmd == "schema":  # needs no store
+            from .core.schema import json_schema  # pydantic: imported for this command only
+
+            _out(json_schema(args.which))
+            return 0
         if args.cmd == "init":
             had_store = (Path(args.path).expanduser() / "wi").is_dir()
             root, created = init_store(args.path)

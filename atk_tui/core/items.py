@@ -1,7 +1,7 @@
 """Read and write one item file (SPEC §4).
 
 Parsing never raises: a broken file becomes an `Item` whose `defects` say why. The
-frontmatter text is kept exactly as found (`Item.head`), so an operation that does not
+frontmatter text is kept exactly as found (`Item.fm_block`), so an operation that does not
 change metadata writes the file back byte for byte; one that does (`set_keys`) rewrites
 only the keys it owns, in place, and keeps every other line and the key order.
 """
@@ -18,8 +18,10 @@ from .model import (
     ANSWER_HEADINGS,
     AWI_BULLETS,
     COMMENT_HEADINGS,
+    KINDS,
     QUESTION_KINDS,
     RESERVED_KEYS,
+    URGENCIES,
     Item,
     is_valid_filename,
 )
@@ -75,10 +77,10 @@ def blob_sha(data: bytes) -> str:
     return h.hexdigest()
 
 
-_KIND_VALUES = ("awi", "uwi")
+_KIND_VALUES = KINDS
+_URGENCY_VALUES = URGENCIES
 #: the valid kinds per queue (core/queues.py; kept here as data so parsing imports nothing more)
 _QUEUE_KINDS: dict[str, tuple[str, ...]] = {"wi": _KIND_VALUES, "mq": ("feedback", "tbd")}
-_URGENCY_VALUES = ("blocking", "next-review", "informational")
 _TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
@@ -406,7 +408,7 @@ def _parse(
         if size:
             defects.append("no frontmatter (the file must start with a '---' line and close it with another)")
     else:
-        item.head, item.fm_text, item.body = parts
+        item.fm_block, item.fm_text, item.body = parts
         _load_meta(item, defects)
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
@@ -497,7 +499,7 @@ def _best_effort(item: Item, data: dict[str, Any]) -> None:
     deps = data.get("depends_on")
     if isinstance(deps, list):
         item.depends_on = [d for d in deps if isinstance(d, str)]
-    if data.get("urgency") in ("blocking", "next-review", "informational"):
+    if data.get("urgency") in URGENCIES:
         item.urgency = data["urgency"]
 
 
@@ -583,10 +585,6 @@ def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
             raise ValueError(f"rewriting the frontmatter would change {key!r}")
     if list(k for k in new if k not in updates) != list(k for k in old if k not in updates):
         raise ValueError("rewriting the frontmatter would change the key order")
-
-
-def render(head: str, body: str) -> str:
-    return head + body
 
 
 def new_file_text(meta: dict[str, Any], body: str) -> str:

@@ -2,14 +2,14 @@
 
 A queue is a parameter of the one service, not a second service: the same store, lock,
 commit code and rules serve both. A `Queue` says what differs: its folder, its states and
-the named sets over them, its two kinds (a request and a question for the user) and the
-transition table its agents follow. Filenames are unique across both queues, so a
+the named sets over them, its two kinds (a request and a question for the user); its
+transition table is `ops.RULES[name]`. Filenames are unique across both queues, so a
 `depends_on` entry names one item wherever it lives (dependencies may cross queues).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .model import QUESTION_KINDS, REQUEST_KINDS
 from .model import STATES as WI_STATES
@@ -24,10 +24,6 @@ class Queue:
     terminal: frozenset[str]
     request_kind: str  # awi | feedback: a request for work (plan-type when plan_file is set)
     question_kind: str  # uwi | tbd: a question only the user answers
-    #: op -> the state it moves an item to
-    target: dict[str, str] = field(default_factory=dict)
-    #: op -> the states an agent may start it from (adopt/reject/return-to-inbox: see the service)
-    agent_from: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: states only their own path enters or leaves (planning: `add --state=planning`, `finish-planning`)
     fenced: frozenset[str] = frozenset()
     #: states besides inbox that `add --state` may create an item in
@@ -52,21 +48,6 @@ class Queue:
         return f"{self.name}/{state}/{filename}"
 
 
-_TARGET = {
-    "hold": "hold",
-    "unhold": "inbox",
-    "start-processing": "processing",
-    "adopt": "adopted",
-    "reject": "rejected",
-    "return-to-inbox": "inbox",
-}
-_AGENT_FROM = {
-    "hold": ("inbox",),
-    "unhold": ("hold",),
-    "start-processing": ("inbox",),
-    "reject": ("processing",),
-}
-
 WI = Queue(
     name="wi",
     states=WI_STATES,
@@ -75,8 +56,6 @@ WI = Queue(
     terminal=frozenset({"adopted", "rejected"}),
     request_kind="awi",
     question_kind="uwi",
-    target=dict(_TARGET),
-    agent_from=dict(_AGENT_FROM),
 )
 
 MQ = Queue(
@@ -87,10 +66,6 @@ MQ = Queue(
     terminal=frozenset({"adopted", "rejected"}),
     request_kind="feedback",
     question_kind="tbd",
-    # start-editing / stop-editing: the dashboard's $EDITOR session (editing is outside
-    # automatic processing, like hold, but says why); finish-planning: planning -> inbox
-    target={**_TARGET, "start-editing": "editing", "stop-editing": "inbox", "finish-planning": "inbox"},
-    agent_from={**_AGENT_FROM, "finish-planning": ("planning",)},
     fenced=frozenset({"planning"}),
     add_states=("inbox", "planning"),
     edit_state="editing",

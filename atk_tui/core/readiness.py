@@ -29,23 +29,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot
+from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status
 
 #: Badges, in the order the UI may want to list them.
 #: non-terminal states whose items are never processed automatically; the status names them
 OUT_OF_PROCESSING: frozenset[str] = frozenset({"hold", "editing", "planning"})
-STATUSES: tuple[str, ...] = (
-    "ready",
-    "blocked",
-    "cooldown",
-    "waiting",
-    "answered",
-    "hold",
-    "editing",  # mq: the user edits it in the dashboard (SPEC §12)
-    "planning",  # mq: its plan is being written; seen only with --status=planning
-    "terminal",
-    "defective",
-)
+STATUSES: tuple[str, ...] = Status.values()
 
 #: Default cap on elementary cycles enumerated per strongly connected component.
 MAX_CYCLES_PER_COMPONENT = 100

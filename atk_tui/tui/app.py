@@ -25,7 +25,6 @@ from ..core.config import is_agent_env
 from ..core.model import ACTIVE, Item
 from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
-from ..core.store import AtkError
 from ..core.watch import store_signature
 from .alerts import Alerts
 from .config import TuiConfig, binding_ids, load_tui_config
@@ -143,7 +142,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
-            if self.tui_config.pull_interval > 0 and self.service.store.upstream():
+            if self.tui_config.pull_interval > 0 and self.service.upstream():
                 self.set_interval(self.tui_config.pull_interval, self.pull)
 
     # -- loading -------------------------------------------------------------------------
@@ -177,10 +176,10 @@ class AtkApp(App):
     def _load_queue(self) -> None:
         try:
             view = self.service.queue(ACTIVE | {"planning"})  # planning: visible, not actionable
-            unpushed = self.service.store.unpushed()
+            sync = self.service.sync_status()
+            unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
             loop = self.service.loop_status()
-            conflicts = len(self.service.conflicts())
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
@@ -203,14 +202,13 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
-        try:
-            warnings = self.service.pull_now(lock_timeout=2)
-        except AtkError as exc:
-            self.call_from_thread(self.report_error, str(exc))
+        out = self.service.pull(lock_timeout=2)
+        if not out.ok:
+            self.call_from_thread(self.report_error, out.message)
             return
         self.last_pull = utc_now()
-        if warnings:
-            self.call_from_thread(self.report_error, warnings[0])
+        if out.warnings:
+            self.call_from_thread(self.report_error, out.warnings[0])
         else:
             self.call_from_thread(self._pulled)
 
@@ -322,7 +320,7 @@ class AtkApp(App):
 
     def action_refresh(self) -> None:
         self.reload()
-        if self.service.store.upstream():
+        if self.service.upstream():
             self.pull()
 
     def action_notices(self) -> None:

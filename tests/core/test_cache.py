@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from storekit import AWI_BODY, UWI_BODY, add_item, git
 
-import atk_tui.core.service as service_mod
+import atk_tui.core.service.reads as service_mod  # load_items parses here
 from atk_tui.cli import item_json
 from atk_tui.core.cache import VERSION, ItemCache, cache_key
 from atk_tui.core.service import Service

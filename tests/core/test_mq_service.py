@@ -42,7 +42,7 @@ def test_the_dashboard_service_sees_and_moves_both_queues(store: Path) -> None:
     # a wi item has no editing state
     before = tree_state(store)
     out = svc.move(["u.md"], "editing")
-    assert not out.ok and "not one of its transitions" in out.message
+    assert not out.ok and "unknown state 'editing'" in out.message
     out = svc.move(["f.md"], "planning")
     assert not out.ok and "add --state=planning" in out.message
     assert tree_state(store) == before
@@ -65,3 +65,14 @@ def test_agent_cannot_start_editing(store: Path, monkeypatch: pytest.MonkeyPatch
     svc = Service(store, clock=Clock(), actor="agent", queue="mq")
     out = svc.transition("start-editing", ["f.md"])
     assert not out.ok and "state conflict" in out.message
+
+
+def test_mq_json_records_fit_the_schema(store: Path) -> None:
+    from atk_tui.cli import item_json
+    from atk_tui.core import schema
+
+    seed(store, {"f.md": ("editing", feedback()), "t.md": ("inbox", tbd()), "p.md": ("planning", feedback())})
+    svc = Service(store, clock=Clock(), actor="user", queue="mq")
+    view = svc.queue(["inbox", "editing", "planning"])
+    for item in view.items.values():
+        schema.Record.model_validate(item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename)))

@@ -12,7 +12,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ...core.model import Item
+from ...core.model import ACTIVE, STATES, Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..actions import ACTION_BINDINGS, ActionsMixin
@@ -23,7 +23,7 @@ from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 
-PANES = ("inbox", "processing", "hold")
+PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 #: the pane an item of each active state shows in: the feedback queue's `editing` and

@@ -135,8 +135,8 @@ class _Clock:
 def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | None = None) -> dict[str, str]:
     """Fill the demo store's `mq/` queue (see the module doc); returns key -> filename.
     `wi_dependency`: a wi item's filename `fb-cross` depends on (none: no cross-queue edge)."""
-    from .core.plans import commit_plans
-    from .core.service import Service
+    from ..core.plans import commit_plans
+    from ..core.service import Service
 
     clock = _Clock(now - timedelta(hours=6))
 

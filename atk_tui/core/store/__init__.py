@@ -1,0 +1,47 @@
+"""The git store (SPEC §3, §5, §9): layout, lock, atomic write-and-commit, pull/push.
+
+- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`, recovery
+- `remote.py`      pull (rebase), push, commits set aside on conflict, git-state guards
+- `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks
+- `files.py`       atomic/private file writes, digests, the index swap
+(`AtkError` and its kinds live in core/errors.py and are re-exported here.)
+"""
+
+from __future__ import annotations
+
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
+from .gitstore import (
+    LINK_DEFECT,
+    GitStore,
+    ScanResult,
+    ensure_queue_folders,
+    init_store,
+    item_path,
+    missing_queue_folders,
+)
+from .remote import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, PULL_MARKER, PUSH_TRIES, WriteResult, lock_timeout
+from .transaction import Transaction
+
+__all__ = [
+    "LINK_DEFECT",
+    "LOCK_TIMEOUT",
+    "LOCK_TIMEOUT_ENV",
+    "PULL_MARKER",
+    "PUSH_TRIES",
+    "AtkError",
+    "GitFailed",
+    "GitStore",
+    "GitTimeout",
+    "Interrupted",
+    "NotAStore",
+    "ScanResult",
+    "StateConflict",
+    "StoreBusy",
+    "Transaction",
+    "WriteResult",
+    "ensure_queue_folders",
+    "init_store",
+    "item_path",
+    "lock_timeout",
+    "missing_queue_folders",
+]
