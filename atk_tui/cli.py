@@ -191,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
     g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")
+    p = cmd("stats", "how long questions have waited for the user, and what they blocked")
+    p.add_argument("--since", metavar="DATE", help="the period: a date (2026-11-01), a time with a timezone, or a duration back (7d, 12h); default 30d")
+    p.add_argument("--json", action="store_true", help="one JSON object, for scripts")
     p = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
     p.add_argument("filename")
     g = p.add_mutually_exclusive_group(required=True)
@@ -417,6 +420,46 @@ def _report(out: Any) -> int:
     return 0
 
 
+def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from .core.stats import duration, parse_since
+
+    since = parse_since(args.since or "30d", now=datetime.now(UTC))
+    st = svc.wait_stats(since=since)
+    if args.json:
+        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
+        return 0
+    _out(st.headline())
+    if st.open:
+        _out("")
+        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
+        for w in st.open:
+            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
+    _out("")
+    period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
+    if st.answered:
+        med = duration(st.median) if st.median is not None else "-"
+        p90 = duration(st.p90) if st.p90 is not None else "-"
+        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
+    else:
+        _out(f"{period}: no questions answered")
+    if st.removed:
+        _out(f"{len(st.removed)} removed unanswered")
+    if st.longest:
+        _out("")
+        _out("longest waits:")
+        for w in st.longest:
+            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
+    if st.per_day and any(n for _, n in st.per_day):
+        _out("")
+        _out("answers per day:")
+        for day, n in st.per_day:
+            if n:
+                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
+    return 0
+
+
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
@@ -640,6 +683,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.commit_pending())
         if c == "conflicts":
             return cmd_conflicts(svc, args)
+        if c == "stats":
+            return cmd_stats(svc, args)
         parser.error(f"unknown command {c}")
     except (AtkError, ConfigError) as exc:
         _err(str(exc))

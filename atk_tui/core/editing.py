@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .errors import AtkError
 from .model import State
 from .queues import queue_named
-from .store import AtkError
 
 if TYPE_CHECKING:
     from .service import Outcome, Service

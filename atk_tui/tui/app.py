@@ -337,6 +337,12 @@ class AtkApp(App):
 
         self.push_screen(HelpScreen())
 
+    def action_stats(self) -> None:
+        from .screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
+
     def action_history(self) -> None:
         from .screens.history import HistoryScreen
 
@@ -353,6 +359,7 @@ class AtkApp(App):
         yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
+        yield SystemCommand("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 
 from .. import readiness
 from ..cache import ItemCache, cache_key
@@ -13,7 +14,7 @@ from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_file
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult
 from .base import ServiceBase
-from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code
+from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
 
 
 class Reads(ServiceBase):
@@ -280,6 +281,13 @@ class Reads(ServiceBase):
         from ..githistory import item_history  # gitpython, imported on first use
 
         return item_history(self.store, filename, limit)
+
+    def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
+        """How long questions waited for the user and what they blocked (`core.stats`), from
+        the git history, read incrementally (cached in `.git/atk-stats.json`)."""
+        from .. import stats
+
+        return stats.wait_stats(self.store, now=now or utc_now(), since=since)
 
     def status(self) -> dict[str, object]:
         return {

@@ -4,9 +4,10 @@ Writes go through `GitStore.writing()`, which holds the store-wide lock, journal
 about to change, applies the change to the work tree, and commits with git plumbing on a copy
 of the index (so a failure anywhere leaves the real index untouched). If anything fails the
 journal puts every touched file back and HEAD where it was; a journal left by a process
-killed mid-write is rolled back by the next writer. gitpython is the read-side front
-(remotes, config, history); commits use plumbing through `git` itself, which is an order of
-magnitude faster than gitpython's pure-Python index on large stores.
+killed mid-write is rolled back by the next writer. Every git child runs through
+`procs.Children` with a time limit; commits use plumbing through `git` itself, an order of
+magnitude faster than gitpython's pure-Python index on large stores (gitpython only reads
+an item's history: core/githistory.py).
 """
 
 from __future__ import annotations
