@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from storekit import git
+from support.storekit import git
 
 from atk_tui.core.service import Service
 from atk_tui.demo import create_demo_store

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from actions_support import NOW, git, make, pilot_test, select, settle, started
+from support.actions_support import git, make, select, settle, started
+from support.clock import NOW
 
 from atk_tui.demo import create_demo_store, demo_filenames
 from atk_tui.tui.screens.answer import AnswerScreen
@@ -48,7 +49,6 @@ def rows(app, pane: str) -> list[str]:
     return [r.key for r in app.main.query_one(f"#{pane}", ItemList).rows]
 
 
-@pilot_test
 async def test_both_queues_and_answering_a_tbd_makes_its_dependents_ready(store: Path) -> None:
     names = mq_names(store)
     tone = names["Which tone should error messages take"]
@@ -94,7 +94,6 @@ async def test_both_queues_and_answering_a_tbd_makes_its_dependents_ready(store:
     assert "- 1: A) 簡潔な事実のみ" in (store / "mq/inbox" / tone).read_text()
 
 
-@pilot_test
 async def test_editing_a_feedback_item_goes_through_editing(store: Path) -> None:
     names = mq_names(store)
     item = names["Shorten the login error message"]
@@ -118,7 +117,6 @@ async def test_editing_a_feedback_item_goes_through_editing(store: Path) -> None
     assert "(先月 42 件)" in (store / "mq/inbox" / item).read_text()
 
 
-@pilot_test
 async def test_planning_items_are_visible_but_not_actionable(store: Path) -> None:
     item = mq_names(store)["Split the nightly export into per-tenant jobs"]
     app = make(store)

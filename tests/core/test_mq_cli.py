@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from storekit import git, make_remote_pair, tree_state
+from support.storekit import git, make_remote_pair, tree_state
 from test_cli import Atk, awi, last_commit, uwi
 
 from atk_tui.core.queues import MQ

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import Clock, git, tree_state
+from support.storekit import Clock, git, tree_state
 from test_mq_cli import TBD, feedback, seed, tbd
 
 from atk_tui.core.queues import MQ, WI, queue_named, queue_of_kind

@@ -7,7 +7,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_e2e_tmux import Tmux, run_app, tmux, wait_for_exit  # noqa: F401 (fixture)
+from support.tmux import Tmux
+from test_e2e_tmux import run_app, tmux, wait_for_exit  # noqa: F401 (fixture)
 from test_mq_snapshots import mq_demo_template, mq_store  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.e2e

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.tui_helpers import NOW, build_app
 from test_snapshots import WIDE, steps
-from tui_helpers import NOW, build_app
 
 from atk_tui.demo import create_demo_store
 
