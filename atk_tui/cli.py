@@ -20,10 +20,11 @@ from typing import Any
 from .core.config import ConfigError, is_agent_env, resolve_store
 from .core.model import KINDS, STATES, URGENCIES, Item
 from .core.ops import TRANSITIONS
+from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
-from .quicklist import DERIVED, listing_cache, mark_cooldowns, print_listing, serve, states_for
+from .quicklist import DERIVED, listing_cache, mark_cooldowns, print_listing, serve
 
 EPILOG = """\
 exit codes:
@@ -94,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction)
     _global_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,plans,agents}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -208,10 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
-    p.add_argument("--queue", choices=["wi"], default="wi")
+    p.add_argument("--queue", choices=["wi", "mq"], default="wi", help="the queue whose ready work is started")
     p.add_argument("--pull-interval", type=float, default=60.0, metavar="SECONDS",
                    help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
     p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
+
+    from .cli_mq import add_mq_parser
+
+    add_mq_parser(sub, common, EPILOG)
 
     plans = sub.add_parser("plans", help="plan files", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     pl = plans.add_subparsers(dest="planscmd", required=True)
@@ -293,7 +298,7 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "filename": item.filename,
         "state": item.state,
         "kind": item.kind,
-        "type": item.awi_type if item.kind == "awi" else None,
+        "type": item.awi_type if item.is_request else None,
         "target_repo": item.target_repo,
         "title": item.title,
         "source": item.source,
@@ -301,9 +306,9 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "ready": j.ready if j else False,
         "reasons": [r.message for r in j.reasons] if j else [],
         "depends_on": item.depends_on,
-        "urgency": item.urgency if item.kind == "uwi" else None,
-        "answered": item.answered if item.kind == "uwi" else None,
-        "answer_partial": item.answer_partial if item.kind == "uwi" else None,
+        "urgency": item.urgency if item.is_question else None,
+        "answered": item.answered if item.is_question else None,
+        "answer_partial": item.answer_partial if item.is_question else None,
         "plan_file": item.plan_file,
         "cooldown_until": t(item.cooldown_until),
         "created": t(item.created),
@@ -318,11 +323,20 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
-def _states(status: str) -> list[str]:
-    states = states_for(status)
-    if states is None:
-        raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
-    return states
+
+
+def _states(status: str, queue: Queue = WI) -> list[str]:
+    if status == "active":
+        return sorted(queue.active)
+    if status == "processable" or status in DERIVED:
+        return sorted(queue.processable)
+    if status == "all":
+        return list(queue.listed_all)  # planning (mq) is seen only when named (SPEC §12)
+    if status in queue.states:
+        return [status]
+    raise AtkError(
+        f"--status takes active, processable, ready, blocked, all or a state ({', '.join(queue.states)})", exit_code=2
+    )
 
 
 def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
@@ -343,14 +357,15 @@ def cached_list(root: Path, args: argparse.Namespace) -> bool:
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
-    cache = _listing_cache(svc.root, args)
+    cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
         import time
 
         taken = time.time_ns()
         sig = cache.signature()  # before reading: a change while reading must miss
         view = svc.queue(_states(args.status))  # every item: the cache serves any filter
-        items = sorted(view.items.values(), key=lambda i: (STATES.index(i.state), i.filename))
+        # every queue is loaded (dependencies cross them); the listing is the work items'
+        items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
         judgements, blocks = view.judgements, view.blocks
         encode = _JSON.encode
         meta, lines, cached = [], [], []
@@ -373,7 +388,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         cache.save(sig, meta, cached, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
         print_listing(args.status, args.kind, svc.only_repo, args.count, meta, lines)
         return 0
-    items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
+    items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
         want_ready = args.status == "ready"
         items = [i for i in items if (j := view.judgements.get(i.filename)) is not None and j.ready == want_ready]
@@ -399,7 +414,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         badge = j.status if j else "?"
         if j and j.reasons and j.status in ("blocked", "defective"):
             badge += f" ({j.reasons[0].message})"
-        kind = item.kind.upper() + (f"/{item.awi_type}" if item.kind == "awi" else f"/{item.urgency}")
+        kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
         # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
         fields = [item.filename, item.state, kind, item.target_repo, item.title, badge]
         row = ("  " if tty else "\t").join(safe_line(f) for f in fields)
@@ -416,7 +431,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
     if as_json:
-        view = svc.queue(STATES)
+        view = svc.queue({*STATES, *MQ.states})
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
@@ -535,10 +550,11 @@ def _resolve_arguments(svc: Any, args: argparse.Namespace) -> None:
     from .core.resolve import resolve_name, resolve_names
 
     if getattr(args, "filename", None):
-        args.filename = resolve_name(svc.store, args.filename)
-    for attr in ("filenames", "depends_on"):
-        if getattr(args, attr, None):
-            setattr(args, attr, resolve_names(svc.store, getattr(args, attr)))
+        args.filename = resolve_name(svc.store, args.filename, svc.queues)
+    if getattr(args, "filenames", None):
+        args.filenames = resolve_names(svc.store, args.filenames, svc.queues)
+    if getattr(args, "depends_on", None):  # a dependency may be an item of either queue
+        args.depends_on = resolve_names(svc.store, args.depends_on, None)
 
 
 def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
@@ -623,8 +639,12 @@ def run(argv: Sequence[str] | None = None) -> int:
             _out(json_schema(args.which))
             return 0
         if args.cmd == "init":
+            had_store = (Path(args.path).expanduser() / "wi").is_dir()
             root, created = init_store(args.path)
-            _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
+            if created and had_store:
+                _out(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")
+            else:
+                _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
             return 0
         from .core.service import Service
 
@@ -640,13 +660,20 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args):
             return 0
-        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
+        queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
+        svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         if args.cmd == "plans":
             return cmd_plans_commit(svc, args)
         if args.cmd == "agents":
             return cmd_agents(svc, args)
         _resolve_arguments(svc, args)
         c = args.wicmd
+        if args.cmd == "mq":
+            from .cli_mq import run_mq_only
+
+            done = run_mq_only(svc, args, _report)
+            if done is not None:
+                return done
         if c == "list":
             return cmd_list(svc, args)
         if c == "show":
@@ -656,7 +683,7 @@ def run(argv: Sequence[str] | None = None) -> int:
                 svc.add(
                     kind=args.kind, target_repo=args.only_repo or "", body=_body(args), source=args.source,
                     plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
-                    target_commit=args.target_commit,
+                    target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
                 )
             )
         if c == "edit":

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .errors import AtkError
 from .model import State
+from .queues import queue_named
 
 if TYPE_CHECKING:
     from .service import Outcome, Service
@@ -89,6 +90,12 @@ class EditTicket:
         return self.scratch
 
 
+#: how a session takes an item out of automatic processing and gives it back, by the state
+#: its queue edits in (`Queue.edit_state`: hold in wi, editing in mq)
+_HOLD_OP = {"hold": "hold", "editing": "start-editing"}
+_UNHOLD_OP = {"hold": "unhold", "editing": "stop-editing"}
+
+
 def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
     """Hold (an inbox item that is not defective) and open a session. Raises AtkError: a
     terminal item (code "state"); a hold that failed; a hold that was not pushed unless
@@ -104,13 +111,15 @@ def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False)
     state = item.state
     # a defective item cannot be moved (and no agent picks it up: it is blocked), so it is
     # repaired in place; any other inbox item is held first
+    # (a feedback item goes to `editing` instead of hold, SPEC §12)
+    edit_state = queue_named(item.queue).edit_state
     if item.state == State.INBOX and not item.defects:
-        out = service.hold(filename, expect=State.INBOX)
+        out = service.transition(_HOLD_OP[edit_state], [filename], expect=State.INBOX)
         if not out.ok:
             raise AtkError(f"could not hold before editing: {out.message}", code=out.code, exit_code=out.exit_code)
-        held, pushed, state = True, out.pushed, State.HOLD.value
+        held, pushed, state = True, out.pushed, edit_state
         if out.pushed is False and not allow_unpushed:
-            service.unhold(filename, expect=State.HOLD)
+            service.transition(_UNHOLD_OP[edit_state], [filename], expect=edit_state)
             raise AtkError(
                 f"the hold of {filename} is committed but not pushed: agents elsewhere may still take it; "
                 "edit anyway (allow_unpushed) or try again once the remote answers",
@@ -127,7 +136,7 @@ def _unhold(service: Service, ticket: EditTicket) -> list[str]:
     """Unhold what the session held; the warnings to pass on."""
     if not ticket.held:
         return []
-    out = service.unhold(ticket.filename, expect=State.HOLD)
+    out = service.transition(_UNHOLD_OP.get(ticket.state, "unhold"), [ticket.filename], expect=ticket.state)
     ticket.held = False
     if not out.ok:
         return [f"could not unhold {ticket.filename} after editing: {out.message}", *out.warnings]

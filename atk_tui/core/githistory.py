@@ -42,7 +42,7 @@ def item_history(store: GitStore, filename: str, limit: int = 50) -> list[Histor
         repo.git.update_environment(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
         try:
             listed = repo.git.rev_list(
-                f"--max-count={limit}", "HEAD", "--", f":(glob)wi/*/{filename}",
+                f"--max-count={limit}", "HEAD", "--", *(f":(glob){q}/*/{filename}" for q in ("wi", "mq")),
                 kill_after_timeout=store.limit("timeout"),
             )
         except git.GitCommandError:

@@ -63,7 +63,7 @@ def set_urgency(svc, filename: str, level: str):
         return svc._refuse("set-urgency", f"urgency is one of {', '.join(URGENCIES)}, got {level!r}", [filename], 2)
 
     def check(item) -> None:
-        if item.kind != "uwi":
-            raise AtkError(f"{filename} is an AWI; urgency belongs to UWIs (questions) only")
+        if not item.is_question:
+            raise AtkError(f"{filename} is a {item.kind.upper()}; urgency belongs to questions (UWIs, TBDs) only")
 
     return _set(svc, "set-urgency", filename, {"urgency": level}, check)

@@ -19,6 +19,7 @@ from .model import (
     AWI_BULLETS,
     COMMENT_HEADINGS,
     KINDS,
+    QUESTION_KINDS,
     RESERVED_KEYS,
     URGENCIES,
     Item,
@@ -78,6 +79,8 @@ def blob_sha(data: bytes) -> str:
 
 _KIND_VALUES = KINDS
 _URGENCY_VALUES = URGENCIES
+#: the valid kinds per queue (core/queues.py; kept here as data so parsing imports nothing more)
+_QUEUE_KINDS: dict[str, tuple[str, ...]] = {"wi": _KIND_VALUES, "mq": ("feedback", "tbd")}
 _TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
@@ -119,7 +122,7 @@ def _text_value(key: str, v: Any, errors: list[str], out: dict[str, Any]) -> Non
         errors.append(f"{key}: must be text, got {type(v).__name__}")
 
 
-def validate_frontmatter(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def validate_frontmatter(data: dict[str, Any], kinds: tuple[str, ...] = _KIND_VALUES) -> tuple[dict[str, Any], list[str]]:
     """The reserved keys of a loaded frontmatter mapping, typed, and every validation error
     (in key order, one message per problem). Unknown keys are allowed and ignored here.
 
@@ -132,8 +135,8 @@ def validate_frontmatter(data: dict[str, Any]) -> tuple[dict[str, Any], list[str
     kind = data.get("kind")
     if "kind" not in data:
         errors.append("kind: required")
-    elif not (isinstance(kind, str) and kind in _KIND_VALUES):
-        errors.append(f"kind: {kind!r} is not one of {_one_of(_KIND_VALUES)}")
+    elif not (isinstance(kind, str) and kind in kinds):
+        errors.append(f"kind: {kind!r} is not one of {_one_of(kinds)}")
     else:
         out["kind"] = kind
 
@@ -349,13 +352,17 @@ CONFLICT_DEFECT = (
 )
 
 
-def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = None, size: int | None = None) -> Item:
+def parse_item(
+    filename: str, state: str, data: bytes, *, blob: str | None = None, size: int | None = None, queue: str = "wi"
+) -> Item:
     """Build an `Item` from file bytes. Never raises. `size`: the file's real size when `data`
-    holds only its start (a file over the size limit need not be read whole)."""
+    holds only its start (a file over the size limit need not be read whole). `queue`: the
+    queue whose folder holds it (its kinds are the valid ones, core/queues.py)."""
     try:
-        return _parse(filename, state, data, blob, size)
+        return _parse(filename, state, data, blob, size, queue)
     except Exception as exc:
         return Item(
+            queue=queue,
             filename=filename,
             state=state,
             body="",
@@ -366,7 +373,9 @@ def parse_item(filename: str, state: str, data: bytes, *, blob: str | None = Non
         )
 
 
-def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: int | None = None) -> Item:
+def _parse(
+    filename: str, state: str, data: bytes, blob: str | None, real_size: int | None = None, queue: str = "wi"
+) -> Item:
     defects: list[str] = []
     size = len(data) if real_size is None else max(real_size, len(data))
     if not is_valid_filename(filename):
@@ -387,7 +396,9 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: 
         if not (truncated and exc.start >= len(raw) - 4):
             defects.append(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})")
         text = raw.decode("utf-8", errors="replace")
-    item = Item(filename=filename, state=state, size=size, blob=blob or blob_sha(data))
+    item = Item(filename=filename, state=state, size=size, blob=blob or blob_sha(data), queue=queue)
+    if queue != "wi":
+        item.kind = _QUEUE_KINDS[queue][0]
     if "<<<<<<<" in text and _CONFLICT_START.search(text) and _CONFLICT_END.search(text):
         # first: the reason a listing shows for a file an unfinished merge or rebase left
         defects.insert(0, CONFLICT_DEFECT)
@@ -402,7 +413,7 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: 
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
     item.title = find_title(item.body) or filename.removesuffix(".md")
-    if item.kind == "uwi":
+    if item.kind in QUESTION_KINDS:
         # the section scan only when a heading could match (heading titles compare casefolded,
         # after NFKC: a body that is not ASCII is always scanned)
         folded = item.body.casefold()
@@ -457,7 +468,7 @@ def _load_meta(item: Item, defects: list[str]) -> None:
         defects.append(f"frontmatter keys must be text (got {bad_keys[0]!r})")
         return
     item.data = data
-    fm, errors = validate_frontmatter(data)
+    fm, errors = validate_frontmatter(data, _QUEUE_KINDS.get(item.queue, _KIND_VALUES))
     if errors:
         defects.extend(errors)
         _best_effort(item, data)
@@ -474,13 +485,13 @@ def _load_meta(item: Item, defects: list[str]) -> None:
     item.urgency = fm["urgency"] or "blocking"
     item.note = fm["note"]
     item.commit = fm["commit"]
-    if fm["kind"] == "uwi" and fm["plan_file"]:
-        defects.append("plan_file: only an AWI can have a plan file")
+    if fm["kind"] in QUESTION_KINDS and fm["plan_file"]:
+        defects.append(f"plan_file: only {'a feedback item' if item.queue == 'mq' else 'an AWI'} can have a plan file")
 
 
 def _best_effort(item: Item, data: dict[str, Any]) -> None:
     """Fill what is readable from a mapping that failed validation, for display only."""
-    if data.get("kind") in KINDS:
+    if data.get("kind") in _QUEUE_KINDS.get(item.queue, _KIND_VALUES):
         item.kind = data["kind"]
     for key in ("target_repo", "source", "plan_file", "note"):
         if isinstance(data.get(key), str):

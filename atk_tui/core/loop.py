@@ -137,6 +137,8 @@ class ProcessLoop:
             j = view.judgements.get(item.filename)
             if item.state not in PROCESSABLE or j is None or not j.ready:
                 continue
+            if item.queue not in self.svc.queues:
+                continue
             if self.svc.only_repo and item.target_repo != self.svc.only_repo:
                 continue
             groups.setdefault(item.target_repo, []).append(item.filename)

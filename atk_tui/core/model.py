@@ -62,6 +62,8 @@ class Status(_Vocabulary):
     WAITING = "waiting"  # a UWI without the user's answer
     ANSWERED = "answered"  # a UWI the user answered: an agent takes it from here
     HOLD = "hold"
+    EDITING = "editing"  # mq: the user edits it in the dashboard (SPEC §12)
+    PLANNING = "planning"  # mq: its plan is being written; seen only with --status=planning
     TERMINAL = "terminal"
     DEFECTIVE = "defective"
 
@@ -73,9 +75,13 @@ class Actor(_Vocabulary):
 
 STATES: tuple[str, ...] = State.values()
 TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value})
-ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value})
+#: what the user still has to look at, in either queue (`editing` exists in `mq` only, SPEC §12)
+ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value, "editing"})
 PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
 KINDS: tuple[str, ...] = Kind.values()
+#: a question only the user answers (`uwi` in wi, `tbd` in mq) and a request for work (SPEC §12)
+QUESTION_KINDS: frozenset[str] = frozenset({"uwi", "tbd"})
+REQUEST_KINDS: frozenset[str] = frozenset({"awi", "feedback"})
 URGENCIES: tuple[str, ...] = Urgency.values()
 
 FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
@@ -144,6 +150,8 @@ class Item:
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
+    #: the queue the item lives in (`wi` or `mq`, see core/queues.py)
+    queue: str = "wi"
 
     @property
     def defective(self) -> bool:
@@ -152,6 +160,16 @@ class Item:
     @property
     def is_uwi(self) -> bool:
         return self.kind == "uwi"
+
+    @property
+    def is_question(self) -> bool:
+        """A UWI or a TBD: answered by the user in `## 回答`, satisfied once answered."""
+        return self.kind in QUESTION_KINDS
+
+    @property
+    def is_request(self) -> bool:
+        """An AWI or a feedback item: plan-type when `plan_file` is set."""
+        return self.kind in REQUEST_KINDS
 
     @property
     def awi_type(self) -> str:

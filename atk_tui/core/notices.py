@@ -156,6 +156,6 @@ def attention(view, notices: list[Notice]) -> dict[str, str]:
     out = {f"notice:{n.filename}": n.title for n in notices}
     for name in view.needs_you:
         item = view.items.get(name)
-        if item is not None and item.kind == "uwi" and item.urgency == "blocking":
+        if item is not None and item.is_question and item.urgency == "blocking":
             out[f"question:{name}"] = item.title
     return out

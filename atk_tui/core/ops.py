@@ -19,7 +19,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from . import graphs
-from .model import Item, Kind, State
+from .model import Item, State
+from .queues import MQ as MQ_QUEUE
 
 if TYPE_CHECKING:
     from .service import QueueView
@@ -41,6 +42,10 @@ class Op(StrEnum):
     COMMENT = "comment"
     SET_DEPENDENCIES = "set-dependencies"
     CONVERT_TO_PLAN = "convert-to-plan"
+    # the feedback queue's own (SPEC §12): the dashboard's edit session, the planning path
+    START_EDITING = "start-editing"
+    STOP_EDITING = "stop-editing"
+    FINISH_PLANNING = "finish-planning"
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,8 @@ class QueueRules:
     dependencies_user: frozenset[str]  # ... and for the user
     #: a free move to this state is made as this op (to inbox from hold: unhold)
     move_ops: Mapping[str, str] = field(default_factory=dict)
+    #: states only their own path enters or leaves (mq's planning): never in a free move
+    fenced: frozenset[str] = frozenset()
 
     @property
     def active(self) -> frozenset[str]:
@@ -97,12 +104,12 @@ class QueueRules:
         """States `op` may start from for `actor` and this item."""
         row = self.transitions[op]
         if actor == "user":
-            return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target}
+            return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target} - self.fenced
         if row.named_from:
             # the state named on the command line (`--state`, whose choices are agent_from)
             return frozenset({from_state or sorted(row.agent_from, key=self.states.index)[0]})
         ok = row.agent_from
-        if row.answered_from and item.kind == Kind.UWI and item.answered:
+        if row.answered_from and item.is_question and item.answered:
             ok = ok | row.answered_from
         return ok
 
@@ -110,6 +117,8 @@ class QueueRules:
         """The transition a free move from `from_state` to `to_state` is made as."""
         if to_state == State.INBOX and from_state == State.HOLD:
             return Op.UNHOLD.value
+        if to_state == State.INBOX and from_state == "editing" and Op.STOP_EDITING.value in self.transitions:
+            return Op.STOP_EDITING.value
         return self.move_ops.get(to_state)
 
 
@@ -148,12 +157,40 @@ WI = QueueRules(
 #: the wi queue's transitions (op -> Transition): the one table
 TRANSITIONS: Mapping[str, Transition] = WI.transitions
 
+#: the feedback queue (SPEC §12): wi's table plus the edit session (`editing`, the user's
+#: only: agents never start it) and the planning path (planning -> inbox, for anyone)
+MQ = QueueRules(
+    name="mq",
+    states=MQ_QUEUE.states,
+    terminal=MQ_QUEUE.terminal,
+    transitions={
+        **WI.transitions,
+        Op.START_EDITING.value: Transition("editing", frozenset()),
+        Op.STOP_EDITING.value: Transition(State.INBOX.value, frozenset()),
+        Op.FINISH_PLANNING.value: Transition(
+            State.INBOX.value, frozenset({"planning"}), user_from=frozenset({"planning"})
+        ),
+    },
+    removable=WI.removable,
+    dependencies_agent=WI.dependencies_agent,
+    dependencies_user=WI.dependencies_user | {"editing"},
+    move_ops={**WI.move_ops, "editing": Op.START_EDITING.value},
+    fenced=MQ_QUEUE.fenced,
+)
+RULES: Mapping[str, QueueRules] = {WI.name: WI, MQ.name: MQ}
+
+
+def rules_for(item: Item) -> QueueRules:
+    """The rules of the queue `item` lives in."""
+    return RULES.get(item.queue, WI)
+
 
 def defect_refusal(item: Item) -> Refusal:
     return Refusal(
         "invalid",
         f"{item.filename} is defective ({'; '.join(item.defects)}); repair it with "
-        f"`atk wi edit {item.filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+        f"`atk {item.queue} edit {item.filename} --whole-file FILE` (frontmatter and body), or remove it with "
+        f"`atk {item.queue} rm`",
         filename=item.filename,
     )
 
@@ -181,10 +218,14 @@ def transition_refusal(
     *,
     from_state: str | None = None,
     expect: str | None = None,
-    rules: QueueRules = WI,
+    rules: QueueRules | None = None,
 ) -> Refusal | None:
-    """Whether `actor` may make transition `op` on `item` as it is now (SPEC §5)."""
+    """Whether `actor` may make transition `op` on `item` as it is now (SPEC §5, §12);
+    `rules`: the item's queue's by default."""
+    rules = rules or rules_for(item)
     name = item.filename
+    if op not in rules.transitions:
+        return Refusal("invalid", f"{name} is a {rules.name} item: {op} is not one of its transitions", exit_code=2, filename=name)
     if expect and item.state != expect:
         return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
     row = rules.transitions[op]
@@ -195,22 +236,27 @@ def transition_refusal(
     if item.state in allowed:
         return None
     hint = ""
-    if row.answered_from and item.state in row.answered_from and item.kind == Kind.UWI:
+    cli = f"atk {rules.name}"
+    if row.answered_from and item.state in row.answered_from and item.is_question:
         hint = (
-            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
+            f" (an inbox {'TBD' if rules.name == 'mq' else 'UWI'} can be {op}ed only once the user's answer is saved; "
             f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
         )
     elif op == Op.HOLD and item.state == State.PROCESSING:
         hint = (
             f" (wi-standards: a processing item is not held while waiting; "
-            f"`atk wi return-to-inbox {name}` first, then hold it)"
+            f"`{cli} return-to-inbox {name}` first, then hold it)"
         )
     elif row.answered_from and item.state in row.answered_from:
-        hint = f" (`atk wi start-processing {name}` first)"
+        hint = f" (`{cli} start-processing {name}` first)"
     elif op == Op.START_PROCESSING and item.state == State.HOLD:
-        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
+        hint = f" (the user holds it; `{cli} unhold {name}` only if the user asked for it)"
+    elif item.state in rules.fenced:
+        hint = f" (a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`)"
+    elif item.state == "editing":
+        hint = " (the user is editing it in the dashboard; wait until the edit is saved)"
     elif item.state in rules.terminal:
-        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
+        hint = f" (`{cli} return-to-inbox {name} --state={item.state}` first)"
     return Refusal(
         "state",
         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}",
@@ -227,9 +273,10 @@ def refusal(
     to_state: str | None = None,
     from_state: str | None = None,
     expect: str | None = None,
-    rules: QueueRules = WI,
+    rules: QueueRules | None = None,
 ) -> Refusal | None:
     """Why `actor` may not do `op` on `items` as they are now, or None when it may.
+    `rules`: each item's own queue's (wi or mq) unless given.
 
     `to_state` goes with `Op.MOVE` (the user's free move); `from_state` with
     return-to-inbox; `expect`: the state the caller saw (refused when an item moved since).
@@ -238,7 +285,7 @@ def refusal(
     Not judged here: things only the store knows (a `base` that changed, who wrote an
     answer), which the service checks as well inside the lock."""
     del view  # the item-level rules need no more; kept in the signature for front ends
-    if op not in rules.transitions and op not in Op._value2member_map_:
+    if op not in (rules or MQ).transitions and op not in Op._value2member_map_:
         return Refusal("invalid", f"unknown operation {op!r}", exit_code=2)
     op = str(op)
     if not items:
@@ -247,7 +294,7 @@ def refusal(
         return Refusal("invalid", "the same item is named twice", exit_code=2)
     single = len(items) == 1
     for item in items:
-        found = _item_refusal(op, item, actor, single, to_state, from_state, expect, rules)
+        found = _item_refusal(op, item, actor, single, to_state, from_state, expect, rules or rules_for(item))
         if found is not None:
             return found
     return None
@@ -283,23 +330,25 @@ def _item_refusal(
     if item.defects and op not in (Op.EDIT,):
         return defect_refusal(item)
     if op == Op.EDIT or op == Op.CONVERT_TO_PLAN:
-        if op == Op.CONVERT_TO_PLAN and item.kind != Kind.AWI:
-            return Refusal("invalid", f"{name} is a {item.kind.upper()}; only an AWI can have a plan file", filename=name)
+        if op == Op.CONVERT_TO_PLAN and not item.is_request:
+            what = "a feedback item" if rules.name == "mq" else "an AWI"
+            return Refusal("invalid", f"{name} is a {item.kind.upper()}; only {what} can have a plan file", filename=name)
         return _terminal(item) if item.state in rules.terminal else None
     if op == Op.ANSWER:
-        if item.kind != Kind.UWI:
-            return Refusal("invalid", f"{name} is an AWI; only a UWI (question) can be answered — comment instead", filename=name)
+        if not item.is_question:
+            what, question = ("a feedback item", "a question (TBD)") if rules.name == "mq" else ("an AWI", "a UWI (question)")
+            return Refusal("invalid", f"{name} is {what}; only {question} can be answered — comment instead", filename=name)
         if item.state in rules.terminal:
             return Refusal(
                 "state",
-                f"{name} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
+                f"{name} is {item.state}: return it to inbox (`atk {rules.name} return-to-inbox --state={item.state}`) "
                 "before answering it again",
                 filename=name,
             )
         return None
     if op == Op.COMMENT:
-        if item.kind != Kind.AWI:
-            return Refusal("invalid", f"{name} is a UWI; answer it instead of commenting", filename=name)
+        if not item.is_request:
+            return Refusal("invalid", f"{name} is a {item.kind.upper()}; answer it instead of commenting", filename=name)
         return _terminal(item) if item.state in rules.terminal else None
     if op == Op.SET_DEPENDENCIES:
         allowed = rules.dependencies_user if actor == "user" else rules.dependencies_agent
@@ -311,6 +360,10 @@ def _item_refusal(
             )
         return None
     if op == Op.MOVE:
+        if to_state in rules.fenced:
+            return Refusal(
+                "invalid", "an item enters planning only when it is added there (`atk mq add --state=planning`)", exit_code=2
+            )
         if to_state not in rules.states:
             return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2)
         resolved = rules.move_op(expect or item.state, to_state)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from .config import PLAN_PREFIX, ConfigError, load_config
 from .model import STATES
+from .queues import MQ
 from .store import AtkError, WriteResult
 
 DEFAULT_PLANS_ROOT = "~/.claude/plans"
@@ -54,7 +55,7 @@ def plans_root(option: str | None = None) -> Path:
 
 def _referenced_months(svc) -> dict[str, tuple[str, str]]:
     """Plan file name -> (YYYY, MM) from every item's plan_file."""
-    items, _, _ = svc.load_items(STATES)
+    items, _, _ = svc.load_items({*STATES, *MQ.states})  # both queues' plan_file values
     out: dict[str, tuple[str, str]] = {}
     for item in items.values():
         if item.plan_file:

@@ -33,6 +33,8 @@ from .graphs import reachable, sccs
 from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status
 
 #: Badges, in the order the UI may want to list them.
+#: non-terminal states whose items are never processed automatically; the status names them
+OUT_OF_PROCESSING: frozenset[str] = frozenset({"hold", "editing", "planning"})
 STATUSES: tuple[str, ...] = Status.values()
 
 #: Default cap on elementary cycles enumerated per strongly connected component.
@@ -350,7 +352,7 @@ def _is_pickable_answered_uwi(snapshot: Snapshot, name: str, state: str) -> bool
     dep = snapshot.items.get(name)
     return (
         dep is not None
-        and dep.kind == "uwi"
+        and dep.is_question
         and bool(dep.answered)
         and not dep.defects
         and state in PROCESSABLE
@@ -424,20 +426,21 @@ def judge(snapshot: Snapshot, now: datetime) -> dict[str, Judgement]:
             if dep_item is not None:
                 if dep_item.defects:
                     extra = ", defective"
-                elif dep_item.kind == "uwi" and not dep_item.answered:
+                elif dep_item.is_question and not dep_item.answered:
                     extra = ", partially answered" if dep_item.answer_partial else ", unanswered"
             code = "dep-hold" if state == "hold" else "dep-active"
             reasons_l.append(Reason(code, f"waiting on {dep} ({state}{extra})", ref=dep))
 
         reasons = tuple(reasons_l)
-        is_uwi = item.kind == "uwi"
-        # hold is out of automatic processing; an unanswered UWI has nothing to pick up
-        ready = item.state != "hold" and not reasons and (not is_uwi or bool(item.answered))
+        is_uwi = item.is_question  # a UWI or a TBD (SPEC §12)
+        # hold, editing and planning are out of automatic processing; an unanswered UWI has
+        # nothing to pick up
+        ready = item.state in PROCESSABLE and not reasons and (not is_uwi or bool(item.answered))
 
         if defects:
             status = "defective"
-        elif item.state == "hold":
-            status = "hold"
+        elif item.state in OUT_OF_PROCESSING:
+            status = item.state
         elif is_uwi:
             status = "answered" if item.answered else "waiting"
         elif not reasons:
@@ -484,7 +487,7 @@ def _unanswered_uwis(snapshot: Snapshot) -> list[str]:
     return sorted(
         name
         for name, item in snapshot.items.items()
-        if item.kind == "uwi" and item.state in ACTIVE and not item.answered
+        if item.is_question and item.state in ACTIVE and not item.answered
     )
 
 

@@ -10,8 +10,10 @@ candidates listed (exit 1); no match is left to the command, which says "no item
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from .model import STATES, is_valid_filename
+from .model import is_valid_filename
+from .queues import QUEUES
 from .store import AtkError, GitStore
 
 _STAMP = re.compile(r"\A\d{8}-\d{6}-")
@@ -27,9 +29,18 @@ def slug_of(filename: str) -> str:
     return _STAMP.sub("", stem)
 
 
-def resolve_name(store: GitStore, given: str) -> str:
-    """The stored item filename `given` names (see the module doc)."""
-    return resolve_among(given, set(store.scan_all(STATES).where))
+def _names(store: GitStore, queues: Sequence[str] | None) -> set[str]:
+    chosen = [q.name for q in QUEUES] if queues is None else list(queues)
+    names: set[str] = set()
+    for q in chosen:
+        names.update(store.scan_all(None, q).where)
+    return names
+
+
+def resolve_name(store: GitStore, given: str, queues: Sequence[str] | None = ("wi",)) -> str:
+    """The stored item filename `given` names (see the module doc), among the items of
+    `queues` (None: both; dependencies may name an item of either queue)."""
+    return resolve_among(given, _names(store, queues))
 
 
 def resolve_among(given: str, names: set[str]) -> str:
@@ -54,8 +65,8 @@ def resolve_among(given: str, names: set[str]) -> str:
     return given
 
 
-def resolve_names(store: GitStore, given: list[str]) -> list[str]:
+def resolve_names(store: GitStore, given: list[str], queues: Sequence[str] | None = ("wi",)) -> list[str]:
     if not given:
         return []
-    names = set(store.scan_all(STATES).where)
+    names = _names(store, queues)
     return [resolve_among(g, names) for g in given]

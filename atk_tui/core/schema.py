@@ -21,7 +21,12 @@ from .model import FILENAME_RE, is_valid_filename
 KindName = Literal["awi", "uwi"]
 UrgencyName = Literal["blocking", "next-review", "informational"]
 StateName = Literal["inbox", "processing", "hold", "adopted", "rejected"]
-StatusName = Literal["ready", "blocked", "cooldown", "waiting", "answered", "hold", "terminal", "defective"]
+StatusName = Literal[
+    "ready", "blocked", "cooldown", "waiting", "answered", "hold", "editing", "planning", "terminal", "defective"
+]
+#: the feedback queue's (`atk mq`, SPEC §12): its kinds and the states wi does not have
+MqKindName = Literal["feedback", "tbd"]
+MqStateName = Literal["editing", "planning"]
 
 
 def _text(v: Any) -> Any:
@@ -123,13 +128,13 @@ class Blocks(BaseModel):
 
 
 class Record(BaseModel):
-    """One line of `atk wi list --json` (and `atk wi show --json`, which adds `body`)."""
+    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`)."""
 
     model_config = ConfigDict(title="atk --json record")
 
     filename: str
-    state: StateName
-    kind: KindName
+    state: StateName | MqStateName
+    kind: KindName | MqKindName
     type: Literal["normal", "plan"] | None
     target_repo: str
     title: str

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .model import STATES
+from .queues import QUEUES
 
 
 def store_signature(root: Path | str) -> tuple:
@@ -21,7 +21,7 @@ def store_signature(root: Path | str) -> tuple:
             paths.append(git / ref[5:])
     except OSError:
         pass
-    paths += [root / "wi" / s for s in STATES]
+    paths += [root / q.folder / s for q in QUEUES for s in q.states]
     paths.append(root / "notices")
     sig = []
     for p in paths:

@@ -425,7 +425,7 @@ def demo_filenames(now: datetime) -> dict[str, str]:
     return {key: it.filename for key, it in d.items.items()}
 
 
-def create_demo_store(base: Path, now: datetime | None = None) -> Path:
+def create_demo_store(base: Path, now: datetime | None = None, *, feedback_queue: bool = False) -> Path:
     """Create `base/remote.git` (bare) and `base/store` (its clone, pushed); return the store.
 
     The content is deterministic given `now` (default: the current time); every timestamp in
@@ -455,12 +455,16 @@ def create_demo_store(base: Path, now: datetime | None = None) -> Path:
     _git("fast-import", "--quiet", "--date-format=raw", cwd=store, input=stream)
     _git("reset", "-q", "--hard", "main", cwd=store)
     _git("push", "-q", "-u", "origin", "main", cwd=store)
+    if feedback_queue:  # the mq queue, written through the service (feedback.py)
+        from .feedback import add_feedback_queue
+
+        add_feedback_queue(store, now, wi_dependency=demo.items["adopt-429"].filename)
     return store.resolve()
 
 
 def demo_main() -> Path:
     """Create a demo store in a fresh temporary directory and return the store path."""
-    return create_demo_store(Path(tempfile.mkdtemp(prefix="atk-demo-")))
+    return create_demo_store(Path(tempfile.mkdtemp(prefix="atk-demo-")), feedback_queue=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -213,7 +213,7 @@ class AtkApp(App):
                 self.call_from_thread(self._show_progress, done, total)
 
         try:
-            view = self.service.queue(ACTIVE, progress=progress)
+            view = self.service.queue(ACTIVE | {"planning"}, progress=progress)  # planning: visible, not actionable
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
@@ -432,6 +432,7 @@ class AtkApp(App):
         yield SystemCommand("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
+        yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
         if isinstance(screen, ItemActionsScreen):

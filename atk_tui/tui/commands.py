@@ -23,6 +23,7 @@ from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.questions import parse_questions
+from ..core.queues import queue_named
 from ..core.service import Outcome, QueueView
 from ..core.textsafe import safe_line
 from .edit_session import EditSession
@@ -137,7 +138,9 @@ class Commands:
             except AtkError:
                 base = None
         states = {t.state for t in targets}
-        options = [s for s in STATES if not (len(states) == 1 and s in states)]
+        queues = {t.queue for t in targets}
+        order = queue_named(queues.pop()).listed_all if len(queues) == 1 else STATES
+        options = [s for s in order if not (len(states) == 1 and s in states)]
         title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
         choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
         if choice is None:
@@ -241,7 +244,7 @@ class Commands:
         (the form comes back with it). The saved outcome, None if nothing was saved."""
         if self.refuse_read_only():
             return None
-        if item.kind != "uwi":
+        if not item.is_question:
             self.app.notify("no question selected and none waiting", severity="warning")
             return None
         full, base = await self.read_seen(item.filename)
@@ -287,7 +290,7 @@ class Commands:
 
     async def accept(self, item: Item) -> Outcome | None:
         """`A`: answer with the recommended option of every question (post-approval: one key)."""
-        if self.refuse_read_only() or item.kind != "uwi":
+        if self.refuse_read_only() or not item.is_question:
             return None
         full, base = await self.read_seen(item.filename)
         if full.answered or full.answer_partial:
@@ -308,7 +311,7 @@ class Commands:
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
         back with a retry when the write is refused."""
-        if self.refuse_read_only() or item.kind != "awi":
+        if self.refuse_read_only() or not item.is_request:
             return None
         full, base = await self.read_seen(item.filename)
         prompt = Text("Appended to the item's ## ユーザーコメント section.")
@@ -389,6 +392,9 @@ def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | Non
     """Why `action` is refused on these (selected or marked) items, None when it is not:
     core's `refusal` for the operation the key makes. `u` is the key for held items (moving
     anything else to inbox is `m`); the move menu only needs items that are not defective."""
+    planning = next((t for t in targets if t.state in queue_named(t.queue).fenced), None)
+    if planning is not None:  # visible, not actionable (SPEC §12)
+        return f"{planning.filename} is being planned: it leaves planning only with `atk mq finish-planning`"
     if action == "unhold" and any(t.state != State.HOLD for t in targets):
         return "only held items are unheld: h holds"
     if action in ("unhold", "move"):

@@ -21,6 +21,8 @@ BADGE_STYLE = {
     "waiting": "bold magenta",
     "answered": "bold cyan",
     "hold": "bold blue",
+    "editing": "bold blue",
+    "planning": "dim blue",
     "terminal": "dim",
     "defective": "bold white on red",
 }
@@ -32,6 +34,8 @@ STATUS_GLYPH = {
     "answered": "✓",
     "cooldown": "⧗",
     "hold": "‖",
+    "editing": "✎",
+    "planning": "…",
     "terminal": "■",
     "defective": "⚠",
     "missing": "✗",
@@ -103,6 +107,10 @@ def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
         return Text(f"⧗ cooldown {short_duration(j.cooldown_until, now)}", style=style)
     if status == "hold":
         return Text("‖ hold", style=style)
+    if status == "editing":
+        return Text("✎ editing", style=style)
+    if status == "planning":
+        return Text("… planning", style=style)
     if status == "terminal":
         return Text("■ done", style=style)
     if status == "defective":
@@ -112,9 +120,10 @@ def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
 
 
 def kind_label(item: Item) -> Text:
-    if item.kind == "uwi":
-        return Text(f"UWI·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="magenta")
-    return Text("AWI·plan" if item.plan_file else "AWI", style="cyan" if item.plan_file else "")
+    if item.is_question:
+        return Text(f"{item.kind.upper()}·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="magenta")
+    name = "FB" if item.queue == "mq" else "AWI"  # a feedback item (mq) or a work item
+    return Text(f"{name}·plan" if item.plan_file else name, style="cyan" if item.plan_file else "")
 
 
 def title_text(item: Item) -> Text:
@@ -162,7 +171,7 @@ def sort_items(items: list[Item], judgements: dict[str, Judgement], blocks: dict
     if mode == "repo":
         return sorted(items, key=lambda i: (i.target_repo, _created_key(i), i.filename))
     if mode == "status":
-        order = ("waiting", "defective", "ready", "answered", "cooldown", "blocked", "hold", "terminal")
+        order = ("waiting", "defective", "ready", "answered", "cooldown", "blocked", "hold", "editing", "planning", "terminal")
 
         def st(i: Item) -> int:
             j = judgements.get(i.filename)

@@ -224,3 +224,25 @@ def test_loop_status_through_the_service(store: Path) -> None:
     dead.wait()
     (d / "state.json").write_text(json.dumps({"pid": dead.pid, "running": []}))
     assert svc.loop_status() is None  # left by a loop that died: not running
+
+
+def test_each_queue_loop_starts_its_own_ready_work(store: Path, agent: tuple[str, Path]) -> None:
+    """`--queue mq` hands out ready feedback items (planning, editing and hold never); the wi
+    loop never hands out mq items. A feedback item waiting on a wi UWI is blocked."""
+    cmd, work = agent
+    seed(store, {"w.md": ("inbox", awi("acme/one")), "q.md": ("inbox", uwi("acme/one"))})
+    feedback = "---\nkind: feedback\ntarget_repo: acme/one\n{}---\n# Feedback\n"
+    for state, name, extra in (("inbox", "f.md", ""), ("editing", "fe.md", ""), ("planning", "fp.md", ""),
+                               ("hold", "fh.md", ""), ("inbox", "fq.md", "depends_on: [q.md]\n")):
+        (store / "mq" / state / name).write_text(feedback.format(extra))
+    subprocess.run(["git", "add", "-A"], cwd=store, check=True)
+    subprocess.run(["git", "commit", "-qm", "mq"], cwd=store, check=True)
+    proc = loop(store, cmd, "--once", "--queue", "mq", env={"FAKE_SLEEP": "0"})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert [sorted(r["files"]) for r in records(work)] == [["f.md"]]
+    (work / "records.jsonl").unlink()
+    proc = loop(store, cmd, "--once", env={"FAKE_SLEEP": "0"})
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert [sorted(r["files"]) for r in records(work)] == [["w.md"]]

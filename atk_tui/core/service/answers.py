@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from .. import sections
 from ..items import parse_item
-from ..model import STATES, Item
+from ..model import Item
 from ..ops import Op, refusal
+from ..queues import queue_named
 from ..store import AtkError, Transaction, item_path
 from .base import ServiceBase
 from .types import Outcome
@@ -109,19 +110,20 @@ class Answers(ServiceBase):
             exit_code=2,
             code="user-only",
         )
-        head_text = self._committed_text("HEAD", name, item.state)
-        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode()).body) != current:
+        head_text = self._committed_text("HEAD", name, item.state, item.queue)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
             raise refuse  # the answer is not even committed
         fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
-        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob){item.queue}/*/{name}", check=False).stdout
         commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
 
         revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
-        blobs = self._blobs([f"{rev}:{item_path(s, name)}" for rev in revs for s in STATES])
+        states = queue_named(item.queue).states
+        blobs = self._blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
         answers: dict[str, str | None] = {}
         for n, rev in enumerate(revs):
-            data = next((b for b in blobs[n * len(STATES) : (n + 1) * len(STATES)] if b is not None), None)
-            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data).body)
+            data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data, queue=item.queue).body)
         for sha, actor in commits:
             if answers[sha] != answers[f"{sha}^"]:
                 if actor.strip() != "user":

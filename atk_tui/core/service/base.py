@@ -10,10 +10,13 @@ from pathlib import Path
 from .. import headings, sections
 from ..config import is_agent_env
 from ..items import MAX_ITEM_BYTES, parse_item
-from ..model import STATES, Item, is_valid_filename
+from ..model import Item, is_valid_filename
 from ..ops import Refusal
-from ..store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
+from ..queues import MQ, QUEUES, Queue, queue_named
+from ..store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path, missing_queue_folders
 from .types import Clock, Outcome, _body_of, _code, utc_now
+
+_FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 
 
 class ServiceBase:
@@ -29,8 +32,13 @@ class ServiceBase:
         pull: bool = True,
         push: bool = True,
         use_cache: bool = True,
+        queue: Queue | str | None = None,
     ) -> None:
+        """`queue`: the queue the commands name items in (`atk wi` / `atk mq`); None: both
+        (the dashboard). Reads always see both queues: dependencies cross them."""
         self.store = GitStore(root)
+        self.q = queue_named(queue)
+        self.queues: tuple[str, ...] = (self.q.name,) if queue is not None else tuple(q.name for q in QUEUES)
         self.root = self.store.root
         self.clock = clock
         self.actor = actor or ("agent" if is_agent_env() else "user")
@@ -50,14 +58,39 @@ class ServiceBase:
         """Where the dashboard keeps the text of edit sessions (inside .git: never committed)."""
         return self.store.git_dir / "atk-edit"
 
-    def _parse_bounded(self, filename: str, state: str) -> Item:
+    def _find(self, filename: str, state: str | None = None, queue: str | None = None) -> list[tuple[str, str]]:
+        """(queue, state) of every copy of `filename` in this service's queues (optionally
+        only in `state`, or in `queue`)."""
+        found = self.store.find(filename, [queue] if queue else self.queues)
+        return [(q, s) for q, s in found if state is None or s == state]
+
+    def _missing(self, filename: str) -> AtkError:
+        """"No item named F", saying which command to use when F is in another queue."""
+        other = [q for q, _ in self.store.find(filename) if q not in self.queues]
+        if other:
+            return AtkError(
+                f"no item named {filename} in the {self.q.name} queue: it is a {other[0]} item "
+                f"(use `atk {other[0]} …` for it)",
+                code="missing",
+            )
+        return AtkError(f"no item named {filename}", code="missing")
+
+    @staticmethod
+    def _dup_defect(item: Item, found: list[tuple[str, str]]) -> None:
+        if len({q for q, _ in found}) > 1:
+            item.defects = [*item.defects, f"filename is in both queues at once: {', '.join(f'{q}/{s}' for q, s in found)}"]
+        elif len(found) > 1:
+            where = [s for _, s in found]
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+
+    def _parse_bounded(self, filename: str, state: str, queue: str = "wi") -> Item:
         """Parse an item without reading more than the size limit allows: a file over it is
         shown as defective from its first bytes (a 2 GB file must not stall the app)."""
-        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1)
+        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1, queue=queue)
         if len(data) <= MAX_ITEM_BYTES:
-            return parse_item(filename, state, data)
-        size = os.stat(self.root / "wi" / state / filename, follow_symlinks=False).st_size
-        return parse_item(filename, state, data, size=size)
+            return parse_item(filename, state, data, queue=queue)
+        size = os.stat(self.root / item_path(state, filename, queue), follow_symlinks=False).st_size
+        return parse_item(filename, state, data, size=size, queue=queue)
 
     def _write(self, op: str, files: Sequence[str], change: Callable[[Transaction], Item | None]) -> Outcome:
         subject = f"atk: {op} {files[0]}" if len(files) == 1 else f"atk: {op} {len(files)} items"
@@ -65,6 +98,7 @@ class ServiceBase:
         try:
             with self.store.writing(subject, self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
                 item = change(tx)
+                self._add_queue_folders(tx)
                 self._guard_tx(tx)
         except AtkError as exc:
             return Outcome(
@@ -85,6 +119,13 @@ class ServiceBase:
             item=item,
         )
 
+    def _add_queue_folders(self, tx: Transaction) -> None:
+        """A store made before the feedback queue gets its `mq/<state>/` folders with the
+        first write to that queue (SPEC §12), in the same commit."""
+        if any(rel.startswith(MQ.folder + "/") for rel in tx.changed):
+            for rel in missing_queue_folders(self.root):
+                tx.write(rel, b"")
+
     @staticmethod
     def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1, code: str = "") -> Outcome:
         return Outcome(False, op, message, tuple(files), exit_code=exit_code, code=code or ("invalid" if exit_code == 2 else ""))
@@ -96,18 +137,18 @@ class ServiceBase:
     def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        where = self.store.locate_all(filename)
-        if not where:
-            raise AtkError(f"no item named {filename}", code="missing")
-        state = where[0]
-        item = self._parse_bounded(filename, state)
-        if len(where) > 1:
-            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
-        self._check_repo(item)
+        found = self._find(filename)
+        if not found:
+            raise self._missing(filename)
+        queue, state = found[0]
+        item = self._parse_bounded(filename, state, queue)
+        self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
+        if not (item.defects and not allow_defective and not item.target_repo):
+            self._check_repo(item)  # a file too broken to name its repo: the defect is the news
         if item.defects and not allow_defective:
             raise AtkError(
                 f"{filename} is defective ({'; '.join(item.defects)}); repair it with "
-                f"`atk wi edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+                f"`atk {queue} edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk {queue} rm`",
                 code="invalid",
             )
         return item
@@ -148,15 +189,15 @@ class ServiceBase:
         if self.actor != "agent":
             return
         for rel in sorted(set(tx.changed)):
-            if not rel.startswith("wi/"):
+            if rel.split("/")[0] not in _FOLDERS:
                 continue
             full = self.root / rel
             if full.is_symlink() or not full.is_file():
                 continue  # deleted (rm's business) or not a file git commits as one
             new = full.read_bytes().decode("utf-8", "replace")
             parts = rel.split("/")
-            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in STATES:
-                old = self._committed_text("HEAD", parts[2], parts[1])
+            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in queue_named(parts[0]).states:
+                old = self._committed_text("HEAD", parts[2], parts[1], parts[0])
             else:
                 blob = self._blobs([f"HEAD:{rel}"])[0]
                 old = None if blob is None else blob.decode("utf-8", "replace")
@@ -186,21 +227,21 @@ class ServiceBase:
         """`REV:PATH` specs' bytes, None where missing (`GitStore.blobs`)."""
         return self.store.blobs(specs)
 
-    def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
-        """The item's text at `rev` (in whichever state folder it was), or None."""
+    def _committed_text(self, rev: str, filename: str, prefer: str | None = None, queue: str = "wi") -> str | None:
+        """The item's text at `rev` (in whichever state folder of its queue it was), or None."""
         states = [prefer] if prefer else []
-        states += [s for s in STATES if s != prefer]
-        for data in self._blobs([f"{rev}:{item_path(s, filename)}" for s in states]):
+        states += [s for s in queue_named(queue).states if s != prefer]
+        for data in self._blobs([f"{rev}:{item_path(s, filename, queue)}" for s in states]):
             if data is not None:
                 return data.decode("utf-8", "replace")
         return None
 
     @staticmethod
     def _write_text(tx: Transaction, item: Item, text: str) -> None:
-        tx.write(item_path(item.state, item.filename), text.encode("utf-8"))
+        tx.write(item_path(item.state, item.filename, item.queue), text.encode("utf-8"))
 
     def _check_base(self, item: Item, base: bytes | None) -> None:
-        if base is not None and self.store.read_bytes(item.state, item.filename) != base:
+        if base is not None and self.store.read_bytes(item.state, item.filename, queue=item.queue) != base:
             raise AtkError(
                 f"not saved: {item.filename} changed since you opened it (someone else edited it; the question "
                 "may be different now). Nothing was written: look at the new version and try again",
@@ -209,12 +250,12 @@ class ServiceBase:
 
     def _save(self, tx: Transaction, item: Item, text: str) -> Item:
         data = text.encode("utf-8")
-        if data == self.store.read_bytes(item.state, item.filename):
+        if data == self.store.read_bytes(item.state, item.filename, queue=item.queue):
             raise AtkError("nothing to change: the text is the same", code="unchanged")
-        new = parse_item(item.filename, item.state, data)
+        new = parse_item(item.filename, item.state, data, queue=item.queue)
         if new.defects:
             raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
-        tx.write(item_path(item.state, item.filename), data)
+        tx.write(item_path(item.state, item.filename, item.queue), data)
         return new
 
     def _write_named(self, op: str, change: Callable[[Transaction], Item | None], holder: list[str]) -> Outcome:
@@ -224,6 +265,7 @@ class ServiceBase:
         try:
             with self.store.writing(f"atk: {op}", self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
                 item = change(tx)
+                self._add_queue_folders(tx)
                 self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
         except AtkError as exc:

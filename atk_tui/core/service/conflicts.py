@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from ..model import STATES
+from ..queues import QUEUES, queue_named
 from ..store import AtkError, Transaction, WriteResult, item_path
 from .base import ServiceBase
 from .types import CONFLICT_PREFIX, SHA_RE, Conflict, Outcome, _code
+
+_FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 
 
 class Conflicts(ServiceBase):
@@ -61,7 +63,7 @@ class Conflicts(ServiceBase):
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
         paths = self._conflict_files(sha)
         mine = dict(zip(paths, self._blobs([f"{sha}:{p}" for p in paths]), strict=True))
-        names = {p.split("/")[2] for p in paths if p.startswith("wi/") and p.count("/") == 2}
+        names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
         def change(tx: Transaction) -> None:
             for path, data in mine.items():
@@ -73,13 +75,15 @@ class Conflicts(ServiceBase):
                 if not exists or (self.root / path).read_bytes() != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders
-            for name in names:
-                keep_states = {p.split("/")[1] for p, d in mine.items() if d is not None and p.endswith("/" + name)}
+            for top, name in names:
+                keep_states = {
+                    p.split("/")[1] for p, d in mine.items() if d is not None and p.startswith(top + "/") and p.endswith("/" + name)
+                }
                 if not keep_states:
                     continue
-                for state in STATES:
-                    if state not in keep_states and (self.root / item_path(state, name)).is_file():
-                        tx.delete(item_path(state, name))
+                for state in queue_named(top).states:
+                    if state not in keep_states and (self.root / item_path(state, name, top)).is_file():
+                        tx.delete(item_path(state, name, top))
             subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
             tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
 
@@ -100,7 +104,7 @@ class Conflicts(ServiceBase):
         """Item and plan files changed in the work tree or index but not committed; both
         sides of a rename (`git mv`) are listed."""
         proc = self.store.git(
-            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", "wi", "plans", check=False
+            "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", *_FOLDERS, "plans", check=False
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
 
@@ -206,7 +210,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
         for path in paths:
             old = store.blob_at(parent, path)
             if old is not None:
-                if path.startswith("wi/") and (store.root / path).is_file():
+                if path.split("/")[0] in _FOLDERS and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
                     current = (store.root / path).read_bytes().decode("utf-8", "replace")
                     service._guard_user_sections(path, current, old.decode("utf-8", "replace"))

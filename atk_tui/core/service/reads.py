@@ -10,7 +10,8 @@ from .. import readiness
 from ..cache import ItemCache, cache_key
 from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
-from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
+from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
+from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult
 from .base import ServiceBase
 from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
@@ -87,7 +88,8 @@ class Reads(ServiceBase):
         if not head or not since or head == since:
             return []
         rng = f"{since}..{head}" if SHA_RE.match(since) else head
-        proc = self.store.git("log", "-z", "--format=%s", rng, "--", f":(glob)wi/*/{filename}", check=False, env=self.store.read_env)
+        globs = [f":(glob){q.folder}/*/{filename}" for q in QUEUES]
+        proc = self.store.git("log", "-z", "--format=%s", rng, "--", *globs, check=False, env=self.store.read_env)
         return [s for s in proc.stdout.split("\0") if s]
 
     def titles(self, names: Iterable[str]) -> dict[str, str]:
@@ -97,40 +99,44 @@ class Reads(ServiceBase):
         for name in names:
             if not is_valid_filename(name):
                 continue
-            where = self.store.locate_all(name)
-            if not where:
+            found = self.store.find(name)
+            if not found:
                 continue
             try:
-                out[name] = self._parse_bounded(name, where[0]).title or name
+                out[name] = self._parse_bounded(name, found[0][1], found[0][0]).title or name
             except (AtkError, OSError):
                 out[name] = name
         return out
 
-    def read(self, filename: str, state: str | None = None) -> Item:
+    def read(self, filename: str, state: str | None = None, queue: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
-        where = [state] if state else self.store.locate_all(filename)
+        found = self._find(filename, state, queue)
+        if state and not found:  # asked for by state: read there (and refuse what is not a file)
+            found = [(queue or self.q.name, state)]
+        where = [s for _, s in found]
         if not where:
-            linked = [f"wi/{s}" for s in STATES if self.store.state_dir_link(s)]
+            linked = [
+                f"{q}/{s}" for q in self.queues for s in queue_named(q).states if self.store.state_dir_link(s, q)
+            ]
             if linked:
                 raise AtkError(
                     f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
                     "replace it with a real folder)",
                     code="missing",
                 )
-            raise AtkError(f"no item named {filename}", code="missing")
-        item = self._parse_bounded(filename, where[0])
-        if len(where) > 1:
-            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+            raise self._missing(filename)
+        item = self._parse_bounded(filename, where[0], found[0][0])
+        self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
         return item
 
     def read_bytes(self, filename: str) -> bytes:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        where = self.store.locate_all(filename)
-        if not where:
-            raise AtkError(f"no item named {filename}", code="missing")
-        return self.store.read_bytes(where[0], filename)
+        found = self._find(filename)
+        if not found:
+            raise self._missing(filename)
+        return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -140,22 +146,53 @@ class Reads(ServiceBase):
     def load_items(
         self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None
     ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        """Parse the items in `states` (through the cache) and locate every item.
+        """Parse the items in `states` of every queue (through the cache) and locate every
+        item of both queues: dependencies cross them, so readiness needs both.
         `progress(done, total)` is called now and then while files are parsed (a cold start)."""
-        wanted = [s for s in STATES if s in set(states)]
-        # git stats the work tree for the blob SHAs while the folders are scanned here
-        collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
-        scan = self.store.scan_all(STATES)
+        wanted_set = set(states)
+        items: dict[str, Item] = {}
+        where: dict[str, str] = {}
+        defects: list[StoreDefect] = []
+        queue_of: dict[str, str] = {}
+        for q in QUEUES:
+            if q.name != "wi" and not os.path.isdir(self.root / q.folder):
+                continue  # a store made before the queue existed
+            q_items, q_where, q_defects = self._load_queue(q, [s for s in q.states if s in wanted_set], progress)
+            for name in q_where.keys() & queue_of.keys():
+                defects.append(StoreDefect(name, f"filename is in both queues at once: {queue_of[name]} and {q.name}"))
+                for found in (items.get(name), q_items.get(name)):
+                    if found is not None:
+                        found.defects = [*found.defects, f"filename is in both queues at once: {queue_of[name]} and {q.name}"]
+                q_where.pop(name)
+                q_items.pop(name, None)
+            queue_of.update(dict.fromkeys(q_where, q.name))
+            items.update(q_items)
+            where.update(q_where)
+            defects += q_defects
+        return items, where, defects
+
+    def _load_queue(
+        self, q: Queue, wanted: list[str], progress: Callable[[int, int], None] | None = None
+    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
+        # git stats the work tree for the blob SHAs while the folders are scanned here (the
+        # second queue is scanned first: most stores have few or no feedback items, and an
+        # empty queue must not cost a git process on every listing)
+        first = q.name == "wi"
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache and first else dict
+        scan = self.store.scan_all(q.states, q.name)
+        if self.use_cache and not first and any(scan.names.get(s) for s in wanted):
+            collect_blobs = self.store.index_blobs_async(wanted, q.name)
         where, dups, defects = scan.where, scan.dups, scan.defects
         items: dict[str, Item] = {}
         scopes: dict[str, ItemCache] = {}
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
+        prefix = "" if q.name == "wi" else f"{q.name}-"
         total = sum(len(scan.names.get(state, ())) for state in wanted)
         done = parsed = 0
         for state in wanted:
-            scope = "terminal" if state in TERMINAL else "active"
+            scope = prefix + ("terminal" if state in TERMINAL else "active")
             cache = None
             if self.use_cache:
                 cache = scopes.get(scope)
@@ -166,9 +203,11 @@ class Reads(ServiceBase):
             for name in scan.names.get(state, ()):
                 if where[name] != state:
                     continue  # a duplicate: the copy in the first state is the item
-                rel = f"wi/{state}/{name}"
+                rel = f"{q.folder}/{state}/{name}"
                 blob = blobs.get(rel)
                 item = cache.get(name, state, blob) if (cache is not None and blob) else None
+                if item is not None:
+                    item.queue = q.name
                 if item is None:
                     try:
                         # never through a link (scan_all lists none; the file may change since)
@@ -177,9 +216,11 @@ class Reads(ServiceBase):
                             data = fh.read(MAX_ITEM_BYTES + 1)
                             size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
                     except OSError as exc:
-                        item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
+                        item = Item(
+                            filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=q.name
+                        )
                     else:
-                        item = parse_item(name, state, data, size=size)
+                        item = parse_item(name, state, data, size=size, queue=q.name)
                         if cache is not None and size is None:
                             cache.put(item)
                     parsed += 1
@@ -229,9 +270,15 @@ class Reads(ServiceBase):
         """Every adopted and rejected item as (filename, state), newest filename first (names
         start with their creation time), and where every item is: what the history shows
         without parsing 50,000 files (each row reads its own file when it is drawn)."""
-        scan = self.store.scan_all(STATES)
-        where = scan.where
-        names = [(n, s) for s in STATES if s in TERMINAL for n in scan.names.get(s, ()) if where[n] == s]
+        names: list[tuple[str, str]] = []
+        where: dict[str, str] = {}
+        for q in QUEUES:  # both queues: the history covers work items and feedback
+            if q.name != "wi" and not os.path.isdir(self.root / q.folder):
+                continue
+            scan = self.store.scan_all(q.states, q.name)
+            for n, st in scan.where.items():
+                where.setdefault(n, st)
+            names += [(n, s) for s in q.states if s in TERMINAL for n in scan.names.get(s, ()) if scan.where[n] == s]
         names.sort(reverse=True)
         return names, where
 
@@ -248,6 +295,8 @@ class Reads(ServiceBase):
         out = []
         needle = text.casefold() if text else None
         for item in view.items.values():
+            if item.queue not in self.queues:
+                continue
             if kind and item.kind != kind:
                 continue
             if repo and item.target_repo != repo:
@@ -255,7 +304,8 @@ class Reads(ServiceBase):
             if needle and not self._matches(item, needle):
                 continue
             out.append(item)
-        out.sort(key=lambda i: (STATES.index(i.state), i.filename))
+        order = {(q.name, s): n for n, (q, s) in enumerate((q, s) for q in QUEUES for s in q.states)}
+        out.sort(key=lambda i: (order.get((i.queue, i.state), 99), i.filename))
         return out, view
 
     def _matches(self, item: Item, needle: str) -> bool:
@@ -264,7 +314,7 @@ class Reads(ServiceBase):
             return True
         if not item.complete:
             try:
-                item = self.read(item.filename, item.state)
+                item = self.read(item.filename, item.state, item.queue)
             except (AtkError, OSError):
                 return False
         return needle in item.body.casefold()

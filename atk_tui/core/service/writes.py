@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from .. import sections
 from ..config import PLAN_PREFIX, portable_plan_file
 from ..items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
-from ..model import ACTIVE, STATES, TERMINAL, URGENCIES, Item, Kind, is_valid_filename
-from ..ops import TRANSITIONS, WI, DependencyRules, Op, refusal, transition_refusal
+from ..model import ACTIVE, TERMINAL, URGENCIES, Item, is_valid_filename
+from ..ops import RULES, DependencyRules, Op, refusal, rules_for, transition_refusal
+from ..queues import queue_named, queue_of_kind
 from ..store import AtkError, StateConflict, Transaction, item_path
 from .base import ServiceBase
 from .types import SHA_RE, Outcome
@@ -54,11 +55,14 @@ class Writes(ServiceBase):
         from_state: str | None = None,
         expect: str | None = None,
         base: bytes | None = None,
+        plan_file: str | None = None,
     ) -> Outcome:
-        """hold, unhold, start-processing, adopt, reject, return-to-inbox: all-or-nothing.
-        `base` (one file only): the bytes the user saw; refused with code "changed" when the
-        stored file differs (e.g. a note written against a question that changed)."""
-        row = TRANSITIONS.get(op)
+        """hold, unhold, start-processing, adopt, reject, return-to-inbox (and mq's
+        start-editing, stop-editing, finish-planning): all or nothing, every file checked
+        before any moves (a refusal names each bad file). `base` (one file only): the bytes
+        the user saw; refused with code "changed" when the stored file differs (e.g. a note
+        written against a question that changed)."""
+        row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
         if row is None:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
@@ -71,36 +75,69 @@ class Writes(ServiceBase):
             return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
         if commit is not None and not row.takes_commit:
             return self._refuse(op, "--commit goes with adopt only", files, 2)
-        if from_state is not None and from_state not in STATES:
+        if from_state is not None and not any(from_state in queue_named(q).states for q in self.queues):
             return self._refuse(op, f"unknown state {from_state!r}", files, 2)
         if base is not None and len(files) != 1:
             return self._refuse(op, "a base goes with one item only", files, 2)
-        target = row.target
+
+        def check(name: str) -> tuple[Item, str]:
+            """The item and its target state, or AtkError saying why `op` cannot take it."""
+            item = self._current(name)
+            self._check_base(item, base)
+            refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
+            if refused is not None:
+                cls = StateConflict if refused.code == "state" else AtkError
+                raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
+            if row.answered_from and self.actor == "agent" and item.is_question:
+                self._check_answer_author(item)
+            return item, rules_for(item).transitions[op].target
 
         def change(tx: Transaction) -> Item | None:
             last = None
+            checked, errors = [], []
             for name in files:
-                item = self._current(name)
-                self._check_base(item, base)
-                refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
-                if refused is not None:
-                    raise StateConflict(refused.message, code=refused.code, exit_code=refused.exit_code)
-                if row.answered_from and self.actor == "agent" and item.kind == "uwi":
-                    self._check_answer_author(item)
-                src = item_path(item.state, name)
+                try:
+                    checked.append(check(name))
+                except AtkError as exc:
+                    if len(files) == 1:
+                        raise
+                    errors.append(exc)
+            if errors:
+                raise AtkError(
+                    f"nothing moved: {len(errors)} of {len(files)} items cannot {op}:\n"
+                    + "\n".join(f"- {e.message}" for e in errors),
+                    exit_code=max(e.exit_code for e in errors),
+                    code=errors[0].code or ("invalid" if errors[0].exit_code == 2 else ""),
+                )
+            for item, target in checked:
+                name = item.filename
+                src = item_path(item.state, name, item.queue)
                 updates = {}
                 if note is not None:
                     updates["note"] = note
                 if commit is not None:
                     updates["commit"] = commit
+                if plan_file is not None:
+                    updates["plan_file"] = plan_file
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
                     self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
-                tx.move(src, item_path(target, name))
+                tx.move(src, item_path(target, name, item.queue))
                 last = item
             return last
 
         return self._write(op, list(files), change)
+
+    def finish_planning(self, files: Sequence[str], plan_file: str) -> Outcome:
+        """`atk mq finish-planning F... --plan-file=P`: planning -> inbox, each with plan_file P
+        (portable form), all or nothing (SPEC §12)."""
+        if not plan_file or not plan_file.strip() or "\n" in plan_file:
+            return self._refuse("finish-planning", "--plan-file needs a path", files, 2)
+        try:
+            portable = self._portable_plan(plan_file)
+        except AtkError as exc:
+            return self._refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
+        return self.transition("finish-planning", files, plan_file=portable)
 
     def hold(self, filename: str, **kw) -> Outcome:
         return self.transition("hold", [filename], **kw)
@@ -132,20 +169,27 @@ class Writes(ServiceBase):
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
         if self.actor != "user":
             return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
-        op = WI.move_op(expect or "", to_state)
+        found = self._find(files[0]) if files else []
+        rules = RULES[found[0][0] if found else self.q.name]
+        if to_state in rules.fenced:
+            return self._refuse(
+                "move", "an item enters planning only when it is added there (`atk mq add --state=planning`)", files, 2
+            )
+        op = rules.move_op(expect or "", to_state)
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
-        return self.transition(op, files, note=note if TRANSITIONS[op].takes_note else None, expect=expect, base=base)
+        return self.transition(op, files, note=note if rules.transitions[op].takes_note else None, expect=expect, base=base)
 
     def agent_may_move(self, item: Item, to_state: str) -> bool:
         """Whether an agent could make the user's move of `item` to `to_state` itself (its
         transition rules, SPEC §5/§11): the dashboard confirms the moves agents never make."""
-        op = WI.move_op(item.state, to_state)
-        if op is None or item.state == to_state:
+        rules = rules_for(item)
+        op = rules.move_op(item.state, to_state)
+        if op is None or item.state == to_state or op not in rules.transitions:
             return False
         # return-to-inbox names the state it starts from (`--state`), as an agent would
-        from_state = item.state if TRANSITIONS[op].named_from else None
-        return item.state in WI.allowed_from(op, item, actor="agent", from_state=from_state)
+        from_state = item.state if rules.transitions[op].named_from else None
+        return item.state in rules.allowed_from(op, item, actor="agent", from_state=from_state)
 
     def rm(self, files: Sequence[str] | str, *, expect: str | None = None) -> Outcome:
         files = [files] if isinstance(files, str) else list(files)
@@ -158,7 +202,7 @@ class Writes(ServiceBase):
                 if deps:
                     notes.append(
                         f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
-                        f"update them with `atk wi set-dependencies`"
+                        f"update them with `atk {self.q.name} set-dependencies`"
                     )
             out.warnings = (*out.warnings, *notes)
         return out
@@ -169,7 +213,7 @@ class Writes(ServiceBase):
             for name in files:
                 item = self._current(name, allow_defective=True)
                 self._raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
-                tx.delete(item_path(item.state, name))
+                tx.delete(item_path(item.state, name, item.queue))
 
         return self._write("rm", files, change)
 
@@ -183,7 +227,7 @@ class Writes(ServiceBase):
             slug = hashlib.sha1(body.encode()).hexdigest()[:8]
         name = f"{stamp}-{slug}.md"
         n = 2
-        while self.store.locate(name) is not None:
+        while self.store.exists_anywhere(name):
             name = f"{stamp}-{slug}-{n}.md"
             n += 1
         return name
@@ -200,10 +244,22 @@ class Writes(ServiceBase):
         urgency: str | None = None,
         target_commit: str | None = None,
         cooldown_until: datetime | None = None,
+        state: str = "inbox",
     ) -> Outcome:
+        """A new item in inbox (in mq also `state="planning"` for a feedback item, SPEC §12);
+        its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq)."""
+        q = queue_of_kind(kind)
         try:
-            if not Kind.is_valid(kind):
-                raise AtkError(f"--kind must be awi or uwi, got {kind!r}", exit_code=2)
+            if q is None or q.name not in self.queues:
+                kinds = [k for name in self.queues for k in queue_named(name).kinds]
+                raise AtkError(f"--kind must be {' or '.join(kinds)}, got {kind!r}", exit_code=2)
+            if state not in q.add_states or (state != "inbox" and kind != q.request_kind):
+                raise AtkError(
+                    f"--state takes {' or '.join(q.add_states)}"
+                    + (f" (planning: a {q.request_kind} item only)" if len(q.add_states) > 1 else "")
+                    + f", got {state!r}",
+                    exit_code=2,
+                )
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
             if self.actor == "agent" and not source:
@@ -211,21 +267,23 @@ class Writes(ServiceBase):
             self._guard_user_headings(body)
             if not body.strip():
                 raise AtkError("the body is empty", exit_code=2)
-            if urgency is not None and (kind != "uwi" or urgency not in URGENCIES):
-                raise AtkError(f"--urgency takes {', '.join(URGENCIES)} and goes with --kind uwi only", exit_code=2)
-            if plan_file and kind != "awi":
-                raise AtkError("--plan-file goes with --kind awi only", exit_code=2)
+            if urgency is not None and (kind != q.question_kind or urgency not in URGENCIES):
+                raise AtkError(
+                    f"--urgency takes {', '.join(URGENCIES)} and goes with --kind {q.question_kind} only", exit_code=2
+                )
+            if plan_file and kind != q.request_kind:
+                raise AtkError(f"--plan-file goes with --kind {q.request_kind} only", exit_code=2)
             if plan_file:
                 plan_file = self._portable_plan(plan_file)
-            if kind == "uwi" and urgency is None:
+            if kind == q.question_kind and urgency is None:
                 from ..questions import checkpoint_urgency
 
                 urgency = checkpoint_urgency(body)  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
             for dep in depends_on:
                 if not is_valid_filename(dep):
                     raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
-                if self.store.locate(dep) is None:
-                    raise AtkError(f"--depends-on names no existing item: {dep}", code="missing")
+                if not self.store.exists_anywhere(dep):
+                    raise AtkError(f"--depends-on names no existing item (in wi or mq): {dep}", code="missing")
         except AtkError as exc:
             return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
@@ -246,10 +304,10 @@ class Writes(ServiceBase):
             name = self._new_filename(find_title(body), body, now)
             holder.append(name)
             text = new_file_text(meta, body)
-            item = parse_item(name, "inbox", text.encode())
+            item = parse_item(name, state, text.encode(), queue=q.name)
             if item.defects:
                 raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
-            tx.write(item_path("inbox", name), text.encode())
+            tx.write(item_path(state, name, q.name), text.encode())
             return item
 
         # the filename is only known inside the lock; the subject is patched after
@@ -265,14 +323,15 @@ class Writes(ServiceBase):
                 raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
             if item.fm_text is None:
                 raise AtkError(
-                    f"{filename} has no frontmatter; repair the whole file with `atk wi edit {filename} --whole-file FILE`",
+                    f"{filename} has no frontmatter; repair the whole file with "
+                    f"`atk {item.queue} edit {filename} --whole-file FILE`",
                     code="invalid",
                 )
             self._guard_user_headings(body)
-            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.kind == "uwi")
+            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.is_question)
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
-            self._guard_user_sections(item_path(item.state, filename), item.text, item.fm_block + new_body)
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, item.fm_block + new_body)
             return self._save(tx, item, item.fm_block + new_body)
 
         return self._write("edit", [filename], change)
@@ -286,7 +345,7 @@ class Writes(ServiceBase):
             item = self._current(filename, allow_defective=True)
             if expect and item.state != expect:
                 raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
-            if base is not None and self.store.read_bytes(item.state, filename) != base:
+            if base is not None and self.store.read_bytes(item.state, filename, queue=item.queue) != base:
                 raise StateConflict(
                     f"not saved: {filename} was changed by someone else while you edited it "
                     "(see its history); edit again to merge your text, or discard it",
@@ -296,7 +355,7 @@ class Writes(ServiceBase):
                 raise AtkError(
                     f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
                 )
-            self._guard_user_sections(item_path(item.state, filename), item.text, text)
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
             return self._save(tx, item, text)
 
         return self._write("edit", [filename], change)
@@ -324,7 +383,7 @@ class Writes(ServiceBase):
     def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
         """`ops.DependencyRules` over the active items; dependencies that exist anywhere count."""
         items, where, _ = self.load_items(ACTIVE)
-        known = {d for d in deps if d in where or self.store.locate(d) is not None}
+        known = {d for d in deps if d in where or self.store.exists_anywhere(d)}
         return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
 
     def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:

@@ -10,7 +10,15 @@
 from __future__ import annotations
 
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
-from .gitstore import LINK_DEFECT, GitStore, ScanResult, init_store, item_path
+from .gitstore import (
+    LINK_DEFECT,
+    GitStore,
+    ScanResult,
+    ensure_queue_folders,
+    init_store,
+    item_path,
+    missing_queue_folders,
+)
 from .remote import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, PULL_MARKER, PUSH_TRIES, WriteResult, lock_timeout
 from .transaction import Transaction
 
@@ -31,7 +39,9 @@ __all__ = [
     "StoreBusy",
     "Transaction",
     "WriteResult",
+    "ensure_queue_folders",
     "init_store",
     "item_path",
     "lock_timeout",
+    "missing_queue_folders",
 ]

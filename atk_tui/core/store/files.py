@@ -48,7 +48,7 @@ def _journal_path_ok(rel: object) -> bool:
     if not isinstance(rel, str) or not rel or rel.startswith("/") or "\\" in rel:
         return False
     parts = rel.split("/")
-    return parts[0] in ("wi", "plans") and all(p not in ("", ".", "..") for p in parts) and ".git" not in parts
+    return parts[0] in ("wi", "mq", "plans") and all(p not in ("", ".", "..") for p in parts) and ".git" not in parts
 
 
 def _digest(path: Path) -> str | None:

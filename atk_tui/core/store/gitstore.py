@@ -28,6 +28,7 @@ from pathlib import Path
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
 from ..model import STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
+from ..queues import QUEUES, queue_named
 from .files import (
     _atomic_write,
     _b64_digest,
@@ -83,17 +84,18 @@ def _bad_names(names: list[str]) -> list[str]:
     return [n for n in names if not is_valid_filename(n) or "\n" in n]
 
 
-def item_path(state: str, filename: str) -> str:
+def item_path(state: str, filename: str, queue: str = "wi") -> str:
     """The store-relative path of an item; refuses anything that could leave the store."""
-    if state not in STATES:
-        raise AtkError(f"unknown state {state!r} (one of {', '.join(STATES)})", exit_code=2)
+    states = queue_named(queue).states
+    if state not in states:
+        raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
     if not is_valid_filename(filename):
         raise AtkError(
             f"bad filename {filename!r}: an item filename has no path parts and matches "
             "^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$",
             exit_code=2,
         )
-    return f"wi/{state}/{filename}"
+    return f"{queue_named(queue).folder}/{state}/{filename}"
 
 
 class GitStore(RemoteSync):
@@ -316,21 +318,26 @@ class GitStore(RemoteSync):
             return None, None
         return parts[0], parts[1]
 
-    def scan_all(self, states: Sequence[str] = STATES) -> ScanResult:
+    def scan_all(self, states: Sequence[str] | None = None, queue: str = "wi") -> ScanResult:
         """The item files of the given state folders (see `ScanResult`).
 
         Written for folders of tens of thousands of files: the per-name work stays in C
         (scandir's cached d_type, dict.fromkeys, one regex over a folder's names)."""
+        q = queue_named(queue)
+        order = q.states
+        top = q.folder
+        if states is None:
+            states = order
         names: dict[str, list[str]] = {}
         defects: list[StoreDefect] = []
         root = str(self.root)
         for state in states:
-            link = self.state_dir_link(state)
+            link = self.state_dir_link(state, queue)
             if link:
-                defects.append(StoreDefect(f"wi/{state}", link))
+                defects.append(StoreDefect(f"{top}/{state}", link))
                 continue
             try:
-                with os.scandir(os.path.join(root, "wi", state)) as it:
+                with os.scandir(os.path.join(root, top, state)) as it:
                     entries = list(it)
             except (FileNotFoundError, NotADirectoryError):
                 continue
@@ -338,17 +345,17 @@ class GitStore(RemoteSync):
             if len(listed) < len(entries):
                 for e in entries:
                     if e.is_symlink():
-                        defects.append(StoreDefect(f"wi/{state}/{e.name}", LINK_DEFECT))
+                        defects.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
                     elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
                         defects.append(StoreDefect(
-                            f"wi/{state}/{e.name}",
-                            "is not a regular file (a folder, a pipe or a device; ignored): move it out of wi/",
+                            f"{top}/{state}/{e.name}",
+                            f"is not a regular file (a folder, a pipe or a device; ignored): move it out of {top}/",
                         ))
             for name in _bad_names(listed):
-                defects.append(StoreDefect(f"wi/{state}/{name}", "filename breaks the item filename pattern"))
+                defects.append(StoreDefect(f"{top}/{state}/{name}", "filename breaks the item filename pattern"))
             names[state] = listed
         where: dict[str, str] = {}
-        for state in reversed([s for s in STATES if s in names]):  # the first state in STATES order wins
+        for state in reversed([s for s in order if s in names]):  # the first state in the queue's order wins
             where.update(dict.fromkeys(names[state], state))
         dups: dict[str, list[str]] = {}
         if len(where) != sum(map(len, names.values())):
@@ -356,15 +363,16 @@ class GitStore(RemoteSync):
             sets = {state: set(listed) for state, listed in names.items()}
             for name, n in counts.items():
                 if n > 1:
-                    dups[name] = [s for s in STATES if s in sets and name in sets[s]]
+                    dups[name] = [s for s in order if s in sets and name in sets[s]]
             for name, where_ in dups.items():
                 defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
         return ScanResult(names, where, dups, defects)
 
-    def state_dir_link(self, state: str) -> str | None:
+    def state_dir_link(self, state: str, queue: str = "wi") -> str | None:
         """Why the folder of `state` must not be read (a symbolic link: it may lead out of the
         store), or None. Links are never followed, wherever they lead."""
-        for rel in ("wi", f"wi/{state}"):
+        top = queue_named(queue).folder
+        for rel in (top, f"{top}/{state}"):
             if os.path.islink(os.path.join(self.root, rel)):
                 return (
                     f"{rel} is a symbolic link; atk never reads through links (they can lead out of the "
@@ -372,35 +380,45 @@ class GitStore(RemoteSync):
                 )
         return None
 
-    def _present(self, state: str, filename: str) -> bool:
+    def _present(self, state: str, filename: str, queue: str = "wi") -> bool:
         """An entry named `filename` in the state's folder (a symbolic link counts: it is
         there, as a defect), never looked for through a linked folder."""
-        if self.state_dir_link(state):
+        if self.state_dir_link(state, queue):
             return False
-        path = self.root / item_path(state, filename)
+        path = self.root / item_path(state, filename, queue)
         try:
             st = os.lstat(path)
         except OSError:
             return False
         return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
 
-    def locate(self, filename: str) -> str | None:
+    def locate(self, filename: str, queue: str = "wi") -> str | None:
         """The state `filename` is in, or None. Safe against path tricks."""
-        for state in STATES:
-            if self._present(state, filename):
+        for state in queue_named(queue).states:
+            if self._present(state, filename, queue):
                 return state
         return None
 
-    def locate_all(self, filename: str) -> list[str]:
+    def locate_all(self, filename: str, queue: str = "wi") -> list[str]:
         """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
-        return [s for s in STATES if self._present(s, filename)]
+        return [s for s in queue_named(queue).states if self._present(s, filename, queue)]
 
-    def read_bytes(self, state: str, filename: str, *, max_bytes: int | None = None) -> bytes:
+    def find(self, filename: str, queues: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """Every (queue, state) holding `filename`, over the given queues (default: all).
+        Filenames are unique across queues: more than one is a store defect."""
+        names = [q.name for q in QUEUES] if queues is None else list(queues)
+        return [(q, s) for q in names for s in self.locate_all(filename, q)]
+
+    def exists_anywhere(self, filename: str) -> bool:
+        """Whether an item of that name exists in either queue (new names must not reuse it)."""
+        return any(self.locate(filename, q.name) is not None for q in QUEUES)
+
+    def read_bytes(self, state: str, filename: str, *, max_bytes: int | None = None, queue: str = "wi") -> bytes:
         """An item file's bytes (the first `max_bytes` when given). Refuses (AtkError) a file
         that is a symbolic link or lies in a linked folder: it could be anything outside the
         store (`/etc/passwd`)."""
-        rel = item_path(state, filename)
-        link = self.state_dir_link(state)
+        rel = item_path(state, filename, queue)
+        link = self.state_dir_link(state, queue)
         if link:
             raise AtkError(f"cannot read {rel}: {link}")
         try:
@@ -427,11 +445,11 @@ class GitStore(RemoteSync):
                     f"replace it with a real folder (git rm {sub}, then mkdir {sub})"
                 )
 
-    def index_blobs_async(self, states: Sequence[str]) -> Callable[[], dict[str, str]]:
+    def index_blobs_async(self, states: Sequence[str], queue: str = "wi") -> Callable[[], dict[str, str]]:
         """`index_blobs`, started now and collected by calling the result, so that git stats
         the work tree while the caller does other work. One git call: `ls-files -c -m -t`
         tags every index entry `H` and every entry that differs from its file `C`."""
-        dirs = [f"wi/{s}" for s in states]
+        dirs = [f"{queue_named(queue).folder}/{s}" for s in states]
         try:
             proc = subprocess.Popen(
                 ["git", "ls-files", "-z", "-s", "-c", "-m", "-t", "--", *dirs],
@@ -602,19 +620,44 @@ class GitStore(RemoteSync):
 
 
 def init_store(path: Path | str) -> tuple[Path, bool]:
-    """Make `path` a store. Returns (root, created); an existing store is left unchanged."""
+    """Make `path` a store. Returns (root, created); an existing store is left unchanged,
+    except that one made before the feedback queue gets its `mq/<state>/` folders (one commit)."""
     root = Path(path).expanduser().resolve()
     root.mkdir(parents=True, exist_ok=True)
     if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
-        return root, False
+        return root, ensure_queue_folders(root)
     if not (root / ".git").exists():
         subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
-    for s in STATES:
-        d = root / "wi" / s
+    keep = queue_gitkeeps()
+    for rel in keep:
+        d = (root / rel).parent
         d.mkdir(parents=True, exist_ok=True)
-        (d / ".gitkeep").touch()
+        (root / rel).touch()
     (root / "plans").mkdir(exist_ok=True)
     store = GitStore(root)
-    store.git("add", "--", *[f"wi/{s}/.gitkeep" for s in STATES])
-    store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *[f"wi/{s}/.gitkeep" for s in STATES])
+    store.git("add", "--", *keep)
+    store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *keep)
     return root, True
+
+
+def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
+    """The `.gitkeep` files that keep every state folder of the queues in git."""
+    chosen = [q for q in QUEUES if queues is None or q.name in queues]
+    return [f"{q.folder}/{s}/.gitkeep" for q in chosen for s in q.states]
+
+
+def missing_queue_folders(root: Path) -> list[str]:
+    """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
+    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
+
+
+def ensure_queue_folders(root: Path | str) -> bool:
+    """Give an existing store the state folders it lacks (the `mq/` queue of a store made
+    before it), in one commit. False when nothing was missing."""
+    store = GitStore(root)
+    if not missing_queue_folders(store.root):
+        return False
+    with store.writing("atk: init mq queue", "user", pull=False, push=False) as tx:
+        for rel in missing_queue_folders(store.root):
+            tx.write(rel, b"")
+    return True

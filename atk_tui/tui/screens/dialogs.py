@@ -195,10 +195,11 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
         "inbox": "inbox (back to the queue)",
         "processing": "processing (start)",
         "hold": "hold (out of automatic processing)",
+        "editing": "editing (mq: the user is editing it)",
         "adopted": "adopted (done)",
         "rejected": "rejected (not done)",
     }
-    KEYS = {"inbox": "i", "processing": "p", "hold": "h", "adopted": "a", "rejected": "x"}
+    KEYS = {"inbox": "i", "processing": "p", "hold": "h", "editing": "e", "adopted": "a", "rejected": "x"}
 
     def __init__(self, title: str, current: set[str], targets: list[str]) -> None:
         super().__init__()

@@ -168,6 +168,8 @@ def describe_graph(view: QueueView, sel: GraphSelection, known: Mapping[str, tup
         if item is not None:
             j = view.judgements.get(node_id)
             status = j.status if j is not None else ("defective" if item.defects else "blocked")
+            if status in ("editing", "planning"):
+                status = "hold"  # out of automatic processing, drawn as hold (mq, SPEC §12)
             reason = j.reasons[0].message if j is not None and j.reasons else ""
             title, repo, state = item.title or node_id, item.target_repo, item.state
         elif node_id in states:

@@ -29,6 +29,11 @@ from .graph import GraphScreen
 PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
+#: the pane an item of each active state shows in: the feedback queue's `editing` and
+#: `planning` items are out of automatic processing like hold ones (SPEC §12)
+PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editing": "hold", "planning": "hold"}
+#: the queue switch (Q): both queues, then each alone
+QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
 
 ACTION_BINDINGS = [
@@ -59,6 +64,7 @@ class MainScreen(ItemActionsScreen):
         # priority: handled before the keys typed after it are routed, so they reach the filter
         Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("s", "cycle_sort", "Sort", id="sort"),
+        Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
@@ -94,6 +100,7 @@ class MainScreen(ItemActionsScreen):
     def __init__(self) -> None:
         super().__init__()
         self.sort_mode = "needs-you"
+        self.queue_view: str | None = None  # None: both queues (wi and mq)
         self.filter_text = ""
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
@@ -162,6 +169,8 @@ class MainScreen(ItemActionsScreen):
         self.refresh_bindings()
 
     def _visible(self, item: Item) -> bool:
+        if self.queue_view is not None and item.queue != self.queue_view:
+            return False
         if not self.filter_text:
             return True
         needle = self.filter_text
@@ -177,14 +186,18 @@ class MainScreen(ItemActionsScreen):
         now = view.now
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         for item in view.items.values():
-            if item.state in by_state and self._visible(item):
-                by_state[item.state].append(item)
+            pane_of = PANE_OF.get(item.state)
+            if pane_of is not None and self._visible(item):
+                by_state[pane_of].append(item)
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
             lst.empty_text = "no match" if self.filter_text else "empty"
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
-            total = sum(1 for i in view.items.values() if i.state == pane)
+            total = sum(
+                1 for i in view.items.values()
+                if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
+            )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
@@ -202,6 +215,8 @@ class MainScreen(ItemActionsScreen):
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
         parts.append(f"sort {self.sort_mode}")
+        if self.queue_view is not None:
+            parts.append(f"queue {self.queue_view} only (Q)")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
         loop = getattr(app, "loop_status", None)
@@ -324,9 +339,14 @@ class MainScreen(ItemActionsScreen):
             )
             return False
         item = view.items[filename]
-        if item.state not in PANES:
+        pane = PANE_OF.get(item.state)
+        if pane is None:
             return False
-        lst = self.query_one(f"#{item.state}", ItemList)
+        if self.queue_view is not None and item.queue != self.queue_view:
+            self.queue_view = None  # the other queue's item: show both again
+            self.refresh_rows()
+            self.update_status()
+        lst = self.query_one(f"#{pane}", ItemList)
         if not lst.select_key(filename) and self.filter_text:
             self.action_clear_filter()
             lst.select_key(filename)
@@ -425,6 +445,14 @@ class MainScreen(ItemActionsScreen):
             event.input.remove_class("shown")
         self.query_one(f"#{self._last_pane}", ItemList).focus()
 
+    def action_cycle_queue(self) -> None:
+        """Q: both queues, only mq (the feedback queue), only wi; needs-you follows."""
+        self.queue_view = QUEUE_VIEWS[(QUEUE_VIEWS.index(self.queue_view) + 1) % len(QUEUE_VIEWS)]
+        self.refresh_rows()
+        self.update_status()
+        shown = {None: "both queues (wi and mq)", "wi": "the wi queue only", "mq": "the mq (feedback) queue only"}
+        self.app.notify(f"showing {shown[self.queue_view]}", timeout=2)
+
     def action_cycle_sort(self) -> None:
         self.sort_mode = SORTS[(SORTS.index(self.sort_mode) + 1) % len(SORTS)] if self.sort_mode in SORTS else SORTS[0]
         self.refresh_rows()
@@ -447,16 +475,24 @@ class MainScreen(ItemActionsScreen):
     def _answer_target(self) -> Item | None:
         """The selected question, else the first one waiting."""
         item, view = self.current_item(), self.view
-        if (item is None or item.kind != "uwi") and view is not None and view.needs_you:
-            item = view.items.get(view.needs_you[0])
+        waiting = self._waiting()
+        if (item is None or not item.is_question) and waiting:
+            item = view.items.get(waiting[0]) if view is not None else None
         return item
+
+    def _waiting(self) -> list[str]:
+        """The questions waiting, in the queue the switch (Q) shows."""
+        view = self.view
+        if view is None:
+            return []
+        shown = self.queue_view
+        return [n for n in view.needs_you if shown is None or (n in view.items and view.items[n].queue == shown)]
 
     def _next_question(self, after: str) -> str | None:
         """The question to select once `after` is answered: the next one waiting."""
-        view = self.view
-        if view is None:
+        if self.view is None:
             return None
-        waiting = view.needs_you
+        waiting = self._waiting()
         later = waiting[waiting.index(after) + 1 :] if after in waiting else []
         rest = [n for n in waiting if n != after]
         return later[0] if later else (rest[0] if rest else None)

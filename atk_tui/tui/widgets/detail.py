@@ -191,8 +191,8 @@ class DetailPane(VerticalScroll):
         t.append("\n")
         t.append_text(badge(j, now, partial=item.answer_partial))
         t.append(f"  {safe_line(item.state)}  ", style="dim")
-        if item.kind == "uwi":
-            t.append(f"UWI · {safe_line(str(item.urgency))}", style="magenta")
+        if item.is_question:
+            t.append(f"{item.kind.upper()} · {safe_line(str(item.urgency))}", style="magenta")
             if item.answered:
                 t.append(" · answered", style="cyan")
             elif item.answer_partial:
@@ -200,7 +200,7 @@ class DetailPane(VerticalScroll):
                 which = ", ".join(f"Q{n}" for n in missing)
                 t.append(f" · {PARTIAL_MARK} ({which} unanswered): still needs you", style="bold magenta")
         else:
-            t.append(f"AWI · {safe_line(str(item.awi_type))}", style="cyan")
+            t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
@@ -261,7 +261,7 @@ class DetailPane(VerticalScroll):
     def _questions(self, item: Item) -> RenderableType | None:
         """Each question with its options in a grid (a wrapped option keeps its indent), the
         recommended one marked; then the saved answer."""
-        if item.kind != "uwi":
+        if not item.is_question:
             return None
         # the last item's questions are kept: a 10,000-question body takes ~0.4 s to parse, and
         # the pane is shown again for the same item (a refresh, moving back to it)
