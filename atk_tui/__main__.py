@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atk-tui", description="Triage dashboard for an atk work-item store.")
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or private_notes in the config file)")
-    p.add_argument("--demo", action="store_true", help="create a realistic demo store in a temporary directory and open it")
+    p.add_argument(
+        "--demo", action="store_true",
+        help="create a realistic demo store in a temporary directory and open it (deleted on exit unless --keep)",
+    )
+    p.add_argument("--keep", action="store_true", help="with --demo: keep the demo store on exit (its path is printed)")
     p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
     p.add_argument("--read-only", action="store_true", help="open without allowing writes")
     from .cli import VersionAction
@@ -20,13 +25,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.keep and not args.demo:
+        parser.error("--keep goes with --demo (it keeps the demo store on exit)")
     from .core.config import ConfigError, resolve_store
 
+    demo_dir: Path | None = None
     if args.demo:
         from .demo import demo_main
 
         root = demo_main()
+        demo_dir = root.parent
         print(f"atk-tui: demo store at {root}", file=sys.stderr)
     else:
         try:
@@ -34,6 +44,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         except ConfigError as exc:
             print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
             sys.exit(2)
+    try:
+        code = _run(root, args)
+    finally:
+        if demo_dir is not None:
+            _end_demo(demo_dir, root, keep=args.keep)
+    sys.exit(code)
+
+
+def _run(root: Path, args: argparse.Namespace) -> int:
     from .core.store import AtkError
     from .tui.app import make_app
 
@@ -41,9 +60,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         app = make_app(root, theme=args.theme, read_only=args.read_only)
     except AtkError as exc:
         print(f"atk-tui: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     app.run()
-    sys.exit(app.return_code or 0)
+    return app.return_code or 0
+
+
+def _end_demo(demo_dir: Path, root: Path, *, keep: bool) -> None:
+    """The demo store (and its bare remote) is deleted on exit; with --keep, say where it is."""
+    if keep:
+        print(f"atk-tui: demo store kept at {root} (open it again: atk-tui --store {root})", file=sys.stderr)
+        return
+    import shutil
+
+    shutil.rmtree(demo_dir, ignore_errors=True)
+    if demo_dir.exists():
+        print(f"atk-tui: could not delete the demo store at {demo_dir}; remove it by hand", file=sys.stderr)
 
 
 if __name__ == "__main__":
