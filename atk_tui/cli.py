@@ -613,6 +613,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             _out(str(root))
             return 0
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
+        svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
         if args.cmd == "plans":
             return cmd_plans_commit(svc, args)
         if args.cmd == "agents":

@@ -50,6 +50,7 @@ def _copy_file(src: Path, dst: Path) -> None:
 
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
+LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
 PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
 ZERO = "0" * 40
@@ -60,6 +61,30 @@ LINK_DEFECT = (
     "replace it with the file itself, or remove it"
 )
 
+
+
+def push_behind_remote(output: str) -> bool:
+    """git refused the push only because the remote has commits we lack (`! [rejected] ...
+    (fetch first)` / `(non-fast-forward)`): pulling and pushing again can help. A hook or a
+    policy refusing it (`! [remote rejected] ... (pre-receive hook declined)`) cannot."""
+    if "[remote rejected]" in output:
+        return False
+    return "(fetch first)" in output or "(non-fast-forward)" in output or "[rejected]" in output
+
+
+def push_failure_reason(output: str) -> str:
+    """git's own reason for a failed push, in one line: what the remote said (`remote: ...`
+    lines: a hook's message) and the refusal (`[remote rejected] main -> main (pre-receive
+    hook declined)`); else the last line that says something (not a `hint:`)."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    remote = [ln.removeprefix("remote:").strip() for ln in lines if ln.startswith("remote:")]
+    remote = [ln for ln in remote if ln]
+    refused = [ln.lstrip("! ").strip() for ln in lines if ln.startswith("!")]
+    parts = remote + refused
+    if parts:
+        return "; ".join(parts)
+    said = [ln for ln in lines if not ln.startswith("hint:")]
+    return said[-1] if said else "push failed"
 
 class AtkError(Exception):
     """An error with a message a person can act on. `exit_code` is the CLI's."""
@@ -193,6 +218,9 @@ class GitStore:
         self.git_dir = git_dir
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
+        #: told LOCK_WAIT_MESSAGE when a write has to wait for the lock, then None when the
+        #: wait is over (acquired or given up): front ends show it (stderr, the status line)
+        self.on_lock_wait: Callable[[str | None], None] | None = None
         self._env: dict[str, str] | None = None
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
@@ -579,12 +607,24 @@ class GitStore:
         if os.path.islink(path):
             path.unlink()  # opening it would create or truncate whatever it points at
         lock = FileLock(str(path), timeout=timeout)
+        waiting = False
         try:
-            lock.acquire()
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                if timeout <= 0:
+                    raise
+                waiting = self.on_lock_wait is not None
+                if waiting:
+                    self.on_lock_wait(LOCK_WAIT_MESSAGE.format(timeout=timeout))
+                lock.acquire()
         except Timeout:
             raise StoreBusy(
                 f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
             ) from None
+        finally:
+            if waiting and self.on_lock_wait is not None:
+                self.on_lock_wait(None)
         try:
             self.children.reset()
             self._recover_pull()
@@ -803,9 +843,8 @@ class GitStore:
                 result.pushed = True
                 return
             last = (proc.stderr or proc.stdout).strip()
-            rejected = "rejected" in last or "fetch first" in last or "non-fast-forward" in last
-            if not rejected:
-                break
+            if not push_behind_remote(last):
+                break  # refused by a hook or policy, or another failure: a rebase cannot help
             try:
                 reb = self._pull_rebase()
             except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
@@ -822,9 +861,7 @@ class GitStore:
                 mine = None
         result.pushed = False
         n = self.unpushed()
-        # the last line that says something (git ends a rejection with `hint:` lines)
-        lines = [ln for ln in last.splitlines() if ln.strip() and not ln.startswith("hint:")]
-        reason = lines[-1].strip() if lines else "push failed"
+        reason = push_failure_reason(last)
         result.warnings.append(
             f"{n} unpushed commit{'s' if n != 1 else ''} ({reason}); run `atk wi commit` to push later"
         )

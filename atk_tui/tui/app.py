@@ -18,6 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.worker import Worker, WorkerState
 
@@ -63,6 +64,14 @@ class ItemProvider(Provider):
                 for offset in offsets:
                     display = display.stylize(matcher.match_style, offset, offset + 1)
                 yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
+
+
+class LockWait(Message):
+    """A write started (text) or stopped (None) waiting for the store lock."""
+
+    def __init__(self, text: str | None) -> None:
+        super().__init__()
+        self.text = text
 
 
 class AtkApp(App):
@@ -119,14 +128,17 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
+        self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
+        service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
-            unknown = sorted(set(self.tui_config.keys) - binding_ids())
-            if unknown:
-                self.tui_config.errors.append(f"config: [tui.keys] names no action: {', '.join(unknown)}")
+            from .keymap import checked_keymap
+
+            keymap, errors = checked_keymap(self.tui_config.keys, binding_ids())
+            self.tui_config.errors.extend(errors)
             try:
-                self.set_keymap(self.tui_config.keys)
+                self.set_keymap(keymap)
             except Exception as exc:
                 self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
 
@@ -134,7 +146,8 @@ class AtkApp(App):
         try:
             self.theme = self.tui_config.theme
         except Exception:
-            self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}")
+            themes = ", ".join(sorted(self.available_themes))
+            self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}; themes: {themes}")
         self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
@@ -252,8 +265,15 @@ class AtkApp(App):
         what = (event.worker.name or "action").removeprefix("action_").replace("_", " ").strip() or "action"
         self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
 
+    def on_lock_wait(self, event: LockWait) -> None:
+        self.lock_wait = event.text
+        if event.text:
+            self.notify(event.text, severity="warning", timeout=4)
+        if self.main.is_mounted:
+            self.main.update_status()
+
     def report_error(self, message: str) -> None:
-        self.last_error = safe_text(message)
+        self.last_error = safe_text(self.dashboard_words(message))
         self.notify(message, severity="error", timeout=8)
         self.main.update_status()
 
@@ -261,7 +281,15 @@ class AtkApp(App):
         """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
         the store (a filename, a title, git's stderr), so it is made safe and never parsed as
         markup (SPEC §14)."""
-        super().notify(safe_text(str(message)), title=safe_line(str(title)), markup=False, **kw)
+        super().notify(safe_text(self.dashboard_words(str(message))), title=safe_line(str(title)), markup=False, **kw)
+
+    def dashboard_words(self, message: str) -> str:
+        """A core message with the CLI commands it suggests replaced by this app's keys
+        (`press P`, not `run atk wi commit`)."""
+        from ..core.hints import for_dashboard
+        from .keymap import key_label
+
+        return for_dashboard(message, lambda bid: key_label(bid, self._keymap))
 
     # -- quitting ------------------------------------------------------------------------
 

@@ -38,7 +38,8 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
         if isinstance(theme, str) and (themes is None or theme in themes):
             cfg.theme = theme
         else:
-            cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}")
+            valid = f"; themes: {', '.join(sorted(themes))}" if themes else ""
+            cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}{valid}")
     interval = raw.get("pull_interval")
     if interval is not None:
         if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:

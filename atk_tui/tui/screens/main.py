@@ -191,6 +191,8 @@ class MainScreen(ActionsMixin, Screen):
         if app.conflicts:
             n = app.conflicts
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
+        if getattr(app, "lock_wait", None):
+            status.append("  " + safe_line(app.lock_wait), style="bold reverse")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)
