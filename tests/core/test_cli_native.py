@@ -209,10 +209,10 @@ def test_a_write_waiting_for_the_lock_says_so_on_stderr(store: Path) -> None:
     lock = FileLock(str(store / ".git" / "atk.lock"))
     with lock:
         env = {**os.environ, "ATK_LOCK_TIMEOUT": "0.5"}
-        proc = subprocess.run([str(ATK), "wi", "add", "# t\n\nbody", "--store", str(store)],
+        proc = subprocess.run([str(ATK), "wi", "add", "# t\n\nbody", "--target-repo", "acme/x", "--store", str(store)],
                               capture_output=True, text=True, env=env)
     assert proc.returncode == 1
     assert "waiting for the store lock" in proc.stderr, proc.stderr
     assert "store busy" in proc.stderr
-    proc = subprocess.run([str(ATK), "wi", "add", "# t\n\nbody", "--store", str(store)], capture_output=True, text=True)
+    proc = subprocess.run([str(ATK), "wi", "add", "# t\n\nbody", "--target-repo", "acme/x", "--store", str(store)], capture_output=True, text=True)
     assert proc.returncode == 0 and "waiting" not in proc.stderr  # a free lock: no message
