@@ -18,6 +18,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", action="store_true", help="with --demo: keep the demo store on exit (its path is printed)")
     p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
     p.add_argument("--read-only", action="store_true", help="open without allowing writes")
+    p.add_argument(
+        "--serve", action="store_true",
+        help="serve the dashboard to a web browser (textual-serve) instead of drawing it here; "
+        "each browser tab runs its own dashboard on the same store; editing there uses the in-app editor",
+    )
+    p.add_argument("--host", default="localhost", help="with --serve: the address to listen on (default localhost)")
+    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     from .cli import VersionAction
 
     p.add_argument("--version", action=VersionAction)
@@ -29,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.keep and not args.demo:
         parser.error("--keep goes with --demo (it keeps the demo store on exit)")
+    if not args.serve and (args.host != "localhost" or args.port != 8000):
+        parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
     from .core.config import ConfigError, resolve_store
 
     demo_dir: Path | None = None
@@ -45,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
             sys.exit(2)
     try:
-        code = _run(root, args)
+        code = _serve(root, args) if args.serve else _run(root, args)
     finally:
         if demo_dir is not None:
             _end_demo(demo_dir, root, keep=args.keep)
@@ -63,6 +72,33 @@ def _run(root: Path, args: argparse.Namespace) -> int:
         return 2
     app.run()
     return app.return_code or 0
+
+
+def serve_command(root: Path, args: argparse.Namespace) -> str:
+    """The command textual-serve starts for each browser session: this dashboard on `root`."""
+    import shlex
+
+    argv = [sys.executable, "-m", "atk_tui", "--store", str(root)]
+    if args.theme:
+        argv += ["--theme", args.theme]
+    if args.read_only:
+        argv.append("--read-only")
+    return shlex.join(argv)
+
+
+def _serve(root: Path, args: argparse.Namespace) -> int:
+    from .core.store import AtkError, GitStore
+
+    try:
+        GitStore(root)  # refuse a path that is not a store before listening
+    except AtkError as exc:
+        print(f"atk-tui: {exc}", file=sys.stderr)
+        return 2
+    from textual_serve.server import Server
+
+    print(f"atk-tui: serving {root} at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    Server(serve_command(root, args), host=args.host, port=args.port, title="atk-tui").serve()
+    return 0
 
 
 def _end_demo(demo_dir: Path, root: Path, *, keep: bool) -> None:
