@@ -216,3 +216,14 @@ def test_a_write_waiting_for_the_lock_says_so_on_stderr(store: Path) -> None:
     assert "store busy" in proc.stderr
     proc = subprocess.run([str(ATK), "wi", "add", "# t\n\nbody", "--target-repo", "acme/x", "--store", str(store)], capture_output=True, text=True)
     assert proc.returncode == 0 and "waiting" not in proc.stderr  # a free lock: no message
+
+
+def test_host_and_port_go_with_serve() -> None:
+    proc = subprocess.run([str(BIN / "atk-tui"), "--port", "9000"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--host and --port go with --serve" in proc.stderr
+
+
+def test_serve_refuses_a_path_that_is_not_a_store(tmp_path: Path) -> None:
+    proc = subprocess.run([str(BIN / "atk-tui"), "--serve", "--store", str(tmp_path), "--port", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "is not an atk store" in proc.stderr
