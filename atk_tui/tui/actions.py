@@ -112,15 +112,14 @@ ACTION_BINDINGS = [
     Binding("A", "accept", "Accept rec.", show=False, id="accept"),
     Binding("c", "comment", "Comment", id="comment"),
     Binding("e", "edit", "Edit", id="edit"),
-    Binding("h", "hold", "Hold", id="hold"),
+    Binding("p", "hold", "Hold", id="hold"),  # `h` is vim's left: back from the detail pane
     Binding("u", "unhold", "Unhold", id="unhold"),
     Binding("m", "move", "Move", id="move"),
     Binding("x,delete", "remove", "Remove", show=False, id="remove"),
     Binding("z", "undo", "Undo", id="undo"),
     Binding("d", "dependencies", "Deps", id="dependencies"),
     Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
-    # priority: a focused pane binds `g` to "first row"; `check_action` lets the filter have it
-    Binding("g", "graph", "Graph", id="graph", priority=True),
+    Binding("v", "graph", "Graph", id="graph"),  # `g g` is vim's first row
 ]
 
 

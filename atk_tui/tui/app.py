@@ -283,13 +283,18 @@ class AtkApp(App):
         markup (SPEC §14)."""
         super().notify(safe_text(self.dashboard_words(str(message))), title=safe_line(str(title)), markup=False, **kw)
 
+    def key_for(self, binding_id: str) -> str:
+        """The key that does `binding_id` now (after `[tui.keys]`), as the footer shows it."""
+        from .keymap import key_label
+
+        return key_label(binding_id, self._keymap)
+
     def dashboard_words(self, message: str) -> str:
         """A core message with the CLI commands it suggests replaced by this app's keys
         (`press P`, not `run atk wi commit`)."""
         from ..core.hints import for_dashboard
-        from .keymap import key_label
 
-        return for_dashboard(message, lambda bid: key_label(bid, self._keymap))
+        return for_dashboard(message, self.key_for)
 
     # -- quitting ------------------------------------------------------------------------
 

@@ -144,7 +144,7 @@ async def test_hold_then_unhold(demo: Demo) -> None:
         await settle(pilot)
         assert demo.subjects_since(base) == []
 
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         assert demo.state(name) == "hold"
         # the cursor stays in the inbox (on the next item), ready for the next triage step
@@ -172,7 +172,7 @@ async def test_hold_a_processing_item(demo: Demo) -> None:
         await started(pilot)
         await select(pilot, name)
         base = demo.head()
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
     assert demo.subjects_since(base) == [f"atk: hold {name}"]
     assert demo.state(name) == "hold"
@@ -188,7 +188,7 @@ async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -
         # an agent starts it behind the dashboard's back (the watcher is off)
         assert Service(demo.root, actor="agent").start_processing([name]).ok
         base = demo.head()
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "processing"
@@ -386,7 +386,7 @@ async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
         await started(pilot)
         names = await mark(pilot, demo, "hand-svg-logo", "agent-index", "lint")
         base = demo.head()
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         assert app.main.marked() == []
     assert demo.subjects_since(base) == ["atk: hold 3 items"]
@@ -445,7 +445,7 @@ async def test_undo_a_hold(demo: Demo) -> None:
         await select(pilot, name)
         assert not app.screen.check_action("undo", ())  # nothing to undo yet
         base = demo.head()
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         assert demo.state(name) == "hold"
         await pilot.press("z")
@@ -463,7 +463,7 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
         await started(pilot)
         await select(pilot, name)
         base = demo.head()
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         agent = Service(demo.root, actor="agent")
         assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
@@ -515,10 +515,10 @@ async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         await select(pilot, a)
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         await select(pilot, b)
-        await pilot.press("h")
+        await pilot.press("p")
         await settle(pilot)
         base = demo.head()
         await pilot.press("z")
@@ -545,7 +545,7 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
             await select(pilot, demo[key])
             for action in sorted(WRITE_ACTIONS):
                 assert app.screen.check_action(action, ()) is None, action
-            await pilot.press("e", "a", "A", "c", "h", "u", "m", "x", "z", "space", "h")
+            await pilot.press("e", "a", "A", "c", "p", "u", "m", "x", "z", "space", "p")
             await settle(pilot)
             assert app.screen is app.main
     assert demo.subjects_since(base) == []

@@ -46,7 +46,7 @@ async def test_graph_selects_the_clicked_node(demo_store: Path) -> None:
         await settle(pilot)
         assert app.main.jump_to(DEMO["chain-uwi"])
         await settle(pilot)
-        await press(pilot, "g")
+        await press(pilot, "v")
         assert isinstance(app.screen, GraphScreen)
         cv = app.screen.query_one(GraphCanvas)
         layout = cv.layout_

@@ -56,7 +56,7 @@ def open_graph(center: str | None, *keys: str) -> Callable[[Pilot], object]:
         if center is not None:
             assert app.main.jump_to(center)
             await settle(pilot)
-        await press(pilot, "g", *keys)
+        await press(pilot, "v", *keys)
 
     return run_before
 
@@ -124,7 +124,7 @@ async def test_demo_chain_uwi_to_an_item_it_blocks(demo_store: Path) -> None:
         await settle(pilot)
         assert app.main.jump_to(DEMO["chain-uwi"])
         await settle(pilot)
-        await press(pilot, "g")
+        await press(pilot, "v")
         assert canvas(app).focused_node == DEMO["chain-uwi"]
         layout = canvas(app).layout_
         assert layout is not None
@@ -144,7 +144,7 @@ async def test_arrows_follow_edges_and_columns(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(a)
-        await press(pilot, "g")
+        await press(pilot, "v")
         cv = canvas(app)
         assert cv.focused_node == a
         await press(pilot, "left")  # nothing on the left: stays
@@ -173,7 +173,7 @@ async def test_whole_queue_toggle_and_centre(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(b)
-        await press(pilot, "g")
+        await press(pilot, "v")
         screen = graph_screen(app)
         assert set(canvas(app).layout_.nodes) == {a, b, d}  # c is neither a dependency nor a dependent of b
         await press(pilot, "w")
@@ -194,7 +194,7 @@ async def test_done_dependencies_toggle(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(b)
-        await press(pilot, "g")
+        await press(pilot, "v")
         nodes = canvas(app).layout_.nodes
         assert done in nodes
         assert "Old groundwork" in screen_text(app)  # the done item's title was read from the store
@@ -214,7 +214,7 @@ async def test_enter_on_missing_or_done_node_stays(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(login)
-        await press(pilot, "g")
+        await press(pilot, "v")
         cv = canvas(app)
         layout = cv.layout_
         assert missing in layout.placeholders
@@ -233,7 +233,7 @@ async def test_cycles_are_named(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(docs)
-        await press(pilot, "g")
+        await press(pilot, "v")
         assert cycles_line(app) == (
             f"2 cycles: {split} -> {invoice} -> {tax} -> {split}  ·  {invoice} -> {tax} -> {invoice}"
         )
@@ -256,7 +256,7 @@ async def test_labels_are_never_markup(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(base)
-        await press(pilot, "g")
+        await press(pilot, "v")
         text = screen_text(app)
         assert "[bold red]x[/]" in text  # in the info line, whole
         assert "\x1b" not in text and "\\x1b[31m" in text
@@ -268,7 +268,7 @@ async def test_light_theme_draws(tmp_path: Path) -> None:
     app = build_app(root, theme="textual-light")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, "g")
+        await press(pilot, "v")
         cv = canvas(app)
         edge = cv.style_for("edge-cycle")
         assert edge.color is not None and edge.bold
@@ -285,7 +285,7 @@ async def test_only_visible_rows_are_rendered(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(names[0])
-        await press(pilot, "g")
+        await press(pilot, "v")
         cv = canvas(app)
         assert cv.layout_ is not None and len(cv.layout_.nodes) == 50
         assert cv.layout_.height > cv.size.height
@@ -319,7 +319,7 @@ async def test_laying_out_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(names[0])
-        await pilot.press("g")
+        await pilot.press("v")
         for _ in range(500):
             await pilot.pause(0.01)
             if isinstance(app.screen, GraphScreen) and canvas(app).message == "laying out 50 items…":
@@ -337,7 +337,7 @@ async def test_graph_follows_a_new_queue(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(a)
-        await press(pilot, "g")
+        await press(pilot, "v")
         svc = service(root)
         e = add(svc, "Another dependent", deps=(d,))
         app.reload()
@@ -353,7 +353,7 @@ async def test_edit_dependencies_from_the_graph(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(b)
-        await press(pilot, "g")
+        await press(pilot, "v")
         assert c not in canvas(app).layout_.nodes
         await press(pilot, "d")
         await pilot.press(*"background")

@@ -58,7 +58,7 @@ async def test_a_refused_push_names_P_and_git_s_reason(demo_store: Path, toasts:
         await settle(pilot)
         await press(pilot, "1")
         target = keys_of_pane(app, "inbox")[0]
-        await press(pilot, "h")
+        await press(pilot, "p")
         assert target in keys_of_pane(app, "hold")
         shown = "\n".join(toasts)
         assert "rejected by policy hook" in shown, shown
@@ -75,7 +75,7 @@ async def test_a_write_waiting_for_the_store_lock_says_so(demo_store: Path) -> N
         target = keys_of_pane(app, "inbox")[0]
         lock.acquire()
         try:
-            await pilot.press("h")
+            await pilot.press("p")
             for _ in range(200):  # bounded: the worker reports the wait as soon as it meets the lock
                 await pilot.pause(0.02)
                 if app.lock_wait:

@@ -40,7 +40,7 @@ class MainScreen(ActionsMixin, Screen):
         Binding("slash", "filter", "Filter", id="filter", priority=True),
         Binding("s", "cycle_sort", "Sort", id="sort"),
         Binding("right,l", "focus_detail", "Detail", show=False),
-        Binding("left", "focus_panes", "Panes", show=False),
+        Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
         *ACTION_BINDINGS,
     ]
@@ -360,7 +360,8 @@ class MainScreen(ActionsMixin, Screen):
     def _marks_changed(self) -> None:
         self.refresh_bindings()
         n = len(self.marked())
-        self.query_one("#status", Static).update(Text(f"{n} marked: h hold · u unhold · m move · x remove · Esc clears marks") if n else "")
+        k = self.app.key_for
+        self.query_one("#status", Static).update(Text(f"{n} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks") if n else "")
         if not n:
             self.update_status()
 

@@ -39,7 +39,7 @@ class DepTree(Tree[str]):
 
     BINDINGS = [
         # back to the panes (the screen's action; a screen without it ignores the key)
-        Binding("left", "screen.focus_panes", "Back to the panes", show=False),
+        Binding("left,h", "screen.focus_panes", "Back to the panes", show=False),
     ]
 
     class JumpRequested(Message):

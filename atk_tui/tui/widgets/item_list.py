@@ -65,8 +65,12 @@ class ItemList(ScrollView, can_focus=True):
         Binding("down,j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,g,G", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
+        # vim/less: `g g` or Home first, G or End last, Ctrl+D / Ctrl+U half a page
+        Binding("home", "first", "First", show=False, id="item_list.first"),
+        Binding("g", "g_prefix", "First (g g)", show=False),
+        Binding("end,G", "last", "Last", show=False, id="item_list.last"),
+        Binding("ctrl+d", "half_page_down", "Half page down", show=False, id="item_list.half_down"),
+        Binding("ctrl+u", "half_page_up", "Half page up", show=False, id="item_list.half_up"),
         Binding("enter", "select", "Open", show=False),
         Binding("space", "toggle_mark", "Mark", show=False, id="item_list.mark"),
     ]
@@ -202,6 +206,25 @@ class ItemList(ScrollView, can_focus=True):
     def action_page_down(self) -> None:
         self.cursor += max(self.size.height - 1, 1)
 
+    def action_half_page_up(self) -> None:
+        self.cursor -= max(self.size.height // 2, 1)
+
+    def action_half_page_down(self) -> None:
+        self.cursor += max(self.size.height // 2, 1)
+
+    _g_armed = False  # the first `g` of `g g` was pressed, and no other key since
+
+    def action_g_prefix(self) -> None:
+        if self._g_armed:
+            self._g_armed = False
+            self.action_first()
+        else:
+            self._g_armed = True
+
+    def on_key(self, event) -> None:
+        if event.key != "g":
+            self._g_armed = False  # `g` then anything else is not `g g`
+
     def action_first(self) -> None:
         self.cursor = 0
 
@@ -249,6 +272,7 @@ class ItemList(ScrollView, can_focus=True):
         self._refresh_row(self.cursor)
 
     def on_blur(self) -> None:
+        self._g_armed = False
         self._refresh_row(self.cursor)
 
     def on_resize(self) -> None:
