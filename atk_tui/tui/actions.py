@@ -116,7 +116,7 @@ ACTION_BINDINGS = [
     Binding("u", "unhold", "Unhold", id="unhold"),
     Binding("m", "move", "Move", id="move"),
     Binding("x,delete", "remove", "Remove", show=False, id="remove"),
-    Binding("z", "undo", "Undo", id="undo"),
+    Binding("z", "undo", "Undo", show=False, id="undo"),  # in the help; the footer keeps room for ? and q
     Binding("d", "dependencies", "Deps", id="dependencies"),
     Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
     Binding("v", "graph", "Graph", id="graph"),  # `g g` is vim's first row

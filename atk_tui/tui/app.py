@@ -148,6 +148,8 @@ class AtkApp(App):
         except Exception:
             themes = ", ".join(sorted(self.available_themes))
             self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}; themes: {themes}")
+        self._remembered_theme = self.theme  # the initial theme is not a choice to remember
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
@@ -264,6 +266,17 @@ class AtkApp(App):
         error = event.worker.error
         what = (event.worker.name or "action").removeprefix("action_").replace("_", " ").strip() or "action"
         self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
+
+    def _remember_theme(self, theme) -> None:
+        """A theme picked in the command palette is the one the next start uses."""
+        from .state import save_state
+
+        if theme.name == self._remembered_theme:
+            return
+        self._remembered_theme = theme.name
+        error = save_state(theme=theme.name)
+        if error:
+            self.notify(error, severity="warning", timeout=8)
 
     def on_lock_wait(self, event: LockWait) -> None:
         self.lock_wait = event.text

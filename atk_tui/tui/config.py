@@ -40,6 +40,17 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
         else:
             valid = f"; themes: {', '.join(sorted(themes))}" if themes else ""
             cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}{valid}")
+    from .state import load_state
+
+    state, state_error = load_state()
+    if state_error:
+        cfg.errors.append(f"config: {state_error}")
+    picked = state.get("theme")
+    if picked is not None:  # the theme last picked in the command palette wins over the file's
+        if isinstance(picked, str) and (themes is None or picked in themes):
+            cfg.theme = picked
+        else:
+            cfg.errors.append(f"config: the remembered theme {picked!r} is unknown; using {cfg.theme}")
     interval = raw.get("pull_interval")
     if interval is not None:
         if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:

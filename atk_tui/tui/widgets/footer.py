@@ -112,7 +112,7 @@ class KeyFooter(Widget, can_focus=False):
             if not enabled:
                 item.stylize("dim")
             if line.cell_len + item.cell_len > room:
-                break
+                continue  # a shorter one further on may still fit
             spans.append((line.cell_len, line.cell_len + item.cell_len, key))
             line.append_text(item)
         line.append(" " * max(room - line.cell_len, 0))
