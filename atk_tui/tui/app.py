@@ -128,6 +128,10 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
+        from .present import set_monochrome, use_glyphs
+
+        use_glyphs(self.tui_config.glyphs)
+        set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
 

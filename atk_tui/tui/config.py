@@ -9,6 +9,7 @@ from ..core.config import ConfigError, load_config
 
 SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
 ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
+GLYPHS = ("unicode", "ascii")
 
 
 @dataclass
@@ -20,6 +21,7 @@ class TuiConfig:
     desktop_notifications: bool = False  # notify-send for a new notice or blocking question
     bell: bool = True  # ring the terminal bell for a new notice or blocking question
     title_count: bool = True  # "atk-tui (3)" in the terminal title: notices + blocking questions
+    glyphs: str = "unicode"  # status marks: "unicode" (✓ ✗ ‖ …) or "ascii" (+ x = ~)
     errors: list[str] = field(default_factory=list)
 
 
@@ -69,6 +71,12 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.keys = dict(keys)
         else:
             cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
+    glyphs = raw.get("glyphs")
+    if glyphs is not None:
+        if glyphs in GLYPHS:
+            cfg.glyphs = glyphs
+        else:
+            cfg.errors.append(f"config: glyphs must be one of {', '.join(GLYPHS)}, got {glyphs!r}")
     for flag in ALERT_FLAGS:
         value = raw.get(flag)
         if value is None:
@@ -77,9 +85,10 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             setattr(cfg, flag, value)
         else:
             cfg.errors.append(f"config: {flag} must be true or false, got {value!r}")
-    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys", *ALERT_FLAGS}
+    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS}
     if unknown:
-        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
+        known = sorted({"theme", "pull_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS})
+        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}; settings: {', '.join(known)}")
     return cfg
 
 
