@@ -106,14 +106,14 @@ URGENCY_SHORT = {"blocking": "block", "next-review": "next", "informational": "i
 
 # On a narrow pane the title keeps 16 cells: repo goes first, then kind/age (`Column.drop`).
 PANE_COLUMNS = (
-    Column("badge", 14),
+    Column("badge", 14, label="status"),
     Column("kind", 9, drop=2),
     Column("title", 0, min_width=16),
     Column("repo", 12, drop=3),
     Column("age", 4, drop=1),
 )
 NEEDS_COLUMNS = (
-    Column("urgency", 12),
+    Column("urgency", 13),
     Column("blocks", 9),
     Column("title", 0, min_width=16),
     Column("repo", 14, drop=2),

@@ -47,7 +47,7 @@ async def test_ctrl_d_and_ctrl_u_move_half_a_page(demo_store: Path) -> None:
         await settle(pilot)
         await press(pilot, "1")
         lst = pane(app)
-        half = max(lst.size.height // 2, 1)
+        half = max((lst.size.height - lst.header) // 2, 1)
         assert len(lst.rows) > half
         await press(pilot, "ctrl+d")
         assert lst.cursor == min(half, len(lst.rows) - 1)

@@ -24,6 +24,7 @@ from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 
 PANES = ("inbox", "processing", "hold")
+NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 
@@ -51,7 +52,7 @@ class MainScreen(ActionsMixin, Screen):
     #banner.shown { display: block; }
     #store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
     #store-defects.shown { display: block; }
-    #needs { height: auto; max-height: 7; min-height: 3; border: round $accent; border-title-style: bold; }
+    #needs { height: auto; max-height: 45%; min-height: 3; border: round $accent; border-title-style: bold; }
     #body { height: 1fr; }
     #panes { width: 3fr; }
     #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
@@ -59,6 +60,11 @@ class MainScreen(ActionsMixin, Screen):
     #panes ItemList:focus, #needs:focus { border: round $accent; }
     #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
     #detail:focus-within { border: round $accent; }
+    /* narrow terminals: the lists take the whole width; `l`/→ shows the detail in their place
+       (full width: filenames are not broken mid-word), `h`/← brings the lists back */
+    #body.-narrow #detail { display: none; }
+    #body.-narrow.-detail #panes { display: none; }
+    #body.-narrow.-detail #detail { display: block; width: 1fr; }
     #filter { display: none; height: 3; border: round $accent; }
     #filter.shown { display: block; }
     #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
@@ -103,7 +109,11 @@ class MainScreen(ActionsMixin, Screen):
         yield Static("", id="status")
         yield KeyFooter()
 
+    def on_resize(self, event) -> None:
+        self.query_one("#body").set_class(event.size.width < NARROW_BELOW, "-narrow")
+
     def on_mount(self) -> None:
+        self.query_one("#body").set_class(self.size.width < NARROW_BELOW, "-narrow")
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
         banner = self.query_one("#banner", Static)
@@ -207,6 +217,7 @@ class MainScreen(ActionsMixin, Screen):
     def on_descendant_focus(self, event) -> None:
         widget = event.widget
         if isinstance(widget, ItemList):
+            self.query_one("#body").remove_class("-detail")  # back on a list: the lists show
             if widget.id in PANES:
                 self._last_pane = widget.id
             self._select(widget.current_key)
@@ -337,9 +348,11 @@ class MainScreen(ActionsMixin, Screen):
 
     def action_focus_detail(self) -> None:
         if isinstance(self.focused, ItemList):
+            self.query_one("#body").add_class("-detail")
             self.set_focus(self.query_one("#deps-tree", DepTree))
 
     def action_focus_panes(self) -> None:
+        self.query_one("#body").remove_class("-detail")
         if not isinstance(self.focused, ItemList):
             self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
 
