@@ -170,7 +170,7 @@ def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
 
 def kind_label(item: Item) -> Text:
     if item.kind == "uwi":
-        return Text(f"UWI·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="magenta")
+        return Text(f"UWI·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="bold" if monochrome() else "magenta")
     return Text("AWI·plan" if item.plan_file else "AWI", style="cyan" if item.plan_file else "")
 
 
