@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...core.filters import Query, matches, parse_query
 from ...core.model import Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
@@ -43,6 +44,7 @@ class MainScreen(ActionsMixin, Screen):
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
+        Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         *ACTION_BINDINGS,
     ]
 
@@ -82,6 +84,7 @@ class MainScreen(ActionsMixin, Screen):
         self.view: QueueView | None = None
         self.sort_mode = "needs-you"
         self.filter_text = ""
+        self._parsed: tuple[str, Query] | None = None
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
         self._detail_timer: Timer | None = None
@@ -100,7 +103,7 @@ class MainScreen(ActionsMixin, Screen):
         yield needs
         with Horizontal(id="body"):
             with Vertical(id="panes"):
-                yield Input(placeholder="filter: title, body, filename, repo (Esc clears)", id="filter")
+                yield Input(placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)", id="filter")
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -148,10 +151,21 @@ class MainScreen(ActionsMixin, Screen):
         self._schedule_detail(self.selected, immediate=True)
         self.refresh_bindings()
 
+    def _query(self) -> Query:
+        """The filter as tokens (`repo:` `kind:` `urgency:` `is:`) and free text, parsed once."""
+        if self._parsed is None or self._parsed[0] != self.filter_text:
+            self._parsed = (self.filter_text, parse_query(self.filter_text))
+        return self._parsed[1]
+
     def _visible(self, item: Item) -> bool:
         if not self.filter_text:
             return True
-        needle = self.filter_text
+        query = self._query()
+        if query.structured and not matches(query, item, self.view.judgements.get(item.filename) if self.view else None):
+            return False
+        needle = query.text
+        if not needle:
+            return True
         if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
             return True
         body = self.bodies.get(item.filename)
@@ -191,6 +205,9 @@ class MainScreen(ActionsMixin, Screen):
         parts.append(f"sort {self.sort_mode}")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
+            errors = self._query().errors
+            if errors:
+                parts.append(errors[0])
         loop = getattr(app, "loop_status", None)
         if loop:
             last = loop.get("last_exit")
@@ -345,6 +362,15 @@ class MainScreen(ActionsMixin, Screen):
 
     def action_focus_pane(self, pane: str) -> None:
         self.set_focus(self.query_one(f"#{pane}", ItemList))
+
+    def action_copy_filename(self) -> None:
+        """The selected item's filename to the clipboard (OSC 52, through the terminal: works
+        over ssh and in tmux with set-clipboard on)."""
+        if not self.selected:
+            self.notify("nothing selected to copy", severity="warning", timeout=3)
+            return
+        self.app.copy_to_clipboard(self.selected)
+        self.notify(f"copied {self.selected}", timeout=3)
 
     def action_focus_detail(self) -> None:
         if isinstance(self.focused, ItemList):

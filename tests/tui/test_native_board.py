@@ -1,0 +1,46 @@
+"""From the board (issue 15 item 8): `y` copies the filename; `/` takes structured tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_helpers import DEMO, build_app, keys_of_pane, press, screen_text, settle
+
+SIZE = (120, 36)
+
+
+async def test_y_copies_the_selected_filename(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        await press(pilot, "y")
+        assert app.main.selected in keys_of_pane(app, "processing")
+        assert app.clipboard == app.main.selected
+
+
+async def test_structured_filter_tokens_with_fuzzy_text(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await pilot.press(*"kind:uwi urgency:blocking")
+        await settle(pilot)
+        view = app.main.view
+        shown = keys_of_pane(app, "inbox")
+        assert shown and all(view.items[k].kind == "uwi" and view.items[k].urgency == "blocking" for k in shown)
+        await pilot.press(*" session")
+        await settle(pilot)
+        assert keys_of_pane(app, "inbox") == [DEMO["chain-uwi"]]  # fuzzy text on top of the tokens
+        for _ in " session urgency:blocking":
+            await pilot.press("backspace")
+        await pilot.press(*" is:ready")
+        await settle(pilot)
+        shown = keys_of_pane(app, "inbox")
+        assert shown and all(view.judgements[k].ready and view.items[k].kind == "uwi" for k in shown)
+        assert len(shown) < len([k for k in view.items.values() if k.kind == "uwi" and k.state == "inbox"])
+        for _ in "is:ready":
+            await pilot.press("backspace")
+        await pilot.press(*"is:stuck")
+        await settle(pilot)
+        assert "is:stuck is not one of blocked, ready" in screen_text(app)
