@@ -44,3 +44,33 @@ async def test_structured_filter_tokens_with_fuzzy_text(demo_store: Path) -> Non
         await pilot.press(*"is:stuck")
         await settle(pilot)
         assert "is:stuck is not one of blocked, ready" in screen_text(app)
+
+
+async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkeypatch) -> None:
+    from datetime import timedelta
+
+    from atk_tui.core import stuck
+    from atk_tui.core.stuck import stuck_items
+
+    monkeypatch.setattr(stuck, "STUCK_AFTER", timedelta(days=1))  # the demo's oldest moves are a day old
+    STUCK_AFTER = stuck.STUCK_AFTER
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main.view
+        found = stuck_items(app.service, view)
+        assert found, "the demo has work in processing for days"
+        for s in found:
+            assert s.since is None or view.now - s.since >= STUCK_AFTER
+            assert s.state == "processing" or (s.state == "inbox" and view.judgements[s.filename].status == "answered")
+        fresh = [k for k in keys_of_pane(app, "processing") if k not in {s.filename for s in found}]
+        await press(pilot, "S")
+        assert type(app.screen).__name__ == "StuckScreen"
+        text = screen_text(app)
+        assert found[0].title[:20] in text
+        for name in fresh:
+            assert name not in text
+        await press(pilot, "enter")
+        assert type(app.screen).__name__ != "StuckScreen"
+        assert app.main.selected == found[0].filename

@@ -45,6 +45,7 @@ class MainScreen(ActionsMixin, Screen):
         Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
+        Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
         *ACTION_BINDINGS,
     ]
 
@@ -362,6 +363,17 @@ class MainScreen(ActionsMixin, Screen):
 
     def action_focus_pane(self, pane: str) -> None:
         self.set_focus(self.query_one(f"#{pane}", ItemList))
+
+    def action_stuck(self) -> None:
+        if self.view is None:
+            return
+        from .stuck import StuckScreen
+
+        def jump(name: str | None) -> None:
+            if name:
+                self.jump_to(name)
+
+        self.app.push_screen(StuckScreen(self.view), jump)
 
     def action_copy_filename(self) -> None:
         """The selected item's filename to the clipboard (OSC 52, through the terminal: works
