@@ -74,3 +74,57 @@ async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkey
         await press(pilot, "enter")
         assert type(app.screen).__name__ != "StuckScreen"
         assert app.main.selected == found[0].filename
+
+
+async def opened(pilot, name: str) -> None:
+    """Press `+` and wait for the form (a write worker waits on it: `settle` would wait forever)."""
+    await pilot.press("plus")
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if type(pilot.app.screen).__name__ == name:
+            return
+    raise AssertionError(f"{name} never opened")
+
+
+async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path) -> None:
+    from textual.widgets import Input, Select, TextArea
+    from tui_helpers import git
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        form = app.screen
+        form.query_one("#kind", Select).value = "uwi"
+        await pilot.pause()
+        await pilot.pause()
+        assert "## 質問" in form.query_one("#body", TextArea).text  # the UWI template
+        form.query_one("#repo", Input).value = ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form  # no repo: refused, the form stays
+        form.query_one("#repo", Input).value = "acme/new"
+        form.query_one("#body", TextArea).text = "# Ship on Friday?\n\n## 質問\nShip?\n\n- A) yes\n- B) no\n"
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ != "NewItemScreen"
+        log = git(demo_store, "log", "--format=%s", f"{before}..HEAD").splitlines()
+        assert len(log) == 1 and log[0].startswith("atk: add ")
+        name = app.main.selected
+        assert name and app.main.view.items[name].kind == "uwi"
+        assert app.main.view.items[name].target_repo == "acme/new"
+        assert app.main.view.items[name].title == "Ship on Friday?"
+
+
+async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
+    from tui_helpers import git
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        await press(pilot, "escape")
+        assert type(app.screen).__name__ != "NewItemScreen"
+        assert git(demo_store, "rev-parse", "HEAD").strip() == before

@@ -46,6 +46,7 @@ class MainScreen(ActionsMixin, Screen):
         Binding("escape", "clear_marks", "Clear marks", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
+        Binding("plus", "new_item", "New item", show=False, id="new_item"),
         *ACTION_BINDINGS,
     ]
 
@@ -363,6 +364,21 @@ class MainScreen(ActionsMixin, Screen):
 
     def action_focus_pane(self, pane: str) -> None:
         self.set_focus(self.query_one(f"#{pane}", ItemList))
+
+    @work(group="write", exit_on_error=False)
+    async def action_new_item(self) -> None:
+        """An AWI or UWI written from the board: a form, then one commit (`atk wi add`)."""
+        if self._refuse_read_only():
+            return
+        from .new_item import NewItemScreen
+
+        item = self.current_item()
+        got = await self.app.push_screen_wait(NewItemScreen(item.target_repo if item else ""))
+        if got is None:
+            return
+        out = await self._write(self.app.service.add, source="atk-tui", **got)
+        if out.ok and out.files:
+            self._pending_select = out.files[0]
 
     def action_stuck(self) -> None:
         if self.view is None:
