@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
-    from .core.store import AtkError
+    from .core.errors import AtkError
     from .tui.app import make_app
 
     try:
@@ -87,7 +87,8 @@ def serve_command(root: Path, args: argparse.Namespace) -> str:
 
 
 def _serve(root: Path, args: argparse.Namespace) -> int:
-    from .core.store import AtkError, GitStore
+    from .core.errors import AtkError
+    from .core.store import GitStore
 
     try:
         GitStore(root)  # refuse a path that is not a store before listening

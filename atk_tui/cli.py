@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import ACTIVE, PROCESSABLE, STATES, Item
+from .core.model import ACTIVE, KINDS, PROCESSABLE, STATES, URGENCIES, Item
+from .core.ops import TRANSITIONS
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
@@ -138,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--status", default="active", help="active (default), processable, ready, blocked, all, or a state"
     )
-    p.add_argument("--kind", choices=["awi", "uwi"])
+    p.add_argument("--kind", choices=KINDS)
     p.add_argument("--text", help="only items whose filename, title, repo or body contains TEXT")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="JSON Lines")
@@ -154,11 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("add", "add an item to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
     p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
-    p.add_argument("--kind", choices=["awi", "uwi"], default="awi")
+    p.add_argument("--kind", choices=KINDS, default="awi")
     p.add_argument("--source", help="where the item comes from (required for agents)")
     p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
-    p.add_argument("--urgency", choices=["blocking", "next-review", "informational"])
+    p.add_argument("--urgency", choices=URGENCIES)
     p.add_argument("--target-commit")
 
     p = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")
@@ -184,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--note")
     p = cmd("return-to-inbox", "processing -> inbox (or rejected -> inbox with --state=rejected)")
     p.add_argument("filename")
-    p.add_argument("--state", choices=["processing", "rejected"], default="processing")
+    p.add_argument("--state", choices=[s for s in STATES if s in TRANSITIONS["return-to-inbox"].agent_from], default="processing")
     p = cmd("set-dependencies", "replace depends_on (no --depends-on clears it)")
     p.add_argument("filename")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
@@ -216,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
     g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")
+    p = cmd("stats", "how long questions have waited for the user, and what they blocked")
+    p.add_argument("--since", metavar="DATE", help="the period: a date (2026-11-01), a time with a timezone, or a duration back (7d, 12h); default 30d")
+    p.add_argument("--json", action="store_true", help="one JSON object, for scripts")
     p = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
     p.add_argument("filename")
     g = p.add_mutually_exclusive_group(required=True)
@@ -223,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--clear", action="store_true", help="remove cooldown_until")
     p = cmd("set-urgency", "set a UWI's urgency")
     p.add_argument("filename")
-    p.add_argument("level", choices=["blocking", "next-review", "informational"])
+    p.add_argument("level", choices=URGENCIES)
+    p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
+    p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
     p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
@@ -455,6 +461,46 @@ def _report(out: Any) -> int:
     return 0
 
 
+def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from .core.stats import duration, parse_since
+
+    since = parse_since(args.since or "30d", now=datetime.now(UTC))
+    st = svc.wait_stats(since=since)
+    if args.json:
+        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
+        return 0
+    _out(st.headline())
+    if st.open:
+        _out("")
+        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
+        for w in st.open:
+            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
+    _out("")
+    period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
+    if st.answered:
+        med = duration(st.median) if st.median is not None else "-"
+        p90 = duration(st.p90) if st.p90 is not None else "-"
+        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
+    else:
+        _out(f"{period}: no questions answered")
+    if st.removed:
+        _out(f"{len(st.removed)} removed unanswered")
+    if st.longest:
+        _out("")
+        _out("longest waits:")
+        for w in st.longest:
+            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
+    if st.per_day and any(n for _, n in st.per_day):
+        _out("")
+        _out("answers per day:")
+        for day, n in st.per_day:
+            if n:
+                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
+    return 0
+
+
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
@@ -596,6 +642,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "completion":
             _write(sys.stdout, completion_script(args.shell, args.prog))
             return 0
+        if args.cmd == "wi" and args.wicmd == "schema":  # needs no store
+            from .core.schema import json_schema  # pydantic: imported for this command only
+
+            _out(json_schema(args.which))
+            return 0
         if args.cmd == "init":
             root, created = init_store(args.path)
             _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
@@ -674,6 +725,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.commit_pending())
         if c == "conflicts":
             return cmd_conflicts(svc, args)
+        if c == "stats":
+            return cmd_stats(svc, args)
         parser.error(f"unknown command {c}")
     except (AtkError, ConfigError) as exc:
         _err(str(exc))

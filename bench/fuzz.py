@@ -69,7 +69,7 @@ def check_item(filename: str, data: bytes) -> Item:
     assert isinstance(item, Item)
     assert isinstance(item.defects, list) and all(isinstance(d, str) and d.strip() for d in item.defects)
     assert isinstance(item.title, str)
-    assert item.head + item.body == item.text
+    assert item.fm_block + item.body == item.text
     if not item.defects:
         assert item.kind in ("awi", "uwi"), item.kind
         assert isinstance(item.target_repo, str) and item.target_repo.strip()

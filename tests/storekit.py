@@ -42,6 +42,26 @@ Which approach should be the standard?
 
 
 
+#: SPEC §5's agent transition table, written out from the spec (not from the product's
+#: `core.ops` table, which the tests check against it): op -> (from states without flags, target)
+SPEC_AGENT_FROM: dict[str, set[str]] = {
+    "hold": {"inbox"},
+    "unhold": {"hold"},
+    "start-processing": {"inbox"},
+    "adopt": {"processing"},
+    "reject": {"processing"},
+    "return-to-inbox": {"processing"},
+}
+SPEC_TARGET: dict[str, str] = {
+    "hold": "hold",
+    "unhold": "inbox",
+    "start-processing": "processing",
+    "adopt": "adopted",
+    "reject": "rejected",
+    "return-to-inbox": "inbox",
+}
+
+
 def git(cwd: Path, *args: str, check: bool = True) -> str:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     if check and proc.returncode:

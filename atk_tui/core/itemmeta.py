@@ -40,7 +40,7 @@ def _set(svc, op: str, filename: str, updates: dict, check) -> object:
             raise StateConflict(f"state conflict: {filename} is {item.state}: terminal items are read-only (return it to inbox first)")
         check(item)
         new_fm = set_keys(item.fm_text or "", updates)
-        return svc._save(tx, item, with_frontmatter(item.head, item.fm_text or "", new_fm) + item.body)
+        return svc._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
     return svc._write(op, [filename], change)
 
@@ -52,7 +52,7 @@ def set_cooldown(svc, filename: str, until: datetime | None):
 
     def check(item) -> None:
         if until is None and item.cooldown_until is None:
-            raise AtkError(f"nothing to change: {filename} has no cooldown")
+            raise AtkError(f"nothing to change: {filename} has no cooldown", code="unchanged")
 
     return _set(svc, "set-cooldown", filename, {"cooldown_until": until}, check)
 

@@ -1,7 +1,7 @@
 """Read and write one item file (SPEC §4).
 
 Parsing never raises: a broken file becomes an `Item` whose `defects` say why. The
-frontmatter text is kept exactly as found (`Item.head`), so an operation that does not
+frontmatter text is kept exactly as found (`Item.fm_block`), so an operation that does not
 change metadata writes the file back byte for byte; one that does (`set_keys`) rewrites
 only the keys it owns, in place, and keeps every other line and the key order.
 """
@@ -14,7 +14,16 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from . import sections
-from .model import ANSWER_HEADINGS, AWI_BULLETS, COMMENT_HEADINGS, RESERVED_KEYS, Item, is_valid_filename
+from .model import (
+    ANSWER_HEADINGS,
+    AWI_BULLETS,
+    COMMENT_HEADINGS,
+    KINDS,
+    RESERVED_KEYS,
+    URGENCIES,
+    Item,
+    is_valid_filename,
+)
 
 #: Larger files are listed as defective and only a preview of them is kept in memory.
 MAX_ITEM_BYTES = 1024 * 1024
@@ -67,8 +76,8 @@ def blob_sha(data: bytes) -> str:
     return h.hexdigest()
 
 
-_KIND_VALUES = ("awi", "uwi")
-_URGENCY_VALUES = ("blocking", "next-review", "informational")
+_KIND_VALUES = KINDS
+_URGENCY_VALUES = URGENCIES
 _TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
@@ -388,7 +397,7 @@ def _parse(filename: str, state: str, data: bytes, blob: str | None, real_size: 
         if size:
             defects.append("no frontmatter (the file must start with a '---' line and close it with another)")
     else:
-        item.head, item.fm_text, item.body = parts
+        item.fm_block, item.fm_text, item.body = parts
         _load_meta(item, defects)
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
@@ -471,7 +480,7 @@ def _load_meta(item: Item, defects: list[str]) -> None:
 
 def _best_effort(item: Item, data: dict[str, Any]) -> None:
     """Fill what is readable from a mapping that failed validation, for display only."""
-    if data.get("kind") in ("awi", "uwi"):
+    if data.get("kind") in KINDS:
         item.kind = data["kind"]
     for key in ("target_repo", "source", "plan_file", "note"):
         if isinstance(data.get(key), str):
@@ -479,7 +488,7 @@ def _best_effort(item: Item, data: dict[str, Any]) -> None:
     deps = data.get("depends_on")
     if isinstance(deps, list):
         item.depends_on = [d for d in deps if isinstance(d, str)]
-    if data.get("urgency") in ("blocking", "next-review", "informational"):
+    if data.get("urgency") in URGENCIES:
         item.urgency = data["urgency"]
 
 
@@ -565,10 +574,6 @@ def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
             raise ValueError(f"rewriting the frontmatter would change {key!r}")
     if list(k for k in new if k not in updates) != list(k for k in old if k not in updates):
         raise ValueError("rewriting the frontmatter would change the key order")
-
-
-def render(head: str, body: str) -> str:
-    return head + body
 
 
 def new_file_text(meta: dict[str, Any], body: str) -> str:

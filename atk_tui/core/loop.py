@@ -301,7 +301,7 @@ class ProcessLoop:
         --skip-pull or a pull interval of 0, nor without an upstream)."""
         import time
 
-        if not self.svc.pull or self.pull_interval <= 0:
+        if not self.svc.pull_on_write or self.pull_interval <= 0:
             return
         now = time.monotonic()
         if self._last_pull is not None and now - self._last_pull < self.pull_interval:

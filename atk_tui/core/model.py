@@ -9,20 +9,74 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-STATES: tuple[str, ...] = ("inbox", "processing", "hold", "adopted", "rejected")
-TERMINAL: frozenset[str] = frozenset({"adopted", "rejected"})
-ACTIVE: frozenset[str] = frozenset({"inbox", "processing", "hold"})
-PROCESSABLE: frozenset[str] = frozenset({"inbox", "processing"})
-KINDS: tuple[str, ...] = ("awi", "uwi")
-URGENCIES: tuple[str, ...] = ("blocking", "next-review", "informational")
-ACTORS: tuple[str, ...] = ("user", "agent")
 
-State = Literal["inbox", "processing", "hold", "adopted", "rejected"]
-Kind = Literal["awi", "uwi"]
-Urgency = Literal["blocking", "next-review", "informational"]
-Actor = Literal["user", "agent"]
+class _Vocabulary(StrEnum):
+    """A closed vocabulary of strings: members compare equal to their values (files and
+    the CLI speak strings), `is_valid` checks a string from outside."""
+
+    @classmethod
+    def is_valid(cls, value: object) -> bool:
+        return isinstance(value, str) and value in cls._value2member_map_
+
+    @classmethod
+    def values(cls) -> tuple[str, ...]:
+        return tuple(m.value for m in cls)
+
+
+class State(_Vocabulary):
+    """An item's state: the folder it is in (SPEC §5). Declaration order is display order."""
+
+    INBOX = "inbox"
+    PROCESSING = "processing"
+    HOLD = "hold"
+    ADOPTED = "adopted"
+    REJECTED = "rejected"
+
+    @property
+    def terminal(self) -> bool:
+        return self in TERMINAL
+
+
+class Kind(_Vocabulary):
+    AWI = "awi"
+    UWI = "uwi"
+
+
+class Urgency(_Vocabulary):
+    """A UWI's urgency (SPEC §7); the first is the default."""
+
+    BLOCKING = "blocking"
+    NEXT_REVIEW = "next-review"
+    INFORMATIONAL = "informational"
+
+
+class Status(_Vocabulary):
+    """An item's derived badge (SPEC §6, `readiness.judge`), in the order lists show them."""
+
+    READY = "ready"
+    BLOCKED = "blocked"
+    COOLDOWN = "cooldown"
+    WAITING = "waiting"  # a UWI without the user's answer
+    ANSWERED = "answered"  # a UWI the user answered: an agent takes it from here
+    HOLD = "hold"
+    TERMINAL = "terminal"
+    DEFECTIVE = "defective"
+
+
+class Actor(_Vocabulary):
+    USER = "user"
+    AGENT = "agent"
+
+
+STATES: tuple[str, ...] = State.values()
+TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value})
+ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value})
+PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
+KINDS: tuple[str, ...] = Kind.values()
+URGENCIES: tuple[str, ...] = Urgency.values()
 
 FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
 
@@ -64,7 +118,7 @@ class Item:
 
     filename: str
     state: str
-    head: str = ""  # the file text up to and including the closing `---` line, exact
+    fm_block: str = ""  # the file text up to and including the closing `---` line, exact (not a commit)
     fm_text: str | None = None  # the YAML between the `---` lines (None: no frontmatter)
     body: str = ""  # everything after the closing `---` line
     data: dict[str, Any] = field(default_factory=dict)  # the loaded frontmatter mapping
@@ -86,7 +140,7 @@ class Item:
     has_comment: bool = False
     size: int = 0
     blob: str = ""  # git blob SHA-1 of the file bytes
-    complete: bool = True  # False: loaded from the cache, head/fm_text/body/data not read yet
+    complete: bool = True  # False: loaded from the cache, fm_block/fm_text/body/data not read yet
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
@@ -114,8 +168,8 @@ class Item:
 
     @property
     def text(self) -> str:
-        """The whole file as text: `head + body` reproduces the file exactly."""
-        return self.head + self.body
+        """The whole file as text: `fm_block + body` reproduces the file exactly."""
+        return self.fm_block + self.body
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,7 +110,7 @@ def notify(svc, body: str, *, source: str | None = None):
     holder: list[str] = []
     result = WriteResult()
     try:
-        with svc.store.writing("atk: notify", svc.actor, pull=svc.pull, push=svc.push, result=result) as tx:
+        with svc.store.writing("atk: notify", svc.actor, pull=svc.pull_on_write, push=svc.push_on_write, result=result) as tx:
             name = _new_name(svc.root, body, now)
             holder.append(name)
             tx.write(f"{NOTICES_DIR}/{name}", text.encode("utf-8"))
@@ -136,7 +136,7 @@ def dismiss(svc, filenames: list[str]):
     subject = f"atk: dismiss {filenames[0]}" if len(filenames) == 1 else f"atk: dismiss {len(filenames)} notices"
     result = WriteResult()
     try:
-        with svc.store.writing(subject, svc.actor, pull=svc.pull, push=svc.push, result=result) as tx:
+        with svc.store.writing(subject, svc.actor, pull=svc.pull_on_write, push=svc.push_on_write, result=result) as tx:
             for name in filenames:
                 rel = f"{NOTICES_DIR}/{name}"
                 path = svc.root / rel

@@ -128,7 +128,7 @@ def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
     subject = f"atk: plans commit {plans[0].name}" if len(plans) == 1 else f"atk: plans commit {len(plans)} plans"
     result = WriteResult()
     try:
-        with svc.store.writing(subject, svc.actor, pull=svc.pull, push=svc.push, result=result) as tx:
+        with svc.store.writing(subject, svc.actor, pull=svc.pull_on_write, push=svc.push_on_write, result=result) as tx:
             already = _stored_names(svc.root)  # inside the lock: after the pull
             for name in names:
                 if name in already:

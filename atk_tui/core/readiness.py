@@ -29,19 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot
+from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status
 
 #: Badges, in the order the UI may want to list them.
-STATUSES: tuple[str, ...] = (
-    "ready",
-    "blocked",
-    "cooldown",
-    "waiting",
-    "answered",
-    "hold",
-    "terminal",
-    "defective",
-)
+STATUSES: tuple[str, ...] = Status.values()
 
 #: Default cap on elementary cycles enumerated per strongly connected component.
 MAX_CYCLES_PER_COMPONENT = 100

@@ -24,11 +24,11 @@ from textual.app import SuspendNotSupported
 from textual.binding import Binding
 from textual.widgets import Input
 
+from ..core.errors import AtkError
 from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item
 from ..core.questions import parse_questions
 from ..core.service import Outcome
-from ..core.store import AtkError
 from ..core.textsafe import safe_line
 from .screens.answer import AnswerResult, AnswerScreen
 from .screens.conflicts import ConflictsScreen, Resolution
@@ -330,7 +330,7 @@ class ActionsMixin:
         commit, base, label = self.undo_stack[-1]
         # a session (base set) is named by its label, a single commit by its own subject
         out: Outcome = await asyncio.to_thread(self.app.service.undo, commit, base, label if base else None)
-        if out.ok or "changed since" in out.message:
+        if out.ok or out.code == "changed":
             # a refusal because the item changed since is final: let z reach older writes
             self.undo_stack.pop()
         self._report(out, undoable=False)
@@ -583,7 +583,7 @@ class ActionsMixin:
                 return
         auto_held = False
         app.pause_watch()
-        base = await asyncio.to_thread(svc.store.head)
+        base = await asyncio.to_thread(svc.head)
         depth = len(self.undo_stack)
         try:
             # a defective item cannot be moved (and no agent picks it up: it is blocked), so
@@ -612,11 +612,11 @@ class ActionsMixin:
             state = "hold" if auto_held else item.state
             await self._edit_loop(filename, state, auto_held, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             # hold + edit + unhold is one thing to undo
-            head = await asyncio.to_thread(svc.store.head)
+            head = await asyncio.to_thread(svc.head)
             del self.undo_stack[depth:]
             if head and base and head != base:
-                edited = await asyncio.to_thread(svc.store.git, "log", "--format=%s", f"{base}..{head}", "--", f":(glob)wi/*/{filename}")
-                if any(line.startswith("atk: edit ") for line in edited.stdout.splitlines()):
+                edited = await asyncio.to_thread(svc.commits_touching, filename, base)
+                if any(line.startswith("atk: edit ") for line in edited):
                     self.undo_stack.append((head, base, f"edit {filename}"))
         finally:
             app.resume_watch()

@@ -26,7 +26,6 @@ from ..core.config import is_agent_env
 from ..core.model import ACTIVE, Item
 from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
-from ..core.store import AtkError
 from ..core.watch import store_signature
 from .alerts import Alerts
 from .config import TuiConfig, binding_ids, load_tui_config
@@ -162,7 +161,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
-            if self.tui_config.pull_interval > 0 and self.service.store.upstream():
+            if self.tui_config.pull_interval > 0 and self.service.upstream():
                 self.set_interval(self.tui_config.pull_interval, self.pull)
 
     # -- loading -------------------------------------------------------------------------
@@ -196,10 +195,10 @@ class AtkApp(App):
     def _load_queue(self) -> None:
         try:
             view = self.service.queue(ACTIVE)
-            unpushed = self.service.store.unpushed()
+            sync = self.service.sync_status()
+            unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
             loop = self.service.loop_status()
-            conflicts = len(self.service.conflicts())
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
@@ -222,14 +221,13 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
-        try:
-            warnings = self.service.pull_now(lock_timeout=2)
-        except AtkError as exc:
-            self.call_from_thread(self.report_error, str(exc))
+        out = self.service.pull(lock_timeout=2)
+        if not out.ok:
+            self.call_from_thread(self.report_error, out.message)
             return
         self.last_pull = utc_now()
-        if warnings:
-            self.call_from_thread(self.report_error, warnings[0])
+        if out.warnings:
+            self.call_from_thread(self.report_error, out.warnings[0])
         else:
             self.call_from_thread(self._pulled)
 
@@ -372,7 +370,7 @@ class AtkApp(App):
 
     def action_refresh(self) -> None:
         self.reload()
-        if self.service.store.upstream():
+        if self.service.upstream():
             self.pull()
 
     def action_notices(self) -> None:
@@ -388,6 +386,12 @@ class AtkApp(App):
         from .screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
+
+    def action_stats(self) -> None:
+        from .screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
 
     def action_history(self) -> None:
         from .screens.history import HistoryScreen
@@ -405,6 +409,7 @@ class AtkApp(App):
         yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
         yield SystemCommand("Help", "Every key", self.action_help)
         yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
+        yield SystemCommand("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats)
         yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)

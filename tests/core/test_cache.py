@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from storekit import AWI_BODY, UWI_BODY, add_item, git
 
-import atk_tui.core.service as service_mod
+import atk_tui.core.service.reads as service_mod  # load_items parses here
 from atk_tui.cli import item_json
 from atk_tui.core.cache import VERSION, ItemCache, cache_key
+from atk_tui.core.model import ACTIVE, STATES
 from atk_tui.core.service import Service
 
 CACHE = Path(".git") / "atk-cache" / f"active-v{VERSION}.json"
 
 
-def snapshot(svc: Service, states: tuple[str, ...] = ("inbox", "processing", "hold")) -> list[dict]:
+def snapshot(svc: Service, states: tuple[str, ...] = tuple(s for s in STATES if s in ACTIVE)) -> list[dict]:
     items, view = svc.list(states)
     return [item_json(i, view.judgements.get(i.filename), view.blocks.get(i.filename)) for i in items]
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, UWI_BODY, git, tree_state
+from storekit import AWI_BODY, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, git, tree_state
 
 from atk_tui.cli import run
 from atk_tui.core.model import STATES
@@ -22,15 +22,7 @@ from atk_tui.core.model import STATES
 ATK = Path(sys.executable).with_name("atk")
 ROOT = Path(__file__).resolve().parents[2]
 
-AGENT_FROM = {
-    "hold": {"inbox"},
-    "unhold": {"hold"},
-    "start-processing": {"inbox"},
-    "adopt": {"processing"},
-    "reject": {"processing"},
-    "return-to-inbox": {"processing"},
-}
-TARGET = {"hold": "hold", "unhold": "inbox", "start-processing": "processing", "adopt": "adopted", "reject": "rejected", "return-to-inbox": "inbox"}
+AGENT_FROM, TARGET = SPEC_AGENT_FROM, SPEC_TARGET
 
 
 class Atk:

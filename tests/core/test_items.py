@@ -33,7 +33,7 @@ def test_parse_keeps_text_exact_and_reads_fields() -> None:
     )
     item = parse_item("x.md", "inbox", text.encode())
     assert item.defects == []
-    assert item.text == text and item.head + item.body == text and item.body == UWI_BODY
+    assert item.text == text and item.fm_block + item.body == text and item.body == UWI_BODY
     assert (item.kind, item.source, item.target_repo, item.target_commit) == ("uwi", "process-wi", "acme/webapp", "3f2a")
     assert item.depends_on == ["a.md", "b.md"]
     assert item.cooldown_until == datetime(2026, 11, 30, 0, 0, tzinfo=UTC)

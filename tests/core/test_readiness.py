@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atk_tui.core.model import STATES, Item, Snapshot
+from atk_tui.core.model import ACTIVE, STATES, Item, Snapshot
 from atk_tui.core.readiness import (
     Judgement,
     blocks_count,
@@ -604,7 +604,7 @@ def test_cycle_reasons_valid_with_tiny_cap(cap, s):
         mp.setattr("atk_tui.core.readiness.MAX_CYCLES_PER_COMPONENT", cap)
         j = judge(s, NOW)
     _assert_valid_cycle_reasons(s, j)
-    active = {n for n, i in s.items.items() if i.state in {"inbox", "processing", "hold"}}
+    active = {n for n, i in s.items.items() if i.state in ACTIVE}
     graph = {n: [d for d in s.items[n].depends_on if d != n and d in s.states] for n in active}
     on_cycle = {v for c in find_cycles(graph) for v in c}
     assert {n for n, jj in j.items() if "cycle" in codes(jj)} == on_cycle

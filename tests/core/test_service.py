@@ -10,27 +10,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, git, tree_state
+from storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, Clock, add_item, git, tree_state
 
 from atk_tui.core.model import STATES
 from atk_tui.core.service import Service
 
-AGENT_FROM = {
-    "hold": {"inbox"},
-    "unhold": {"hold"},
-    "start-processing": {"inbox"},
-    "adopt": {"processing"},
-    "reject": {"processing"},
-    "return-to-inbox": {"processing"},
-}
-TARGET = {
-    "hold": "hold",
-    "unhold": "inbox",
-    "start-processing": "processing",
-    "adopt": "adopted",
-    "reject": "rejected",
-    "return-to-inbox": "inbox",
-}
+AGENT_FROM, TARGET = SPEC_AGENT_FROM, SPEC_TARGET
 
 
 def awi_text(repo: str = "acme/webapp", extra: str = "", body: str = AWI_BODY) -> str:
@@ -113,7 +98,7 @@ def test_agent_return_to_inbox_from_rejected(store: Path, clock: Clock) -> None:
     names = one_per_state(store)
     svc = Service(store, clock=clock, actor="agent")
     out = svc.return_to_inbox(names["processing"], from_state="rejected")
-    assert not out.ok and "state conflict" in out.message
+    assert not out.ok and out.code == "state"
     out = svc.return_to_inbox(names["rejected"], from_state="rejected")
     assert out.ok, out.message
     assert where(store, names["rejected"]) == ["inbox"]
@@ -146,7 +131,7 @@ def test_state_conflict_with_expected_state(svc: Service) -> None:
     assert out.message == f"state conflict: {name} is in hold, not inbox"
     assert tree_state(svc.root) == before
     out = svc.move([name], "processing", expect="inbox")
-    assert not out.ok and "state conflict" in out.message
+    assert not out.ok and out.code == "state"
 
 
 def test_user_free_move_any_to_any(svc: Service) -> None:
@@ -498,7 +483,7 @@ def test_set_dependencies_refusals(store: Path, clock: Clock) -> None:
     assert user.set_dependencies("a.md", ["../x.md"]).exit_code == 2
     assert not user.set_dependencies("t.md", ["a.md"]).ok
     out = agent.set_dependencies("h.md", ["a.md"])
-    assert not out.ok and "state conflict" in out.message
+    assert not out.ok and out.code == "state"
     assert tree_state(store) == before
     assert user.set_dependencies("h.md", ["a.md", "t.md"]).ok
     assert user.read("h.md").depends_on == ["a.md", "t.md"]
@@ -603,7 +588,7 @@ def test_rm(store: Path, clock: Clock) -> None:
             # recoverable from history
             assert git(store, "show", f"HEAD~1:wi/{state}/{name}") == awi_text()
         else:
-            assert not out.ok and "state conflict" in out.message
+            assert not out.ok and out.code == "state"
             assert tree_state(store) == before
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from storekit import AWI_BODY, UWI_BODY, Clock, add_item, git, tree_state
 
+from atk_tui.core.model import STATES
 from atk_tui.core.service import Service
 from atk_tui.core.store import (
     AtkError,
@@ -292,7 +293,7 @@ def test_bad_journal_is_discarded_without_writing(svc: Service, journal: str) ->
 def test_init_creates_store_with_one_commit(tmp_path: Path) -> None:
     root, created = init_store(tmp_path / "new")
     assert created
-    for state in ("inbox", "processing", "hold", "adopted", "rejected"):
+    for state in STATES:
         assert (root / "wi" / state / ".gitkeep").is_file()
     assert (root / "plans").is_dir()
     assert ncommits(root) == 1

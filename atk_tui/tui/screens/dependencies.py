@@ -13,7 +13,7 @@ Results and the current set show item text as `rich.text.Text` — never markup.
 
 from __future__ import annotations
 
-from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -27,7 +27,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.model import TERMINAL, Item, is_valid_filename
-from ...core.readiness import format_cycle
+from ...core.ops import DependencyRules as _CoreDependencyRules
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import STATUS_GLYPH, fuzzy_match, status_style
@@ -54,68 +54,18 @@ class Refusal:
     message: str
 
 
-class DependencyRules:
-    """What `set-dependencies` refuses for one item, judged over a `QueueView` (the same rules
-    as `Service.set_dependencies` and `Service.would_cycle`: cycles through active items)."""
+class DependencyRules(_CoreDependencyRules):
+    """`core.ops.DependencyRules` over a `QueueView` (the rules live in core)."""
 
     def __init__(self, filename: str, view: QueueView) -> None:
-        self.filename = filename
+        super().__init__(filename, {n: _deps_of(i.depends_on) for n, i in view.items.items()}, set(view.items) | set(view.snapshot.states))
         self.view = view
-        deps: dict[str, list[str]] = {}
-        users: dict[str, list[str]] = {}
-        for name, item in view.items.items():
-            if name == filename:
-                continue
-            for dep in _deps_of(item.depends_on):
-                deps.setdefault(name, []).append(dep)
-                users.setdefault(dep, []).append(name)
-        self._deps = deps
-        # every active item that depends on `filename`, directly or not: adding one of them closes a cycle
-        seen: set[str] = set()
-        queue = deque([filename])
-        while queue:
-            for user in users.get(queue.popleft(), ()):
-                if user not in seen and user != filename:
-                    seen.add(user)
-                    queue.append(user)
-        self.dependents = seen
 
     def exists(self, name: str) -> bool:
-        return name in self.view.items or name in self.view.snapshot.states
+        return name in self.known
 
-    def cycle_through(self, dep: str) -> tuple[str, ...] | None:
-        """The cycle `filename -> dep -> ... -> filename` that depending on `dep` makes."""
-        if dep not in self.dependents:
-            return None
-        parent: dict[str, str | None] = {dep: None}
-        queue = deque([dep])
-        while queue:
-            node = queue.popleft()
-            for nxt in self._deps.get(node, ()):
-                if nxt == self.filename:
-                    path = [node]
-                    back = parent[node]
-                    while back is not None:
-                        path.append(back)
-                        back = parent[back]
-                    return (self.filename, *reversed(path))
-                if nxt not in parent:
-                    parent[nxt] = node
-                    queue.append(nxt)
-        return None
-
-    def refusals(self, deps: list[str]) -> list[Refusal]:
-        out: list[Refusal] = []
-        for dep in deps:
-            if dep == self.filename:
-                out.append(Refusal(dep, "self", f"{dep} cannot depend on itself"))
-            elif not self.exists(dep):
-                out.append(Refusal(dep, "missing", f"no item named {dep}: a dependency must be an existing item"))
-            else:
-                cycle = self.cycle_through(dep)
-                if cycle is not None:
-                    out.append(Refusal(dep, "cycle", f"that would make a dependency cycle: {format_cycle(cycle)}"))
-        return out
+    def refusals(self, deps: Iterable[str]) -> list[Refusal]:  # type: ignore[override]
+        return [Refusal(r.filename, r.code, r.message) for r in super().refusals(deps)]
 
 
 def _deps_of(depends_on: object) -> list[str]:

@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
+from ...core.model import TERMINAL
 from ..safe import safe_content, safe_rich
 
 DIALOG_CSS = """
@@ -243,7 +244,7 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
         self._choose(event.option.id or "")
 
     def _choose(self, target: str) -> None:
-        if target in ("adopted", "rejected"):
+        if target in TERMINAL:
             self.chosen = target
             note = self.query_one("#note", Input)
             note.display = True

@@ -42,7 +42,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from ...core.graph_layout import GraphNode, Layout, layout_graph, subgraph_around, truncate_cells
-from ...core.model import TERMINAL
+from ...core.model import ACTIVE, TERMINAL
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
@@ -497,7 +497,7 @@ class GraphScreen(Screen):
             return
         if main._refuse_read_only():
             return
-        if item.defects or item.state not in ("inbox", "processing", "hold"):
+        if item.defects or item.state not in ACTIVE:
             self.notify(f"{item.state} or defective items take no dependencies", severity="warning", markup=False)
             return
         deps = await self.app.push_screen_wait(DependenciesScreen(item, view))

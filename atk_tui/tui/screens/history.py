@@ -14,7 +14,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
-from ...core.model import TERMINAL, Item
+from ...core.model import STATES, TERMINAL, Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import age
@@ -135,7 +135,7 @@ class HistoryScreen(Screen):
         item = self.view.items.get(key)
         if item is None:
             return
-        targets = [s for s in ("inbox", "processing", "hold", "adopted", "rejected") if s != item.state]
+        targets = [s for s in STATES if s != item.state]
         choice = await self.app.push_screen_wait(MoveScreen(f"Move {safe_line(item.title)[:50]}", {item.state}, targets))
         if choice is None:
             return

@@ -13,7 +13,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...core.filters import Query, matches, parse_query
-from ...core.model import Item
+from ...core.model import ACTIVE, STATES, Item
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..actions import ACTION_BINDINGS, ActionsMixin
@@ -24,7 +24,7 @@ from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 
-PANES = ("inbox", "processing", "hold")
+PANES = tuple(s for s in STATES if s in ACTIVE)
 NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}

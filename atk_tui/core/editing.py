@@ -1,0 +1,171 @@
+"""The service side of an edit session (SPEC §10, §11): hold → edit → save → unhold.
+
+A front end calls `Service.begin_edit(F)` (holds an inbox item unless it is held already,
+returns an `EditTicket` with the exact bytes the save must find), lets the person edit the
+text somewhere (`$EDITOR` on the ticket's scratch file, or in the dashboard), then calls
+`finish_edit(ticket, text)` (saves against the base and unholds what it held) or
+`abandon_edit(ticket)` (unholds what it held; the scratch text is dropped unless kept).
+
+Scratch files live in `.git/atk-edit/` (never committed): `<stem>~<n>.md` holds the person's
+text, `<stem>~<n>.md.base` the version it was based on (for a merge when resumed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .errors import AtkError
+from .model import State
+
+if TYPE_CHECKING:
+    from .service import Outcome, Service
+
+SCRATCH_RE = re.compile(r"^(?P<stem>.+)~(?P<n>[0-9]+)\.md$")
+
+
+def scratch_item(name: str) -> str | None:
+    """The item a scratch file (`<stem>~<n>.md`, or a bare `<filename>` from older versions)
+    holds text for; None for other files (a `.base` beside it)."""
+    m = SCRATCH_RE.match(name)
+    if m:
+        return f"{m['stem']}.md"
+    return name if name.endswith(".md") and "~" not in name else None
+
+
+def base_of(scratch: Path) -> Path:
+    """The version a kept text was based on, kept beside it (for a merge on resume)."""
+    return scratch.with_name(scratch.name + ".base")
+
+
+def new_scratch(folder: Path, filename: str) -> Path:
+    """A new, empty file for one session's text: never one an earlier session kept."""
+    folder.mkdir(exist_ok=True)
+    stem = filename.removesuffix(".md")
+    n = 1
+    while True:
+        path = folder / f"{stem}~{n}.md"
+        try:
+            with open(path, "xb"):
+                return path
+        except FileExistsError:
+            n += 1
+
+
+def kept_scratches(folder: Path, filename: str | None = None) -> list[Path]:
+    """Text kept from earlier sessions (of `filename`, or of any item), oldest first."""
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if (n := scratch_item(p.name)) is not None and filename in (None, n)]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def drop_scratch(path: Path | None) -> None:
+    if path is not None:
+        path.unlink(missing_ok=True)
+        base_of(path).unlink(missing_ok=True)
+
+
+@dataclass
+class EditTicket:
+    """One edit session. `base` is what the save must still find in the store (a newer
+    version after a "changed" refusal, once the person merged it); `held`: this session
+    held the item (so finishing or abandoning it unholds it)."""
+
+    filename: str
+    state: str  # the state the item is edited in (hold when we held it)
+    base: bytes
+    scratch: Path
+    held: bool
+    pushed: bool | None  # whether the hold reached the remote (None: no hold or no remote)
+    start: str  # the commit before the session: `commits_touching(F, start)` groups its undo
+
+    def keep(self, text: bytes) -> Path:
+        """Write the person's text (and the version it is based on) to the scratch file."""
+        self.scratch.write_bytes(text)
+        base_of(self.scratch).write_bytes(self.base)
+        return self.scratch
+
+
+def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
+    """Hold (an inbox item that is not defective) and open a session. Raises AtkError: a
+    terminal item (code "state"); a hold that failed; a hold that was not pushed unless
+    `allow_unpushed` (code "unpushed": it is unheld again, nothing stays changed)."""
+    item = service.read(filename)
+    if item.state in (State.ADOPTED, State.REJECTED):
+        raise AtkError(
+            f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+        )
+    start = service.head()
+    held = False
+    pushed: bool | None = None
+    state = item.state
+    # a defective item cannot be moved (and no agent picks it up: it is blocked), so it is
+    # repaired in place; any other inbox item is held first
+    if item.state == State.INBOX and not item.defects:
+        out = service.hold(filename, expect=State.INBOX)
+        if not out.ok:
+            raise AtkError(f"could not hold before editing: {out.message}", code=out.code, exit_code=out.exit_code)
+        held, pushed, state = True, out.pushed, State.HOLD.value
+        if out.pushed is False and not allow_unpushed:
+            service.unhold(filename, expect=State.HOLD)
+            raise AtkError(
+                f"the hold of {filename} is committed but not pushed: agents elsewhere may still take it; "
+                "edit anyway (allow_unpushed) or try again once the remote answers",
+                code="unpushed",
+            )
+    base = service.read_bytes(filename)
+    scratch = new_scratch(service.scratch_dir(), filename)
+    ticket = EditTicket(filename, str(state), base, scratch, held, pushed, start)
+    ticket.keep(base)
+    return ticket
+
+
+def _unhold(service: Service, ticket: EditTicket) -> list[str]:
+    """Unhold what the session held; the warnings to pass on."""
+    if not ticket.held:
+        return []
+    out = service.unhold(ticket.filename, expect=State.HOLD)
+    ticket.held = False
+    if not out.ok:
+        return [f"could not unhold {ticket.filename} after editing: {out.message}", *out.warnings]
+    return list(out.warnings)
+
+
+def finish_edit(service: Service, ticket: EditTicket, text: bytes) -> Outcome:
+    """Save `text` against `ticket.base`, then unhold what the session held. Refused (the
+    session stays open, the text kept in the scratch file) with code "changed" when the
+    stored file is not the base any more, "invalid" for text that is not a valid item."""
+    from .service import Outcome
+
+    if text == ticket.base:
+        warnings = _unhold(service, ticket)
+        drop_scratch(ticket.scratch)
+        return Outcome(True, "edit", "unchanged", (ticket.filename,), warnings=tuple(warnings), code="unchanged")
+    ticket.keep(text)
+    try:
+        decoded = text.decode("utf-8")
+    except UnicodeDecodeError:
+        return Outcome(
+            False, "edit", f"not saved: the text is not valid UTF-8; it is kept in {ticket.scratch}",
+            (ticket.filename,), exit_code=2, code="invalid",
+        )
+    out = service.save_text(ticket.filename, decoded, expect=ticket.state, base=ticket.base)
+    if not out.ok:
+        return out
+    drop_scratch(ticket.scratch)
+    out.warnings = (*out.warnings, *_unhold(service, ticket))
+    return out
+
+
+def abandon_edit(service: Service, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
+    """End the session without saving: unhold what it held; drop the scratch text unless
+    `keep_text` (then it is offered again the next time the item is edited)."""
+    from .service import Outcome
+
+    warnings = _unhold(service, ticket)
+    if not keep_text:
+        drop_scratch(ticket.scratch)
+    return Outcome(True, "edit", "nothing saved", (ticket.filename,), warnings=tuple(warnings))

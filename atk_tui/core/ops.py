@@ -1,0 +1,405 @@
+"""Who may do what to which item, in one place (SPEC §5, §8): the transition table and the
+refusals every front end asks.
+
+`refusal(op, items, actor)` is the one judgement: the service calls it inside the store lock
+(on the item as stored now), the CLI gets its code and exit code through the service's
+`Outcome`, and the dashboard calls it to grey out a key and say why (as lazygit's disabled
+reasons). A new transition is one row in `WI.transitions`, one CLI subcommand, one binding;
+a second queue with other states (SPEC §12, `atk mq`) is one more `QueueRules`.
+
+Dependency refusals (missing, self, cycle with its path) are `dependency_refusal`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from .model import Item, Kind, State
+
+if TYPE_CHECKING:
+    from .service import QueueView
+
+
+class Op(StrEnum):
+    """Every write a front end can ask for, by its CLI name."""
+
+    HOLD = "hold"
+    UNHOLD = "unhold"
+    START_PROCESSING = "start-processing"
+    ADOPT = "adopt"
+    REJECT = "reject"
+    RETURN_TO_INBOX = "return-to-inbox"
+    MOVE = "move"  # the user's any-state-to-any-state move (resolves to one of the above)
+    RM = "rm"
+    EDIT = "edit"
+    ANSWER = "answer"
+    COMMENT = "comment"
+    SET_DEPENDENCIES = "set-dependencies"
+    CONVERT_TO_PLAN = "convert-to-plan"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an operation may not be done: a stable `code` for programs ("state", "invalid",
+    "user-only", "missing", "self", "cycle"), a `message` that says what to do instead, the
+    CLI's `exit_code`, and the item (or dependency) concerned."""
+
+    code: str
+    message: str
+    exit_code: int = 1
+    filename: str = ""
+    cycle: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One row of the table. `user_from` None: the user may start from any other state
+    (SPEC §5: the user's UI moves anything anywhere). `answered_from`: further states an
+    agent may start from for a question whose answer is saved (an answered UWI in inbox
+    may be adopted or rejected). `named_from`: the command names the state it starts from
+    (`return-to-inbox --state=...`), the first of `agent_from` by default."""
+
+    target: str
+    agent_from: frozenset[str]
+    user_from: frozenset[str] | None = None
+    answered_from: frozenset[str] = frozenset()
+    named_from: bool = False
+    takes_note: bool = False
+    takes_commit: bool = False
+
+
+@dataclass(frozen=True)
+class QueueRules:
+    """A queue's states and its transition table (`wi` here; `mq` is another instance)."""
+
+    name: str
+    states: tuple[str, ...]
+    terminal: frozenset[str]
+    transitions: Mapping[str, Transition]
+    removable: frozenset[str]  # `rm` takes items in these states
+    dependencies_agent: frozenset[str]  # `set-dependencies` for an agent
+    dependencies_user: frozenset[str]  # ... and for the user
+    #: a free move to this state is made as this op (to inbox from hold: unhold)
+    move_ops: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def active(self) -> frozenset[str]:
+        return frozenset(self.states) - self.terminal
+
+    def allowed_from(
+        self, op: str, item: Item, *, actor: str, from_state: str | None = None
+    ) -> frozenset[str]:
+        """States `op` may start from for `actor` and this item."""
+        row = self.transitions[op]
+        if actor == "user":
+            return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target}
+        if row.named_from:
+            # the state named on the command line (`--state`, whose choices are agent_from)
+            return frozenset({from_state or sorted(row.agent_from, key=self.states.index)[0]})
+        ok = row.agent_from
+        if row.answered_from and item.kind == Kind.UWI and item.answered:
+            ok = ok | row.answered_from
+        return ok
+
+    def move_op(self, from_state: str, to_state: str) -> str | None:
+        """The transition a free move from `from_state` to `to_state` is made as."""
+        if to_state == State.INBOX and from_state == State.HOLD:
+            return Op.UNHOLD.value
+        return self.move_ops.get(to_state)
+
+
+WI = QueueRules(
+    name="wi",
+    states=State.values(),
+    terminal=frozenset({State.ADOPTED.value, State.REJECTED.value}),
+    transitions={
+        Op.HOLD.value: Transition(State.HOLD.value, frozenset({State.INBOX.value})),
+        Op.UNHOLD.value: Transition(State.INBOX.value, frozenset({State.HOLD.value})),
+        Op.START_PROCESSING.value: Transition(State.PROCESSING.value, frozenset({State.INBOX.value})),
+        Op.ADOPT.value: Transition(
+            State.ADOPTED.value, frozenset({State.PROCESSING.value}), answered_from=frozenset({State.INBOX.value}),
+            takes_note=True, takes_commit=True,
+        ),
+        Op.REJECT.value: Transition(
+            State.REJECTED.value, frozenset({State.PROCESSING.value}), answered_from=frozenset({State.INBOX.value}),
+            takes_note=True,
+        ),
+        Op.RETURN_TO_INBOX.value: Transition(
+            State.INBOX.value, frozenset({State.PROCESSING.value, State.REJECTED.value}), named_from=True
+        ),
+    },
+    removable=frozenset({State.INBOX.value, State.HOLD.value}),
+    dependencies_agent=frozenset({State.INBOX.value, State.PROCESSING.value}),
+    dependencies_user=frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value}),
+    move_ops={
+        State.HOLD.value: Op.HOLD.value,
+        State.PROCESSING.value: Op.START_PROCESSING.value,
+        State.ADOPTED.value: Op.ADOPT.value,
+        State.REJECTED.value: Op.REJECT.value,
+        State.INBOX.value: Op.RETURN_TO_INBOX.value,
+    },
+)
+
+#: the wi queue's transitions (op -> Transition): the one table
+TRANSITIONS: Mapping[str, Transition] = WI.transitions
+
+
+def defect_refusal(item: Item) -> Refusal:
+    return Refusal(
+        "invalid",
+        f"{item.filename} is defective ({'; '.join(item.defects)}); repair it with "
+        f"`atk wi edit {item.filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+        filename=item.filename,
+    )
+
+
+def _terminal(item: Item) -> Refusal:
+    return Refusal(
+        "state",
+        f"{item.filename} is {item.state}: terminal items are read-only (return it to inbox first)",
+        filename=item.filename,
+    )
+
+
+def _user_only(op: str) -> Refusal:
+    return Refusal(
+        "user-only",
+        f"{op} is a user-only write; refused in an agent environment (the user does it in the dashboard)",
+        exit_code=2,
+    )
+
+
+def transition_refusal(
+    op: str,
+    item: Item,
+    actor: str,
+    *,
+    from_state: str | None = None,
+    expect: str | None = None,
+    rules: QueueRules = WI,
+) -> Refusal | None:
+    """Whether `actor` may make transition `op` on `item` as it is now (SPEC §5)."""
+    name = item.filename
+    if expect and item.state != expect:
+        return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
+    row = rules.transitions[op]
+    target = row.target
+    allowed = rules.allowed_from(op, item, actor=actor, from_state=from_state)
+    if item.state == target and (actor == "user" or not row.named_from):
+        return Refusal("state", f"state conflict: {name} is already in {target}", filename=name)
+    if item.state in allowed:
+        return None
+    hint = ""
+    if row.answered_from and item.state in row.answered_from and item.kind == Kind.UWI:
+        hint = (
+            f" (an inbox UWI can be {op}ed only once the user's answer is saved; "
+            f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
+        )
+    elif op == Op.HOLD and item.state == State.PROCESSING:
+        hint = (
+            f" (wi-standards: a processing item is not held while waiting; "
+            f"`atk wi return-to-inbox {name}` first, then hold it)"
+        )
+    elif row.answered_from and item.state in row.answered_from:
+        hint = f" (`atk wi start-processing {name}` first)"
+    elif op == Op.START_PROCESSING and item.state == State.HOLD:
+        hint = f" (the user holds it; `atk wi unhold {name}` only if the user asked for it)"
+    elif item.state in rules.terminal:
+        hint = f" (`atk wi return-to-inbox {name} --state={item.state}` first)"
+    return Refusal(
+        "state",
+        f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}",
+        filename=name,
+    )
+
+
+def refusal(
+    op: str,
+    items: Sequence[Item],
+    actor: str,
+    view: QueueView | None = None,
+    *,
+    to_state: str | None = None,
+    from_state: str | None = None,
+    expect: str | None = None,
+    rules: QueueRules = WI,
+) -> Refusal | None:
+    """Why `actor` may not do `op` on `items` as they are now, or None when it may.
+
+    `to_state` goes with `Op.MOVE` (the user's free move); `from_state` with
+    return-to-inbox; `expect`: the state the caller saw (refused when an item moved since).
+    The first refusal wins (an all-or-nothing write refuses as a whole). `view` is accepted
+    for callers that judge over a queue picture; the rules here need only the items.
+    Not judged here: things only the store knows (a `base` that changed, who wrote an
+    answer), which the service checks as well inside the lock."""
+    del view  # the item-level rules need no more; kept in the signature for front ends
+    if op not in rules.transitions and op not in Op._value2member_map_:
+        return Refusal("invalid", f"unknown operation {op!r}", exit_code=2)
+    op = str(op)
+    if not items:
+        return Refusal("invalid", "no item given", exit_code=2)
+    if len({i.filename for i in items}) != len(items):
+        return Refusal("invalid", "the same item is named twice", exit_code=2)
+    single = len(items) == 1
+    for item in items:
+        found = _item_refusal(op, item, actor, single, to_state, from_state, expect, rules)
+        if found is not None:
+            return found
+    return None
+
+
+def _item_refusal(
+    op: str,
+    item: Item,
+    actor: str,
+    single: bool,
+    to_state: str | None,
+    from_state: str | None,
+    expect: str | None,
+    rules: QueueRules,
+) -> Refusal | None:
+    name = item.filename
+    if op == Op.RM:
+        if expect and item.state != expect:
+            return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
+        if item.state not in rules.removable:
+            return Refusal(
+                "state",
+                f"state conflict: {name} is in {item.state}; rm takes {' or '.join(sorted(rules.removable))} items only",
+                filename=name,
+            )
+        return None
+    if op in (Op.ANSWER, Op.COMMENT) and actor != "user":
+        return _user_only(op)
+    if op == Op.MOVE and actor != "user":
+        return Refusal("invalid", "a free move is a user-only write; agents use the named transitions", exit_code=2)
+    if not single and op not in rules.transitions and op != Op.MOVE:
+        return Refusal("invalid", f"{op} takes one item at a time", exit_code=2)
+    if item.defects and op not in (Op.EDIT,):
+        return defect_refusal(item)
+    if op == Op.EDIT or op == Op.CONVERT_TO_PLAN:
+        if op == Op.CONVERT_TO_PLAN and item.kind != Kind.AWI:
+            return Refusal("invalid", f"{name} is a {item.kind.upper()}; only an AWI can have a plan file", filename=name)
+        return _terminal(item) if item.state in rules.terminal else None
+    if op == Op.ANSWER:
+        if item.kind != Kind.UWI:
+            return Refusal("invalid", f"{name} is an AWI; only a UWI (question) can be answered — comment instead", filename=name)
+        if item.state in rules.terminal:
+            return Refusal(
+                "state",
+                f"{name} is {item.state}: return it to inbox (`atk wi return-to-inbox --state={item.state}`) "
+                "before answering it again",
+                filename=name,
+            )
+        return None
+    if op == Op.COMMENT:
+        if item.kind != Kind.AWI:
+            return Refusal("invalid", f"{name} is a UWI; answer it instead of commenting", filename=name)
+        return _terminal(item) if item.state in rules.terminal else None
+    if op == Op.SET_DEPENDENCIES:
+        allowed = rules.dependencies_user if actor == "user" else rules.dependencies_agent
+        if item.state not in allowed:
+            return Refusal(
+                "state",
+                f"state conflict: {name} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items",
+                filename=name,
+            )
+        return None
+    if op == Op.MOVE:
+        if to_state not in rules.states:
+            return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2)
+        resolved = rules.move_op(expect or item.state, to_state)
+        if resolved is None:
+            return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2)
+        return transition_refusal(resolved, item, actor, expect=expect, rules=rules)
+    return transition_refusal(op, item, actor, from_state=from_state, expect=expect, rules=rules)
+
+
+# -- dependencies --------------------------------------------------------------------------
+
+
+def _deps_of(depends_on: object) -> list[str]:
+    if not isinstance(depends_on, (list, tuple)):
+        return []
+    return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
+
+
+class DependencyRules:
+    """What `set-dependencies` refuses for one item, over the active items' dependencies
+    (the same cycles `Service.would_cycle` finds): build it once, ask per candidate."""
+
+    def __init__(self, filename: str, depends: Mapping[str, Iterable[str]], exists: Iterable[str]) -> None:
+        self.filename = filename
+        self.known = set(exists)
+        deps: dict[str, list[str]] = {}
+        users: dict[str, list[str]] = {}
+        for name, item_deps in depends.items():
+            if name == filename:
+                continue
+            for dep in _deps_of(list(item_deps)):
+                deps.setdefault(name, []).append(dep)
+                users.setdefault(dep, []).append(name)
+        self._deps = deps
+        # every item that depends on `filename`, directly or not: depending on one closes a cycle
+        seen: set[str] = set()
+        queue = deque([filename])
+        while queue:
+            for user in users.get(queue.popleft(), ()):
+                if user not in seen and user != filename:
+                    seen.add(user)
+                    queue.append(user)
+        self.dependents = seen
+
+    @classmethod
+    def from_view(cls, filename: str, view: QueueView) -> DependencyRules:
+        depends = {n: _deps_of(i.depends_on) for n, i in view.items.items()}
+        return cls(filename, depends, set(view.items) | set(view.snapshot.states))
+
+    def cycle_through(self, dep: str) -> tuple[str, ...] | None:
+        """The cycle `filename -> dep -> ... -> filename` that depending on `dep` makes."""
+        if dep not in self.dependents:
+            return None
+        parent: dict[str, str | None] = {dep: None}
+        queue = deque([dep])
+        while queue:
+            node = queue.popleft()
+            for nxt in self._deps.get(node, ()):
+                if nxt == self.filename:
+                    path = [node]
+                    back = parent[node]
+                    while back is not None:
+                        path.append(back)
+                        back = parent[back]
+                    return (self.filename, *reversed(path))
+                if nxt not in parent:
+                    parent[nxt] = node
+                    queue.append(nxt)
+        return None
+
+    def refusal(self, dep: str) -> Refusal | None:
+        from .readiness import format_cycle
+
+        if dep == self.filename:
+            return Refusal("self", f"{dep} cannot depend on itself", filename=dep)
+        if dep not in self.known:
+            return Refusal("missing", f"no item named {dep}: a dependency must be an existing item", filename=dep)
+        cycle = self.cycle_through(dep)
+        if cycle is not None:
+            return Refusal(
+                "cycle", f"that would make a dependency cycle: {format_cycle(cycle)}", filename=dep, cycle=cycle
+            )
+        return None
+
+    def refusals(self, deps: Iterable[str]) -> list[Refusal]:
+        return [r for dep in deps if (r := self.refusal(dep)) is not None]
+
+
+def dependency_refusal(filename: str, depends_on: Sequence[str], view: QueueView) -> Refusal | None:
+    """The first reason `filename` may not depend on `depends_on` (missing, self, a cycle
+    with its path), judged over `view`; None when the list is fine."""
+    found = DependencyRules.from_view(filename, view).refusals(depends_on)
+    return found[0] if found else None

@@ -1,0 +1,130 @@
+"""The user-only writes: a UWI's answer, an AWI's comment (SPEC §7, §8, §11)."""
+
+from __future__ import annotations
+
+from .. import sections
+from ..items import parse_item
+from ..model import STATES, Item
+from ..ops import Op, refusal
+from ..store import AtkError, Transaction, item_path
+from .base import ServiceBase
+from .types import Outcome
+
+
+class Answers(ServiceBase):
+    """The user-only writes."""
+
+    def answer(
+        self,
+        filename: str,
+        *,
+        choices: dict[int, str] | None = None,
+        text: str = "",
+        replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
+    ) -> Outcome:
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `choices` maps a question number
+        to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
+        the whole section, so a question left out becomes missing again (how a choice is
+        cleared). Refused with code "partial" when a question is left without a choice unless
+        `partial`; with code "changed" when `base` (the bytes the user saw) is not what is
+        stored any more."""
+        from ..questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
+
+        choices = dict(choices or {})
+
+        def change(tx: Transaction) -> Item:
+            self._user_only("answer")
+            item = self._current(filename)
+            self._check_base(item, base)
+            self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
+            if (item.answered or item.answer_partial) and not replace:
+                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
+            parsed = parse_questions(item.body)
+            labels: dict[int, str] = {}
+            for number, letter in sorted(choices.items()):
+                q = next((q for q in parsed.questions if q.number == number), None)
+                if q is None:
+                    raise AtkError(
+                        f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
+                        exit_code=2,
+                    )
+                if letter.strip().casefold() == OTHER:
+                    labels[number] = OTHER_LINE
+                    continue
+                opt = q.option(letter)
+                if opt is None:
+                    letters = ", ".join(o.letter for o in q.options) or "none"
+                    raise AtkError(
+                        f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
+                        exit_code=2,
+                    )
+                labels[number] = opt.display
+            if not labels and not text.strip():
+                raise AtkError("an answer needs a choice or some text", exit_code=2)
+            body = sections.set_answer(item.body, sections.format_answer(labels, text))
+            if not body.endswith("\n"):
+                body += "\n"
+            progress = answer_progress(body, parsed)
+            if not progress.complete and not partial:
+                missing = ", ".join(str(n) for n in progress.missing)
+                raise AtkError(
+                    f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
+                    f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
+                    f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
+                    "or pass --partial to save a partial answer (the item then still blocks)",
+                    code="partial",
+                )
+            return self._save(tx, item, item.fm_block + body)
+
+        return self._write("answer", [filename], change)
+
+    def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
+        """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
+        user saw), refused with code "changed" when the stored file differs."""
+
+        def change(tx: Transaction) -> Item:
+            self._user_only("comment")
+            item = self._current(filename)
+            self._check_base(item, base)
+            self._raise_refusal(refusal(Op.COMMENT, [item], self.actor))
+            if not text.strip():
+                raise AtkError("the comment is empty", exit_code=2)
+            body = sections.append_comment(item.body, text)
+            return self._save(tx, item, item.fm_block + body)
+
+        return self._write("comment", [filename], change)
+
+    def _check_answer_author(self, item: Item) -> None:
+        """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
+        introduced its current answer is a user's (`Atk-Actor: user`)."""
+        current = sections.answer_text(item.body)
+        if not (current or "").strip():
+            return
+        name = item.filename
+        refuse = AtkError(
+            f"refused: the answer in {name} was not written by the user (its newest change is not an "
+            "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
+            exit_code=2,
+            code="user-only",
+        )
+        head_text = self._committed_text("HEAD", name, item.state)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode()).body) != current:
+            raise refuse  # the answer is not even committed
+        fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob)wi/*/{name}", check=False).stdout
+        commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
+
+        revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
+        blobs = self._blobs([f"{rev}:{item_path(s, name)}" for rev in revs for s in STATES])
+        answers: dict[str, str | None] = {}
+        for n, rev in enumerate(revs):
+            data = next((b for b in blobs[n * len(STATES) : (n + 1) * len(STATES)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data).body)
+        for sha, actor in commits:
+            if answers[sha] != answers[f"{sha}^"]:
+                if actor.strip() != "user":
+                    raise refuse
+                return
+        raise refuse

@@ -1,0 +1,241 @@
+"""The service's shared plumbing: construction, the write wrapper, and the guards every
+write path runs (SPEC §8, §11)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .. import headings, sections
+from ..config import is_agent_env
+from ..items import MAX_ITEM_BYTES, parse_item
+from ..model import STATES, Item, is_valid_filename
+from ..ops import Refusal
+from ..store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path
+from .types import Clock, Outcome, _body_of, _code, utc_now
+
+
+class ServiceBase:
+    """Construction and the plumbing every read and write shares."""
+
+    def __init__(
+        self,
+        root: Path | str,
+        *,
+        clock: Clock = utc_now,
+        actor: str | None = None,
+        only_repo: str | None = None,
+        pull: bool = True,
+        push: bool = True,
+        use_cache: bool = True,
+    ) -> None:
+        self.store = GitStore(root)
+        self.root = self.store.root
+        self.clock = clock
+        self.actor = actor or ("agent" if is_agent_env() else "user")
+        self.only_repo = only_repo
+        self.pull_on_write = pull  # pull before each write (off: offline tests)
+        self.push_on_write = push
+        self.use_cache = use_cache
+
+    def set_lock_wait_listener(self, listener: Callable[[str | None], None] | None) -> None:
+        """`listener(message)` when a write has to wait for the store lock (another process
+        writes), `listener(None)` when that wait is over; called from the writing thread."""
+        self.store.on_lock_wait = listener
+
+    def interrupt(self) -> int:
+        """Kill every child process (git, hooks) the store runs now, so that a write blocked
+        on one (a stuck hook, a remote that never answers) fails promptly and rolls back; the
+        dashboard calls it when the user quits during such a write. Safe from any thread.
+        Returns how many children were killed."""
+        return self.store.interrupt()
+
+    def scratch_dir(self) -> Path:
+        """Where the dashboard keeps the text of edit sessions (inside .git: never committed)."""
+        return self.store.git_dir / "atk-edit"
+
+    def _parse_bounded(self, filename: str, state: str) -> Item:
+        """Parse an item without reading more than the size limit allows: a file over it is
+        shown as defective from its first bytes (a 2 GB file must not stall the app)."""
+        data = self.store.read_bytes(state, filename, max_bytes=MAX_ITEM_BYTES + 1)
+        if len(data) <= MAX_ITEM_BYTES:
+            return parse_item(filename, state, data)
+        size = os.stat(self.root / "wi" / state / filename, follow_symlinks=False).st_size
+        return parse_item(filename, state, data, size=size)
+
+    def _write(self, op: str, files: Sequence[str], change: Callable[[Transaction], Item | None]) -> Outcome:
+        subject = f"atk: {op} {files[0]}" if len(files) == 1 else f"atk: {op} {len(files)} items"
+        result = WriteResult()
+        try:
+            with self.store.writing(subject, self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
+                item = change(tx)
+                self._guard_tx(tx)
+        except AtkError as exc:
+            return Outcome(
+                False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
+        except (OSError, ValueError) as exc:
+            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
+        verb = {"add": "added", "edit": "saved"}.get(op, op)
+        return Outcome(
+            True,
+            op,
+            f"{verb} {files[0] if len(files) == 1 else f'{len(files)} items'}",
+            tuple(files),
+            commit=result.commit,
+            pushed=result.pushed,
+            warnings=tuple(result.warnings),
+            item=item,
+        )
+
+    @staticmethod
+    def _refuse(op: str, message: str, files: Sequence[str] = (), exit_code: int = 1, code: str = "") -> Outcome:
+        return Outcome(False, op, message, tuple(files), exit_code=exit_code, code=code or ("invalid" if exit_code == 2 else ""))
+
+    def _check_repo(self, item: Item) -> None:
+        if self.only_repo and item.target_repo != self.only_repo:
+            raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)", code="invalid")
+
+    def _current(self, filename: str, *, allow_defective: bool = False) -> Item:
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        where = self.store.locate_all(filename)
+        if not where:
+            raise AtkError(f"no item named {filename}", code="missing")
+        state = where[0]
+        item = self._parse_bounded(filename, state)
+        if len(where) > 1:
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+        self._check_repo(item)
+        if item.defects and not allow_defective:
+            raise AtkError(
+                f"{filename} is defective ({'; '.join(item.defects)}); repair it with "
+                f"`atk wi edit {filename} --whole-file FILE` (frontmatter and body), or remove it with `atk wi rm`",
+                code="invalid",
+            )
+        return item
+
+    @staticmethod
+    def _raise_refusal(found: Refusal | None) -> None:
+        """A refusal from `ops.refusal`, raised inside the write (nothing is changed)."""
+        if found is not None:
+            cls = StateConflict if found.code == "state" else AtkError
+            raise cls(found.message, code=found.code, exit_code=found.exit_code)
+
+    def _user_only(self, op: str) -> None:
+        if self.actor != "user":
+            raise AtkError(
+                f"{op} is a user-only write; refused in an agent environment (the user does it in the dashboard)",
+                exit_code=2,
+                code="user-only",
+            )
+
+    def _guard_user_headings(self, body: str, filename: str | None = None) -> None:
+        if self.actor == "agent":
+            found = sections.user_only_headings(body)
+            if found:
+                where = f"{filename}: " if filename else ""
+                raise AtkError(
+                    f"{where}the body contains the user-only section '{found[0]}'; agents may not write it "
+                    "(remove that heading; the user answers and comments in the dashboard)",
+                    exit_code=2,
+                    code="user-only",
+                )
+
+    def _guard_tx(self, tx: Transaction) -> None:
+        """SPEC §11 on every write path, in one place: before an agent's commit, every item
+        file it would commit is compared with the committed version of that item (whatever
+        state folder it was in): a changed user-only section, or a new file holding one,
+        refuses the whole write (nothing committed, files put back as they were). This also
+        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`."""
+        if self.actor != "agent":
+            return
+        for rel in sorted(set(tx.changed)):
+            if not rel.startswith("wi/"):
+                continue
+            full = self.root / rel
+            if full.is_symlink() or not full.is_file():
+                continue  # deleted (rm's business) or not a file git commits as one
+            new = full.read_bytes().decode("utf-8", "replace")
+            parts = rel.split("/")
+            if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in STATES:
+                old = self._committed_text("HEAD", parts[2], parts[1])
+            else:
+                blob = self._blobs([f"HEAD:{rel}"])[0]
+                old = None if blob is None else blob.decode("utf-8", "replace")
+            self._guard_user_sections(rel, old, new)
+
+    def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
+        """SPEC §11, every write path: an agent may not commit a file whose user-only sections
+        differ from the committed ones (a new file: has any). Deleting a file is `rm`'s
+        business, not this rule's."""
+        if self.actor != "agent" or new is None:
+            return
+        before = headings.user_only_sections(_body_of(old or ""))
+        after = headings.user_only_sections(_body_of(new))
+        if before == after:
+            return
+        changed = [text for kind, text in after if (kind, text) not in before] or [text for _, text in before]
+        first = changed[0].splitlines()[0].strip() if changed and changed[0] else "a user-only section"
+        raise AtkError(
+            f"refused: {path} {'changes' if old is not None else 'adds'} the user-only section '{first}'; "
+            "agents may not write answers or user comments (undo that change, e.g. "
+            f"`git checkout -- {path}`, and leave it to the user)",
+            exit_code=2,
+            code="user-only",
+        )
+
+    def _blobs(self, specs: Sequence[str]) -> list[bytes | None]:
+        """`REV:PATH` specs' bytes, None where missing (`GitStore.blobs`)."""
+        return self.store.blobs(specs)
+
+    def _committed_text(self, rev: str, filename: str, prefer: str | None = None) -> str | None:
+        """The item's text at `rev` (in whichever state folder it was), or None."""
+        states = [prefer] if prefer else []
+        states += [s for s in STATES if s != prefer]
+        for data in self._blobs([f"{rev}:{item_path(s, filename)}" for s in states]):
+            if data is not None:
+                return data.decode("utf-8", "replace")
+        return None
+
+    @staticmethod
+    def _write_text(tx: Transaction, item: Item, text: str) -> None:
+        tx.write(item_path(item.state, item.filename), text.encode("utf-8"))
+
+    def _check_base(self, item: Item, base: bytes | None) -> None:
+        if base is not None and self.store.read_bytes(item.state, item.filename) != base:
+            raise AtkError(
+                f"not saved: {item.filename} changed since you opened it (someone else edited it; the question "
+                "may be different now). Nothing was written: look at the new version and try again",
+                code="changed",
+            )
+
+    def _save(self, tx: Transaction, item: Item, text: str) -> Item:
+        data = text.encode("utf-8")
+        if data == self.store.read_bytes(item.state, item.filename):
+            raise AtkError("nothing to change: the text is the same", code="unchanged")
+        new = parse_item(item.filename, item.state, data)
+        if new.defects:
+            raise AtkError(f"not saved, the item would be defective: {'; '.join(new.defects)}", code="invalid")
+        tx.write(item_path(item.state, item.filename), data)
+        return new
+
+    def _write_named(self, op: str, change: Callable[[Transaction], Item | None], holder: list[str]) -> Outcome:
+        """Like _write, for operations whose filename is chosen inside the lock."""
+        result = WriteResult()
+        item = None
+        try:
+            with self.store.writing(f"atk: {op}", self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
+                item = change(tx)
+                self._guard_tx(tx)
+                tx.subject = f"atk: {op} {holder[0]}"
+        except AtkError as exc:
+            return Outcome(
+                False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+                code=_code(exc),
+            )
+        except (OSError, ValueError) as exc:
+            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
+        return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)

@@ -1,0 +1,291 @@
+"""Reading the queue, one item, its history; the store against its remote."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from .. import readiness
+from ..cache import ItemCache, cache_key
+from ..config import resolve_plan_file
+from ..items import MAX_ITEM_BYTES, parse_item
+from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
+from ..store import AtkError, WriteResult
+from .base import ServiceBase
+from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
+
+
+class Reads(ServiceBase):
+    """Reads: nothing here writes to the store."""
+
+    def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
+        """Pull (rebase) from the remote now, under the store lock, without writing anything
+        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
+        result = WriteResult()
+        with self.store.locked(lock_timeout):
+            self.store._pull(result)
+        return result.warnings
+
+    def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
+        """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
+        warnings, or refused (code "busy" when the store is locked, else the error's code)."""
+        try:
+            warnings = self.pull_now(lock_timeout=lock_timeout)
+        except AtkError as exc:
+            return Outcome(False, "pull", exc.message, exit_code=exc.exit_code, code=_code(exc) or "busy")
+        return Outcome(True, "pull", "pulled", warnings=tuple(warnings))
+
+    def sync_status(self) -> SyncStatus:
+        """How the store stands against its remote (the dashboard's status line)."""
+        upstream = self.store.upstream()
+        return SyncStatus(
+            unpushed=self.store.unpushed() if upstream else 0,
+            conflicts=len(self.conflicts()),
+            upstream=upstream,
+            has_upstream=upstream is not None,
+        )
+
+    def upstream(self) -> str | None:
+        """The upstream branch (e.g. origin/main), None when no remote is configured."""
+        return self.store.upstream()
+
+    def head(self) -> str:
+        """The current commit's SHA ("" on a store without commits)."""
+        return self.store.head() or ""
+
+    def commits_touching(self, filename: str, since: str) -> list[str]:
+        """Subjects of the commits after `since` (up to HEAD) that touched the item in any
+        state folder, newest first (e.g. whether an edit session saved anything)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        head = self.head()
+        if not head or not since or head == since:
+            return []
+        rng = f"{since}..{head}" if SHA_RE.match(since) else head
+        proc = self.store.git("log", "-z", "--format=%s", rng, "--", f":(glob)wi/*/{filename}", check=False, env=self.store.read_env)
+        return [s for s in proc.stdout.split("\0") if s]
+
+    def titles(self, names: Iterable[str]) -> dict[str, str]:
+        """Each named item's title (the filename when it cannot be read); unknown names are
+        left out. Terminal items included (history screens name them)."""
+        out: dict[str, str] = {}
+        for name in names:
+            if not is_valid_filename(name):
+                continue
+            where = self.store.locate_all(name)
+            if not where:
+                continue
+            try:
+                out[name] = self._parse_bounded(name, where[0]).title or name
+            except (AtkError, OSError):
+                out[name] = name
+        return out
+
+    def read(self, filename: str, state: str | None = None) -> Item:
+        """The full item (body included). Raises AtkError when there is none."""
+        where = [state] if state else self.store.locate_all(filename)
+        if not where:
+            linked = [f"wi/{s}" for s in STATES if self.store.state_dir_link(s)]
+            if linked:
+                raise AtkError(
+                    f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
+                    "replace it with a real folder)",
+                    code="missing",
+                )
+            raise AtkError(f"no item named {filename}", code="missing")
+        item = self._parse_bounded(filename, where[0])
+        if len(where) > 1:
+            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+        return item
+
+    def read_bytes(self, filename: str) -> bytes:
+        """The item file's exact bytes (a `base` for answer/comment/save_text)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
+        where = self.store.locate_all(filename)
+        if not where:
+            raise AtkError(f"no item named {filename}", code="missing")
+        return self.store.read_bytes(where[0], filename)
+
+    def show(self, filename: str) -> Item:
+        item = self.read(filename)
+        self._check_repo(item)
+        return item
+
+    def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
+        """Parse the items in `states` (through the cache) and locate every item."""
+        wanted = [s for s in STATES if s in set(states)]
+        # git stats the work tree for the blob SHAs while the folders are scanned here
+        collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
+        scan = self.store.scan_all(STATES)
+        where, dups, defects = scan.where, scan.dups, scan.defects
+        items: dict[str, Item] = {}
+        scopes: dict[str, ItemCache] = {}
+        blobs = collect_blobs()
+        root = str(self.root)
+        seen: dict[str, set[str]] = {}
+        for state in wanted:
+            scope = "terminal" if state in TERMINAL else "active"
+            cache = None
+            if self.use_cache:
+                cache = scopes.get(scope)
+                if cache is None:
+                    cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
+                    cache.load()
+                keep = seen.setdefault(scope, set())
+            for name in scan.names.get(state, ()):
+                if where[name] != state:
+                    continue  # a duplicate: the copy in the first state is the item
+                rel = f"wi/{state}/{name}"
+                blob = blobs.get(rel)
+                item = cache.get(name, state, blob) if (cache is not None and blob) else None
+                if item is None:
+                    try:
+                        # never through a link (scan_all lists none; the file may change since)
+                        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                        with os.fdopen(fd, "rb") as fh:
+                            data = fh.read(MAX_ITEM_BYTES + 1)
+                            size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
+                    except OSError as exc:
+                        item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"])
+                    else:
+                        item = parse_item(name, state, data, size=size)
+                        if cache is not None and size is None:
+                            cache.put(item)
+                if cache is not None:
+                    keep.add(cache_key(item.blob, name))
+                if name in dups:
+                    in_states = dups[name]
+                    item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
+                items[name] = item
+        for scope, cache in scopes.items():
+            cache.save(keep=seen.get(scope, set()))
+        return items, where, defects
+
+    def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
+        """Everything the dashboard shows, judged at `clock()`."""
+        if self.store.journal_path.exists():
+            # a write a killed process left half done must not look saved: roll it back now
+            # when nobody is writing (a writer holding the lock has its own journal)
+            try:
+                with self.store.locked(timeout=0):
+                    pass
+            except AtkError:
+                pass
+        head = self.store.head()
+        items, where, defects = self.load_items(states)
+        dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
+        plan_missing = frozenset(
+            i.filename
+            for i in items.values()
+            if i.plan_file and (not (p := resolve_plan_file(self.root, i.plan_file, dirs)) or not os.path.isfile(p))
+        )
+        snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
+        now = self.clock()
+        judgements = readiness.judge(snap, now)
+        blocks = readiness.blocks_count(snap, judgements)
+        return QueueView(
+            snapshot=snap,
+            judgements=judgements,
+            blocks=blocks,
+            dependents=readiness.dependents(snap),
+            needs_you=readiness.sort_needs_you(snap, judgements, blocks),
+            head=head,
+            now=now,
+            store_defects=defects,
+        )
+
+    def list(
+        self,
+        states: Iterable[str] = ACTIVE,
+        *,
+        kind: str | None = None,
+        target_repo: str | None = None,
+        text: str | None = None,
+    ) -> tuple[list[Item], QueueView]:
+        view = self.queue(states)
+        repo = target_repo or self.only_repo
+        out = []
+        needle = text.casefold() if text else None
+        for item in view.items.values():
+            if kind and item.kind != kind:
+                continue
+            if repo and item.target_repo != repo:
+                continue
+            if needle and not self._matches(item, needle):
+                continue
+            out.append(item)
+        out.sort(key=lambda i: (STATES.index(i.state), i.filename))
+        return out, view
+
+    def _matches(self, item: Item, needle: str) -> bool:
+        hay = f"{item.filename}\n{item.title}\n{item.target_repo}".casefold()
+        if needle in hay:
+            return True
+        if not item.complete:
+            try:
+                item = self.read(item.filename, item.state)
+            except (AtkError, OSError):
+                return False
+        return needle in item.body.casefold()
+
+    def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
+        """Commits that touched the item, newest first, with the `Atk-Actor` trailer (gitpython,
+        core/githistory.py; call it from a worker)."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}", exit_code=2)
+        from ..githistory import item_history  # gitpython, imported on first use
+
+        return item_history(self.store, filename, limit)
+
+    def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
+        """How long questions waited for the user and what they blocked (`core.stats`), from
+        the git history, read incrementally (cached in `.git/atk-stats.json`)."""
+        from .. import stats
+
+        return stats.wait_stats(self.store, now=now or utc_now(), since=since)
+
+    def status(self) -> dict[str, object]:
+        return {
+            "store": str(self.root),
+            "upstream": self.store.upstream(),
+            "unpushed": self.store.unpushed(),
+            "head": self.store.head(),
+            "actor": self.actor,
+            "conflicts": len(self.conflicts()),
+        }
+
+    def notices(self) -> list:
+        """Agents' notices for the user, oldest first (`notices.Notice`)."""
+        from .. import notices
+
+        return notices.list_notices(self.root)
+
+    def notify(self, body: str, *, source: str | None = None) -> Outcome:
+        from .. import notices
+
+        return notices.notify(self, body, source=source)
+
+    def dismiss_notices(self, filenames: Sequence[str]) -> Outcome:
+        """A user-only write: the notices are deleted (git history keeps them)."""
+        from .. import notices
+
+        return notices.dismiss(self, list(filenames))
+
+    def loop_status(self) -> dict[str, object] | None:
+        """What a running `atk wi process-loop` on this store reports (None when none runs)."""
+        from ..loop import read_status
+
+        return read_status(self.store.git_dir)
+
+    def config_get(self, key: str) -> str:
+        if key == "private_notes":
+            return str(self.root)
+        raise AtkError(f"unknown config key {key!r} (known: private_notes)", exit_code=2)
+
+    def dependents_of(self, filename: str) -> list[str]:
+        """Active items that list `filename` in depends_on."""
+        items, _, _ = self.load_items(ACTIVE)
+        return sorted(n for n, i in items.items() if filename in i.depends_on and n != filename)

@@ -1,0 +1,49 @@
+"""The git store (SPEC §3, §5, §9): layout, lock, atomic write-and-commit, pull/push.
+
+- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`, recovery
+- `remote.py`      pull (rebase), push, commits set aside on conflict, git-state guards
+- `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks
+- `files.py`       atomic/private file writes, digests, the index swap
+(`AtkError` and its kinds live in core/errors.py and are re-exported here.)
+"""
+
+from __future__ import annotations
+
+from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
+from .gitstore import LINK_DEFECT, LOCK_WAIT_MESSAGE, GitStore, ScanResult, init_store, item_path
+from .remote import (
+    LOCK_TIMEOUT,
+    LOCK_TIMEOUT_ENV,
+    PULL_MARKER,
+    PUSH_TRIES,
+    WriteResult,
+    lock_timeout,
+    push_behind_remote,
+    push_failure_reason,
+)
+from .transaction import Transaction
+
+__all__ = [
+    "LINK_DEFECT",
+    "LOCK_TIMEOUT",
+    "LOCK_TIMEOUT_ENV",
+    "LOCK_WAIT_MESSAGE",
+    "PULL_MARKER",
+    "PUSH_TRIES",
+    "AtkError",
+    "GitFailed",
+    "GitStore",
+    "GitTimeout",
+    "Interrupted",
+    "NotAStore",
+    "ScanResult",
+    "StateConflict",
+    "StoreBusy",
+    "Transaction",
+    "WriteResult",
+    "init_store",
+    "item_path",
+    "lock_timeout",
+    "push_behind_remote",
+    "push_failure_reason",
+]
