@@ -156,6 +156,8 @@ class ActionsMixin:
         single = len(targets) == 1
         if action == "edit":
             return (single and one.state not in TERMINAL) or None
+        if action == "accept" and not single:  # batch approval of the marked questions
+            return any(t.kind == "uwi" and t.state not in TERMINAL and not t.defects for t in targets) or None
         if action in ("answer", "accept"):
             return (single and one.kind == "uwi" and one.state not in TERMINAL and not one.defects) or None
         if action == "comment":
@@ -438,8 +440,13 @@ class ActionsMixin:
 
     @work(group="write", exit_on_error=False)
     async def action_accept(self) -> None:
-        """Answer with the recommended option of every question (post-approval: one key)."""
+        """Answer with the recommended option of every question (post-approval: one key);
+        with questions marked (Space), all of them after one confirmation, in one commit."""
         if self._refuse_read_only():
+            return
+        marked = self.marked()  # type: ignore[attr-defined]
+        if marked:
+            await self._accept_batch(marked)
             return
         item = self._answer_target()
         if item is None or item.kind != "uwi":
@@ -459,6 +466,26 @@ class ActionsMixin:
             self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
             return
         await self._submit_answer(full.filename, choices, "", base=base)
+
+    async def _accept_batch(self, names: list[str]) -> None:
+        view = self.app.main.view
+        items = [view.items[n] for n in names if view is not None and n in view.items]
+        uwis = [i for i in items if i.kind == "uwi"]
+        if not uwis:
+            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
+            return
+        listing = Text("Accept the recommended option of every question in:\n")
+        for i in uwis:
+            listing.append(f"  • {safe_line(i.title)[:70]}\n")
+        if len(uwis) < len(items):
+            listing.append(f"({len(items) - len(uwis)} marked AWI left out)\n", style="dim")
+        listing.append("One commit for all of them.")
+        ok = await self.app.push_screen_wait(confirm(f"Accept {len(uwis)} recommendations", listing, "Accept all"))
+        if ok != "yes":
+            return
+        out = await self._write(self.app.service.accept_recommendations, [i.filename for i in uwis])
+        if out.ok:
+            self.action_clear_marks()  # type: ignore[attr-defined]
 
     @work(group="write", exit_on_error=False)
     async def action_comment(self) -> None:
