@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-for p in (ROOT, ROOT / "tests", ROOT / "tests" / "actions", ROOT / "tests" / "tui"):
+for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
@@ -47,8 +47,8 @@ def make_store(base: Path, n: int) -> tuple[Path, str]:
 
 
 async def measure(root: Path, name: str, size: tuple[int, int]) -> tuple[float, float]:
-    from actions_support import settle
-    from tui_helpers import build_app
+    from support.actions_support import settle
+    from support.tui_helpers import build_app
 
     app = build_app(root)
     async with app.run_test(size=size) as pilot:

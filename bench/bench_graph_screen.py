@@ -31,7 +31,6 @@ from atk_tui.core.service import QueueView
 from atk_tui.core.store import init_store
 from atk_tui.tui.app import make_app
 from atk_tui.tui.config import TuiConfig
-from atk_tui.tui.screens import graph as graph_module
 from atk_tui.tui.screens.graph import GraphScreen, build_graph
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas
 
@@ -90,7 +89,7 @@ async def first_draw(view: QueueView, center: str | None, whole: bool, runs: int
         async with app.run_test(size=(120, 40)) as pilot:
             await app.workers.wait_for_complete()
             await pilot.pause()
-            app.main.apply_view(view)
+            app.show_queue(view)
             # let the dashboard finish with the new queue (its detail pane reads an item)
             await pilot.pause(0.3)
             await app.workers.wait_for_complete()
@@ -130,7 +129,6 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; reference loop sum(range(10**7)):"
         f" {reference * 1000:.0f} ms CPU (~160 ms on an idle machine)"
     )
-    graph_module.VIEW_POLL_SECONDS = 3600  # no polling during the runs
     cases = [(1_000, 5)] + ([] if quick else [(10_000, 1)])
     for n, runs in cases:
         view = synthetic_view(n)

@@ -1,14 +1,22 @@
-"""Fixtures for every test folder (helpers live in storekit.py)."""
+"""Fixtures for every test folder (helpers live in tests/support)."""
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
+from support.actions_support import Demo
+from support.apps import build_app
+from support.clock import NOW
+from support.storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
+from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.tui.app import AtkApp
 
 
 @pytest.fixture(autouse=True)
@@ -50,3 +58,37 @@ def svc(store: Path, clock: Clock) -> Service:
 @pytest.fixture
 def env_agent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDECODE", "1")
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One demo store (and its bare remote) made at NOW per test worker; tests get copies."""
+    base = tmp_path_factory.mktemp("demo-template")
+    create_demo_store(base, NOW)
+    return base
+
+
+@pytest.fixture
+def demo_store(demo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo store (with its bare remote), ready to be written to."""
+    base = tmp_path / "demo"
+    shutil.copytree(demo_template, base, symlinks=True)
+    store = base / "store"
+    git(store, "remote", "set-url", "origin", str(base / "remote.git"))
+    return store
+
+
+@pytest.fixture
+def app_factory(demo_store: Path) -> Callable[..., AtkApp]:
+    """`build_app` on the demo store (or another root)."""
+
+    def factory(root: Path | None = None, **kw: Any) -> AtkApp:
+        return build_app(root or demo_store, **kw)
+
+    return factory
+
+
+@pytest.fixture
+def demo(demo_store: Path) -> Demo:
+    """The demo store (a private, writable copy) with its notable items by key."""
+    return Demo(demo_store.resolve(), demo_filenames(NOW))

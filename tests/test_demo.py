@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -276,11 +275,7 @@ def test_deterministic(tmp_path: Path, demo: Path) -> None:
 
 
 def test_generate_store(tmp_path: Path) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-    try:
-        from gen_store import generate_store
-    finally:
-        sys.path.pop(0)
+    from gen_store import generate_store
     store = generate_store(tmp_path / "big", 200, 500, seed=1, remote=True)
     items = list((store / "wi").glob("*/*.md"))
     assert len(items) == 700

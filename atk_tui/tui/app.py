@@ -20,6 +20,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
+from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
@@ -28,13 +29,27 @@ from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
 from ..core.watch import store_signature
 from .alerts import Alerts
+from .commands import Commands
 from .config import TuiConfig, binding_ids, load_tui_config
 from .safe import safe_content, safe_line, safe_text
+from .screens.base import ItemActionsScreen
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
 from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
+#: every write a key makes, in the palette too (action, title, help)
+PALETTE_ACTIONS = (
+    ("hold", "Hold", "Hold the selected items: out of automatic processing (h)"),
+    ("unhold", "Unhold", "Back to the inbox (u)"),
+    ("answer", "Answer", "Answer the selected question (a)"),
+    ("accept", "Accept recommendations", "Answer with every question's recommended option (A)"),
+    ("comment", "Comment", "Add a comment to the selected work item (c)"),
+    ("edit", "Edit", "Edit the item in $EDITOR: held while you edit (e)"),
+    ("move", "Move", "Move the selected items to another state (m)"),
+    ("remove", "Remove", "Remove the selected items (x)"),
+    ("undo", "Undo", "Undo this session's last write (z)"),
+)
 
 
 class ItemProvider(Provider):
@@ -43,7 +58,7 @@ class ItemProvider(Provider):
     def _items(self) -> list[Item]:
         app = self.app
         assert isinstance(app, AtkApp)
-        view = app.main.view
+        view = app.queue
         return list(view.items.values()) if view else []
 
     # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
@@ -107,11 +122,14 @@ class AtkApp(App):
         # what the status line calls the store (tests and screenshots pass a fixed name)
         self.store_label = store_label or str(service.root)
         self.agent_env = service.actor == "agent"
-        self.read_only = read_only or self.agent_env
         if self.agent_env:
-            self.read_only_reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
+            reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
         else:
-            self.read_only_reason = "opened with --read-only"
+            reason = "opened with --read-only"
+        self.commands = Commands(self, read_only=read_only or self.agent_env, read_only_reason=reason)
+        #: the active queue, loaded last; screens subscribe to `queue_signal` for the next one
+        self.queue: QueueView | None = None
+        self.queue_signal: Signal[QueueView] = Signal(self, "queue")
         self.watch_enabled = watch
         self.editor = editor
         self.last_pull: datetime | None = None
@@ -133,6 +151,14 @@ class AtkApp(App):
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
+
+    @property
+    def read_only(self) -> bool:
+        return self.commands.read_only
+
+    @property
+    def read_only_reason(self) -> str:
+        return self.commands.read_only_reason
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
@@ -217,7 +243,12 @@ class AtkApp(App):
             if isinstance(screen, NoticesScreen):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
-        self.main.apply_view(view)
+        self.show_queue(view)
+
+    def show_queue(self, view: QueueView) -> None:
+        """The queue every screen shows from now on: kept here, published to subscribers."""
+        self.queue = view
+        self.queue_signal.publish(view)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
@@ -238,7 +269,7 @@ class AtkApp(App):
     @work(thread=True, exclusive=True, group="bodies", exit_on_error=False)
     def load_bodies(self) -> None:
         """Read every active body once, for the filter (only when the filter is opened)."""
-        view = self.main.view
+        view = self.queue
         if view is None:
             return
         bodies = {}
@@ -414,6 +445,18 @@ class AtkApp(App):
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
+        if isinstance(screen, ItemActionsScreen):
+            for action, title, help_text in PALETTE_ACTIONS:
+                yield SystemCommand(title, help_text, partial(self.palette_action, screen, action))
+
+    def palette_action(self, screen: ItemActionsScreen, action: str) -> None:
+        """A write chosen in the palette: as its key would (refused with the reason when the
+        key is dimmed)."""
+        reason = screen.disabled_reason(action)
+        if reason:
+            self.notify(reason, severity="warning", markup=False)
+            return
+        getattr(screen, f"action_{action}")()
 
 
 def make_app(

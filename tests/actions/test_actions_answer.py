@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
+from support.actions_support import (
     Demo,
     burst,
-    demo_fixture,
+    dashboard,
     errors_shown,
-    make,
     messages,
-    pilot_test,
-    select,
+    press_all,
     settle,
-    started,
-    template_fixture,
 )
 
 from atk_tui.core.sections import answer_text
@@ -34,30 +29,24 @@ def picked(screen: AnswerScreen) -> dict[int, str | None]:
     return {o.question.number: o.letter for o in screen.query(OptionSet)}
 
 
-@pilot_test
 async def test_top_question_with_the_recommended_option_is_two_keys_from_launch(demo: Demo) -> None:
     top = demo["chain-uwi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         base = demo.head()
         assert app.main.view.needs_you[0] == top
         assert app.main.selected == top  # the launch selection is the top question
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         form = app.screen
         assert isinstance(form, AnswerScreen)
         assert form.item.filename == top
         assert picked(form) == {1: "A"}  # the recommendation, preselected
         assert isinstance(form.focused, OptionSet)
         assert form.focused._selected == 0  # and highlighted
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert not isinstance(app.screen, AnswerScreen)
         # the selection moved on to the next unanswered question: `a` answers it
         assert app.main.selected == demo["cp-multi"]
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         assert isinstance(app.screen, AnswerScreen)
         assert app.screen.item.filename == demo["cp-multi"]
     assert demo.subjects_since(base) == [f"atk: answer {top}"]
@@ -67,46 +56,31 @@ async def test_top_question_with_the_recommended_option_is_two_keys_from_launch(
     assert f"answer {top}" not in " ".join(errors_shown(app))
 
 
-@pilot_test
 async def test_another_option_by_its_letter_is_three_keys(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         base = demo.head()
-        await pilot.press("a", "c", "enter")
-        await settle(pilot)
+        await press_all(pilot, "a", "c", "enter")
     assert demo.subjects_since(base) == [f"atk: answer {demo['chain-uwi']}"]
     assert answer_of(demo, "chain-uwi") == "- 1: C) 既存 Redis を共用"
 
 
-@pilot_test
 async def test_arrow_keys_pick_an_option(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await pilot.press("a", "down", "space")
-        await settle(pilot)
+    async with dashboard(demo) as (app, pilot):
+        await press_all(pilot, "a", "down", "space")
         assert picked(app.screen) == {1: "B"}
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
     assert answer_of(demo, "chain-uwi") == "- 1: B) PostgreSQL (既存クラスタに sessions 表)"
 
 
-@pilot_test
 async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> None:
     name = demo["md-multi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         assert picked(app.screen) == {1: "A", 2: "B", 3: "A"}
         await pilot.press("b", "tab", "c", "tab")  # Q1 -> B, Q2 -> C, Q3 stays on its recommendation
         assert picked(app.screen) == {1: "B", 2: "C", 3: "A"}
-        await pilot.press("tab", *"keep v1 until March", "ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "tab", *"keep v1 until March", "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
     assert demo.subjects_since(base) == [f"atk: answer {name}"]
     assert answer_of(demo, "md-multi") == (
@@ -118,114 +92,79 @@ async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> Non
     )
 
 
-@pilot_test
 async def test_enter_in_the_notes_is_a_newline_not_a_submit(demo: Demo) -> None:
     name = demo["free-text"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         form = app.screen
         assert isinstance(form, AnswerScreen)
         assert picked(form) == {}  # no options: the free-text area has the focus
         assert form.focused is form.query_one("#answer-text")
-        await pilot.press(*"Weekdays 09:00-21:00 JST.", "enter", *"Say: no weekend support.")
-        await settle(pilot)
+        await press_all(pilot, *"Weekdays 09:00-21:00 JST.", "enter", *"Say: no weekend support.")
         assert isinstance(app.screen, AnswerScreen)  # Enter typed a newline
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
     assert demo.subjects_since(base) == [f"atk: answer {name}"]
     assert answer_of(demo, "free-text") == "Weekdays 09:00-21:00 JST.\nSay: no weekend support."
 
 
-@pilot_test
 async def test_empty_free_text_answer_is_not_submitted(demo: Demo) -> None:
     name = demo["free-text"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("a", "ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "a", "ctrl+s")
         assert isinstance(app.screen, AnswerScreen)
-        await pilot.press("escape")
-        await settle(pilot)
+        await press_all(pilot, "escape")
         assert not isinstance(app.screen, AnswerScreen)
     assert demo.subjects_since(base) == []
     assert any("pick an option or write something" in m for m in messages(app))
 
 
-@pilot_test
 async def test_escape_cancels_without_writing(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         base = demo.head()
-        await pilot.press("a", "b", "escape")
-        await settle(pilot)
+        await press_all(pilot, "a", "b", "escape")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert answer_text(demo.text(demo["chain-uwi"])) is None
 
 
-@pilot_test
 async def test_re_answer_asks_first_then_replaces(demo: Demo) -> None:
     name = demo["answered-uwi"]
     assert "Unleash" in answer_of(demo, "answered-uwi")
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         assert isinstance(app.screen, ChoiceScreen)
         assert app.screen.title_text == "Replace the answer?"
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         assert app.screen is app.main
         assert demo.subjects_since(base) == []
 
-        await pilot.press("a", "y")
-        await settle(pilot)
+        await press_all(pilot, "a", "y")
         form = app.screen
         assert isinstance(form, AnswerScreen)
         assert form.replacing
-        await pilot.press("a", "enter")
-        await settle(pilot)
+        await press_all(pilot, "a", "enter")
     assert demo.subjects_since(base) == [f"atk: answer {name}"]
     assert answer_of(demo, "answered-uwi") == "- 1: A) LaunchDarkly"  # replaced, the old note gone
 
 
-@pilot_test
 async def test_accept_recommendation_is_one_key(demo: Demo) -> None:
     name = demo["post-approval"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("A")
-        await settle(pilot)
+        await press_all(pilot, "A")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: answer {name}"]
     assert answer_of(demo, "post-approval") == "- 1: A) Approve"
 
 
-@pilot_test
 async def test_accept_answers_every_question_with_its_recommendation(demo: Demo) -> None:
     name = demo["md-multi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("A")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "A")
         # on to the next question, still one key away
         assert app.main.selected in app.main.view.needs_you
         assert app.main.selected != name
@@ -234,63 +173,44 @@ async def test_accept_answers_every_question_with_its_recommendation(demo: Demo)
     )
 
 
-@pilot_test
 async def test_accept_refuses_a_question_without_recommendation(demo: Demo) -> None:
     """A free-text question has nothing to accept: it is not answered with a blanket "approved"."""
     name = demo["free-text"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("A")
-        await settle(pilot)
+        await press_all(pilot, "A")
     assert demo.subjects_since(base) == []
     assert any("no recommendation" in m for m in messages(app))
 
 
-@pilot_test
 async def test_accept_refuses_an_answered_question(demo: Demo) -> None:
     name = demo["answered-uwi"]
     before = demo.text(name)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("A")
-        await settle(pilot)
+        await press_all(pilot, "A")
     assert demo.subjects_since(base) == []
     assert demo.text(name) == before
     assert any("already answered" in m for m in messages(app))
 
 
-@pilot_test
 async def test_answer_is_disabled_on_an_awi(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         assert not app.screen.check_action("answer", ())
         assert not app.screen.check_action("accept", ())
         base = demo.head()
-        await pilot.press("a", "A")
-        await settle(pilot)
+        await press_all(pilot, "a", "A")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
 
 
-@pilot_test
 async def test_a_letter_and_enter_arriving_together_submit_that_letter(demo: Demo) -> None:
     """`c Enter` in one burst (a fast typist, tmux, a paste): the pick lands before the submit."""
     top = demo["chain-uwi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         base = demo.head()
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         burst(pilot, "c", "enter")
         await settle(pilot)
         assert app.screen is app.main
@@ -298,14 +218,9 @@ async def test_a_letter_and_enter_arriving_together_submit_that_letter(demo: Dem
     assert answer_of(demo, "chain-uwi") == "- 1: C) 既存 Redis を共用"
 
 
-@pilot_test
 async def test_the_form_shows_the_current_question_and_the_choices(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, demo["cp-multi"])
-        await pilot.press("a")
-        await settle(pilot)
+    async with dashboard(demo, demo["cp-multi"]) as (app, pilot):
+        await press_all(pilot, "a")
         form = app.screen
 
         def shown(wid: str) -> str:
@@ -313,7 +228,6 @@ async def test_the_form_shows_the_current_question_and_the_choices(demo: Demo) -
 
         assert shown("#qt1").startswith("▸ Q1.") and shown("#qt2").startswith("  Q2.")
         assert "choices 1=A  2=B" in shown("#answer-help")
-        await pilot.press("b", "tab")
-        await settle(pilot)
+        await press_all(pilot, "b", "tab")
         assert shown("#qt1").startswith("  Q1.") and shown("#qt2").startswith("▸ Q2.")
         assert "choices 1=B  2=B" in shown("#answer-help")

@@ -8,92 +8,29 @@ file. Every wait polls capture-pane (or git) in a bounded loop and fails with th
 
 from __future__ import annotations
 
-import os
 import shlex
-import shutil
 import subprocess
-import sys
-import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from actions_support import Demo, demo_fixture, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import Demo
+from support.tmux import ATK_TUI, Tmux, tmux_session
 
 pytestmark = pytest.mark.e2e
 
-ATK_TUI = Path(sys.executable).with_name("atk-tui")
-WIDTH, HEIGHT = 120, 36
 PROMPT = "actions-e2e$ "
 ADDED = "- note: added in vim by the e2e test"
 
 
-class Tmux:
-    def __init__(self, socket: str, env: dict[str, str]) -> None:
-        self.socket = socket
-        self.env = env
-
-    def run(self, *args: str, check: bool = True) -> str:
-        proc = subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", *args],
-            capture_output=True,
-            text=True,
-            env=self.env,
-            check=False,
-        )
-        if check and proc.returncode:
-            raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr}")
-        return proc.stdout
-
-    def start_shell(self) -> None:
-        shell = f"env PS1={shlex.quote(PROMPT)} bash --norc --noprofile -i"
-        self.run("new-session", "-d", "-s", "e2e", "-x", str(WIDTH), "-y", str(HEIGHT), shell)
-        self.wait_for(lambda screen: PROMPT.strip() in screen, "the shell prompt")
-
-    def send(self, *keys: str) -> None:
-        self.run("send-keys", "-t", "e2e", *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", "e2e", "-l", "--", text)
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "e2e")
-
-    def wait_for(self, ok: Callable[[str], bool], what: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if ok(screen):
-                return screen
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; the screen was:\n{screen}")
-
-
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    if shutil.which("tmux") is None or shutil.which("vim") is None:
-        pytest.fail("tmux and vim are required for the end-to-end tests")
-    env = dict(os.environ)
-    env.pop("TMUX", None)
-    env["TERM"] = "xterm-256color"
-    env["TMUX_TMPDIR"] = str(tmp_path)
-    t = Tmux(f"atk-actions-{os.getpid()}-{uuid.uuid4().hex[:8]}", env)
-    try:
-        t.start_shell()
+    with tmux_session(tmp_path, PROMPT, requires=("tmux", "vim")) as t:
         yield t
-    finally:
-        t.run("kill-server", check=False)
 
 
 def wait_until(ok: Callable[[], bool], what: str, tmux: Tmux, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if ok():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}; the screen was:\n{tmux.screen()}")
+    tmux.wait_until(ok, what, timeout)
 
 
 def launch(tmux: Tmux, demo: Demo, status: Path) -> None:

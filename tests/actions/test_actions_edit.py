@@ -6,19 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
-    Demo,
-    demo_fixture,
-    errors_shown,
-    make,
-    messages,
-    pilot_test,
-    select,
-    settle,
-    started,
-    template_fixture,
-)
+from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, messages, press_all, select, started
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
@@ -76,8 +64,7 @@ async def run_edit(demo: Demo, filename: str, *edits, keys: tuple[str, ...] = ("
         await select(pilot, filename)
         base = demo.head()
         for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+            await press_all(pilot, key)
         screen = app.screen
         paused_after = app._watch_paused
     return app, editor, base, screen, paused_after
@@ -90,7 +77,6 @@ def inbox_awi(demo: Demo) -> str:
     return name
 
 
-@pilot_test
 async def test_inbox_unchanged_holds_then_unholds_without_edit(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, _, paused_after = await run_edit(demo, inbox_awi, 0)
@@ -108,7 +94,6 @@ async def test_inbox_unchanged_holds_then_unholds_without_edit(demo: Demo, inbox
     assert demo.clean()
 
 
-@pilot_test
 async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, _, _ = await run_edit(demo, inbox_awi, append)
@@ -123,7 +108,6 @@ async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_aw
     assert demo.clean()
 
 
-@pilot_test
 async def test_inbox_invalid_keeps_text_and_hold_and_asks(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     _, _, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml)
@@ -140,7 +124,6 @@ async def test_inbox_invalid_keeps_text_and_hold_and_asks(demo: Demo, inbox_awi:
     assert "target_repo: acme/webapp: oops" in kept and kept.endswith(ADDED)
 
 
-@pilot_test
 async def test_invalid_then_edit_again_then_valid(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     _, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, fix_yaml, keys=("e", "e"))
@@ -155,7 +138,6 @@ async def test_invalid_then_edit_again_then_valid(demo: Demo, inbox_awi: str) ->
     assert demo.clean()
 
 
-@pilot_test
 async def test_invalid_then_discard(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
     app, editor, base, screen, _ = await run_edit(demo, inbox_awi, break_yaml, keys=("e", "d"))
@@ -168,7 +150,6 @@ async def test_invalid_then_discard(demo: Demo, inbox_awi: str) -> None:
     assert "changes discarded" in messages(app)
 
 
-@pilot_test
 async def test_invalid_then_escape_leaves_it_in_hold_with_the_text(demo: Demo, inbox_awi: str) -> None:
     app, _, base, screen, paused_after = await run_edit(demo, inbox_awi, break_yaml, keys=("e", "escape"))
     assert not isinstance(screen, ChoiceScreen)
@@ -179,7 +160,6 @@ async def test_invalid_then_escape_leaves_it_in_hold_with_the_text(demo: Demo, i
     assert paused_after == 0
 
 
-@pilot_test
 async def test_editor_exit_status_aborts_and_unholds(demo: Demo, inbox_awi: str) -> None:
     before = demo.text(inbox_awi)
 
@@ -194,7 +174,6 @@ async def test_editor_exit_status_aborts_and_unholds(demo: Demo, inbox_awi: str)
     assert any("exited with status 1" in m for m in messages(app))
 
 
-@pilot_test
 async def test_editor_missing_says_so_before_holding(demo: Demo, inbox_awi: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("VISUAL", raising=False)
     monkeypatch.setenv("EDITOR", "/nonexistent")
@@ -205,8 +184,7 @@ async def test_editor_missing_says_so_before_holding(demo: Demo, inbox_awi: str,
         await started(pilot)
         await select(pilot, inbox_awi)
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         assert app._watch_paused == 0
     assert errors_shown(app) == ["editor not found: '/nonexistent' (set $VISUAL or $EDITOR)"]
     assert demo.subjects_since(base) == []  # said before anything was held
@@ -214,7 +192,6 @@ async def test_editor_missing_says_so_before_holding(demo: Demo, inbox_awi: str,
     assert demo.text(inbox_awi) == before
 
 
-@pilot_test
 async def test_hold_item_stays_in_hold(demo: Demo) -> None:
     name = demo["hold-edit"]
     before = demo.text(name)
@@ -225,7 +202,6 @@ async def test_hold_item_stays_in_hold(demo: Demo) -> None:
     assert demo.text(name) == before + ADDED
 
 
-@pilot_test
 async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     name = demo["hold-edit"]
     _, _, base, _, _ = await run_edit(demo, name, 0)
@@ -233,7 +209,6 @@ async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     assert demo.state(name) == "hold"
 
 
-@pilot_test
 async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     before = demo.text(name)
@@ -252,7 +227,6 @@ async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo)
     assert demo.text(name) == before + ADDED
 
 
-@pilot_test
 async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     _, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e", "n"))
@@ -262,25 +236,19 @@ async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:
     assert demo.state(name) == "processing"
 
 
-@pilot_test
 async def test_terminal_item_is_read_only(demo: Demo, inbox_awi: str) -> None:
     editor = Editor(demo, inbox_awi, append)
-    app = make(demo.root, editor=editor)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, inbox_awi)
+    async with dashboard(demo, inbox_awi, editor=editor) as (app, pilot):
         # adopted behind the dashboard's back (the watcher is off, the pane still shows it)
         assert Service(demo.root, actor="user").move([inbox_awi], "adopted").ok
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
     assert editor.calls == []
     assert demo.subjects_since(base) == []
     assert demo.state(inbox_awi) == "adopted"
     assert "adopted items are read-only" in messages(app)
 
 
-@pilot_test
 async def test_defective_item_can_be_fixed_in_the_editor(demo: Demo) -> None:
     """SPEC §4: a defective item can be opened and edited (here: its YAML repaired)."""
     name = demo["defective"]

@@ -4,45 +4,38 @@ agent environment where every write is refused (SPEC §5, §8, §10)."""
 from __future__ import annotations
 
 import pytest
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (
     SIZE,
     Demo,
     burst,
-    demo_fixture,
+    dashboard,
     errors_shown,
     make,
     messages,
-    pilot_test,
+    press_all,
     select,
     settle,
     started,
-    template_fixture,
 )
 from textual.widgets import OptionList
 
 from atk_tui.core.items import parse_item
 from atk_tui.core.service import Service
-from atk_tui.tui.actions import WRITE_ACTIONS
+from atk_tui.tui.commands import WRITE_ACTIONS
 from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 
 # -- comment -------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
     assert "## ユーザーコメント" not in before
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("c")
-        await settle(pilot)
+        await press_all(pilot, "c")
         assert isinstance(app.screen, TextFormScreen)
-        await pilot.press(*"Use the new logo in emails too.", "enter", *"Thanks!", "ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, *"Use the new logo in emails too.", "enter", *"Thanks!", "ctrl+s")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: comment {name}"]
     after = demo.text(name)
@@ -50,18 +43,13 @@ async def test_comment_creates_the_trailing_section(demo: Demo) -> None:
     assert after.endswith("\n## ユーザーコメント\n\nUse the new logo in emails too.\nThanks!\n")
 
 
-@pilot_test
 async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     name = demo["comment"]
     before = demo.text(name)
     assert before.count("## ユーザーコメント") == 1
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (_app, pilot):
         base = demo.head()
-        await pilot.press("c", *"And GitLab CI.", "ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "c", *"And GitLab CI.", "ctrl+s")
     assert demo.subjects_since(base) == [f"atk: comment {name}"]
     after = demo.text(name)
     assert after.count("## ユーザーコメント") == 1
@@ -69,33 +57,26 @@ async def test_comment_appends_to_the_existing_section(demo: Demo) -> None:
     assert after.rstrip("\n").endswith("And GitLab CI.")
 
 
-@pilot_test
 async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
         await pilot.press("c", "ctrl+s")  # empty: refused, the form stays
         await settle(pilot)
         assert isinstance(app.screen, TextFormScreen)
-        await pilot.press(*"draft", "escape")
-        await settle(pilot)
+        await press_all(pilot, *"draft", "escape")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert "nothing to submit (Esc cancels)" in messages(app)
 
 
-@pilot_test
 async def test_comment_is_disabled_on_a_uwi(demo: Demo) -> None:
     app = make(demo.root)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)  # the top question is selected
         assert not app.screen.check_action("comment", ())
         base = demo.head()
-        await pilot.press("c")
-        await settle(pilot)
+        await press_all(pilot, "c")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
 
@@ -125,13 +106,9 @@ def binding_enabled(app, action: str) -> bool | None:
     return None
 
 
-@pilot_test
 async def test_hold_then_unhold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
         # an inbox item cannot be unheld: disabled, and the footer shows it dimmed
         assert not app.screen.check_action("unhold", ())
@@ -140,12 +117,10 @@ async def test_hold_then_unhold(demo: Demo) -> None:
         assert binding_enabled(app, "unhold") is False and binding_enabled(app, "hold") is True
         assert footer_dimmed(app, "Unhold")
         assert not footer_dimmed(app, "Hold")
-        await pilot.press("u")
-        await settle(pilot)
+        await press_all(pilot, "u")
         assert demo.subjects_since(base) == []
 
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         assert demo.state(name) == "hold"
         # the cursor stays in the inbox (on the next item), ready for the next triage step
         assert app.main.selected != name
@@ -157,39 +132,28 @@ async def test_hold_then_unhold(demo: Demo) -> None:
         assert binding_enabled(app, "hold") is False
         assert footer_dimmed(app, "Hold")
         assert not footer_dimmed(app, "Unhold")
-        await pilot.press("u")
-        await settle(pilot)
+        await press_all(pilot, "u")
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: unhold {name}"]
     assert demo.state(name) == "inbox"
     assert demo.trailer() == "user"
 
 
-@pilot_test
 async def test_hold_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (_app, pilot):
         base = demo.head()
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
     assert demo.subjects_since(base) == [f"atk: hold {name}"]
     assert demo.state(name) == "hold"
 
 
-@pilot_test
 async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         # an agent starts it behind the dashboard's back (the watcher is off)
         assert Service(demo.root, actor="agent").start_processing([name]).ok
         base = demo.head()
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "processing"
     assert errors_shown(app) == [f"state conflict: {name} is in processing, not inbox"]
@@ -211,58 +175,40 @@ def menu_targets(screen: MoveScreen) -> list[str]:
         ("proc-darkmode", ["inbox", "hold", "adopted", "rejected"]),
     ],
 )
-@pilot_test
 async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: list[str]) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, demo[key])
-        await pilot.press("m")
-        await settle(pilot)
+    async with dashboard(demo, demo[key]) as (app, pilot):
+        await press_all(pilot, "m")
         assert isinstance(app.screen, MoveScreen)
         assert menu_targets(app.screen) == expected
-        await pilot.press("escape")
-        await settle(pilot)
+        await press_all(pilot, "escape")
         assert app.screen is app.main
 
 
-@pilot_test
 async def test_move_to_processing_by_letter(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("m", "p")
-        await settle(pilot)
+        await press_all(pilot, "m", "p")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: start-processing {name}"]
     assert demo.state(name) == "processing"
 
 
-@pilot_test
 async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     before = demo.text(name)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("m", "a")
-        await settle(pilot)
+        await press_all(pilot, "m", "a")
         assert isinstance(app.screen, MoveScreen)
         assert app.screen.query_one("#note").has_focus
-        await pilot.press(*"merged in #42", "enter")
-        await settle(pilot)
+        await press_all(pilot, *"merged in #42", "enter")
         assert isinstance(app.screen, ChoiceScreen)
         # processing -> adopted is the agents' own move: confirmed (it closes the item), but
         # with no claim that agents never make it (SPEC §11)
         assert app.screen.title_text == "Move to adopted?"
         assert "Agents never" not in str(app.screen.message)
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "y")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: adopt {name}"]
     assert demo.state(name) == "adopted"
@@ -273,52 +219,36 @@ async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
     assert demo.text(name).split("\n---\n", 1)[1] == before.split("\n---\n", 1)[1]
 
 
-@pilot_test
 async def test_a_note_typed_in_one_burst_stays_a_note(demo: Demo) -> None:
     """`a` then the note at once: the note's letters (the i of "fixed in") never pick a target."""
     name = demo["proc-darkmode"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("m")
-        await settle(pilot)
+        await press_all(pilot, "m")
         burst(pilot, "a", *"fixed in #42", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ChoiceScreen)
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "y")
     assert demo.subjects_since(base) == [f"atk: adopt {name}"]
     assert parse_item(name, "adopted", demo.text(name).encode()).note == "fixed in #42"
 
 
-@pilot_test
 async def test_move_to_adopted_declined_changes_nothing(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("m", "a", "enter", "n")
-        await settle(pilot)
+        await press_all(pilot, "m", "a", "enter", "n")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_reject_without_a_note(demo: Demo) -> None:
     name = demo["proc-darkmode"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
         # processing -> rejected is the agent flow's own move: no confirmation
-        await pilot.press("m", "x", "enter")
-        await settle(pilot)
+        await press_all(pilot, "m", "x", "enter")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: reject {name}"]
     assert demo.state(name) == "rejected"
@@ -328,39 +258,27 @@ async def test_reject_without_a_note(demo: Demo) -> None:
 # -- rm -----------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_rm_asks_then_removes(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("x")
-        await settle(pilot)
+        await press_all(pilot, "x")
         assert isinstance(app.screen, ChoiceScreen)
         assert app.screen.title_text == "Remove?"
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         assert demo.subjects_since(base) == []
-        await pilot.press("x", "y")
-        await settle(pilot)
+        await press_all(pilot, "x", "y")
         assert name not in app.main.view.items
     assert demo.subjects_since(base) == [f"atk: rm {name}"]
     assert demo.state(name) is None
 
 
-@pilot_test
 async def test_rm_is_disabled_for_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         assert not app.screen.check_action("remove", ())
         base = demo.head()
-        await pilot.press("x")
-        await settle(pilot)
+        await press_all(pilot, "x")
         assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "processing"
@@ -379,50 +297,36 @@ async def mark(pilot, demo: Demo, *keys: str) -> list[str]:
     return names
 
 
-@pilot_test
 async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         names = await mark(pilot, demo, "hand-svg-logo", "agent-index", "lint")
         base = demo.head()
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         assert app.main.marked() == []
     assert demo.subjects_since(base) == ["atk: hold 3 items"]
     assert [demo.state(n) for n in names] == ["hold"] * 3
 
 
-@pilot_test
 async def test_bulk_move_and_rm(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         moved = await mark(pilot, demo, "hand-svg-logo", "agent-index")
         base = demo.head()
-        await pilot.press("m")
-        await settle(pilot)
+        await press_all(pilot, "m")
         assert menu_targets(app.screen) == ["processing", "hold", "adopted", "rejected"]
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         assert [demo.state(n) for n in moved] == ["processing"] * 2
 
         removed = await mark(pilot, demo, "lint", "hold-plan")  # inbox and hold together
-        await pilot.press("x")
-        await settle(pilot)
+        await press_all(pilot, "x")
         assert isinstance(app.screen, ChoiceScreen)
         assert "Remove 2 items?" in app.screen.message.plain
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "y")
     assert demo.subjects_since(base) == ["atk: start-processing 2 items", "atk: rm 2 items"]
     assert [demo.state(n) for n in removed] == [None, None]
 
 
-@pilot_test
 async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         await mark(pilot, demo, "hand-svg-logo", "proc-darkmode")
         assert not app.screen.check_action("remove", ())
         assert not app.screen.check_action("unhold", ())
@@ -436,39 +340,27 @@ async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> 
 # -- undo ---------------------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_undo_a_hold(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         assert not app.screen.check_action("undo", ())  # nothing to undo yet
         base = demo.head()
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         assert demo.state(name) == "hold"
-        await pilot.press("z")
-        await settle(pilot)
+        await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: undo hold {name}"]
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         agent = Service(demo.root, actor="agent")
         assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
-        await pilot.press("z")
-        await settle(pilot)
+        await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())  # that refusal is final: z moves on
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}"]
     assert demo.state(name) == "hold"
@@ -478,7 +370,6 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     assert refused[0].endswith(f" atk: edit {name})")
 
 
-@pilot_test
 async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -487,16 +378,11 @@ async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) 
         path.write_text(path.read_text(encoding="utf-8") + "- 追記: more\n", encoding="utf-8")
         return 0
 
-    app = make(demo.root, editor=editor)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name, editor=editor) as (app, pilot):
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         assert demo.text(name) == before + "- 追記: more\n"
-        await pilot.press("z")
-        await settle(pilot)
+        await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())  # one session, one undo
     assert demo.subjects_since(base) == [
         f"atk: hold {name}",
@@ -508,35 +394,61 @@ async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) 
     assert demo.state(name) == "inbox"
 
 
-@pilot_test
 async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     a, b = demo["hand-svg-logo"], demo["agent-index"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, a)
-        await pilot.press("p")
-        await settle(pilot)
+    async with dashboard(demo, a) as (_app, pilot):
+        await press_all(pilot, "p")
         await select(pilot, b)
-        await pilot.press("p")
-        await settle(pilot)
+        await press_all(pilot, "p")
         base = demo.head()
-        await pilot.press("z")
-        await settle(pilot)
-        await pilot.press("z")
-        await settle(pilot)
+        await press_all(pilot, "z")
+        await press_all(pilot, "z")
     assert demo.subjects_since(base) == [f"atk: undo hold {b}", f"atk: undo hold {a}"]
     assert demo.state(a) == demo.state(b) == "inbox"
+
+
+async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> None:
+    """Issue 17: hold, then move to processing, then z twice: each step is undone, the second
+    one not refused because the first undo touched the same item."""
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        base = demo.head()
+        await press_all(pilot, "p")
+        await select(pilot, name)
+        await press_all(pilot, "m")
+        await press_all(pilot, "p")
+        assert demo.state(name) == "processing"
+        await press_all(pilot, "z")
+        assert demo.state(name) == "hold"
+        await press_all(pilot, "z")
+        assert not app.screen.check_action("undo", ())
+        assert app.screen.disabled_reason("undo") == "nothing to undo in this session"
+    assert demo.subjects_since(base) == [
+        f"atk: hold {name}",
+        f"atk: start-processing {name}",
+        f"atk: undo start-processing {name}",
+        f"atk: undo hold {name}",
+    ]
+    assert demo.state(name) == "inbox"
+    assert not errors_shown(app)
+
+
+async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
+    """A key the selection does not allow is dimmed, and pressing it tells the reason."""
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        assert app.screen.check_action("unhold", ()) is None
+        base = demo.head()
+        await press_all(pilot, "u")
+    assert demo.subjects_since(base) == []
+    assert "only held items are unheld: h holds" in messages(app)
 
 
 # -- agent environment ------------------------------------------------------------------------
 
 
-@pilot_test
 async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
-    app = make(demo.root, actor="agent")
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo, actor="agent") as (app, pilot):
         assert app.read_only
         banner = app.main.query_one("#banner")
         assert "READ-ONLY" in str(banner.render())
@@ -545,8 +457,7 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
             await select(pilot, demo[key])
             for action in sorted(WRITE_ACTIONS):
                 assert app.screen.check_action(action, ()) is None, action
-            await pilot.press("e", "a", "A", "c", "p", "u", "m", "x", "z", "space", "p")
-            await settle(pilot)
+            await press_all(pilot, "e", "a", "A", "c", "p", "u", "m", "x", "z", "space", "p")
             assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert demo.clean()
@@ -566,21 +477,33 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
         ("chain-uwi", ("a",), ("enter", "escape"), ["atk: answer {name}"]),
     ],
 )
-@pilot_test
 async def test_a_dialog_closes_once(
     demo: Demo, key: str, open_keys: tuple[str, ...], together: tuple[str, ...], subjects: list[str]
 ) -> None:
     name = demo[key]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await pilot.press(*open_keys)
-        await settle(pilot)
+        await press_all(pilot, *open_keys)
         assert app.screen is not app.main
         burst(pilot, *together)
         await settle(pilot)
         assert app.screen is app.main  # the dashboard is still there
         assert len(app.screen_stack) == 2  # the default screen and the dashboard
     assert demo.subjects_since(base) == [s.format(name=name) for s in subjects]
+
+
+async def test_the_palette_offers_every_write_and_runs_it_as_its_key(demo: Demo) -> None:
+    """Issue 17: hold, unhold, answer, accept, comment, edit, move, remove and undo are in the
+    command palette; one chosen there does what its key does, or says why not."""
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Hold", "Unhold", "Answer", "Accept recommendations", "Comment", "Edit", "Move", "Remove", "Undo"} <= titles
+        base = demo.head()
+        app.palette_action(app.screen, "unhold")  # an inbox item: refused with the reason
+        await settle(pilot)
+        assert demo.subjects_since(base) == []
+        assert "only held items are unheld: h holds" in messages(app)
+        app.palette_action(app.screen, "hold")
+        await settle(pilot)
+    assert demo.subjects_since(base) == [f"atk: hold {name}"]

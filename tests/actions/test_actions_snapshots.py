@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import SIZE, Demo, make, press_all, settle
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
@@ -31,14 +31,12 @@ def steps(*keys: str, jump: str | None = None, marks: tuple[str, ...] = ()) -> C
         for name in marks:
             assert app.main.jump_to(name)
             await settle(pilot)
-            await pilot.press("space")
-            await settle(pilot)
+            await press_all(pilot, "space")
         if jump is not None:
             assert app.main.jump_to(jump)
             await settle(pilot)
         for key in keys:
-            await pilot.press(key)
-            await settle(pilot)
+            await press_all(pilot, key)
         for widget in app.screen.query("Input, TextArea"):
             assert isinstance(widget, Input | TextArea)
             widget.cursor_blink = False

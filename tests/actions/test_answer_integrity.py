@@ -5,18 +5,8 @@ from __future__ import annotations
 
 import io
 
-from actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
-    Demo,
-    demo_fixture,
-    make,
-    pilot_test,
-    select,
-    settle,
-    started,
-    template_fixture,
-)
 from rich.console import Console
+from support.actions_support import Demo, dashboard, press_all, select, settle
 from textual.widgets import Input, Static, TextArea
 
 from atk_tui.core.service import Service
@@ -72,31 +62,24 @@ def summary(screen: AnswerScreen) -> str:
 
 async def open_form(pilot, name: str) -> AnswerScreen:  # type: ignore[no-untyped-def]
     await select(pilot, name)
-    await pilot.press("a")
-    await settle(pilot)
+    await press_all(pilot, "a")
     form = pilot.app.screen
     assert isinstance(form, AnswerScreen)
     assert form.item.filename == name
     return form
 
 
-@pilot_test
 async def test_the_highlight_starts_on_the_recommended_option_b(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         form = await open_form(pilot, demo["md-multi"])
         # Q2 recommends B: highlighted and recorded, not A
         assert form_state(form) == {1: ("A", "A"), 2: ("B", "B"), 3: ("A", "A")}
         assert "choices 1=A  2=B  3=A" in summary(form)
 
 
-@pilot_test
 async def test_no_recommendation_means_nothing_preselected_and_a_letter_moves_the_highlight(demo: Demo) -> None:
     name = add_uwi(demo, NO_REC)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         form = await open_form(pilot, name)
         assert form_state(form) == {1: (None, None)}
         assert "choices 1=-" in summary(form)
@@ -107,11 +90,8 @@ async def test_no_recommendation_means_nothing_preselected_and_a_letter_moves_th
         assert form_state(form) == {1: ("A", "A")}
 
 
-@pilot_test
 async def test_arrows_move_the_choice_with_the_highlight(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         form = await open_form(pilot, demo["cp-single"])
         assert form_state(form) == {1: ("B", "B")}
         await pilot.press("down")
@@ -120,17 +100,13 @@ async def test_arrows_move_the_choice_with_the_highlight(demo: Demo) -> None:
         assert form_state(form) == {1: (OTHER, OTHER)}  # the last row: "other — see notes"
         await pilot.press("down")  # stays there, never wraps to A unseen
         assert form_state(form) == {1: (OTHER, OTHER)}
-        await pilot.press("up", "up")
-        await settle(pilot)
+        await press_all(pilot, "up", "up")
         assert form_state(form) == {1: ("B", "B")}
         assert "choices 1=B" in summary(form)
 
 
-@pilot_test
 async def test_other_and_clear_keys(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         form = await open_form(pilot, demo["cp-multi"])
         await pilot.press("o")
         assert form_state(form)[1] == (OTHER, OTHER)
@@ -147,11 +123,8 @@ async def test_other_and_clear_keys(demo: Demo) -> None:
         assert res.labels == {1: OTHER}
 
 
-@pilot_test
 async def test_clicking_an_option_picks_that_option(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         form = await open_form(pilot, demo["md-multi"])
         q2 = form.query_one("#q2", OptionSet)
         buttons = list(q2.query("RadioButton"))
@@ -161,17 +134,13 @@ async def test_clicking_an_option_picks_that_option(demo: Demo) -> None:
             assert form_state(form)[2] == (expected, expected)
 
 
-@pilot_test
 async def test_an_unanswered_question_asks_before_a_partial_submit(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         form = await open_form(pilot, name)
         assert form_state(form) == {1: ("B", "B"), 2: (None, None)}
         base = demo.head()
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         dialog = app.screen
         assert isinstance(dialog, ChoiceScreen)
         assert "Q2 has no answer — submit as partial?" in str(dialog.message)
@@ -182,11 +151,9 @@ async def test_an_unanswered_question_asks_before_a_partial_submit(demo: Demo) -
         assert demo.head() == base
         # the notes alone do not answer an option question
         form.query_one("#answer-text", TextArea).insert("ship it")
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert isinstance(app.screen, ChoiceScreen)
-        await pilot.press("escape")
-        await settle(pilot)
+        await press_all(pilot, "escape")
         assert app.screen is form
         await pilot.press("tab", "a", "enter")  # Q2 answered: no question asked
         await settle(pilot)
@@ -215,19 +182,15 @@ def reorder_q2(body: str) -> str:
     )
 
 
-@pilot_test
 async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_follows_its_label(demo: Demo) -> None:
     name = demo["md-multi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         form = await open_form(pilot, name)
         await pilot.press("b", "tab", "c", "tab", "tab", *"keep v1 until March")
         assert form_state(form)[2] == ("C", "C")  # 新規エンドポイントだけ
         agent_edit(demo, name, reorder_q2)
         base = demo.head()
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert demo.head() == base  # nothing written over the agent's version
         again = app.screen
         assert isinstance(again, AnswerScreen) and again is not form
@@ -238,8 +201,7 @@ async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_fol
         assert new_a is not None and new_a.label == "新規エンドポイントだけ"
         assert form_state(again) == {1: ("B", "B"), 2: ("A", "A"), 3: ("A", "A")}
         assert again.query_one("#answer-text", TextArea).text == "keep v1 until March"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
     assert demo.subjects_since(base) == [f"atk: answer {name}"]
     text = demo.text(name)
@@ -248,19 +210,15 @@ async def test_options_reordered_meanwhile_nothing_is_written_and_the_choice_fol
     assert "keep v1 until March" in text
 
 
-@pilot_test
 async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(demo: Demo) -> None:
     name = demo["cp-single"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         form = await open_form(pilot, name)
         await pilot.press("c", "tab", *"cost matters most")
         # the item is removed meanwhile (another session)
         assert Service(demo.root, actor="user").rm([name]).ok
         base = demo.head()
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert demo.head() == base
         again = app.screen
         assert isinstance(again, AnswerScreen) and again is not form
@@ -269,26 +227,20 @@ async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(dem
         assert again.query_one("#answer-text", TextArea).text == "cost matters most"
         # restored (z in the other session): the retry saves the kept answer
         assert Service(demo.root, actor="user").undo(demo.head()).ok
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
     assert "- 1: C) Keep on-demand" in demo.text(name)
     assert "cost matters most" in demo.text(name)
 
 
-@pilot_test
 async def test_a_partial_answer_is_saved_as_partial_after_confirmation(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         await open_form(pilot, name)
         base = demo.head()
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert isinstance(app.screen, ChoiceScreen)
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "y")
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
         assert demo.subjects_since(base) == [f"atk: answer {name}"]
         item = Service(demo.root).read(name)
@@ -297,15 +249,11 @@ async def test_a_partial_answer_is_saved_as_partial_after_confirmation(demo: Dem
         assert name in app.main.view.needs_you
 
 
-@pilot_test
 async def test_other_with_notes_is_recorded_as_other(demo: Demo) -> None:
     name = demo["cp-single"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         await open_form(pilot, name)
-        await pilot.press("o", "tab", *"only the batch workers on spot", "ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "o", "tab", *"only the batch workers on spot", "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
     text = demo.text(name)
     assert "- 1: other — see notes\n\nonly the batch workers on spot" in text
@@ -316,94 +264,69 @@ def add_line(body: str) -> str:
     return body.rstrip("\n") + "\n\n- 追記 (agent): measured again on Monday\n"
 
 
-@pilot_test
 async def test_a_comment_on_a_changed_item_is_kept_and_added_to_the_new_version(demo: Demo) -> None:
     name = demo["lint"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("c")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "c")
         assert isinstance(app.screen, TextFormScreen)
         await pilot.press(*"please keep the placeholder colour")
         agent_edit(demo, name, add_line)
         base = demo.head()
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert demo.head() == base
         again = app.screen
         assert isinstance(again, TextFormScreen)
         assert "changed while you were writing" in str(again.prompt)
         assert again.query_one("#text", TextArea).text == "please keep the placeholder colour"
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, TextFormScreen)
     assert demo.subjects_since(base) == [f"atk: comment {name}"]
     text = demo.text(name)
     assert "measured again on Monday" in text and "please keep the placeholder colour" in text
 
 
-@pilot_test
 async def test_a_failed_comment_keeps_the_text_with_a_retry(demo: Demo) -> None:
     name = demo["lint"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("c")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "c")
         await pilot.press(*"do not lazy-load the hero image")
         assert Service(demo.root, actor="user").rm([name]).ok
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         again = app.screen
         assert isinstance(again, TextFormScreen)
         assert "Not saved" in str(again.prompt)
         assert again.query_one("#text", TextArea).text == "do not lazy-load the hero image"
         assert Service(demo.root, actor="user").undo(demo.head()).ok
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, TextFormScreen)
     assert "do not lazy-load the hero image" in demo.text(name)
 
 
-@pilot_test
 async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
     name = demo["proc-darkmode"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("m", "a")
-        await settle(pilot)
-        await pilot.press(*"merged in #42", "enter")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "m", "a")
+        await press_all(pilot, *"merged in #42", "enter")
         assert isinstance(app.screen, ChoiceScreen)  # Move to adopted?
         agent_edit(demo, name, add_line)  # meanwhile
         base = demo.head()
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "y")
         assert demo.head() == base and demo.state(name) == "processing"
         again = app.screen
         assert isinstance(again, TextFormScreen)
         assert "changed since you opened the menu" in str(again.prompt)
         assert again.query_one("#text", Input).value == "merged in #42"
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert app.screen is app.main
     assert demo.state(name) == "adopted"
     assert "note: 'merged in #42'" in demo.text(name)
 
 
-@pilot_test
 async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
     out = Service(demo.root, actor="user").answer(name, choices={1: "B"}, partial=True)
     assert out.ok, out.message
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         view = app.main.view
         assert name in view.needs_you  # still needs the user
         needs = app.main.query_one("#needs")
@@ -418,53 +341,42 @@ async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -
         meta = console.export_text()
         assert "partly answered (Q2 unanswered): still needs you" in meta
         # a re-answer starts from a confirmation that says so
-        await pilot.press("a")
-        await settle(pilot)
+        await press_all(pilot, "a")
         assert isinstance(app.screen, ChoiceScreen)
         assert "partially answered already" in str(app.screen.message)
 
 
-@pilot_test
 async def test_the_form_counts_missing_questions_by_the_services_rule(demo: Demo) -> None:
     """The form asks about exactly what core's `answer_progress` calls missing: with two
     option questions, notes alone answer neither (each needs a choice or "other")."""
     name = add_uwi(demo, TWO_QUESTIONS)
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         form = await open_form(pilot, name)
         await pilot.press("delete")  # clear Q1's recommendation: no choice anywhere
         assert form_state(form) == {1: (None, None), 2: (None, None)}
         form.query_one("#answer-text", TextArea).insert("release from main on Tuesday, not Friday")
         assert form.missing(form.result()) == [1, 2]
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert isinstance(app.screen, ChoiceScreen)
         assert "Q1, Q2 have no answer — submit as partial?" in str(app.screen.message)
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         await pilot.press("o", "tab", "o")  # "other — see notes" for both: complete
         assert form.missing(form.result()) == []
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         assert not isinstance(app.screen, AnswerScreen | ChoiceScreen)
     item = Service(demo.root).read(name)
     assert item.answered and not item.answer_partial
     assert "- 1: other — see notes\n- 2: other — see notes" in demo.text(name)
 
 
-@pilot_test
 async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: Demo) -> None:
     name = demo["md-multi"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         await open_form(pilot, name)
         await pilot.press("tab", "c")  # Q2: 新規エンドポイントだけ
         agent_edit(demo, name, lambda body: body.replace("- C) 新規エンドポイントだけ -- 既存は変えない。混在は解消しない\n", ""))
         base = demo.head()
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
         again = app.screen
         assert isinstance(again, AnswerScreen)
         assert demo.head() == base
@@ -474,23 +386,17 @@ async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: 
         assert form_state(again) == {1: ("A", "A"), 2: (None, None), 3: ("A", "A")}
 
 
-@pilot_test
 async def test_a_busy_store_keeps_the_comment_with_a_retry(demo: Demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from atk_tui.core.store import GitStore
 
     name = demo["lint"]
     monkeypatch.setenv("ATK_LOCK_TIMEOUT", "0.2")
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("c")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "c")
         await pilot.press(*"keep the blur-up placeholder")
         base = demo.head()
         with GitStore(demo.root).locked():  # another writer holds the store
-            await pilot.press("ctrl+s")
-            await settle(pilot)
+            await press_all(pilot, "ctrl+s")
             again = app.screen
             assert isinstance(again, TextFormScreen)
             assert "Not saved" in str(again.prompt)

@@ -4,7 +4,7 @@ determinism as test_actions_snapshots.py (whose `steps` these reuse)."""
 
 from __future__ import annotations
 
-from actions_support import SIZE, Demo, demo_fixture, make, settle, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import SIZE, Demo, make, press_all, settle
 from test_actions_snapshots import steps
 from test_answer_integrity import NO_REC, TWO_QUESTIONS, add_uwi, agent_edit, reorder_q2
 
@@ -34,8 +34,7 @@ def test_answer_form_reopened_after_the_question_changed(snap_compare, demo: Dem
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await first(pilot)
         agent_edit(demo, name, reorder_q2)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         for widget in pilot.app.screen.query("TextArea"):
             widget.cursor_blink = False
         pilot.app.clear_notifications()  # the toast repeats the notice and times out

@@ -5,18 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
-from actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
-    Demo,
-    demo_fixture,
-    git,
-    make,
-    messages,
-    pilot_test,
-    settle,
-    started,
-    template_fixture,
-)
+from support.actions_support import Demo, dashboard, git, messages, press_all
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.conflicts import ConflictsScreen
@@ -46,24 +35,19 @@ def status_line(app) -> str:  # type: ignore[no-untyped-def]
     return str(app.main.query_one("#status").render())
 
 
-@pilot_test
 async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     mine = set_aside(demo, tmp_path)
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         assert "1 set-aside conflict: C resolves" in status_line(app)
-        await pilot.press("C")
-        await settle(pilot)
+        await press_all(pilot, "C")
         dialog = app.screen
         assert isinstance(dialog, ConflictsScreen)
         assert [c.commit for c in dialog.conflicts] == [mine]
         diff = str(dialog.query_one("#conflict-diff").render())
         assert f"wi/inbox/{name}" in diff
         assert "+" + MINE.strip() in diff and "-" + THEIRS.strip() in diff  # both versions
-        await pilot.press("m")
-        await settle(pilot)
+        await press_all(pilot, "m")
         assert app.screen is app.main
         assert "set-aside conflict" not in status_line(app)
     assert Service(demo.root).conflicts() == []
@@ -71,29 +55,20 @@ async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_pat
     assert MINE in remote_text
 
 
-@pilot_test
 async def test_keep_theirs_drops_the_set_aside_commit(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     set_aside(demo, tmp_path)
     name = demo["hand-svg-logo"]
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await pilot.press("C")
-        await settle(pilot)
-        await pilot.press("t")
-        await settle(pilot)
+    async with dashboard(demo) as (app, pilot):
+        await press_all(pilot, "C")
+        await press_all(pilot, "t")
         assert "set-aside conflict" not in status_line(app)
     assert Service(demo.root).conflicts() == []
     assert THEIRS in demo.text(name) and MINE not in demo.text(name)
 
 
-@pilot_test
 async def test_no_conflicts_says_so(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (app, pilot):
         assert "conflict" not in status_line(app)
-        await pilot.press("C")
-        await settle(pilot)
+        await press_all(pilot, "C")
         assert app.screen is app.main
         assert "no set-aside conflicts" in messages(app)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from actions_support import Demo, demo_fixture, template_fixture  # noqa: F401 (fixtures)
+from support.actions_support import Demo
 from test_actions_e2e_tmux import Tmux, launch, pick, quit_app, tmux, wait_until  # noqa: F401 (fixture)
 
 from atk_tui.core.service import Service

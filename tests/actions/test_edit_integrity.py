@@ -7,24 +7,23 @@ from __future__ import annotations
 
 import subprocess
 
-from actions_support import (  # noqa: F401 (fixtures)
+from support.actions_support import (
     SIZE,
     Demo,
-    demo_fixture,
+    dashboard,
     errors_shown,
     make,
     messages,
-    pilot_test,
+    press_all,
     select,
     settle,
     started,
-    template_fixture,
 )
 from test_actions_edit import ADDED, Editor, append, break_yaml, fix_yaml, run_edit
 from textual.widgets import TextArea
 
 from atk_tui.core.service import Service
-from atk_tui.tui.actions import merge_texts
+from atk_tui.tui.edit_session import merge_texts
 from atk_tui.tui.screens.dialogs import ChoiceScreen, InAppEditorScreen
 
 AGENT_LINE = "- 追記 (agent): the favicon is out of scope\n"
@@ -47,7 +46,6 @@ def test_merge_texts_merges_and_marks_conflicts() -> None:
     assert b"<<<<<<< your text\nB1\n" in merged and b"B2\n>>>>>>> stored now\n" in merged
 
 
-@pilot_test
 async def test_changed_meanwhile_edit_again_opens_a_merge_and_saves_on_the_newer_version(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     before = demo.text(name)
@@ -72,7 +70,6 @@ async def test_changed_meanwhile_edit_again_opens_a_merge_and_saves_on_the_newer
     assert not errors_shown(app)[1:]
 
 
-@pilot_test
 async def test_a_conflict_is_marked_and_markers_are_not_saved_unasked(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
 
@@ -99,34 +96,26 @@ async def test_a_conflict_is_marked_and_markers_are_not_saved_unasked(demo: Demo
     assert demo.subjects_since(base)[-2:] == [f"atk: edit {name}", f"atk: unhold {name}"]
 
 
-@pilot_test
 async def test_hold_not_pushed_asks_before_the_editor_opens(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     subprocess.run(["git", "remote", "set-url", "origin", str(demo.root / "no-such-remote.git")], cwd=demo.root, check=True)
     editor = Editor(demo, name, append)
-    app = make(demo.root, editor=editor)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("e")
-        await settle(pilot)
+    async with dashboard(demo, name, editor=editor) as (app, pilot):
+        await press_all(pilot, "e")
         dialog = app.screen
         assert isinstance(dialog, ChoiceScreen)
         assert "not pushed: agents elsewhere may still take this item — edit anyway?" in str(dialog.message)
         assert editor.calls == []
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         assert editor.calls == []
         assert demo.state(name) == "inbox"  # the hold is undone
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         await pilot.press("y")  # edit anyway
         await settle(pilot)
     assert len(editor.calls) == 1 and editor.calls[0]["state"] == "hold"
     assert demo.text(name).endswith(ADDED)
 
 
-@pilot_test
 async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     app = make(demo.root)  # no injected editor: the real path; headless Pilot cannot suspend
@@ -135,31 +124,25 @@ async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(
         await started(pilot)
         await select(pilot, name)
         base = demo.head()
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Edit here?"
         assert demo.head() == base  # nothing held before the answer
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         assert demo.head() == base and demo.scratch_files() == []
-        await pilot.press("e")
-        await settle(pilot)
-        await pilot.press("y")
-        await settle(pilot)
+        await press_all(pilot, "e")
+        await press_all(pilot, "y")
         ed = app.screen
         assert isinstance(ed, InAppEditorScreen)
         assert demo.state(name) == "hold"
         area = ed.query_one(TextArea)
         area.insert(ADDED, area.document.end)
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press_all(pilot, "ctrl+s")
         assert app.screen is app.main
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}", f"atk: unhold {name}"]
     assert demo.text(name).endswith(ADDED)
     assert demo.scratch_files() == []
 
 
-@pilot_test
 async def test_kept_text_is_never_overwritten_and_is_offered_on_the_next_e(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     # session 1: invalid, Esc: the text is kept (in hold)
@@ -173,27 +156,23 @@ async def test_kept_text_is_never_overwritten_and_is_offered_on_the_next_e(demo:
         assert "oops" not in text  # the stored version
         return text.replace("target_repo: acme/webapp\n", "target_repo: acme/webapp: again\n"), 0
 
-    app, editor, _, _screen, _ = await run_edit(demo, name, other_text, keys=("e", "f", "escape"))
+    _, editor, _, _screen, _ = await run_edit(demo, name, other_text, keys=("e", "f", "escape"))
     assert editor.calls[0]["path"] != first
     assert first.read_text(encoding="utf-8") == kept  # never overwritten
     assert len([n for n in demo.scratch_files() if n.endswith(".md")]) == 2
 
     # session 3: resume the first kept text, fix it, save: kept text cleaned up
-    app = make(demo.root, editor=Editor(demo, name, fix_yaml))
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo, editor=Editor(demo, name, fix_yaml)) as (app, pilot):
         # at start the dashboard says which item has kept text
         assert any("kept editor text" in m and name in m for m in messages(app))
         await select(pilot, name)
-        await pilot.press("e")
-        await settle(pilot)
+        await press_all(pilot, "e")
         assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Kept text"
         await pilot.press("d")  # discard both kept texts, then edit afresh
         await settle(pilot)
     assert demo.scratch_files() == []
 
 
-@pilot_test
 async def test_resuming_kept_text_merges_it_with_what_changed_since(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     await run_edit(demo, name, break_yaml, keys=("e", "escape"))  # kept, the item in hold

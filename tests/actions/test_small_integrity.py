@@ -3,17 +3,7 @@ own rules; `x` on an item others depend on names them in the confirmation."""
 
 from __future__ import annotations
 
-from actions_support import (  # noqa: F401 (fixtures)
-    SIZE,
-    Demo,
-    demo_fixture,
-    make,
-    pilot_test,
-    select,
-    settle,
-    started,
-    template_fixture,
-)
+from support.actions_support import Demo, dashboard, press_all, select
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
@@ -21,27 +11,21 @@ from atk_tui.tui.screens.dialogs import ChoiceScreen
 
 async def move_dialog(pilot, name: str, key: str) -> ChoiceScreen | None:  # type: ignore[no-untyped-def]
     await select(pilot, name)
-    await pilot.press("m", key)
-    await settle(pilot)
+    await press_all(pilot, "m", key)
     if key in "ax":  # adopt/reject take a note first
-        await pilot.press("enter")
-        await settle(pilot)
+        await press_all(pilot, "enter")
     screen = pilot.app.screen
     return screen if isinstance(screen, ChoiceScreen) else None
 
 
-@pilot_test
 async def test_move_confirmation_follows_the_agent_rules(demo: Demo) -> None:
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         # inbox AWI -> adopted: agents never do that
         dialog = await move_dialog(pilot, demo["hand-svg-logo"], "a")
         assert dialog is not None
         assert dialog.title_text == "Move outside the agent flow?"
         assert "Agents never make this move themselves." in str(dialog.message)
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         # processing -> rejected: the agents' own move, no confirmation at all
         base = demo.head()
         dialog = await move_dialog(pilot, demo["proc-darkmode"], "x")
@@ -49,40 +33,30 @@ async def test_move_confirmation_follows_the_agent_rules(demo: Demo) -> None:
         assert demo.subjects_since(base) == [f"atk: reject {demo['proc-darkmode']}"]
 
 
-@pilot_test
 async def test_an_answered_uwi_rejected_from_inbox_is_an_agent_move(demo: Demo) -> None:
     name = demo["answered-uwi"]
     assert Service(demo.root).read(name).answered
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
+    async with dashboard(demo) as (_app, pilot):
         base = demo.head()
         dialog = await move_dialog(pilot, name, "x")
         assert dialog is None  # SPEC §11: as adopt may close it from inbox, so may reject
         assert demo.subjects_since(base) == [f"atk: reject {name}"]
 
 
-@pilot_test
 async def test_remove_names_the_items_that_depend_on_it(demo: Demo) -> None:
     name = demo["chain-1"]
     dependents = Service(demo.root).dependents_of(name)
     assert dependents
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
-        await pilot.press("x")
-        await settle(pilot)
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "x")
         dialog = app.screen
         assert isinstance(dialog, ChoiceScreen)
         text = str(dialog.message)
         assert "depend" in text and all(d in text for d in dependents[:5])
-        await pilot.press("n")
-        await settle(pilot)
+        await press_all(pilot, "n")
         # an item nothing depends on: no warning
         await select(pilot, demo["hand-svg-logo"])
-        await pilot.press("x")
-        await settle(pilot)
+        await press_all(pilot, "x")
         assert "depend" not in str(app.screen.message)
 
 
@@ -122,16 +96,12 @@ def rendered(app, wid: str) -> str:  # type: ignore[no-untyped-def]
     return console.export_text()
 
 
-@pilot_test
 async def test_detail_shows_question_text_and_checkpoint_faithfully(demo: Demo) -> None:
     svc = Service(demo.root, actor="user")
     free = svc.add(kind="uwi", target_repo="acme/docs", body=FREE_TEXT)
     cp = svc.add(kind="uwi", target_repo="acme/api", body=CHECKPOINT)
     assert free.ok and cp.ok
-    app = make(demo.root)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, free.files[0])
+    async with dashboard(demo, free.files[0]) as (app, pilot):
         questions = rendered(app, "detail-questions")
         assert "\\x0a" not in questions
         assert "What support hours should the SLA page state?\nConsider the EU on-call rota too." in questions

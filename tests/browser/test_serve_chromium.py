@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from cdp import Browser, find_chromium
-from storekit import UWI_BODY, git
+from support.storekit import UWI_BODY, git
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store

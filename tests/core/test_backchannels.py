@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import UWI_BODY, add_item, clone, git
+from support.storekit import UWI_BODY, add_item, clone, git
 
 from atk_tui.core.editing import base_of, kept_scratches
 from atk_tui.core.service import Service, SyncStatus

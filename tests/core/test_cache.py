@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, UWI_BODY, add_item, git
+from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
 import atk_tui.core.service.reads as service_mod  # load_items parses here
 from atk_tui.cli import item_json

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, git, tree_state
+from support.storekit import AWI_BODY, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, git, tree_state
 
 from atk_tui.cli import run
 from atk_tui.core.model import STATES

@@ -13,7 +13,7 @@ import termios
 from pathlib import Path
 
 import pytest
-from storekit import add_item
+from support.storekit import add_item
 
 from atk_tui.cli import completion_script, run, terminal_table
 from atk_tui.core.cells import cell_len, cut, fit

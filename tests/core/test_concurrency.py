@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
-from storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
+from support.storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
 
 from atk_tui import cli
 from atk_tui.core.service import Service

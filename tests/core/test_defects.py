@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, git, tree_state
+from support.storekit import AWI_BODY, git, tree_state
 
 from atk_tui.cli import run
 from atk_tui.core.service import Service

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from storekit import UWI_BODY, add_item
+from support.storekit import UWI_BODY, add_item
 
 from atk_tui.core.filters import Query, matches, parse_query
 

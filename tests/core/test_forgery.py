@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from storekit import UWI_BODY, git
+from support.storekit import UWI_BODY, git
 from test_cli import Atk, awi, seed, uwi
 
 from atk_tui.core.headings import user_only_sections

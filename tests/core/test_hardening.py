@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
+from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
 from atk_tui.core.config import git_limits
 from atk_tui.core.service import Outcome, Service
@@ -363,7 +363,7 @@ def test_a_write_on_a_detached_head_is_refused(svc: Service) -> None:
 
 
 def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next_writer(tmp_path: Path) -> None:
-    from storekit import clone
+    from support.storekit import clone
 
     root, remote = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
@@ -391,7 +391,7 @@ def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next
 
 
 def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -> None:
-    from storekit import clone
+    from support.storekit import clone
 
     root, remote = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")

@@ -212,7 +212,7 @@ def test_property_generator_reaches_user_headings() -> None:
 )
 def test_readers_use_the_same_definition(heading: str) -> None:
     """An item's `answered` flag (the listing's reader) sees every ATX H2 spelling."""
-    from storekit import UWI_BODY
+    from support.storekit import UWI_BODY
 
     from atk_tui.core.items import parse_item
 

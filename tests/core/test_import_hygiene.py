@@ -21,9 +21,9 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "atk_tui"
 
-#: TUI modules allowed to start programs: the $EDITOR launch and merge (actions.py until the
-#: edit session has its own module, edit_session.py) and desktop notifications (alerts.py)
-TUI_SUBPROCESS = {"tui/actions.py", "tui/edit_session.py", "tui/alerts.py"}
+#: TUI modules allowed to start programs: the $EDITOR launch and merge (edit_session.py) and
+#: desktop notifications (alerts.py)
+TUI_SUBPROCESS = {"tui/edit_session.py", "tui/alerts.py"}
 
 
 def _module_name(path: Path) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import UWI_BODY, git
+from support.storekit import UWI_BODY, git
 from test_cli import Atk, awi, seed, uwi
 
 from atk_tui.core import questions

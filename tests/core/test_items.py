@@ -9,7 +9,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from storekit import AWI_BODY, UWI_BODY
+from support.storekit import AWI_BODY, UWI_BODY
 
 from atk_tui.core import sections
 from atk_tui.core.items import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from storekit import SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, add_item
+from support.storekit import SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, add_item
 
 from atk_tui.core.model import STATES, Item, Kind, State, Status, Urgency
 from atk_tui.core.ops import TRANSITIONS, WI, DependencyRules, Op, QueueRules, Transition, dependency_refusal, refusal

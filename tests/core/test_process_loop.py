@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
-from storekit import AWI_BODY, Clock, add_item, clone, make_remote_pair
+from support.storekit import AWI_BODY, Clock, add_item, clone, make_remote_pair
 from test_cli import ATK, awi, seed, uwi
 
 from atk_tui.core.loop import read_status

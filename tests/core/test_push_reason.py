@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from storekit import Clock, add_item, clone, git
+from support.storekit import Clock, add_item, clone, git
 
 from atk_tui.cli import run
 from atk_tui.core.service import Service

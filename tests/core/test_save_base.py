@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from storekit import AWI_BODY, add_item, git
+from support.storekit import AWI_BODY, add_item, git
 
 from atk_tui.core.service import Service
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
-from storekit import UWI_BODY, add_item
+from support.storekit import UWI_BODY, add_item
 
 from atk_tui.cli import item_json, run
 from atk_tui.core import schema

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from storekit import git, tree_state
+from support.storekit import git, tree_state
 from test_cli import ATK, Atk, awi, last_commit, seed, uwi
 
 from atk_tui.cli import run

@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, Clock, add_item, git, tree_state
+from support.storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, Clock, add_item, git, tree_state
 
 from atk_tui.core.model import STATES
 from atk_tui.core.service import Service

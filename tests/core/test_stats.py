@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from stats_history import ANSWER_A, ANSWER_B, NOW, T0, History, awi, scripted_store, uwi
+from support.stats_history import ANSWER_A, ANSWER_B, NOW, T0, History, awi, scripted_store, uwi
 
 from atk_tui.core import stats
 from atk_tui.core.service import Service
@@ -112,7 +112,7 @@ def test_a_dependency_dropped_before_the_answer_stops_counting(store) -> None:
 
 
 def test_the_services_own_answer_commit_ends_the_wait(tmp_path: Path) -> None:
-    from storekit import UWI_BODY, add_item
+    from support.storekit import UWI_BODY, add_item
 
     root, _ = init_store(tmp_path / "s")
     svc = Service(root)

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from storekit import AWI_BODY, UWI_BODY, Clock, add_item, git, tree_state
+from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, git, tree_state
 
 from atk_tui.core.model import STATES
 from atk_tui.core.service import Service

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hostile_text import ENTITIES, ESCAPES
+from support.hostile_text import ENTITIES, ESCAPES
 
 from atk_tui.core.textsafe import (
     has_unsafe,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graph_support import DEMO, SIZE, build_app, press, settle
+from support.graph_support import DEMO, SIZE, build_app, graph_of, press, settle
 from textual.widgets import OptionList
 
 from atk_tui.tui.screens.dependencies import DependenciesScreen
@@ -41,12 +41,7 @@ async def test_dependency_editor_selects_the_clicked_option(demo_store: Path) ->
 
 
 async def test_graph_selects_the_clicked_node(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.main.jump_to(DEMO["chain-uwi"])
-        await settle(pilot)
-        await press(pilot, "v")
+    async with graph_of(demo_store, DEMO["chain-uwi"]) as (app, pilot):
         assert isinstance(app.screen, GraphScreen)
         cv = app.screen.query_one(GraphCanvas)
         layout = cv.layout_

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from graph_support import (
+from support.graph_support import (
     MISSING,
     SIZE,
     build_app,

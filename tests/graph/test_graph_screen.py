@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from graph_support import (
+from support.graph_support import (
     DEMO,
     MISSING,
     SIZE,
@@ -26,6 +26,7 @@ from graph_support import (
     diamond_store,
     fifty_store,
     git,
+    graph_of,
     item_text,
     missing_store,
     new_store,
@@ -119,12 +120,7 @@ def test_fifty_nodes(snap_compare, tmp_path: Path) -> None:
 async def test_demo_chain_uwi_to_an_item_it_blocks(demo_store: Path) -> None:
     """Select the blocking UWI, open the graph, go right to what it blocks, Enter: the dashboard
     selects that item."""
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.main.jump_to(DEMO["chain-uwi"])
-        await settle(pilot)
-        await press(pilot, "v")
+    async with graph_of(demo_store, DEMO["chain-uwi"]) as (app, pilot):
         assert canvas(app).focused_node == DEMO["chain-uwi"]
         layout = canvas(app).layout_
         assert layout is not None
@@ -140,11 +136,7 @@ async def test_demo_chain_uwi_to_an_item_it_blocks(demo_store: Path) -> None:
 
 async def test_arrows_follow_edges_and_columns(tmp_path: Path) -> None:
     root, (a, b, c, d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(a)
-        await press(pilot, "v")
+    async with graph_of(root, a) as (app, pilot):
         cv = canvas(app)
         assert cv.focused_node == a
         await press(pilot, "left")  # nothing on the left: stays
@@ -169,11 +161,7 @@ async def test_whole_queue_toggle_and_centre(tmp_path: Path) -> None:
     root, (a, b, c, d) = diamond_store(tmp_path)
     svc = service(root)
     lone = add(svc, "Unrelated item")
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(b)
-        await press(pilot, "v")
+    async with graph_of(root, b) as (app, pilot):
         screen = graph_screen(app)
         assert set(canvas(app).layout_.nodes) == {a, b, d}  # c is neither a dependency nor a dependent of b
         await press(pilot, "w")
@@ -190,11 +178,7 @@ async def test_whole_queue_toggle_and_centre(tmp_path: Path) -> None:
 
 async def test_done_dependencies_toggle(tmp_path: Path) -> None:
     root, (done, _a, b, _c, _d) = chain_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(b)
-        await press(pilot, "v")
+    async with graph_of(root, b) as (app, pilot):
         nodes = canvas(app).layout_.nodes
         assert done in nodes
         assert "Old groundwork" in screen_text(app)  # the done item's title was read from the store
@@ -210,11 +194,7 @@ async def test_enter_on_missing_or_done_node_stays(tmp_path: Path) -> None:
     write_items(root, {("adopted", "20261120-090000-finished.md"): item_text("Finished")})
     git_deps = item_text("Login endpoint", deps=[missing, "20261120-090000-finished.md"])
     write_items(root, {("inbox", login): git_deps})
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(login)
-        await press(pilot, "v")
+    async with graph_of(root, login) as (app, pilot):
         cv = canvas(app)
         layout = cv.layout_
         assert missing in layout.placeholders
@@ -229,11 +209,7 @@ async def test_enter_on_missing_or_done_node_stays(tmp_path: Path) -> None:
 
 async def test_cycles_are_named(tmp_path: Path) -> None:
     root, (split, invoice, tax, selfref, docs) = cycle_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(docs)
-        await press(pilot, "v")
+    async with graph_of(root, docs) as (app, pilot):
         assert cycles_line(app) == (
             f"2 cycles: {split} -> {invoice} -> {tax} -> {split}  ·  {invoice} -> {tax} -> {invoice}"
         )
@@ -252,11 +228,7 @@ async def test_labels_are_never_markup(tmp_path: Path) -> None:
     base = "20261129-050000-base.md"
     user = "20261129-050100-user.md"
     write_items(root, {("inbox", base): item_text(hostile), ("inbox", user): item_text("User", deps=[base])})
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(base)
-        await press(pilot, "v")
+    async with graph_of(root, base) as (app, _pilot):
         text = screen_text(app)
         assert "[bold red]x[/]" in text  # in the info line, whole
         assert "\x1b" not in text and "\\x1b[31m" in text
@@ -281,11 +253,7 @@ async def test_light_theme_draws(tmp_path: Path) -> None:
 async def test_only_visible_rows_are_rendered(tmp_path: Path) -> None:
     """The canvas is a line-API widget: a graph taller than the screen renders its visible rows."""
     root, names = fifty_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(names[0])
-        await press(pilot, "v")
+    async with graph_of(root, names[0]) as (app, pilot):
         cv = canvas(app)
         assert cv.layout_ is not None and len(cv.layout_.nodes) == 50
         assert cv.layout_.height > cv.size.height
@@ -333,27 +301,17 @@ async def test_laying_out_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 async def test_graph_follows_a_new_queue(tmp_path: Path) -> None:
     root, (a, _b, _c, d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(a)
-        await press(pilot, "v")
+    async with graph_of(root, a) as (app, pilot):
         svc = service(root)
         e = add(svc, "Another dependent", deps=(d,))
         app.reload()
-        await settle(pilot)
-        graph_screen(app)._check_view()  # what the screen's poll does
         await settle(pilot)
         assert e in canvas(app).layout_.nodes
 
 
 async def test_edit_dependencies_from_the_graph(tmp_path: Path) -> None:
     root, (_a, b, c, _d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.main.jump_to(b)
-        await press(pilot, "v")
+    async with graph_of(root, b) as (app, pilot):
         assert c not in canvas(app).layout_.nodes
         await press(pilot, "d")
         await pilot.press(*"background")

@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-if str(BENCH) not in sys.path:
-    sys.path.insert(0, str(BENCH))  # bench/fuzz.py is the one source of strategies and checks
-
-from fuzz import (  # noqa: E402
+from support.fuzz import (
     UNLISTED,
     build_hostile_store,
     check_config,

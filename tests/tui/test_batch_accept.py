@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import DEMO, build_app, git, press, screen_text, settle
+from support.tui_helpers import DEMO, build_app, git, press, screen_text, settle
 
 from atk_tui.core.service import Service
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import build_app, press, settle
+from support.tui_helpers import build_app, press, settle
 
 from atk_tui.tui.screens.history import HistoryScreen
 from atk_tui.tui.widgets.item_list import ItemList

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tui_helpers import build_app, keys_of_pane, press, screen_text, settle
+from support.tui_helpers import build_app, keys_of_pane, press, screen_text, settle
 
 from atk_tui.core.service import Service
 from atk_tui.tui.app import AtkApp

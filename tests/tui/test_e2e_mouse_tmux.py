@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.tui_helpers import DEMO
 from test_e2e_tmux import Tmux, run_app, tmux, wait_for_exit  # noqa: F401 (fixture)
-from tui_helpers import DEMO
 
 pytestmark = pytest.mark.e2e
 

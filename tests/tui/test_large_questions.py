@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import io
 import subprocess
-import sys
 from pathlib import Path
 
+from bench_answer_form import uwi_body
 from rich.console import Console
-from tui_helpers import build_app, screen_text
+from support.actions_support import settle
+from support.tui_helpers import build_app, screen_text
 
 from atk_tui.core.store import init_store
 from atk_tui.tui.screens.answer import FORM_MAX_QUESTIONS, AnswerScreen, OptionSet
 from atk_tui.tui.widgets.detail import DETAIL_MAX_QUESTIONS, DetailPane
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "actions"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from actions_support import settle
-from bench_answer_form import uwi_body
 
 
 def _store(tmp_path: Path, n: int) -> tuple[Path, str]:

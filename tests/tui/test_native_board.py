@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_helpers import DEMO, build_app, keys_of_pane, press, screen_text, settle
+from support.tui_helpers import DEMO, build_app, keys_of_pane, press, screen_text, settle
 
 SIZE = (120, 36)
 
@@ -87,8 +87,8 @@ async def opened(pilot, name: str) -> None:
 
 
 async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path) -> None:
+    from support.tui_helpers import git
     from textual.widgets import Input, Select, TextArea
-    from tui_helpers import git
 
     app = build_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
@@ -118,7 +118,7 @@ async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path)
 
 
 async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
-    from tui_helpers import git
+    from support.tui_helpers import git
 
     app = build_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tui_helpers import build_app, keys_of_pane, press, screen_text, settle
+from support.tui_helpers import build_app, keys_of_pane, press, screen_text, settle
 
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList

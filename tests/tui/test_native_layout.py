@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from tui_helpers import build_app, press, screen_text, settle
+from support.tui_helpers import build_app, press, screen_text, settle
 
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList

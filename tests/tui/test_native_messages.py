@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from support.tui_helpers import DEMO, keys_of_pane, press, screen_text, settle
 from test_config import config_app, notifications, write_config
-from tui_helpers import DEMO, keys_of_pane, press, screen_text, settle
 
 from atk_tui.core.hints import binding_ids as hinted_ids
 from atk_tui.core.hints import for_dashboard
@@ -118,7 +118,7 @@ async def test_an_unknown_key_id_lists_the_valid_ids(demo_store: Path) -> None:
 
 @pytest.mark.parametrize("where", ["config", "option"])
 async def test_an_unknown_theme_lists_the_themes(demo_store: Path, where: str) -> None:
-    from tui_helpers import build_app
+    from support.tui_helpers import build_app
 
     if where == "config":
         write_config('[tui]\ntheme = "nrod"\n')

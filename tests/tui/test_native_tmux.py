@@ -7,7 +7,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from test_e2e_tmux import ATK_TUI, Tmux, tmux, wait_for_exit  # noqa: F401
+from support.tmux import ATK_TUI, Tmux
+from test_e2e_tmux import tmux, wait_for_exit  # noqa: F401
 
 pytestmark = pytest.mark.e2e
 

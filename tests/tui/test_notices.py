@@ -8,8 +8,8 @@ import json
 import os
 from pathlib import Path
 
-from storekit import UWI_BODY
-from tui_helpers import build_app, git, screen_text, settle
+from support.storekit import UWI_BODY
+from support.tui_helpers import build_app, git, screen_text, settle
 
 from atk_tui.core.service import Service
 from atk_tui.tui.config import TuiConfig

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.tui_helpers import DEMO, NOW, git, press, screen_text, settle
 from textual import events
 from textual.widgets import Input, Static
-from tui_helpers import DEMO, NOW, git, press, screen_text, settle
 
 from atk_tui.core.model import Item
 from atk_tui.core.service import Service

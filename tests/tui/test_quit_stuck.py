@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_tmux
-from tui_helpers import git, settle
+from support.tui_helpers import git, settle
 
 from atk_tui.core.service import Service
 

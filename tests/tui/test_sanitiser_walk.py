@@ -11,23 +11,19 @@ or a link from the store, and the markup shows literally.
 from __future__ import annotations
 
 import io
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
 from rich.console import Console
 from rich.segment import Segment
+from support.actions_support import settle
+from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
+from support.tui_helpers import build_app, screen_text
 from textual.geometry import Region
-from tui_helpers import build_app, screen_text
 
 from atk_tui.core.textsafe import UNSAFE_CHARS
 from atk_tui.tui.app import AtkApp
-
-# the action tests' settle: it knows a write worker parked on a dialog is waiting for keys
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "actions"))
-from actions_support import settle
 
 
 async def press(pilot, *keys: str) -> None:

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.tui_helpers import DEMO, frozen_clock, press, settle
 from textual.pilot import Pilot
 from textual.widgets import Input
-from tui_helpers import DEMO, frozen_clock, press, settle
 
 from atk_tui.core.service import Service
 from atk_tui.tui.app import AtkApp

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stats_history import NOW, T0, scripted_store
+from support.stats_history import NOW, T0, scripted_store
+from support.tui_helpers import build_app, screen_text, settle
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_helpers import build_app, screen_text, settle
 
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.stats import StatsScreen

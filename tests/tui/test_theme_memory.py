@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from support.tui_helpers import press, settle
 from test_config import config_app, notifications, write_config
-from tui_helpers import press, settle
 
 from atk_tui.tui.state import state_path
 

@@ -193,7 +193,10 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
         return Outcome(False, "undo", "nothing to undo: those commits changed no files")
 
     def change(tx: Transaction) -> None:
-        later = store.git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths).stdout.strip()
+        # "changed since" is about the content: a later write that was itself undone (a
+        # session's undo stack, newest first) leaves the files as `commit` made them
+        same = store.git("diff", "--quiet", "--no-renames", commit, "HEAD", "--", *paths, check=False).returncode == 0
+        later = "" if same else store.git("log", "--format=%h %s", f"{commit}..HEAD", "--", *paths).stdout.strip()
         if later:
             first = later.splitlines()[-1]
             raise AtkError(f"cannot undo '{subject}': the item changed since ({first})", code="changed")

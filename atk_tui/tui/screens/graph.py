@@ -19,37 +19,36 @@ Decisions:
   without a selection, every box shows its repo).
 * A graph of up to `SYNC_NODES` items is laid out in the UI thread (a few tens of ms) so that
   the screen's first frame shows it; a bigger one in a thread worker, the canvas saying
-  `laying out N items…` meanwhile. The data is the dashboard's last `QueueView`; the screen
-  looks for a newer one every `VIEW_POLL_SECONDS` and redraws, keeping the view in place.
+  `laying out N items…` meanwhile. The data is the app's last `QueueView`; the screen
+  subscribes to the app's `queue_signal` and redraws when a newer one is loaded, keeping the
+  view in place.
 * Enter on an active item goes back to the dashboard with it selected; on a done item or a
   missing dependency it says where that item is instead (there is no pane to select it in).
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Static
-from textual.worker import Worker, WorkerCancelled, WorkerFailed
+from textual.worker import Worker
 
 from ...core.graph_layout import GraphNode, Layout, layout_graph, subgraph_around, truncate_cells
-from ...core.model import ACTIVE, TERMINAL
+from ...core.model import TERMINAL, Item
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import STATUS_GLYPH
 from ..widgets.footer import KeyFooter
 from ..widgets.graph_canvas import GraphCanvas
-from .dependencies import DependenciesScreen
+from .base import ItemActionsScreen
 
 STATUS_NAME = {
     "ready": "ready",
@@ -72,7 +71,6 @@ _TERMINAL_INFO_LIMIT = 20_000
 SYNC_NODES = 150  # up to this many items a graph is laid out at once, in the UI thread (~25 ms)
 SYNC_READS = 8  # ... if at most this many done items must be read from the store for their titles
 PROGRESS_NODES = 300  # from this many nodes on, the canvas says "laying out N items…" while it works
-VIEW_POLL_SECONDS = 1.5  # how often the screen looks for a newer queue (the app's watcher loads it)
 
 
 @dataclass(frozen=True)
@@ -216,7 +214,7 @@ class GraphResult:
     token: int
 
 
-class GraphScreen(Screen):
+class GraphScreen(ItemActionsScreen):
     """The dependency graph; Enter opens the focused item in the dashboard."""
 
     BINDINGS = [
@@ -263,7 +261,7 @@ class GraphScreen(Screen):
         self._legend()
         # the canvas' component styles follow the theme after the next refresh
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._legend))
-        self.set_interval(VIEW_POLL_SECONDS, self._check_view)
+        self.app.queue_signal.subscribe(self, self._queue_changed, immediate=True)
         self.relayout()
 
     # -- data ----------------------------------------------------------------------------
@@ -272,15 +270,14 @@ class GraphScreen(Screen):
     def canvas(self) -> GraphCanvas:
         return self.query_one(GraphCanvas)
 
-    def _check_view(self) -> None:
-        view = getattr(self.app, "main", None) and self.app.main.view
-        if view is not None and view is not self._view:
+    def _queue_changed(self, view: QueueView) -> None:
+        if view is not self._view:
             self.relayout()
 
     def relayout(self) -> None:
         """Lay the graph out again from the dashboard's latest queue: at once for a small graph
         (its first frame shows it), in a thread for a big one."""
-        view = self.app.main.view
+        view = self.app.queue
         self._view = view
         if view is None:
             self.canvas.show_message("loading the queue…")
@@ -475,7 +472,7 @@ class GraphScreen(Screen):
 
     def open_item(self, node_id: str) -> None:
         """Back to the dashboard with `node_id` selected (when it is an active item)."""
-        view = self.app.main.view
+        view = self.app.queue
         if view is not None and node_id in view.items:
             self.app.jump_to(node_id)
             return
@@ -486,30 +483,10 @@ class GraphScreen(Screen):
             msg = f"{node_id} does not exist: a missing dependency (edit the dependent's dependencies with d)"
         self.notify(msg, severity="warning", markup=False)
 
-    @work(group="write", exit_on_error=False)
-    async def action_dependencies(self) -> None:
-        """Edit the focused item's dependencies (as `d` on the dashboard), then redraw."""
-        main = self.app.main
-        view = main.view
-        item = view.items.get(self._cursor) if view is not None and self._cursor is not None else None
-        if item is None:
-            self.notify("focus an active item to edit its dependencies", severity="warning")
-            return
-        if main._refuse_read_only():
-            return
-        if item.defects or item.state not in ACTIVE:
-            self.notify(f"{item.state} or defective items take no dependencies", severity="warning", markup=False)
-            return
-        deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
-        if deps is None:
-            return
-        out = await main._write(self.app.service.set_dependencies, item.filename, deps)
-        if out.ok:
-            # the dashboard reloads the queue after a write: draw from the new one
-            for worker in [w for w in self.app.workers if w.group == "queue"]:
-                with contextlib.suppress(WorkerCancelled, WorkerFailed):  # (reported by the app)
-                    await worker.wait()
-            self.relayout()
+    def current_item(self) -> Item | None:
+        """The active item under the cursor (`d` edits its dependencies)."""
+        view = self.app.queue
+        return view.items.get(self._cursor) if view is not None and self._cursor is not None else None
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.report_worker_error(event)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime
 from functools import partial
 
@@ -11,17 +10,16 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Static
 
-from ...core.model import STATES, TERMINAL, Item
-from ...core.service import QueueView
+from ...core.model import TERMINAL, Item
+from ...core.service import Outcome, QueueView
 from ...core.textsafe import safe_line
 from ..present import age
 from ..widgets.detail import DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import Column, ItemList, Row
-from .dialogs import MoveScreen, confirm
+from .base import ItemActionsScreen
 
 HISTORY_COLUMNS = (
     Column("state", 9),
@@ -37,7 +35,7 @@ def _history_cells(i: Item, now: datetime) -> tuple[Text, ...]:
     return (state, Text(safe_line(i.title)), Text(safe_line(i.target_repo), style="dim"), Text(safe_line(i.note or ""), style="dim"), Text(age(i.created, now), style="dim"))
 
 
-class HistoryScreen(Screen):
+class HistoryScreen(ItemActionsScreen):
     BINDINGS = [
         Binding("escape,H", "app.pop_screen", "Back to queue", id="history.back"),
         Binding("m", "move", "Move back", id="history.move"),
@@ -112,48 +110,11 @@ class HistoryScreen(Screen):
         )
         self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="history-md", exit_on_error=False)
 
+    # -- acting on the selection: `m` moves a terminal item back (SPEC §5: the user may) ----
 
-    def on_key(self, event) -> None:  # type: ignore[no-untyped-def]
-        """Read-only: `m` is disabled but says why (a toast), never silence."""
-        if self.app.read_only and any(b.action == "move" for b in self._bindings.key_to_bindings.get(event.key, [])):
-            event.stop()
-            self.app.notify(f"read-only: {self.app.read_only_reason}", severity="warning", markup=False)
+    def current_item(self) -> Item | None:
+        key = self.query_one("#terminal", ItemList).current_key
+        return self.view.items.get(key) if self.view is not None and key is not None else None
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "move":
-            lst = self.query_one("#terminal", ItemList)
-            return (not self.app.read_only and lst.current_key is not None) or None
-        return True
-
-    @work(group="history-write", exit_on_error=False)
-    async def action_move(self) -> None:
-        """The user may move a terminal item anywhere (SPEC §5), after confirming."""
-        lst = self.query_one("#terminal", ItemList)
-        key = lst.current_key
-        if key is None or self.view is None or self.app.read_only:
-            return
-        item = self.view.items.get(key)
-        if item is None:
-            return
-        targets = [s for s in STATES if s != item.state]
-        choice = await self.app.push_screen_wait(MoveScreen(f"Move {safe_line(item.title)[:50]}", {item.state}, targets))
-        if choice is None:
-            return
-        # whether agents make this move is the service's rule (return-to-inbox: they do)
-        agents = "" if self.app.service.agent_may_move(item, choice.to_state) else " Agents never make this move themselves."
-        ok = await self.app.push_screen_wait(
-            confirm(
-                "Move out of a terminal state?",
-                Text(f"Move {safe_line(key)} from {item.state} to {choice.to_state}.{agents}"),
-                f"Move to {choice.to_state}",
-            )
-        )
-        if ok != "yes":
-            return
-        out = await asyncio.to_thread(self.app.service.move, [key], choice.to_state, note=choice.note, expect=item.state)
-        if out.ok:
-            self.app.notify(out.message, markup=False, timeout=3)
-            self._load()
-        else:
-            self.app.report_error(out.message)
-        self.app.reload()
+    def after_write(self, action: str, out: Outcome) -> None:
+        self._load()

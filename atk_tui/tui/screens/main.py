@@ -2,35 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
-from ...core.service import QueueView
+from ...core.service import Outcome, QueueView
 from ...core.textsafe import safe_line
-from ..actions import ACTION_BINDINGS, ActionsMixin
 from ..config import SORTS
+from ..edit_session import offer_kept_at_start
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
+from .base import ItemActionsScreen
+from .graph import GraphScreen
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
 NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
+MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
+
+ACTION_BINDINGS = [
+    Binding("a", "answer", "Answer", id="answer"),
+    Binding("A", "accept", "Accept rec.", show=False, id="accept"),
+    Binding("c", "comment", "Comment", id="comment"),
+    Binding("e", "edit", "Edit", id="edit"),
+    Binding("p", "hold", "Hold", id="hold"),  # `h` is vim's left: back from the detail pane
+    Binding("u", "unhold", "Unhold", id="unhold"),
+    Binding("m", "move", "Move", id="move"),
+    Binding("x,delete", "remove", "Remove", show=False, id="remove"),
+    Binding("z", "undo", "Undo", show=False, id="undo"),  # in the help; the footer keeps room for ? and q
+    Binding("d", "dependencies", "Deps", id="dependencies"),
+    Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
+    Binding("v", "graph", "Graph", id="graph"),  # `g g` is vim's first row
+]
 
 
-class MainScreen(ActionsMixin, Screen):
+class MainScreen(ItemActionsScreen):
     BINDINGS = [
         Binding("tab", "focus_next_pane", "Next pane", show=False, priority=True),
         Binding("shift+tab", "focus_previous_pane", "Prev pane", show=False, priority=True),
@@ -83,7 +102,6 @@ class MainScreen(ActionsMixin, Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.view: QueueView | None = None
         self.sort_mode = "needs-you"
         self.filter_text = ""
         self._parsed: tuple[str, Query] | None = None
@@ -93,7 +111,6 @@ class MainScreen(ActionsMixin, Screen):
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
         self.full_items: dict[str, Item] = {}
-        self.undo_stack: list[tuple[str, str | None, str]] = []
         self._pending_select: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -127,13 +144,18 @@ class MainScreen(ActionsMixin, Screen):
             banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
-        self.offer_kept_at_start()  # editor text an earlier session could not save
+        offer_kept_at_start(self.app)  # editor text an earlier session could not save
+        self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
+
+    @property
+    def view(self) -> QueueView | None:
+        """The queue the app loaded last (the app holds it; screens subscribe to it)."""
+        return self.app.queue
 
     # -- data --------------------------------------------------------------------------
 
     def apply_view(self, view: QueueView) -> None:
         """Show a freshly loaded queue, keeping the selection where it was."""
-        self.view = view
         # a move keeps the blob but changes the state: both must match for the cached full item
         self.full_items = {
             k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
@@ -256,7 +278,7 @@ class MainScreen(ActionsMixin, Screen):
         sig = (
             None
             if item is None
-            else (item.kind, item.state, bool(item.defects), item.answered, len(self.marked()), len(self.undo_stack))
+            else (item.kind, item.state, bool(item.defects), item.answered, len(self.marked()), len(self.commands.undo_stack))
         )
         if sig != getattr(self, "_binding_sig", object()):
             self._binding_sig = sig
@@ -365,20 +387,24 @@ class MainScreen(ActionsMixin, Screen):
     def action_focus_pane(self, pane: str) -> None:
         self.set_focus(self.query_one(f"#{pane}", ItemList))
 
-    @work(group="write", exit_on_error=False)
-    async def action_new_item(self) -> None:
+    def action_new_item(self) -> None:
         """An AWI or UWI written from the board: a form, then one commit (`atk wi add`)."""
-        if self._refuse_read_only():
+        if self.commands.refuse_read_only():
             return
         from .new_item import NewItemScreen
 
         item = self.current_item()
-        got = await self.app.push_screen_wait(NewItemScreen(item.target_repo if item else ""))
-        if got is None:
-            return
-        out = await self._write(self.app.service.add, source="atk-tui", **got)
-        if out.ok and out.files:
-            self._pending_select = out.files[0]
+
+        async def work() -> Outcome | None:
+            got = await self.app.push_screen_wait(NewItemScreen(item.target_repo if item else ""))
+            if got is None:
+                return None
+            out = await self.commands.write(self.app.service.add, source="atk-tui", **got)
+            if out.ok and out.files:
+                self._pending_select = out.files[0]
+            return out
+
+        self.run_command("new_item", work)
 
     def action_stuck(self) -> None:
         if self.view is None:
@@ -413,6 +439,8 @@ class MainScreen(ActionsMixin, Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "filter" and isinstance(self.focused, Input):
             return False  # `/` is a character in the filter (and any other input)
+        if action == "graph":
+            return not isinstance(self.focused, Input)
         return super().check_action(action, parameters)
 
     def action_filter(self) -> None:
@@ -475,6 +503,73 @@ class MainScreen(ActionsMixin, Screen):
         self.refresh_rows()
         self.update_status()
         self.app.notify(f"sorted by {self.sort_mode}", timeout=2)
+
+    # -- acting on the selection ------------------------------------------------------------
+
+    def action_targets(self) -> list[Item]:
+        view, marked = self.view, self.marked()
+        if marked and view is not None:
+            return [view.items[n] for n in marked if n in view.items]
+        item = self.current_item()
+        return [item] if item is not None else []
+
+    def after_write(self, action: str, out: Outcome) -> None:
+        if action in MOVES:
+            self.clear_marks()
+
+    def _answer_target(self) -> Item | None:
+        """The selected question, else the first one waiting."""
+        item, view = self.current_item(), self.view
+        if (item is None or item.kind != "uwi") and view is not None and view.needs_you:
+            item = view.items.get(view.needs_you[0])
+        return item
+
+    def _next_question(self, after: str) -> str | None:
+        """The question to select once `after` is answered: the next one waiting."""
+        view = self.view
+        if view is None:
+            return None
+        waiting = view.needs_you
+        later = waiting[waiting.index(after) + 1 :] if after in waiting else []
+        rest = [n for n in waiting if n != after]
+        return later[0] if later else (rest[0] if rest else None)
+
+    def _answer_with(self, action: str, command: Callable[[Item], Awaitable[Outcome | None]]) -> None:
+        item = self._answer_target()
+        if item is None:
+            self.app.notify("no question selected and none waiting", severity="warning")
+            return
+        nxt = self._next_question(item.filename)
+
+        async def work() -> Outcome | None:
+            out = await command(item)
+            if out is not None and out.ok and nxt:
+                self._pending_select = nxt
+            return out
+
+        self.run_command(action, work)
+
+    def action_answer(self) -> None:
+        self._answer_with("answer", self.commands.answer)
+
+    def action_accept(self) -> None:
+        marked = self.marked()
+        if marked and self.view is not None:  # batch approval: one confirmation, one commit
+            items = [self.view.items[n] for n in marked if n in self.view.items]
+
+            async def work() -> Outcome | None:
+                out = await self.commands.accept_batch(items)
+                if out is not None and out.ok:
+                    self.clear_marks()
+                return out
+
+            self.run_command("accept", work)
+            return
+        self._answer_with("accept", self.commands.accept)
+
+    def action_graph(self) -> None:
+        item = self.current_item()
+        self.app.push_screen(GraphScreen(item.filename if item is not None else None))
 
     # -- helpers for actions -------------------------------------------------------------
 

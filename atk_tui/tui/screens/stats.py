@@ -7,6 +7,7 @@ once with "Reading the history…" and fills in when they are ready."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -19,8 +20,13 @@ from textual.widgets import DataTable, Sparkline, Static
 from ...core.stats import WaitStats, duration
 from ...core.textsafe import safe_line
 
+if TYPE_CHECKING:
+    from ..app import AtkApp
+
 
 class StatsScreen(ModalScreen[None]):
+    app: AtkApp
+
     BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("r", "reload", "Reload")]
 
     DEFAULT_CSS = """
@@ -66,7 +72,7 @@ class StatsScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
     def _load(self) -> None:
         try:
-            st = self.app.service.wait_stats(since=self.since, now=self.now)  # type: ignore[attr-defined]
+            st = self.app.service.wait_stats(since=self.since, now=self.now)
         except Exception as exc:  # an unreadable history is a message, not a crash
             self.app.call_from_thread(self._failed, str(exc))
             return

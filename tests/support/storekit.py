@@ -1,18 +1,18 @@
 """Helpers shared by every test folder: real git stores in tmp_path, a bare remote, a clock.
 
-Imported by name (`from storekit import ...`): several folders have a conftest.py, so
-`from conftest import` would be ambiguous."""
+Imported as `from support.storekit import ...`."""
 
 from __future__ import annotations
 
 import subprocess
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
+from support.clock import NOW
 
-FROZEN = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
+FROZEN = NOW
 
 AWI_BODY = """# Use one email validator everywhere
 

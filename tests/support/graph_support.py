@@ -8,109 +8,38 @@ injected clock (it steps one second per item, so every name is fixed by `NOW`).
 
 from __future__ import annotations
 
-import asyncio
 import random
 import subprocess
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.screen import ModalScreen
-from textual.worker import Worker
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
-from atk_tui.demo import demo_filenames
-from atk_tui.tui.app import AtkApp, make_app
-from atk_tui.tui.config import TuiConfig
+from atk_tui.tui.app import AtkApp
+from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
+from support.clock import NOW, SteppingClock, frozen_clock  # noqa: F401 (re-exported)
 
-NOW = datetime(2026, 11, 29, 12, 0, 0, tzinfo=UTC)
-DEMO = demo_filenames(NOW)
-STORE_LABEL = "~/notes"
-THEME = "textual-dark"
 SIZE = (120, 40)
-
-
-def frozen_clock() -> datetime:
-    return NOW
-
-
-class SteppingClock:
-    """`NOW`, then one second later at every call: each added item gets its own filename."""
-
-    def __init__(self, start: datetime = NOW - timedelta(hours=6)) -> None:
-        self.now = start
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(seconds=1)
-        return self.now
-
-
-def build_app(root: Path, **kw: Any) -> AtkApp:
-    kw.setdefault("theme", THEME)
-    kw.setdefault("clock", frozen_clock)
-    kw.setdefault("watch", False)
-    kw.setdefault("actor", "user")
-    kw.setdefault("config", TuiConfig())
-    kw.setdefault("store_label", STORE_LABEL)
-    return make_app(root, **kw)
-
-
-# -- waiting --------------------------------------------------------------------------------
-
-
-def _pending_timers(app: AtkApp) -> bool:
-    for pump in [app, *app.screen_stack]:
-        for timer in list(pump._timers):
-            task = timer._task
-            if timer._repeat == 0 and task is not None and not task.done() and timer._interval <= 1.0:
-                return True
-    return False
-
-
-def _busy(app: AtkApp) -> list[Worker]:
-    """Running workers, except an action parked on a dialog (push_screen_wait waits for keys)."""
-    modal = isinstance(app.screen, ModalScreen)
-    return [w for w in app.workers if not w.is_finished and not (modal and w.group == "write")]
-
-
-async def settle(pilot: Pilot, max_rounds: int = 1000) -> None:
-    """Wait until the app is idle: workers done (or parked on a dialog), debounce timers fired,
-    messages processed. Bounded: fails rather than hangs."""
-    app = pilot.app
-    quiet = 0
-    for _ in range(max_rounds):
-        busy = _busy(app)
-        others = [w for w in busy if w.group != "write"]
-        if others:
-            quiet = 0
-            await asyncio.gather(*(w.wait() for w in others), return_exceptions=True)
-            continue
-        await pilot.pause()
-        if busy or _pending_timers(app):
-            quiet = 0
-            await pilot.pause(0.01)
-            continue
-        quiet += 1
-        if quiet >= 3:
-            await pilot.wait_for_scheduled_animations()
-            return
-    raise AssertionError("the app did not settle")
-
-
-async def press(pilot: Pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot)
-
-
-def screen_text(app: AtkApp) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@asynccontextmanager
+async def graph_of(root: Path, center: str, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app on `root`, loaded, with the graph around `center` open (`g`)."""
+    app = build_app(root, **kw)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.main.jump_to(center), center
+        await settle(pilot)
+        await press(pilot, "v")
+        yield app, pilot
 
 
 # -- stores ---------------------------------------------------------------------------------

@@ -1,0 +1,422 @@
+"""The dashboard's command layer: every write a screen can start, in one place (SPEC §5, §7, §10).
+
+`Commands` is a plain class the app owns. It holds the service, the session's undo stack and
+the read-only flag; screens call its async methods (`move`, `rm`, `answer`, `accept`,
+`comment`, `set_dependencies`, `undo`, `conflicts`, `edit`) from workers started by `run`, and
+every outcome is reported once, by `report`. Writes run in a thread (`asyncio.to_thread`), so
+the screen never freezes. What a key may do right now is `disabled_reason` (None: allowed):
+screens dim the key with it and say it when the key is pressed anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.worker import Worker
+
+from ..core.errors import AtkError
+from ..core.items import blob_sha
+from ..core.model import STATES, TERMINAL, Item, State
+from ..core.ops import Op, defect_refusal, refusal
+from ..core.questions import parse_questions
+from ..core.service import Outcome, QueueView
+from ..core.textsafe import safe_line
+from .edit_session import EditSession
+from .screens.answer import AnswerResult, AnswerScreen
+from .screens.conflicts import ConflictsScreen, Resolution
+from .screens.dependencies import DependenciesScreen
+from .screens.dialogs import MoveChoice, MoveScreen, TextFormScreen, confirm
+
+if TYPE_CHECKING:
+    from .app import AtkApp
+
+#: the actions that write: refused (dimmed, and saying why) in a read-only session
+WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
+
+
+@dataclass(frozen=True)
+class UndoStep:
+    """One thing `z` undoes: the commit that made it, and for a multi-commit session (hold +
+    edit + unhold) the commit before it began."""
+
+    commit: str
+    base: str | None
+    label: str
+
+
+class Commands:
+    """Writes on behalf of the screens; see the module docstring."""
+
+    def __init__(self, app: AtkApp, *, read_only: bool = False, read_only_reason: str = "") -> None:
+        self.app = app
+        self.service = app.service
+        self.read_only = read_only
+        self.read_only_reason = read_only_reason
+        self.undo_stack: list[UndoStep] = []
+
+    # -- what may be done ----------------------------------------------------------------
+
+    def disabled_reason(self, action: str, targets: Sequence[Item]) -> str | None:
+        """Why `action` cannot be done on `targets` now (None: it can). The same rules the
+        service applies inside its lock; these are the ones a person can see before asking."""
+        if action not in WRITE_ACTIONS:
+            return None
+        if self.read_only:
+            return f"read-only: {self.read_only_reason}"
+        if action == "undo":
+            return None if self.undo_stack else "nothing to undo in this session"
+        if not targets:
+            return "no item selected"
+        if len(targets) > 1 and action == "accept":  # batch approval of the marked questions
+            uwis = [t for t in targets if t.kind == "uwi"]
+            return None if uwis else "none of the marked items is a question: mark questions (Space), then A"
+        if len(targets) > 1 and action in ("edit", "answer", "comment", "dependencies"):
+            return f"{action} works on one item at a time: Esc clears the marks"
+        return _item_refusal(action, targets, self.service.actor)
+
+    def refuse_read_only(self) -> bool:
+        if self.read_only:
+            self.app.notify(f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            return True
+        return False
+
+    # -- running and reporting ---------------------------------------------------------------
+
+    def run(self, name: str, work: Awaitable[Any]) -> Worker:
+        """Run a command (a coroutine) as the app's worker: it outlives the screen that
+        started it, and an exception it raises is reported by the app as `<name> failed: …`."""
+        return self.app.run_worker(work, name=name, group="write", exit_on_error=False)
+
+    async def write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
+        out: Outcome = await asyncio.to_thread(fn, *args, **kw)
+        self.report(out, undoable=undoable)
+        return out
+
+    def report(self, out: Outcome, *, undoable: bool = True) -> None:
+        """The one place an outcome is told: a toast (an error also on the status line), its
+        warnings, the undo step it made, and the queue reloaded."""
+        app = self.app
+        if out.ok:
+            app.notify(out.message, markup=False, timeout=3)
+            if out.commit and undoable:
+                self.undo_stack.append(UndoStep(out.commit, None, out.message))
+        else:
+            app.report_error(out.message)
+        for w in out.warnings:
+            app.notify(w, severity="warning", markup=False, timeout=8)
+        app.reload()
+        app.screen.refresh_bindings()
+
+    async def read_seen(self, filename: str) -> tuple[Item, bytes]:
+        """The item and the exact bytes it was read from: the `base` a write made from what
+        the user sees is checked against (SPEC §11: nothing is written over a newer version)."""
+        svc = self.service
+        for _ in range(5):
+            full = await asyncio.to_thread(svc.read, filename)
+            base = await asyncio.to_thread(svc.read_bytes, filename)
+            if blob_sha(base) == full.blob:
+                return full, base
+        # still changing under us: a base that matches nothing, so a write says "changed"
+        return full, b""
+
+    async def _ask(self, title: str, message: str | Text, yes: str, *, danger: bool = False) -> bool:
+        return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
+
+    # -- transitions ------------------------------------------------------------------------
+
+    async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
+        """`m`: the moves valid for `targets`, then `move`."""
+        if self.refuse_read_only() or not targets:
+            return None
+        # what the user sees when the menu opens: a note is written against it
+        base = None
+        if len(targets) == 1:
+            try:
+                _, base = await self.read_seen(targets[0].filename)
+            except AtkError:
+                base = None
+        states = {t.state for t in targets}
+        options = [s for s in STATES if not (len(states) == 1 and s in states)]
+        title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
+        choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
+        if choice is None:
+            return None
+        return await self.move(targets, choice.to_state, choice.note, base=base)
+
+    async def _confirm_move(self, targets: Sequence[Item], target: str) -> bool:
+        """A move into or out of adopted/rejected is confirmed (moves among the active states
+        are undone by moving back); whether agents make it is the service's rule, not ours."""
+        names = [t.filename for t in targets]
+        states = {t.state for t in targets}
+        svc = self.service
+        leaving = bool(states & TERMINAL)
+        unusual = [t for t in targets if not svc.agent_may_move(t, target)] if target in TERMINAL or leaving else []
+        what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
+        if leaving:
+            agents = "" if not unusual else " Agents never make this move themselves."
+            title, why = "Move out of a terminal state?", agents.strip()
+        elif not unusual and target != "adopted":
+            return True
+        elif not unusual:
+            title, why = f"Move to {target}?", "It is then done."
+        elif len(unusual) == len(targets):
+            title, why = "Move outside the agent flow?", "Agents never make this move themselves."
+        else:
+            title, why = "Move outside the agent flow?", f"Agents never make this move for {len(unusual)} of them."
+        text = f"Move {what} from {', '.join(sorted(states))} to {target}." + (f" {why}" if why else "")
+        return await self._ask(title, Text(text), f"Move to {target}")
+
+    async def move(
+        self, targets: Sequence[Item], target: str, note: str | None = None, *, base: bytes | None = None
+    ) -> Outcome | None:
+        """Move `targets` to `target` (confirmed when unusual); a note the user typed survives
+        a failed write: it is offered again with a retry. The last outcome, None if cancelled."""
+        if self.refuse_read_only() or not targets:
+            return None
+        if not await self._confirm_move(targets, target):
+            return None
+        names = [t.filename for t in targets]
+        expect = targets[0].state if len(targets) == 1 else None
+        while True:
+            out = await self.write(self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
+            if out.ok or not note:
+                return out
+            if out.code == "changed" and len(names) == 1:
+                prompt = (
+                    f"Not moved: {safe_line(names[0])} changed since you opened the menu (the detail pane shows "
+                    f"the new version). Your note is kept: Enter moves it to {target} with the note, Esc cancels."
+                )
+                try:
+                    _, base = await self.read_seen(names[0])
+                except AtkError:
+                    base = None
+            else:
+                prompt = f"Not moved: {safe_line(out.message)}\nYour note is kept: Enter retries the move to {target}, Esc discards it."
+            retry = await self.app.push_screen_wait(
+                TextFormScreen(f"Note for {target}", prompt, multiline=False, initial=note, allow_empty=True)
+            )
+            if retry is None:
+                return out
+            note = retry.strip() or None
+
+    async def rm(self, targets: Sequence[Item]) -> Outcome | None:
+        """`x`: remove after confirming, warning about the items that depend on them."""
+        if self.refuse_read_only() or not targets:
+            return None
+        names = [t.filename for t in targets]
+        what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
+        message = Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it).")
+        gone = set(names)
+        for name in names:
+            dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
+            if dependents:
+                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
+                message.append(
+                    f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {safe_line(name)}: {shown}. "
+                    "They will be blocked by a missing dependency.",
+                    style="bold yellow",
+                )
+        if not await self._ask("Remove?", message, "Remove", danger=True):
+            return None
+        return await self.write(self.service.rm, names)
+
+    async def undo(self) -> Outcome | None:
+        """`z`: undo the newest step of this session. A step refused because its own item
+        changed since is dropped, so the next `z` reaches the older ones."""
+        if self.refuse_read_only() or not self.undo_stack:
+            return None
+        step = self.undo_stack[-1]
+        # a session (base set) is named by its label, a single commit by its own subject
+        out: Outcome = await asyncio.to_thread(self.service.undo, step.commit, step.base, step.label if step.base else None)
+        if (out.ok or out.code == "changed") and self.undo_stack and self.undo_stack[-1] is step:
+            self.undo_stack.pop()
+        self.report(out, undoable=False)
+        return out
+
+    # -- answer and comment ---------------------------------------------------------------
+
+    async def answer(self, item: Item) -> Outcome | None:
+        """`a`: the answer form for `item`; nothing typed is lost when the write is refused
+        (the form comes back with it). The saved outcome, None if nothing was saved."""
+        if self.refuse_read_only():
+            return None
+        if item.kind != "uwi":
+            self.app.notify("no question selected and none waiting", severity="warning")
+            return None
+        full, base = await self.read_seen(item.filename)
+        if full.state in TERMINAL:
+            self.app.notify("terminal questions are read-only: return it to inbox first", severity="warning")
+            return None
+        replace = False
+        if full.answered or full.answer_partial:
+            what = "partially answered" if full.answer_partial else "answered"
+            if not await self._ask("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"):
+                return None
+            replace = True
+        kept: AnswerResult | None = None
+        notice: str | None = None
+        while True:
+            parsed = parse_questions(full.body)
+            result: AnswerResult | None = await self.app.push_screen_wait(
+                AnswerScreen(full, parsed, replacing=replace, kept=kept, notice=notice)
+            )
+            if result is None:
+                return None
+            out = await self.write(
+                self.service.answer, full.filename, choices=result.choices, text=result.text,
+                replace=replace, partial=result.partial, base=base,
+            )
+            if out.ok:
+                return out
+            # nothing was written: the form comes back with the user's choices and words
+            kept = result
+            if out.code == "changed":
+                try:
+                    full, base = await self.read_seen(full.filename)
+                except AtkError:
+                    notice = "Not saved: this question changed and is gone now. Your choices and text are kept below (copy them), Esc closes."
+                    continue
+                replace = full.answered or full.answer_partial
+                notice = (
+                    "Not saved: this question changed while you were answering. Below is the NEW version; "
+                    "your choices are kept where their option still exists, your text is kept. Submit again to save."
+                )
+            else:
+                notice = f"Not saved: {safe_line(out.message)}\nYour choices and text are kept: submit again to retry, Esc discards them."
+
+    async def accept(self, item: Item) -> Outcome | None:
+        """`A`: answer with the recommended option of every question (post-approval: one key)."""
+        if self.refuse_read_only() or item.kind != "uwi":
+            return None
+        full, base = await self.read_seen(item.filename)
+        if full.answered or full.answer_partial:
+            what = "partially answered" if full.answer_partial else "already answered"
+            self.app.notify(f"{what}: use a to change the answer", severity="warning")
+            return None
+        parsed = parse_questions(full.body)
+        choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
+        # a free-text question has nothing to accept: a blanket "approved" would answer
+        # "what hours should we state?" with nonsense
+        missing = [q.number for q in parsed.questions if not q.recommendation]
+        if missing or not choices:
+            which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
+            self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
+            return None
+        return await self.write(self.service.answer, full.filename, choices=choices, text="", base=base)
+
+    async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
+        """`A` with questions marked: each one's recommendations, after one confirmation that
+        lists them, in one commit (`Service.accept_recommendations`)."""
+        if self.refuse_read_only():
+            return None
+        uwis = [i for i in items if i.kind == "uwi"]
+        if not uwis:
+            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
+            return None
+        listing = Text("Accept the recommended option of every question in:\n")
+        for i in uwis:
+            listing.append(f"  • {safe_line(i.title)[:70]}\n")
+        if len(uwis) < len(items):
+            listing.append(f"({len(items) - len(uwis)} marked AWI left out)\n", style="dim")
+        listing.append("One commit for all of them.")
+        ok = await self.app.push_screen_wait(confirm(f"Accept {len(uwis)} recommendations", listing, "Accept all"))
+        if ok != "yes":
+            return None
+        return await self.write(self.service.accept_recommendations, [i.filename for i in uwis])
+
+    async def comment(self, item: Item) -> Outcome | None:
+        """`c`: a comment appended to the item's user-comment section; the typed text comes
+        back with a retry when the write is refused."""
+        if self.refuse_read_only() or item.kind != "awi":
+            return None
+        full, base = await self.read_seen(item.filename)
+        prompt = Text("Appended to the item's ## ユーザーコメント section.")
+        text = ""
+        while True:
+            typed = await self.app.push_screen_wait(TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text))
+            if typed is None:
+                return None
+            text = typed
+            out = await self.write(self.service.comment, full.filename, text, base=base)
+            if out.ok:
+                return out
+            if out.code == "changed":
+                try:
+                    full, base = await self.read_seen(full.filename)
+                except AtkError:
+                    prompt = Text("Not saved: the item is gone. Your text is kept below (copy it), Esc closes.")
+                    continue
+                prompt = Text(
+                    "Not saved: the item changed while you were writing (the detail pane shows the new version). "
+                    "Your text is kept: Ctrl+S adds it to the new version, Esc discards it."
+                )
+            else:
+                prompt = Text(f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it.")
+
+    # -- dependencies, conflicts, edit ------------------------------------------------------
+
+    async def set_dependencies(self, item: Item, view: QueueView) -> Outcome | None:
+        """`d`: the dependency editor, then the write."""
+        if self.refuse_read_only():
+            return None
+        reason = self.disabled_reason("dependencies", [item])
+        if reason is not None:  # the command palette does not ask first
+            self.app.notify(reason, severity="warning", markup=False)
+            return None
+        deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
+        if deps is None:
+            return None
+        return await self.write(self.service.set_dependencies, item.filename, deps)
+
+    async def conflicts(self) -> Outcome | None:
+        """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""
+        svc = self.service
+        found = await asyncio.to_thread(svc.conflicts)
+        if not found:
+            self.app.notify("no set-aside conflicts", timeout=3)
+            return None
+        versions = {c.ref: await asyncio.to_thread(svc.conflict_versions, c.ref) for c in found}
+        choice: Resolution | None = await self.app.push_screen_wait(ConflictsScreen(found, versions))
+        if choice is None or self.refuse_read_only():
+            return None
+        return await self.write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
+
+    async def edit(self, filename: str) -> None:
+        """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
+        if self.refuse_read_only():
+            return
+        depth = len(self.undo_stack)
+        saved = await EditSession(self, filename).run()
+        if saved is not None:
+            del self.undo_stack[depth:]
+            self.undo_stack.append(UndoStep(saved[0], saved[1], f"edit {filename}"))
+
+
+#: the core operation each key asks `ops.refusal` about (the rule lives there once)
+KEY_OPS = {
+    "hold": Op.HOLD,
+    "remove": Op.RM,
+    "edit": Op.EDIT,
+    "answer": Op.ANSWER,
+    "accept": Op.ANSWER,
+    "comment": Op.COMMENT,
+    "dependencies": Op.SET_DEPENDENCIES,
+}
+
+
+def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | None:
+    """Why `action` is refused on these (selected or marked) items, None when it is not:
+    core's `refusal` for the operation the key makes. `u` is the key for held items (moving
+    anything else to inbox is `m`); the move menu only needs items that are not defective."""
+    if action == "unhold" and any(t.state != State.HOLD for t in targets):
+        return "only held items are unheld: h holds"
+    if action in ("unhold", "move"):
+        defective = next((t for t in targets if t.defects), None)
+        return defect_refusal(defective).message if defective is not None else None
+    op = KEY_OPS.get(action)
+    found = refusal(op, list(targets), actor) if op is not None else None
+    return found.message if found is not None else None

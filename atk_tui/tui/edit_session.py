@@ -1,0 +1,367 @@
+"""The edit session: hold → $EDITOR → save → unhold, every branch (SPEC §10, §11).
+
+`EditSession(commands, filename).run()` is the whole state machine: it offers text kept by an
+earlier unsaved session, holds an inbox item (so no agent takes it meanwhile), hands the
+terminal to $EDITOR (`App.suspend`) or, in a browser, edits in the dashboard, saves against
+the version the person started from, merges their text into a newer version when the save is
+refused (`git merge-file`, conflicts marked), keeps the text in a scratch file until it is
+saved or discarded, and unholds. The person's text is never lost and never saved over a
+version they did not see. Hold + edit + unhold is one undo step.
+
+This module (with `alerts.py` for the desktop notifier) is the only one in the dashboard that
+starts processes: the editor and `git merge-file`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import SuspendNotSupported
+
+from ..core.editing import EditTicket, base_of, kept_scratches, scratch_item
+from ..core.errors import AtkError
+from ..core.model import TERMINAL
+from ..core.service import Outcome
+from ..core.textsafe import safe_line
+from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
+
+if TYPE_CHECKING:
+    from .app import AtkApp
+    from .commands import Commands
+
+
+
+
+def editor_command() -> list[str]:
+    """$VISUAL, else $EDITOR, split like a shell would (`code --wait`), else `vi`."""
+    raw = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    try:
+        argv = shlex.split(raw)
+    except ValueError:
+        argv = [raw]
+    return argv or ["vi"]
+
+
+def run_real_editor(app: AtkApp, path: Path) -> int:
+    argv = editor_command()
+    if shutil.which(argv[0]) is None:
+        raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
+    with app.suspend():
+        return subprocess.call([*argv, str(path)])
+
+
+class EditorMissing(Exception):
+    pass
+
+
+MERGE_LABELS = ("your text", "when you started", "stored now")
+
+
+def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, int]:
+    """Three-way merge of the user's text into the newer stored version (`git merge-file`):
+    the result and how many conflicts are marked in it. Without a base every difference is
+    a conflict."""
+    with tempfile.TemporaryDirectory(prefix="atk-merge-") as tmp:
+        paths = [Path(tmp, n) for n in ("mine", "base", "stored")]
+        for path, data in zip(paths, (mine, base or b"", stored), strict=True):
+            path.write_bytes(data)
+        argv = ["git", "merge-file", "-p"]
+        for label in MERGE_LABELS:
+            argv += ["-L", label]
+        proc = subprocess.run([*argv, *map(str, paths)], capture_output=True, check=False)
+    if proc.returncode < 0 or proc.returncode > 127:
+        # git could not merge (binary text?): both versions, one after the other
+        both = b"<<<<<<< your text\n" + mine + b"\n=======\n" + stored + b"\n>>>>>>> stored now\n"
+        return both, 1
+    return proc.stdout, proc.returncode
+
+
+def has_merge_markers(text: str) -> bool:
+    return any(line.startswith(("<<<<<<< your text", ">>>>>>> stored now")) for line in text.splitlines())
+
+
+
+def shown_path(app: AtkApp, path: Path) -> str:
+    """A path in the store as the status line names the store (tests give it a fixed label)."""
+    try:
+        rel = path.relative_to(app.service.root)
+    except ValueError:
+        return str(path)
+    return f"{app.store_label.rstrip('/')}/{rel.as_posix()}"
+
+
+def offer_kept_at_start(app: AtkApp) -> None:
+    """At start: say which items have editor text kept from an unsaved edit."""
+    names = sorted({scratch_item(p.name) or "" for p in kept_scratches(app.service.scratch_dir())} - {""})
+    if names:
+        shown = ", ".join(safe_line(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        app.notify(
+            f"kept editor text from an unsaved edit: {shown}. Press e on the item to resume or discard it.",
+            severity="warning",
+            markup=False,
+            timeout=15,
+        )
+
+
+class EditSession:
+    """One edit of one item; see the module docstring. `run()` drives it to the end."""
+
+    def __init__(self, commands: Commands, filename: str) -> None:
+        self.commands = commands
+        self.app: AtkApp = commands.app
+        self.filename = filename
+
+    async def run(self) -> tuple[str, str] | None:
+        """The whole session; (last commit, commit before it) when an edit was saved."""
+        return await self.edit_flow(self.filename)
+
+    async def edit_flow(self, filename: str) -> tuple[str, str] | None:
+        """SPEC §10/§11: hold → editor → save/unhold, every branch; the person's text is never
+        lost and never saved over a version they did not see."""
+        app = self.app
+        svc = app.service
+        item = await asyncio.to_thread(svc.read, filename)
+        if item.state in TERMINAL:
+            app.notify(f"{item.state} items are read-only", severity="warning")
+            return
+        resume = await self._offer_kept(filename)
+        if resume is False:
+            return
+        if item.state == "processing":
+            ok = await app.push_screen_wait(
+                confirm("Edit while processing?", "An agent is processing this item. Edit it in place anyway?", "Edit in place")
+            )
+            if ok != "yes":
+                return
+        in_app = False
+        if app.editor is None and not self._can_suspend():
+            # a browser (textual-serve) cannot hand the terminal to $EDITOR: ask before
+            # anything is held, and edit in the dashboard instead
+            ok = await app.push_screen_wait(
+                confirm(
+                    "Edit here?",
+                    "This session cannot hand the terminal over to $EDITOR (it runs in a browser). Edit the file in the dashboard instead?",
+                    "Edit here",
+                )
+            )
+            if ok != "yes":
+                return
+            in_app = True
+        elif app.editor is None:
+            argv = editor_command()
+            if shutil.which(argv[0]) is None:  # said before anything is held
+                app.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
+                return
+        app.pause_watch()
+        saved: tuple[str, str] | None = None
+        try:
+            base = await asyncio.to_thread(svc.head)
+            # holds an inbox item (a defective one is repaired in place: it cannot move)
+            try:
+                ticket = await asyncio.to_thread(svc.begin_edit, filename, allow_unpushed=True)
+            except AtkError as exc:
+                app.report_error(exc.message)
+                return None
+            if ticket.pushed is False:
+                ok = await app.push_screen_wait(
+                    confirm(
+                        "Hold not pushed",
+                        Text("The hold is committed here but not pushed: agents elsewhere may still take this item — edit anyway?"),
+                        "Edit anyway",
+                    )
+                )
+                if ok != "yes":
+                    await self._abandon(ticket)
+                    return None
+            await self._edit_loop(ticket, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
+            saved = await self._saved_range(base)
+        finally:
+            app.resume_watch()
+            app.reload()
+            app.screen.refresh_bindings()
+        return saved
+
+    async def _saved_range(self, base: str | None) -> tuple[str, str] | None:
+        """(head, base) when this session saved an edit: hold + edit + unhold is then one
+        thing to undo."""
+        svc = self.app.service
+        head = await asyncio.to_thread(svc.head)
+        if head and base and head != base:
+            subjects = await asyncio.to_thread(svc.commits_touching, self.filename, base)
+            if any(s.startswith("atk: edit ") for s in subjects):
+                return head, base
+        return None
+
+    def _can_suspend(self) -> bool:
+        """Whether `App.suspend` can hand the terminal to another program (not in a browser)."""
+        check = getattr(self.app, "can_suspend", None)
+        if callable(check):
+            return bool(check())
+        driver = getattr(self.app, "_driver", None)
+        return bool(driver is not None and driver.can_suspend)
+
+    async def _offer_kept(self, filename: str) -> tuple[bytes, bytes | None, Path] | bool:
+        """Offer text kept by an earlier session of `filename`: (its text, the version it was
+        based on if known, its file) to resume from, True to start afresh, False to stop."""
+        kept = kept_scratches(self.app.service.scratch_dir(), filename)
+        if not kept:
+            return True
+        newest = kept[-1]
+        more = f" (and {len(kept) - 1} older)" if len(kept) > 1 else ""
+        choice = await self.app.push_screen_wait(
+            ChoiceScreen(
+                "Kept text",
+                Text(
+                    f"An earlier edit of this item was not saved; your text is kept in {shown_path(self.app, newest)}{more}.\n\n"
+                    "Resume opens it merged with the stored version (conflicts marked); Start afresh opens the stored "
+                    "version and keeps the old text where it is."
+                ),
+                [("resume", "r", "Resume my text"), ("fresh", "f", "Start afresh"), ("discard", "d", "Discard kept text")],
+            )
+        )
+        if choice is None:
+            return False
+        if choice == "discard":
+            for path in kept:
+                path.unlink(missing_ok=True)
+                base_of(path).unlink(missing_ok=True)
+            self.app.notify("kept text discarded", timeout=3)
+            return True
+        if choice == "fresh":
+            return True
+        base = base_of(newest)
+        return newest.read_bytes(), (base.read_bytes() if base.is_file() else None), newest
+
+    # -- the edit session -----------------------------------------------------------------
+
+    async def _edit_loop(
+        self, ticket: EditTicket, *, in_app: bool = False, resume: tuple[bytes, bytes | None, Path] | None = None
+    ) -> None:
+        """Edit, save against `ticket.base`; on a refusal the text is kept (the ticket's scratch
+        file) and the person edits again (merged into a newer version), discards, or decides
+        later (the item stays as it is)."""
+        app = self.app
+        svc = app.service
+        mine = ticket.base
+        resumed: Path | None = None  # the kept text resumed: gone once saved or discarded
+        if resume is not None:
+            kept_text, kept_base, resumed = resume
+            mine = merge_texts(kept_base, ticket.base, kept_text)[0] if kept_base not in (None, ticket.base) else kept_text
+
+        def drop_resumed() -> None:
+            if resumed is not None:
+                resumed.unlink(missing_ok=True)
+                base_of(resumed).unlink(missing_ok=True)
+
+        while True:
+            code, mine = await self._edit_once(ticket, mine, in_app=in_app)
+            if code is None:
+                return  # the editor could not start: said, and the session abandoned
+            if code != 0:
+                app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
+                await self._abandon(ticket)
+                return
+            text = mine.decode("utf-8", errors="replace")
+            if mine != ticket.base and has_merge_markers(text):
+                ok = await app.push_screen_wait(
+                    confirm("Conflict markers left", "Your text still has merge conflict markers (<<<<<<< … >>>>>>>). Save it like that?", "Save anyway")
+                )
+                if ok != "yes":
+                    continue  # back to the editor with the text as it is
+            out = await asyncio.to_thread(svc.finish_edit, ticket, mine)
+            if out.ok:
+                if out.code == "unchanged":
+                    app.notify("unchanged", timeout=2)
+                    for w in out.warnings:
+                        app.notify(w, severity="warning", markup=False)
+                else:
+                    self.commands.report(out)
+                drop_resumed()
+                return
+            choice = await self._not_saved(ticket, out, mine)
+            if choice is None:
+                return  # decide later: the text stays kept, the item as it is
+            if choice == "discard":
+                await self._abandon(ticket)
+                drop_resumed()
+                app.notify("changes discarded", timeout=3)
+                return
+            mine = choice
+
+    async def _edit_once(self, ticket: EditTicket, mine: bytes, *, in_app: bool) -> tuple[int | None, bytes]:
+        """One pass in the editor: (its exit status, the text); None when it could not start."""
+        if in_app:
+            edited = await self.app.push_screen_wait(InAppEditorScreen(ticket.filename, mine.decode("utf-8", errors="replace")))
+            return (1, mine) if edited is None else (0, edited.encode("utf-8"))
+        path = ticket.keep(mine)
+        try:
+            code = self._call_editor(path)
+        except (EditorMissing, SuspendNotSupported) as exc:
+            # (a driver that said it could suspend and then could not: nothing edited)
+            self.app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
+            await self._abandon(ticket)
+            return None, mine
+        return code, (path.read_bytes() if code == 0 else mine)
+
+    async def _not_saved(self, ticket: EditTicket, out: Outcome, mine: bytes) -> bytes | str | None:
+        """The save was refused: say why, where the text is kept, and ask. The text to edit
+        again (merged into the newer version when the item changed: the next save is based on
+        it), "discard", or None (decide later)."""
+        app = self.app
+        state = ticket.state
+        newer: bytes | None = None
+        if out.code == "changed":
+            try:
+                newer = await asyncio.to_thread(app.service.read_bytes, ticket.filename)
+            except AtkError:
+                newer = None
+        kept = shown_path(app, ticket.keep(mine))
+        merged = mine
+        how = ""
+        if newer is not None:
+            merged, conflicts = merge_texts(ticket.base, newer, mine)
+            how = (
+                f"Edit again opens the newer version merged with your text ({conflicts} conflict{'s' if conflicts != 1 else ''} "
+                "marked <<<<<<< your text … >>>>>>> stored now); the save is then based on the newer version.\n"
+                if conflicts
+                else "Edit again opens the newer version merged with your text; the save is then based on the newer version.\n"
+            )
+        reason = "not valid UTF-8 text" if out.code == "invalid" and "UTF-8" in out.message else out.message
+        message = f"{reason}\n\nYour text is kept in {kept}.\n{how}The item stays in {state} until you decide."
+        choice = await app.push_screen_wait(
+            ChoiceScreen(
+                "Not saved",
+                Text(message),
+                [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")],
+                escape_hint=f"Esc: decide later (it stays in {state})",
+            )
+        )
+        if choice == "again":
+            if newer is not None:
+                # never an overwrite: the next save must find the newer version
+                ticket.base = newer
+            return merged
+        if choice == "discard":
+            return "discard"
+        app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+        return None
+
+    async def _abandon(self, ticket: EditTicket) -> None:
+        """End the session without saving: unhold what it held, drop its text."""
+        out = await asyncio.to_thread(self.app.service.abandon_edit, ticket)
+        for w in out.warnings:
+            self.app.notify(w, severity="warning", markup=False)
+
+    def _call_editor(self, path: Path) -> int:
+        editor = self.app.editor
+        if editor is not None:
+            return editor(path)
+        return run_real_editor(self.app, path)

@@ -1,0 +1,133 @@
+"""Helpers for the action tests: the demo store as `Demo` (the `demo` fixture is in
+tests/conftest.py), the app with its notifications recorded, selection, bursts of keys."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import events
+from textual.keys import _character_to_key
+from textual.pilot import Pilot
+
+from atk_tui.core.model import STATES
+from atk_tui.tui.app import AtkApp
+from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
+
+SIZE = (120, 36)
+
+
+def git(cwd: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
+    return proc.stdout
+
+
+@dataclass
+class Demo:
+    """The demo store (`atk_tui.demo`) created at NOW, with its notable items by key."""
+
+    root: Path
+    names: dict[str, str]
+
+    def __getitem__(self, key: str) -> str:
+        return self.names[key]
+
+    def head(self) -> str:
+        return git(self.root, "rev-parse", "HEAD").strip()
+
+    def subjects_since(self, base: str) -> list[str]:
+        """Commit subjects after `base`, oldest first."""
+        out = git(self.root, "log", "--reverse", "--format=%s", f"{base}..HEAD")
+        return out.splitlines()
+
+    def trailer(self, rev: str = "HEAD") -> str:
+        return git(self.root, "show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly)", rev).strip()
+
+    def state(self, filename: str) -> str | None:
+        found = [s for s in STATES if (self.root / "wi" / s / filename).is_file()]
+        assert len(found) <= 1, found
+        return found[0] if found else None
+
+    def text(self, filename: str) -> str:
+        state = self.state(filename)
+        assert state is not None, f"{filename} is gone"
+        return (self.root / "wi" / state / filename).read_text(encoding="utf-8")
+
+    def clean(self) -> bool:
+        return git(self.root, "status", "--porcelain", "--", "wi").strip() == ""
+
+    def scratch(self, filename: str) -> Path:
+        """The first edit session's scratch file for `filename` (`<stem>~1.md`)."""
+        return self.scratch_dir() / f"{filename.removesuffix('.md')}~1.md"
+
+    def scratch_dir(self) -> Path:
+        return self.root / ".git" / "atk-edit"
+
+    def scratch_files(self) -> list[str]:
+        """Everything left in .git/atk-edit (kept text and the versions it was based on)."""
+        d = self.scratch_dir()
+        return sorted(p.name for p in d.iterdir()) if d.is_dir() else []
+
+
+def make(
+    root: Path, *, editor: Callable[[Path], int] | None = None, actor: str | None = None, read_only: bool = False
+) -> AtkApp:
+    """The app as the CLI builds it, made deterministic (`support.apps.build_app`), with every
+    notification and every failed worker recorded (`support.apps.recording`)."""
+    return recording(build_app(root, editor=editor, actor=actor or "user", read_only=read_only))
+
+
+async def started(pilot: Pilot) -> None:
+    """After launch: the queue loaded and the first item shown."""
+    await settle(pilot)
+    assert pilot.app.main.view is not None
+
+
+async def select(pilot: Pilot, filename: str) -> None:
+    app = pilot.app
+    assert app.main.jump_to(filename), filename
+    await settle(pilot)
+    assert app.main.selected == filename
+
+
+@asynccontextmanager
+async def dashboard(demo: Demo, selected: str | None = None, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app (`make`) running on the demo store, loaded, with `selected` selected."""
+    app = make(demo.root, **kw)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        if selected is not None:
+            await select(pilot, selected)
+        yield app, pilot
+
+
+async def press_all(pilot: Pilot, *keys: str) -> None:
+    """Press `keys` together, then settle."""
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
+def messages(app: AtkApp) -> list[str]:
+    return [m for m, _ in app.notes]  # type: ignore[attr-defined]
+
+
+def errors_shown(app: AtkApp) -> list[str]:
+    return [m for m, sev in app.notes if sev == "error"]  # type: ignore[attr-defined]
+
+
+def burst(pilot: Pilot, *keys: str) -> None:
+    """Queue key events all at once, the way a paste or a fast typist (or tmux send-keys)
+    delivers them: no waiting for the app between keys, unlike `pilot.press`."""
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key)
+        if len(key) == 1 and not key.isalnum():
+            key = _character_to_key(key)
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app.post_message(event)

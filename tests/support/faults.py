@@ -1,0 +1,1174 @@
+#!/usr/bin/env python3
+"""Fault injection: crashes, failing disks, broken caches, stale locks, lost remotes.
+
+    python bench/faults.py [--only NAME[,NAME...]] [--keep]
+
+Each scenario builds its own small store in a temporary directory, breaks something on
+purpose and checks that the store is consistent afterwards and the next operation works.
+tests/soak/test_faults.py runs the same scenarios (`SCENARIOS`).
+
+How the faults are made (all deterministic, none depends on timing):
+
+* kill -9 mid-write: the writer is a real subprocess; a git hook (pre-commit, post-commit) or a
+  `git` shim on PATH that hangs at one plumbing step (e.g. the index update right after
+  `update-ref`) touches a marker file and sleeps; the writer is killed once the marker exists.
+* disk full: a `git` shim fails one step (`commit-tree`, `update-ref`, the index update after
+  `update-ref`) once with "No space left on device", or the pre-commit hook exits 1. (Making
+  `.git/objects` read-only does not work here: CI runs as root, which ignores permissions.)
+* the remote: `origin` is pointed at a path that does not exist, then restored.
+* the dashboard: `make_app` on a store, driven with Textual's Pilot, while `.git/objects` is
+  moved away or service calls raise.
+* hostile git states and stuck children (issue 10): a store mid-rebase/merge/cherry-pick, a
+  detached HEAD, an old `index.lock` a live process (or a running `git commit -a`) holds, a
+  pre-commit hook that sleeps or leaves a background child, a remote whose upload-pack,
+  receive-pack or ssh command sleeps, `Service.interrupt()` and SIGTERM during a stuck hook,
+  a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
+  Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
+  whose fix is missing waits on its child's hour-long sleep instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from atk_tui.core.cache import VERSION, ItemCache
+from atk_tui.core.service import Service
+from atk_tui.core.store import AtkError, GitStore, init_store
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+REAL_GIT = shutil.which("git") or "/usr/bin/git"
+WAIT = 60.0  # seconds to wait for a marker before giving up (never hit when all is well)
+
+AWI = """# Make the importer retry
+
+- 反映内容: retry three times
+- 反映先: acme/api importer
+- 理由: flaky network
+- メリット: fewer pages
+- デメリット: slower failures
+- 完成条件: test for the retry
+"""
+UWI = """# Which retry policy?
+
+## 質問
+Which?
+
+- A) Fixed -- simple
+- B) Exponential -- kinder to the server
+
+推奨: B)
+"""
+
+WRITER = """
+import sys
+from atk_tui.core.service import Service
+svc = Service(sys.argv[1], actor="user")
+out = svc.transition(sys.argv[2], [sys.argv[3]])
+print(out.ok, out.message)
+"""
+
+LOCK_HOLDER = """
+import sys, time
+from filelock import FileLock
+lock = FileLock(sys.argv[1], timeout=5)
+lock.acquire()
+open(sys.argv[2], "w").close()
+time.sleep(120)
+"""
+
+SHIM = f"""#!/bin/sh
+# fault shim: ATK_FAULT_GIT=<subcommand>:<action>. `fail` fails the first such call (the
+# marker file records it) with ENOSPC's message; `hang` touches the marker and sleeps;
+# `fail-after` / `hang-after` run the real command first (e.g. HEAD has moved), then do that.
+case "$ATK_FAULT_GIT" in
+  "$1:fail")
+    if [ ! -e "$ATK_FAULT_MARK" ]; then
+      touch "$ATK_FAULT_MARK"
+      echo "fatal: unable to write: No space left on device" >&2
+      exit 128
+    fi ;;
+  "$1:hang")
+    touch "$ATK_FAULT_MARK"
+    sleep 120 ;;
+  "$1:fail-after")
+    if [ ! -e "$ATK_FAULT_MARK" ]; then
+      {REAL_GIT} "$@" || exit $?
+      touch "$ATK_FAULT_MARK"
+      echo "fatal: unable to write: No space left on device" >&2
+      exit 128
+    fi ;;
+  "$1:hang-after")
+    {REAL_GIT} "$@" || exit $?
+    touch "$ATK_FAULT_MARK"
+    sleep 120 ;;
+esac
+exec {REAL_GIT} "$@"
+"""
+
+
+class FaultCheckFailed(AssertionError):
+    pass
+
+
+def check(cond: Any, message: str) -> None:
+    if not cond:
+        raise FaultCheckFailed(message)
+
+
+# --------------------------------------------------------------------------------------------
+# stores and snapshots
+
+
+def git(cwd: Path, *args: str, check_: bool = True) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if check_ and proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)}: {proc.stderr.strip()}")
+    return proc.stdout
+
+
+def make_store(tmp: Path, name: str = "store", *, remote: bool = False) -> tuple[Path, Path | None, list[str]]:
+    """A store with an AWI and a UWI in inbox (and a bare remote with upstream set)."""
+    root, _ = init_store(tmp / name)
+    git(root, "branch", "-M", "main")
+    svc = Service(root, actor="user")
+    files = []
+    for kind, body in (("awi", AWI), ("uwi", UWI)):
+        out = svc.add(kind=kind, target_repo="acme/api", body=body)
+        check(out.ok, out.message)
+        files.append(out.files[0])
+    bare = None
+    if remote:
+        bare = tmp / f"{name}-remote.git"
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+        git(root, "remote", "add", "origin", str(bare))
+        git(root, "push", "-q", "-u", "origin", "main")
+    return root, bare, files
+
+
+def snapshot(root: Path) -> dict[str, Any]:
+    """What a failed write must leave exactly as it was: HEAD, the index, the files."""
+    files = {}
+    for p in sorted((root / "wi").rglob("*")) + sorted((root / "plans").rglob("*")):
+        if p.is_file():
+            files[str(p.relative_to(root))] = p.read_bytes()
+    return {"head": git(root, "rev-parse", "HEAD").strip(), "index": git(root, "ls-files", "-s"), "files": files}
+
+
+def lock_is_free(root: Path) -> bool:
+    code = (
+        "import sys; from filelock import FileLock, Timeout\nl = FileLock(sys.argv[1], timeout=0)\n"
+        "try:\n l.acquire(); l.release(); print('free')\nexcept Timeout:\n print('held')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, str(root / ".git" / "atk.lock")], capture_output=True, text=True)
+    return proc.stdout.strip() == "free"
+
+
+def assert_consistent(root: Path, where: str = "") -> None:
+    """Index == HEAD == work tree for the item folders, no journal, no leftovers, lock free."""
+    g = root / ".git"
+    pre = f"{where}: " if where else ""
+    check(not (g / "atk-journal.json").exists(), pre + "journal left behind")
+    check(not (g / "index.lock").exists(), pre + "index.lock left behind")
+    status = git(root, "status", "--porcelain", "--untracked-files=all", "--", "wi", "plans").strip()
+    check(not status, pre + f"work tree or index differs from HEAD: {status.splitlines()[:4]}")
+    seen: dict[str, str] = {}
+    for state in ("inbox", "processing", "hold", "adopted", "rejected"):
+        for p in (root / "wi" / state).iterdir():
+            if p.name == ".gitkeep":
+                continue
+            if p.name in seen:
+                raise FaultCheckFailed(pre + f"{p.name} is in {seen[p.name]} and {state}")
+            seen[p.name] = state
+    check(lock_is_free(root), pre + "the store lock is held")
+
+
+def state_of(root: Path, filename: str) -> str | None:
+    return GitStore(root).locate(filename)
+
+
+@contextmanager
+def fault_env(tmp: Path, step: str, action: str = "fail") -> Iterator[Path]:
+    """Put the git shim first on PATH (for this process and its children)."""
+    shim_dir = Path(tempfile.mkdtemp(prefix=f"shim-{step}-{action}-", dir=tmp))
+    shim = shim_dir / "git"
+    shim.write_text(SHIM)
+    shim.chmod(0o755)
+    mark = shim_dir / "marker"
+    old = {k: os.environ.get(k) for k in ("PATH", "ATK_FAULT_GIT", "ATK_FAULT_MARK")}
+    os.environ["PATH"] = f"{shim_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ["ATK_FAULT_GIT"] = f"{step}:{action}"
+    os.environ["ATK_FAULT_MARK"] = str(mark)
+    try:
+        yield mark
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def hook(root: Path, name: str, body: str) -> Path:
+    path = root / ".git" / "hooks" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def wait_for(path: Path, proc: subprocess.Popen | None = None, timeout: float = WAIT) -> None:
+    deadline = time.time() + timeout
+    while not path.exists():
+        if proc is not None and proc.poll() is not None:
+            out = proc.stdout.read() if proc.stdout else ""
+            raise FaultCheckFailed(f"the writer ended (exit {proc.returncode}) before reaching the fault: {out}")
+        if time.time() > deadline:
+            raise FaultCheckFailed(f"timed out waiting for {path.name}")
+        time.sleep(0.02)
+
+
+def spawn_writer(root: Path, op: str, filename: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(root), op, filename],
+        env=env or dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def kill9(proc: subprocess.Popen) -> None:
+    """kill -9 the writer, then whatever it left running (a sleeping hook) in its session."""
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=WAIT)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    exe = BIN / "atk"
+    return subprocess.run(
+        [str(exe) if exe.exists() else "atk", *args],
+        capture_output=True,
+        text=True,
+        env=env or dict(os.environ),
+        timeout=120,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# scenarios: each returns a one-line summary or raises FaultCheckFailed
+
+
+def kill9_in_pre_commit(tmp: Path) -> str:
+    """kill -9 while the pre-commit hook runs: files moved, nothing committed yet."""
+    root, _, (awi, _) = make_store(tmp)
+    before = snapshot(root)
+    mark = tmp / "pre-commit.mark"
+    hook(root, "pre-commit", f"touch '{mark}'\nsleep 120\n")
+    proc = spawn_writer(root, "hold", awi)
+    wait_for(mark, proc)
+    check((root / ".git" / "atk-journal.json").exists(), "no journal while the write was under way")
+    check((root / "wi" / "hold" / awi).exists(), "the file was not moved yet when the hook ran")
+    kill9(proc)
+    (root / ".git" / "hooks" / "pre-commit").unlink()
+    check(lock_is_free(root), "a killed writer left the lock held")
+    check(git(root, "rev-parse", "HEAD").strip() == before["head"], "HEAD moved although the commit never happened")
+    with GitStore(root).locked(timeout=0):  # the next writer recovers first
+        pass
+    check(snapshot(root) == before, "recovery did not put the store back exactly as it was")
+    assert_consistent(root, "after recovery")
+    out = Service(root, actor="user").hold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    check(state_of(root, awi) == "hold", "the next operation did not land")
+    assert_consistent(root, "after the next operation")
+    check(not (root / ".git" / "atk-index.tmp").exists(), "the killed writer's temporary index is still there")
+    return "journal rolled back: files and index as before; next hold committed"
+
+
+def kill9_after_update_ref(tmp: Path) -> str:
+    """kill -9 in the post-commit hook: the commit landed (journal has new_head), not pushed."""
+    root, remote, (awi, _) = make_store(tmp, remote=True)
+    assert remote is not None
+    old_head = git(root, "rev-parse", "HEAD").strip()
+    mark = tmp / "post-commit.mark"
+    hook(root, "post-commit", f"touch '{mark}'\nsleep 120\n")
+    proc = spawn_writer(root, "hold", awi)
+    wait_for(mark, proc)
+    kill9(proc)
+    (root / ".git" / "hooks" / "post-commit").unlink()
+    journal = json.loads((root / ".git" / "atk-journal.json").read_text())
+    head = git(root, "rev-parse", "HEAD").strip()
+    check(head != old_head and journal.get("new_head") == head, "the journal does not name the landed commit")
+    check(GitStore(root).unpushed() == 1, "expected the killed write's commit to be unpushed")
+    with GitStore(root).locked(timeout=0):
+        pass
+    check(git(root, "rev-parse", "HEAD").strip() == head, "recovery moved HEAD off a commit that had landed")
+    check(state_of(root, awi) == "hold", "recovery undid a commit that had landed")
+    assert_consistent(root, "after recovery")
+    out = Service(root, actor="user").unhold(awi)
+    check(out.ok and out.pushed, f"the next operation failed or did not push: {out.message} {out.warnings}")
+    check(
+        git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(),
+        "the remote did not get both commits",
+    )
+    assert_consistent(root, "after the next operation")
+    return "journal new_head kept the landed commit; next unhold pushed both"
+
+
+def kill9_before_index_update(tmp: Path) -> str:
+    """kill -9 right after update-ref, before the real index is updated: HEAD moved, index stale."""
+    root, _, (awi, _) = make_store(tmp)
+    with fault_env(tmp, "update-ref", "hang-after") as mark:
+        proc = spawn_writer(root, "hold", awi, env=dict(os.environ))
+        wait_for(mark, proc)
+        kill9(proc)
+    head = git(root, "rev-parse", "HEAD").strip()
+    journal = json.loads((root / ".git" / "atk-journal.json").read_text())
+    check(journal.get("new_head") == head, "the journal does not name the landed commit")
+    stale = git(root, "status", "--porcelain", "--", "wi").strip()
+    check(stale, "expected the real index to lag behind HEAD before recovery")
+    with GitStore(root).locked(timeout=0):
+        pass
+    assert_consistent(root, "after recovery")
+    check(state_of(root, awi) == "hold", "the landed hold was lost")
+    out = Service(root, actor="user").unhold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    assert_consistent(root, "after the next operation")
+    return "index brought up to HEAD from the journal; next unhold committed"
+
+
+def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: bool = False) -> str:
+    root, _, (awi, uwi) = make_store(tmp)
+    before = snapshot(root)
+    svc_ops: list[Callable[[Service], Any]] = [
+        lambda s: s.hold(awi),
+        lambda s: s.answer(uwi, choices={1: "B"}),
+        lambda s: s.set_dependencies(awi, [uwi]),
+        lambda s: s.rm(awi),
+    ]
+    messages = []
+    for op in svc_ops:
+        if hook_exit:
+            h = hook(root, "pre-commit", "echo 'write error: No space left on device' >&2\nexit 1\n")
+            out = op(Service(root, actor="user"))
+            h.unlink()
+        else:
+            with fault_env(tmp, step, action):
+                out = op(Service(root, actor="user"))
+        check(not out.ok, f"the write succeeded although {step} failed")
+        check("No space left on device" in out.message, f"the error does not say why: {out.message!r}")
+        check("Traceback" not in out.message, "a traceback in the message")
+        check(snapshot(root) == before, f"a failed {out.op} changed the store")
+        assert_consistent(root, f"after the failed {out.op}")
+        messages.append(out.message)
+    out = Service(root, actor="user").hold(awi)
+    check(out.ok, f"the next operation failed: {out.message}")
+    assert_consistent(root, "after the next operation")
+    return f"4 writes refused, store unchanged; e.g. {messages[0][:90]!r}"
+
+
+def disk_full_pre_commit_hook(tmp: Path) -> str:
+    return _failing_write(tmp, "pre-commit", hook_exit=True)
+
+
+def disk_full_commit_tree(tmp: Path) -> str:
+    return _failing_write(tmp, "commit-tree")
+
+
+def disk_full_update_ref(tmp: Path) -> str:
+    return _failing_write(tmp, "update-ref")
+
+
+def disk_full_after_update_ref(tmp: Path) -> str:
+    """HEAD has already moved when the failure is reported: the rollback must move it back."""
+    return _failing_write(tmp, "update-ref", action="fail-after")
+
+
+def _rewrite_payload(p: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Rewrite the cache's records *with a valid header* (a bug or a hand edit, not damage)."""
+    import hashlib
+
+    raw = p.read_bytes()
+    entries = json.loads(raw[raw.index(b"\n") + 1 :])
+    payload = json.dumps(change(entries)).encode()
+    header = json.dumps({"version": VERSION, "size": len(payload), "sha1": hashlib.sha1(payload).hexdigest()})
+    p.write_bytes(header.encode() + b"\n" + payload)
+
+
+CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
+    "garbage": lambda p: p.write_bytes(os.urandom(4096)),
+    "truncated": lambda p: p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
+    "one-byte-flipped": lambda p: p.write_bytes(p.read_bytes()[:-20] + b"X" + p.read_bytes()[-19:]),
+    "empty": lambda p: p.write_bytes(b""),
+    "nul-bytes": lambda p: p.write_bytes(b"\0" * 1000),
+    "invalid-utf8": lambda p: p.write_bytes(b"\xff\xfe" + p.read_bytes()),
+    "header-only": lambda p: p.write_bytes(p.read_bytes().split(b"\n")[0] + b"\n"),
+    "wrong-version": lambda p: p.write_bytes(p.read_bytes().replace(b'"version": %d' % VERSION, b'"version": 999', 1)),
+    "not-json-header": lambda p: p.write_bytes(b"[1, 2, 3]\n{}"),
+    "deep-nesting": lambda p: p.write_text("[" * 200_000 + "]" * 200_000),
+    "records-wrong-shape": lambda p: _rewrite_payload(p, lambda e: {k: {"title": 1} for k in e}),
+    "records-too-short": lambda p: _rewrite_payload(p, lambda e: {k: v[:-3] for k, v in e.items()}),
+    "records-bad-datetime": lambda p: _rewrite_payload(
+        p, lambda e: {k: [*v[:10], "yesterday-ish", *v[11:]] for k, v in e.items()}
+    ),
+    "payload-not-a-mapping": lambda p: _rewrite_payload(p, lambda e: list(e)),  # type: ignore[arg-type,return-value]
+    "directory-in-its-place": lambda p: (p.unlink(), p.mkdir()),
+}
+
+
+def corrupted_cache(tmp: Path) -> str:
+    root, _, files = make_store(tmp)
+    from atk_tui.core.cache import to_record
+
+    def listing(svc: Service) -> dict[str, Any]:
+        items, _ = svc.list()
+        return {i.filename: (i.state, to_record(i)) for i in items}
+
+    reference = listing(Service(root, actor="user", use_cache=False))
+    check(set(reference) == set(files), "the reference listing is wrong")
+    path = ItemCache(root / ".git", "active").path
+    for name, corrupt in CACHE_CORRUPTIONS.items():
+        if path.is_dir():
+            path.rmdir()
+        listing(Service(root, actor="user"))  # a good cache first
+        check(path.is_file(), "no cache file was written")
+        corrupt(path)
+        got = listing(Service(root, actor="user"))
+        check(got == reference, f"{name}: the listing from a corrupted cache differs")
+        if name != "directory-in-its-place":
+            cache = ItemCache(root / ".git", "active")
+            cache.load()
+            check(len(cache.entries) == len(files), f"{name}: the cache was not rebuilt")
+        proc = atk("wi", "list", "--json", "--store", str(root))
+        check(
+            proc.returncode == 0 and len(proc.stdout.splitlines()) == len(files),
+            f"{name}: atk wi list failed: {proc.stderr}",
+        )
+    return f"{len(CACHE_CORRUPTIONS)} corruptions: listing identical, cache rebuilt"
+
+
+def stale_lock(tmp: Path) -> str:
+    """A lock file left by a killed process does not block; a live holder does (store busy)."""
+    root, _, (awi, _) = make_store(tmp)
+    lock = root / ".git" / "atk.lock"
+    mark = tmp / "locked.mark"
+    proc = subprocess.Popen([sys.executable, "-c", LOCK_HOLDER, str(lock), str(mark)], start_new_session=True)
+    try:
+        wait_for(mark, proc)
+        svc = Service(root, actor="user")
+        svc.store.lock_timeout = 0.3
+        busy = svc.hold(awi)
+        check(
+            not busy.ok and "store busy" in busy.message,
+            f"a live lock holder did not make the store busy: {busy.message}",
+        )
+    finally:
+        kill9(proc)
+    check(lock.exists(), "expected the lock file to be left behind by the killed holder")
+    svc = Service(root, actor="user")
+    svc.store.lock_timeout = 0
+    out = svc.hold(awi)
+    check(out.ok, f"a stale lock file blocked the write: {out.message}")
+    # a lock file with junk in it, and a stale index.lock from a git that died
+    lock.write_bytes(b"pid 99999 \xff\xfe junk")
+    idx = root / ".git" / "index.lock"
+    idx.write_bytes(b"")
+    old = time.time() - 120
+    os.utime(idx, (old, old))
+    out = svc.unhold(awi)
+    check(out.ok, f"a junk lock file or a stale index.lock blocked the write: {out.message}")
+    assert_consistent(root)
+    return (
+        "live holder -> 'store busy'; dead holder's lock file, junk lock file, stale index.lock -> write goes through"
+    )
+
+
+def unreachable_remote(tmp: Path) -> str:
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    away = remote.with_name(remote.name + ".away")
+    remote.rename(away)
+    svc = Service(root, actor="user")
+    out = svc.hold(awi)
+    check(out.ok, f"a local write failed because the remote is gone: {out.message}")
+    check(out.pushed is False, "the outcome does not say the push failed")
+    text = " ".join(out.warnings)
+    check(
+        "could not pull" in text and "unpushed" in text and "atk wi commit" in text,
+        f"the warnings do not explain: {out.warnings}",
+    )
+    cli = atk("wi", "hold", uwi, "--store", str(root))
+    check(cli.returncode == 0 and "unpushed" in cli.stderr, f"the CLI write failed or did not warn: {cli.stderr}")
+    check(GitStore(root).unpushed() == 2, "expected 2 unpushed commits")
+    still = atk("wi", "commit", "--store", str(root))
+    check(
+        still.returncode == 1 and "push failed" in still.stderr,
+        f"`atk wi commit` claimed success with no remote: {still}",
+    )
+    away.rename(remote)
+    done = atk("wi", "commit", "--store", str(root))
+    check(
+        done.returncode == 0 and "pushed" in done.stdout, f"`atk wi commit` did not push: {done.stdout} {done.stderr}"
+    )
+    check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(), "the remote is behind")
+    check(GitStore(root).unpushed() == 0, "still unpushed after atk wi commit")
+    assert_consistent(root)
+    return "2 writes kept locally with pull/push warnings; `atk wi commit` exit 1 while gone, pushed both once restored"
+
+
+def cross_clone_conflict(tmp: Path) -> str:
+    """Two machines move the same item: `atk wi commit` sets the loser aside and converges."""
+    a, remote, (awi, uwi) = make_store(tmp, "a", remote=True)
+    assert remote is not None
+    b = tmp / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    sa = Service(a, actor="user", push=False)
+    check(sa.hold(awi).ok, "hold on machine a failed")
+    check(sa.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
+    sb = Service(b, actor="user")
+    out = sb.move([awi], "processing", expect="inbox")
+    check(out.ok and out.pushed, f"machine b's move failed: {out.message}")
+    done = atk("wi", "commit", "--store", str(a))
+    # SPEC §11: a set-aside commit is not "pushed": exit 1, stdout names it and the way out
+    check(done.returncode == 1, f"`atk wi commit` did not fail for the set-aside commit: {done}")
+    check(
+        "not pushed" in done.stdout and "atk: hold" in done.stdout and "atk wi conflicts" in done.stdout,
+        f"the conflicting hold was not named: {done.stdout}",
+    )
+    refs = git(a, "for-each-ref", "--format=%(subject)", "refs/atk/conflicts").split("\n")
+    check(f"atk: hold {awi}" in refs, "the set-aside commit is not kept under refs/atk/conflicts")
+    check(git(a, "rev-parse", "HEAD^{tree}") == git(remote, "rev-parse", "main^{tree}"), "machine a did not converge")
+    check(state_of(a, awi) == "processing", "the remote's move was not kept")
+    check(Service(a).read(uwi).answered, "the answer (no conflict) was not pushed")
+    assert_consistent(a)
+    return "conflicting hold set aside (refs/atk/conflicts), non-conflicting answer pushed, clone converged"
+
+
+def same_change_on_two_machines(tmp: Path) -> str:
+    """Two machines start processing the same item: the rebase before the loser's push drops
+    its identical commit, and the loser is told (state conflict) instead of believing it won."""
+    a, remote, (awi, _) = make_store(tmp, "a", remote=True)
+    assert remote is not None
+    b = tmp / "b"
+    subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
+    # another machine, another identity (the same identity in the same second makes the very
+    # same commit, SHA and all: then both sides did push it)
+    old = {k: os.environ[k] for k in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME") if k in os.environ}
+    os.environ.update(GIT_AUTHOR_NAME="machine-b", GIT_COMMITTER_NAME="machine-b")
+    try:
+        won = Service(b, actor="agent").start_processing([awi])
+    finally:
+        os.environ.update(old)
+    check(won.ok and won.pushed, f"machine b's start-processing failed: {won.message}")
+    lost = Service(a, actor="agent", pull=False).start_processing([awi])  # a has not seen b's yet
+    check(not lost.ok and lost.exit_code == 1, f"the loser was told it succeeded: {lost.message}")
+    check("another machine made the same change first" in lost.message, f"unclear message: {lost.message}")
+    check(git(a, "rev-parse", "HEAD") == git(remote, "rev-parse", "main"), "machine a did not converge")
+    check(state_of(a, awi) == "processing", "the item is not in processing")
+    assert_consistent(a)
+    return f"loser told: {lost.message[:90]!r}"
+
+
+# -- the dashboard ----------------------------------------------------------------------------
+
+
+async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
+    from atk_tui.tui.app import make_app
+
+    app = make_app(root, watch=False, actor="user")
+    seen: list[tuple[str, str]] = []
+    real_notify = app.notify
+
+    def notify(message, *args, **kw):
+        seen.append((str(message), kw.get("severity", "information")))
+        return real_notify(message, *args, **kw)
+
+    app.notify = notify  # type: ignore[method-assign]
+    report: list[str] = []
+
+    async def until(pred: Callable[[], bool], what: str, pilot) -> None:
+        deadline = time.time() + WAIT
+        while not pred():
+            check(time.time() < deadline, f"timed out waiting for {what}")
+            await pilot.pause(0.05)
+
+    def errors_since(n: int) -> list[str]:
+        return [m for m, sev in seen[n:] if sev == "error"]
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(lambda: app.main.view is not None and awi in app.main.view.items, "the queue", pilot)
+        app.main.jump_to(awi)
+        await pilot.pause()
+        # 1. the objects database disappears under the running app
+        objects = root / ".git" / "objects"
+        aside = root / ".git" / "objects.aside"
+        objects.rename(aside)
+        try:
+            n = len(seen)
+            await pilot.press("p")  # hold
+            await until(lambda: errors_since(n), "an error notification for hold", pilot)
+            msg = errors_since(n)[0]
+            check("Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+            report.append(f"hold with .git/objects gone -> {msg[:80]!r}")
+            n = len(seen)
+            await pilot.press("r")
+            await pilot.pause(0.3)
+            check(app.is_running, "the app stopped after a failed refresh")
+        finally:
+            aside.rename(objects)
+        # 2. reading the store fails
+        real_queue = app.service.queue
+
+        def broken_queue(*a, **k):
+            raise OSError(5, "Input/output error")
+
+        app.service.queue = broken_queue  # type: ignore[method-assign]
+        n = len(seen)
+        await pilot.press("r")
+        await until(lambda: errors_since(n), "an error notification for refresh", pilot)
+        msg = errors_since(n)[0]
+        check("could not read the store" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"refresh with reads failing -> {msg[:80]!r}")
+        app.service.queue = real_queue  # type: ignore[method-assign]
+        # 3. a write raises something unexpected
+        real_transition = app.service.transition
+
+        def broken_transition(*a, **k):
+            raise RuntimeError("simulated bug in a write")
+
+        app.service.transition = broken_transition  # type: ignore[method-assign]
+        app.reload()
+        await pilot.pause(0.3)
+        app.main.jump_to(awi)
+        await pilot.pause()
+        n = len(seen)
+        await pilot.press("p")  # hold
+        await until(lambda: errors_since(n), "an error notification for an unexpected exception", pilot)
+        msg = errors_since(n)[0]
+        check("Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"write raising RuntimeError -> {msg[:80]!r}")
+        app.service.transition = real_transition  # type: ignore[method-assign]
+        # 4. the item vanished between the listing and the action (an agent removed it)
+        real_read = app.service.read
+
+        def vanished(filename, *a, **k):
+            raise AtkError(f"no item named {filename}")
+
+        app.service.read = vanished  # type: ignore[method-assign]
+        app.main.jump_to(uwi)
+        await pilot.pause()
+        n = len(seen)
+        await pilot.press("a")
+        await until(lambda: errors_since(n), "an error notification for answering a vanished item", pilot)
+        msg = errors_since(n)[0]
+        check("no item named" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        report.append(f"answer on a vanished item -> {msg[:80]!r}")
+        app.service.read = real_read  # type: ignore[method-assign]
+        # 5. and it still works
+        app.main.jump_to(awi)
+        await pilot.pause()
+        n = len(seen)
+        await pilot.press("p")  # hold
+        await until(lambda: any("hold" in m for m, _ in seen[n:]), "the hold after recovery", pilot)
+        await until(lambda: state_of(root, awi) == "hold", "the hold to land", pilot)
+        check(app.is_running, "the app is not running")
+    return report
+
+
+def tui_readable_errors(tmp: Path) -> str:
+    root, _, (awi, uwi) = make_store(tmp)
+    report = asyncio.run(_tui_errors(root, awi, uwi))
+    assert_consistent(root)
+    return "; ".join(report)
+
+
+
+# --------------------------------------------------------------------------------------------
+# issue 10: hostile git states, live locks, stuck children (SPEC §14)
+
+HANG = 3600  # what a stuck child sleeps; a scenario whose fix is missing hangs on it
+
+
+def _cfg_env(tmp: Path, toml: str) -> dict[str, str]:
+    """The environment of an `atk` run whose config file holds `toml`."""
+    xdg = tmp / "xdg-cfg"
+    (xdg / "atk").mkdir(parents=True, exist_ok=True)
+    (xdg / "atk" / "config.toml").write_text(toml)
+    return {**os.environ, "XDG_CONFIG_HOME": str(xdg)}
+
+
+def _gone(pidfile: Path) -> bool:
+    """The process whose pid `pidfile` holds has ended (or never started)."""
+    try:
+        pid = int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie is gone too
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _kill_pidfile(pidfile: Path) -> None:
+    try:
+        os.kill(int(pidfile.read_text().strip()), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
+def _diverged(root: Path, filename: str, op: str) -> None:
+    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with `filename`
+    conflicted, as a manual `git pull --rebase` that hit a conflict would."""
+    rel = f"wi/inbox/{filename}"
+    git(root, "checkout", "-q", "-b", "side")
+    p = root / rel
+    p.write_text(p.read_text().replace("# Make the importer", "# Side: make the importer"))
+    git(root, "commit", "-q", "-am", "side edit")
+    git(root, "checkout", "-q", "main")
+    p.write_text(p.read_text().replace("# Make the importer", "# Main: make the importer"))
+    git(root, "commit", "-q", "-am", "main edit")
+    proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
+    check(proc.returncode != 0, f"setup: git {op} did not stop on the conflict")
+
+
+def mid_rebase_store(tmp: Path) -> str:
+    """A store mid-rebase: writes refused with what to do; the conflicted file is defective."""
+    root, _, (awi, uwi) = make_store(tmp)
+    _diverged(root, awi, "rebase")
+    before = snapshot(root)
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(
+        out.returncode == 1 and "middle of a rebase" in out.stderr and "rebase --abort" in out.stderr,
+        f"a write during a rebase was not refused with what to do: {out.returncode} {out.stderr}",
+    )
+    check(snapshot(root) == before, "a refused write changed the store")
+    rows = {json.loads(x)["filename"]: json.loads(x) for x in atk("wi", "list", "--json", "--store", str(root)).stdout.splitlines()}
+    rec = rows.get(awi, {})
+    check(rec.get("status") == "defective", f"a file with conflict markers is listed as {rec.get('status')}")
+    check("conflict markers" in (rec.get("reasons") or [""])[0], f"the reason does not say why: {rec.get('reasons')}")
+    git(root, "rebase", "--abort")
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(out.returncode == 0, f"the write after `git rebase --abort` failed: {out.stderr}")
+    assert_consistent(root)
+    return "write refused (exit 1, rebase --continue/--abort named), conflict file defective; after abort the write lands"
+
+
+def merge_and_cherry_pick_in_progress(tmp: Path) -> str:
+    done = []
+    for op in ("merge", "cherry-pick"):
+        root, _, (awi, uwi) = make_store(tmp / op)
+        _diverged(root, awi, op)
+        out = atk("wi", "hold", uwi, "--store", str(root))
+        check(
+            out.returncode == 1 and f"middle of a {op}" in out.stderr and f"{op} --abort" in out.stderr,
+            f"a write during a {op} was not refused: {out.stderr}",
+        )
+        check(state_of(root, uwi) == "inbox", f"the refused write during a {op} moved the item")
+        done.append(op)
+    return "writes refused during " + ", ".join(done)
+
+
+def detached_head(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    git(root, "checkout", "-q", "--detach")
+    before = snapshot(root)
+    out = atk("wi", "hold", awi, "--store", str(root))
+    check(out.returncode == 1 and "detached" in out.stderr and "switch" in out.stderr, f"not refused: {out.stderr}")
+    check(snapshot(root) == before, "a refused write changed the store")
+    git(root, "switch", "-q", "main")
+    check(atk("wi", "hold", awi, "--store", str(root)).returncode == 0, "the write on the branch failed")
+    assert_consistent(root)
+    return "write on a detached HEAD refused (exit 1, `git switch` named); on the branch it lands"
+
+
+def live_index_lock(tmp: Path) -> str:
+    """An old index.lock a live process holds is never removed; once its holder is gone it is."""
+    root, _, (awi, _) = make_store(tmp)
+    lock = root / ".git" / "index.lock"
+    mark = tmp / "holding"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import time; f = open({str(lock)!r}, 'w'); open({str(mark)!r}, 'w'); time.sleep({HANG})"],
+        start_new_session=True,
+    )
+    try:
+        wait_for(mark, holder)
+        old = time.time() - 600
+        os.utime(lock, (old, old))
+        out = atk("wi", "hold", awi, "--store", str(root), env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
+        check(lock.exists(), "atk removed an index.lock a live process holds")
+        check(out.returncode == 1 and "another git process" in out.stderr, f"not reported: {out.returncode} {out.stderr}")
+        check(state_of(root, awi) == "inbox", "the failed write moved the item")
+    finally:
+        holder.kill()
+        holder.wait()
+    out = atk("wi", "hold", awi, "--store", str(root))
+    check(out.returncode == 0 and not lock.exists(), f"the dead holder's lock blocked the write: {out.stderr}")
+    assert_consistent(root)
+    return "held 10-minute-old index.lock kept (write failed cleanly); removed once its holder died"
+
+
+def git_commit_holding_index_lock(tmp: Path) -> str:
+    """A `git commit -a` running a slow hook holds index.lock with the file closed: kept."""
+    root, _, (awi, uwi) = make_store(tmp)
+    started, release = tmp / "started", tmp / "release"
+    hook(root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n')
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text() + "\nmanual edit\n")
+    user = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "manual"], cwd=root, env={**os.environ, "HOLD": "1"})
+    try:
+        wait_for(started, user)
+        old = time.time() - 600  # old: an age rule would take it for a dead process's lock
+        os.utime(root / ".git" / "index.lock", (old, old))
+        out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull", env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
+        check((root / ".git" / "index.lock").exists(), "atk removed the index.lock of a running git commit")
+    finally:
+        release.touch()
+        user.wait(WAIT)
+    check(user.returncode == 0, "the user's git commit broke")
+    check(out.returncode == 1, f"the write did not fail while git held the index: {out.stdout}")
+    check(atk("wi", "hold", uwi, "--store", str(root)).returncode == 0, "the write after git commit failed")
+    assert_consistent(root)
+    return "running `git commit -a` kept its index.lock and finished; atk failed cleanly, then wrote"
+
+
+def sleeping_pre_commit_hook(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "hook.pid"
+    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
+    before = snapshot(root)
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+    finally:
+        alive = not _gone(pidfile)
+        _kill_pidfile(pidfile)
+    check(
+        out.returncode == 1 and "pre-commit hook did not finish within 1 s" in out.stderr and "hook_timeout" in out.stderr,
+        f"the stuck hook was not reported: {out.returncode} {out.stderr}",
+    )
+    check(not alive, "the stuck hook was left running")
+    check(snapshot(root) == before, "the timed-out write was not rolled back")
+    assert_consistent(root)
+    return "hook killed after hook_timeout = 1 s; write rolled back with a message naming the setting"
+
+
+def hook_leaving_background_child(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "bg.pid"
+    hook(root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root))  # subprocess timeout: 120 s
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the write failed: {out.stderr}")
+    check(state_of(root, awi) == "hold", "the write did not land")
+    assert_consistent(root)
+    return "write done without waiting for the hook's background child"
+
+
+def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
+    root, _, files = make_store(tmp, remote=True)
+    pidfile = tmp / f"{which}.pid"
+    script = tmp / f"hang-{which}"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(root, "config", f"remote.origin.{which}", str(script))
+    return root, files, pidfile
+
+
+def hanging_remote_push(tmp: Path) -> str:
+    root, (awi, _), pidfile = _hanging_remote(tmp, "receivepack")
+    env = _cfg_env(tmp, "[git]\ntimeout = 5\npush_timeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check(
+        "git push timed out after 1 s; the commit is kept locally" in out.stderr and "atk wi commit" in out.stderr,
+        f"the timeout is not explained: {out.stderr}",
+    )
+    check(not alive, "the hanging receive-pack was left running")
+    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    git(root, "config", "--unset", "remote.origin.receivepack")
+    done = atk("wi", "commit", "--store", str(root), env=env)
+    check(done.returncode == 0 and GitStore(root).unpushed() == 0, f"`atk wi commit` did not push later: {done.stderr}")
+    assert_consistent(root)
+    return "push killed after push_timeout = 1 s, commit kept locally, pushed later by `atk wi commit`"
+
+
+def hanging_remote_pull(tmp: Path) -> str:
+    root, (awi, _), pidfile = _hanging_remote(tmp, "uploadpack")
+    env = _cfg_env(tmp, "[git]\ntimeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check(not alive, "the hanging upload-pack was left running")
+    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    assert_consistent(root)
+    return "pull killed after timeout = 1 s, push not attempted, commit kept locally"
+
+
+def hanging_ssh_remote(tmp: Path) -> str:
+    """An ssh remote whose connection never answers (`core.sshCommand` sleeps): pull and push
+    both time out, the commit is kept, and no ssh process is left running."""
+    root, _, (awi, _) = make_store(tmp, remote=True)
+    pidfile = tmp / "ssh.pid"
+    script = tmp / "hang-ssh"
+    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.chmod(0o755)
+    git(root, "remote", "set-url", "origin", "ssh://git.example.invalid/store.git")
+    git(root, "config", "core.sshCommand", str(script))
+    env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+    check(out.returncode == 0, f"the local write failed: {out.stderr}")
+    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check(not alive, "the hanging ssh was left running")
+    check(state_of(root, awi) == "hold", "the write did not land")
+    try:
+        later = atk("wi", "commit", "--store", str(root), env=env)
+    finally:
+        _kill_pidfile(pidfile)
+    check(later.returncode != 0 and "timed out" in later.stderr, f"`atk wi commit` did not report the timeout: {later.stderr}")
+    return "ssh remote that never answers: write kept locally after 1 s; `atk wi commit` reports the timeout"
+
+
+def sigterm_during_hook(tmp: Path) -> str:
+    """`atk` stopped with SIGTERM (an agent harness's time limit) while a hook hangs: the
+    write rolls back and the hook does not outlive it."""
+    root, _, (awi, _) = make_store(tmp)
+    pidfile = tmp / "hook.pid"
+    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    before = snapshot(root)
+    exe = BIN / "atk"
+    proc = subprocess.Popen(
+        [str(exe) if exe.exists() else "atk", "wi", "hold", awi, "--store", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_for(pidfile, proc)
+        proc.terminate()
+        proc.communicate(timeout=WAIT)
+        alive = not _gone(pidfile)
+    finally:
+        _kill_pidfile(pidfile)
+        if proc.poll() is None:
+            proc.kill()
+    check(proc.returncode == 128 + signal.SIGTERM, f"atk exit {proc.returncode} after SIGTERM")
+    check(not alive, "the hook outlived atk")
+    check(snapshot(root) == before, "the stopped write was not rolled back")
+    assert_consistent(root)
+    return "SIGTERM: exit 143, hook killed with its group, write rolled back"
+
+
+def interrupt_stuck_write(tmp: Path) -> str:
+    """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
+    import threading
+
+    root, _, (awi, _) = make_store(tmp)
+    mark = tmp / "hook.started"
+    hook(root, "pre-commit", f"touch {mark}\nexec sleep {HANG}\n")
+    svc = Service(root, actor="user")
+    svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    before = snapshot(root)
+    box: list = []
+    t = threading.Thread(target=lambda: box.append(svc.hold(awi)), daemon=True)
+    t.start()
+    wait_for(mark)
+    killed = svc.interrupt()
+    t.join(WAIT)
+    check(not t.is_alive(), "the write did not stop after interrupt()")
+    out = box[0]
+    check(killed == 1 and not out.ok and "interrupted" in out.message, f"not reported: {killed} {out.message}")
+    check(snapshot(root) == before, "the interrupted write was not rolled back")
+    assert_consistent(root)
+    return "interrupt() killed the hook; the write failed promptly and rolled back"
+
+
+def killed_during_pull_rebase(tmp: Path) -> str:
+    """A writer killed while its pre-write pull is rebasing leaves a rebase; the next writer
+    aborts it (the user's commit and edits back where they were)."""
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    (other / "wi" / "hold" / "x.txt").write_text("remote change\n")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "remote change")
+    git(other, "push", "-q")
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text() + "\nlocal commit\n")
+    git(root, "commit", "-q", "-am", "local commit")
+    local = git(root, "rev-parse", "HEAD").strip()
+    pidfile, mark = tmp / "hook.pid", tmp / "hook.mark"
+    # the rebase stops in post-checkout (rebase-merge exists then) until killed
+    hook(root, "post-checkout", f"[ -d .git/rebase-merge ] || exit 0\necho $$ > {pidfile}\ntouch {mark}\nexec sleep {HANG}\n")
+    proc = spawn_writer(root, "hold", uwi)
+    wait_for(mark, proc)
+    kill9(proc)
+    os.killpg(os.getpgid(int(pidfile.read_text())), signal.SIGKILL)  # the pull, its rebase and the hook
+    check((root / ".git" / "rebase-merge").exists(), "setup: no rebase was left behind")
+    (root / ".git" / "hooks" / "post-checkout").unlink()
+    out = atk("wi", "hold", uwi, "--store", str(root), "--skip-pull", "--skip-push")
+    check(out.returncode == 0, f"the next write failed: {out.stderr}")
+    check(not (root / ".git" / "rebase-merge").exists(), "the killed writer's rebase was not aborted")
+    check(git(root, "rev-parse", "HEAD^").strip() == local, "the branch is not back where the killed pull found it")
+    check(git(root, "symbolic-ref", "-q", "HEAD").strip() == "refs/heads/main", "HEAD is not back on the branch")
+    check(state_of(root, uwi) == "hold", "the next write did not land")
+    assert_consistent(root)
+    return "the killed writer's rebase aborted by the next writer; local commit kept, write landed"
+
+
+def autostash_conflict(tmp: Path) -> str:
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    q = other / "wi" / "inbox" / awi
+    q.write_text(q.read_text().replace("# Make the importer", "# Remote: make the importer"))
+    git(other, "commit", "-q", "-am", "remote edit")
+    git(other, "push", "-q")
+    p = root / "wi" / "inbox" / awi
+    p.write_text(p.read_text().replace("# Make the importer", "# My uncommitted: make the importer"))
+    out = atk("wi", "hold", uwi, "--store", str(root))
+    check(out.returncode == 1, f"the write went on over an autostash conflict: {out.stderr}")
+    check("uncommitted edits" in out.stderr and "stash" in out.stderr, f"not reported: {out.stderr}")
+    stash = git(root, "stash", "list")
+    kept = git(root, "stash", "show", "-p", "stash@{0}") if stash else p.read_text()
+    check("My uncommitted" in kept, "the user's uncommitted edit was lost")
+    check(state_of(root, uwi) == "inbox", "the refused write moved the item")
+    return "autostash conflict reported (exit 1, stash named), the edit kept in the stash"
+
+
+def symlinked_state_folder(tmp: Path) -> str:
+    root, _, (awi, _) = make_store(tmp)
+    outside = tmp / "outside"
+    outside.mkdir()
+    (outside / "planted.md").write_text("---\nkind: awi\ntarget_repo: acme/api\n---\n# planted\n")
+    git(root, "rm", "-q", "-r", "wi/hold")
+    (root / "wi" / "hold").symlink_to(outside)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "hostile: linked hold")
+    out = atk("wi", "list", "--status", "all", "--no-json", "--store", str(root))
+    check("planted" not in out.stdout, "a file outside the store was listed")
+    check("store defect: wi/hold" in out.stderr and "symbolic link" in out.stderr, f"not reported: {out.stderr}")
+    show = atk("wi", "show", "planted.md", "--store", str(root))
+    check(show.returncode != 0 and "planted" not in show.stdout, "a file outside the store was shown")
+    hold = atk("wi", "hold", awi, "--store", str(root))
+    check(hold.returncode == 1 and "symbolic link" in hold.stderr, f"a write through the link was not refused: {hold.stderr}")
+    check(sorted(x.name for x in outside.iterdir()) == ["planted.md"], "a write went through the link")
+    return "linked state folder: a store defect, never listed, shown or written through"
+
+SCENARIOS: dict[str, Callable[[Path], str]] = {
+    "kill9-in-pre-commit-hook": kill9_in_pre_commit,
+    "kill9-after-update-ref": kill9_after_update_ref,
+    "kill9-before-index-update": kill9_before_index_update,
+    "disk-full-pre-commit-hook": disk_full_pre_commit_hook,
+    "disk-full-commit-tree": disk_full_commit_tree,
+    "disk-full-update-ref": disk_full_update_ref,
+    "disk-full-after-update-ref": disk_full_after_update_ref,
+    "corrupted-cache": corrupted_cache,
+    "stale-lock": stale_lock,
+    "unreachable-remote": unreachable_remote,
+    "cross-clone-conflict": cross_clone_conflict,
+    "same-change-on-two-machines": same_change_on_two_machines,
+    "tui-readable-errors": tui_readable_errors,
+    "mid-rebase-store": mid_rebase_store,
+    "merge-and-cherry-pick-in-progress": merge_and_cherry_pick_in_progress,
+    "detached-head": detached_head,
+    "live-index-lock": live_index_lock,
+    "git-commit-holding-index-lock": git_commit_holding_index_lock,
+    "sleeping-pre-commit-hook": sleeping_pre_commit_hook,
+    "hook-leaving-background-child": hook_leaving_background_child,
+    "hanging-remote-push": hanging_remote_push,
+    "hanging-remote-pull": hanging_remote_pull,
+    "hanging-ssh-remote": hanging_ssh_remote,
+    "interrupt-stuck-write": interrupt_stuck_write,
+    "sigterm-during-hook": sigterm_during_hook,
+    "killed-during-pull-rebase": killed_during_pull_rebase,
+    "autostash-conflict": autostash_conflict,
+    "symlinked-state-folder": symlinked_state_folder,
+}
+
+
+def isolated_env(tmp: Path) -> None:
+    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
+        os.environ.pop(var, None)
+    os.environ.update(
+        {
+            "XDG_CONFIG_HOME": str(tmp / "xdg"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_AUTHOR_NAME": "faults",
+            "GIT_AUTHOR_EMAIL": "faults@atk.invalid",
+            "GIT_COMMITTER_NAME": "faults",
+            "GIT_COMMITTER_EMAIL": "faults@atk.invalid",
+            "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        }
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", help="comma-separated scenario names")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args(argv)
+    names = args.only.split(",") if args.only else list(SCENARIOS)
+    base = Path(tempfile.mkdtemp(prefix="atk-faults-"))
+    isolated_env(base)
+    failed = 0
+    try:
+        for name in names:
+            tmp = base / name
+            tmp.mkdir()
+            t0 = time.time()
+            try:
+                summary = SCENARIOS[name](tmp)
+                status = "ok"
+            except Exception as exc:
+                failed += 1
+                status = "FAIL"
+                summary = f"{type(exc).__name__}: {exc}"
+                if not isinstance(exc, FaultCheckFailed):
+                    summary += "\n" + traceback.format_exc()
+            print(f"{status:4} {name:34} {time.time() - t0:5.1f} s  {summary}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    print(f"{len(names) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""Helpers for the dashboard tests (imported by conftest.py and the test modules).
+
+The app builder and `settle` are `support.apps`'s (re-exported here for the dashboard tests).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from atk_tui.tui.app import AtkApp
+from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
+from support.clock import NOW, frozen_clock  # noqa: F401 (re-exported)
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def keys_of_pane(app: AtkApp, name: str) -> list[str]:
+    """The filenames listed in a pane (`needs`, `inbox`, `processing`, `hold`), top to bottom."""
+    from atk_tui.tui.widgets.item_list import ItemList
+
+    return [row.key for row in app.main.query_one(f"#{name}", ItemList).rows]
