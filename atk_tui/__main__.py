@@ -5,14 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atk-tui", description="Triage dashboard for an atk work-item store.")
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or private_notes in the config file)")
-    p.add_argument("--demo", action="store_true", help="create a realistic demo store in a temporary directory and open it")
+    p.add_argument(
+        "--demo", action="store_true",
+        help="create a realistic demo store in a temporary directory and open it (deleted on exit unless --keep)",
+    )
+    p.add_argument("--keep", action="store_true", help="with --demo: keep the demo store on exit (its path is printed)")
     p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
     p.add_argument("--read-only", action="store_true", help="open without allowing writes")
+    p.add_argument(
+        "--serve", action="store_true",
+        help="serve the dashboard to a web browser (textual-serve) instead of drawing it here; "
+        "each browser tab runs its own dashboard on the same store; editing there uses the in-app editor",
+    )
+    p.add_argument("--host", default="localhost", help="with --serve: the address to listen on (default localhost)")
+    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     from .cli import VersionAction
 
     p.add_argument("--version", action=VersionAction)
@@ -20,13 +32,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.keep and not args.demo:
+        parser.error("--keep goes with --demo (it keeps the demo store on exit)")
+    if not args.serve and (args.host != "localhost" or args.port != 8000):
+        parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
     from .core.config import ConfigError, resolve_store
 
+    demo_dir: Path | None = None
     if args.demo:
         from .demo import demo_main
 
         root = demo_main()
+        demo_dir = root.parent
         print(f"atk-tui: demo store at {root}", file=sys.stderr)
     else:
         try:
@@ -34,6 +53,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         except ConfigError as exc:
             print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
             sys.exit(2)
+    try:
+        code = _serve(root, args) if args.serve else _run(root, args)
+    finally:
+        if demo_dir is not None:
+            _end_demo(demo_dir, root, keep=args.keep)
+    sys.exit(code)
+
+
+def _run(root: Path, args: argparse.Namespace) -> int:
     from .core.errors import AtkError
     from .tui.app import make_app
 
@@ -41,9 +69,49 @@ def main(argv: Sequence[str] | None = None) -> None:
         app = make_app(root, theme=args.theme, read_only=args.read_only)
     except AtkError as exc:
         print(f"atk-tui: {exc}", file=sys.stderr)
-        sys.exit(2)
+        return 2
     app.run()
-    sys.exit(app.return_code or 0)
+    return app.return_code or 0
+
+
+def serve_command(root: Path, args: argparse.Namespace) -> str:
+    """The command textual-serve starts for each browser session: this dashboard on `root`."""
+    import shlex
+
+    argv = [sys.executable, "-m", "atk_tui", "--store", str(root)]
+    if args.theme:
+        argv += ["--theme", args.theme]
+    if args.read_only:
+        argv.append("--read-only")
+    return shlex.join(argv)
+
+
+def _serve(root: Path, args: argparse.Namespace) -> int:
+    from .core.errors import AtkError
+    from .core.store import GitStore
+
+    try:
+        GitStore(root)  # refuse a path that is not a store before listening
+    except AtkError as exc:
+        print(f"atk-tui: {exc}", file=sys.stderr)
+        return 2
+    from textual_serve.server import Server
+
+    print(f"atk-tui: serving {root} at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    Server(serve_command(root, args), host=args.host, port=args.port, title="atk-tui").serve()
+    return 0
+
+
+def _end_demo(demo_dir: Path, root: Path, *, keep: bool) -> None:
+    """The demo store (and its bare remote) is deleted on exit; with --keep, say where it is."""
+    if keep:
+        print(f"atk-tui: demo store kept at {root} (open it again: atk-tui --store {root})", file=sys.stderr)
+        return
+    import shutil
+
+    shutil.rmtree(demo_dir, ignore_errors=True)
+    if demo_dir.exists():
+        print(f"atk-tui: could not delete the demo store at {demo_dir}; remove it by hand", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -85,6 +85,23 @@ def version_text(prog: str) -> str:
         return f"{prog} (version unknown: not installed)"
 
 
+COMPLETION_SHELLS = ("bash", "zsh", "fish")
+
+
+def completion_script(shell: str, prog: str = "atk") -> str:
+    """The completion script for `prog` in `shell`, generated from the argparse parser itself
+    (shtab), so a new command or option is completed without anyone editing a script."""
+    import shtab
+
+    if prog == "atk-tui":
+        from .__main__ import build_parser as tui_parser
+
+        parser = tui_parser()
+    else:
+        parser = build_parser()
+    return shtab.complete(parser, shell=shell)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = _Parser(
@@ -95,10 +112,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction)
     _global_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,completion}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
+
+    p = sub.add_parser(
+        "completion", help="print a shell completion script (see the README for where to put it)",
+        description="Print the completion script for SHELL, generated from this parser. bash: "
+        "atk completion bash > ~/.local/share/bash-completion/completions/atk; zsh: "
+        "atk completion zsh > ~/.zfunc/_atk (with fpath+=~/.zfunc before compinit); fish: "
+        "atk completion fish > ~/.config/fish/completions/atk.fish",
+    )
+    p.add_argument("shell", choices=COMPLETION_SHELLS)
+    p.add_argument("--prog", choices=["atk", "atk-tui"], default="atk", help="the command to complete (default: atk)")
 
     p = sub.add_parser("config", help="print resolved configuration", parents=[common])
     p.add_argument("action", choices=["get"])
@@ -403,12 +430,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
     tty = sys.stdout.isatty()
-    if tty:
-        import shutil
-
-        width = shutil.get_terminal_size((120, 24)).columns
-    else:
-        width = 0
+    rows = []
     for item in items:
         j = view.judgements.get(item.filename)
         badge = j.status if j else "?"
@@ -416,14 +438,40 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
             badge += f" ({j.reasons[0].message})"
         kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
         # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
-        fields = [item.filename, item.state, kind, item.target_repo, item.title, badge]
-        row = ("  " if tty else "\t").join(safe_line(f) for f in fields)
-        if tty and len(row) > width:
-            row = row[: max(width - 1, 10)] + "…"
-        _out(row)
+        rows.append([safe_line(f) for f in (item.filename, item.state, kind, item.target_repo, item.title, badge)])
+    if not tty:
+        for row in rows:
+            _out("\t".join(row))
+    else:
+        import shutil
+
+        if not rows:
+            _out("no items" + ("" if args.status == "active" else f" (--status={args.status})"))
+        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
+            _out(line)
     for d in view.store_defects:
         _err(f"store defect: {d.path}: {d.message}")
     return 0
+
+
+def terminal_table(rows: list[list[str]], width: int, caps: Sequence[int] = ()) -> list[str]:
+    """Rows as aligned columns measured in terminal cells (a CJK character is two), each
+    column padded to its widest cell (at most its cap, longer cells cut with `…`), every
+    line cut to `width` cells."""
+    from .core.cells import cell_len, cut, fit
+
+    if not rows:
+        return []
+    ncol = max(len(r) for r in rows)
+    widths = []
+    for c in range(ncol):
+        w = max((cell_len(r[c]) for r in rows if c < len(r)), default=0)
+        widths.append(min(w, caps[c]) if c < len(caps) else w)
+    out = []
+    for r in rows:
+        cells = [fit(v, widths[c]) if c < ncol - 1 else cut(v, widths[c]) for c, v in enumerate(r)]
+        out.append(cut("  ".join(cells).rstrip(), max(width - 1, 10)))
+    return out
 
 
 def cmd_show(svc: Any, args: argparse.Namespace) -> int:
@@ -613,9 +661,18 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
         for n in listed:
             _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
         return 0
-    for n in listed:
-        fields = [n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title]
-        _out(("  " if sys.stdout.isatty() else "\t").join(safe_line(f) for f in fields))
+    rows = [[safe_line(f) for f in (n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title)]
+            for n in listed]
+    if not sys.stdout.isatty():
+        for row in rows:
+            _out("\t".join(row))
+        return 0
+    import shutil
+
+    if not rows:
+        _out("no notices")
+    for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
+        _out(line)
     return 0
 
 
@@ -633,6 +690,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.cmd == "completion":
+            _write(sys.stdout, completion_script(args.shell, args.prog))
+            return 0
         if args.cmd == "wi" and args.wicmd == "schema":  # needs no store
             from .core.schema import json_schema  # pydantic: imported for this command only
 
@@ -662,6 +722,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
+        svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
         if args.cmd == "plans":
             return cmd_plans_commit(svc, args)
         if args.cmd == "agents":

@@ -19,6 +19,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
@@ -82,6 +83,14 @@ class ItemProvider(Provider):
                 yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
 
 
+class LockWait(Message):
+    """A write started (text) or stopped (None) waiting for the store lock."""
+
+    def __init__(self, text: str | None) -> None:
+        super().__init__()
+        self.text = text
+
+
 class AtkApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "atk-tui"
@@ -139,6 +148,12 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
+        from .present import set_monochrome, use_glyphs
+
+        use_glyphs(self.tui_config.glyphs)
+        set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
+        self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
+        service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
 
     @property
     def read_only(self) -> bool:
@@ -150,11 +165,12 @@ class AtkApp(App):
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
-            unknown = sorted(set(self.tui_config.keys) - binding_ids())
-            if unknown:
-                self.tui_config.errors.append(f"config: [tui.keys] names no action: {', '.join(unknown)}")
+            from .keymap import checked_keymap
+
+            keymap, errors = checked_keymap(self.tui_config.keys, binding_ids())
+            self.tui_config.errors.extend(errors)
             try:
-                self.set_keymap(self.tui_config.keys)
+                self.set_keymap(keymap)
             except Exception as exc:
                 self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
 
@@ -162,7 +178,10 @@ class AtkApp(App):
         try:
             self.theme = self.tui_config.theme
         except Exception:
-            self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}")
+            themes = ", ".join(sorted(self.available_themes))
+            self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}; themes: {themes}")
+        self._remembered_theme = self.theme  # the initial theme is not a choice to remember
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
         self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
@@ -320,8 +339,26 @@ class AtkApp(App):
         what = (event.worker.name or "action").removeprefix("action_").replace("_", " ").strip() or "action"
         self.report_error(f"{what} failed: {error}" if str(error) else f"{what} failed: {type(error).__name__}")
 
+    def _remember_theme(self, theme) -> None:
+        """A theme picked in the command palette is the one the next start uses."""
+        from .state import save_state
+
+        if theme.name == self._remembered_theme:
+            return
+        self._remembered_theme = theme.name
+        error = save_state(theme=theme.name)
+        if error:
+            self.notify(error, severity="warning", timeout=8)
+
+    def on_lock_wait(self, event: LockWait) -> None:
+        self.lock_wait = event.text
+        if event.text:
+            self.notify(event.text, severity="warning", timeout=4)
+        if self.main.is_mounted:
+            self.main.update_status()
+
     def report_error(self, message: str) -> None:
-        self.last_error = safe_text(message)
+        self.last_error = safe_text(self.dashboard_words(message))
         self.notify(message, severity="error", timeout=8)
         self.main.update_status()
 
@@ -329,7 +366,20 @@ class AtkApp(App):
         """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
         the store (a filename, a title, git's stderr), so it is made safe and never parsed as
         markup (SPEC §14)."""
-        super().notify(safe_text(str(message)), title=safe_line(str(title)), markup=False, **kw)
+        super().notify(safe_text(self.dashboard_words(str(message))), title=safe_line(str(title)), markup=False, **kw)
+
+    def key_for(self, binding_id: str) -> str:
+        """The key that does `binding_id` now (after `[tui.keys]`), as the footer shows it."""
+        from .keymap import key_label
+
+        return key_label(binding_id, self._keymap)
+
+    def dashboard_words(self, message: str) -> str:
+        """A core message with the CLI commands it suggests replaced by this app's keys
+        (`press P`, not `run atk wi commit`)."""
+        from ..core.hints import for_dashboard
+
+        return for_dashboard(message, self.key_for)
 
     # -- quitting ------------------------------------------------------------------------
 

@@ -72,7 +72,10 @@ class Commands:
             return None if self.undo_stack else "nothing to undo in this session"
         if not targets:
             return "no item selected"
-        if len(targets) > 1 and action in ("edit", "answer", "accept", "comment", "dependencies"):
+        if len(targets) > 1 and action == "accept":  # batch approval of the marked questions
+            uwis = [t for t in targets if t.kind == "uwi"]
+            return None if uwis else "none of the marked items is a question: mark questions (Space), then A"
+        if len(targets) > 1 and action in ("edit", "answer", "comment", "dependencies"):
             return f"{action} works on one item at a time: Esc clears the marks"
         return _item_refusal(action, targets, self.service.actor)
 
@@ -307,6 +310,26 @@ class Commands:
             self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
             return None
         return await self.write(self.service.answer, full.filename, choices=choices, text="", base=base)
+
+    async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
+        """`A` with questions marked: each one's recommendations, after one confirmation that
+        lists them, in one commit (`Service.accept_recommendations`)."""
+        if self.refuse_read_only():
+            return None
+        uwis = [i for i in items if i.kind == "uwi"]
+        if not uwis:
+            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
+            return None
+        listing = Text("Accept the recommended option of every question in:\n")
+        for i in uwis:
+            listing.append(f"  • {safe_line(i.title)[:70]}\n")
+        if len(uwis) < len(items):
+            listing.append(f"({len(items) - len(uwis)} marked AWI left out)\n", style="dim")
+        listing.append("One commit for all of them.")
+        ok = await self.app.push_screen_wait(confirm(f"Accept {len(uwis)} recommendations", listing, "Accept all"))
+        if ok != "yes":
+            return None
+        return await self.write(self.service.accept_recommendations, [i.filename for i in uwis])
 
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes

@@ -9,6 +9,7 @@ from ..core.config import ConfigError, load_config
 
 SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
 ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
+GLYPHS = ("unicode", "ascii")
 
 
 @dataclass
@@ -23,6 +24,7 @@ class TuiConfig:
     desktop_notifications: bool = False  # notify-send for a new notice or blocking question
     bell: bool = True  # ring the terminal bell for a new notice or blocking question
     title_count: bool = True  # "atk-tui (3)" in the terminal title: notices + blocking questions
+    glyphs: str = "unicode"  # status marks: "unicode" (✓ ✗ ‖ …) or "ascii" (+ x = ~)
     errors: list[str] = field(default_factory=list)
 
 
@@ -41,7 +43,19 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
         if isinstance(theme, str) and (themes is None or theme in themes):
             cfg.theme = theme
         else:
-            cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}")
+            valid = f"; themes: {', '.join(sorted(themes))}" if themes else ""
+            cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}{valid}")
+    from .state import load_state
+
+    state, state_error = load_state()
+    if state_error:
+        cfg.errors.append(f"config: {state_error}")
+    picked = state.get("theme")
+    if picked is not None:  # the theme last picked in the command palette wins over the file's
+        if isinstance(picked, str) and (themes is None or picked in themes):
+            cfg.theme = picked
+        else:
+            cfg.errors.append(f"config: the remembered theme {picked!r} is unknown; using {cfg.theme}")
     interval = raw.get("pull_interval")
     if interval is not None:
         if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:
@@ -66,6 +80,12 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.keys = dict(keys)
         else:
             cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
+    glyphs = raw.get("glyphs")
+    if glyphs is not None:
+        if glyphs in GLYPHS:
+            cfg.glyphs = glyphs
+        else:
+            cfg.errors.append(f"config: glyphs must be one of {', '.join(GLYPHS)}, got {glyphs!r}")
     for flag in ALERT_FLAGS:
         value = raw.get(flag)
         if value is None:
@@ -74,9 +94,10 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             setattr(cfg, flag, value)
         else:
             cfg.errors.append(f"config: {flag} must be true or false, got {value!r}")
-    unknown = set(raw) - {"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", *ALERT_FLAGS}
+    unknown = set(raw) - {"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS}
     if unknown:
-        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
+        known = sorted({"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS})
+        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}; settings: {', '.join(known)}")
     return cfg
 
 

@@ -3,6 +3,7 @@ wrapped in `rich.text.Text`, never parsed as markup."""
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime
 from functools import lru_cache, partial
@@ -26,20 +27,77 @@ BADGE_STYLE = {
     "terminal": "dim",
     "defective": "bold white on red",
 }
-#: The mark each status starts with, in the panes, the detail, the graph and the editor.
-STATUS_GLYPH = {
+#: The mark each status starts with, in the panes, the detail, the graph and the editor:
+#: characters the common monospace fonts have (`⧗` was in none of 52 of them).
+UNICODE_GLYPHS = {
     "ready": "✓",
     "blocked": "✗",
     "waiting": "?",
     "answered": "✓",
-    "cooldown": "⧗",
+    "cooldown": "…",
     "hold": "‖",
     "editing": "✎",
-    "planning": "…",
+    "planning": "◇",
     "terminal": "■",
     "defective": "⚠",
     "missing": "✗",
+    "partial": "◐",
 }
+#: `[tui] glyphs = "ascii"`: for fonts or terminals without even those
+ASCII_GLYPHS = {
+    "ready": "+",
+    "blocked": "x",
+    "waiting": "?",
+    "answered": "+",
+    "cooldown": "~",
+    "hold": "=",
+    "editing": "e",
+    "planning": "p",
+    "terminal": "#",
+    "defective": "!",
+    "missing": "x",
+    "partial": "%",
+}
+GLYPH_SETS = {"unicode": UNICODE_GLYPHS, "ascii": ASCII_GLYPHS}
+STATUS_GLYPH = dict(UNICODE_GLYPHS)  # the set in use (`use_glyphs`); modules share this dict
+
+
+def use_glyphs(name: str) -> None:
+    """Switch every status mark to the `unicode` or `ascii` set (the dict is updated in place:
+    the graph and the dependency editor hold a reference to it)."""
+    STATUS_GLYPH.update(GLYPH_SETS[name])
+    global PARTIAL_MARK
+    PARTIAL_MARK = f"{STATUS_GLYPH['partial']} partly answered"
+
+
+#: Statuses that ask for the user: without colour (NO_COLOR) they are drawn reversed, so they
+#: stand out from the rest instead of fading to grey.
+ATTENTION = frozenset({"blocked", "waiting", "defective"})
+
+
+_MONOCHROME = [bool(os.environ.get("NO_COLOR"))]
+
+
+def monochrome() -> bool:
+    """NO_COLOR is set (no-color.org); the app says so at start (`set_monochrome`), since
+    Textual takes NO_COLOR out of the environment."""
+    return _MONOCHROME[0]
+
+
+def set_monochrome(flag: bool) -> None:
+    _MONOCHROME[0] = flag
+
+
+def status_style(status: str) -> str:
+    if monochrome():
+        return "bold reverse" if status in ATTENTION else ("dim" if status == "terminal" else "")
+    return BADGE_STYLE.get(status, "")
+
+
+def urgency_style(urgency: str | None) -> str:
+    if monochrome():
+        return "bold reverse" if urgency == "blocking" else ("bold" if urgency == "next-review" else "")
+    return "bold red" if urgency == "blocking" else ("yellow" if urgency == "next-review" else "dim")
 _SHORT_REASON = {
     "defective": "defective",
     "plan-missing": "no plan file",
@@ -54,14 +112,14 @@ URGENCY_SHORT = {"blocking": "block", "next-review": "next", "informational": "i
 
 # On a narrow pane the title keeps 16 cells: repo goes first, then kind/age (`Column.drop`).
 PANE_COLUMNS = (
-    Column("badge", 14),
+    Column("badge", 14, label="status"),
     Column("kind", 9, drop=2),
     Column("title", 0, min_width=16),
     Column("repo", 12, drop=3),
     Column("age", 4, drop=1),
 )
 NEEDS_COLUMNS = (
-    Column("urgency", 12),
+    Column("urgency", 13),
     Column("blocks", 9),
     Column("title", 0, min_width=16),
     Column("repo", 14, drop=2),
@@ -96,32 +154,33 @@ def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
     if j is None:
         return Text("…", style="dim")
     status = j.status
-    style = BADGE_STYLE.get(status, "")
+    style = status_style(status)
+    g = STATUS_GLYPH
     if status == "ready":
-        return Text("✓ ready", style=style)
+        return Text(f"{g['ready']} ready", style=style)
     if status == "waiting":
-        return Text("◐ partly ans." if partial else "? needs answer", style=style)
+        return Text(f"{g['partial']} partly ans." if partial else f"{g['waiting']} needs answer", style=style)
     if status == "answered":
-        return Text("✓ answered", style=style)
+        return Text(f"{g['answered']} answered", style=style)
     if status == "cooldown" and j.cooldown_until:
-        return Text(f"⧗ cooldown {short_duration(j.cooldown_until, now)}", style=style)
+        return Text(f"{g['cooldown']} cooldown {short_duration(j.cooldown_until, now)}", style=style)
     if status == "hold":
-        return Text("‖ hold", style=style)
+        return Text(f"{g['hold']} hold", style=style)
     if status == "editing":
-        return Text("✎ editing", style=style)
+        return Text(f"{g['editing']} editing", style=style)
     if status == "planning":
-        return Text("… planning", style=style)
+        return Text(f"{g['planning']} planning", style=style)
     if status == "terminal":
-        return Text("■ done", style=style)
+        return Text(f"{g['terminal']} done", style=style)
     if status == "defective":
-        return Text("⚠ defective", style=style)
+        return Text(f"{g['defective']} defective", style=style)
     first = j.reasons[0].code if j.reasons else ""
-    return Text(f"✗ {_SHORT_REASON.get(first, 'blocked')}", style=style)
+    return Text(f"{g['blocked']} {_SHORT_REASON.get(first, 'blocked')}", style=style)
 
 
 def kind_label(item: Item) -> Text:
     if item.is_question:
-        return Text(f"{item.kind.upper()}·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="magenta")
+        return Text(f"{item.kind.upper()}·{URGENCY_SHORT.get(item.urgency, item.urgency)}", style="bold" if monochrome() else "magenta")
     name = "FB" if item.queue == "mq" else "AWI"  # a feedback item (mq) or a work item
     return Text(f"{name}·plan" if item.plan_file else name, style="cyan" if item.plan_file else "")
 
@@ -151,11 +210,11 @@ def needs_row(item: Item, blocks: tuple[int, int] | None, now: datetime) -> Row:
 
 def needs_cells(item: Item, blocks: tuple[int, int] | None, now: datetime) -> tuple[Text, ...]:
     _direct, total = blocks or (0, 0)
-    urg = Text(item.urgency, style="bold red" if item.urgency == "blocking" else ("yellow" if item.urgency == "next-review" else "dim"))
+    urg = Text(item.urgency, style=urgency_style(item.urgency))
     blocks_text = Text(f"blocks {total}" if total else "", style="bold" if total else "dim")
     title = title_text(item)
     if item.answer_partial:  # still needs the user: the rest of the answer
-        title = Text.assemble(("◐ partly answered · ", "bold magenta"), title)
+        title = Text.assemble((f"{PARTIAL_MARK} · ", "bold reverse" if monochrome() else "bold magenta"), title)
     return (urg, blocks_text, title, Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim"))
 
 

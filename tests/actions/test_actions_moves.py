@@ -120,7 +120,7 @@ async def test_hold_then_unhold(demo: Demo) -> None:
         await press_all(pilot, "u")
         assert demo.subjects_since(base) == []
 
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         assert demo.state(name) == "hold"
         # the cursor stays in the inbox (on the next item), ready for the next triage step
         assert app.main.selected != name
@@ -142,7 +142,7 @@ async def test_hold_a_processing_item(demo: Demo) -> None:
     name = demo["proc-darkmode"]
     async with dashboard(demo, name) as (_app, pilot):
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
     assert demo.subjects_since(base) == [f"atk: hold {name}"]
     assert demo.state(name) == "hold"
 
@@ -153,7 +153,7 @@ async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -
         # an agent starts it behind the dashboard's back (the watcher is off)
         assert Service(demo.root, actor="agent").start_processing([name]).ok
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "processing"
     assert errors_shown(app) == [f"state conflict: {name} is in processing, not inbox"]
@@ -301,7 +301,7 @@ async def test_bulk_hold_is_one_commit(demo: Demo) -> None:
     async with dashboard(demo) as (app, pilot):
         names = await mark(pilot, demo, "hand-svg-logo", "agent-index", "lint")
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         assert app.main.marked() == []
     assert demo.subjects_since(base) == ["atk: hold 3 items"]
     assert [demo.state(n) for n in names] == ["hold"] * 3
@@ -345,7 +345,7 @@ async def test_undo_a_hold(demo: Demo) -> None:
     async with dashboard(demo, name) as (app, pilot):
         assert not app.screen.check_action("undo", ())  # nothing to undo yet
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         assert demo.state(name) == "hold"
         await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())
@@ -357,7 +357,7 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         agent = Service(demo.root, actor="agent")
         assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
         await press_all(pilot, "z")
@@ -397,9 +397,9 @@ async def test_undo_an_edit_session_reverts_hold_edit_unhold_as_one(demo: Demo) 
 async def test_undo_steps_back_through_several_writes(demo: Demo) -> None:
     a, b = demo["hand-svg-logo"], demo["agent-index"]
     async with dashboard(demo, a) as (_app, pilot):
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         await select(pilot, b)
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         base = demo.head()
         await press_all(pilot, "z")
         await press_all(pilot, "z")
@@ -413,7 +413,7 @@ async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> No
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
-        await press_all(pilot, "h")
+        await press_all(pilot, "p")
         await select(pilot, name)
         await press_all(pilot, "m")
         await press_all(pilot, "p")
@@ -457,7 +457,7 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
             await select(pilot, demo[key])
             for action in sorted(WRITE_ACTIONS):
                 assert app.screen.check_action(action, ()) is None, action
-            await press_all(pilot, "e", "a", "A", "c", "h", "u", "m", "x", "z", "space", "h")
+            await press_all(pilot, "e", "a", "A", "c", "p", "u", "m", "x", "z", "space", "p")
             assert app.screen is app.main
     assert demo.subjects_since(base) == []
     assert demo.clean()

@@ -57,7 +57,7 @@ def open_graph(center: str | None, *keys: str) -> Callable[[Pilot], object]:
         if center is not None:
             assert app.main.jump_to(center)
             await settle(pilot)
-        await press(pilot, "g", *keys)
+        await press(pilot, "v", *keys)
 
     return run_before
 
@@ -240,7 +240,7 @@ async def test_light_theme_draws(tmp_path: Path) -> None:
     app = build_app(root, theme="textual-light")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await press(pilot, "g")
+        await press(pilot, "v")
         cv = canvas(app)
         edge = cv.style_for("edge-cycle")
         assert edge.color is not None and edge.bold
@@ -287,7 +287,7 @@ async def test_laying_out_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(names[0])
-        await pilot.press("g")
+        await pilot.press("v")
         for _ in range(500):
             await pilot.pause(0.01)
             if isinstance(app.screen, GraphScreen) and canvas(app).message == "laying out 50 items…":

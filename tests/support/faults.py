@@ -624,7 +624,7 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
         objects.rename(aside)
         try:
             n = len(seen)
-            await pilot.press("h")
+            await pilot.press("p")  # hold
             await until(lambda: errors_since(n), "an error notification for hold", pilot)
             msg = errors_since(n)[0]
             check("Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
@@ -661,7 +661,7 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
         app.main.jump_to(awi)
         await pilot.pause()
         n = len(seen)
-        await pilot.press("h")
+        await pilot.press("p")  # hold
         await until(lambda: errors_since(n), "an error notification for an unexpected exception", pilot)
         msg = errors_since(n)[0]
         check("Traceback" not in msg, f"unreadable error: {msg!r}")
@@ -687,7 +687,7 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
         app.main.jump_to(awi)
         await pilot.pause()
         n = len(seen)
-        await pilot.press("h")
+        await pilot.press("p")  # hold
         await until(lambda: any("hold" in m for m, _ in seen[n:]), "the hold after recovery", pilot)
         await until(lambda: state_of(root, awi) == "hold", "the hold to land", pilot)
         check(app.is_running, "the app is not running")

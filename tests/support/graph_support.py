@@ -38,7 +38,7 @@ async def graph_of(root: Path, center: str, **kw: Any) -> AsyncIterator[tuple[At
         await settle(pilot)
         assert app.main.jump_to(center), center
         await settle(pilot)
-        await press(pilot, "g")
+        await press(pilot, "v")
         yield app, pilot
 
 

@@ -19,7 +19,7 @@ SIZE = (120, 40)
 async def click_rows(pilot, lst: ItemList, rows: list[int]) -> None:  # type: ignore[no-untyped-def]
     """Click each row (content line `row` of the list's visible window) and check the cursor
     lands exactly there."""
-    top = lst.gutter.top  # the titled border
+    top = lst.gutter.top + lst.header  # the titled border, then the column header
     for row in rows:
         await pilot.click(lst, offset=(lst.gutter.left + 8, top + row))
         await settle(pilot)
@@ -33,7 +33,7 @@ async def test_panes_select_the_clicked_row(demo_store: Path) -> None:
         await settle(pilot)
         for pane in ("inbox", "processing", "hold", "needs"):
             lst = app.main.query_one(f"#{pane}", ItemList)
-            count = min(len(lst.rows), lst.content_region.height)
+            count = min(len(lst.rows), lst.content_region.height - lst.header)
             assert count >= 2, pane
             rows = sorted({count - 1, 1, 0, count // 2})
             await click_rows(pilot, lst, [r for r in reversed(rows)])
@@ -43,6 +43,11 @@ async def test_panes_select_the_clicked_row(demo_store: Path) -> None:
             # a click on the titled border selects nothing
             before = lst.cursor
             await pilot.click(lst, offset=(8, 0))
+            await settle(pilot)
+            assert lst.cursor == before
+            # and neither does a click on the column header
+            assert lst.header == 1
+            await pilot.click(lst, offset=(8, lst.gutter.top))
             await settle(pilot)
             assert lst.cursor == before
 
@@ -56,7 +61,7 @@ async def test_a_scrolled_pane_selects_the_clicked_row(demo_store: Path) -> None
         lst.focus()
         await press(pilot, "end")
         assert lst.scroll_offset.y > 0
-        await click_rows(pilot, lst, [0, 1, lst.content_region.height - 1])
+        await click_rows(pilot, lst, [0, 1, lst.content_region.height - lst.header - 1])
 
 
 async def test_history_selects_the_clicked_row(demo_store: Path) -> None:

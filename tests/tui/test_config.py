@@ -140,7 +140,7 @@ async def test_the_theme_option_beats_the_config_file(demo_store: Path) -> None:
 
 
 async def test_key_overrides_rebind_actions(demo_store: Path) -> None:
-    write_config('[tui.keys]\nsort = "o"\nhistory = "y"\n')
+    write_config('[tui.keys]\nsort = "o"\nhistory = "b"\n')
     app = config_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -149,7 +149,7 @@ async def test_key_overrides_rebind_actions(demo_store: Path) -> None:
         await press(pilot, "o")
         assert app.main.sort_mode == "oldest"
         assert "o Sort" in screen_text(app)  # the footer shows the new key
-        await press(pilot, "y")
+        await press(pilot, "b")
         assert type(app.screen).__name__ == "HistoryScreen"
         assert not [n for n in notifications(app) if "config" in n]
 

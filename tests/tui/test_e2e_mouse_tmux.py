@@ -30,17 +30,18 @@ def test_a_real_click_selects_the_row_under_the_pointer(tmux: Tmux, demo_store: 
     screen = tmux.wait_for(lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")
     inbox_top = line_of(screen, "Inbox 24")  # the pane's titled border
     needs_top = line_of(screen, "Needs you 6")
-    # the inbox rows in order (needs-you sort): row k is on screen line inbox_top + 1 + k
+    # the inbox rows in order (needs-you sort): row k is on screen line inbox_top + 2 + k
+    # (the titled border, then the column header)
     inbox = ["chain-uwi", "cp-multi", "free-text", "cp-single", "md-multi", "post-approval"]
     for row in (3, 1, 5, 0, 2):
-        y = inbox_top + 1 + row + 1  # SGR coordinates are 1-based
+        y = inbox_top + 2 + row + 1  # SGR coordinates are 1-based
         click(tmux, 30, y)
         want = DEMO[inbox[row]][:28]
         others = [DEMO[k][:28] for k in inbox if k != inbox[row]]
         screen = tmux.wait_for(lambda s, want=want: f"file {want}" in s, f"{inbox[row]} selected by a click on line {y}")
         assert not any(f"file {o}" in screen for o in others)
     # the needs-you list: its 5th row (md-multi, the API error format question)
-    click(tmux, 40, needs_top + 1 + 4 + 1)
+    click(tmux, 40, needs_top + 2 + 4 + 1)
     tmux.wait_for(lambda s: f"file {DEMO['md-multi'][:28]}" in s, "md-multi selected from needs-you")
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0

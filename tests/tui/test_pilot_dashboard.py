@@ -296,7 +296,7 @@ async def test_agent_environment_opens_read_only(app_factory, demo_store: Path) 
         assert banner.display and banner.has_class("shown")
         assert "READ-ONLY" in screen_text(app) and "agent environment" in screen_text(app)
         # every write key is refused: nothing is committed, no editor opens, no form is pushed
-        await press(pilot, "h", "e", "a", "c", "m", "x", "u", "z", "A")
+        await press(pilot, "p", "e", "a", "c", "m", "x", "u", "z", "A")
         await press(pilot, "n", "a", "A")
         assert app.screen is app.main
         assert edits == []
@@ -428,7 +428,7 @@ async def test_read_only_write_keys_say_why(app_factory, demo_store: Path) -> No
     app.notify = recording  # type: ignore[method-assign]
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        for key in ("e", "a", "h", "x"):
+        for key in ("e", "a", "p", "x"):
             notes.clear()
             await press(pilot, key)
             assert any(n.startswith("read-only: agent environment detected") for n in notes), (key, notes)

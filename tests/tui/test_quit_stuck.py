@@ -59,7 +59,7 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
             key = app.main.selected  # the first inbox item
             assert key is not None
             state = app.main.view.items[key].state
-            await pilot.press("h")  # hold: a commit, which runs the hook
+            await pilot.press("p")  # hold: a commit, which runs the hook
             assert await _wait_for(lambda: pidfile.exists() and pidfile.read_text().strip())
             pid = int(pidfile.read_text())
             await pilot.press("q")
@@ -135,7 +135,7 @@ def test_real_binary_q_q_exits_during_a_stuck_hook(tmux, demo_store: Path, tmp_p
     try:
         run_app(tmux, demo_store, status)
         tmux.wait_for(lambda s: "Inbox 24" in s, "the dashboard")
-        tmux.send("h")
+        tmux.send("p")
         tmux.wait_for(lambda s: pidfile.exists() and bool(pidfile.read_text().strip()), "the hook to start")
         pid = int(pidfile.read_text())
         tmux.send("q")

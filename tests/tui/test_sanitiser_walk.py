@@ -134,7 +134,7 @@ async def dependencies(pilot) -> None:
 
 async def graph(pilot) -> None:
     await _select(pilot, AWI)
-    await press(pilot, "g")
+    await press(pilot, "v")
     assert type(pilot.app.screen).__name__ == "GraphScreen"
     assert_clean(pilot.app, "graph", "[WIP]")
 

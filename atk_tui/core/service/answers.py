@@ -31,55 +31,100 @@ class Answers(ServiceBase):
         cleared). Refused with code "partial" when a question is left without a choice unless
         `partial`; with code "changed" when `base` (the bytes the user saw) is not what is
         stored any more."""
+
+        def change(tx: Transaction) -> Item:
+            return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base)
+
+        return self._write("answer", [filename], change)
+
+    def accept_recommendations(self, filenames: list[str]) -> Outcome:
+        """Answer each UWI with the recommended option of every question, all in one commit:
+        the dashboard's batch approval ("one OK for the batch"). Nothing is written, and the
+        items are named, when one of them has a question without a recommendation."""
+        from ..questions import parse_questions
+
+        def change(tx: Transaction) -> Item | None:
+            self._user_only("answer")
+            plans: list[tuple[str, dict[int, str]]] = []
+            without: list[str] = []
+            for name in filenames:
+                item = self._current(name)
+                questions = parse_questions(item.body).questions
+                missing = [q.number for q in questions if not q.recommendation]
+                if missing or not questions:
+                    without.append(f"{name} (question {missing[0]})" if missing else f"{name} (no questions)")
+                else:
+                    plans.append((name, {q.number: q.recommendation for q in questions}))
+            if without:
+                raise AtkError(
+                    f"nothing accepted: no recommendation to accept in {', '.join(without)}; "
+                    "answer those one by one, or leave them out of the batch",
+                    code="invalid",
+                )
+            last = None
+            for name, choices in plans:
+                last = self._answer_in(tx, name, choices, "")
+            return last
+
+        return self._write("answer", list(filenames), change)
+
+    def _answer_in(
+        self,
+        tx: Transaction,
+        filename: str,
+        choices: dict[int, str] | None,
+        text: str,
+        *,
+        replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
+    ) -> Item:
+        """The answer of one UWI written into `tx` (see `answer`)."""
         from ..questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
 
         choices = dict(choices or {})
-
-        def change(tx: Transaction) -> Item:
-            self._user_only("answer")
-            item = self._current(filename)
-            self._check_base(item, base)
-            self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
-            if (item.answered or item.answer_partial) and not replace:
-                raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
-            parsed = parse_questions(item.body)
-            labels: dict[int, str] = {}
-            for number, letter in sorted(choices.items()):
-                q = next((q for q in parsed.questions if q.number == number), None)
-                if q is None:
-                    raise AtkError(
-                        f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
-                        exit_code=2,
-                    )
-                if letter.strip().casefold() == OTHER:
-                    labels[number] = OTHER_LINE
-                    continue
-                opt = q.option(letter)
-                if opt is None:
-                    letters = ", ".join(o.letter for o in q.options) or "none"
-                    raise AtkError(
-                        f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
-                        exit_code=2,
-                    )
-                labels[number] = opt.display
-            if not labels and not text.strip():
-                raise AtkError("an answer needs a choice or some text", exit_code=2)
-            body = sections.set_answer(item.body, sections.format_answer(labels, text))
-            if not body.endswith("\n"):
-                body += "\n"
-            progress = answer_progress(body, parsed)
-            if not progress.complete and not partial:
-                missing = ", ".join(str(n) for n in progress.missing)
+        self._user_only("answer")
+        item = self._current(filename)
+        self._check_base(item, base)
+        self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
+        if (item.answered or item.answer_partial) and not replace:
+            raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
+        parsed = parse_questions(item.body)
+        labels: dict[int, str] = {}
+        for number, letter in sorted(choices.items()):
+            q = next((q for q in parsed.questions if q.number == number), None)
+            if q is None:
                 raise AtkError(
-                    f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
-                    f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
-                    f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
-                    "or pass --partial to save a partial answer (the item then still blocks)",
-                    code="partial",
+                    f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
+                    exit_code=2,
                 )
-            return self._save(tx, item, item.fm_block + body)
-
-        return self._write("answer", [filename], change)
+            if letter.strip().casefold() == OTHER:
+                labels[number] = OTHER_LINE
+                continue
+            opt = q.option(letter)
+            if opt is None:
+                letters = ", ".join(o.letter for o in q.options) or "none"
+                raise AtkError(
+                    f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
+                    exit_code=2,
+                )
+            labels[number] = opt.display
+        if not labels and not text.strip():
+            raise AtkError("an answer needs a choice or some text", exit_code=2)
+        body = sections.set_answer(item.body, sections.format_answer(labels, text))
+        if not body.endswith("\n"):
+            body += "\n"
+        progress = answer_progress(body, parsed)
+        if not progress.complete and not partial:
+            missing = ", ".join(str(n) for n in progress.missing)
+            raise AtkError(
+                f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
+                f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
+                f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
+                "or pass --partial to save a partial answer (the item then still blocks)",
+                code="partial",
+            )
+        return self._save(tx, item, item.fm_block + body)
 
     def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
         """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the

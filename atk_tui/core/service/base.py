@@ -47,6 +47,11 @@ class ServiceBase:
         self.push_on_write = push
         self.use_cache = use_cache
 
+    def set_lock_wait_listener(self, listener: Callable[[str | None], None] | None) -> None:
+        """`listener(message)` when a write has to wait for the store lock (another process
+        writes), `listener(None)` when that wait is over; called from the writing thread."""
+        self.store.on_lock_wait = listener
+
     def interrupt(self) -> int:
         """Kill every child process (git, hooks) the store runs now, so that a write blocked
         on one (a stuck hook, a remote that never answers) fails promptly and rolls back; the

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
 from .gitstore import (
     LINK_DEFECT,
+    LOCK_WAIT_MESSAGE,
     GitStore,
     ScanResult,
     ensure_queue_folders,
@@ -19,13 +20,23 @@ from .gitstore import (
     item_path,
     missing_queue_folders,
 )
-from .remote import LOCK_TIMEOUT, LOCK_TIMEOUT_ENV, PULL_MARKER, PUSH_TRIES, WriteResult, lock_timeout
+from .remote import (
+    LOCK_TIMEOUT,
+    LOCK_TIMEOUT_ENV,
+    PULL_MARKER,
+    PUSH_TRIES,
+    WriteResult,
+    lock_timeout,
+    push_behind_remote,
+    push_failure_reason,
+)
 from .transaction import Transaction
 
 __all__ = [
     "LINK_DEFECT",
     "LOCK_TIMEOUT",
     "LOCK_TIMEOUT_ENV",
+    "LOCK_WAIT_MESSAGE",
     "PULL_MARKER",
     "PUSH_TRIES",
     "AtkError",
@@ -44,4 +55,6 @@ __all__ = [
     "item_path",
     "lock_timeout",
     "missing_queue_folders",
+    "push_behind_remote",
+    "push_failure_reason",
 ]

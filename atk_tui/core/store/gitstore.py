@@ -98,6 +98,8 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
     return f"{queue_named(queue).folder}/{state}/{filename}"
 
 
+LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
+
 class GitStore(RemoteSync):
     """A store on disk. Cheap to construct; every method talks to git or the files."""
 
@@ -111,6 +113,9 @@ class GitStore(RemoteSync):
         self.git_dir = git_dir
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
+        #: told LOCK_WAIT_MESSAGE when a write has to wait for the lock, then None when the
+        #: wait is over (acquired or given up): front ends show it (stderr, the status line)
+        self.on_lock_wait: Callable[[str | None], None] | None = None
         self._env: dict[str, str] | None = None
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
@@ -498,12 +503,24 @@ class GitStore(RemoteSync):
         if os.path.islink(path):
             path.unlink()  # opening it would create or truncate whatever it points at
         lock = FileLock(str(path), timeout=timeout)
+        waiting = False
         try:
-            lock.acquire()
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                if timeout <= 0:
+                    raise
+                waiting = self.on_lock_wait is not None
+                if waiting:
+                    self.on_lock_wait(LOCK_WAIT_MESSAGE.format(timeout=timeout))
+                lock.acquire()
         except Timeout:
             raise StoreBusy(
                 f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
             ) from None
+        finally:
+            if waiting and self.on_lock_wait is not None:
+                self.on_lock_wait(None)
         try:
             self.children.reset()
             self._recover_pull()

@@ -21,6 +21,30 @@ PULL_MARKER = "atk-pulling"
 _UNSET = object()
 
 
+
+def push_behind_remote(output: str) -> bool:
+    """git refused the push only because the remote has commits we lack (`! [rejected] ...
+    (fetch first)` / `(non-fast-forward)`): pulling and pushing again can help. A hook or a
+    policy refusing it (`! [remote rejected] ... (pre-receive hook declined)`) cannot."""
+    if "[remote rejected]" in output:
+        return False
+    return "(fetch first)" in output or "(non-fast-forward)" in output or "[rejected]" in output
+
+
+def push_failure_reason(output: str) -> str:
+    """git's own reason for a failed push, in one line: what the remote said (`remote: ...`
+    lines: a hook's message) and the refusal (`[remote rejected] main -> main (pre-receive
+    hook declined)`); else the last line that says something (not a `hint:`)."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    remote = [ln.removeprefix("remote:").strip() for ln in lines if ln.startswith("remote:")]
+    remote = [ln for ln in remote if ln]
+    refused = [ln.lstrip("! ").strip() for ln in lines if ln.startswith("!")]
+    parts = remote + refused
+    if parts:
+        return "; ".join(parts)
+    said = [ln for ln in lines if not ln.startswith("hint:")]
+    return said[-1] if said else "push failed"
+
 def lock_timeout() -> float:
     """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
     raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
@@ -226,9 +250,8 @@ class RemoteSync:
                 result.pushed = True
                 return
             last = (proc.stderr or proc.stdout).strip()
-            rejected = "rejected" in last or "fetch first" in last or "non-fast-forward" in last
-            if not rejected:
-                break
+            if not push_behind_remote(last):
+                break  # refused by a hook or policy, or another failure: a rebase cannot help
             try:
                 reb = self._pull_rebase()
             except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
@@ -245,9 +268,7 @@ class RemoteSync:
                 mine = None
         result.pushed = False
         n = self.unpushed()
-        # the last line that says something (git ends a rejection with `hint:` lines)
-        lines = [ln for ln in last.splitlines() if ln.strip() and not ln.startswith("hint:")]
-        reason = lines[-1].strip() if lines else "push failed"
+        reason = push_failure_reason(last)
         result.warnings.append(
             f"{n} unpushed commit{'s' if n != 1 else ''} ({reason}); run `atk wi commit` to push later"
         )

@@ -30,7 +30,7 @@ from ...core.model import TERMINAL, Item, is_valid_filename
 from ...core.ops import DependencyRules as _CoreDependencyRules
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
-from ..present import BADGE_STYLE, STATUS_GLYPH, fuzzy_match
+from ..present import STATUS_GLYPH, fuzzy_match, status_style
 from ..safe import safe_content
 from .dialogs import DIALOG_CSS
 
@@ -120,8 +120,8 @@ _GLYPH = STATUS_GLYPH
 
 def _status_text(status: str, state: str) -> Text:
     if status == "terminal":
-        return Text(f"■ {state:<10}", style=BADGE_STYLE["terminal"])
-    return Text(f"{_GLYPH.get(status, '·')} {status:<10}", style=BADGE_STYLE.get(status, ""))
+        return Text(f"{_GLYPH['terminal']} {state:<10}", style=status_style("terminal"))
+    return Text(f"{_GLYPH.get(status, '·')} {status:<10}", style=status_style(status))
 
 
 class DependenciesScreen(ModalScreen[list[str] | None]):
@@ -184,7 +184,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
     def _dep_prompt(self, name: str, refusal: Refusal | None) -> Text:
         c = self._by_name.get(name)
         if c is None:
-            t = Text("✗ missing    ", style=BADGE_STYLE["blocked"])
+            t = Text(f"{_GLYPH['missing']} missing    ", style=status_style("blocked"))
             t.append(safe_line(name))
         else:
             t = _status_text(c.status, c.state)

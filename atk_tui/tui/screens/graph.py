@@ -1,4 +1,4 @@
-"""`g`: the dependency graph around the selected item, or of the whole active queue (SPEC §10).
+"""`v`: the dependency graph around the selected item, or of the whole active queue (SPEC §10).
 
 The graph around an item is the item with all its transitive dependencies and dependents
 (`subgraph_around`); `w` switches to every active item. Boxes are coloured by status (the

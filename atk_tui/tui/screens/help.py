@@ -12,10 +12,11 @@ from textual.widgets import Static
 
 EXTRA = [
     ("Panes", "↑/↓ j/k", "move in a pane"),
-    ("Panes", "PgUp/PgDn Home/End", "page, first, last"),
+    ("Panes", "PgUp/PgDn Ctrl+D/U", "page, half a page"),
+    ("Panes", "g g / Home, G / End", "first, last"),
     ("Panes", "Tab / Shift+Tab", "next / previous pane"),
     ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
-    ("Panes", "→ / ←", "into the detail pane (dependency trees) / back"),
+    ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back"),
     ("Panes", "Enter", "open the item (detail; jump from a dependency tree)"),
     ("Panes", "Space", "mark for bulk actions"),
     ("Find", "/", "filter all panes as you type (fuzzy; Esc clears)"),
@@ -28,7 +29,7 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen > VerticalScroll { width: 110; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
     """
 
     def compose(self) -> ComposeResult:
@@ -40,25 +41,28 @@ class HelpScreen(ModalScreen[None]):
     def _table(self) -> Table:
         table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
         table.add_column("group", style="dim", width=10)
-        table.add_column("key", style="bold", width=22)
+        table.add_column("key", style="bold", width=20)
         table.add_column("action")
+        table.add_column(Text("id ([tui.keys])"), style="dim")
         for group, key, desc in EXTRA:
-            table.add_row(group, key, desc)
+            table.add_row(group, key, desc, "")
         main = getattr(self.app, "main", None)
         sources = [("Global", self.app)]
         if main is not None:
             sources.insert(0, ("Items", main))
         # one row per action, with every key bound to it (`q ^q`), in the order they are defined
-        rows: dict[str, tuple[str, list[str], str]] = {}
+        rows: dict[str, tuple[str, list[str], str, str]] = {}
         for group, node in sources:
             for bindings in node._bindings.key_to_bindings.values():
                 for b in bindings:
                     if not b.description or b.action.startswith("focus_"):
                         continue
                     key = self.app.get_key_display(b)
-                    row = rows.setdefault(b.action, (group, [], b.description))
+                    row = rows.setdefault(b.action, (group, [], b.description, b.id or ""))
                     if key not in row[1]:
                         row[1].append(key)
-        for group, keys, desc in rows.values():
-            table.add_row(group, Text(" ".join(keys)), Text(desc))
+                    if b.id and not row[3]:  # Textual's own ^q has no id; our q has
+                        rows[b.action] = (*row[:3], b.id)
+        for group, keys, desc, bid in rows.values():
+            table.add_row(group, Text(" ".join(keys)), Text(desc), Text(bid))
         return table

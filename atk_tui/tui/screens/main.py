@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
 from ...core.textsafe import safe_line
@@ -27,6 +28,7 @@ from .base import ItemActionsScreen
 from .graph import GraphScreen
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
+NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 #: the pane an item of each active state shows in: the feedback queue's `editing` and
@@ -41,15 +43,14 @@ ACTION_BINDINGS = [
     Binding("A", "accept", "Accept rec.", show=False, id="accept"),
     Binding("c", "comment", "Comment", id="comment"),
     Binding("e", "edit", "Edit", id="edit"),
-    Binding("h", "hold", "Hold", id="hold"),
+    Binding("p", "hold", "Hold", id="hold"),  # `h` is vim's left: back from the detail pane
     Binding("u", "unhold", "Unhold", id="unhold"),
     Binding("m", "move", "Move", id="move"),
     Binding("x,delete", "remove", "Remove", show=False, id="remove"),
-    Binding("z", "undo", "Undo", id="undo"),
+    Binding("z", "undo", "Undo", show=False, id="undo"),  # in the help; the footer keeps room for ? and q
     Binding("d", "dependencies", "Deps", id="dependencies"),
     Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
-    # priority: a focused pane binds `g` to "first row"; `check_action` lets the filter have it
-    Binding("g", "graph", "Graph", id="graph", priority=True),
+    Binding("v", "graph", "Graph", id="graph"),  # `g g` is vim's first row
 ]
 
 
@@ -66,8 +67,11 @@ class MainScreen(ItemActionsScreen):
         Binding("s", "cycle_sort", "Sort", id="sort"),
         Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
         Binding("right,l", "focus_detail", "Detail", show=False),
-        Binding("left", "focus_panes", "Panes", show=False),
+        Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("escape", "clear_marks", "Clear marks", show=False),
+        Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
+        Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
+        Binding("plus", "new_item", "New item", show=False, id="new_item"),
         *ACTION_BINDINGS,
     ]
 
@@ -77,7 +81,7 @@ class MainScreen(ItemActionsScreen):
     #banner.shown { display: block; }
     #store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
     #store-defects.shown { display: block; }
-    #needs { height: auto; max-height: 7; min-height: 3; border: round $accent; border-title-style: bold; }
+    #needs { height: auto; max-height: 45%; min-height: 3; border: round $accent; border-title-style: bold; }
     #body { height: 1fr; }
     #panes { width: 3fr; }
     #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
@@ -85,6 +89,11 @@ class MainScreen(ItemActionsScreen):
     #panes ItemList:focus, #needs:focus { border: round $accent; }
     #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
     #detail:focus-within { border: round $accent; }
+    /* narrow terminals: the lists take the whole width; `l`/→ shows the detail in their place
+       (full width: filenames are not broken mid-word), `h`/← brings the lists back */
+    #body.-narrow #detail { display: none; }
+    #body.-narrow.-detail #panes { display: none; }
+    #body.-narrow.-detail #detail { display: block; width: 1fr; }
     #filter { display: none; height: 3; border: round $accent; }
     #filter.shown { display: block; }
     #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
@@ -102,6 +111,7 @@ class MainScreen(ItemActionsScreen):
         self.sort_mode = "needs-you"
         self.queue_view: str | None = None  # None: both queues (wi and mq)
         self.filter_text = ""
+        self._parsed: tuple[str, Query] | None = None
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
         self._detail_timer: Timer | None = None
@@ -119,7 +129,7 @@ class MainScreen(ItemActionsScreen):
         yield needs
         with Horizontal(id="body"):
             with Vertical(id="panes"):
-                yield Input(placeholder="filter: title, body, filename, repo (Esc clears)", id="filter")
+                yield Input(placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)", id="filter")
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -128,7 +138,11 @@ class MainScreen(ItemActionsScreen):
         yield Static("", id="status")
         yield KeyFooter()
 
+    def on_resize(self, event) -> None:
+        self.query_one("#body").set_class(event.size.width < NARROW_BELOW, "-narrow")
+
     def on_mount(self) -> None:
+        self.query_one("#body").set_class(self.size.width < NARROW_BELOW, "-narrow")
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
         banner = self.query_one("#banner", Static)
@@ -168,12 +182,23 @@ class MainScreen(ItemActionsScreen):
         self._schedule_detail(self.selected, immediate=True)
         self.refresh_bindings()
 
+    def _query(self) -> Query:
+        """The filter as tokens (`repo:` `kind:` `urgency:` `is:`) and free text, parsed once."""
+        if self._parsed is None or self._parsed[0] != self.filter_text:
+            self._parsed = (self.filter_text, parse_query(self.filter_text))
+        return self._parsed[1]
+
     def _visible(self, item: Item) -> bool:
         if self.queue_view is not None and item.queue != self.queue_view:
             return False
         if not self.filter_text:
             return True
-        needle = self.filter_text
+        query = self._query()
+        if query.structured and not matches(query, item, self.view.judgements.get(item.filename) if self.view else None):
+            return False
+        needle = query.text
+        if not needle:
+            return True
         if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
             return True
         body = self.bodies.get(item.filename)
@@ -219,6 +244,9 @@ class MainScreen(ItemActionsScreen):
             parts.append(f"queue {self.queue_view} only (Q)")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
+            errors = self._query().errors
+            if errors:
+                parts.append(errors[0])
         loop = getattr(app, "loop_status", None)
         if loop:
             last = loop.get("last_exit")
@@ -229,6 +257,8 @@ class MainScreen(ItemActionsScreen):
         if app.conflicts:
             n = app.conflicts
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
+        if getattr(app, "lock_wait", None):
+            status.append("  " + safe_line(app.lock_wait), style="bold reverse")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)
@@ -243,6 +273,7 @@ class MainScreen(ItemActionsScreen):
     def on_descendant_focus(self, event) -> None:
         widget = event.widget
         if isinstance(widget, ItemList):
+            self.query_one("#body").remove_class("-detail")  # back on a list: the lists show
             if widget.id in PANES:
                 self._last_pane = widget.id
             self._select(widget.current_key)
@@ -376,11 +407,52 @@ class MainScreen(ItemActionsScreen):
     def action_focus_pane(self, pane: str) -> None:
         self.set_focus(self.query_one(f"#{pane}", ItemList))
 
+    def action_new_item(self) -> None:
+        """An AWI or UWI written from the board: a form, then one commit (`atk wi add`)."""
+        if self.commands.refuse_read_only():
+            return
+        from .new_item import NewItemScreen
+
+        item = self.current_item()
+
+        async def work() -> Outcome | None:
+            got = await self.app.push_screen_wait(NewItemScreen(item.target_repo if item else ""))
+            if got is None:
+                return None
+            out = await self.commands.write(self.app.service.add, source="atk-tui", **got)
+            if out.ok and out.files:
+                self._pending_select = out.files[0]
+            return out
+
+        self.run_command("new_item", work)
+
+    def action_stuck(self) -> None:
+        if self.view is None:
+            return
+        from .stuck import StuckScreen
+
+        def jump(name: str | None) -> None:
+            if name:
+                self.jump_to(name)
+
+        self.app.push_screen(StuckScreen(self.view), jump)
+
+    def action_copy_filename(self) -> None:
+        """The selected item's filename to the clipboard (OSC 52, through the terminal: works
+        over ssh and in tmux with set-clipboard on)."""
+        if not self.selected:
+            self.notify("nothing selected to copy", severity="warning", timeout=3)
+            return
+        self.app.copy_to_clipboard(self.selected)
+        self.notify(f"copied {self.selected}", timeout=3)
+
     def action_focus_detail(self) -> None:
         if isinstance(self.focused, ItemList):
+            self.query_one("#body").add_class("-detail")
             self.set_focus(self.query_one("#deps-tree", DepTree))
 
     def action_focus_panes(self) -> None:
+        self.query_one("#body").remove_class("-detail")
         if not isinstance(self.focused, ItemList):
             self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
 
@@ -403,7 +475,8 @@ class MainScreen(ItemActionsScreen):
     def _marks_changed(self) -> None:
         self.refresh_bindings()
         n = len(self.marked())
-        self.query_one("#status", Static).update(Text(f"{n} marked: h hold · u unhold · m move · x remove · Esc clears marks") if n else "")
+        k = self.app.key_for
+        self.query_one("#status", Static).update(Text(f"{n} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks") if n else "")
         if not n:
             self.update_status()
 
@@ -516,6 +589,18 @@ class MainScreen(ItemActionsScreen):
         self._answer_with("answer", self.commands.answer)
 
     def action_accept(self) -> None:
+        marked = self.marked()
+        if marked and self.view is not None:  # batch approval: one confirmation, one commit
+            items = [self.view.items[n] for n in marked if n in self.view.items]
+
+            async def work() -> Outcome | None:
+                out = await self.commands.accept_batch(items)
+                if out is not None and out.ok:
+                    self.clear_marks()
+                return out
+
+            self.run_command("accept", work)
+            return
         self._answer_with("accept", self.commands.accept)
 
     def action_graph(self) -> None:

@@ -22,7 +22,8 @@ from ...core.questions import ParsedQuestions, answer_progress, checkpoint_spans
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
-from ..present import BADGE_STYLE, PARTIAL_MARK, age, badge
+from .. import present
+from ..present import age, badge, status_style
 from ..safe import safe
 
 PREVIEW_LINES = 60
@@ -39,7 +40,7 @@ class DepTree(Tree[str]):
 
     BINDINGS = [
         # back to the panes (the screen's action; a screen without it ignores the key)
-        Binding("left", "screen.focus_panes", "Back to the panes", show=False),
+        Binding("left,h", "screen.focus_panes", "Back to the panes", show=False),
     ]
 
     class JumpRequested(Message):
@@ -198,7 +199,7 @@ class DetailPane(VerticalScroll):
             elif item.answer_partial:
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
-                t.append(f" · {PARTIAL_MARK} ({which} unanswered): still needs you", style="bold magenta")
+                t.append(f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting"))
         else:
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
@@ -246,7 +247,7 @@ class DetailPane(VerticalScroll):
             for d in item.defects:
                 t.append(f" • {safe_line(d)}\n", style="red")
         if j and j.reasons and not item.defects:
-            t.append("Blocked because\n", style="bold " + BADGE_STYLE["blocked"].split()[-1])
+            t.append("Blocked because\n", style=status_style("blocked"))
             for r in j.reasons:
                 t.append(f" • {safe_line(r.message)}\n")
         if j and j.answered_deps:

@@ -17,6 +17,9 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+PINNED = ("help", "quit")  # actions always shown, whatever the width
+PINNED_ORDER = {"Help": 0, "Quit": 1}
+
 
 class KeyFooter(Widget, can_focus=False):
     COMPONENT_CLASSES = {"key-footer--key", "key-footer--description", "key-footer--separator"}
@@ -46,9 +49,11 @@ class KeyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _entries(self, screen: Screen) -> tuple:
-        """(key, key display, description, enabled) per action shown, first binding wins."""
+        """(key, key display, description, enabled) per action shown, first binding wins;
+        the pinned ones (`? Help`, `q Quit`) apart: they are drawn at the right, never cut."""
         seen: set[str] = set()
         out = []
+        pinned = []
         palette = None
         for key, (_node, binding, enabled, _tooltip) in screen.active_bindings.items():
             if key == self.app.COMMAND_PALETTE_BINDING and self.app.ENABLE_COMMAND_PALETTE:
@@ -57,8 +62,10 @@ class KeyFooter(Widget, can_focus=False):
             if not binding.show or binding.action in seen:
                 continue
             seen.add(binding.action)
-            out.append((key, self.app.get_key_display(binding), binding.description, enabled))
-        return (tuple(out), palette)
+            entry = (key, self.app.get_key_display(binding), binding.description, enabled)
+            (pinned if binding.action in PINNED else out).append(entry)
+        pinned.sort(key=lambda e: PINNED_ORDER.get(e[2], 9))
+        return (tuple(out), palette, tuple(pinned))
 
     def _bindings_changed(self, screen: Screen) -> None:
         if screen is not self.screen:
@@ -76,16 +83,28 @@ class KeyFooter(Widget, can_focus=False):
         key_style = self.get_component_rich_style("key-footer--key")
         desc_style = self.get_component_rich_style("key-footer--description")
         sep_style = self.get_component_rich_style("key-footer--separator")
-        entries, palette = self._shown or ((), None)
+        entries, palette, pinned = self._shown or ((), None, ())
         line = Text(no_wrap=True, end="")
         spans: list[tuple[int, int, str]] = []
         right = Text(no_wrap=True, end="")
+        right_spans: list[tuple[int, int, str]] = []  # x relative to the right part
+        if pinned:
+            right.append("▏", style=sep_style)
+        for key, display, desc, enabled in pinned:
+            start = right.cell_len
+            right.append(f" {display} ", style=key_style)
+            right.append(f"{desc} ", style=desc_style)
+            if not enabled:
+                right.stylize("dim", start)
+            right_spans.append((start, right.cell_len, key))
         if palette is not None:
             key, display, desc, _enabled = palette
+            start = right.cell_len
             right.append("▏", style=sep_style)
             right.append(display, style=key_style)
             right.append(f" {desc} ", style=desc_style)
-        room = width - right.cell_len
+            right_spans.append((start, right.cell_len, key))
+        room = max(width - right.cell_len, 0)
         for key, display, desc, enabled in entries:
             item = Text(no_wrap=True, end="")
             item.append(f" {display} ", style=key_style)
@@ -93,13 +112,12 @@ class KeyFooter(Widget, can_focus=False):
             if not enabled:
                 item.stylize("dim")
             if line.cell_len + item.cell_len > room:
-                break
+                continue  # a shorter one further on may still fit
             spans.append((line.cell_len, line.cell_len + item.cell_len, key))
             line.append_text(item)
         line.append(" " * max(room - line.cell_len, 0))
-        if palette is not None:
-            spans.append((room, width, palette[0]))
-            line.append_text(right)
+        spans.extend((room + a, room + b, key) for a, b, key in right_spans)
+        line.append_text(right)
         line.truncate(width, pad=True)
         self._spans = spans
         return Strip(list(line.render(self.app.console)), width).apply_style(base)
@@ -108,7 +126,7 @@ class KeyFooter(Widget, can_focus=False):
         for start, end, key in self._spans:
             if start <= event.x < end:
                 event.stop()
-                await self.app.simulate_key(key)
+                self.app.simulate_key(key)
                 return
 
 

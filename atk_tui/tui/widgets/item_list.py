@@ -22,6 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ...core.cells import fit
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
@@ -29,6 +31,7 @@ class Column:
     width: int  # 0 = takes the remaining width
     min_width: int = 8  # for the flexible column: below this, columns with `drop` > 0 are hidden
     drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
+    label: str = ""  # the column header ("" : the key)
 
 
 class Row:
@@ -65,8 +68,12 @@ class ItemList(ScrollView, can_focus=True):
         Binding("down,j", "cursor_down", "Down", show=False),
         Binding("pageup", "page_up", "Page up", show=False),
         Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("home,g,G", "first", "First", show=False),
-        Binding("end", "last", "Last", show=False),
+        # vim/less: `g g` or Home first, G or End last, Ctrl+D / Ctrl+U half a page
+        Binding("home", "first", "First", show=False, id="item_list.first"),
+        Binding("g", "g_prefix", "First (g g)", show=False),
+        Binding("end,G", "last", "Last", show=False, id="item_list.last"),
+        Binding("ctrl+d", "half_page_down", "Half page down", show=False, id="item_list.half_down"),
+        Binding("ctrl+u", "half_page_up", "Half page up", show=False, id="item_list.half_up"),
         Binding("enter", "select", "Open", show=False),
         Binding("space", "toggle_mark", "Mark", show=False, id="item_list.mark"),
     ]
@@ -76,6 +83,7 @@ class ItemList(ScrollView, can_focus=True):
         "item-list--cursor-blurred",
         "item-list--marked",
         "item-list--empty",
+        "item-list--header",
     }
 
     DEFAULT_CSS = """
@@ -89,6 +97,7 @@ class ItemList(ScrollView, can_focus=True):
     ItemList > .item-list--cursor-blurred { background: $block-cursor-blurred-background; }
     ItemList > .item-list--marked { background: $primary 30%; }
     ItemList > .item-list--empty { color: $text-muted; text-style: italic; }
+    ItemList > .item-list--header { color: $text-muted; text-style: bold underline; }
     """
 
     # repaint=False: `watch_cursor` repaints the two rows that changed, not the whole pane
@@ -123,9 +132,10 @@ class ItemList(ScrollView, can_focus=True):
         def control(self) -> ItemList:
             return self.item_list
 
-    def __init__(self, columns: Sequence[Column], *, empty_text: str = "nothing here", name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, columns: Sequence[Column], *, empty_text: str = "nothing here", header: bool = True, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.columns = tuple(columns)
+        self._want_header = header
         self.rows: list[Row] = []
         self._index: dict[str, int] = {}
         self.marked: set[str] = set()
@@ -148,7 +158,7 @@ class ItemList(ScrollView, can_focus=True):
         self._index = {r.key: i for i, r in enumerate(self.rows)}
         self.marked &= set(self._index)
         self._strip_cache.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.virtual_size = Size(self.size.width, self._virtual_height())
         if old_key is not None and old_key in self._index:
             new = self._index[old_key]
         else:
@@ -176,17 +186,32 @@ class ItemList(ScrollView, can_focus=True):
 
     def _refresh_row(self, row: int) -> None:
         self._strip_cache = {k: v for k, v in self._strip_cache.items() if k[0] != row}
-        y = row - int(self.scroll_offset.y)
-        if 0 <= y < self.size.height:
+        y = row - int(self.scroll_offset.y) + self.header
+        if self.header <= y < self.size.height:
             self.refresh(Region(0, y, self.size.width, 1))
 
     def _scroll_to_cursor(self) -> None:
         if not self.rows:
             return
         top = int(self.scroll_offset.y)
-        if top <= self.cursor < top + self.size.height:
+        room = max(self.size.height - self.header, 1)
+        if top <= self.cursor < top + room:
             return  # already visible: scrolling "to" it would still repaint the whole pane
-        self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True, immediate=True)
+        y = self.cursor if self.cursor < top else self.cursor - room + 1
+        self.scroll_to(y=y, animate=False, force=True, immediate=True)
+
+    @property
+    def header(self) -> int:
+        """Lines the column header takes (it does not scroll): none in a pane too low to show
+        it and two rows."""
+        return 1 if self._want_header and self.rows and self.size.height >= 3 else 0
+
+    def _virtual_height(self) -> int:
+        return len(self.rows) + self.header
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # `height: auto` (the needs-you strip): every row and the header
+        return max(len(self.rows) + (1 if self._want_header and self.rows else 0), 1)
 
     # -- actions -----------------------------------------------------------------------
 
@@ -197,10 +222,29 @@ class ItemList(ScrollView, can_focus=True):
         self.cursor += 1
 
     def action_page_up(self) -> None:
-        self.cursor -= max(self.size.height - 1, 1)
+        self.cursor -= max(self.size.height - self.header - 1, 1)
 
     def action_page_down(self) -> None:
-        self.cursor += max(self.size.height - 1, 1)
+        self.cursor += max(self.size.height - self.header - 1, 1)
+
+    def action_half_page_up(self) -> None:
+        self.cursor -= max((self.size.height - self.header) // 2, 1)
+
+    def action_half_page_down(self) -> None:
+        self.cursor += max((self.size.height - self.header) // 2, 1)
+
+    _g_armed = False  # the first `g` of `g g` was pressed, and no other key since
+
+    def action_g_prefix(self) -> None:
+        if self._g_armed:
+            self._g_armed = False
+            self.action_first()
+        else:
+            self._g_armed = True
+
+    def on_key(self, event) -> None:
+        if event.key != "g":
+            self._g_armed = False  # `g` then anything else is not `g g`
 
     def action_first(self) -> None:
         self.cursor = 0
@@ -235,7 +279,9 @@ class ItemList(ScrollView, can_focus=True):
         offset = event.get_content_offset(self)
         if offset is None:
             return None
-        row = offset.y + int(self.scroll_offset.y)
+        if offset.y < self.header:
+            return None  # the column header
+        row = offset.y - self.header + int(self.scroll_offset.y)
         return row if 0 <= row < len(self.rows) else None
 
     async def _on_click(self, event: events.Click) -> None:
@@ -249,11 +295,12 @@ class ItemList(ScrollView, can_focus=True):
         self._refresh_row(self.cursor)
 
     def on_blur(self) -> None:
+        self._g_armed = False
         self._refresh_row(self.cursor)
 
     def on_resize(self) -> None:
         self._strip_cache.clear()
-        self.virtual_size = Size(self.size.width, len(self.rows))
+        self.virtual_size = Size(self.size.width, self._virtual_height())
 
     # -- rendering ---------------------------------------------------------------------
 
@@ -274,6 +321,22 @@ class ItemList(ScrollView, can_focus=True):
         flex = flex_width()
         return [(c.width or flex) if c in shown else None for c in self.columns]
 
+    def _header_strip(self, width: int) -> Strip:
+        cached = self._strip_cache.get((-1, width, "h"))
+        if cached is not None:
+            return cached
+        style = self.get_component_rich_style("item-list--header")
+        line = Text(" ", no_wrap=True, end="")
+        for w, col in zip(self._widths(width), self.columns, strict=False):
+            if w is None:
+                continue
+            line.append(fit(col.label or col.key, w), style=style)
+            line.append(" ")
+        line.truncate(width, pad=True)
+        strip = Strip(list(line.render(self.app.console)), width).apply_style(self.rich_style)
+        self._strip_cache[(-1, width, "h")] = strip
+        return strip
+
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         row_index = y + int(self.scroll_offset.y)
@@ -285,6 +348,9 @@ class ItemList(ScrollView, can_focus=True):
                 text.truncate(width, pad=True)
                 return Strip(list(text.render(self.app.console)), width).apply_style(base)
             return Strip.blank(width, base)
+        if y < self.header:
+            return self._header_strip(width)
+        row_index -= self.header
         if row_index >= len(self.rows):
             return Strip.blank(width, base)
         row = self.rows[row_index]
@@ -302,7 +368,9 @@ class ItemList(ScrollView, can_focus=True):
             if w is None:
                 continue
             c = cell.copy()
-            c.truncate(w, overflow="ellipsis", pad=True)
+            c.truncate(w, overflow="ellipsis", pad=True)  # in cells: a CJK character is two
+            if c.cell_len != w:  # never let a cell push the next column over
+                c = Text(fit(c.plain, w), style=cell.style)
             line.append_text(c)
             line.append(" ")
         line.truncate(width, pad=True)

@@ -1,0 +1,93 @@
+"""`+`: create an AWI or a UWI from the board (Backlog.md style): kind, target repo and the
+body from a template; Ctrl+S saves it to inbox (one commit), Esc cancels."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, Select, TextArea
+
+AWI_TEMPLATE = """# One-line summary of the work
+
+- 反映内容: what to change
+- 反映先: where (file, module)
+- 理由: why
+- メリット:
+- デメリット:
+- 完成条件: how to tell it is done
+"""
+
+UWI_TEMPLATE = """# The question, in one line
+
+## 背景
+What the agent found, and why it needs you.
+
+## 質問
+Which way?
+
+- A) the first option
+- B) the second option
+
+推奨: A)
+"""
+
+TEMPLATES = {"awi": AWI_TEMPLATE, "uwi": UWI_TEMPLATE}
+
+
+class NewItemScreen(ModalScreen[dict | None]):
+    """Returns {"kind", "target_repo", "body"}, or None when cancelled."""
+
+    BINDINGS = [
+        Binding("ctrl+s", "submit", "Save", priority=True),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    DEFAULT_CSS = """
+    NewItemScreen { align: center middle; }
+    NewItemScreen > Vertical { width: 100; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    NewItemScreen Horizontal { height: auto; }
+    NewItemScreen Select { width: 16; }
+    NewItemScreen #repo { width: 1fr; }
+    NewItemScreen TextArea { height: 1fr; }
+    """
+
+    def __init__(self, repo: str = "") -> None:
+        super().__init__()
+        self.repo = repo
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as v:
+            v.border_title = "New item (to inbox)"
+            v.border_subtitle = "Ctrl+S save · Esc cancel"
+            with Horizontal():
+                yield Select([("AWI", "awi"), ("UWI", "uwi")], value="awi", allow_blank=False, id="kind")
+                yield Input(self.repo, placeholder="target repo (owner/name)", id="repo")
+            yield Label("body (the first # heading is the title)")
+            yield TextArea(AWI_TEMPLATE, id="body", soft_wrap=True, tab_behavior="indent")
+
+    def on_mount(self) -> None:
+        self.query_one("#repo", Input).focus()
+
+    @on(Select.Changed, "#kind")
+    def _kind_changed(self, event: Select.Changed) -> None:
+        body = self.query_one("#body", TextArea)
+        if body.text in TEMPLATES.values():  # only an untouched template follows the kind
+            body.text = TEMPLATES[str(event.value)]
+
+    def action_submit(self) -> None:
+        repo = self.query_one("#repo", Input).value.strip()
+        if not repo:
+            self.notify("a target repo is needed (owner/name)", severity="warning")
+            self.query_one("#repo", Input).focus()
+            return
+        self.dismiss({
+            "kind": str(self.query_one("#kind", Select).value),
+            "target_repo": repo,
+            "body": self.query_one("#body", TextArea).text,
+        })
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,75 @@
+"""Batch approval (issue 15 item 8): mark several questions, `A`, one confirmation listing them,
+one commit; a question without a recommendation refuses the batch, named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.tui_helpers import DEMO, build_app, git, press, screen_text, settle
+
+from atk_tui.core.service import Service
+
+SIZE = (140, 40)
+
+
+async def mark(pilot, key: str) -> None:
+    app = pilot.app
+    assert app.main.jump_to(DEMO[key])
+    await settle(pilot)
+    await press(pilot, "space")
+
+
+async def wait_screen(pilot, name: str) -> None:
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if type(pilot.app.screen).__name__ == name:
+            return
+    raise AssertionError(f"{name} never opened")
+
+
+async def test_marked_questions_accepted_after_one_confirmation_in_one_commit(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "1")
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await mark(pilot, "chain-uwi")
+        await mark(pilot, "md-multi")
+        await pilot.press("A")
+        await wait_screen(pilot, "ChoiceScreen")
+        text = screen_text(app)
+        assert "Accept 2 recommendations" in text
+        for key in ("chain-uwi", "md-multi"):
+            assert app.main.view.items[DEMO[key]].title[:20] in text
+        await pilot.press("y")
+        await settle(pilot)
+        log = git(demo_store, "log", "--format=%s", f"{before}..HEAD").splitlines()
+        assert log == ["atk: answer 2 items"]
+        for key in ("chain-uwi", "md-multi"):
+            assert app.main.view.items[DEMO[key]].answered
+        assert app.main.marked() == []
+
+
+async def test_no_writes_when_the_confirmation_is_declined(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "1")
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await mark(pilot, "chain-uwi")
+        await mark(pilot, "md-multi")
+        await pilot.press("A")
+        await wait_screen(pilot, "ChoiceScreen")
+        await pilot.press("n")
+        await settle(pilot)
+        assert git(demo_store, "rev-parse", "HEAD").strip() == before
+
+
+def test_a_question_without_recommendation_refuses_the_batch_by_name(demo_store: Path) -> None:
+    svc = Service(demo_store, actor="user", pull=False, push=False)
+    before = git(demo_store, "rev-parse", "HEAD").strip()
+    out = svc.accept_recommendations([DEMO["chain-uwi"], DEMO["free-text"]])
+    assert not out.ok
+    assert DEMO["free-text"] in out.message and "no recommendation" in out.message
+    assert DEMO["chain-uwi"] not in out.message.split("no recommendation to accept in", 1)[1]
+    assert git(demo_store, "rev-parse", "HEAD").strip() == before  # nothing, not even the good one

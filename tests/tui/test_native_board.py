@@ -1,0 +1,130 @@
+"""From the board (issue 15 item 8): `y` copies the filename; `/` takes structured tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.tui_helpers import DEMO, build_app, keys_of_pane, press, screen_text, settle
+
+SIZE = (120, 36)
+
+
+async def test_y_copies_the_selected_filename(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "2")
+        await press(pilot, "y")
+        assert app.main.selected in keys_of_pane(app, "processing")
+        assert app.clipboard == app.main.selected
+
+
+async def test_structured_filter_tokens_with_fuzzy_text(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await pilot.press(*"kind:uwi urgency:blocking")
+        await settle(pilot)
+        view = app.main.view
+        shown = keys_of_pane(app, "inbox")
+        assert shown and all(view.items[k].kind == "uwi" and view.items[k].urgency == "blocking" for k in shown)
+        await pilot.press(*" session")
+        await settle(pilot)
+        assert keys_of_pane(app, "inbox") == [DEMO["chain-uwi"]]  # fuzzy text on top of the tokens
+        for _ in " session urgency:blocking":
+            await pilot.press("backspace")
+        await pilot.press(*" is:ready")
+        await settle(pilot)
+        shown = keys_of_pane(app, "inbox")
+        assert shown and all(view.judgements[k].ready and view.items[k].kind == "uwi" for k in shown)
+        assert len(shown) < len([k for k in view.items.values() if k.kind == "uwi" and k.state == "inbox"])
+        for _ in "is:ready":
+            await pilot.press("backspace")
+        await pilot.press(*"is:stuck")
+        await settle(pilot)
+        assert "is:stuck is not one of blocked, ready" in screen_text(app)
+
+
+async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkeypatch) -> None:
+    from datetime import timedelta
+
+    from atk_tui.core import stuck
+    from atk_tui.core.stuck import stuck_items
+
+    monkeypatch.setattr(stuck, "STUCK_AFTER", timedelta(days=1))  # the demo's oldest moves are a day old
+    STUCK_AFTER = stuck.STUCK_AFTER
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view = app.main.view
+        found = stuck_items(app.service, view)
+        assert found, "the demo has work in processing for days"
+        for s in found:
+            assert s.since is None or view.now - s.since >= STUCK_AFTER
+            assert s.state == "processing" or (s.state == "inbox" and view.judgements[s.filename].status == "answered")
+        fresh = [k for k in keys_of_pane(app, "processing") if k not in {s.filename for s in found}]
+        await press(pilot, "S")
+        assert type(app.screen).__name__ == "StuckScreen"
+        text = screen_text(app)
+        assert found[0].title[:20] in text
+        for name in fresh:
+            assert name not in text
+        await press(pilot, "enter")
+        assert type(app.screen).__name__ != "StuckScreen"
+        assert app.main.selected == found[0].filename
+
+
+async def opened(pilot, name: str) -> None:
+    """Press `+` and wait for the form (a write worker waits on it: `settle` would wait forever)."""
+    await pilot.press("plus")
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if type(pilot.app.screen).__name__ == name:
+            return
+    raise AssertionError(f"{name} never opened")
+
+
+async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path) -> None:
+    from support.tui_helpers import git
+    from textual.widgets import Input, Select, TextArea
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        form = app.screen
+        form.query_one("#kind", Select).value = "uwi"
+        await pilot.pause()
+        await pilot.pause()
+        assert "## 質問" in form.query_one("#body", TextArea).text  # the UWI template
+        form.query_one("#repo", Input).value = ""
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form  # no repo: refused, the form stays
+        form.query_one("#repo", Input).value = "acme/new"
+        form.query_one("#body", TextArea).text = "# Ship on Friday?\n\n## 質問\nShip?\n\n- A) yes\n- B) no\n"
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ != "NewItemScreen"
+        log = git(demo_store, "log", "--format=%s", f"{before}..HEAD").splitlines()
+        assert len(log) == 1 and log[0].startswith("atk: add ")
+        name = app.main.selected
+        assert name and app.main.view.items[name].kind == "uwi"
+        assert app.main.view.items[name].target_repo == "acme/new"
+        assert app.main.view.items[name].title == "Ship on Friday?"
+
+
+async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
+    from support.tui_helpers import git
+
+    app = build_app(demo_store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        await press(pilot, "escape")
+        assert type(app.screen).__name__ != "NewItemScreen"
+        assert git(demo_store, "rev-parse", "HEAD").strip() == before

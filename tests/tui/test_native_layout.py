@@ -1,0 +1,108 @@
+"""Layout (issue 15 items 2 and 3): column headers, cells measured in display width (CJK),
+the needs-you strip sized to its rows, the detail in place of the lists on a narrow terminal,
+urgent states readable without colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+from support.tui_helpers import build_app, press, screen_text, settle
+
+from atk_tui.tui.widgets.detail import DepTree
+from atk_tui.tui.widgets.item_list import ItemList
+
+
+async def test_column_headers_and_cjk_rows_line_up_by_cells(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        needs = app.main.query_one("#needs", ItemList)
+        top = needs.region.y + 1
+        header = lines[top]
+        assert "urgency" in header and "title" in header and "repo" in header
+        repo_at = cell_len(header[: header.index("repo")])
+        rows = lines[top + 1 : top + 1 + len(needs.rows)]
+        assert any(any(ord(ch) > 0x3000 for ch in r) for r in rows)  # the demo has Japanese titles
+        for r in rows:
+            # the repo column starts at the same cell on every row, CJK title or not
+            assert r[: len(r)].find("acme/") >= 0, r
+            assert cell_len(r[: r.index("acme/")]) == repo_at, (r, repo_at)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)])
+async def test_the_needs_you_strip_shows_every_question(demo_store: Path, size: tuple[int, int]) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        needs = app.main.query_one("#needs", ItemList)
+        assert len(needs.rows) == 6
+        assert needs.content_region.height == len(needs.rows) + needs.header  # no row hidden, none empty
+
+
+async def test_on_a_narrow_terminal_the_detail_takes_the_lists_place(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        detail = app.main.query_one("#detail")
+        panes = app.main.query_one("#panes")
+        assert not detail.display or detail.region.width == 0
+        assert panes.region.width == 80
+        await press(pilot, "l")
+        assert isinstance(app.main.focused, DepTree)
+        assert detail.region.width == 80 and panes.region.width == 0
+        name = app.main.selected
+        assert f"file {name}" in screen_text(app)  # a filename whole, not broken mid-word
+        await press(pilot, "h")
+        assert panes.region.width == 80
+        assert app.main.focused is app.main.query_one("#inbox", ItemList)
+
+
+async def test_at_100_columns_list_and_detail_stand_side_by_side(demo_store: Path) -> None:
+    app = build_app(demo_store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        detail = app.main.query_one("#detail")
+        panes = app.main.query_one("#panes")
+        assert detail.region.width > 30 and panes.region.width > 50
+
+
+async def test_no_color_draws_urgent_states_reversed(demo_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = build_app(demo_store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        inbox = app.main.query_one("#inbox", ItemList)
+        inbox.blur()
+        await settle(pilot)
+        strip = inbox.render_line(inbox.header + 1)  # the second row: not under the cursor
+        styles = {seg.text.strip(): seg.style for seg in strip if seg.text.strip()}
+        urgent = next(s for t, s in styles.items() if "needs answer" in t)
+        assert urgent is not None and urgent.reverse and urgent.bold
+    monkeypatch.delenv("NO_COLOR")
+    plain = build_app(demo_store)
+    async with plain.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        inbox = plain.main.query_one("#inbox", ItemList)
+        strip = inbox.render_line(inbox.header + 1)
+        styles = {seg.text.strip(): seg.style for seg in strip if seg.text.strip()}
+        coloured = next(s for t, s in styles.items() if "needs answer" in t)
+        assert not coloured.reverse and coloured.color is not None
+
+
+async def test_ascii_glyphs_replace_every_status_mark(demo_store: Path) -> None:
+    from atk_tui.tui.config import TuiConfig
+
+    app = build_app(demo_store, config=TuiConfig(glyphs="ascii"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "+ ready" in text and "= hold" in text and "? needs answer" in text
+        for glyph in "✓✗‖■⚠◐⧗":
+            assert glyph not in text
+    again = build_app(demo_store)  # the next app with the default set
+    async with again.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert "✓ ready" in screen_text(again)
