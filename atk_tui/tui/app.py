@@ -43,7 +43,7 @@ WATCH_INTERVAL = 0.5
 PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
-    ("hold", "Hold", "Hold the selected items: out of automatic processing (h)"),
+    ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
     ("unhold", "Unhold", "Back to the inbox (u)"),
     ("answer", "Answer", "Answer the selected question (a)"),
     ("accept", "Accept recommendations", "Answer with every question's recommended option (A)"),
@@ -474,7 +474,7 @@ class AtkApp(App):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
-        yield SystemCommand("Push", "Commit stray item files and push unpushed commits (atk wi commit)", self.action_push)
+        yield SystemCommand("Push", "Commit stray item files and push unpushed commits (P)", self.action_push)
         yield SystemCommand("History", "Adopted and rejected items", self.action_history)
         yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
         yield SystemCommand("Help", "Every key", self.action_help)
