@@ -13,16 +13,17 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import ACTIVE, KINDS, PROCESSABLE, STATES, URGENCIES, Item
+from .core.model import KINDS, STATES, URGENCIES, Item
 from .core.ops import TRANSITIONS
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
+from .quicklist import DERIVED, listing_cache, mark_cooldowns, print_listing, serve, states_for
 
 EPILOG = """\
 exit codes:
@@ -317,22 +318,61 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
-DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
-
-
 def _states(status: str) -> list[str]:
-    if status == "active":
-        return list(ACTIVE)
-    if status == "processable" or status in DERIVED:
-        return list(PROCESSABLE)
-    if status == "all":
-        return list(STATES)
-    if status in STATES:
-        return [status]
-    raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
+    states = states_for(status)
+    if states is None:
+        raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(STATES)})", exit_code=2)
+    return states
+
+
+def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
+    """The judged-listing cache for this `list`, when one can answer it: JSON or a count,
+    no `--text` (that reads bodies)."""
+    if args.text or not (args.count or args.json or (is_agent_env() and not args.no_json)):
+        return None
+    return listing_cache(root, args.status)
+
+
+def cached_list(root: Path, args: argparse.Namespace) -> bool:
+    """A warm `atk wi list`: the cached judged listing printed when the store is as it was
+    (no Service, no git). False when the full listing must run."""
+    if args.text:
+        return False
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count)
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
+    cache = _listing_cache(svc.root, args)
+    if cache is not None:
+        import time
+
+        taken = time.time_ns()
+        sig = cache.signature()  # before reading: a change while reading must miss
+        view = svc.queue(_states(args.status))  # every item: the cache serves any filter
+        items = sorted(view.items.values(), key=lambda i: (STATES.index(i.state), i.filename))
+        judgements, blocks = view.judgements, view.blocks
+        encode = _JSON.encode
+        meta, lines, cached = [], [], []
+        for i in items:
+            j = judgements.get(i.filename)
+            meta.append([i.state, i.kind, i.target_repo, bool(j and j.ready)])
+            line = safe_json(encode(item_json(i, j, blocks.get(i.filename))))
+            # as `_write` prints it: a name that is not UTF-8 as its escape (the cache is UTF-8)
+            if _SURROGATE.search(line):
+                line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+            lines.append(line)
+            cached.append(mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else line)
+        # the judgement changes when a cooldown lifts (naive times are taken as UTC, as judged)
+        cooldowns = [
+            (c if c.tzinfo is not None else c.replace(tzinfo=UTC)).timestamp()
+            for j in judgements.values() if (c := j.cooldown_until) is not None
+        ]  # fmt: skip
+        plans = {i.plan_file for i in view.items.values() if i.plan_file}
+        missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
+        cache.save(sig, meta, cached, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
+        print_listing(args.status, args.kind, svc.only_repo, args.count, meta, lines)
+        return 0
     items, view = svc.list(_states(args.status), kind=args.kind, text=args.text)
     if args.status in DERIVED:
         want_ready = args.status == "ready"
@@ -340,15 +380,10 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if args.count:
         _out(str(len(items)))
         return 0
-    as_json = args.json or (is_agent_env() and not args.no_json)
-    if as_json:
-        raw_encode = _JSON.encode
-
-        def encode(obj: Any) -> str:
-            return safe_json(raw_encode(obj))
-
+    if args.json or (is_agent_env() and not args.no_json):
+        encode = _JSON.encode
         judgements, blocks = view.judgements, view.blocks
-        lines = [encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename))) for i in items]
+        lines = [safe_json(encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename)))) for i in items]
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
@@ -602,6 +637,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.cmd == "config":
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
+            return 0
+        if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args):
             return 0
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push)
         if args.cmd == "plans":

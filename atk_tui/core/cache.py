@@ -15,9 +15,12 @@ bad checksum: the cache is silently rebuilt.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import zlib
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -157,6 +160,325 @@ class ItemCache:
             self.dirty = False
         except (OSError, ValueError):
             pass
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
+# -- the judged listing ------------------------------------------------------------------------
+
+LISTING_VERSION = 3
+#: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
+#: written again within the file system's timestamp granularity could keep its mtime and size
+#: (git's "racily clean" case). A listing whose signature has one is not saved.
+RACY_NS = 2_000_000_000
+MQ = "mq"
+
+
+def _ref_text(git_dir: str) -> str:
+    """HEAD and what it points at, read without running git."""
+    try:
+        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
+            head = fh.read(512).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    if head.startswith("ref: "):
+        ref = head[5:]
+        if ".." in ref:
+            return head
+        try:
+            with open(os.path.join(git_dir, ref), "rb") as fh:
+                return head + ":" + fh.read(128).decode("ascii", "replace").strip()
+        except OSError:
+            return head + ":packed"  # packed-refs' own stat is in the signature
+    return head
+
+
+def store_signature(root: Path | str, content_dirs: list[str], name_dirs: list[str], with_newest: bool = True) -> tuple[str, int] | None:
+    """A digest of everything a judged listing depends on, and the newest stat time in it
+    (only with `with_newest`: it costs a parse).
+
+    HEAD (and the ref it names), the index and packed-refs by stat; every folder of
+    `name_dirs` and `content_dirs` by lstat (a name added, removed or renamed changes its
+    mtime); every entry of the `content_dirs` by lstat (inode, size, mtime, mode). None when
+    the store cannot be read this way (not a plain `.git` folder)."""
+    root = str(root)
+    git_dir = os.path.join(root, ".git")
+    if not os.path.isdir(git_dir) or os.path.islink(git_dir):
+        return None
+    collect = _find_stats(root, content_dirs)  # started first: the folders are listed meanwhile
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    h.update(_ref_text(git_dir).encode())
+    for rel in ("index", "packed-refs"):
+        try:
+            st = os.lstat(os.path.join(git_dir, rel))
+        except OSError:
+            h.update(b"-\n")
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        h.update(f"{rel} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n".encode())
+    parts: list[str] = []
+    for rel in (*name_dirs, *content_dirs):
+        try:
+            st = os.lstat(os.path.join(root, rel))
+        except OSError:
+            parts.append(f"{rel} -")
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        parts.append(f"{rel} {st.st_ino} {st.st_mode} {st.st_mtime_ns}")
+    h.update("\n".join(parts).encode("utf-8", "surrogateescape"))
+    listed = collect() if collect is not None else None
+    if listed is None:
+        listed = _scandir_stats(root, content_dirs)
+    h.update(listed)
+    if with_newest and listed:
+        from decimal import Decimal
+
+        recs = [rec.rsplit(b"/", 3)[1] for rec in listed.split(b"\0") if rec]
+        newest = max(newest, *(int(Decimal(m.decode()) * 1_000_000_000) for m in recs)) if recs else newest
+    return h.hexdigest(), newest
+
+
+#: `find` lists a folder's entries with their stat in C (one process per folder, so two
+#: cores share 60,000 files), where `os.scandir` + `stat` costs several times more
+_FIND_FORMAT = "%f/%i/%s/%T@/%m/%y\\0"
+
+
+def _find_stats(root: str, dirs: list[str]) -> Callable[[], bytes | None] | None:
+    """Start listing every entry of `dirs` as name/inode/size/mtime(s)/mode/type records,
+    NUL-separated; the result is collected by calling what this returns (None when `find`
+    is not there or fails)."""
+    import subprocess
+
+    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    procs = []
+    try:
+        for rel in dirs:
+            if not os.path.isdir(os.path.join(root, rel)):
+                procs.append(None)
+                continue
+            procs.append(subprocess.Popen(
+                ["find", rel, "-mindepth", "1", "-maxdepth", "1", "-printf", _FIND_FORMAT],
+                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            ))  # fmt: skip
+    except OSError:
+        for p in procs:
+            if p is not None:
+                p.kill()
+                p.wait()
+        return None
+
+    def collect() -> bytes | None:
+        outs, ok = [], True
+        for rel, p in zip(dirs, procs, strict=True):
+            if p is None:
+                outs.append(f"{rel} -\0".encode("utf-8", "surrogateescape"))
+                continue
+            try:
+                out, _ = p.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                ok = False
+                continue
+            ok = ok and p.returncode == 0
+            outs.append(out)
+        return b"".join(outs) if ok else None
+
+    return collect
+
+
+def _scandir_stats(root: str, dirs: list[str]) -> bytes:
+    """What `_find_stats` lists, without `find` (slower)."""
+    parts: list[str] = []
+    for rel in dirs:
+        try:
+            with os.scandir(os.path.join(root, rel)) as it:
+                for e in it:
+                    st = e.stat(follow_symlinks=False)
+                    m = st.st_mtime_ns
+                    parts.append(f"{e.name}/{st.st_ino}/{st.st_size}/{m // 1_000_000_000}.{m % 1_000_000_000:09d}/{st.st_mode}/-")
+        except OSError:
+            parts.append(f"{rel} -")
+    return "".join(p + "\0" for p in parts).encode("utf-8", "surrogateescape")
+
+
+def listing_dirs(root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(content_dirs, name_dirs) of a listing of `states`: whose files are parsed (their
+    contents count) and whose names only count (where an item is). `mq/` folders, when
+    the store has them, count too: items may depend on feedback items."""
+    content = [f"wi/{s}" for s in states]
+    names = [f"wi/{s}" for s in all_states if s not in states]
+    mq = os.path.join(str(root), MQ)
+    if os.path.isdir(mq):
+        try:
+            subs = sorted(e.name for e in os.scandir(mq) if e.is_dir(follow_symlinks=False))
+        except OSError:
+            subs = []
+        names.append(MQ)
+        for s in subs:
+            (names if s in mq_terminal else content).append(f"{MQ}/{s}")
+    return content, names
+
+
+def plan_signature(root: Path | str, values: list[str], leaves: bool = False) -> tuple[str, int, list[str], list[str]]:
+    """(digest, newest mtime, volatile values) of what the existence of these plan files
+    depends on: every folder from the store down to each one's folder, by lstat (a file
+    added, removed or renamed in a folder changes its mtime). With `leaves`, the values
+    whose file is a symbolic link (its target may change elsewhere) or that lie outside the
+    store are returned as volatile: a cached listing checks them again on every hit. The
+    folders are returned last (`dirs_signature` of them is the digest)."""
+    from .config import plan_file_path
+
+    base = str(root)
+    prefix = base + os.sep
+    dirs: set[str] = set()
+    volatile: list[str] = []
+    for v in values:
+        path = plan_file_path(base, v)
+        if not path.startswith(prefix):
+            volatile.append(v)
+            continue
+        if leaves and os.path.islink(path):
+            volatile.append(v)
+        d = os.path.dirname(path)
+        while len(d) > len(base) and d not in dirs:
+            dirs.add(d)
+            d = os.path.dirname(d)
+    ordered = sorted(dirs)
+    digest, newest = dirs_signature(ordered)
+    return digest, newest, volatile, ordered
+
+
+def dirs_signature(dirs: list[str]) -> tuple[str, int]:
+    """(digest, newest mtime) of these folders' lstat."""
+    h = hashlib.blake2b(digest_size=20)
+    newest = 0
+    for d in dirs:
+        try:
+            st = os.lstat(d)
+        except OSError:
+            h.update(f"{d} -\n".encode("utf-8", "surrogateescape"))
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        h.update(f"{d} {st.st_ino} {st.st_mode} {st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest(), newest
+
+
+_MARK = re.compile(rb"\x00([0-9.]+)\x00")
+
+
+def cooldown_marker(until: float) -> str:
+    """Stands for the time left until `until` (a NUL never occurs in a JSON line)."""
+    return f"\x00{until!r}\x00"
+
+
+def _fill_cooldowns(payload: bytes, now: float) -> bytes:
+    from .readiness import format_duration
+
+    return _MARK.sub(lambda m: format_duration(float(m[1]) - now).encode(), payload)
+
+
+class ListingCache:
+    """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
+    a warm listing checks the signature, reads this one file and prints.
+
+    The judgement also depends on the time (a cooldown lifts: the listing is valid only
+    until the earliest future `cooldown_until`) and on plan files existing (their values
+    are checked again on every hit with the listing's own rule)."""
+
+    def __init__(self, root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...] = ()) -> None:
+        self.root = Path(root)
+        self.states = [s for s in all_states if s in set(states)]  # one order (ACTIVE is a set)
+        self.git_dir = self.root / ".git"
+        self.path = self.git_dir / "atk-cache" / f"list-{'-'.join(self.states)}-v{LISTING_VERSION}"
+        self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
+
+    def signature(self, with_newest: bool = True) -> tuple[str, int] | None:
+        """(digest, newest stat time) of the store as this listing sees it (the newest time
+        only `with_newest`: it costs a parse)."""
+        if os.path.islink(self.path.parent) or (self.git_dir / "atk-journal.json").exists():
+            return None  # a half-done write is rolled back by the full listing
+        return store_signature(self.root, self.content_dirs, self.name_dirs, with_newest)
+
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, bytes] | None:
+        """(meta, payload) when the cached listing is still the store's, else None. The
+        payload is the listing's lines (UTF-8, joined by newlines); `meta` is the JSON of a
+        list whose item i is `[state, kind, target_repo, ready]` of line i (decoded only to
+        filter). `plan_missing(values)` says which plan_file
+        values name no file now (asked only for plan files that are symbolic links)."""
+        sig = self.signature(with_newest=False)
+        if sig is None:
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read()
+            nl = raw.index(b"\n")
+            header = json.loads(raw[:nl])
+            nl2 = raw.index(b"\n", nl + 1)
+            meta = raw[nl + 1 : nl2]
+            payload = raw[nl2 + 1 :]
+            if (
+                header.get("version") != LISTING_VERSION
+                or header.get("sig") != sig[0]
+                or header.get("size") != len(meta) + len(payload)
+                or header.get("crc32") != zlib.crc32(payload, zlib.crc32(meta))
+            ):
+                return None
+            until = header.get("until")
+            if until is not None and now >= until:
+                return None
+            plans = header["plans"]
+            if dirs_signature(header["plan_dirs"])[0] != header["plan_sig"]:
+                return None
+            volatile = header["volatile"]
+            if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
+                return None
+            if payload.count(b"\n") + bool(payload) != header["n"]:
+                return None
+            if b"\x00" in payload:
+                payload = _fill_cooldowns(payload, now)
+            return meta, payload
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+
+    def save(self, sig: tuple[str, int] | None, meta: list[list[Any]], lines: list[str], until: float | None,
+             plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
+        """Write the listing computed from the store as it was at `sig` (taken before the
+        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
+        if sig is None or sig[1] >= taken_ns - RACY_NS:
+            return False
+        plan_sig, plan_newest, volatile, plan_dirs = plan_signature(self.root, list(plans), leaves=True)
+        if plan_newest >= taken_ns - RACY_NS:
+            return False
+        again = self.signature(with_newest=False)
+        if again is None or again[0] != sig[0]:
+            return False  # changed while it was read: the listing may mix two states
+        payload = "\n".join(lines).encode("utf-8")
+        meta_raw = json.dumps(meta, separators=(",", ":")).encode("ascii")
+        header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
+                  "plan_dirs": plan_dirs, "volatile": volatile, "n": len(lines), "size": len(meta_raw) + len(payload),
+                  "crc32": zlib.crc32(payload, zlib.crc32(meta_raw))}  # fmt: skip
+        tmp = None
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            if os.path.islink(self.path.parent):
+                return False
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + meta_raw + b"\n" + payload)
+            os.replace(tmp, self.path)
+            tmp = None
+            return True
+        except (OSError, ValueError):
+            return False
         finally:
             if tmp is not None:
                 try:

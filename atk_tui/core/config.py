@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,16 @@ def resolve_store(option: str | None = None) -> Path:
     raise ConfigError(HOW_TO_SET.format(cfg=config_path()))
 
 
+def plan_file_path(base: str, plan_file: str) -> str:
+    """The normalised path a `plan_file` value spells, before any check (see `resolve_plan_file`)."""
+    value = plan_file.strip()
+    if value.startswith(PLAN_PREFIX):
+        path = os.path.join(base, value[len(PLAN_PREFIX) :].lstrip("/"))
+    else:
+        path = os.path.join(base, os.path.expanduser(value))
+    return os.path.normpath(path)
+
+
 def resolve_plan_file(root: Path, plan_file: str, dirs: dict[str, str] | None = None) -> Path | None:
     """The file a `plan_file` value names, or None when it would leave the store (also
     through a symbolic link).
@@ -78,13 +89,8 @@ def resolve_plan_file(root: Path, plan_file: str, dirs: dict[str, str] | None = 
     `dirs` memoises resolved folders across calls (pass one dict for a batch, e.g. every item
     of a listing: most plan files share a few `plans/YYYY/MM` folders, and resolving symbolic
     links costs a system call per path component)."""
-    value = plan_file.strip()
     base = str(root)
-    if value.startswith(PLAN_PREFIX):
-        path = os.path.join(base, value[len(PLAN_PREFIX) :].lstrip("/"))
-    else:
-        path = os.path.join(base, os.path.expanduser(value))
-    path = os.path.normpath(path)
+    path = plan_file_path(base, plan_file)
     real_base = _real(base, dirs)
     if not _inside(path, base) and not _inside(path, real_base):
         return None
@@ -169,3 +175,10 @@ def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
 
     base = num("timeout", DEFAULT_GIT_TIMEOUT)
     return {"timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base)}
+
+
+def plan_files_missing(root: Path, values: Iterable[str]) -> list[str]:
+    """The `plan_file` values among `values` that name no file in the store (SPEC §6 rule 1):
+    the one rule the listing and its cache both apply."""
+    dirs: dict[str, str] = {}  # resolved plan folders, shared by the batch
+    return [v for v in values if not (p := resolve_plan_file(root, v, dirs)) or not os.path.isfile(p)]

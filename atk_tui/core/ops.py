@@ -12,12 +12,13 @@ Dependency refusals (missing, self, cycle with its path) are `dependency_refusal
 
 from __future__ import annotations
 
-from collections import deque
+from collections import ChainMap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from . import graphs
 from .model import Item, Kind, State
 
 if TYPE_CHECKING:
@@ -345,14 +346,7 @@ class DependencyRules:
                 users.setdefault(dep, []).append(name)
         self._deps = deps
         # every item that depends on `filename`, directly or not: depending on one closes a cycle
-        seen: set[str] = set()
-        queue = deque([filename])
-        while queue:
-            for user in users.get(queue.popleft(), ()):
-                if user not in seen and user != filename:
-                    seen.add(user)
-                    queue.append(user)
-        self.dependents = seen
+        self.dependents = graphs.reachable(filename, users)
 
     @classmethod
     def from_view(cls, filename: str, view: QueueView) -> DependencyRules:
@@ -363,22 +357,7 @@ class DependencyRules:
         """The cycle `filename -> dep -> ... -> filename` that depending on `dep` makes."""
         if dep not in self.dependents:
             return None
-        parent: dict[str, str | None] = {dep: None}
-        queue = deque([dep])
-        while queue:
-            node = queue.popleft()
-            for nxt in self._deps.get(node, ()):
-                if nxt == self.filename:
-                    path = [node]
-                    back = parent[node]
-                    while back is not None:
-                        path.append(back)
-                        back = parent[back]
-                    return (self.filename, *reversed(path))
-                if nxt not in parent:
-                    parent[nxt] = node
-                    queue.append(nxt)
-        return None
+        return graphs.cycle_through(self.filename, ChainMap({self.filename: [dep]}, self._deps))
 
     def refusal(self, dep: str) -> Refusal | None:
         from .readiness import format_cycle

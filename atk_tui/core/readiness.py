@@ -25,10 +25,11 @@ Decisions (SPEC §6 leaves these open):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .graphs import reachable, sccs
 from .model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status
 
 #: Badges, in the order the UI may want to list them.
@@ -162,54 +163,6 @@ def _normalize(graph: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     return {node: sorted(adj[node]) for node in sorted(adj)}
 
 
-def _sccs(nodes: Iterable[str], adj: Mapping[str, Sequence[str]]) -> list[list[str]]:
-    """Tarjan's strongly connected components, iterative. `adj` must be closed over `nodes`."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    result: list[list[str]] = []
-    counter = 0
-    for root in nodes:
-        if root in index:
-            continue
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        work = [(root, iter(adj[root]))]
-        while work:
-            v, it = work[-1]
-            descended = False
-            for w in it:
-                if w not in index:
-                    index[w] = low[w] = counter
-                    counter += 1
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(adj[w])))
-                    descended = True
-                    break
-                if w in on_stack and index[w] < low[v]:
-                    low[v] = index[w]
-            if descended:
-                continue
-            work.pop()
-            if work:
-                u = work[-1][0]
-                low[u] = min(low[u], low[v])
-            if low[v] == index[v]:
-                comp: list[str] = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == v:
-                        break
-                result.append(comp)
-    return result
-
-
 def _johnson(component: list[str], adj: Mapping[str, Sequence[str]], cap: int) -> tuple[list[tuple[str, ...]], bool]:
     """Elementary cycles (length >= 2) of one strongly connected component.
 
@@ -265,7 +218,7 @@ def _johnson(component: list[str], adj: Mapping[str, Sequence[str]], cap: int) -
         # remove s and continue on the non-trivial components of what remains
         rest = comp[1:]
         rest_adj = {v: [w for w in succ[v] if w != s] for v in rest}
-        for c in _sccs(rest, rest_adj):
+        for c in sccs(rest, rest_adj):
             if len(c) > 1:
                 pending.append(sorted(c))
         # keep the smallest start first
@@ -278,7 +231,7 @@ def _cycles_and_components(
 ) -> tuple[dict[str, list[str]], list[tuple[list[str], list[tuple[str, ...]], bool]], list[str]]:
     adj = _normalize(graph)
     comps = []
-    for comp in _sccs(adj, adj):
+    for comp in sccs(adj, adj):
         if len(comp) > 1:
             found, complete = _johnson(comp, adj, cap)
             comps.append((sorted(comp), found, complete))
@@ -513,28 +466,15 @@ def dependents(snapshot: Snapshot) -> dict[str, list[str]]:
     return {name: sorted(users) for name, users in sorted(rev.items())}
 
 
-def _reach(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        x = queue.popleft()
-        for y in edges.get(x, ()):
-            if y not in seen:
-                seen.add(y)
-                queue.append(y)
-    seen.discard(start)
-    return seen
-
-
 def transitive_deps(snapshot: Snapshot, name: str) -> set[str]:
     """Everything `name` depends on, directly or not (missing names included, itself excluded)."""
     fwd = {n: _deps_of(item) for n, item in snapshot.items.items()}
-    return _reach(name, fwd)
+    return reachable(name, fwd)
 
 
 def transitive_dependents(snapshot: Snapshot, name: str) -> set[str]:
     """Every parsed item that depends on `name`, directly or not (itself excluded)."""
-    return _reach(name, dependents(snapshot))
+    return reachable(name, dependents(snapshot))
 
 
 # --------------------------------------------------------------------------- triage
@@ -570,7 +510,7 @@ def blocks_count(snapshot: Snapshot, judgements: Mapping[str, Judgement]) -> dic
     out: dict[str, tuple[int, int]] = {}
     for uwi in _unanswered_uwis(snapshot):
         direct = len(rev.get(uwi, ()))
-        out[uwi] = (direct, len(_reach(uwi, rev)))
+        out[uwi] = (direct, len(reachable(uwi, rev)))
     return out
 
 

@@ -8,6 +8,7 @@ tests and the screenshot script use.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import partial
@@ -34,9 +35,11 @@ from .safe import safe_content, safe_line, safe_text
 from .screens.base import ItemActionsScreen
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
+from .widgets.item_list import ItemList
 from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
+PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
     ("hold", "Hold", "Hold the selected items: out of automatic processing (h)"),
@@ -183,8 +186,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
-            if self.tui_config.pull_interval > 0 and self.service.upstream():
-                self.set_interval(self.tui_config.pull_interval, self.pull)
+            self._check_remote_later()
 
     # -- loading -------------------------------------------------------------------------
 
@@ -215,8 +217,18 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="queue", exit_on_error=False)
     def _load_queue(self) -> None:
+        first = self.queue is None
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            # a cold start parses every file: say how far it got (at most ~8 times a second)
+            now = time.monotonic()
+            if first and now - last[0] >= PROGRESS_INTERVAL:
+                last[0] = now
+                self.call_from_thread(self._show_progress, done, total)
+
         try:
-            view = self.service.queue(ACTIVE)
+            view = self.service.queue(ACTIVE, progress=progress)
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
@@ -225,6 +237,14 @@ class AtkApp(App):
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
         self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
+
+    def _show_progress(self, done: int, total: int) -> None:
+        if self.queue is not None:
+            return
+        text = f"Loading… parsed {done:,} / {total:,}"
+        for lst in self.main.query(ItemList):
+            lst.empty_text = text
+            lst.refresh()
 
     def _queue_loaded(
         self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None, conflicts: int = 0
@@ -245,6 +265,25 @@ class AtkApp(App):
         """The queue every screen shows from now on: kept here, published to subscribers."""
         self.queue = view
         self.queue_signal.publish(view)
+
+    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
+    def _check_remote_later(self) -> None:
+        """Asking git for the upstream runs git: off the UI thread, after the first frame."""
+        if not self.service.upstream():
+            return
+        cfg = self.tui_config
+        if cfg.pull_interval > 0:
+            self.call_from_thread(self.set_interval, cfg.pull_interval, self.pull)
+        if cfg.remote_check_interval > 0:
+            self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
+
+    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
+    def check_remote(self) -> None:
+        """A pushed change shows within seconds: `ls-remote` the upstream, pull when it moved."""
+        if self._watch_paused:
+            return
+        if self.service.remote_moved():
+            self.call_from_thread(self.pull)
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:

@@ -15,6 +15,9 @@ ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
 class TuiConfig:
     theme: str = "textual-dark"
     pull_interval: float = 60.0  # seconds between pulls from the remote; 0 turns pulling off
+    # seconds between cheap looks at the remote (`git ls-remote` of the upstream branch; a
+    # pull only when it moved); 0 turns them off
+    remote_check_interval: float = 5.0
     default_sort: str = "needs-you"
     keys: dict[str, str] = field(default_factory=dict)  # action id -> key(s), e.g. {"hold": "H"}
     desktop_notifications: bool = False  # notify-send for a new notice or blocking question
@@ -45,6 +48,12 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.pull_interval = float(interval)
         else:
             cfg.errors.append(f"config: pull_interval must be a number of seconds >= 0, got {interval!r}")
+    check = raw.get("remote_check_interval")
+    if check is not None:
+        if isinstance(check, int | float) and not isinstance(check, bool) and check >= 0:
+            cfg.remote_check_interval = float(check)
+        else:
+            cfg.errors.append(f"config: remote_check_interval must be a number of seconds >= 0, got {check!r}")
     sort = raw.get("default_sort")
     if sort is not None:
         if sort in SORTS:
@@ -65,7 +74,7 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             setattr(cfg, flag, value)
         else:
             cfg.errors.append(f"config: {flag} must be true or false, got {value!r}")
-    unknown = set(raw) - {"theme", "pull_interval", "default_sort", "keys", *ALERT_FLAGS}
+    unknown = set(raw) - {"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", *ALERT_FLAGS}
     if unknown:
         cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}")
     return cfg

@@ -62,6 +62,7 @@ private_notes = "/somewhere"
 [tui]
 theme = "nord"
 pull_interval = 15
+remote_check_interval = 2.5
 default_sort = "title"
 
 [tui.keys]
@@ -72,6 +73,7 @@ hold = "ctrl+h"
     cfg = load_tui_config({"textual-dark", "nord"})
     assert cfg.errors == []
     assert (cfg.theme, cfg.pull_interval, cfg.default_sort) == ("nord", 15.0, "title")
+    assert cfg.remote_check_interval == 2.5
     assert cfg.keys == {"sort": "o", "hold": "ctrl+h"}
 
 
@@ -85,6 +87,7 @@ hold = "ctrl+h"
         ('[tui]\npull_interval = "soon"\n', "pull_interval must be a number of seconds >= 0"),
         ("[tui]\npull_interval = -1\n", "pull_interval must be a number of seconds >= 0"),
         ("[tui]\npull_interval = true\n", "pull_interval must be a number of seconds >= 0"),
+        ('[tui]\nremote_check_interval = "often"\n', "remote_check_interval must be a number of seconds >= 0"),
         ('[tui]\ndefault_sort = "random"\n', "default_sort must be one of"),
         ('[tui]\nkeys = "x"\n', "[tui.keys] maps action ids to keys"),
         ("[tui.keys]\nsort = 5\n", "[tui.keys] maps action ids to keys"),

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from .. import readiness
 from ..cache import ItemCache, cache_key
-from ..config import resolve_plan_file
+from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..store import AtkError, WriteResult
 from .base import ServiceBase
 from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
+
+#: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
+PROGRESS_EVERY = 500
 
 
 class Reads(ServiceBase):
@@ -27,6 +30,26 @@ class Reads(ServiceBase):
         with self.store.locked(lock_timeout):
             self.store._pull(result)
         return result.warnings
+
+    def remote_moved(self) -> bool:
+        """Whether the upstream branch on the remote is not where this clone last saw it:
+        one `git ls-remote` of that ref (no objects fetched), so the dashboard can look every
+        few seconds and pull only when something was pushed. False without an upstream or
+        when the remote cannot be reached (the periodic pull reports that)."""
+        upstream = self.store.upstream()
+        if not upstream or "/" not in upstream:
+            return False
+        remote, branch = upstream.split("/", 1)
+        try:
+            proc = self.store.git("ls-remote", "--heads", remote, f"refs/heads/{branch}", check=False,
+                                  timeout=self.store.limit("timeout"), slow=True)  # fmt: skip
+        except AtkError:  # timed out, or interrupted by a quit
+            return False
+        if proc.returncode != 0:
+            return False
+        there = proc.stdout.split()[0] if proc.stdout.strip() else ""
+        here = self.store.git("rev-parse", "-q", "--verify", f"refs/remotes/{upstream}", check=False).stdout.strip()
+        return there != here
 
     def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
         """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
@@ -114,8 +137,11 @@ class Reads(ServiceBase):
         self._check_repo(item)
         return item
 
-    def load_items(self, states: Iterable[str] = ACTIVE) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        """Parse the items in `states` (through the cache) and locate every item."""
+    def load_items(
+        self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None
+    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
+        """Parse the items in `states` (through the cache) and locate every item.
+        `progress(done, total)` is called now and then while files are parsed (a cold start)."""
         wanted = [s for s in STATES if s in set(states)]
         # git stats the work tree for the blob SHAs while the folders are scanned here
         collect_blobs = self.store.index_blobs_async(wanted) if self.use_cache else dict
@@ -126,6 +152,8 @@ class Reads(ServiceBase):
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
+        total = sum(len(scan.names.get(state, ())) for state in wanted)
+        done = parsed = 0
         for state in wanted:
             scope = "terminal" if state in TERMINAL else "active"
             cache = None
@@ -154,18 +182,22 @@ class Reads(ServiceBase):
                         item = parse_item(name, state, data, size=size)
                         if cache is not None and size is None:
                             cache.put(item)
+                    parsed += 1
+                    if progress is not None and parsed % PROGRESS_EVERY == 0:
+                        progress(done, total)
                 if cache is not None:
                     keep.add(cache_key(item.blob, name))
                 if name in dups:
                     in_states = dups[name]
                     item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
                 items[name] = item
+                done += 1
         for scope, cache in scopes.items():
             cache.save(keep=seen.get(scope, set()))
         return items, where, defects
 
-    def queue(self, states: Iterable[str] = ACTIVE) -> QueueView:
-        """Everything the dashboard shows, judged at `clock()`."""
+    def queue(self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None) -> QueueView:
+        """Everything the dashboard shows, judged at `clock()`. `progress`: see `load_items`."""
         if self.store.journal_path.exists():
             # a write a killed process left half done must not look saved: roll it back now
             # when nobody is writing (a writer holding the lock has its own journal)
@@ -175,13 +207,9 @@ class Reads(ServiceBase):
             except AtkError:
                 pass
         head = self.store.head()
-        items, where, defects = self.load_items(states)
-        dirs: dict[str, str] = {}  # resolved plan folders, shared by this listing's items
-        plan_missing = frozenset(
-            i.filename
-            for i in items.values()
-            if i.plan_file and (not (p := resolve_plan_file(self.root, i.plan_file, dirs)) or not os.path.isfile(p))
-        )
+        items, where, defects = self.load_items(states, progress)
+        missing = set(plan_files_missing(self.root, {i.plan_file for i in items.values() if i.plan_file}))
+        plan_missing = frozenset(i.filename for i in items.values() if i.plan_file in missing)
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
         now = self.clock()
         judgements = readiness.judge(snap, now)
@@ -196,6 +224,16 @@ class Reads(ServiceBase):
             now=now,
             store_defects=defects,
         )
+
+    def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
+        """Every adopted and rejected item as (filename, state), newest filename first (names
+        start with their creation time), and where every item is: what the history shows
+        without parsing 50,000 files (each row reads its own file when it is drawn)."""
+        scan = self.store.scan_all(STATES)
+        where = scan.where
+        names = [(n, s) for s in STATES if s in TERMINAL for n in scan.names.get(s, ()) if where[n] == s]
+        names.sort(reverse=True)
+        return names, where
 
     def list(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import partial
 
 from rich.text import Text
@@ -12,8 +12,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from ...core.model import TERMINAL, Item
-from ...core.service import Outcome, QueueView
+from ...core import readiness
+from ...core.model import Item, Snapshot
+from ...core.service import Outcome
 from ...core.textsafe import safe_line
 from ..present import age
 from ..widgets.detail import DetailPane
@@ -50,8 +51,9 @@ class HistoryScreen(ItemActionsScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.view: QueueView | None = None
-        self.full: dict[str, Item] = {}
+        self.items: dict[str, Item] = {}  # the rows drawn so far, parsed when first drawn
+        self.where: dict[str, str] = {}  # every item's state
+        self.now = datetime.now(UTC)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("History: adopted and rejected items (Esc to go back)"), id="history-title")
@@ -68,22 +70,38 @@ class HistoryScreen(ItemActionsScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _load(self) -> None:
+        """Only the names (newest first): 50,000 terminal items are listed at once, and a
+        row reads its own file when it is first drawn (`_cells`)."""
         try:
-            view = self.app.service.queue(TERMINAL)
+            names, where = self.app.service.terminal_names()
         except Exception as exc:
             self.app.call_from_thread(self.app.report_error, f"could not read history: {exc}")
             return
-        self.app.call_from_thread(self._loaded, view)
+        self.app.call_from_thread(self._loaded, names, where)
 
-    def _loaded(self, view: QueueView) -> None:
-        self.view = view
-        items = sorted(view.items.values(), key=lambda i: (-(i.created.timestamp() if i.created else 0), i.filename))
-        rows = [Row(i.filename, make=partial(_history_cells, i, view.now)) for i in items]
+    def _loaded(self, names: list[tuple[str, str]], where: dict[str, str]) -> None:
+        self.where = where
+        self.items = {k: v for k, v in self.items.items() if where.get(k) == v.state}
+        self.now = self.app.service.clock()
+        rows = [Row(name, make=partial(self._cells, name, state)) for name, state in names]
         lst = self.query_one("#terminal", ItemList)
         lst.empty_text = "No adopted or rejected items yet."
-        lst.set_rows(rows)
+        lst.set_rows(rows, keep=lst.current_key)
         lst.border_title = f"History {len(rows)}"
         self.refresh_bindings()  # `m` depends on there being a row
+
+    def _item(self, name: str, state: str) -> Item:
+        item = self.items.get(name)
+        if item is None or item.state != state:
+            try:
+                item = self.app.service.read(name, state)
+            except Exception as exc:  # gone meanwhile: the next reload drops the row
+                item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc}"])
+            self.items[name] = item
+        return item
+
+    def _cells(self, name: str, state: str) -> tuple[Text, ...]:
+        return _history_cells(self._item(name, state), self.now)
 
     @on(ItemList.Highlighted, "#terminal")
     def _highlighted(self, event: ItemList.Highlighted) -> None:
@@ -101,12 +119,12 @@ class HistoryScreen(ItemActionsScreen):
         self.app.call_from_thread(self._show, item, history)
 
     def _show(self, item: Item, history: list) -> None:
-        view = self.view
-        if view is None:
-            return
+        self.items[item.filename] = item
+        snap = Snapshot(items={item.filename: item}, states=self.where)
+        judgements = readiness.judge(snap, self.now)
         self.query_one(DetailPane).show(
-            item, view.judgements.get(item.filename), now=view.now, items=view.items, states=view.snapshot.states,
-            judgements=view.judgements, dependents=view.dependents.get(item.filename, []), blocks=None, history=history,
+            item, judgements.get(item.filename), now=self.now, items=self.items, states=self.where,
+            judgements=judgements, dependents=[], blocks=None, history=history,
         )
         self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="history-md", exit_on_error=False)
 
@@ -114,7 +132,8 @@ class HistoryScreen(ItemActionsScreen):
 
     def current_item(self) -> Item | None:
         key = self.query_one("#terminal", ItemList).current_key
-        return self.view.items.get(key) if self.view is not None and key is not None else None
+        state = self.where.get(key) if key is not None else None
+        return self._item(key, state) if key is not None and state is not None else None
 
     def after_write(self, action: str, out: Outcome) -> None:
         self._load()

@@ -1,0 +1,135 @@
+"""What a layout is made of: the public data (nodes, boxes, routed edges, the layout) and the constants every stage shares."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+#: The node statuses the dashboard uses; any other string is accepted and used as a style key.
+STATUSES: tuple[str, ...] = (
+    "ready",
+    "blocked",
+    "waiting",
+    "answered",
+    "cooldown",
+    "hold",
+    "terminal",
+    "defective",
+    "missing",
+    "cycle",
+)
+EDGE_STYLE = "edge"
+EDGE_CYCLE_STYLE = "edge-cycle"
+
+#: Above this many elements (nodes + dummies + segments) the barycenter sweeps are skipped.
+CROSSING_REDUCTION_LIMIT = 200_000
+#: Box label width cap, in terminal cells.
+DEFAULT_MAX_LABEL_CELLS = 20
+
+_ROUTING_PAIR_LIMIT = 20_000
+_ONE_SIDED_ROUND_LIMIT = 15_000  # elements (nodes + dummies)
+_MEDIAN_LIMIT = 15_000
+# row placement weights: real-real edge, edge with a dummy, dummy-dummy, a node's wish to stay put
+_W_RR, _W_D, _W_DD, _W_STAY = 1, 2, 8, 2
+_CRIT = 1000  # cost of a wrong merge of two lines in a channel (worse than any crossing)
+
+# Direction bits of a grid cell: a line leaves the cell towards N / E / S / W.
+_N, _E, _S, _W = 1, 2, 4, 8
+_MASK_CHARS = " │─└││┌├─┘─┴┐┤┬┼"
+_MASK_DECODE = _MASK_CHARS + "\ufffd" * (256 - len(_MASK_CHARS))  # a charmap: mask byte -> character
+_OR_EW = bytes((b | _E | _W) & 0xFF for b in range(256))
+_OR_NS = bytes((b | _N | _S) & 0xFF for b in range(256))
+# style ids: 1 edge (and blank), 2 edge-cycle, 3+ node statuses (a run of one is one box row:
+# boxes never touch each other)
+_RUNS = re.compile(rb"\x02+|[\x03-\xff]+")
+_NOT_EDGE = re.compile(rb"[^\x01]+")
+
+
+_ARROW_IN = "▶"  # into a dependent, drawn left of its box
+_ARROW_BACK = "◀"  # into a dependent that sits left of its dependency (reversed cycle edge)
+_ARROW_LOOP = "▲"  # a self-loop, drawn under the box
+
+# Characters `safe_line` lets through that still must not reach a terminal raw.
+_EXTRA_UNSAFE = re.compile(r"[\u061c\u2028\u2029\ud800-\udfff]")
+
+
+# --------------------------------------------------------------------------------------------
+# public data
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One item in the graph. `placeholder` marks a missing dependency (drawn dashed)."""
+
+    id: str
+    label: str
+    status: str
+    repo: str = ""
+    placeholder: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class NodeBox:
+    """Where a node's box sits, in terminal cells. `order` counts dummies too (it is the
+    node's index in its column as used by crossing reduction); `port_row` is the row edges
+    attach to (the title row)."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+    layer: int
+    order: int
+
+    @property
+    def port_row(self) -> int:
+        return self.y + 1
+
+    def contains(self, x: int, y: int) -> bool:
+        return self.x <= x < self.x + self.w and self.y <= y < self.y + self.h
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeRoute:
+    """One input edge as drawn.
+
+    `reversed`: drawn against the left-to-right flow (a cycle edge chosen for breaking) — its
+    arrowhead is `◀` at the dependent's right side. `cycle`: the edge lies on a cycle (both ends
+    in one strongly connected component, or a self-loop). `hops` are the (layer, order) stops of
+    the drawn path from left to right, dummies included; a self-loop has one hop.
+    """
+
+    source: str  # the dependency
+    target: str  # the dependent
+    reversed: bool
+    cycle: bool
+    hops: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A laid-out, rendered graph.
+
+    `lines` are `height` strings, each exactly `width` terminal cells wide (as `rich.cells`
+    measures). `spans` are `(row, start, end, style_key)`, sorted, and they tile every line
+    exactly; `start`/`end` are **character offsets into `lines[row]`** (equal to cell columns
+    unless the row holds wide or combining characters). `style_key` is the node's status over a
+    box row, `edge-cycle` over lines (and arrowheads) of edges on a cycle, and `edge` for the
+    rest, blank cells included. Geometry (`nodes`) is in cells. `layers` lists the real node ids
+    of each column, top to bottom; `deps`/`dependents` are the input edges per node;
+    `placeholders` the ids drawn as missing dependencies.
+    """
+
+    width: int
+    height: int
+    nodes: dict[str, NodeBox]
+    edges: tuple[EdgeRoute, ...]
+    lines: list[str]
+    spans: list[tuple[int, int, int, str]]
+    layers: tuple[tuple[str, ...], ...] = ()
+    deps: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    dependents: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    crossings: int = 0  # crossings between consecutive columns in the chosen order
+    placeholders: frozenset[str] = frozenset()
+
+

@@ -1,0 +1,275 @@
+"""The pipeline: the stages in order (`layout_graph`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import pairwise
+
+from .canvas import _box_text, _Canvas, cell_len
+from .layering import layer_edges
+from .model import (
+    _ARROW_BACK,
+    _ARROW_IN,
+    _ARROW_LOOP,
+    _E,
+    _N,
+    _S,
+    _W,
+    DEFAULT_MAX_LABEL_CELLS,
+    EDGE_CYCLE_STYLE,
+    EDGE_STYLE,
+    EdgeRoute,
+    GraphNode,
+    Layout,
+    NodeBox,
+)
+from .ordering import _order_layers, _sweep_budget
+from .placement import _assign_rows
+from .routing import _Net, _route_channel
+
+# --------------------------------------------------------------------------------------------
+# the layout
+
+
+def layout_graph(
+    nodes: Sequence[GraphNode],
+    edges: Iterable[tuple[str, str]],
+    *,
+    max_label_cells: int = DEFAULT_MAX_LABEL_CELLS,
+    max_sweeps: int | None = None,
+) -> Layout:
+    """Lay out and render the dependency graph.
+
+    `edges` are `(dependency, dependent)`; duplicates are ignored, and an id that is not among
+    `nodes` gets a placeholder node (status `missing`). Labels are sanitised and cut to
+    `max_label_cells` cells; a node with `repo` gets a second line for it. `max_sweeps` overrides
+    the size-based number of barycenter sweeps (0 disables crossing reduction).
+    """
+    by_id: dict[str, GraphNode] = {}
+    for node in nodes:
+        if node.id in by_id and by_id[node.id] != node:
+            raise ValueError(f"duplicate node id with different data: {node.id!r}")
+        by_id[node.id] = node
+    edge_set = {(a, b) for a, b in edges}
+    for a, b in edge_set:
+        for end in (a, b):
+            if end not in by_id:
+                by_id[end] = GraphNode(id=end, label=end, status="missing", placeholder=True)
+    if not by_id:
+        return Layout(width=0, height=0, nodes={}, edges=(), lines=[], spans=[])
+
+    ids = sorted(by_id)
+    index = {node_id: i for i, node_id in enumerate(ids)}
+    n = len(ids)
+    orig = sorted((index[a], index[b]) for a, b in edge_set)
+    self_loops, comp, back, flags, layer_of = layer_edges(n, orig)
+    nlayers = max(layer_of) + 1
+
+    # dummy chains for long edges; element ids: real nodes 0..n-1, dummies after
+    pred: list[list[int]] = [[] for _ in range(n)]
+    succ: list[list[int]] = [[] for _ in range(n)]
+    elem_layer = list(layer_of)
+    chain_of: dict[tuple[int, int], list[int]] = {}
+    seg_flags: dict[tuple[int, int], list[bool]] = {}
+    for (u, v), fl in sorted(flags.items()):
+        chain = [u]
+        for li in range(layer_of[u] + 1, layer_of[v]):
+            d = len(elem_layer)
+            elem_layer.append(li)
+            pred.append([])
+            succ.append([])
+            chain.append(d)
+        chain.append(v)
+        chain_of[(u, v)] = chain
+        for a, b in pairwise(chain):
+            succ[a].append(b)
+            pred[b].append(a)
+            seg_flags[(a, b)] = fl
+    total = len(elem_layer)
+    dummy = [e >= n for e in range(total)]
+
+    # ordering
+    size = total + len(seg_flags)
+    sweeps, transpose = _sweep_budget(size)
+    if max_sweeps is not None:
+        sweeps = max_sweeps
+    # items without any edge wait at the bottom of the first column, out of the way
+    isolated = [v for v in range(n) if not pred[v] and not succ[v]]
+    start_order = sorted((v for v in range(n) if pred[v] or succ[v]), key=lambda v: (layer_of[v], v))
+    layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose)
+    layers[0].extend(isolated)
+    pos = [0] * total
+    for layer in layers:
+        for i, v in enumerate(layer):
+            pos[v] = i
+
+    # boxes
+    label_cells = max(1, max_label_cells)
+    titles: list[str] = []
+    repos: list[str] = []
+    title_cells: list[int] = []
+    repo_cells: list[int] = []
+    box_w = [0] * total
+    box_h = [1] * total
+    for i, node_id in enumerate(ids):
+        node = by_id[node_id]
+        title = _box_text(node.label, label_cells)
+        repo = _box_text(node.repo, label_cells) if node.repo else ""
+        titles.append(title)
+        repos.append(repo)
+        title_cells.append(cell_len(title))
+        repo_cells.append(cell_len(repo))
+        box_w[i] = max(title_cells[i], repo_cells[i], 1) + 4
+        box_h[i] = 4 if repo else 3
+    col_w = [1] * nlayers
+    for v in range(n):
+        if box_w[v] > col_w[elem_layer[v]]:
+            col_w[elem_layer[v]] = box_w[v]
+    extent = [box_h[v] + (1 if v in self_loops else 0) for v in range(total)]
+    port = [0 if dummy[v] else 1 for v in range(total)]
+    y = _assign_rows(layers, pred, succ, extent, port, dummy)
+
+    # routing: one net per element with successors
+    channel_nets: list[list[_Net]] = [[] for _ in range(nlayers)]
+    chan_tracks = [0] * nlayers
+    for li in range(nlayers - 1):
+        by_targets: dict[tuple[int, ...], list[tuple[int, int, int, int]]] = {}
+        for a in layers[li]:  # in column order, so nets come out in a deterministic order
+            if succ[a]:
+                segs = by_targets.setdefault(tuple(sorted(succ[a])), [])
+                segs.extend((y[a] + port[a], a, y[b] + port[b], b) for b in succ[a])
+        channel_nets[li] = [_Net(segs) for segs in by_targets.values()]
+        chan_tracks[li] = _route_channel(channel_nets[li])
+    chan_w = [max(4, t + 3) for t in chan_tracks]
+    col_x = [0] * nlayers
+    for li in range(1, nlayers):
+        col_x[li] = col_x[li - 1] + col_w[li - 1] + chan_w[li - 1]
+    width = col_x[-1] + col_w[-1]
+    height = max(y[v] + extent[v] for v in range(total))
+
+    # drawing: direction masks and style ids
+    canvas = _Canvas(width, height)
+    style_keys: list[str] = ["", EDGE_STYLE, EDGE_CYCLE_STYLE]
+    style_id: dict[str, int] = {EDGE_STYLE: 1, EDGE_CYCLE_STYLE: 2}
+
+    def sid(key: str) -> int:
+        found = style_id.get(key)
+        if found is None:
+            if len(style_keys) >= 255:
+                raise ValueError("too many distinct node statuses")
+            found = style_id[key] = len(style_keys)
+            style_keys.append(key)
+        return found
+
+    hline, vline, mark = canvas.hline, canvas.vline, canvas.mark
+    in_normal = [False] * total  # a normal edge ends here: arrowhead drawn
+    in_any = [False] * total
+    in_plain = [False] * total  # ... and at least one of them is not on a cycle
+    out_normal = [False] * total
+    out_back = [False] * total
+
+    for v in range(n, total):  # dummies: a line straight through the column
+        li = elem_layer[v]
+        fl = seg_flags[(pred[v][0], v)]
+        hline(y[v], col_x[li], col_x[li] + col_w[li], 2 if fl[2] else 1)
+
+    for li in range(nlayers - 1):
+        cx = col_x[li] + col_w[li]  # first cell of the channel
+        end = col_x[li + 1]  # first cell after it
+        for net in channel_nets[li]:
+            # style per line: 1 where a plain edge runs, 2 where only cycle edges do
+            src_style: dict[int, int] = {}
+            tgt_style: dict[int, int] = {}
+            for s, a, t, b in net.segs:
+                fl = seg_flags[(a, b)]
+                style = 2 if fl[2] else 1
+                src_style[s] = min(src_style.get(s, 2), style)
+                tgt_style[t] = min(tgt_style.get(t, 2), style)
+                if not dummy[b]:
+                    in_any[b] = True
+                    if fl[0]:
+                        in_normal[b] = True
+                        if not fl[2]:
+                            in_plain[b] = True
+                if not dummy[a]:
+                    if fl[0]:
+                        out_normal[a] = True
+                    if fl[1]:
+                        out_back[a] = True
+            if net.straight:
+                hline(net.lo, cx, end, min(src_style.values()))
+                continue
+            lo, hi = net.lo, net.hi
+            tx = cx + 1 + net.track
+            vline(tx, lo, hi, min(src_style.values()))
+            for s, style in src_style.items():
+                hline(s, cx, tx, style)
+                mark(s, tx, _W | (_N if s > lo else 0) | (_S if s < hi else 0), style)
+            for t, style in tgt_style.items():
+                hline(t, tx + 1, end, style)
+                mark(t, tx, _E | (_N if t > lo else 0) | (_S if t < hi else 0), style)
+
+    for v in sorted(self_loops):  # a small loop under the box: out of its bottom, back in with ▲
+        bx, below, w = col_x[elem_layer[v]], y[v] + box_h[v], col_w[elem_layer[v]]
+        mark(below, bx + w - 2, _N | _W, 2)
+        hline(below, bx + 2, bx + w - 2, 2)
+        canvas.overlay(below, bx + 1, _ARROW_LOOP, 1, 2)
+
+    # boxes, arrowheads, port junctions
+    boxes: dict[str, NodeBox] = {}
+    for v in range(n):
+        li = elem_layer[v]
+        bx, by_, w, h = col_x[li], y[v], col_w[li], box_h[v]
+        node = by_id[ids[v]]
+        boxes[ids[v]] = NodeBox(bx, by_, w, h, li, pos[v])
+        hz, vt = ("╌", "┆") if node.placeholder else ("─", "│")
+        left_port = "┤" if in_any[v] and not in_normal[v] else vt
+        right_port = "├" if out_normal[v] else vt
+        status = sid(node.status)
+        overlay = canvas.overlay
+        overlay(by_, bx, "┌" + hz * (w - 2) + "┐", w, status)
+        overlay(by_ + 1, bx, left_port + " " + titles[v] + " " * (w - 4 - title_cells[v]) + " " + right_port, w, status)
+        if repos[v]:
+            overlay(by_ + 2, bx, vt + " " + repos[v] + " " * (w - 4 - repo_cells[v]) + " " + vt, w, status)
+        if v in self_loops:
+            overlay(by_ + h - 1, bx, "└" + hz * (w - 3) + "┬┘", w, status)
+        else:
+            overlay(by_ + h - 1, bx, "└" + hz * (w - 2) + "┘", w, status)
+        if in_normal[v]:
+            overlay(by_ + 1, bx - 1, _ARROW_IN, 1, 1 if in_plain[v] else 2)
+        if out_back[v]:
+            overlay(by_ + 1, bx + w, _ARROW_BACK, 1, 2)
+
+    lines, spans = canvas.render(style_keys)
+
+    # edges as drawn, and adjacency for navigation
+    routes: list[EdgeRoute] = []
+    deps: dict[str, list[str]] = {node_id: [] for node_id in ids}
+    dependents: dict[str, list[str]] = {node_id: [] for node_id in ids}
+    for u, v in orig:
+        deps[ids[v]].append(ids[u])
+        dependents[ids[u]].append(ids[v])
+        if u == v:
+            hops: tuple[tuple[int, int], ...] = ((elem_layer[u], pos[u]),)
+            routes.append(EdgeRoute(ids[u], ids[v], False, True, hops))
+            continue
+        is_back = (u, v) in back
+        chain = chain_of[(v, u) if is_back else (u, v)]
+        hops = tuple((elem_layer[e], pos[e]) for e in chain)
+        routes.append(EdgeRoute(ids[u], ids[v], is_back, comp[u] == comp[v], hops))
+
+    return Layout(
+        width=width,
+        height=height,
+        nodes=boxes,
+        edges=tuple(routes),
+        lines=lines,
+        spans=spans,
+        layers=tuple(tuple(ids[v] for v in layer if v < n) for layer in layers),
+        deps={k: tuple(v) for k, v in deps.items()},
+        dependents={k: tuple(v) for k, v in dependents.items()},
+        crossings=crossings,
+        placeholders=frozenset(node_id for node_id in ids if by_id[node_id].placeholder),
+    )
+
+

@@ -1,0 +1,300 @@
+"""The judged-listing cache (`atk wi list`): a warm listing is never stale.
+
+The property test interleaves external git operations (commit, checkout of a file, rebase),
+manual edits and atk writes, and after each compares the listing the cache serves with one
+computed from scratch (no item cache, no listing cache)."""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.storekit import AWI_BODY, UWI_BODY, add_item, git
+
+from atk_tui import cli
+from atk_tui.core import cache as cache_mod
+from atk_tui.core.service import Service
+from atk_tui.core.store import init_store
+
+LISTINGS = (
+    ["wi", "list", "--json"],
+    ["wi", "list", "--json", "--status=all"],
+    ["wi", "list", "--json", "--status=ready"],
+    ["wi", "list", "--count", "--status=blocked"],
+    ["wi", "list", "--json", "--kind", "uwi", "--target-repo", "acme/api"],
+)
+
+
+def age(root: Path, seconds: float = 30) -> None:
+    """Time passes: every stat time in the store moves into the past (so the listing is not
+    racy and gets saved), as it would between an agent's commands."""
+    past = time.time() - seconds
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            os.utime(os.path.join(dirpath, name), (past, past), follow_symlinks=False)
+        os.utime(dirpath, (past, past))
+
+
+def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+            *, scratch: bool) -> tuple[str, bool]:  # fmt: skip
+    """(stdout, served from the listing cache) of `atk ARGV --store ROOT`."""
+    served = []
+    real = cli.cached_list
+
+    def spy(r: Path, args: object) -> bool:
+        hit = False if scratch else real(r, args)  # type: ignore[arg-type]
+        served.append(hit)
+        return hit
+
+    with monkeypatch.context() as m:
+        m.setattr(cli, "cached_list", spy)
+        if scratch:
+            m.setattr(cli, "_listing_cache", lambda *_a: None)
+            m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
+            m.setattr(cache_mod.ItemCache, "save", lambda self, keep=None: None)
+        capsys.readouterr()
+        assert cli.run([*argv, "--store", str(root)]) == 0
+        out = capsys.readouterr().out
+    return out, served[0]
+
+
+def make_store(tmp: Path) -> tuple[Path, Service]:
+    root, _ = init_store(tmp / "store")
+    git(root, "branch", "-M", "main")
+    svc = Service(root, actor="user", pull=False, push=False)
+    a = add_item(svc, target_repo="acme/api")
+    add_item(svc, body=UWI_BODY, kind="uwi", target_repo="acme/api", depends_on=[a])
+    b = add_item(svc, body=AWI_BODY.replace("Use one", "Use two"), depends_on=[a])
+    add_item(svc, body=AWI_BODY.replace("Use one", "Use three"), depends_on=[b])
+    svc.hold(b)
+    return root, svc
+
+
+def items_in(root: Path, state: str) -> list[str]:
+    return sorted(p.name for p in (root / "wi" / state).glob("*.md"))
+
+
+def any_item(root: Path, k: int, states: tuple[str, ...] = ("inbox", "processing", "hold")) -> tuple[str, str] | None:
+    found = [(s, n) for s in states for n in items_in(root, s)]
+    return found[k % len(found)] if found else None
+
+
+# -- the operations --------------------------------------------------------------------------
+
+
+def op_atk_write(root: Path, svc: Service, k: int) -> None:
+    pick = any_item(root, k)
+    if pick is None:
+        add_item(svc)
+        return
+    state, name = pick
+    choice = k % 5
+    if choice == 0:
+        (svc.hold if state == "inbox" else svc.unhold)(name)
+    elif choice == 1:
+        svc.set_dependencies(name, [])
+    elif choice == 2:
+        svc.edit(name, f"# Edited {k}\n\nnew body {k}\n")
+    elif choice == 3:
+        if state == "inbox":
+            svc.start_processing([name])
+        elif state == "processing":
+            svc.adopt(name, note=f"done {k}")
+    else:
+        add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}"), depends_on=[name])
+
+
+def op_manual_edit(root: Path, svc: Service, k: int) -> None:
+    pick = any_item(root, k, ("inbox", "processing", "hold", "adopted", "rejected"))
+    if pick is None:
+        return
+    state, name = pick
+    path = root / "wi" / state / name
+    text = path.read_text()
+    choice = k % 5
+    if choice == 0:  # same size, different bytes: only the mtime tells
+        path.write_text(text.replace("# ", "# X", 1).replace("\n\n", "\n", 1) if "\n\n" in text else text)
+    elif choice == 1:  # a cooldown in the future: blocked
+        path.write_text(text.replace("---\n", f"---\ncooldown_until: {(datetime.now(UTC) + timedelta(days=3)).isoformat()}\n", 1))
+    elif choice == 2:  # moved by hand
+        dest = "hold" if state != "hold" else "inbox"
+        os.rename(path, root / "wi" / dest / name)
+    elif choice == 3:  # broken by hand
+        path.write_text("no frontmatter at all\n")
+    else:  # removed by hand
+        path.unlink()
+
+
+def op_git(root: Path, svc: Service, k: int) -> None:
+    choice = k % 3
+    if choice == 0:  # commit whatever the work tree has
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", f"external {k}")
+    elif choice == 1:  # checkout of one file from an earlier commit (or the index)
+        pick = any_item(root, k, ("inbox", "processing", "hold", "adopted", "rejected"))
+        if pick is not None:
+            rel = f"wi/{pick[0]}/{pick[1]}"
+            if git(root, "log", "-n", "1", "--format=%H", "HEAD~1", "--", rel, check=False).strip():
+                git(root, "checkout", "-q", "HEAD~1", "--", rel, check=False)
+            else:
+                git(root, "checkout", "-q", "--", rel, check=False)
+    else:  # rebase: main's last commit replayed on a side commit that adds an item
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "--allow-empty", "-m", f"before rebase {k}")
+        git(root, "checkout", "-q", "-b", f"side{k}", "HEAD~1")
+        (root / "wi" / "inbox" / f"20260101-000000-side-{k}.md").write_text(
+            f"---\nkind: awi\ntarget_repo: acme/api\n---\n# Side {k}\n\nbody\n"
+        )
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"side {k}")
+        git(root, "checkout", "-q", "main")
+        if not git(root, "rebase", "-q", f"side{k}", check=False) or (root / ".git" / "rebase-merge").exists():
+            git(root, "rebase", "--abort", check=False)
+
+
+OPS = {"atk": op_atk_write, "edit": op_manual_edit, "git": op_git}
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(steps=st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 50), st.booleans()), min_size=3, max_size=8))
+def test_cached_listing_equals_a_listing_from_scratch(
+    steps: list[tuple[str, int, bool]], tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    root, svc = make_store(tmp_path_factory.mktemp("lc"))
+    age(root)
+    for argv in LISTINGS:
+        listing(root, argv, capsys, monkeypatch, scratch=False)  # fill the caches
+    hits = 0
+    for name, k, aged in steps:
+        OPS[name](root, svc, k)
+        if aged:
+            age(root)  # otherwise the change is seconds old: racy, so nothing is saved
+        for argv in LISTINGS:
+            cached, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
+            again, hit2 = listing(root, argv, capsys, monkeypatch, scratch=False)
+            fresh, _ = listing(root, argv, capsys, monkeypatch, scratch=True)
+            assert cached == fresh, (name, k, argv)
+            assert again == fresh, (name, k, argv)
+            hits += hit + hit2
+    # the second listing of an aged store is served from the cache: the test exercised it
+    if any(aged for _, _, aged in steps):
+        assert hits > 0
+
+
+def test_a_warm_listing_reads_the_cache_without_the_service(tmp_path: Path, capsys, monkeypatch) -> None:
+    root, _svc = make_store(tmp_path)
+    age(root)
+    first, hit = listing(root, ["wi", "list", "--json"], capsys, monkeypatch, scratch=False)
+    assert not hit and first.count("\n") == 4
+    with monkeypatch.context() as m:
+        import atk_tui.core.service as service_mod
+
+        def no_service(*_a: object, **_k: object) -> None:
+            raise AssertionError("a warm listing built a Service")
+
+        m.setattr(service_mod, "Service", no_service)
+        second, hit = listing(root, ["wi", "list", "--json"], capsys, monkeypatch, scratch=False)
+    assert hit and second == first
+
+
+def test_a_racy_listing_is_not_saved(tmp_path: Path, capsys, monkeypatch) -> None:
+    """Files written just now could change again without changing their stat: not cached."""
+    root, _svc = make_store(tmp_path)
+    listing(root, ["wi", "list", "--json"], capsys, monkeypatch, scratch=False)
+    _, hit = listing(root, ["wi", "list", "--json"], capsys, monkeypatch, scratch=False)
+    assert not hit
+    assert not list((root / ".git" / "atk-cache").glob("list-*"))
+
+
+def test_a_cooldown_that_lifts_ends_the_cached_listing(tmp_path: Path) -> None:
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    sig = lc.signature()
+    assert lc.save(sig, [["inbox", "awi", "acme/api", True]], ["{}"], until=1000.0, plans={}, taken_ns=time.time_ns())
+    assert lc.load(999.0, lambda v: []) is not None
+    assert lc.load(1000.0, lambda v: []) is None
+
+
+def test_a_plan_file_that_appears_ends_the_cached_listing(tmp_path: Path) -> None:
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    plan = "$(atk config get private_notes)/plans/2026/11/p.md"
+    assert lc.save(lc.signature(), [], [], until=None, plans={plan: True}, taken_ns=time.time_ns())
+    from atk_tui.core.config import plan_files_missing
+
+    assert lc.load(0.0, lambda v: plan_files_missing(root, v)) is not None
+    (root / "plans" / "2026" / "11").mkdir(parents=True)
+    (root / "plans" / "2026" / "11" / "p.md").write_text("plan\n")
+    assert lc.load(0.0, lambda v: plan_files_missing(root, v)) is None
+
+
+def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    assert lc.save(lc.signature(), [["inbox", "awi", "r", True]], ['{"a":1}'], until=None, plans={}, taken_ns=time.time_ns())
+    raw = lc.path.read_bytes()
+    lc.path.write_bytes(raw[:-2] + b"2}")
+    assert lc.load(0.0, lambda v: []) is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["wi", "list"], {"status": "active", "store": None}),
+        (["--store", "/s", "wi", "list", "--json", "--status=all"], {"store": "/s", "status": "all", "json": True}),
+        (["wi", "list", "--kind", "uwi", "--target-repo=acme/api", "--count", "--skip-pull"], {"kind": "uwi", "only_repo": "acme/api", "count": True}),
+        (["wi", "list", "--text", "x"], None),  # reads bodies: the full command line
+        (["wi", "list", "--stat", "all"], None),  # an abbreviation: argparse decides
+        (["wi", "list", "--json", "--count"], None),  # an error argparse reports
+        (["wi", "show", "a.md"], None),
+        (["wi", "list", "--kind", "x"], None),
+        (["wi", "list", "-h"], None),
+    ],
+)
+def test_the_quick_entry_takes_only_plain_listings(argv: list[str], expected: dict | None) -> None:
+    from atk_tui.quicklist import parse
+
+    got = parse(argv)
+    if expected is None:
+        assert got is None
+    else:
+        assert got is not None and {k: got[k] for k in expected} == expected
+
+
+def test_the_quick_entry_prints_the_cached_listing(tmp_path: Path, capsys, monkeypatch) -> None:
+    from atk_tui import quicklist
+
+    root, _svc = make_store(tmp_path)
+    age(root)
+    first, _ = listing(root, ["wi", "list", "--json", "--kind", "awi"], capsys, monkeypatch, scratch=False)
+    monkeypatch.setattr("sys.argv", ["atk", "--store", str(root), "wi", "list", "--json", "--kind", "awi"])
+    import atk_tui.cli
+
+    monkeypatch.setattr(atk_tui.cli, "main", lambda: pytest.fail("the cached listing was not used"))
+    with pytest.raises(SystemExit) as exit_:
+        quicklist.main()
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == first and first.count("\n") == 3
+
+
+def test_the_time_left_of_a_cooldown_is_the_time_of_the_listing(tmp_path: Path) -> None:
+    """"(in 3h 12m)" is the one part of a judged line that changes with the clock: the cache
+    keeps a marker there and fills it when it prints."""
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    line = f'{{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in {cache_mod.cooldown_marker(86400.0)})"]}}'
+    assert lc.save(lc.signature(), [["inbox", "awi", "r", False]], [line], until=86400.0, plans={}, taken_ns=time.time_ns())
+    _, at_0 = lc.load(0.0, lambda v: [])
+    _, at_1h = lc.load(3600.0, lambda v: [])
+    assert at_0 == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 1d 0h)"]}'
+    assert at_1h == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 23h 0m)"]}'

@@ -1,0 +1,85 @@
+"""The dashboard on a big or busy store: a cold start counts its progress in the panes, the
+history shows its rows without parsing every terminal item, a push from another clone shows
+without waiting for the periodic pull."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.storekit import AWI_BODY, add_item, clone, make_remote_pair
+from support.tui_helpers import build_app, keys_of_pane, settle
+
+from atk_tui.core.service import Service
+from atk_tui.core.service import reads as service_mod
+from atk_tui.tui.config import TuiConfig
+from atk_tui.tui.screens.history import HistoryScreen
+from atk_tui.tui.widgets.item_list import ItemList
+
+
+async def test_a_cold_start_shows_how_far_parsing_got(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = make_remote_pair(tmp_path)
+    svc = Service(root, actor="user", push=False)
+    for k in range(6):
+        add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}"))
+    monkeypatch.setattr(service_mod, "PROGRESS_EVERY", 2)
+    app = build_app(root, config=TuiConfig(pull_interval=0, remote_check_interval=0))
+    app.service.use_cache = False
+    shown: list[str] = []
+    real = app._show_progress
+
+    def spy(done: int, total: int) -> None:
+        real(done, total)
+        shown.append(app.main.query_one("#inbox", ItemList).empty_text)
+
+    app._show_progress = spy  # type: ignore[method-assign]
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert shown and shown[0].startswith("Loading… parsed ") and shown[0].endswith(" / 6")
+        assert len(keys_of_pane(app, "inbox")) == 6
+
+
+async def test_history_rows_read_only_the_files_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = make_remote_pair(tmp_path)
+    svc = Service(root, actor="user", push=False)
+    names = [add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(60)]
+    assert svc.start_processing(names).ok
+    for n in names:
+        assert svc.adopt(n, note=f"note {n[-8:]}").ok
+    app = build_app(root)
+    reads: list[str] = []
+    real_read = app.service.read
+
+    def read(filename: str, state: str | None = None):  # type: ignore[no-untyped-def]
+        reads.append(filename)
+        return real_read(filename, state)
+
+    monkeypatch.setattr(app.service, "read", read)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        app.action_history()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        lst = screen.query_one("#terminal", ItemList)
+        assert lst.border_title == "History 60"
+        assert [r.key for r in lst.rows] == sorted(names, reverse=True)
+        drawn = set(reads)
+        assert 0 < len(drawn) < 60  # the visible rows (and the highlighted one's detail)
+        assert lst.rows[0].cells[0].plain == "adopted"
+
+
+async def test_a_push_from_another_clone_shows_without_the_periodic_pull(tmp_path: Path) -> None:
+    root, remote = make_remote_pair(tmp_path)
+    add_item(Service(root, actor="user"))
+    app = build_app(root, watch=True, config=TuiConfig(pull_interval=0, remote_check_interval=0.2))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert len(keys_of_pane(app, "inbox")) == 1
+        other = clone(remote, tmp_path / "other")
+        new = add_item(Service(other, actor="user"), body=AWI_BODY.replace("Use one", "Use pushed"))
+        for _ in range(150):  # bounded: the check runs every 0.2 s, then a pull, then a reload
+            await pilot.pause(0.1)
+            if new in keys_of_pane(app, "inbox"):
+                break
+        assert new in keys_of_pane(app, "inbox")
