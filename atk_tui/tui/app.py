@@ -55,6 +55,21 @@ PALETTE_ACTIONS = (
 )
 
 
+class WriteProvider(Provider):
+    """Command palette: every write a key makes (`PALETTE_ACTIONS`), found by typing its name;
+    not in the list shown before typing, which stays short (system commands, items)."""
+
+    async def search(self, query: str) -> Hits:
+        app, screen = self.app, self.screen
+        if not isinstance(app, AtkApp) or not isinstance(screen, ItemActionsScreen):
+            return
+        matcher = self.matcher(query)
+        for action, title, help_text in PALETTE_ACTIONS:
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(app.palette_action, screen, action), text=title, help=help_text)
+
+
 class ItemProvider(Provider):
     """Command palette: "jump to item" by filename or title."""
 
@@ -94,7 +109,7 @@ class LockWait(Message):
 class AtkApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "atk-tui"
-    COMMANDS = App.COMMANDS | {ItemProvider}
+    COMMANDS = App.COMMANDS | {ItemProvider, WriteProvider}
     ENABLE_COMMAND_PALETTE = True
 
     BINDINGS = [
@@ -485,9 +500,6 @@ class AtkApp(App):
         yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
-        if isinstance(screen, ItemActionsScreen):
-            for action, title, help_text in PALETTE_ACTIONS:
-                yield SystemCommand(title, help_text, partial(self.palette_action, screen, action))
 
     def palette_action(self, screen: ItemActionsScreen, action: str) -> None:
         """A write chosen in the palette: as its key would (refused with the reason when the

@@ -21,6 +21,7 @@ from textual.widgets import OptionList
 
 from atk_tui.core.items import parse_item
 from atk_tui.core.service import Service
+from atk_tui.tui.app import PALETTE_ACTIONS, WriteProvider
 from atk_tui.tui.commands import WRITE_ACTIONS
 from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 
@@ -497,8 +498,12 @@ async def test_the_palette_offers_every_write_and_runs_it_as_its_key(demo: Demo)
     command palette; one chosen there does what its key does, or says why not."""
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
-        titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Hold", "Unhold", "Answer", "Accept recommendations", "Comment", "Edit", "Move", "Remove", "Undo"} <= titles
+        provider = WriteProvider(app.screen)
+        assert {"Hold", "Unhold"} <= {h.text async for h in provider.search("hold")}
+        assert "Undo" in {h.text async for h in provider.search("undo")}
+        assert {"Hold", "Unhold", "Answer", "Accept recommendations", "Comment", "Edit", "Move", "Remove", "Undo"} == {
+            t for _, t, _ in PALETTE_ACTIONS
+        }
         base = demo.head()
         app.palette_action(app.screen, "unhold")  # an inbox item: refused with the reason
         await settle(pilot)
