@@ -108,6 +108,19 @@ async def press(pilot: Pilot, *keys: str) -> None:
 _LINE = re.compile(r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')
 
 
+async def wait_for_text(pilot: Pilot, text: str, *, rounds: int = 100) -> str:
+    """The screen once `text` is on it: for what Textual fills in on its own schedule (the
+    command palette gathers its providers' hits in the background). Returns the last screen
+    either way; the caller asserts."""
+    shown = screen_text(pilot.app)
+    for _ in range(rounds):
+        if text in shown:
+            break
+        await pilot.pause(0.05)
+        shown = screen_text(pilot.app)
+    return shown
+
+
 def screen_text(app: AtkApp) -> str:
     """What the terminal shows, as plain text, one line per row (from `App.export_screenshot`,
     which leaves blank cells out: they are put back from each piece's x position)."""

@@ -18,6 +18,7 @@ import pytest
 from rich.console import Console
 from rich.segment import Segment
 from support.actions_support import settle
+from support.apps import wait_for_text
 from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
 from support.tui_helpers import build_app, screen_text
 from textual.geometry import Region
@@ -162,9 +163,11 @@ async def help_screen(pilot) -> None:
 async def palette(pilot) -> None:
     await press(pilot, "ctrl+p")
     await settle(pilot)
+    await wait_for_text(pilot, "Jump to: [WIP] [/x]")  # the palette lists its hits in the background
     assert_clean(pilot.app, "palette (discover)", "Jump to: [WIP] [/x]")
     await press(pilot, *"hostile")
     await settle(pilot)
+    await wait_for_text(pilot, AWI)
     assert_clean(pilot.app, "palette (search)", AWI)
 
 

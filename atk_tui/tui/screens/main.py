@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
+from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..edit_session import offer_kept_at_start
@@ -231,6 +232,8 @@ class MainScreen(ItemActionsScreen):
         needs.empty_text = "Nothing needs you right now: no unanswered questions."
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         needs.border_title = f"Needs you {len(needs_items)}"
+        # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
+        needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
 
     def update_status(self) -> None:
         app = self.app
