@@ -108,7 +108,7 @@ async def press(pilot: Pilot, *keys: str) -> None:
 _LINE = re.compile(r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')
 
 
-async def wait_for_text(pilot: Pilot, text: str, *, rounds: int = 100) -> str:
+async def wait_for_text(pilot: Pilot, text: str, *, rounds: int = 400) -> str:
     """The screen once `text` is on it: for what Textual fills in on its own schedule (the
     command palette gathers its providers' hits in the background). Returns the last screen
     either way; the caller asserts."""
