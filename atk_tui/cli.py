@@ -17,8 +17,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .cli_items import Nouns, add_item_commands
 from .core.config import ConfigError, is_agent_env, resolve_store
-from .core.model import KINDS, STATES, URGENCIES, Item
+from .core.model import KINDS, STATES, Item
 from .core.ops import TRANSITIONS
 from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
@@ -137,82 +138,17 @@ def build_parser() -> argparse.ArgumentParser:
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
         return w.add_parser(name, help=help_, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    p = cmd("list", "list items (JSON Lines by default in an agent environment)")
-    p.add_argument(
-        "--status", default="active", help="active (default), processable, ready, blocked, all, or a state"
+    add_item_commands(
+        cmd,
+        Nouns(
+            question="UWI",
+            request="AWI",
+            kinds=KINDS,
+            default_kind="awi",
+            status_help="active (default), processable, ready, blocked, all, or a state",
+            return_states=[s for s in STATES if s in TRANSITIONS["return-to-inbox"].agent_from],
+        ),
     )
-    p.add_argument("--kind", choices=KINDS)
-    p.add_argument("--text", help="only items whose filename, title, repo or body contains TEXT")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true", help="JSON Lines")
-    g.add_argument("--no-json", action="store_true", help="text rows")
-    g.add_argument("--count", action="store_true", help="print the number of items")
-
-    p = cmd("show", "print items (several: JSON Lines in an agent environment)")
-    p.add_argument("filenames", nargs="+", metavar="filename")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
-    g.add_argument("--no-json", action="store_true", help="the item text, even for several items as an agent")
-
-    p = cmd("add", "add an item to inbox; prints the saved item, filename first")
-    p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
-    p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
-    p.add_argument("--kind", choices=KINDS, default="awi")
-    p.add_argument("--source", help="where the item comes from (required for agents)")
-    p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
-    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
-    p.add_argument("--urgency", choices=URGENCIES)
-    p.add_argument("--target-commit")
-
-    p = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")
-    p.add_argument("filename")
-    p.add_argument("message", nargs="?")
-    p.add_argument("--body-file")
-    p.add_argument("--plan-file", help="make the AWI plan-type (as convert-to-plan)")
-    p.add_argument(
-        "--whole-file", metavar="P",
-        help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
-    )
-
-    for name, help_ in (("hold", "inbox -> hold"), ("unhold", "hold -> inbox"), ("rm", "remove an inbox or hold item (kept in git history)")):
-        cmd(name, help_).add_argument("filename")
-    p = cmd("start-processing", "inbox -> processing (all or nothing)")
-    p.add_argument("filenames", nargs="+")
-    p = cmd("adopt", "processing -> adopted (an answered UWI also from inbox)")
-    p.add_argument("filename")
-    p.add_argument("--note")
-    p.add_argument("--commit", dest="sha", metavar="SHA", help="the full commit SHA that adopted it")
-    p = cmd("reject", "processing -> rejected")
-    p.add_argument("filename")
-    p.add_argument("--note")
-    p = cmd("return-to-inbox", "processing -> inbox (or rejected -> inbox with --state=rejected)")
-    p.add_argument("filename")
-    p.add_argument("--state", choices=[s for s in STATES if s in TRANSITIONS["return-to-inbox"].agent_from], default="processing")
-    p = cmd("set-dependencies", "replace depends_on (no --depends-on clears it)")
-    p.add_argument("filename")
-    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
-    p = cmd("convert-to-plan", "set plan_file on an AWI")
-    p.add_argument("filename")
-    p.add_argument("--plan-file", required=True)
-    p = cmd("answer", "answer a UWI (user only)")
-    p.add_argument("filename")
-    p.add_argument(
-        "--choose", action="append", default=[], metavar="N=LETTER",
-        help="N=LETTER, N=other (other / see notes: explain in --text), or LETTER alone for question 1",
-    )
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--text")
-    g.add_argument("--text-file")
-    p.add_argument(
-        "--replace", action="store_true",
-        help="replace an existing answer (a question left out is then unanswered again)",
-    )
-    p.add_argument("--partial", action="store_true", help="save even though some question has no choice (it still blocks)")
-    p = cmd("comment", "append to an AWI's ## ユーザーコメント section (user only)")
-    p.add_argument("filename")
-    p.add_argument("message", nargs="?")
-    p.add_argument("--text-file")
-    cmd("commit", "commit pending item files and push unpushed commits")
     p = cmd("conflicts", "list commits set aside by `atk wi commit`; show one; apply one side")
     p.add_argument("action", nargs="?", choices=["list", "show", "apply"], default="list")
     p.add_argument("ref", nargs="?", help="refs/atk/conflicts/<sha>, or the SHA (a prefix will do)")
@@ -222,14 +158,6 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("stats", "how long questions have waited for the user, and what they blocked")
     p.add_argument("--since", metavar="DATE", help="the period: a date (2026-11-01), a time with a timezone, or a duration back (7d, 12h); default 30d")
     p.add_argument("--json", action="store_true", help="one JSON object, for scripts")
-    p = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
-    p.add_argument("filename")
-    g = p.add_mutually_exclusive_group(required=True)
-    g.add_argument("--until", metavar="TIME", help="a time with a timezone (2026-11-30T09:00:00+09:00) or a duration (2h, 30m, 1d)")
-    g.add_argument("--clear", action="store_true", help="remove cooldown_until")
-    p = cmd("set-urgency", "set a UWI's urgency")
-    p.add_argument("filename")
-    p.add_argument("level", choices=URGENCIES)
     p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
     p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
