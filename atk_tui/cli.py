@@ -439,71 +439,6 @@ def _report(out: Any) -> int:
     return 0
 
 
-def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
-    from datetime import UTC
-
-    from .core.stats import duration, parse_since
-
-    since = parse_since(args.since or "30d", now=datetime.now(UTC))
-    st = svc.wait_stats(since=since)
-    if args.json:
-        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
-        return 0
-    _out(st.headline())
-    if st.open:
-        _out("")
-        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
-        for w in st.open:
-            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
-    _out("")
-    period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
-    if st.answered:
-        med = duration(st.median) if st.median is not None else "-"
-        p90 = duration(st.p90) if st.p90 is not None else "-"
-        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
-    else:
-        _out(f"{period}: no questions answered")
-    if st.removed:
-        _out(f"{len(st.removed)} removed unanswered")
-    if st.longest:
-        _out("")
-        _out("longest waits:")
-        for w in st.longest:
-            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
-    if st.per_day and any(n for _, n in st.per_day):
-        _out("")
-        _out("answers per day:")
-        for day, n in st.per_day:
-            if n:
-                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
-    return 0
-
-
-def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
-    if args.action == "list":
-        if args.ref or args.mine or args.theirs:
-            raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
-        found = svc.conflicts()
-        if not found:
-            _out("no set-aside conflicts")
-        for c in found:
-            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
-        return 0
-    if not args.ref:
-        raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
-    if args.action == "show":
-        if args.mine or args.theirs:
-            raise AtkError("--mine/--theirs go with apply", exit_code=2)
-        for path, mine, theirs in svc.conflict_versions(args.ref):
-            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
-                _out(f"=== {safe_line(path)}: {label} ===")
-                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
-        return 0
-    if not (args.mine or args.theirs):
-        raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
-    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
-
-
 def _choices(values: Sequence[str]) -> dict[int, str]:
     out: dict[int, str] = {}
     for v in values:
@@ -558,52 +493,6 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
     return _report(svc.edit(args.filename, body))
 
 
-def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
-    from .core.plans import commit_plans, plans_root
-
-    out = commit_plans(svc, args.paths, plans_root(args.plans_root))
-    for w in out.warnings:
-        _err(f"warning: {w}")
-    if not out.ok:
-        _err(out.message)
-        return out.exit_code or 1
-    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
-    for line in out.stored:
-        _out(line)
-    return 0
-
-
-def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
-    from .core import notices
-
-    c = args.agentscmd
-    if c == "notify":
-        return _report(notices.notify(svc, _body(args), source=args.source))
-    if c == "dismiss":
-        from .core.resolve import resolve_among
-
-        known = {n.filename for n in notices.list_notices(svc.root)}
-        return _report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
-    listed = notices.list_notices(svc.root)
-    if args.json or (is_agent_env() and not args.no_json):
-        for n in listed:
-            _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
-        return 0
-    rows = [[safe_line(f) for f in (n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title)]
-            for n in listed]
-    if not sys.stdout.isatty():
-        for row in rows:
-            _out("\t".join(row))
-        return 0
-    import shutil
-
-    if not rows:
-        _out("no notices")
-    for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
-        _out(line)
-    return 0
-
-
 def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
     from .core.loop import ProcessLoop
 
@@ -652,8 +541,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
         if args.cmd == "plans":
+            from .cli_reports import cmd_plans_commit
+
             return cmd_plans_commit(svc, args)
         if args.cmd == "agents":
+            from .cli_reports import cmd_agents
+
             return cmd_agents(svc, args)
         _resolve_arguments(svc, args)
         c = args.wicmd
@@ -716,8 +609,12 @@ def run(argv: Sequence[str] | None = None) -> int:
         if c == "commit":
             return _report(svc.commit_pending())
         if c == "conflicts":
+            from .cli_reports import cmd_conflicts
+
             return cmd_conflicts(svc, args)
         if c == "stats":
+            from .cli_reports import cmd_stats
+
             return cmd_stats(svc, args)
         parser.error(f"unknown command {c}")
     except (AtkError, ConfigError) as exc:

@@ -1,0 +1,126 @@
+"""`atk` commands with their own output beside the item commands: wait statistics, set-aside
+conflicts, plan files and the agents' notices. Imported by `cli.run` when one of them runs
+(after `cli` is loaded: the shared output helpers come from there)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from typing import Any
+
+from .cli import _JSON, _body, _err, _out, _report, _write, is_agent_env, terminal_table
+from .core.errors import AtkError
+from .core.textsafe import safe_json, safe_line, safe_text
+
+
+def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from .core.stats import duration, parse_since
+
+    since = parse_since(args.since or "30d", now=datetime.now(UTC))
+    st = svc.wait_stats(since=since)
+    if args.json:
+        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
+        return 0
+    _out(st.headline())
+    if st.open:
+        _out("")
+        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
+        for w in st.open:
+            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
+    _out("")
+    period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
+    if st.answered:
+        med = duration(st.median) if st.median is not None else "-"
+        p90 = duration(st.p90) if st.p90 is not None else "-"
+        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
+    else:
+        _out(f"{period}: no questions answered")
+    if st.removed:
+        _out(f"{len(st.removed)} removed unanswered")
+    if st.longest:
+        _out("")
+        _out("longest waits:")
+        for w in st.longest:
+            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
+    if st.per_day and any(n for _, n in st.per_day):
+        _out("")
+        _out("answers per day:")
+        for day, n in st.per_day:
+            if n:
+                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
+    return 0
+
+
+def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        if args.ref or args.mine or args.theirs:
+            raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
+        found = svc.conflicts()
+        if not found:
+            _out("no set-aside conflicts")
+        for c in found:
+            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+        return 0
+    if not args.ref:
+        raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
+    if args.action == "show":
+        if args.mine or args.theirs:
+            raise AtkError("--mine/--theirs go with apply", exit_code=2)
+        for path, mine, theirs in svc.conflict_versions(args.ref):
+            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
+                _out(f"=== {safe_line(path)}: {label} ===")
+                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
+        return 0
+    if not (args.mine or args.theirs):
+        raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
+    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
+
+
+def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
+    from .core.plans import commit_plans, plans_root
+
+    out = commit_plans(svc, args.paths, plans_root(args.plans_root))
+    for w in out.warnings:
+        _err(f"warning: {w}")
+    if not out.ok:
+        _err(out.message)
+        return out.exit_code or 1
+    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+    for line in out.stored:
+        _out(line)
+    return 0
+
+
+def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
+    from .core import notices
+
+    c = args.agentscmd
+    if c == "notify":
+        return _report(notices.notify(svc, _body(args), source=args.source))
+    if c == "dismiss":
+        from .core.resolve import resolve_among
+
+        known = {n.filename for n in notices.list_notices(svc.root)}
+        return _report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
+    listed = notices.list_notices(svc.root)
+    if args.json or (is_agent_env() and not args.no_json):
+        for n in listed:
+            _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
+        return 0
+    rows = [[safe_line(f) for f in (n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title)]
+            for n in listed]
+    if not sys.stdout.isatty():
+        for row in rows:
+            _out("\t".join(row))
+        return 0
+    import shutil
+
+    if not rows:
+        _out("no notices")
+    for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
+        _out(line)
+    return 0
