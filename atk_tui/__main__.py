@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--keep goes with --demo (it keeps the demo store on exit)")
     if not args.serve and (args.host != "localhost" or args.port != 8000):
         parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
-    from .core.config import ConfigError, resolve_store
+    from .core.config import ConfigError, NoStoreConfigured, resolve_store
 
     demo_dir: Path | None = None
     if args.demo:
@@ -51,8 +51,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             root = resolve_store(args.store)
         except ConfigError as exc:
-            print(f"atk-tui: {exc}\nTo try it on a sample store: atk-tui --demo", file=sys.stderr)
-            sys.exit(2)
+            # exit 1 as `atk` does; the demo hint only where there is no store at all (not after
+            # a broken config file, where it would be beside the point)
+            hint = "\nTo try it on a sample store: atk-tui --demo" if isinstance(exc, NoStoreConfigured) else ""
+            print(f"atk-tui: {exc}{hint}", file=sys.stderr)
+            sys.exit(1)
     try:
         code = _serve(root, args) if args.serve else _run(root, args)
     finally:

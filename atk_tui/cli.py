@@ -522,6 +522,10 @@ def run(argv: Sequence[str] | None = None) -> int:
                 _out(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")
             else:
                 _out(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
+                if created:
+                    from .core.config import how_to_point_at
+
+                    _out(how_to_point_at(root))
             return 0
         from .core.service import Service
 

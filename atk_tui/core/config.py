@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,19 @@ def load_config() -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
 
 
+class NoStoreConfigured(ConfigError):
+    """No --store, no ATK_PRIVATE_NOTES, no `private_notes` in the config file (both binaries
+    exit 1 for it, as for any refusal)."""
+
+
+def how_to_point_at(root: Path) -> str:
+    """What `atk init` prints after making a store: the two ways to make it the store."""
+    return (
+        f"to use it, either run  export ATK_PRIVATE_NOTES={shlex.quote(str(root))}\n"
+        f"or put  private_notes = \"{root}\"  in {config_path()}"
+    )
+
+
 HOW_TO_SET = (
     "no store configured. Set one of: the --store PATH option; the ATK_PRIVATE_NOTES environment "
     "variable; or `private_notes = \"/path/to/notes\"` in {cfg}. Create a store with `atk init PATH`."
@@ -69,7 +83,7 @@ def resolve_store(option: str | None = None) -> Path:
     value = cfg.get("private_notes")
     if isinstance(value, str) and value.strip():
         return _store_path(value, f"private_notes in {config_path()}")
-    raise ConfigError(HOW_TO_SET.format(cfg=config_path()))
+    raise NoStoreConfigured(HOW_TO_SET.format(cfg=config_path()))
 
 
 def plan_file_path(base: str, plan_file: str) -> str:

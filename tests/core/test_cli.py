@@ -524,3 +524,29 @@ def test_usage_errors_quoting_arguments_are_escaped(atk: Atk) -> None:
     rc, _, err = atk("wi", "list", "x\x1b]2;owned\x07\u202e")
     assert rc == 2 and "unrecognized arguments" in err
     assert not RAW_UNSAFE.search(err), err
+
+
+def test_no_store_is_one_exit_code_for_both_binaries_and_the_demo_hint_only_then(tmp_path: Path) -> None:
+    """Issue 17: `atk` and `atk-tui` exit 1 with no store; after a broken config file the
+    dashboard does not suggest `--demo` (beside the point there)."""
+    env = {k: v for k, v in os.environ.items() if k != "ATK_PRIVATE_NOTES"}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "cfg")
+    env["HOME"] = str(tmp_path)
+    atk = [sys.executable, "-m", "atk_tui.cli", "wi", "list"]
+    tui = [sys.executable, "-m", "atk_tui"]
+    a = subprocess.run(atk, env=env, capture_output=True, text=True, timeout=60)
+    t = subprocess.run(tui, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert a.returncode == t.returncode == 1, (a.stderr, t.stderr)
+    assert "no store configured" in t.stderr and "atk-tui --demo" in t.stderr
+    cfg = tmp_path / "cfg" / "atk" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text("private_notes = [oops\n", encoding="utf-8")
+    t = subprocess.run(tui, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert t.returncode == 1 and "not valid TOML" in t.stderr and "--demo" not in t.stderr
+
+
+def test_init_says_how_to_point_atk_at_the_new_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["init", str(tmp_path / "notes")]) == 0
+    out = capsys.readouterr().out
+    assert f"export ATK_PRIVATE_NOTES={tmp_path / 'notes'}" in out
+    assert "private_notes = " in out and "config.toml" in out
