@@ -55,17 +55,7 @@ def synthetic_view(n: int) -> QueueView:
             created=NOW,
         )
     snap = Snapshot(items=items, states={k: v.state for k, v in items.items()})
-    judgements = readiness.judge(snap, NOW)
-    blocks = readiness.blocks_count(snap, judgements)
-    return QueueView(
-        snapshot=snap,
-        judgements=judgements,
-        blocks=blocks,
-        dependents=readiness.dependents(snap),
-        needs_you=readiness.sort_needs_you(snap, judgements, blocks),
-        head=None,
-        now=NOW,
-    )
+    return QueueView.judged(snap, NOW)
 
 
 async def first_draw(view: QueueView, center: str | None, whole: bool, runs: int) -> list[tuple[float, float]]:

@@ -6,7 +6,6 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from .. import readiness
 from ..cache import ItemCache, cache_key
 from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
@@ -252,19 +251,7 @@ class Reads(ServiceBase):
         missing = set(plan_files_missing(self.root, {i.plan_file for i in items.values() if i.plan_file}))
         plan_missing = frozenset(i.filename for i in items.values() if i.plan_file in missing)
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
-        now = self.clock()
-        judgements = readiness.judge(snap, now)
-        blocks = readiness.blocks_count(snap, judgements)
-        return QueueView(
-            snapshot=snap,
-            judgements=judgements,
-            blocks=blocks,
-            dependents=readiness.dependents(snap),
-            needs_you=readiness.sort_needs_you(snap, judgements, blocks),
-            head=head,
-            now=now,
-            store_defects=defects,
-        )
+        return QueueView.judged(snap, self.clock(), head=head, store_defects=defects)
 
     def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
         """Every adopted and rejected item as (filename, state), newest filename first (names

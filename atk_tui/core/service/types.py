@@ -98,6 +98,24 @@ class QueueView:
     now: datetime
     store_defects: list[StoreDefect] = field(default_factory=list)
 
+    @classmethod
+    def judged(cls, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None) -> QueueView:
+        """The view of `snap` at `now`: every judgement derived the one way (readiness)."""
+        from .. import readiness
+
+        judgements = readiness.judge(snap, now)
+        blocks = readiness.blocks_count(snap, judgements)
+        return cls(
+            snapshot=snap,
+            judgements=judgements,
+            blocks=blocks,
+            dependents=readiness.dependents(snap),
+            needs_you=readiness.sort_needs_you(snap, judgements, blocks),
+            head=head,
+            now=now,
+            store_defects=store_defects if store_defects is not None else [],
+        )
+
     @property
     def items(self) -> dict[str, Item]:
         return self.snapshot.items
