@@ -411,13 +411,14 @@ class ListingCache:
         list whose item i is `[state, kind, target_repo, ready]` of line i (decoded only to
         filter). `plan_missing(values)` says which plan_file
         values name no file now (asked only for plan files that are symbolic links)."""
-        sig = self.signature(with_newest=False)
-        if sig is None:
-            return None
         try:
+            # the file first: without one (a cold listing) the signature is not worth taking
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(fd, "rb") as fh:
                 raw = fh.read()
+            sig = self.signature(with_newest=False)
+            if sig is None:
+                return None
             nl = raw.index(b"\n")
             header = json.loads(raw[:nl])
             nl2 = raw.index(b"\n", nl + 1)

@@ -197,6 +197,9 @@ def validate_frontmatter(data: dict[str, Any], kinds: tuple[str, ...] = _KIND_VA
 
 _FAST_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ ]+([^ ].*?)[ ]*")
 _FAST_PLAIN = re.compile(r"[A-Za-z0-9_$(./][A-Za-z0-9 _$()./+=;~^-]*")
+#: a block value may also hold `#`, `:` and `,` (notes: "merged in acme/api#9356"), just not
+#: a comment (" #"), a mapping (": ") or a trailing ":"
+_FAST_BLOCK = re.compile(r"[A-Za-z0-9_$(./][A-Za-z0-9 _$()./+=;~^,#:-]*")
 _FAST_LIST = re.compile(r"\[([A-Za-z0-9 _$()./+=;~^,-]*)\]")
 _FAST_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:Z|[+-][0-9]{2}:[0-9]{2})")
 _STR_TAG = "tag:yaml.org,2002:str"
@@ -263,7 +266,9 @@ def fast_load(fm_text: str) -> dict[str, Any] | None:
                     values.append(v)
             out[key] = values
             continue
-        if not (_FAST_PLAIN.fullmatch(raw) or _FAST_TIME.fullmatch(raw)):
+        if not (_FAST_PLAIN.fullmatch(raw) or _FAST_TIME.fullmatch(raw)) and (
+            not _FAST_BLOCK.fullmatch(raw) or " #" in raw or ": " in raw or raw[-1] == ":"
+        ):
             return None
         v = _fast_scalar(raw)
         if v is _SLOW:

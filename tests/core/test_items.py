@@ -207,7 +207,7 @@ SCALARS = st.one_of(
             "2026-11-29T05:12:00Z", "2026-11-29T05:12:00+09:00", "2026-13-29T05:12:00Z", "2026-11-29", "12:30:00",
             "20261128-101500-pick-email-rule.md", "$(atk config get private_notes)/plans/2026/11/x.md", "a b  c",
             "=", "<<", "x:y", "1.md", "0x1f.md", "yes.md", "~.md", ".inf.md", "2026-11-29.md", "1_0.md", "x: y", "x #c", "'q'", '"q"', "[a, b]", "[]", "[ a.md ,b.md ]", "[a.md, [b]]", "[a.md,]",
-            "{a: 1}", "- x", "!!str 1", "&a x", "*a", "|", ">", "%x", "@x", "`x", "été", "a\tb",
+            "{a: 1}", "- x", "merged in acme/api#9356", "a#b", "a #b", "a:b", "a:", "a: b", "a,b", "1:30", "a:#b", "!!str 1", "&a x", "*a", "|", ">", "%x", "@x", "`x", "été", "a\tb",
         ]
     ),
     st.text(alphabet="abcXYZ019 _-./:$()#[],'\"!&*{}", min_size=1, max_size=12),
@@ -241,6 +241,8 @@ def test_fast_load_takes_the_common_shape() -> None:
     )
     assert fast_load(text) == yaml.safe_load(text)
     assert fast_load("kind: awi\nnote: 'quoted'\n") is None
+    # an adopt note names a pull request: still the fast shape
+    assert fast_load("note: merged in acme/api#9356, see x:y\n") == {"note": "merged in acme/api#9356, see x:y"}
 
 
 # --- the cheap answer/comment pre-check agrees with the section scanner -----------------
