@@ -13,7 +13,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
-from .quicklist import DERIVED, listing_cache, mark_cooldowns, print_listing, serve
+from .quicklist import DERIVED, listing_cache, serve, write_listing
 
 EPILOG = """\
 exit codes:
@@ -311,37 +311,17 @@ def cached_list(root: Path, args: argparse.Namespace) -> bool:
     return serve(root, args.status, args.kind, args.only_repo, as_json, args.count)
 
 
+def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+    """A listing's JSON line, as `_write` prints it: a name that is not UTF-8 as its escape
+    (the listing cache is UTF-8)."""
+    line = safe_json(_JSON.encode(item_json(i, j, blocks)))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line) if _SURROGATE.search(line) else line
+
+
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        import time
-
-        taken = time.time_ns()
-        sig = cache.signature()  # before reading: a change while reading must miss
-        view = svc.queue(_states(args.status))  # every item: the cache serves any filter
-        # every queue is loaded (dependencies cross them); the listing is the work items'
-        items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
-        judgements, blocks = view.judgements, view.blocks
-        encode = _JSON.encode
-        meta, lines, cached = [], [], []
-        for i in items:
-            j = judgements.get(i.filename)
-            meta.append([i.state, i.kind, i.target_repo, bool(j and j.ready)])
-            line = safe_json(encode(item_json(i, j, blocks.get(i.filename))))
-            # as `_write` prints it: a name that is not UTF-8 as its escape (the cache is UTF-8)
-            if _SURROGATE.search(line):
-                line = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
-            lines.append(line)
-            cached.append(mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else line)
-        # the judgement changes when a cooldown lifts (naive times are taken as UTC, as judged)
-        cooldowns = [
-            (c if c.tzinfo is not None else c.replace(tzinfo=UTC)).timestamp()
-            for j in judgements.values() if (c := j.cooldown_until) is not None
-        ]  # fmt: skip
-        plans = {i.plan_file for i in view.items.values() if i.plan_file}
-        missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
-        cache.save(sig, meta, cached, min(cooldowns, default=None), {v: v in missing for v in sorted(plans)}, taken)
-        print_listing(args.status, args.kind, svc.only_repo, args.count, meta, lines)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line)
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:

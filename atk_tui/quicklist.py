@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -65,19 +66,20 @@ def mark_cooldowns(line: str, judgement: Any, now: Any) -> str:
 
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]] | bytes, lines: list[str] | bytes) -> None:  # fmt: skip
+                  meta: list[list[Any]] | bytes, lines: list[str] | bytes | memoryview) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
     print it. `meta` and `lines` may be as cached (`ListingCache.load`)."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None)
-    if isinstance(lines, bytes):
+    if isinstance(lines, bytes | memoryview):
         if not (filtered or count):
             if lines:
                 sys.stdout.flush()
-                sys.stdout.buffer.write(lines + b"\n")
+                sys.stdout.buffer.write(lines)
+                sys.stdout.buffer.write(b"\n")
                 sys.stdout.buffer.flush()
             return
-        lines = lines.decode("utf-8").split("\n") if lines else []
+        lines = str(lines, "utf-8").split("\n") if lines else []
     if filtered:
         if isinstance(meta, bytes):
             import json
@@ -93,6 +95,115 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
     elif lines:
         sys.stdout.write("\n".join(lines) + "\n")  # the lines are safe and plain UTF-8 already
     sys.stdout.flush()
+
+
+class _Printer:
+    """`print_listing` line by line: the lines a filter keeps are written in chunks as they
+    come (a listing of 60,000 items is never held as one text), or counted."""
+
+    def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool) -> None:
+        self.want_ready = status == "ready" if status in DERIVED else None
+        self.kind, self.only_repo, self.count = kind, only_repo, count
+        self.n = 0
+        self.chunk: list[str] = []
+
+    def add(self, m: list[Any], line: str) -> None:
+        if (self.kind and m[1] != self.kind) or (self.only_repo and m[2] != self.only_repo) or (
+            self.want_ready is not None and m[3] != self.want_ready
+        ):
+            return
+        self.n += 1
+        if not self.count:
+            self.chunk.append(line)
+            if len(self.chunk) >= 2000:
+                self.flush()
+
+    def flush(self) -> None:
+        if self.chunk:
+            sys.stdout.write("\n".join(self.chunk) + "\n")  # the lines are safe and plain UTF-8 already
+            self.chunk = []
+
+    def close(self) -> None:
+        if self.count:
+            sys.stdout.write(f"{self.n}\n")
+        self.flush()
+        sys.stdout.flush()
+
+
+def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
+                  line_of: Callable[[Any, Any, Any], str]) -> None:  # fmt: skip
+    """The judged listing made from the store (the cached one missed): printed as it is made
+    and written to `cache` in the same pass. `line_of(item, judgement, blocks)` is a line.
+    Adopted and rejected items are judged alone, so they are streamed one at a time
+    (`Service.terminal_stream`) and their lines cached for good (`LineCache`)."""
+    import time
+
+    from .core.readiness import judge_terminal
+
+    states = states_for(status) or []
+    terminal = [s for s in states if s in TERMINAL]  # the last states in STATES order
+    taken = time.time_ns()
+    sig = cache.signature()  # before reading: a change while reading must miss
+    view = svc.queue([s for s in states if s not in TERMINAL])
+    # every queue is loaded (dependencies cross them); the listing is the work items'
+    items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
+    judgements, blocks = view.judgements, view.blocks
+    out = _Printer(status, kind, only_repo, count)
+    writer = cache.writer()
+    meta: list[list[Any]] = []
+    for i in items:
+        j = judgements.get(i.filename)
+        m = [i.state, i.kind, i.target_repo, bool(j and j.ready)]
+        line = line_of(i, j, blocks.get(i.filename))
+        meta.append(m)
+        out.add(m, line)
+        if writer is not None:
+            writer.add(mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else line)
+    # what the cached listing depends on besides the store, taken before the view is let go
+    # (the terminal items below are judged alone: 50,000 of them need the memory): a
+    # cooldown lifting (naive times are taken as UTC, as judged), plan files appearing
+    until = min((
+        (c if c.tzinfo is not None else c.replace(tzinfo=UTC)).timestamp()
+        for j in judgements.values() if (c := j.cooldown_until) is not None
+    ), default=None)  # fmt: skip
+    missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
+    plans = {v: v in missing for v in sorted({i.plan_file for i in view.items.values() if i.plan_file})}
+    del view, items, judgements, blocks
+    if terminal:
+        from .core.cache import LineCache
+        from .core.model import Item
+
+        lines = None
+        if svc.use_cache:
+            import zlib
+
+            sample = Item("00000000-000000-sample.md", "adopted", title="sample", defects=["d"])
+            lines = LineCache(svc.store.git_dir, f"{zlib.crc32(line_of(sample, judge_terminal(sample.filename, sample), None).encode()):08x}")
+            lines.load()
+        keep: set[str] = set()
+        for key, read in svc.terminal_stream(terminal):
+            hit = lines.line(key) if lines is not None and key is not None else None
+            if hit is None:
+                item = read()
+                hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None)]
+                if lines is not None and key is not None:
+                    lines.put_line(key, *hit)
+                state = item.state
+            else:
+                state = key.split("/", 2)[1]
+            if key is not None:
+                keep.add(key)
+            m = [state, hit[0], hit[1], False]
+            meta.append(m)
+            out.add(m, hit[2])
+            if writer is not None:
+                writer.add(hit[2])
+        out.flush()
+        if lines is not None:
+            lines.save(keep=keep if TERMINAL.issubset(terminal) else None)
+    out.close()
+    if writer is not None:
+        writer.close(sig, meta, until, plans, taken)
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool) -> bool:

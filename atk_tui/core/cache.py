@@ -20,7 +20,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,26 @@ def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
     return item
 
 
+_HEADER = 79  # bytes of the header line of an `ItemCache` file, padded with spaces
+
+
+def _json_slices(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
+    """`json.dumps(entries)` as ASCII, a few thousand entries at a time (ASCII escapes keep
+    names that are not valid UTF-8, surrogates, round-tripping)."""
+    from itertools import islice
+
+    it = iter(entries.items())
+    first = True
+    while True:
+        part = dict(islice(it, n))
+        if not part:
+            break
+        text = json.dumps(part, separators=(",", ":"))[1:-1]
+        yield (("{" if first else ",") + text).encode("ascii")
+        first = False
+    yield b"}" if not first else b"{}"
+
+
 class ItemCache:
     """One file per scope (`active`, `terminal`), so listing the active queue does not
     load the history's entries."""
@@ -100,7 +120,7 @@ class ItemCache:
         try:
             nl = raw.index(b"\n")
             header = json.loads(raw[:nl])
-            payload = raw[nl + 1 :]
+            payload = memoryview(raw)[nl + 1 :]
             if (
                 not isinstance(header, dict)
                 or header.get("version") != VERSION
@@ -108,7 +128,11 @@ class ItemCache:
                 or header.get("crc32") != zlib.crc32(payload)
             ):
                 raise ValueError("stale or damaged cache")
-            entries = json.loads(payload)
+            del payload
+            # decoded in place of the bytes (the file may be tens of MB): one text, then records
+            text = raw.decode("ascii")
+            del raw
+            entries, _end = json.JSONDecoder().raw_decode(text, nl + 1)
             if not isinstance(entries, dict):
                 raise ValueError("bad cache")
             self.entries = entries
@@ -144,17 +168,22 @@ class ItemCache:
             return
         tmp = None
         try:
-            # ASCII escapes keep names that are not valid UTF-8 (surrogates) round-tripping
-            payload = json.dumps(self.entries, separators=(",", ":")).encode("ascii")
-            header = json.dumps(
-                {"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}
-            ).encode("ascii")
             self.path.parent.mkdir(exist_ok=True)
             import tempfile
 
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                fh.write(header + b"\n" + payload)
+                # the header (padded: JSON allows the spaces) is written last, so the
+                # records are encoded a slice at a time instead of as one text
+                fh.write(b" " * _HEADER + b"\n")
+                size = crc = 0
+                for data in _json_slices(self.entries):
+                    size += len(data)
+                    crc = zlib.crc32(data, crc)
+                    fh.write(data)
+                header = json.dumps({"version": VERSION, "size": size, "crc32": crc}).encode("ascii")
+                fh.seek(0)
+                fh.write(header.ljust(_HEADER))
             os.replace(tmp, self.path)
             tmp = None
             self.dirty = False
@@ -168,9 +197,28 @@ class ItemCache:
                     pass
 
 
+class LineCache(ItemCache):
+    """A terminal item's listing line with its kind and target_repo, keyed by what it is
+    derived from alone (blob, state and filename: `Service.terminal_stream`): adopted and
+    rejected items change only when moved, so `--status=all` parses each of them once.
+    `fmt` names the line format (a digest of a sample line): another format, another file."""
+
+    def __init__(self, git_dir: Path, fmt: str) -> None:
+        super().__init__(git_dir, "lines")
+        self.path = git_dir / "atk-cache" / f"lines-v{VERSION}-{fmt}.json"
+
+    def line(self, key: str) -> list[str] | None:
+        v = self.entries.get(key)
+        return v if type(v) is list and len(v) == 3 and all(type(x) is str for x in v) else None
+
+    def put_line(self, key: str, kind: str, target_repo: str, line: str) -> None:
+        self.entries[key] = [kind, target_repo, line]
+        self.dirty = True
+
+
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 3
+LISTING_VERSION = 4
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.
@@ -405,12 +453,15 @@ class ListingCache:
             return None  # a half-done write is rolled back by the full listing
         return store_signature(self.root, self.content_dirs, self.name_dirs, with_newest)
 
-    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, bytes] | None:
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, bytes | memoryview] | None:
         """(meta, payload) when the cached listing is still the store's, else None. The
         payload is the listing's lines (UTF-8, joined by newlines); `meta` is the JSON of a
         list whose item i is `[state, kind, target_repo, ready]` of line i (decoded only to
-        filter). `plan_missing(values)` says which plan_file
-        values name no file now (asked only for plan files that are symbolic links)."""
+        filter). `plan_missing(values)` says which plan_file values name no file now (asked
+        only for plan files that are symbolic links).
+
+        The file: the payload's length (12 digits) and a newline, the payload, a newline,
+        `meta`, a newline, the header (JSON): written in one pass as the listing is printed."""
         try:
             # the file first: without one (a cold listing) the signature is not worth taking
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
@@ -419,16 +470,19 @@ class ListingCache:
             sig = self.signature(with_newest=False)
             if sig is None:
                 return None
-            nl = raw.index(b"\n")
-            header = json.loads(raw[:nl])
-            nl2 = raw.index(b"\n", nl + 1)
-            meta = raw[nl + 1 : nl2]
-            payload = raw[nl2 + 1 :]
+            size = int(raw[:12])
+            end = 13 + size
+            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n":
+                return None
+            nl = raw.index(b"\n", end + 1)
+            meta = raw[end + 1 : nl]
+            header = json.loads(raw[nl + 1 :])
+            payload = memoryview(raw)[13:end]  # not a copy: a listing of everything is 30 MB
             if (
                 header.get("version") != LISTING_VERSION
                 or header.get("sig") != sig[0]
                 or header.get("size") != len(meta) + len(payload)
-                or header.get("crc32") != zlib.crc32(payload, zlib.crc32(meta))
+                or header.get("crc32") != zlib.crc32(meta, zlib.crc32(payload))
             ):
                 return None
             until = header.get("until")
@@ -440,10 +494,12 @@ class ListingCache:
             volatile = header["volatile"]
             if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
                 return None
-            if payload.count(b"\n") + bool(payload) != header["n"]:
+            if raw.count(b"\n", 13, end) + bool(size) != header["n"]:
                 return None
-            if b"\x00" in payload:
-                payload = _fill_cooldowns(payload, now)
+            last = raw.rfind(b"\x00", 13, end)
+            if last >= 0:  # markers are in the active lines, which come first: fill only those
+                cut = last + 1 - 13
+                return meta, _fill_cooldowns(bytes(payload[:cut]), now) + payload[cut:]
             return meta, payload
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -452,37 +508,94 @@ class ListingCache:
              plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
         """Write the listing computed from the store as it was at `sig` (taken before the
         listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
-        if sig is None or sig[1] >= taken_ns - RACY_NS:
+        w = self.writer()
+        if w is None:
             return False
-        plan_sig, plan_newest, volatile, plan_dirs = plan_signature(self.root, list(plans), leaves=True)
-        if plan_newest >= taken_ns - RACY_NS:
-            return False
-        again = self.signature(with_newest=False)
-        if again is None or again[0] != sig[0]:
-            return False  # changed while it was read: the listing may mix two states
-        payload = "\n".join(lines).encode("utf-8")
-        meta_raw = json.dumps(meta, separators=(",", ":")).encode("ascii")
-        header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
-                  "plan_dirs": plan_dirs, "volatile": volatile, "n": len(lines), "size": len(meta_raw) + len(payload),
-                  "crc32": zlib.crc32(payload, zlib.crc32(meta_raw))}  # fmt: skip
-        tmp = None
+        for line in lines:
+            w.add(line)
+        return w.close(sig, meta, until, plans, taken_ns)
+
+    def writer(self) -> ListingWriter | None:
+        """A listing written line by line as it is printed (`save` at once); None when
+        the cache cannot be written."""
         try:
             self.path.parent.mkdir(exist_ok=True)
             if os.path.islink(self.path.parent):
-                return False
+                return None
             import tempfile
 
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + meta_raw + b"\n" + payload)
-            os.replace(tmp, self.path)
-            tmp = None
+        except OSError:
+            return None
+        return ListingWriter(self, fd, tmp)
+
+
+class ListingWriter:
+    """One listing file being written (`ListingCache.writer`): `add` every line, then
+    `close` (kept only when the store did not change meanwhile) or `abort`."""
+
+    def __init__(self, cache: ListingCache, fd: int, tmp: str) -> None:
+        self.cache, self.tmp = cache, tmp
+        self.fh: Any = os.fdopen(fd, "wb")
+        self.n = self.size = self.crc = 0
+        self.failed = False
+        self._write(b"0" * 12 + b"\n")
+
+    def _write(self, data: bytes) -> None:
+        if self.failed:
+            return
+        try:
+            self.fh.write(data)
+        except (OSError, ValueError):
+            self.failed = True
+
+    def add(self, line: str) -> None:
+        data = (b"\n" if self.n else b"") + line.encode("utf-8")
+        self.n += 1
+        self.size += len(data)
+        self.crc = zlib.crc32(data, self.crc)
+        self._write(data)
+
+    def abort(self) -> None:
+        try:
+            self.fh.close()
+        except OSError:
+            pass
+        try:
+            os.unlink(self.tmp)
+        except OSError:
+            pass
+
+    def close(self, sig: tuple[str, int] | None, meta: list[list[Any]], until: float | None,
+              plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
+        """Keep the listing computed from the store as it was at `sig` (taken before the
+        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
+        cache = self.cache
+        ok = False
+        try:
+            if self.failed or sig is None or sig[1] >= taken_ns - RACY_NS:
+                return False
+            plan_sig, plan_newest, volatile, plan_dirs = plan_signature(cache.root, list(plans), leaves=True)
+            if plan_newest >= taken_ns - RACY_NS:
+                return False
+            again = cache.signature(with_newest=False)
+            if again is None or again[0] != sig[0]:
+                return False  # changed while it was read: the listing may mix two states
+            meta_raw = json.dumps(meta, separators=(",", ":")).encode("ascii")
+            header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
+                      "plan_dirs": plan_dirs, "volatile": volatile, "n": self.n, "size": len(meta_raw) + self.size,
+                      "crc32": zlib.crc32(meta_raw, self.crc)}  # fmt: skip
+            self._write(b"\n" + meta_raw + b"\n" + json.dumps(header, separators=(",", ":")).encode("ascii"))
+            if self.failed:
+                return False
+            self.fh.seek(0)
+            self.fh.write(b"%012d" % self.size)
+            self.fh.close()
+            os.replace(self.tmp, cache.path)
+            ok = True
             return True
         except (OSError, ValueError):
             return False
         finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+            if not ok:
+                self.abort()

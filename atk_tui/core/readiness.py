@@ -359,6 +359,15 @@ def _is_pickable_answered_uwi(snapshot: Snapshot, name: str, state: str) -> bool
     )
 
 
+def judge_terminal(name: str, item: Item) -> Judgement:
+    """An adopted or rejected item's judgement: its own defects only (nothing else counts,
+    so a listing of 50,000 of them judges each alone)."""
+    defects = [str(d) for d in item.defects] if isinstance(item.defects, (list, tuple)) else []
+    if defects:
+        return Judgement("defective", (Reason("defective", "; ".join(defects), ref=name),))
+    return Judgement("terminal")
+
+
 def judge(snapshot: Snapshot, now: datetime) -> dict[str, Judgement]:
     """A `Judgement` for every item in `snapshot.items` (SPEC §6).
 
@@ -374,14 +383,10 @@ def judge(snapshot: Snapshot, now: datetime) -> dict[str, Judgement]:
 
     out: dict[str, Judgement] = {}
     for name, item in snapshot.items.items():
-        defects = [str(d) for d in item.defects] if isinstance(item.defects, (list, tuple)) else []
         if item.state in TERMINAL:
-            if defects:
-                reasons = (Reason("defective", "; ".join(defects), ref=name),)
-                out[name] = Judgement("defective", reasons)
-            else:
-                out[name] = Judgement("terminal")
+            out[name] = judge_terminal(name, item)
             continue
+        defects = [str(d) for d in item.defects] if isinstance(item.defects, (list, tuple)) else []
 
         reasons_l: list[Reason] = []
         if defects:

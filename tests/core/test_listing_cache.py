@@ -302,3 +302,26 @@ def test_the_time_left_of_a_cooldown_is_the_time_of_the_listing(tmp_path: Path) 
     _, at_1h = lc.load(3600.0, lambda v: [])
     assert at_0 == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 1d 0h)"]}'
     assert at_1h == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 23h 0m)"]}'
+
+
+def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch) -> None:
+    """`--status=all` parses an adopted item once: later listings (the judged listing gone
+    stale) print its cached line, the same line a listing from scratch prints."""
+    root, svc = make_store(tmp_path)
+    first = items_in(root, "inbox")[0]
+    assert svc.start_processing([first]).ok and svc.adopt(first, note="merged in acme/api#9").ok
+    age(root)
+    argv = ["wi", "list", "--json", "--status=all"]
+    before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
+    assert f'"filename": "{first}", "state": "adopted"' in before
+    from atk_tui.core.service import reads
+
+    parsed: list[str] = []
+    real = reads.parse_item
+    monkeypatch.setattr(reads, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real(name, state, *a, **k))
+    for stale in (root / ".git" / "atk-cache").glob("list-*"):
+        stale.unlink()
+    cached, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
+    assert not hit and "adopted" not in parsed  # the judged listing was gone; the line was not
+    fresh, _ = listing(root, argv, capsys, monkeypatch, scratch=True)
+    assert cached == before == fresh

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 
 from ..cache import ItemCache, cache_key
@@ -17,6 +17,14 @@ from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, 
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
+
+
+def _states_defect(states: Sequence[str]) -> str:
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
+
+
+def _queues_defect(first: str, second: str) -> str:
+    return f"filename is in both queues at once: {first} and {second}"
 
 
 class Reads(ServiceBase):
@@ -158,10 +166,10 @@ class Reads(ServiceBase):
                 continue  # a store made before the queue existed
             q_items, q_where, q_defects = self._load_queue(q, [s for s in q.states if s in wanted_set], progress)
             for name in q_where.keys() & queue_of.keys():
-                defects.append(StoreDefect(name, f"filename is in both queues at once: {queue_of[name]} and {q.name}"))
+                defects.append(StoreDefect(name, _queues_defect(queue_of[name], q.name)))
                 for found in (items.get(name), q_items.get(name)):
                     if found is not None:
-                        found.defects = [*found.defects, f"filename is in both queues at once: {queue_of[name]} and {q.name}"]
+                        found.defects = [*found.defects, _queues_defect(queue_of[name], q.name)]
                 q_where.pop(name)
                 q_items.pop(name, None)
             queue_of.update(dict.fromkeys(q_where, q.name))
@@ -177,7 +185,7 @@ class Reads(ServiceBase):
         # second queue is scanned first: most stores have few or no feedback items, and an
         # empty queue must not cost a git process on every listing)
         first = q.name == "wi"
-        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache and first else dict
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache and first and wanted else dict
         scan = self.store.scan_all(q.states, q.name)
         if self.use_cache and not first and any(scan.names.get(s) for s in wanted):
             collect_blobs = self.store.index_blobs_async(wanted, q.name)
@@ -208,33 +216,69 @@ class Reads(ServiceBase):
                 if item is not None:
                     item.queue = q.name
                 if item is None:
-                    try:
-                        # never through a link (scan_all lists none; the file may change since)
-                        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                        with os.fdopen(fd, "rb") as fh:
-                            data = fh.read(MAX_ITEM_BYTES + 1)
-                            size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
-                    except OSError as exc:
-                        item = Item(
-                            filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=q.name
-                        )
-                    else:
-                        item = parse_item(name, state, data, size=size, queue=q.name)
-                        if cache is not None and size is None:
-                            cache.put(item)
+                    item, whole = self._parse_file(root, rel, name, state, q.name)
+                    if cache is not None and whole:
+                        cache.put(item)
                     parsed += 1
                     if progress is not None and parsed % PROGRESS_EVERY == 0:
                         progress(done, total)
                 if cache is not None:
                     keep.add(cache_key(item.blob, name))
                 if name in dups:
-                    in_states = dups[name]
-                    item.defects = [*item.defects, f"filename is in {len(in_states)} states at once: {', '.join(in_states)}"]
+                    item.defects = [*item.defects, _states_defect(dups[name])]
                 items[name] = item
                 done += 1
         for scope, cache in scopes.items():
             cache.save(keep=seen.get(scope, set()))
         return items, where, defects
+
+    @staticmethod
+    def _parse_file(root: str, rel: str, name: str, state: str, queue: str) -> tuple[Item, bool]:
+        """(the item in file `rel`, whether it was read whole: only then may it be cached)."""
+        try:
+            # never through a link (scan_all lists none; the file may change since)
+            fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as fh:
+                data = fh.read(MAX_ITEM_BYTES + 1)
+                size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
+        except OSError as exc:
+            return Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=queue), False
+        return parse_item(name, state, data, size=size, queue=queue), size is None
+
+    def terminal_stream(self, states: Sequence[str]) -> Iterator[tuple[str | None, Callable[[], Item]]]:
+        """The work items in the terminal `states`, in a listing's order (state, then
+        filename), one at a time and unparsed: (key, read) where `read()` parses the file.
+        `key` (blob, state and filename) names the item's content for good: a cache of
+        anything derived from it alone may answer instead of `read()`; None when the item is
+        not in its file alone (a copy in another state or queue adds a defect, or the file
+        differs from the index). Terminal items are judged alone (`readiness.judge_terminal`),
+        so 50,000 of them are listed without holding them."""
+        wanted = [s for s in states if s in TERMINAL]
+        collect_blobs = self.store.index_blobs_async(wanted, "wi") if self.use_cache else dict
+        scan = self.store.scan_all(None, "wi")
+        other: set[str] = set()
+        for q in QUEUES:
+            if q.name != "wi" and os.path.isdir(self.root / q.folder):
+                other.update(self.store.scan_all(q.states, q.name).where)
+        blobs = collect_blobs()
+        root = str(self.root)
+        for state in wanted:
+            for name in sorted(scan.names.get(state, ())):
+                if scan.where[name] != state:
+                    continue  # a duplicate: the copy in the first state is the item
+                rel = f"wi/{state}/{name}"
+                blob = blobs.get(rel)
+                alone = name not in scan.dups and name not in other
+
+                def read(rel: str = rel, name: str = name, state: str = state, alone: bool = alone) -> Item:
+                    item = self._parse_file(root, rel, name, state, "wi")[0]
+                    if name in scan.dups:
+                        item.defects = [*item.defects, _states_defect(scan.dups[name])]
+                    if not alone and name in other:
+                        item.defects = [*item.defects, _queues_defect("wi", "mq")]
+                    return item
+
+                yield (f"{blob}/{state}/{name}" if blob and alone else None), read
 
     def queue(self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None) -> QueueView:
         """Everything the dashboard shows, judged at `clock()`. `progress`: see `load_items`."""
