@@ -24,6 +24,7 @@ machine's load, ratios much less.
 | history screen of the terminal items: first rows (tmux, after `H`) | -- (goal 0.5 s) |
 | 1,000-node graph, layout + first draw (in process) | -- (goal 0.2 s); a longest-path layering beside it |
 | a change pushed from another clone shown on the dashboard (tmux) | -- (goal 10 s) |
+| `atk wi stats --json --since all`, cold (no stats cache) / warm; 200 question events added first | `git log --name-status -- wi/` |
 | peak memory (VmHWM of the dashboard; maxrss of `list --status=all`) | -- (goal 150 MiB) |
 """
 
@@ -202,6 +203,58 @@ def bench_transition(root: Path, env: dict[str, str]) -> dict[str, float]:
 
         floor.append(timed(mv_commit))
     return {"service": statistics.median(times), "floor": statistics.median(floor)}
+
+
+# -- the wait statistics (issue 16) ----------------------------------------------------------
+
+
+def add_question_history(root: Path, env: dict[str, str], commits: int, seed: int = 1) -> None:
+    """`commits` commits of question events, one each: answer an open UWI, file a new one, or
+    remove one (what `atk wi stats` reads back from the history)."""
+    import random
+
+    rng = random.Random(seed)
+    inbox = root / "wi" / "inbox"
+    uwis = [p for p in sorted(inbox.iterdir()) if p.suffix == ".md" and "kind: uwi" in p.read_text(errors="replace")[:400]]
+    for n in range(commits):
+        op = rng.random()
+        if op < 0.5 and uwis:
+            p = uwis.pop(rng.randrange(len(uwis)))
+            p.write_text(p.read_text() + "\n## 回答\n\n- 1: A) yes\n", encoding="utf-8")
+            run(["git", "add", str(p)], env, cwd=root)
+        elif op < 0.8:
+            p = inbox / f"2026-11-30-bench-question-{n}.md"
+            p.write_text("---\nkind: uwi\ntarget_repo: acme/webapp\nurgency: blocking\n---\n# Bench question\n\n"
+                         "## 質問\nWhich?\n\n- A) yes\n- B) no\n\n推奨: A)\n", encoding="utf-8")  # fmt: skip
+            run(["git", "add", str(p)], env, cwd=root)
+            uwis.append(p)
+        elif uwis:
+            run(["git", "rm", "-q", str(uwis.pop(rng.randrange(len(uwis))))], env, cwd=root)
+        else:
+            continue
+        run(["git", "commit", "-q", "--no-verify", "-m", f"atk: bench event {n}", "-m", "Atk-Actor: user"], env, cwd=root)
+
+
+def bench_stats(root: Path, env: dict[str, str], reps: int, events: int = 200) -> dict[str, float]:
+    """`atk wi stats --json --since all`: cold (no `.git/atk-stats.json`: the whole history
+    read, every item version parsed once) and warm (HEAD unchanged: the cache read), beside
+    `git log --name-status` of `wi/` (the least reading the history takes). A store with
+    fewer than `events` commits gets that many question events first (they are kept)."""
+    count = int(run(["git", "rev-list", "--count", "HEAD"], env, cwd=root).stdout or 0)
+    if count < events:
+        add_question_history(root, env, events)
+    argv = [str(BIN / "atk"), "wi", "stats", "--json", "--since", "all", "--store", str(root)]
+    cache = root / ".git" / "atk-stats.json"
+    colds, rss = [], 0.0
+    for _ in range(reps):
+        cache.unlink(missing_ok=True)
+        wall, mib, _ = run_rss(argv, env)
+        colds.append(wall)
+        rss = max(rss, mib)
+    warms = [timed(lambda: run(argv, env)) for _ in range(reps)]
+    floor = [timed(lambda: run(["git", "log", "--name-status", "--format=%H %ct", "--", "wi/"], env, cwd=root))
+             for _ in range(reps)]  # fmt: skip
+    return {"cold": min(colds), "warm": min(warms), "floor": min(floor), "rss": rss}
 
 
 # -- the graph ------------------------------------------------------------------------------
@@ -392,22 +445,34 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str
                 t0 = time.perf_counter()
                 pane.send(*(["Down"] * 300), "?")
                 bursts.append(pane.wait(helped, since=t0, timeout=60))
-                if not label:
-                    pane.send("Escape")
-                    pane.settle(time.perf_counter(), quiet=0.5)
-                    t0 = time.perf_counter()
-                    pane.send("H")
-                    res["history_first"] = min(res.get("history_first", 1e9), pane.wait(
-                        lambda s: bool(re.search(r"(adopted|rejected)\s", s.split("History:", 1)[-1].split("\n", 1)[-1]))
-                        and "Loading" not in s, since=t0, timeout=120))  # fmt: skip
-                    pane.settle(time.perf_counter(), quiet=1.0)
-                    hwm = max(hwm, pane.hwm_mib())
             finally:
                 pane.close()
         res[f"{label}trail"] = statistics.median(trails)
         res[f"{label}burst"] = statistics.median(bursts)
     res["hwm"] = hwm
     return res
+
+
+def bench_history(root: Path, env: dict[str, str], tmp: Path, counts: dict[str, int], reps: int) -> dict[str, float]:
+    """Seconds from `H` on a warm dashboard to the history's first rows (adopted/rejected
+    rows drawn), best of `reps`, and the dashboard's peak memory after it."""
+    firsts, hwm = [], 0.0
+    for _ in range(reps):
+        pane = Pane(f"{BIN / 'atk-tui'} --store {root}", env, tmp)
+        try:
+            pane.start()
+            pane.wait(counts_shown(counts))
+            pane.settle(time.perf_counter(), quiet=1.0)
+            t0 = time.perf_counter()
+            pane.send("H")
+            firsts.append(pane.wait(
+                lambda s: bool(re.search(r"(adopted|rejected)\s", s.split("History:", 1)[-1].split("\n", 1)[-1]))
+                and "Loading" not in s, since=t0, timeout=120))  # fmt: skip
+            pane.settle(time.perf_counter(), quiet=1.0)
+            hwm = max(hwm, pane.hwm_mib())
+        finally:
+            pane.close()
+    return {"first": min(firsts), "hwm": hwm}
 
 
 def bench_remote(root: Path, env: dict[str, str], tmp: Path, counts: dict[str, int]) -> float | None:
@@ -446,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the generated store")
     ap.add_argument("--no-tmux", action="store_true")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--only", help="comma-separated phases: list, graph, dashboard, remote, transition")
+    ap.add_argument("--only", help="comma-separated phases: list, graph, dashboard, history, remote, transition, stats")
     args = ap.parse_args(argv)
     active = args.active or (2_000 if args.quick else 10_000)
     terminal = args.terminal or (10_000 if args.quick else 50_000)
@@ -492,8 +557,11 @@ def main(argv: list[str] | None = None) -> int:
         gr = phase("graph", lambda: bench_graph(reps + 2), {"layout": float("nan"), "floor": float("nan")})
         dash_res: dict[str, float] = {}
         dash = phase("dashboard", lambda: bench_dashboard(root, env, tmp, counts, reps, dash_res), dash_res) if tmux else None
+        hist = phase("history", lambda: bench_history(root, env, tmp, counts, reps), None) if tmux else None
         remote = phase("remote", lambda: bench_remote(root, env, tmp, counts), None) if tmux else None
         tr = phase("transition", lambda: bench_transition(root, env), {"service": float("nan"), "floor": float("nan")})
+        # last: its question events add and remove inbox items (the panes' counts above)
+        stats = phase("stats", lambda: bench_stats(root, env, reps), dict.fromkeys(("cold", "warm", "floor", "rss"), float("nan")))
     finally:
         if args.keep and not args.store:
             print(f"kept {tmp}")
@@ -504,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, float, str, float, str]] = []  # figure, s, floor, floor s, goal (ratio or "<= N s")
     if dash:
         dash = {k: dash.get(k, nan) for k in ("floor_frame", "first_frame", "all_rows", "cold_first", "cold_progress", "cold_rows",
-                                              "trail", "floor_trail", "burst", "floor_burst", "history_first", "hwm")}  # fmt: skip
+                                              "trail", "floor_trail", "burst", "floor_burst", "hwm")}  # fmt: skip
         ff = dash["floor_frame"]
         rows += [
             ("dashboard first frame, warm (tmux)", dash["first_frame"], "empty Textual app, first frame", ff, "1.5x"),
@@ -522,9 +590,13 @@ def main(argv: list[str] | None = None) -> int:
         ("atk wi list --json --status=all, warm", lst["all_warm"], "atk wi list --json, warm", lst["warm"], "2x"),
         ("atk wi list --json --status=all, cold", lst["all_cold"], "atk wi list --json, warm", lst["warm"], "-"),
     ]
-    if dash:
-        rows.append(("history screen: first rows (after H)", dash["history_first"], "-", nan, "<= 0.5 s"))
+    if hist:
+        rows.append(("history screen: first rows (after H)", hist["first"], "-", nan, "<= 0.5 s"))
     rows.append(("1,000-node graph: layout + first draw", gr["layout"], "longest-path layering, same graph", gr["floor"], "<= 0.2 s"))
+    rows += [
+        ("atk wi stats --json, cold (no stats cache)", stats["cold"], "git log --name-status -- wi/", stats["floor"], "-"),
+        ("atk wi stats --json, warm", stats["warm"], "git log --name-status -- wi/", stats["floor"], "-"),
+    ]
     if remote is not None:
         rows.append(("a change pushed from another clone shown", remote, "-", nan, "<= 10 s"))
     print()
@@ -540,7 +612,8 @@ def main(argv: list[str] | None = None) -> int:
         table.append({"figure": name, "s": v, "floor": fname, "floor_s": f, "ratio": ratio, "goal": goal})
     print()
     if dash:
-        print(f"peak memory: dashboard VmHWM {dash['hwm']:.0f} MiB (rows, keys, history shown); "
+        print(f"peak memory: dashboard VmHWM {dash['hwm']:.0f} MiB (rows, keys), "
+              f"{hist['hwm'] if hist else nan:.0f} MiB (history shown); "
               f"`list --status=all` maxrss {lst['all_rss']:.0f} MiB; goal <= 150 MiB")  # fmt: skip
     else:
         print(f"peak memory: `list --status=all` maxrss {lst['all_rss']:.0f} MiB; goal <= 150 MiB")

@@ -216,6 +216,50 @@ class LineCache(ItemCache):
         self.dirty = True
 
 
+class NamesCache:
+    """What listing folders yields (names, not contents), keyed by those folders' lstat
+    (`dirs_signature`: a name added, removed or renamed changes its folder's mtime): the
+    history's 50,000 names without listing 50,000 files. Not saved while racy."""
+
+    def __init__(self, git_dir: Path, name: str) -> None:
+        self.path = git_dir / "atk-cache" / f"{name}-v{VERSION}.json"
+
+    def load(self, sig: str) -> Any:
+        try:
+            if os.path.islink(self.path.parent):
+                return None
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                data = json.loads(fh.read())
+            return data["value"] if type(data) is dict and data.get("sig") == sig else None
+        except (OSError, ValueError, KeyError, RecursionError):
+            return None
+
+    def save(self, sig: str, newest_ns: int, taken_ns: int, value: Any) -> None:
+        if newest_ns >= taken_ns - RACY_NS:
+            return
+        tmp = None
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            if os.path.islink(self.path.parent):
+                return
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(json.dumps({"sig": sig, "value": value}, separators=(",", ":")).encode("ascii"))
+            os.replace(tmp, self.path)
+            tmp = None
+        except (OSError, ValueError):
+            pass
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+
 # -- the judged listing ------------------------------------------------------------------------
 
 LISTING_VERSION = 4

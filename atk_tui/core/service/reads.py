@@ -301,6 +301,21 @@ class Reads(ServiceBase):
         """Every adopted and rejected item as (filename, state), newest filename first (names
         start with their creation time), and where every item is: what the history shows
         without parsing 50,000 files (each row reads its own file when it is drawn)."""
+        import time
+
+        from ..cache import NamesCache, dirs_signature
+
+        taken = time.time_ns()
+        # every state folder of both queues by lstat (and the queue folders: mq/ may appear)
+        folders = [str(self.root / q.folder / s) for q in QUEUES for s in ("", *q.states)]
+        sig, newest = dirs_signature(folders)
+        cache = NamesCache(self.store.git_dir, "history-names") if self.use_cache else None
+        hit = cache.load(sig) if cache is not None else None
+        if hit is not None:
+            try:
+                return [(n, s) for n, s in hit[0]], dict(hit[1])
+            except (TypeError, ValueError):
+                pass
         names: list[tuple[str, str]] = []
         where: dict[str, str] = {}
         for q in QUEUES:  # both queues: the history covers work items and feedback
@@ -311,6 +326,8 @@ class Reads(ServiceBase):
                 where.setdefault(n, st)
             names += [(n, s) for s in q.states if s in TERMINAL for n in scan.names.get(s, ()) if scan.where[n] == s]
         names.sort(reverse=True)
+        if cache is not None:
+            cache.save(sig, newest, taken, [names, where])
         return names, where
 
     def list(

@@ -346,9 +346,13 @@ class GitStore(RemoteSync):
                     entries = list(it)
             except (FileNotFoundError, NotADirectoryError):
                 continue
-            listed = [e.name for e in entries if e.is_file(follow_symlinks=False) and not e.name.startswith(".")]
-            if len(listed) < len(entries):
-                for e in entries:
+            odd = [e for e in entries if not e.is_file(follow_symlinks=False)]  # links, folders, ...
+            listed = [n for e in entries if (n := e.name)[0] != "."]
+            if odd:
+                # (only then: a `.gitkeep` beside 50,000 items must not cost a second pass)
+                odd_names = {e.name for e in odd}
+                listed = [n for n in listed if n not in odd_names]
+                for e in odd:
                     if e.is_symlink():
                         defects.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
                     elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
