@@ -185,9 +185,14 @@ class Reads(ServiceBase):
         # second queue is scanned first: most stores have few or no feedback items, and an
         # empty queue must not cost a git process on every listing)
         first = q.name == "wi"
-        collect_blobs = self.store.index_blobs_async(wanted, q.name) if self.use_cache and first and wanted else dict
+        prefix = "" if q.name == "wi" else f"{q.name}-"
+        # the blobs only look entries up: without a cache file (a cold start) git is not asked
+        cached = self.use_cache and any(
+            ItemCache(self.store.git_dir, prefix + ("terminal" if s in TERMINAL else "active")).path.exists() for s in wanted
+        )
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if cached and first else dict
         scan = self.store.scan_all(q.states, q.name)
-        if self.use_cache and not first and any(scan.names.get(s) for s in wanted):
+        if cached and not first and any(scan.names.get(s) for s in wanted):
             collect_blobs = self.store.index_blobs_async(wanted, q.name)
         where, dups, defects = scan.where, scan.dups, scan.defects
         items: dict[str, Item] = {}
@@ -195,7 +200,6 @@ class Reads(ServiceBase):
         blobs = collect_blobs()
         root = str(self.root)
         seen: dict[str, set[str]] = {}
-        prefix = "" if q.name == "wi" else f"{q.name}-"
         total = sum(len(scan.names.get(state, ())) for state in wanted)
         done = parsed = 0
         for state in wanted:
