@@ -308,7 +308,7 @@ def cached_list(root: Path, args: argparse.Namespace) -> bool:
     if args.text:
         return False
     as_json = args.json or (is_agent_env() and not args.no_json)
-    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count)
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit))
 
 
 def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
@@ -321,7 +321,7 @@ def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -330,6 +330,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if args.count:
         _out(str(len(items)))
         return 0
+    items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
     if args.json or (is_agent_env() and not args.no_json):
         encode = _JSON.encode
         judgements, blocks = view.judgements, view.blocks

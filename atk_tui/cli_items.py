@@ -23,6 +23,15 @@ class Nouns:
     return_states: Sequence[str]
 
 
+def _number(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"takes a whole number >= {least}, not {text!r}")
+        return int(text)
+
+    return parse
+
+
 def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nouns) -> dict[str, argparse.ArgumentParser]:
     """Register the shared commands through `cmd(name, help)`; returns the parsers by name
     (a queue adds its own flags to them)."""
@@ -35,6 +44,8 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     g.add_argument("--json", action="store_true", help="JSON Lines")
     g.add_argument("--no-json", action="store_true", help="text rows")
     g.add_argument("--count", action="store_true", help="print the number of items")
+    p.add_argument("--offset", type=_number(0), default=0, metavar="K", help="skip the first K items listed (paging)")
+    p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
 
     p = ps["show"] = cmd("show", "print items; several in one call (JSON Lines in an agent environment)")
     p.add_argument("filenames", nargs="+", metavar="filename")

@@ -1,7 +1,8 @@
 """A warm `atk wi list`, answered before the command line is even imported.
 
 `atk`'s entry point is `main` here. A plain listing (`atk [--store S] wi list [--status X]
-[--kind K] [--target-repo R] [--json | --count | --no-json] [--skip-pull] [--skip-push]`)
+[--kind K] [--target-repo R] [--json | --count | --no-json] [--offset K] [--limit N] [--skip-pull]
+[--skip-push]`)
 whose judged result is cached (`core.cache.ListingCache`: the store is as it was) is printed
 from that one file: no argparse, no service, no git. Anything else, and every miss, runs
 `atk_tui.cli.main` (which fills the cache). The rule for which states a `--status` lists and
@@ -65,14 +66,39 @@ def mark_cooldowns(line: str, judgement: Any, now: Any) -> str:
     return head + tail
 
 
+#: `--offset K --limit N`: the lines after the first K a filter keeps, at most N (None: all)
+Page = tuple[int, int | None]
+
+
+def _paged(buf: bytes | memoryview, page: Page) -> bytes | memoryview:
+    """Lines `page` of newline-joined `buf` (no copy when `page` takes them all)."""
+    offset, limit = page
+    if not offset and limit is None:
+        return buf
+    raw = buf if isinstance(buf, bytes) else bytes(buf)
+    start = 0
+    for _ in range(offset):
+        start = raw.find(b"\n", start) + 1
+        if not start:
+            return b""
+    end = start - 1
+    for _ in range(limit if limit is not None else 1 << 62):
+        end = raw.find(b"\n", end + 1)
+        if end < 0:
+            return raw[start:]
+    return raw[start:end]
+
+
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]] | bytes, lines: list[str] | bytes | memoryview) -> None:  # fmt: skip
+                  meta: list[list[Any]] | bytes, lines: list[str] | bytes | memoryview, page: Page = (0, None)) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
-    print it. `meta` and `lines` may be as cached (`ListingCache.load`)."""
+    print it (`page` of it; a count counts every line the filter keeps). `meta` and `lines`
+    may be as cached (`ListingCache.load`)."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None)
     if isinstance(lines, bytes | memoryview):
         if not (filtered or count):
+            lines = _paged(lines, page) if lines else lines
             if lines:
                 sys.stdout.flush()
                 sys.stdout.buffer.write(lines)
@@ -90,6 +116,8 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
             if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)
             and (want_ready is None or m[3] == want_ready)
         ]  # fmt: skip
+    if not count and page != (0, None):
+        lines = lines[page[0] :] if page[1] is None else lines[page[0] : page[0] + page[1]]
     if count:
         sys.stdout.write(f"{len(lines)}\n")
     elif lines:
@@ -101,10 +129,12 @@ class _Printer:
     """`print_listing` line by line: the lines a filter keeps are written in chunks as they
     come (a listing of 60,000 items is never held as one text), or counted."""
 
-    def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool) -> None:
+    def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None)) -> None:
         self.want_ready = status == "ready" if status in DERIVED else None
         self.kind, self.only_repo, self.count = kind, only_repo, count
         self.n = 0
+        self.first, limit = page
+        self.last = None if limit is None else self.first + limit
         self.chunk: list[str] = []
 
     def add(self, m: list[Any], line: str) -> None:
@@ -113,7 +143,7 @@ class _Printer:
         ):
             return
         self.n += 1
-        if not self.count:
+        if not self.count and self.n > self.first and (self.last is None or self.n <= self.last):
             self.chunk.append(line)
             if len(self.chunk) >= 2000:
                 self.flush()
@@ -131,7 +161,7 @@ class _Printer:
 
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
-                  line_of: Callable[[Any, Any, Any], str]) -> None:  # fmt: skip
+                  line_of: Callable[[Any, Any, Any], str], page: Page = (0, None)) -> None:  # fmt: skip
     """The judged listing made from the store (the cached one missed): printed as it is made
     and written to `cache` in the same pass. `line_of(item, judgement, blocks)` is a line.
     Adopted and rejected items are judged alone, so they are streamed one at a time
@@ -148,7 +178,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
     judgements, blocks = view.judgements, view.blocks
-    out = _Printer(status, kind, only_repo, count)
+    out = _Printer(status, kind, only_repo, count, page)
     writer = cache.writer()
     meta: list[list[Any]] = []
     for i in items:
@@ -206,7 +236,8 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
         writer.close(sig, meta, until, plans, taken)
 
 
-def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool) -> bool:
+def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool,
+          page: Page = (0, None)) -> bool:  # fmt: skip
     """Print the cached listing when it is still the store's; False when the full listing
     must run (no cache, a change, text output)."""
     if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
@@ -219,11 +250,12 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
     if hit is None:
         return False
-    print_listing(status, kind, only_repo, count, *hit)
+    print_listing(status, kind, only_repo, count, *hit, page=page)
     return True
 
 
-_VALUED = {"--store": "store", "--status": "status", "--kind": "kind", "--target-repo": "only_repo"}
+_VALUED = {"--store": "store", "--status": "status", "--kind": "kind", "--target-repo": "only_repo",
+           "--offset": "offset", "--limit": "limit"}  # fmt: skip
 _FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": None, "--skip-push": None}
 
 
@@ -231,7 +263,7 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     """The options of a plain `[--store S] wi list ...`, or None for anything else (the full
     command line then parses it, with its abbreviations, help and errors)."""
     opts: dict[str, Any] = {"store": None, "status": "active", "kind": None, "only_repo": None,
-                            "json": False, "no_json": False, "count": False}  # fmt: skip
+                            "json": False, "no_json": False, "count": False, "offset": None, "limit": None}  # fmt: skip
     seen: set[str] = set()
     i, words = 0, []
     while i < len(argv):
@@ -259,6 +291,11 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
         return None
     if opts["kind"] not in (None, "awi", "uwi"):
         return None
+    for key, least in (("offset", 0), ("limit", 1)):
+        value = opts.get(key)
+        if value is not None and not (value.isascii() and value.isdigit() and int(value) >= least):
+            return None  # the full command line says what it takes
+    opts["page"] = (int(opts.pop("offset") or 0), int(v) if (v := opts.pop("limit")) is not None else None)
     return opts
 
 
@@ -274,7 +311,7 @@ def main() -> None:
             root = resolve_store(opts["store"])
             as_json = opts["json"] or (is_agent_env() and not opts["no_json"])
             only_repo = opts["only_repo"]
-            if (root / ".git").is_dir() and serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"]):
+            if (root / ".git").is_dir() and serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"]):
                 sys.exit(0)
         except (ConfigError, OSError, ValueError):
             pass  # the full command line says what is wrong

@@ -262,6 +262,10 @@ def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
         (["wi", "show", "a.md"], None),
         (["wi", "list", "--kind", "x"], None),
         (["wi", "list", "-h"], None),
+        (["wi", "list", "--json", "--offset", "2", "--limit=3"], {"page": (2, 3)}),
+        (["wi", "list", "--json"], {"page": (0, None)}),
+        (["wi", "list", "--limit", "0"], None),  # an error argparse reports
+        (["wi", "list", "--offset=-1"], None),
     ],
 )
 def test_the_quick_entry_takes_only_plain_listings(argv: list[str], expected: dict | None) -> None:
@@ -325,3 +329,24 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     assert not hit and "adopted" not in parsed  # the judged listing was gone; the line was not
     fresh, _ = listing(root, argv, capsys, monkeypatch, scratch=True)
     assert cached == before == fresh
+
+
+@pytest.mark.parametrize("argv", [["wi", "list", "--json", "--status=all"], ["wi", "list", "--json", "--status=all", "--kind", "awi"]])
+def test_a_page_is_a_slice_of_the_listing(tmp_path: Path, capsys, monkeypatch, argv: list[str]) -> None:
+    """`--offset K --limit N` prints lines K+1..K+N of the same listing: made from the store,
+    from the cache and from scratch alike; `--count` counts them all."""
+    root, svc = make_store(tmp_path)
+    first = items_in(root, "inbox")[0]
+    assert svc.start_processing([first]).ok and svc.adopt(first).ok
+    age(root)
+    whole, _ = listing(root, argv, capsys, monkeypatch, scratch=True)
+    lines = whole.splitlines(keepends=True)
+    assert len(lines) >= 3
+    for offset, limit in ((0, 1), (1, 2), (2, None), (len(lines) - 1, 5), (len(lines), 1)):
+        paged = [*argv, "--offset", str(offset)] + ([] if limit is None else ["--limit", str(limit)])
+        want = "".join(lines[offset:] if limit is None else lines[offset : offset + limit])
+        for scratch in (True, False, False):  # from scratch; made (and cached); from the cache
+            assert listing(root, paged, capsys, monkeypatch, scratch=scratch)[0] == want, (offset, limit, scratch)
+    count_argv = [a if a != "--json" else "--count" for a in argv]
+    counted, _ = listing(root, [*count_argv, "--limit", "1"], capsys, monkeypatch, scratch=False)
+    assert counted == f"{len(lines)}\n"
