@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from typing import Any
 
-from ..cache import ItemCache, cache_key
+from ..cache import ItemCache, cache_key, paused_gc
 from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
@@ -301,10 +302,8 @@ class Reads(ServiceBase):
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
         return QueueView.judged(snap, self.clock(), head=head, store_defects=defects)
 
-    def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
-        """Every adopted and rejected item as (filename, state), newest filename first (names
-        start with their creation time), and where every item is: what the history shows
-        without parsing 50,000 files (each row reads its own file when it is drawn)."""
+    def _names_cache(self) -> tuple[Any, str, int, int]:
+        """(the history names' cache or None, the folders' signature, their newest time, now)."""
         import time
 
         from ..cache import NamesCache, dirs_signature
@@ -313,13 +312,30 @@ class Reads(ServiceBase):
         # every state folder of both queues by lstat (and the queue folders: mq/ may appear)
         folders = [str(self.root / q.folder / s) for q in QUEUES for s in ("", *q.states)]
         sig, newest = dirs_signature(folders)
-        cache = NamesCache(self.store.git_dir, "history-names") if self.use_cache else None
+        return (NamesCache(self.store.git_dir, "history-names") if self.use_cache else None), sig, newest, taken
+
+    def cached_terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]] | None:
+        """`terminal_names` when its cache still answers (a few tens of milliseconds: the
+        history shows its rows in its first frame), else None."""
+        cache, sig, _newest, _taken = self._names_cache()
         hit = cache.load(sig) if cache is not None else None
-        if hit is not None:
-            try:
+        if hit is None:
+            return None
+        try:
+            with paused_gc():
                 return [(n, s) for n, s in hit[0]], dict(hit[1])
-            except (TypeError, ValueError):
-                pass
+        except (TypeError, ValueError):
+            return None
+
+    def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
+        """Every adopted and rejected item as (filename, state), newest filename first (names
+        start with their creation time), and where every item is: what the history shows
+        without parsing 50,000 files (each row reads its own file when it is drawn). Cached
+        by the state folders' signature (a name added, removed or moved changes it)."""
+        hit = self.cached_terminal_names()
+        if hit is not None:
+            return hit
+        cache, sig, newest, taken = self._names_cache()
         names: list[tuple[str, str]] = []
         where: dict[str, str] = {}
         for q in QUEUES:  # both queues: the history covers work items and feedback

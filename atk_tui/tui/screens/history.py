@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from datetime import UTC, datetime
 from functools import partial
 
@@ -14,6 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from ...core import readiness
+from ...core.cache import paused_gc
 from ...core.model import Item, Snapshot
 from ...core.service import Outcome
 from ...core.textsafe import safe_line
@@ -67,7 +67,11 @@ class HistoryScreen(ItemActionsScreen):
 
     def on_mount(self) -> None:
         self.query_one("#terminal", ItemList).focus()
-        self._load()
+        cached = self.app.service.cached_terminal_names()  # the names' cache: rows in the first frame
+        if cached is not None:
+            self._loaded(*cached)
+        else:
+            self._load()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _load(self) -> None:
@@ -84,13 +88,8 @@ class HistoryScreen(ItemActionsScreen):
         self.where = where
         self.items = {k: v for k, v in self.items.items() if where.get(k) == v.state}
         self.now = self.app.service.clock()
-        # 50,000 rows at once: without the cycle collector's passes over the whole app
-        # (they, not the rows, took a second; rows hold no cycles)
-        gc.disable()
-        try:
+        with paused_gc():  # 50,000 rows: the collector's passes, not the rows, took a second
             rows = [Row(name, make=partial(self._cells, name, state)) for name, state in names]
-        finally:
-            gc.enable()
         lst = self.query_one("#terminal", ItemList)
         lst.empty_text = "No adopted or rejected items yet."
         lst.set_rows(rows, keep=lst.current_key)
