@@ -9,13 +9,13 @@ that only guards against that hang."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from support.faults import hook, kill_pidfile
 from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
 from atk_tui.core.config import git_limits
@@ -24,14 +24,6 @@ from atk_tui.core.store import AtkError, GitStore
 
 HANG = 3600  # what a stuck child sleeps: far longer than any test may take
 GUARD = 120.0  # a write that is not done by then hung
-
-
-def hook(root: Path, name: str, script: str) -> Path:
-    path = root / ".git" / "hooks" / name
-    path.parent.mkdir(exist_ok=True)
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(0o755)
-    return path
 
 
 def in_thread(fn) -> tuple[threading.Thread, list]:
@@ -45,13 +37,6 @@ def finish(t: threading.Thread, box: list):
     t.join(GUARD)
     assert not t.is_alive(), "the write hung on its child process"
     return box[0]
-
-
-def kill_pidfile(path: Path) -> None:
-    try:
-        os.kill(int(path.read_text().strip()), signal.SIGKILL)
-    except (OSError, ValueError):
-        pass
 
 
 def wait_file(path: Path) -> None:
@@ -138,27 +123,25 @@ def _hanging_remote(tmp_path: Path, which: str) -> tuple[Path, Path]:
     return root, remote
 
 
-def test_a_remote_that_never_answers_a_pull_times_out_and_the_commit_is_kept(tmp_path: Path) -> None:
-    root, _ = _hanging_remote(tmp_path, "uploadpack")
+@pytest.mark.parametrize(
+    ("which", "limits", "said"),
+    [
+        ("uploadpack", (1.0, 1.0), "timed out after 1 s"),
+        ("receivepack", (30.0, 1.0), "git push timed out after 1 s; the commit is kept locally"),
+    ],
+    ids=["pull", "push"],
+)
+def test_a_remote_that_never_answers_times_out_and_the_commit_is_kept(
+    tmp_path: Path, which: str, limits: tuple[float, float], said: str
+) -> None:
+    root, _ = _hanging_remote(tmp_path, which)
     svc = Service(root, actor="user")
-    svc.store.limits = {"timeout": 1.0, "push_timeout": 1.0, "hook_timeout": 30.0}
+    svc.store.limits = {"timeout": limits[0], "push_timeout": limits[1], "hook_timeout": 30.0}
     out: Outcome = finish(*in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
     assert (tmp_path / "remote-called").exists()
     assert out.ok, out.message
     text = "\n".join(out.warnings)
-    assert "timed out after 1 s" in text
-    assert "run `atk wi commit`" in text
-    assert svc.store.unpushed() == 1
-
-
-def test_a_remote_that_never_answers_a_push_times_out_with_a_clear_message(tmp_path: Path) -> None:
-    root, _ = _hanging_remote(tmp_path, "receivepack")
-    svc = Service(root, actor="user")
-    svc.store.limits = {"timeout": 30.0, "push_timeout": 1.0, "hook_timeout": 30.0}
-    out: Outcome = finish(*in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
-    assert out.ok, out.message
-    text = "\n".join(out.warnings)
-    assert "git push timed out after 1 s; the commit is kept locally" in text
+    assert said in text
     assert "atk wi commit" in text
     assert svc.store.unpushed() == 1
 
