@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.faults import hook, kill_pidfile
+from support.faults import diverged, hook, kill_pidfile
 from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
 from atk_tui.core.config import git_limits
@@ -266,23 +266,11 @@ def test_an_item_over_the_size_limit_is_defective_without_being_read_whole(svc: 
 # --- git-state guards ---------------------------------------------------------------
 
 
-def _conflicting_rebase(root: Path, a: str) -> None:
-    """Leave `root` mid-rebase with `wi/inbox/<a>` conflicted (a manual `git pull --rebase`)."""
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    proc = subprocess.run(["git", "rebase", "side"], cwd=root, capture_output=True, text=True)
-    assert proc.returncode != 0 and (root / ".git" / "rebase-merge").exists()
-
-
 def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc)
-    _conflicting_rebase(svc.root, a)
+    diverged(svc.root, a, "rebase")
+    assert (svc.root / ".git" / "rebase-merge").exists()
     before = tree_state(svc.root)
     out = svc.hold(b)
     assert not out.ok and out.exit_code == 1
@@ -300,16 +288,7 @@ def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc
 def test_a_write_during_a_merge_or_cherry_pick_is_refused(svc: Service, op: str) -> None:
     a = add_item(svc)
     b = add_item(svc)
-    root = svc.root
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
-    assert proc.returncode != 0
+    diverged(svc.root, a, op)
     out = svc.hold(b)
     assert not out.ok
     assert f"middle of a {op}" in out.message and f"{op} --abort" in out.message
@@ -320,14 +299,7 @@ def test_unmerged_paths_refuse_a_write(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc)
     root = svc.root
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    assert subprocess.run(["git", "merge", "side"], cwd=root, capture_output=True).returncode != 0
+    diverged(root, a, "merge")
     # the merge state removed by hand: only the conflict in the index is left
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"):
         (root / ".git" / name).unlink(missing_ok=True)
@@ -465,7 +437,7 @@ def test_a_pull_never_aborts_a_rebase_someone_else_started(tmp_path: Path) -> No
     root, _ = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
     a = add_item(svc)
-    _conflicting_rebase(root, a)
+    diverged(root, a, "rebase")
     warnings = svc.pull_now(lock_timeout=2)
     assert (root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert any("not pulling" in w and "rebase" in w for w in warnings), warnings
@@ -502,7 +474,7 @@ def test_a_rebase_the_user_started_after_a_killed_pull_is_left_to_them(svc: Serv
     marker.write_text("99999")  # a writer killed during a pull that left no rebase
     old = time.time() - 3600
     os.utime(marker, (old, old))
-    _conflicting_rebase(svc.root, a)  # the user's own rebase, an hour later
+    diverged(svc.root, a, "rebase")  # the user's own rebase, an hour later
     out = svc.hold(b)
     assert (svc.root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert not out.ok and "middle of a rebase" in out.message

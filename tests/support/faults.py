@@ -730,17 +730,22 @@ def kill_pidfile(pidfile: Path) -> None:
         pass
 
 
-def _diverged(root: Path, filename: str, op: str) -> None:
-    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with `filename`
-    conflicted, as a manual `git pull --rebase` that hit a conflict would."""
-    rel = f"wi/inbox/{filename}"
+def diverged(root: Path, filename: str, op: str) -> None:
+    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with
+    `wi/inbox/<filename>` conflicted (its title changed on both sides), as a manual
+    `git pull --rebase` that hit a conflict would."""
+    p = root / "wi" / "inbox" / filename
+
+    def retitle(side: str) -> None:
+        text = p.read_text()
+        at = text.index("\n# ") + 3
+        p.write_text(f"{text[:at]}{side}: {text[at:]}")
+        git(root, "commit", "-q", "-am", f"{side.lower()} edit")
+
     git(root, "checkout", "-q", "-b", "side")
-    p = root / rel
-    p.write_text(p.read_text().replace("# Make the importer", "# Side: make the importer"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "main")
-    p.write_text(p.read_text().replace("# Make the importer", "# Main: make the importer"))
-    git(root, "commit", "-q", "-am", "main edit")
+    retitle("Side")
+    git(root, "checkout", "-q", "-")
+    retitle("Main")
     proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
     check(proc.returncode != 0, f"setup: git {op} did not stop on the conflict")
 
@@ -748,7 +753,7 @@ def _diverged(root: Path, filename: str, op: str) -> None:
 def mid_rebase_store(tmp: Path) -> str:
     """A store mid-rebase: writes refused with what to do; the conflicted file is defective."""
     root, _, (awi, uwi) = make_store(tmp)
-    _diverged(root, awi, "rebase")
+    diverged(root, awi, "rebase")
     before = snapshot(root)
     out = atk("wi", "hold", uwi, "--store", str(root))
     check(
@@ -776,7 +781,7 @@ def merge_and_cherry_pick_in_progress(tmp: Path) -> str:
     done = []
     for op in ("merge", "cherry-pick"):
         root, _, (awi, uwi) = make_store(tmp / op)
-        _diverged(root, awi, op)
+        diverged(root, awi, op)
         out = atk("wi", "hold", uwi, "--store", str(root))
         check(
             out.returncode == 1 and f"middle of a {op}" in out.stderr and f"{op} --abort" in out.stderr,
