@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from support.faults import diverged, hook, kill_pidfile
+from support.faults import diverged, hook, kill_pidfile, retitle
 from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
 from atk_tui.core.config import git_limits
@@ -325,12 +325,10 @@ def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next
     a = add_item(svc)
     other = clone(remote, tmp_path / "other")
     p = other / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Remote: use one"))
-    git(other, "commit", "-q", "-am", "remote edit")
+    retitle(p, "Remote", commit=True)
     git(other, "push", "-q")
     mine = root / "wi" / "inbox" / a
-    mine.write_text(mine.read_text().replace("# Use one", "# Local: use one"))
-    git(root, "commit", "-q", "-am", "local edit")
+    retitle(mine, "Local", commit=True)
     local_head = git(root, "rev-parse", "HEAD").strip()
     # what a writer killed during `git pull --rebase` leaves: its marker and a stopped rebase
     (root / ".git" / "atk-pulling").write_text("99999")
@@ -342,7 +340,7 @@ def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next
     assert not (root / ".git" / "rebase-merge").exists()
     assert not (root / ".git" / "atk-pulling").exists()
     assert git(root, "rev-parse", "HEAD").strip() == local_head
-    assert "# Local: use one" in mine.read_text()
+    assert "# Local: Use one" in mine.read_text()
 
 
 def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -> None:
@@ -354,11 +352,10 @@ def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -
     b = add_item(svc)
     other = clone(remote, tmp_path / "other")
     p = other / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Remote: use one"))
-    git(other, "commit", "-q", "-am", "remote edit")
+    retitle(p, "Remote", commit=True)
     git(other, "push", "-q")
     mine = root / "wi" / "inbox" / a
-    mine.write_text(mine.read_text().replace("# Use one", "# My uncommitted: use one"))
+    retitle(mine, "My uncommitted")
     out = svc.hold(b)
     assert not out.ok
     assert "conflict with your uncommitted edits" in out.message and "stash" in out.message

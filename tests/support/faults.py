@@ -730,22 +730,25 @@ def kill_pidfile(pidfile: Path) -> None:
         pass
 
 
+def retitle(p: Path, side: str, *, commit: bool = False) -> None:
+    """Put `side: ` before the item's title (one line both sides of a conflict change);
+    with `commit`, commit it in the file's repository."""
+    text = p.read_text()
+    at = text.index("\n# ") + 3
+    p.write_text(f"{text[:at]}{side}: {text[at:]}")
+    if commit:
+        git(p.parents[2], "commit", "-q", "-am", f"{side.lower()} edit")
+
+
 def diverged(root: Path, filename: str, op: str) -> None:
     """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with
     `wi/inbox/<filename>` conflicted (its title changed on both sides), as a manual
     `git pull --rebase` that hit a conflict would."""
     p = root / "wi" / "inbox" / filename
-
-    def retitle(side: str) -> None:
-        text = p.read_text()
-        at = text.index("\n# ") + 3
-        p.write_text(f"{text[:at]}{side}: {text[at:]}")
-        git(root, "commit", "-q", "-am", f"{side.lower()} edit")
-
     git(root, "checkout", "-q", "-b", "side")
-    retitle("Side")
+    retitle(p, "Side", commit=True)
     git(root, "checkout", "-q", "-")
-    retitle("Main")
+    retitle(p, "Main", commit=True)
     proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
     check(proc.returncode != 0, f"setup: git {op} did not stop on the conflict")
 
@@ -866,7 +869,7 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
 def sleeping_pre_commit_hook(tmp: Path) -> str:
     root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", _hang_body(pidfile))
+    hook(root, "pre-commit", hang_body(pidfile))
     env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
     before = snapshot(root)
     out, alive = _hold_past_hang(root, awi, pidfile, env)
@@ -900,15 +903,15 @@ def _check_rolled_back(root: Path, before: dict, alive: bool, what: str) -> None
     assert_consistent(root)
 
 
-def _hang_body(pidfile: Path) -> str:
+def hang_body(pidfile: Path) -> str:
     return f"echo $$ > {pidfile}\nexec sleep {HANG}\n"
 
 
-def _hang_script(tmp: Path, which: str) -> tuple[Path, Path]:
+def hang_script(tmp: Path, which: str) -> tuple[Path, Path]:
     """A program that records its pid and then hangs: (the script, its pid file)."""
     pidfile = tmp / f"{which}.pid"
     script = tmp / f"hang-{which}"
-    script.write_text(f"#!/bin/sh\n{_hang_body(pidfile)}")
+    script.write_text(f"#!/bin/sh\n{hang_body(pidfile)}")
     script.chmod(0o755)
     return script, pidfile
 
@@ -925,7 +928,7 @@ def _hold_past_hang(root: Path, awi: str, pidfile: Path, env: dict[str, str] | N
 
 def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
     root, _, files = make_store(tmp, remote=True)
-    script, pidfile = _hang_script(tmp, which)
+    script, pidfile = hang_script(tmp, which)
     git(root, "config", f"remote.origin.{which}", str(script))
     return root, files, pidfile
 
@@ -964,7 +967,7 @@ def hanging_ssh_remote(tmp: Path) -> str:
     """An ssh remote whose connection never answers (`core.sshCommand` sleeps): pull and push
     both time out, the commit is kept, and no ssh process is left running."""
     root, _, (awi, _) = make_store(tmp, remote=True)
-    script, pidfile = _hang_script(tmp, "ssh")
+    script, pidfile = hang_script(tmp, "ssh")
     git(root, "remote", "set-url", "origin", "ssh://git.example.invalid/store.git")
     git(root, "config", "core.sshCommand", str(script))
     env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
@@ -989,7 +992,7 @@ def sigterm_during_hook(tmp: Path) -> str:
     write rolls back and the hook does not outlive it."""
     root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", _hang_body(pidfile))
+    hook(root, "pre-commit", hang_body(pidfile))
     before = snapshot(root)
     exe = BIN / "atk"
     proc = subprocess.Popen(
@@ -1078,11 +1081,10 @@ def autostash_conflict(tmp: Path) -> str:
     other = tmp / "other"
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
     q = other / "wi" / "inbox" / awi
-    q.write_text(q.read_text().replace("# Make the importer", "# Remote: make the importer"))
-    git(other, "commit", "-q", "-am", "remote edit")
+    retitle(q, "Remote", commit=True)
     git(other, "push", "-q")
     p = root / "wi" / "inbox" / awi
-    p.write_text(p.read_text().replace("# Make the importer", "# My uncommitted: make the importer"))
+    retitle(p, "My uncommitted")
     out = atk("wi", "hold", uwi, "--store", str(root))
     check(out.returncode == 1, f"the write went on over an autostash conflict: {out.stderr}")
     check("uncommitted edits" in out.stderr and "stash" in out.stderr, f"not reported: {out.stderr}")
