@@ -23,8 +23,7 @@ from atk_tui.core.service import Service
 
 ATK = Path(sys.executable).with_name("atk")
 HANG = 3600
-BOUND = 60.0
-tmux = test_e2e_tmux.tmux  # the end-to-end tests' fixture (a private tmux server)  # how long the hook may take to die after the second key (never reached)
+BOUND = 60.0  # how long the hook may take to die after the second key (never reached)
 
 
 def _alive(pid: int) -> bool:
