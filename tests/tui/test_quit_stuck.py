@@ -42,6 +42,12 @@ async def _wait_for(cond, bound: float = BOUND) -> bool:
     return cond()
 
 
+def _patient(app):
+    """The app with git time limits longer than the hang: only a quit key stops the child."""
+    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    return app
+
+
 def _left_consistent(store: Path, hook: Path, head: str) -> None:
     """The stopped write rolled back: nothing journaled or locked, HEAD where it was, and the
     next `atk wi list` works on the store."""
@@ -58,8 +64,7 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
     pidfile = tmp_path / "hook.pid"
     hook = faults.hook(demo_store, "pre-commit", faults.hang_body(pidfile))
     head = git(demo_store, "rev-parse", "HEAD").strip()
-    app = app_factory()
-    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    app = _patient(app_factory())
     pid = None
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -91,8 +96,7 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
 async def test_second_q_stops_a_pull_from_a_remote_that_never_answers(app_factory, demo_store: Path, tmp_path: Path) -> None:
     script, pidfile = faults.hang_script(tmp_path, "upload-pack")
     git(demo_store, "config", "remote.origin.uploadpack", str(script))
-    app = app_factory()
-    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    app = _patient(app_factory())
     pid = None
     try:
         async with app.run_test(size=(120, 36)) as pilot:
