@@ -56,18 +56,14 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.theme = picked
         else:
             cfg.errors.append(f"config: the remembered theme {picked!r} is unknown; using {cfg.theme}")
-    interval = raw.get("pull_interval")
-    if interval is not None:
-        if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:
-            cfg.pull_interval = float(interval)
+    for key in ("pull_interval", "remote_check_interval"):  # seconds
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            setattr(cfg, key, float(value))
         else:
-            cfg.errors.append(f"config: pull_interval must be a number of seconds >= 0, got {interval!r}")
-    check = raw.get("remote_check_interval")
-    if check is not None:
-        if isinstance(check, int | float) and not isinstance(check, bool) and check >= 0:
-            cfg.remote_check_interval = float(check)
-        else:
-            cfg.errors.append(f"config: remote_check_interval must be a number of seconds >= 0, got {check!r}")
+            cfg.errors.append(f"config: {key} must be a number of seconds >= 0, got {value!r}")
     sort = raw.get("default_sort")
     if sort is not None:
         if sort in SORTS:
