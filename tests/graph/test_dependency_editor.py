@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from support.apps import make_recorded
 from support.graph_support import (
     MISSING,
     SIZE,
@@ -204,7 +205,7 @@ async def test_results_are_never_markup(tmp_path: Path) -> None:
 
 async def test_read_only_refuses(tmp_path: Path) -> None:
     root, (a, _b, _c, _d) = diamond_store(tmp_path)
-    app = build_app(root, read_only=True)
+    app = make_recorded(root, read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(a)
@@ -213,7 +214,7 @@ async def test_read_only_refuses(tmp_path: Path) -> None:
         app.main.action_dependencies()  # as the command palette would: refused all the same
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
-        assert any("read-only" in str(n.message) for n in app._notifications)
+        assert any("read-only" in m for m, _ in app.notes)
 
 
 def test_rules_agree_with_the_service(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@
 A store whose items carry escape sequences (C0, C1, OSC 2/8/52, CSI, DCS, bidi controls) and
 markup (`[/x]`, `[/]`, `[@click=…]`, `[bold]`, `[link=…]`) in titles, bodies, frontmatter keys
 and values, questions, notes, commit subjects and trailers, a dependency name and a file name.
-Every screen and dialog is opened and every widget's rendered lines are walked (and the composed
-screen too): no segment holds a control or bidi character, no segment carries an `@click` action
+Every screen and dialog is opened and every widget's rendered lines are walked (what the screen
+is composed of): no segment holds a control or bidi character, no segment carries an `@click` action
 or a link from the store, and the markup shows literally.
 """
 
@@ -18,19 +18,12 @@ import pytest
 from rich.console import Console
 from rich.segment import Segment
 from support.actions_support import settle
-from support.apps import wait_for_text
+from support.apps import press, rendered_lines, wait_for_text
 from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
 from support.tui_helpers import build_app, screen_text
-from textual.geometry import Region
 
 from atk_tui.core.textsafe import UNSAFE_CHARS
 from atk_tui.tui.app import AtkApp
-
-
-async def press(pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot)
 
 SIZE = (150, 50)
 
@@ -42,7 +35,7 @@ def _segment_problems(where: str, seg: Segment) -> list[str]:
         problems.append(f"{where}: raw control characters {bad!r} in {seg.text!r}")
     style = seg.style
     if style is not None:
-        click = style.meta.get("@click") if style._meta else None
+        click = style.meta.get("@click")
         if click is not None:
             problems.append(f"{where}: an @click action {click!r} on {seg.text!r}")
         if style.link:
@@ -51,22 +44,12 @@ def _segment_problems(where: str, seg: Segment) -> list[str]:
 
 
 def walk(app: AtkApp) -> list[str]:
-    """Render every widget of the current screen through its public line API, then the composed
-    screen (toasts and modals included); return what is wrong."""
+    """Render every widget of the current screen (toasts and modals included) through its public
+    line API; return what is wrong."""
     problems: list[str] = []
-    screen = app.screen
-    for widget in [screen, *screen.walk_children(with_self=False)]:
-        if not widget.display:
-            continue
-        w, h = widget.outer_size
-        if not w or not h:
-            continue
-        for strip in widget.render_lines(Region(0, 0, w, h)):
-            for seg in strip:
-                problems += _segment_problems(f"{type(widget).__name__}#{widget.id}", seg)
-    for strip in screen._compositor.render_strips():
+    for widget, _, strip in rendered_lines(app):
         for seg in strip:
-            problems += _segment_problems("screen", seg)
+            problems += _segment_problems(f"{type(widget).__name__}#{widget.id}", seg)
     return sorted(set(problems))
 
 
