@@ -86,41 +86,34 @@ async def answer(pilot) -> None:
     assert_clean(pilot.app, "answer form", "Answer: [WIP] [/x]", "B) [/] plain", "A) [@click=screen.submit]yes")
 
 
-async def comment(pilot) -> None:
+async def _open_on_awi(pilot, key: str, screen: str, what: str, *literals: str) -> None:
+    """Select the hostile AWI, press `key`, check `screen` opened and is clean."""
     await _select(pilot, AWI)
-    await press(pilot, "c")
-    assert type(pilot.app.screen).__name__ == "TextFormScreen"
-    assert_clean(pilot.app, "comment form", "Comment on [WIP] [/x]")
+    await press(pilot, key)
+    assert type(pilot.app.screen).__name__ == screen
+    assert_clean(pilot.app, what, *literals)
+
+
+async def comment(pilot) -> None:
+    await _open_on_awi(pilot, "c", "TextFormScreen", "comment form", "Comment on [WIP] [/x]")
 
 
 async def move(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "m")
-    assert type(pilot.app.screen).__name__ == "MoveScreen"
-    assert_clean(pilot.app, "move dialog", "Move [WIP] [/x]")
+    await _open_on_awi(pilot, "m", "MoveScreen", "move dialog", "Move [WIP] [/x]")
 
 
 async def remove(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "x")
-    assert type(pilot.app.screen).__name__ == "ChoiceScreen"
-    assert_clean(pilot.app, "rm confirm")
+    await _open_on_awi(pilot, "x", "ChoiceScreen", "rm confirm")
 
 
 async def dependencies(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "d")
-    assert type(pilot.app.screen).__name__ == "DependenciesScreen"
-    assert_clean(pilot.app, "dependencies dialog", "Dependencies of [WIP] [/x]")
+    await _open_on_awi(pilot, "d", "DependenciesScreen", "dependencies dialog", "Dependencies of [WIP] [/x]")
     await press(pilot, *"hostile")
     assert_clean(pilot.app, "dependencies search", "[WIP] [/x]")
 
 
 async def graph(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "v")
-    assert type(pilot.app.screen).__name__ == "GraphScreen"
-    assert_clean(pilot.app, "graph", "[WIP]")
+    await _open_on_awi(pilot, "v", "GraphScreen", "graph", "[WIP]")
 
 
 async def history(pilot) -> None:
