@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 #: commits listed; older ones are counted ("N older commits not shown")
 LOG_LIMIT = 200
 ACTOR_STYLE = {"user": "bold cyan", "agent": "bold magenta"}
+#: from this width the list has a date column
+WIDE = 120
 
 
 def diff_text(diff: ItemDiff) -> Text:
@@ -74,7 +76,7 @@ class ItemLogScreen(Screen):
     DEFAULT_CSS = """
     ItemLogScreen { layout: vertical; }
     ItemLogScreen #item-log-title { height: 1; background: $panel; padding: 0 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
-    ItemLogScreen #item-log-commits { height: auto; max-height: 40%; border: round $panel-lighten-2; }
+    ItemLogScreen #item-log-commits { height: auto; max-height: 40%; border: round $panel-lighten-2; overflow-x: hidden; }
     ItemLogScreen #item-log-commits:focus { border: round $accent; }
     ItemLogScreen #item-log-diff { height: 1fr; border: round $panel-lighten-2; padding: 0 1; }
     ItemLogScreen #item-log-diff:focus { border: round $accent; }
@@ -104,10 +106,16 @@ class ItemLogScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one("#item-log-commits", DataTable)
-        for label, width in (("commit", 8), ("date", 16), ("age", 4), ("actor", 7), ("change", None), ("subject", None)):
+        for label, width in self._columns():
             table.add_column(label, width=width, key=label)
         table.focus()
         self._load()
+
+    def _columns(self) -> list[tuple[str, int | None]]:
+        """The list's columns: the date only where there is room (the diff's border shows it);
+        the subject, last, is cut at the edge rather than scrolled to."""
+        wide = self.app.size.width >= WIDE
+        return [("commit", 8), *([("date", 16)] if wide else []), ("age", 4), ("actor", 7), ("change", None), ("subject", None)]
 
     @work(thread=True, exclusive=True, group="item-log", exit_on_error=False)
     def _load(self) -> None:
@@ -126,10 +134,12 @@ class ItemLogScreen(Screen):
         self.now = self.app.service.clock()
         table = self.query_one("#item-log-commits", DataTable)
         table.clear()
+        wide = any(label == "date" for label, _ in self._columns())
         for c in log.commits:
+            date = [Text(f"{c.date:%Y-%m-%d %H:%M}", style="dim")] if wide else []
             table.add_row(
-                Text(c.short, style="yellow"), Text(f"{c.date:%Y-%m-%d %H:%M}", style="dim"),
-                Text(age(c.date, self.now), style="dim"), Text(safe_line(c.actor_label), style=ACTOR_STYLE.get(c.actor, "dim")),
+                Text(c.short, style="yellow"), *date, Text(age(c.date, self.now), style="dim"),
+                Text(safe_line(c.actor_label), style=ACTOR_STYLE.get(c.actor, "dim")),
                 Text(safe_line(c.summary)), Text(safe_line(c.subject), style="dim"), key=c.commit,
             )  # fmt: skip
         table.border_title = f"Commits {len(log.commits)}"
