@@ -38,7 +38,8 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
         else:
             _out(("  " if tty else "\t").join(safe_line(f) for f in fields))
     if log.older:
-        _err(f"{log.older} older commits not shown (--limit {args.limit + log.older} shows them)")
+        older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
+        _err(f"{older} not shown (--limit {args.limit + log.older} shows them)")
     return 0
 
 

@@ -4,11 +4,12 @@ Pilot on real stores; snapshots at 160×48 and 80×24 on a store with fixed comm
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from support.apps import build_app, press, screen_text, settle
+from support.apps import build_app, press, screen_text, settle, wait_for_text
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock
 
@@ -16,6 +17,7 @@ from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
 from atk_tui.tui.config import binding_ids
 from atk_tui.tui.keymap import checked_keymap
+from atk_tui.tui.screens import item_history
 from atk_tui.tui.screens.item_history import ItemLogScreen
 
 EDITED = AWI_BODY.replace("replace the two validators with one", "replace both validators with the auth one")
@@ -75,6 +77,34 @@ async def test_l_lists_the_commits_and_shows_the_diff_then_escape_goes_back(tmp_
         assert f"+++ b/wi/inbox/{name}" in screen_text(app)
         await press(pilot, "escape")
         assert type(app.screen).__name__ == "MainScreen"
+
+
+async def test_the_screen_says_it_is_reading_while_the_worker_reads_then_caps_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, name = worked_store(tmp_path, monkeypatch)
+    monkeypatch.setattr(item_history, "LOG_LIMIT", 2)
+    app = build_app(root)
+    release = threading.Event()
+    read = app.service.item_log
+
+    def slow_log(*args, **kw):
+        assert release.wait(30)
+        return read(*args, **kw)
+
+    monkeypatch.setattr(app.service, "item_log", slow_log)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("2", "L")
+        await pilot.pause()
+        assert isinstance(app.screen, ItemLogScreen)
+        assert "Reading history…" in await wait_for_text(pilot, "Reading history…")  # the UI is not blocked
+        release.set()
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "Reading history…" not in shown
+        assert f"1 older commit not shown (atk wi log {name} --limit lists them)" in shown
+        assert "2 commits, newest first" in shown and "created in inbox" not in shown
 
 
 async def test_l_opens_from_the_history_view_for_a_terminal_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -149,7 +149,8 @@ class ItemLogScreen(Screen):
         n = len(log.commits)
         status = f"{n} commit{'s' if n != 1 else ''}, newest first · Tab: scroll the diff · Esc: back"
         if log.older:
-            status = f"{log.older} older commits not shown (atk wi log {self.filename} --limit lists them) · " + status
+            older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
+            status = f"{older} not shown (atk wi log {self.filename} --limit lists them) · " + status
         self._status(status)
         table.move_cursor(row=0)
         self._show_diff(log.commits[0])
