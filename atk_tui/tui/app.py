@@ -443,15 +443,7 @@ class AtkApp(App):
             self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
             return
         out = self.service.commit_pending()
-        def done() -> None:
-            if out.ok:
-                self.notify(out.message, markup=False, timeout=4)
-            else:
-                self.report_error(out.message)
-            for w in out.warnings:
-                self.notify(w, severity="warning", markup=False, timeout=10)
-            self.reload()
-        self.call_from_thread(done)
+        self.call_from_thread(self.commands.report, out, undoable=False)
 
     def action_refresh(self) -> None:
         self.reload()

@@ -9,7 +9,6 @@ injected clock (it steps one second per item, so every name is fixed by `NOW`).
 from __future__ import annotations
 
 import random
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -22,12 +21,9 @@ from atk_tui.core.store import init_store
 from atk_tui.tui.app import AtkApp
 from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
 from support.clock import NOW, SteppingClock, frozen_clock  # noqa: F401 (re-exported)
+from support.storekit import git
 
 SIZE = (120, 40)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
 @asynccontextmanager
