@@ -1,18 +1,22 @@
-"""An item's history read through gitpython (the dashboard's history screen, in a worker).
+"""An item's history read through gitpython: the detail pane's short list, the `L` screen and
+`atk wi log` (every commit that touched the item, with its change and diff).
 
 gitpython is imported here only, when a history is first asked for: it takes longer to
 import than `atk wi list` takes to run, so it stays off the listing and first-frame paths
-(`python -X importtime -c "import atk_tui.cli"` shows neither it nor pydantic). The commit
-list comes from `git rev-list` with the store's time limit; the commits themselves are read
-through gitpython's object database (one `git cat-file --batch`, closed afterwards).
+(`python -X importtime -c "import atk_tui.cli"` shows neither it nor pydantic). The commits
+come from one `git log --raw` over the item's filename in every state folder (glob pathspecs,
+so a move between folders is one commit with both sides), with the store's time limit; the
+item's text before and after a commit from gitpython's object database.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .service.types import HistoryEntry
 
@@ -203,14 +207,27 @@ def _parse_log(text: str) -> list[ItemCommit]:
     return out
 
 
-def item_log(store: GitStore, filename: str, limit: int = 200) -> ItemLog:
-    """Every commit that touched `filename` in any state folder of either queue, newest first,
-    following its moves and (a hand-made `git mv`) renames; at most `limit`, `older` counting
-    the rest. One `git log` per name, read through gitpython's command wrapper."""
+@contextmanager
+def _repo(store: GitStore) -> Iterator[Any]:
+    """The store as a gitpython `Repo` (closed afterwards: its `cat-file` processes end)."""
     import git  # gitpython: see the module docstring
 
     with git.Repo(store.root) as repo:
         repo.git.update_environment(LC_ALL="C", GIT_TERMINAL_PROMPT="0")
+        yield repo
+
+
+def _git_error() -> type[Exception]:
+    from git import GitCommandError
+
+    return GitCommandError
+
+
+def item_log(store: GitStore, filename: str, limit: int = 200) -> ItemLog:
+    """Every commit that touched `filename` in any state folder of either queue, newest first,
+    following its moves and (a hand-made `git mv`) renames; at most `limit`, `older` counting
+    the rest. One `git log` per name, read through gitpython's command wrapper."""
+    with _repo(store) as repo:
         timeout = store.limit("timeout")
         commits: list[ItemCommit] = []
         older, start, name = 0, "HEAD", filename
@@ -220,7 +237,7 @@ def item_log(store: GitStore, filename: str, limit: int = 200) -> ItemLog:
                     start, "-z", "--raw", "--no-renames", "--no-abbrev", f"--format={_FORMAT}", f"--max-count={limit - len(commits) + 1}",
                     "--", *_pathspecs(name), kill_after_timeout=timeout, strip_newline_in_stdout=False,
                 )  # fmt: skip
-            except git.GitCommandError:
+            except _git_error():
                 break  # no commits yet, or `start` has no parent
             found = _parse_log(text)
             if len(commits) + len(found) > limit:
@@ -242,7 +259,7 @@ def item_log(store: GitStore, filename: str, limit: int = 200) -> ItemLog:
         return ItemLog(commits, older)
 
 
-def _renamed_from(repo, first: ItemCommit, name: str, timeout: float) -> str | None:
+def _renamed_from(repo: Any, first: ItemCommit, name: str, timeout: float) -> str | None:
     """The path the item had before `first` (the oldest commit under `name`) when that commit
     renamed it (rename detection over the whole commit) rather than created it."""
     if not any(c.status == "A" for c in first.changes):
@@ -259,15 +276,13 @@ def _renamed_from(repo, first: ItemCommit, name: str, timeout: float) -> str | N
 def item_commit(store: GitStore, filename: str, sha: str) -> ItemCommit | None:
     """The commit `sha` (a prefix will do) as `item_log` lists it for `filename`; None when it
     did not touch the item under that name."""
-    import git  # gitpython: see the module docstring
-
-    with git.Repo(store.root) as repo:
+    with _repo(store) as repo:
         try:
             text = repo.git.log(
                 "-1", "-z", "--raw", "--no-renames", "--no-abbrev", f"--format={_FORMAT}", sha, "--", *_pathspecs(filename),
                 kill_after_timeout=store.limit("timeout"), strip_newline_in_stdout=False,
             )  # fmt: skip
-        except git.GitCommandError:
+        except _git_error():
             return None
     found = _parse_log(text)
     return found[0] if found and found[0].commit.startswith(sha) and found[0].changes else None
@@ -278,11 +293,9 @@ def item_diff(store: GitStore, commit: ItemCommit, max_lines: int = MAX_DIFF_LIN
     item's text before and after (a move without an edit has a summary and no diff)."""
     import difflib
 
-    import git  # gitpython: see the module docstring
-
     summary: list[str] = []
     lines: list[str] = []
-    with git.Repo(store.root) as repo:
+    with _repo(store) as repo:
         for c in commit.changes:
             summary.append(c.summary)
             old_blob = c.old_blob or (_blob_at(repo, f"{commit.commit}^", c.old_path) if c.old_path else None)
@@ -297,14 +310,14 @@ def item_diff(store: GitStore, commit: ItemCommit, max_lines: int = MAX_DIFF_LIN
     return ItemDiff(summary or ["merged (no change of its own)"], lines[:max_lines], more)
 
 
-def _blob_at(repo, rev: str, path: str) -> str | None:
+def _blob_at(repo: Any, rev: str, path: str) -> str | None:
     try:
         return repo.git.rev_parse("--verify", "-q", f"{rev}:{path}")
-    except Exception:  # gitpython raises GitCommandError: no such file there
+    except _git_error():  # no such file there
         return None
 
 
-def _lines(repo, blob: str | None) -> list[str]:
+def _lines(repo: Any, blob: str | None) -> list[str]:
     if not blob:
         return []
     data = repo.odb.stream(bytes.fromhex(blob)).read()

@@ -147,3 +147,16 @@ def test_hostile_text_in_a_diff_is_printed_escaped(svc: Service, capsys: pytest.
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "+line \\x1b]52;c;cHduZWQ=\\x07 [bold]not markup[/] \\x1b[2J" in out
+
+
+def test_atk_mq_log_follows_a_feedback_item(svc: Service, capsys: pytest.CaptureFixture[str]) -> None:
+    mq = Service(svc.root, clock=svc.clock, actor="user", queue="mq")
+    out = mq.add(kind="feedback", target_repo="acme/webapp", body=AWI_BODY)
+    assert out.ok, out.message
+    name = out.files[0]
+    assert mq.hold(name).ok
+    assert run(["mq", "log", name, "--store", str(svc.root)]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert [r[3] for r in rows] == ["moved mq/inbox → mq/hold", "created in mq/inbox"]
+    assert run(["mq", "log", name, "--limit", "0", "--store", str(svc.root)]) == 2
+    assert "--limit takes a number of commits >= 1" in capsys.readouterr().err
