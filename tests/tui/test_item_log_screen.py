@@ -9,13 +9,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from support.apps import build_app, press, screen_text, settle, wait_for_text
+from support.apps import build_app, make_recorded, press, screen_text, settle, wait_for_text
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
-from atk_tui.tui.config import binding_ids
+from atk_tui.tui.config import TuiConfig, binding_ids
 from atk_tui.tui.keymap import checked_keymap
 from atk_tui.tui.screens import item_history
 from atk_tui.tui.screens.item_history import ItemLogScreen
@@ -146,12 +146,30 @@ async def test_hostile_text_in_the_diff_is_shown_literally(tmp_path: Path, monke
         assert "Hostile [bold red]title[/]" in shown.splitlines()[0]  # the title line too
 
 
+async def test_l_without_a_selected_item_says_so(store: Path) -> None:
+    app = make_recorded(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "L")
+        assert type(app.screen).__name__ == "MainScreen"
+        assert ("select an item to see its history (L)", "warning") in app.notes
+
+
 def test_item_log_is_a_remappable_binding_and_a_clash_is_refused() -> None:
     assert "item_log" in binding_ids()
     ok, errors = checked_keymap({"item_log": "H"}, binding_ids())
     assert ok == {} and any("item_log = 'H' clashes with 'history'" in e for e in errors), errors
     ok, errors = checked_keymap({"item_log": "O"}, binding_ids())
     assert ok == {"item_log": "O"} and errors == []
+
+
+async def test_a_remapped_item_log_key_opens_the_screen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, name = worked_store(tmp_path, monkeypatch)
+    app = build_app(root, config=TuiConfig(keys={"item_log": "O"}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await press(pilot, "2", "O")
+        assert isinstance(app.screen, ItemLogScreen) and app.screen.filename == name
 
 
 @pytest.mark.parametrize("size", [(160, 48), (80, 24)], ids=["160x48", "80x24"])

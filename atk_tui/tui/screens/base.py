@@ -130,7 +130,7 @@ class ItemActionsScreen(Screen):
     def action_item_log(self) -> None:
         item = self.current_item()
         if item is None:
-            self.app.notify("select an item to see its history (L)", severity="warning")
+            self.app.notify(f"select an item to see its history ({self.app.key_for('item_log')})", severity="warning")
             return
         from .item_history import ItemLogScreen
 
