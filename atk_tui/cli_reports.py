@@ -24,8 +24,9 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
     if not log.commits:
         raise AtkError(f"no commit touched {args.filename}; `atk {args.cmd} list --status=all` lists the items")
     tty = sys.stdout.isatty()
+    as_json = args.json or (is_agent_env() and not args.no_json)
     for n, c in enumerate(log.commits):
-        if args.json:
+        if as_json:
             d = c.as_json()
             if args.patch:
                 d["patch"] = svc.item_diff(args.filename, c).patch

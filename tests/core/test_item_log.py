@@ -136,6 +136,16 @@ def test_atk_wi_log_patch_and_json(worked: tuple[Service, str], capsys: pytest.C
     assert "3 older commits not shown (--limit 5 shows them)" in captured.err
 
 
+def test_atk_wi_log_prints_json_lines_in_an_agent_environment(
+    worked: tuple[Service, str], capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
+    svc, name = worked
+    assert run(["wi", "log", name, "--store", str(svc.root)]) == 0
+    assert [json.loads(line)["actor"] for line in capsys.readouterr().out.splitlines()] == ["user", "agent", "agent", "agent", "user"]
+    assert run(["wi", "log", name, "--no-json", "--store", str(svc.root)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split("\t")[3] == "moved inbox → hold"
+
+
 def test_atk_wi_log_of_an_unknown_item_says_where_to_look(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["wi", "log", "nothing-here", "--store", str(store)]) == 1
     assert "no commit touched nothing-here.md; `atk wi list --status=all` lists the items" in capsys.readouterr().err
