@@ -317,16 +317,22 @@ def test_a_write_on_a_detached_head_is_refused(svc: Service) -> None:
     assert svc.store.locate(a) == "inbox"
 
 
-def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next_writer(tmp_path: Path) -> None:
+def _retitled_on_the_remote(tmp_path: Path, n: int = 1) -> tuple[Path, Service, list[str]]:
+    """A store with `n` items, pushed; another clone then changed the first one's title and
+    pushed it. Ours has not pulled yet."""
     from support.storekit import clone
 
     root, remote = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
-    a = add_item(svc)
+    names = [add_item(svc) for _ in range(n)]
     other = clone(remote, tmp_path / "other")
-    p = other / "wi" / "inbox" / a
-    retitle(p, "Remote", commit=True)
+    retitle(other / "wi" / "inbox" / names[0], "Remote", commit=True)
     git(other, "push", "-q")
+    return root, svc, names
+
+
+def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next_writer(tmp_path: Path) -> None:
+    root, _svc, (a,) = _retitled_on_the_remote(tmp_path)
     mine = root / "wi" / "inbox" / a
     retitle(mine, "Local", commit=True)
     local_head = git(root, "rev-parse", "HEAD").strip()
@@ -344,16 +350,7 @@ def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next
 
 
 def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -> None:
-    from support.storekit import clone
-
-    root, remote = make_remote_pair(tmp_path)
-    svc = Service(root, actor="user")
-    a = add_item(svc)
-    b = add_item(svc)
-    other = clone(remote, tmp_path / "other")
-    p = other / "wi" / "inbox" / a
-    retitle(p, "Remote", commit=True)
-    git(other, "push", "-q")
+    root, svc, (a, b) = _retitled_on_the_remote(tmp_path, 2)
     mine = root / "wi" / "inbox" / a
     retitle(mine, "My uncommitted")
     out = svc.hold(b)
