@@ -75,6 +75,14 @@ async def test_l_lists_the_commits_and_shows_the_diff_then_escape_goes_back(tmp_
         assert "(no change to the item's text)" in shown and "replace both" not in shown
         await press(pilot, "down")
         assert f"+++ b/wi/inbox/{name}" in screen_text(app)
+        # a commit made meanwhile shows after `r`, the cursor staying on its commit
+        assert Service(root, actor="user").hold(name).ok
+        await press(pilot, "r")
+        shown = screen_text(app)
+        assert "4 commits, newest first" in shown and "moved processing → hold" in shown
+        assert f"+++ b/wi/inbox/{name}" in shown
+        await press(pilot, "enter")
+        assert app.screen.query_one("#item-log-diff").has_focus
         await press(pilot, "escape")
         assert type(app.screen).__name__ == "MainScreen"
 

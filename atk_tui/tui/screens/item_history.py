@@ -71,6 +71,7 @@ class ItemLogScreen(Screen):
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
         Binding("tab", "switch_pane", "Diff/commits", id="item_log.switch"),
+        Binding("r", "reload", "Reload", id="item_log.reload"),  # the store may have moved on
     ]
 
     DEFAULT_CSS = """
@@ -130,9 +131,10 @@ class ItemLogScreen(Screen):
         self.query_one("#item-log-status", Static).update(Text(safe_line(message), style=style))
 
     def _loaded(self, log: ItemLog) -> None:
+        table = self.query_one("#item-log-commits", DataTable)
+        was = self.commits[table.cursor_row].commit if 0 <= table.cursor_row < len(self.commits) else None
         self.commits = log.commits
         self.now = self.app.service.clock()
-        table = self.query_one("#item-log-commits", DataTable)
         table.clear()
         wide = any(label == "date" for label, _ in self._columns())
         for c in log.commits:
@@ -147,13 +149,23 @@ class ItemLogScreen(Screen):
             self._status("No commit touched this item (it was never committed).")
             return
         n = len(log.commits)
-        status = f"{n} commit{'s' if n != 1 else ''}, newest first · Tab: scroll the diff · Esc: back"
+        status = f"{n} commit{'s' if n != 1 else ''}, newest first · Enter/Tab: into the diff · Esc: back"
         if log.older:
             older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
             status = f"{older} not shown (atk wi log {self.filename} --limit lists them) · " + status
         self._status(status)
-        table.move_cursor(row=0)
-        self._show_diff(log.commits[0])
+        row = next((n for n, c in enumerate(log.commits) if c.commit == was), 0)  # a reload keeps the commit
+        table.move_cursor(row=row)
+        self._show_diff(log.commits[row])
+
+    @on(DataTable.RowSelected, "#item-log-commits")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        """Enter: into the diff (j/k scroll it, Tab comes back)."""
+        self.query_one("#item-log-diff", VerticalScroll).focus()
+
+    def action_reload(self) -> None:
+        self._status("Reading history…")
+        self._load()
 
     @on(DataTable.RowHighlighted, "#item-log-commits")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
