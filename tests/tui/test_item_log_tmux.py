@@ -20,10 +20,12 @@ def test_l_shows_an_items_commits_in_a_real_terminal(tmux: Tmux, demo_store: Pat
     tmux.send("2")
     tmux.wait_for(lambda s: DEMO["proc-healthz"][:28] in s, "the processing item in the detail")
     tmux.send("L")
-    screen = tmux.wait_for(lambda s: "moved inbox → processing" in s and "created in inbox" in s, "the item's log")
+    screen = tmux.wait_for(
+        lambda s: "moved inbox → processing" in s and "created in inbox" in s and "(no change to the item's text)" in s,
+        "the item's log, and the newest commit's change: a move, no text diff",
+    )
     assert f"History of {DEMO['proc-healthz']}" in screen
-    assert f"+++ b/wi/processing/{DEMO['proc-healthz']}" not in screen  # the newest commit is the move: no text diff
-    assert "(no change to the item's text)" in screen
+    assert f"+++ b/wi/processing/{DEMO['proc-healthz']}" not in screen
     tmux.send("Escape")
     tmux.wait_for(lambda s: "Processing 3" in s and "History of" not in s, "the dashboard again")
     tmux.send("q")
