@@ -176,7 +176,8 @@ async def test_pull_interval_zero_turns_pulling_off(demo_store: Path) -> None:
     write_config("[tui]\npull_interval = 0\n")
     async with running(config_app(demo_store, watch=True), SIZE) as (app, _pilot):
         assert app.tui_config.pull_interval == 0
-        assert not [t for t in app._timers if t._callback == app.pull]
+        assert app.remote_timer is not None  # the upstream was found: timers were set up
+        assert app.pull_timer is None
 
 
 @pytest.mark.parametrize(

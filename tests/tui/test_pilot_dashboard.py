@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.apps import running
+from support.apps import rendered_lines, running
 from support.tui_helpers import DEMO, NOW, git, press, screen_text, settle
 from textual import events
 from textual.widgets import Input, Static
@@ -327,7 +327,7 @@ CONTROL = set(map(chr, [*range(0x00, 0x20), *range(0x7F, 0xA0)])) - {"\n"}
 def assert_no_control_characters(app: AtkApp) -> None:
     """No control character in any text sent to the terminal, and no hyperlink (OSC 8) either:
     a link from an item would be a clickable escape sequence the user did not ask for."""
-    for strip in app.screen._compositor.render_strips():
+    for _, _, strip in rendered_lines(app):
         for seg in strip:
             bad = CONTROL & set(seg.text)
             assert not bad, f"control characters {sorted(map(ord, bad))} in {seg.text!r}"
