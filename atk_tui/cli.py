@@ -616,6 +616,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             from .cli_reports import cmd_conflicts
 
             return cmd_conflicts(svc, args)
+        if c == "log":
+            from .cli_reports import cmd_log
+
+            return cmd_log(svc, args)
         if c == "stats":
             from .cli_reports import cmd_stats
 
