@@ -90,7 +90,12 @@ def _common() -> argparse.ArgumentParser:
 
 def item_command(sub: Any, name: str, help_: str, epilog: str) -> argparse.ArgumentParser:
     """An `atk wi`/`atk mq` command, with the global options said for it (`--target-repo`)."""
-    p = sub.add_parser(name, help=help_, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
+    import textwrap  # argparse's own import: no cost
+
+    p = sub.add_parser(
+        name, help=help_, description=textwrap.fill(help_, 78), epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     _global_options(p, suppress=True, command=name)
     return p
 

@@ -214,6 +214,10 @@ def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
     assert "note 'merged in #42'" in out.message and "commit" in out.message
 
 
+def test_return_to_inbox_help_says_what_leaving_rejected_clears(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "clears the reject's note, which git history keeps" in _help(capsys, "wi", "return-to-inbox")
+
+
 # --- 6. --target-repo said per command -----------------------------------------------------
 
 
