@@ -165,6 +165,38 @@ def test_a_failed_fetch_says_why(remote_store: tuple[Path, Path], capsys: pytest
     assert "repository exists" not in fetch, fetch
 
 
+def test_a_pull_failing_in_the_push_retry_says_why(
+    remote_store: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The push is refused as behind, and the pull that should let it retry fails: git's reason
+    (not "hit a conflict"). Pushes go to the real remote, fetches to a path that is gone."""
+    root, remote = remote_store
+    name = add_item(Service(root, clock=Clock(), actor="user"))
+    _push_from_elsewhere(remote, tmp_path)
+    git(root, "config", "remote.origin.pushurl", str(remote))
+    git(root, "config", "remote.origin.url", str(tmp_path / "gone.git"))
+    rc, _out, err = Atk(root, capsys)("wi", "hold", name, "--skip-pull")
+    assert rc == 0, err
+    said = next(line for line in err.splitlines() if "unpushed commit" in line)
+    assert "does not appear to be a git repository" in said and "conflict" not in said, said
+
+
+def test_a_conflict_in_the_push_retry_is_still_called_one(
+    remote_store: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, remote = remote_store
+    name = add_item(Service(root, clock=Clock(), actor="user"))
+    other = clone(remote, tmp_path / "other")
+    path = other / "wi" / "inbox" / name
+    path.write_text(path.read_text() + "\nchanged on another machine\n")
+    git(other, "commit", "-q", "-am", "elsewhere")
+    git(other, "push", "-q")
+    rc, _out, err = Atk(root, capsys)("wi", "edit", name, "# Changed here\n\nnew body\n", "--skip-pull")
+    assert rc == 0, err
+    said = next(line for line in err.splitlines() if "unpushed commit" in line)
+    assert "rebase onto the remote hit a conflict" in said, said
+
+
 # --- 5. leaving rejected clears the reject's note, and says so -----------------------------
 
 

@@ -285,7 +285,11 @@ class RemoteSync:
                 break
             if reb.returncode != 0:
                 self._abort_rebase()
-                last = "rebase onto the remote hit a conflict; your commit is kept locally"
+                said = f"{reb.stdout}\n{reb.stderr}"
+                if "CONFLICT" in said or "could not apply" in said:
+                    last = "rebase onto the remote hit a conflict; your commit is kept locally"
+                else:  # the pull itself failed (the remote went away meanwhile): git's reason
+                    last = f"could not pull from the remote: {git_error_lines(reb.stderr or reb.stdout)}"
                 break
             if mine:
                 # the rebase gave our commit a new SHA: report the one that is pushed
