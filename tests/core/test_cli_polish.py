@@ -243,7 +243,18 @@ def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
     assert out.ok, out.message
     item = svc.show(name)
     assert item.note is None and item.commit is None
-    assert "note 'merged in #42'" in out.message and "commit" in out.message
+    assert "the note 'merged in #42'" in out.message and "the commit" in out.message, out.message
+    assert "left from adopted" in out.message and "history" in out.message
+
+
+def test_a_move_of_several_items_names_whose_keys_it_cleared(store: Path) -> None:
+    svc = Service(store, clock=Clock(), actor="user")
+    a, b = add_item(svc), add_item(svc)
+    assert svc.start_processing([a, b]).ok
+    assert svc.reject(a, note="not needed").ok and svc.reject(b).ok
+    out = svc.move([a, b], "processing", expect="rejected")
+    assert out.ok, out.message
+    assert f"{a}'s note 'not needed'" in out.message and f"{b}'s" not in out.message, out.message
 
 
 def test_return_to_inbox_help_says_what_leaving_rejected_clears(capsys: pytest.CaptureFixture[str]) -> None:

@@ -93,6 +93,7 @@ class Writes(ServiceBase):
             return item, rules_for(item).transitions[op].target
 
         cleared: list[str] = []  # what leaving a terminal state removed, said in the result
+        left: set[str] = set()  # ... and the terminal states it was left from
 
         def change(tx: Transaction) -> Item | None:
             last = None
@@ -125,7 +126,8 @@ class Writes(ServiceBase):
                     value = getattr(item, key)
                     if value is not None and key not in updates:
                         updates[key] = None
-                        cleared.append(f"{key} {value!r}" if len(files) == 1 else f"{name}'s {key} {value!r}")
+                        cleared.append(f"{'the' if len(files) == 1 else name + chr(39) + 's'} {key} {value!r}")
+                        left.add(item.state)
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
                     self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
@@ -135,7 +137,7 @@ class Writes(ServiceBase):
 
         out = self._write(op, list(files), change)
         if out.ok and cleared:
-            out.message += f" (cleared the {', '.join(cleared)} its end state left; git history keeps it)"
+            out.message += f" (cleared {', '.join(cleared)}, left from {' and '.join(sorted(left))}; git history keeps it)"
         return out
 
     def finish_planning(self, files: Sequence[str], plan_file: str) -> Outcome:
