@@ -55,7 +55,10 @@ TARGET_REPO_HELP = {
     "add": "the new item's target_repo (required): the item is written with it",
     "list": "list only items whose target_repo is this",
     "process-loop": "start sessions only for ready items whose target_repo is this",
-    **dict.fromkeys(("commit", "conflicts", "stats", "schema"), "not used by this command (every command accepts it)"),
+    **dict.fromkeys(
+        ("commit", "conflicts", "stats", "schema", "config", "notify", "notices", "dismiss"),
+        "not used by this command (every command accepts it)",
+    ),
 }
 TARGET_REPO_ITEMS = "refuse an item whose target_repo is not this (nothing is changed)"
 TARGET_REPO_TOP = (
@@ -82,9 +85,9 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool, command: str 
 
 
 def _common() -> argparse.ArgumentParser:
-    """The global options of a command that takes no item (config, plans, agents)."""
+    """The global options of a command that takes no item (config, plans commit, agents …)."""
     p = _Parser(add_help=False)
-    _global_options(p, suppress=True, command="commit")
+    _global_options(p, suppress=True, command="config")
     return p
 
 
