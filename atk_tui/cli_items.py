@@ -86,7 +86,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p = ps["reject"] = cmd("reject", f"processing -> rejected (an answered {n.question} also from inbox)")
     p.add_argument("filename")
     p.add_argument("--note")
-    p = ps["return-to-inbox"] = cmd("return-to-inbox", "processing -> inbox (or rejected -> inbox with --state=rejected)")
+    p = ps["return-to-inbox"] = cmd(
+        "return-to-inbox",
+        "processing -> inbox (or rejected -> inbox with --state=rejected: that clears the reject's note, "
+        "which git history keeps, and says so)",
+    )
     p.add_argument("filename")
     p.add_argument("--state", choices=list(n.return_states), default="processing")
     p = ps["set-dependencies"] = cmd("set-dependencies", "replace depends_on (no --depends-on clears it); wi and mq items alike")

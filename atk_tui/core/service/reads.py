@@ -142,6 +142,18 @@ class Reads(ServiceBase):
             raise self._missing(filename)
         return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
 
+    def item_warnings(self, item: Item) -> list[str]:
+        """What the dashboard warns about `item` short of a defect, one line each: the seed's
+        AWI bullets its body misses (`lint_body`, as the detail pane lists them) and a
+        `plan_file` naming no file (SPEC §6 rule 1: the item stays blocked until it exists)."""
+        said = list(item.warnings)
+        if item.plan_file and plan_files_missing(self.root, [item.plan_file]):
+            said.append(
+                f"plan file missing: {item.plan_file} (the item is blocked until it exists: "
+                "store the plan with `atk plans commit PATH`)"
+            )
+        return [f"{item.filename}: {w}" for w in said]
+
     def show(self, filename: str) -> Item:
         item = self.read(filename)
         self._check_repo(item)
