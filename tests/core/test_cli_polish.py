@@ -10,9 +10,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from support.clikit import Atk
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock, add_item, clone, git
-from test_cli import Atk
 
 from atk_tui.cli import TARGET_REPO_ITEMS, target_repo_help
 from atk_tui.core.ages import age, ago, time_left
