@@ -347,10 +347,11 @@ def store_signature(root: Path | str, content_dirs: list[str], name_dirs: list[s
         listed = _scandir_stats(root, content_dirs)
     h.update(listed)
     if with_newest and listed:
-        from decimal import Decimal
-
-        recs = [rec.rsplit(b"/", 3)[1] for rec in listed.split(b"\0") if rec]
-        newest = max(newest, *(int(Decimal(m.decode()) * 1_000_000_000) for m in recs)) if recs else newest
+        # "seconds.fraction" (find's %T@, or _scandir_stats') to ns, without float rounding
+        for rec in listed.split(b"\0"):
+            if rec:
+                sec, _, frac = rec.rsplit(b"/", 3)[1].partition(b".")
+                newest = max(newest, int(sec) * 1_000_000_000 + int((frac + b"000000000")[:9]))
     return h.hexdigest(), newest
 
 
