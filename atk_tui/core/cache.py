@@ -167,35 +167,48 @@ class ItemCache:
             self.dirty = True
         if not self.dirty or self._linked():
             return
-        tmp = None
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            import tempfile
 
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                # the header (padded: JSON allows the spaces) is written last, so the
-                # records are encoded a slice at a time instead of as one text
-                fh.write(b" " * _HEADER + b"\n")
-                size = crc = 0
-                for data in _json_slices(self.entries):
-                    size += len(data)
-                    crc = zlib.crc32(data, crc)
-                    fh.write(data)
-                header = json.dumps({"version": VERSION, "size": size, "crc32": crc}).encode("ascii")
-                fh.seek(0)
-                fh.write(header.ljust(_HEADER))
-            os.replace(tmp, self.path)
-            tmp = None
+        def write(fh: Any) -> None:
+            # the header (padded: JSON allows the spaces) is written last, so the records
+            # are encoded a slice at a time instead of as one text
+            fh.write(b" " * _HEADER + b"\n")
+            size = crc = 0
+            for data in _json_slices(self.entries):
+                size += len(data)
+                crc = zlib.crc32(data, crc)
+                fh.write(data)
+            fh.seek(0)
+            fh.write(json.dumps({"version": VERSION, "size": size, "crc32": crc}).encode("ascii").ljust(_HEADER))
+
+        if _replace_file(self.path, write):
             self.dirty = False
-        except (OSError, ValueError):
-            pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+
+
+def _replace_file(path: Path, write: Callable[[Any], None]) -> bool:
+    """Write `path` whole or not at all (`write(fh)` fills a temporary file in its folder,
+    renamed over it; never through a linked folder). Errors are ignored: a cache is only
+    ever an optimisation."""
+    tmp = None
+    try:
+        path.parent.mkdir(exist_ok=True)
+        if os.path.islink(path.parent):
+            return False
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+        tmp = None
+        return True
+    except (OSError, ValueError):
+        return False
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 class LineCache(ItemCache):
@@ -257,26 +270,8 @@ class NamesCache:
     def save(self, sig: str, newest_ns: int, taken_ns: int, value: Any) -> None:
         if newest_ns >= taken_ns - RACY_NS:
             return
-        tmp = None
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            if os.path.islink(self.path.parent):
-                return
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(json.dumps({"sig": sig, "value": value}, separators=(",", ":")).encode("ascii"))
-            os.replace(tmp, self.path)
-            tmp = None
-        except (OSError, ValueError):
-            pass
-        finally:
-            if tmp is not None:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+        payload = json.dumps({"sig": sig, "value": value}, separators=(",", ":")).encode("ascii")
+        _replace_file(self.path, lambda fh: fh.write(payload))
 
 
 # -- the judged listing ------------------------------------------------------------------------
