@@ -51,6 +51,11 @@ class Tmux:
     def send(self, *keys: str) -> None:
         self.run("send-keys", "-t", "e2e", *keys)
 
+    def step(self, key: str, ok: Callable[[str], bool], what: str) -> str:
+        """Send `key`, then wait until the screen shows its effect (`ok`); the screen."""
+        self.send(key)
+        return self.wait_for(ok, what)
+
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "e2e", "-l", "--", text)
 
