@@ -22,6 +22,7 @@ from ..config import SORTS
 from ..edit_session import offer_kept_at_start
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
+from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
@@ -118,6 +119,8 @@ class MainScreen(ItemActionsScreen):
         self._detail_timer: Timer | None = None
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
+        self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
+        self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
 
@@ -130,7 +133,11 @@ class MainScreen(ItemActionsScreen):
         yield needs
         with Horizontal(id="body"):
             with Vertical(id="panes"):
-                yield Input(placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)", id="filter")
+                yield FilterInput(
+                    on_submit=self._submit_filter,
+                    placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
+                    id="filter",
+                )
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -225,6 +232,7 @@ class MainScreen(ItemActionsScreen):
                 if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
             )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
+            self._hidden[pane] = total - len(items)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
         needs = self.query_one("#needs", ItemList)
@@ -232,8 +240,24 @@ class MainScreen(ItemActionsScreen):
         needs.empty_text = "Nothing needs you right now: no unanswered questions."
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         needs.border_title = f"Needs you {len(needs_items)}"
+        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
+        self._follow_rows()
+
+    def _follow_rows(self) -> None:
+        """The selection is the highlighted row of the list it follows: when a filter or a refresh
+        takes the selected item out of that list, the selection (and the detail pane) moves to
+        the row the list now highlights, or to nothing when the list is empty. Never a stale item."""
+        key = self.query_one(f"#{self._last_list}", ItemList).current_key
+        if key != self.selected:
+            self._select(key, immediate=True)
+
+    def _nothing_selected(self) -> str:
+        hidden = self._hidden.get(self._last_list, 0)
+        if self.filter_text and hidden:
+            return f"no item selected — {hidden} hidden by the filter (Esc clears it)"
+        return "Nothing selected."
 
     def update_status(self) -> None:
         app = self.app
@@ -270,7 +294,7 @@ class MainScreen(ItemActionsScreen):
 
     @on(ItemList.Highlighted)
     def _highlighted(self, event: ItemList.Highlighted) -> None:
-        if event.item_list.has_focus or self.selected is None:
+        if event.item_list.has_focus or event.item_list.id == self._last_list:
             self._select(event.key)
 
     def on_descendant_focus(self, event) -> None:
@@ -279,15 +303,16 @@ class MainScreen(ItemActionsScreen):
             self.query_one("#body").remove_class("-detail")  # back on a list: the lists show
             if widget.id in PANES:
                 self._last_pane = widget.id
+            self._last_list = widget.id or self._last_list
             self._select(widget.current_key)
 
-    def _select(self, key: str | None) -> None:
+    def _select(self, key: str | None, immediate: bool = False) -> None:
         if key == self.selected and key is not None:
             return
         self.selected = key
         self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
-        self._schedule_detail(key)
+        self._schedule_detail(key, immediate)
 
     def _refresh_bindings_if_changed(self) -> None:
         """The footer is rebuilt only when what the selection allows changes: rebuilding it on
@@ -308,7 +333,7 @@ class MainScreen(ItemActionsScreen):
         detail = self.query_one(DetailPane)
         view = self.view
         if key is None or view is None or key not in view.items:
-            detail.clear("Nothing selected." if view else "Loading…")
+            detail.clear(self._nothing_selected() if view else "Loading…")
             return
         if not immediate:
             # a cursor move: the list redraws at once, the detail pane (a relayout of the screen)
@@ -381,6 +406,7 @@ class MainScreen(ItemActionsScreen):
             self.refresh_rows()
             self.update_status()
         lst = self.query_one(f"#{pane}", ItemList)
+        self._last_list = pane
         if not lst.select_key(filename) and self.filter_text:
             self.action_clear_filter()
             lst.select_key(filename)
@@ -497,7 +523,7 @@ class MainScreen(ItemActionsScreen):
             self.filter_text = ""
             self.refresh_rows()
             self.update_status()
-            self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.query_one(f"#{self._last_list}", ItemList).focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -512,14 +538,18 @@ class MainScreen(ItemActionsScreen):
 
         self._filter_timer = self.set_timer(0.12, apply)
 
-    @on(Input.Submitted, "#filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.filter_text = event.value.strip()
+    def _submit_filter(self, value: str) -> None:
+        """Enter in the filter (`FilterInput` calls this as it reads the key): the filter applies
+        and the focus is back on the list at once, so a key typed right behind the Enter (Space
+        to mark) acts on the narrowed list's highlighted row."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self.filter_text = value.strip()
         self.refresh_rows()
         self.update_status()
         if not self.filter_text:
-            event.input.remove_class("shown")
-        self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.query_one("#filter", Input).remove_class("shown")
+        self.set_focus(self.query_one(f"#{self._last_list}", ItemList))
 
     def action_cycle_queue(self) -> None:
         """Q: both queues, only mq (the feedback queue), only wi; needs-you follows."""
