@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +21,7 @@ from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..edit_session import offer_kept_at_start
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_row, pane_row, sort_items
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeyFooter
@@ -121,6 +122,7 @@ class MainScreen(ItemActionsScreen):
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
         self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
+        self._match: tuple[str, Callable[[str], list[tuple[int, int]]]] | None = None  # needle, its spans
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
 
@@ -217,6 +219,10 @@ class MainScreen(ItemActionsScreen):
         if view is None:
             return
         now = view.now
+        needle = self._query().text if self.filter_text else ""
+        # the free text's hits are emphasised in the rows; the structured tokens (repo: kind:
+        # urgency: is:) pick rows by what is not the row's text, and emphasise nothing
+        match = self._matcher(needle)
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         for item in view.items.values():
             pane_of = PANE_OF.get(item.state)
@@ -226,6 +232,7 @@ class MainScreen(ItemActionsScreen):
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
             lst.empty_text = "no match" if self.filter_text else "empty"
+            lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = sum(
                 1 for i in view.items.values()
@@ -238,12 +245,22 @@ class MainScreen(ItemActionsScreen):
         needs = self.query_one("#needs", ItemList)
         needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
         needs.empty_text = "Nothing needs you right now: no unanswered questions."
+        needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         needs.border_title = f"Needs you {len(needs_items)}"
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
+
+    def _matcher(self, needle: str) -> Callable[[str], list[tuple[int, int]]] | None:
+        """`match_spans` for `needle`, the same function while the needle stays (the lists keep
+        their drawn rows when it is unchanged)."""
+        if not needle:
+            return None
+        if self._match is None or self._match[0] != needle:
+            self._match = (needle, partial(match_spans, needle))
+        return self._match[1]
 
     def _follow_rows(self) -> None:
         """The selection is the highlighted row of the list it follows: when a filter or a refresh
