@@ -122,7 +122,6 @@ class MainScreen(ItemActionsScreen):
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
         self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
-        self._match: tuple[str, Callable[[str], list[tuple[int, int]]]] | None = None  # needle, its spans
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
 
@@ -222,7 +221,7 @@ class MainScreen(ItemActionsScreen):
         needle = self._query().text if self.filter_text else ""
         # the free text's hits are emphasised in the rows; the structured tokens (repo: kind:
         # urgency: is:) pick rows by what is not the row's text, and emphasise nothing
-        match = self._matcher(needle)
+        match = partial(match_spans, needle) if needle else None
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         for item in view.items.values():
             pane_of = PANE_OF.get(item.state)
@@ -252,15 +251,6 @@ class MainScreen(ItemActionsScreen):
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
-
-    def _matcher(self, needle: str) -> Callable[[str], list[tuple[int, int]]] | None:
-        """`match_spans` for `needle`, the same function while the needle stays (the lists keep
-        their drawn rows when it is unchanged)."""
-        if not needle:
-            return None
-        if self._match is None or self._match[0] != needle:
-            self._match = (needle, partial(match_spans, needle))
-        return self._match[1]
 
     def _follow_rows(self) -> None:
         """The selection is the highlighted row of the list it follows: when a filter or a refresh
