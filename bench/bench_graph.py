@@ -81,8 +81,8 @@ def timed(nodes, edges, runs: int) -> tuple[float, float, object]:
     return statistics.median(wall), statistics.median(cpu), layout
 
 
-def main() -> None:
-    quick = "--quick" in sys.argv
+def print_machine_load() -> None:
+    """The load and a reference loop's CPU time, printed before the figures they qualify."""
     start = time.process_time()
     sum(range(10**7))
     reference = time.process_time() - start
@@ -90,6 +90,11 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; reference loop sum(range(10**7)):"
         f" {reference * 1000:.0f} ms CPU (~160 ms on an idle machine here: a busy one slows everything below)"
     )
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    print_machine_load()
     for n, runs in ((1_000, 5), (10_000, 1 if quick else 3)):
         nodes, edges = dependency_graph(n)
         wall, cpu, layout = timed(nodes, edges, runs)

@@ -13,7 +13,6 @@ mostly waiting for a core.
 from __future__ import annotations
 
 import asyncio
-import os
 import statistics
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_graph import dependency_graph
+from bench_graph import dependency_graph, print_machine_load
 
 from atk_tui.core import readiness
 from atk_tui.core.graph_layout import layout_graph
@@ -112,13 +111,7 @@ def parts(view: QueueView, center: str | None, whole: bool) -> tuple[float, floa
 
 def main() -> None:
     quick = "--quick" in sys.argv
-    start = time.process_time()
-    sum(range(10**7))
-    reference = time.process_time() - start
-    print(
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; reference loop sum(range(10**7)):"
-        f" {reference * 1000:.0f} ms CPU (~160 ms on an idle machine)"
-    )
+    print_machine_load()
     cases = [(1_000, 5)] + ([] if quick else [(10_000, 1)])
     for n, runs in cases:
         view = synthetic_view(n)

@@ -68,14 +68,33 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-@pytest.fixture
-def demo_store(demo_template: Path, tmp_path: Path) -> Path:
-    """A private copy of the demo store (with its bare remote), ready to be written to."""
+def _copy_demo(template: Path, tmp_path: Path) -> Path:
+    """A private copy of a demo store made by a template fixture, its remote pointed at the copy's."""
     base = tmp_path / "demo"
-    shutil.copytree(demo_template, base, symlinks=True)
+    shutil.copytree(template, base, symlinks=True)
     store = base / "store"
     git(store, "remote", "set-url", "origin", str(base / "remote.git"))
     return store
+
+
+@pytest.fixture
+def demo_store(demo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo store (with its bare remote), ready to be written to."""
+    return _copy_demo(demo_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def mq_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo store with its feedback queue (`atk mq`), once per test worker."""
+    base = tmp_path_factory.mktemp("mq-demo-template")
+    create_demo_store(base, NOW, feedback_queue=True)
+    return base
+
+
+@pytest.fixture
+def mq_store(mq_demo_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo store with its feedback queue."""
+    return _copy_demo(mq_demo_template, tmp_path)
 
 
 @pytest.fixture

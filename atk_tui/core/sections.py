@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
@@ -290,15 +291,20 @@ def split_sections(body: str) -> list[Section]:
     return out
 
 
-def answer_text(body: str) -> str | None:
-    """Content of the answer section without its heading and surrounding blank lines
-    (lines joined with ``\\n``); None when the body has no answer section."""
+def _content_of(body: str, find: Callable[[_Scan], tuple[int, int] | None]) -> str | None:
+    """The content of the section `find` locates (heading, surrounding blank lines left out)."""
     scan = _Scan(body)
-    found = scan.find_answer()
+    found = find(scan)
     if found is None:
         return None
     h, end = found
     return scan.content(h + 1, end)
+
+
+def answer_text(body: str) -> str | None:
+    """Content of the answer section without its heading and surrounding blank lines
+    (lines joined with ``\\n``); None when the body has no answer section."""
+    return _content_of(body, _Scan.find_answer)
 
 
 def is_answered(body: str) -> bool:
@@ -309,12 +315,7 @@ def is_answered(body: str) -> bool:
 
 def comment_text(body: str) -> str | None:
     """Content of the user comment section (the strict trailing H2), or None."""
-    scan = _Scan(body)
-    found = scan.find_trailing_comment()
-    if found is None:
-        return None
-    h, end = found
-    return scan.content(h + 1, end)
+    return _content_of(body, _Scan.find_trailing_comment)
 
 
 def user_only_headings(body: str) -> list[str]:

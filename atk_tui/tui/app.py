@@ -22,6 +22,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
+from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
@@ -145,6 +146,9 @@ class AtkApp(App):
         else:
             reason = "opened with --read-only"
         self.commands = Commands(self, read_only=read_only or self.agent_env, read_only_reason=reason)
+        # the periodic pull and remote check, once the store is known to have an upstream
+        self.pull_timer: Timer | None = None
+        self.remote_timer: Timer | None = None
         #: the active queue, loaded last; screens subscribe to `queue_signal` for the next one
         self.queue: QueueView | None = None
         self.queue_signal: Signal[QueueView] = Signal(self, "queue")
@@ -292,9 +296,9 @@ class AtkApp(App):
             return
         cfg = self.tui_config
         if cfg.pull_interval > 0:
-            self.call_from_thread(self.set_interval, cfg.pull_interval, self.pull)
+            self.pull_timer = self.call_from_thread(self.set_interval, cfg.pull_interval, self.pull)
         if cfg.remote_check_interval > 0:
-            self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
+            self.remote_timer = self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
 
     @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
     def check_remote(self) -> None:
@@ -443,15 +447,7 @@ class AtkApp(App):
             self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
             return
         out = self.service.commit_pending()
-        def done() -> None:
-            if out.ok:
-                self.notify(out.message, markup=False, timeout=4)
-            else:
-                self.report_error(out.message)
-            for w in out.warnings:
-                self.notify(w, severity="warning", markup=False, timeout=10)
-            self.reload()
-        self.call_from_thread(done)
+        self.call_from_thread(self.commands.report, out, undoable=False)
 
     def action_refresh(self) -> None:
         self.reload()

@@ -56,36 +56,28 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             cfg.theme = picked
         else:
             cfg.errors.append(f"config: the remembered theme {picked!r} is unknown; using {cfg.theme}")
-    interval = raw.get("pull_interval")
-    if interval is not None:
-        if isinstance(interval, int | float) and not isinstance(interval, bool) and interval >= 0:
-            cfg.pull_interval = float(interval)
+    for key in ("pull_interval", "remote_check_interval"):  # seconds
+        value = raw.get(key)
+        if value is None:
+            continue
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            setattr(cfg, key, float(value))
         else:
-            cfg.errors.append(f"config: pull_interval must be a number of seconds >= 0, got {interval!r}")
-    check = raw.get("remote_check_interval")
-    if check is not None:
-        if isinstance(check, int | float) and not isinstance(check, bool) and check >= 0:
-            cfg.remote_check_interval = float(check)
+            cfg.errors.append(f"config: {key} must be a number of seconds >= 0, got {value!r}")
+    for key, choices in (("default_sort", SORTS), ("glyphs", GLYPHS)):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if value in choices:
+            setattr(cfg, key, value)
         else:
-            cfg.errors.append(f"config: remote_check_interval must be a number of seconds >= 0, got {check!r}")
-    sort = raw.get("default_sort")
-    if sort is not None:
-        if sort in SORTS:
-            cfg.default_sort = sort
-        else:
-            cfg.errors.append(f"config: default_sort must be one of {', '.join(SORTS)}, got {sort!r}")
+            cfg.errors.append(f"config: {key} must be one of {', '.join(choices)}, got {value!r}")
     keys = raw.get("keys")
     if keys is not None:
         if isinstance(keys, dict) and all(isinstance(k, str) and isinstance(v, str) and v for k, v in keys.items()):
             cfg.keys = dict(keys)
         else:
             cfg.errors.append("config: [tui.keys] maps action ids to keys, e.g. hold = \"H\"")
-    glyphs = raw.get("glyphs")
-    if glyphs is not None:
-        if glyphs in GLYPHS:
-            cfg.glyphs = glyphs
-        else:
-            cfg.errors.append(f"config: glyphs must be one of {', '.join(GLYPHS)}, got {glyphs!r}")
     for flag in ALERT_FLAGS:
         value = raw.get(flag)
         if value is None:

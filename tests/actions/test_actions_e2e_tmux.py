@@ -83,12 +83,17 @@ def edit_in_vim(tmux: Tmux, demo: Demo, name: str, quit_command: str, notice: st
     return base
 
 
-def test_edit_in_vim_then_wq_commits_hold_edit_unhold(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
-    name = demo["hand-svg-logo"]
-    before = demo.text(name)
+def on_logo(tmux: Tmux, demo: Demo, tmp_path: Path) -> tuple[str, Path]:
+    """The dashboard in tmux with the logo item selected: (its filename, the exit-status file)."""
     status = tmp_path / "status"
     launch(tmux, demo, status)
     pick(tmux, "header-logo-svg", "ヘッダーのロゴを SVG に差し替える")
+    return demo["hand-svg-logo"], status
+
+
+def test_edit_in_vim_then_wq_commits_hold_edit_unhold(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
+    name, status = on_logo(tmux, demo, tmp_path)
+    before = demo.text(name)
     base = edit_in_vim(tmux, demo, name, ":wq")
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: edit {name}", f"atk: unhold {name}"]
     assert demo.text(name) == before + ADDED + "\n"
@@ -109,11 +114,8 @@ def test_edit_in_vim_then_wq_commits_hold_edit_unhold(tmux: Tmux, demo: Demo, tm
 
 
 def test_edit_in_vim_then_cq_changes_nothing(tmux: Tmux, demo: Demo, tmp_path: Path) -> None:
-    name = demo["hand-svg-logo"]
+    name, status = on_logo(tmux, demo, tmp_path)
     before = demo.text(name)
-    status = tmp_path / "status"
-    launch(tmux, demo, status)
-    pick(tmux, "header-logo-svg", "ヘッダーのロゴを SVG に差し替える")
     base = edit_in_vim(tmux, demo, name, ":cq", notice="editor exited with status 1: nothing saved")
     assert demo.subjects_since(base) == [f"atk: hold {name}", f"atk: unhold {name}"]
     assert demo.text(name) == before

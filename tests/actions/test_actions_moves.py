@@ -17,6 +17,7 @@ from support.actions_support import (
     settle,
     started,
 )
+from support.apps import rendered_lines
 from textual.widgets import OptionList
 
 from atk_tui.core.items import parse_item
@@ -89,7 +90,8 @@ def footer_dimmed(app, description: str) -> bool:
     """Whether the key bar (the screen's last line, whatever widget draws it) shows
     `description` dimmed, i.e. faded against an always-enabled entry (Quit). Textual renders
     `dim` as a blended colour, so the colours are compared."""
-    bar = app.screen._compositor.render_strips()[-1]
+    last = app.screen.size.height - 1
+    bar = [seg for _, y, strip in rendered_lines(app) if y == last for seg in strip]
 
     def colour(word: str):
         found = [seg.style.color for seg in bar if seg.style is not None and word in seg.text.split()]

@@ -48,7 +48,7 @@ def add_uwi(demo: Demo, body: str) -> str:
 
 def highlight(os_: OptionSet) -> str | None:
     """The name of the highlighted row (what the keys point at), None for none."""
-    return None if os_._selected is None else os_._nodes[os_._selected].name
+    return os_.highlighted
 
 
 def form_state(screen: AnswerScreen) -> dict[int, tuple[str | None, str | None]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.actions_support import Demo
-from test_actions_e2e_tmux import Tmux, launch, pick, quit_app, tmux, wait_until  # noqa: F401 (fixture)
+from test_actions_e2e_tmux import Tmux, launch, on_logo, pick, quit_app, tmux, wait_until  # noqa: F401 (fixture)
 
 from atk_tui.core.service import Service
 
@@ -33,10 +33,7 @@ def test_changed_while_vim_was_open_edit_again_merges_and_saves_on_the_newer_ver
     demo: Demo,
     tmp_path: Path,
 ) -> None:
-    name = demo["hand-svg-logo"]
-    status = tmp_path / "status"
-    launch(tmux, demo, status)
-    pick(tmux, "header-logo-svg", "ヘッダーのロゴを SVG に差し替える")
+    name, status = on_logo(tmux, demo, tmp_path)
     base = demo.head()
     tmux.send("e")
     in_vim(tmux, "target_repo: acme/webapp")

@@ -11,27 +11,15 @@ import pytest
 from support.actions_support import git, make, select, settle, started
 from support.clock import NOW
 
-from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.demo import demo_filenames
 from atk_tui.tui.screens.answer import AnswerScreen
 
 SIZE = (140, 40)
 
 
-@pytest.fixture(scope="session")
-def mq_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("mq-demo") / "demo"
-    create_demo_store(base, NOW, feedback_queue=True)
-    return base
-
-
 @pytest.fixture
-def store(mq_demo_template: Path, tmp_path: Path) -> Path:
-    import shutil
-
-    shutil.copytree(mq_demo_template, tmp_path / "demo", symlinks=True)
-    root = tmp_path / "demo" / "store"
-    git(root, "remote", "set-url", "origin", str(tmp_path / "demo" / "remote.git"))
-    return root.resolve()
+def store(mq_store: Path) -> Path:
+    return mq_store.resolve()
 
 
 def mq_names(root: Path) -> dict[str, str]:

@@ -3,16 +3,13 @@ from the parser, output measured in terminal cells, "no items", `atk-tui --demo`
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import struct
 import subprocess
 import sys
-import termios
 from pathlib import Path
 
 import pytest
+from support.fuzz import run_on_pty
 from support.storekit import add_item
 
 from atk_tui.cli import completion_script, run, terminal_table
@@ -24,22 +21,7 @@ ATK = BIN / "atk"
 
 def in_terminal(args: list[str], cols: int = 80, env: dict[str, str] | None = None) -> str:
     """Run a real binary with a pseudo-terminal `cols` wide as stdout/stderr; what it printed."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
-    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env or os.environ.copy())
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 4096)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+    return run_on_pty(args, env or os.environ.copy(), cols=cols, rows=24).decode("utf-8").replace("\r\n", "\n")
 
 
 # --- cells ------------------------------------------------------------------------------

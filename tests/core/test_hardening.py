@@ -9,13 +9,13 @@ that only guards against that hang."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from support.faults import diverged, hook, kill_pidfile, retitle
 from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
 from atk_tui.core.config import git_limits
@@ -24,14 +24,6 @@ from atk_tui.core.store import AtkError, GitStore
 
 HANG = 3600  # what a stuck child sleeps: far longer than any test may take
 GUARD = 120.0  # a write that is not done by then hung
-
-
-def hook(root: Path, name: str, script: str) -> Path:
-    path = root / ".git" / "hooks" / name
-    path.parent.mkdir(exist_ok=True)
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(0o755)
-    return path
 
 
 def in_thread(fn) -> tuple[threading.Thread, list]:
@@ -45,13 +37,6 @@ def finish(t: threading.Thread, box: list):
     t.join(GUARD)
     assert not t.is_alive(), "the write hung on its child process"
     return box[0]
-
-
-def kill_pidfile(path: Path) -> None:
-    try:
-        os.kill(int(path.read_text().strip()), signal.SIGKILL)
-    except (OSError, ValueError):
-        pass
 
 
 def wait_file(path: Path) -> None:
@@ -138,27 +123,25 @@ def _hanging_remote(tmp_path: Path, which: str) -> tuple[Path, Path]:
     return root, remote
 
 
-def test_a_remote_that_never_answers_a_pull_times_out_and_the_commit_is_kept(tmp_path: Path) -> None:
-    root, _ = _hanging_remote(tmp_path, "uploadpack")
+@pytest.mark.parametrize(
+    ("which", "limits", "said"),
+    [
+        ("uploadpack", (1.0, 1.0), "timed out after 1 s"),
+        ("receivepack", (30.0, 1.0), "git push timed out after 1 s; the commit is kept locally"),
+    ],
+    ids=["pull", "push"],
+)
+def test_a_remote_that_never_answers_times_out_and_the_commit_is_kept(
+    tmp_path: Path, which: str, limits: tuple[float, float], said: str
+) -> None:
+    root, _ = _hanging_remote(tmp_path, which)
     svc = Service(root, actor="user")
-    svc.store.limits = {"timeout": 1.0, "push_timeout": 1.0, "hook_timeout": 30.0}
+    svc.store.limits = {"timeout": limits[0], "push_timeout": limits[1], "hook_timeout": 30.0}
     out: Outcome = finish(*in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
     assert (tmp_path / "remote-called").exists()
     assert out.ok, out.message
     text = "\n".join(out.warnings)
-    assert "timed out after 1 s" in text
-    assert "run `atk wi commit`" in text
-    assert svc.store.unpushed() == 1
-
-
-def test_a_remote_that_never_answers_a_push_times_out_with_a_clear_message(tmp_path: Path) -> None:
-    root, _ = _hanging_remote(tmp_path, "receivepack")
-    svc = Service(root, actor="user")
-    svc.store.limits = {"timeout": 30.0, "push_timeout": 1.0, "hook_timeout": 30.0}
-    out: Outcome = finish(*in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
-    assert out.ok, out.message
-    text = "\n".join(out.warnings)
-    assert "git push timed out after 1 s; the commit is kept locally" in text
+    assert said in text
     assert "atk wi commit" in text
     assert svc.store.unpushed() == 1
 
@@ -283,23 +266,11 @@ def test_an_item_over_the_size_limit_is_defective_without_being_read_whole(svc: 
 # --- git-state guards ---------------------------------------------------------------
 
 
-def _conflicting_rebase(root: Path, a: str) -> None:
-    """Leave `root` mid-rebase with `wi/inbox/<a>` conflicted (a manual `git pull --rebase`)."""
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    proc = subprocess.run(["git", "rebase", "side"], cwd=root, capture_output=True, text=True)
-    assert proc.returncode != 0 and (root / ".git" / "rebase-merge").exists()
-
-
 def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc)
-    _conflicting_rebase(svc.root, a)
+    diverged(svc.root, a, "rebase")
+    assert (svc.root / ".git" / "rebase-merge").exists()
     before = tree_state(svc.root)
     out = svc.hold(b)
     assert not out.ok and out.exit_code == 1
@@ -317,16 +288,7 @@ def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc
 def test_a_write_during_a_merge_or_cherry_pick_is_refused(svc: Service, op: str) -> None:
     a = add_item(svc)
     b = add_item(svc)
-    root = svc.root
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
-    assert proc.returncode != 0
+    diverged(svc.root, a, op)
     out = svc.hold(b)
     assert not out.ok
     assert f"middle of a {op}" in out.message and f"{op} --abort" in out.message
@@ -337,14 +299,7 @@ def test_unmerged_paths_refuse_a_write(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc)
     root = svc.root
-    git(root, "checkout", "-q", "-b", "side")
-    p = root / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Side: use one"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "-")
-    p.write_text(p.read_text().replace("# Use one", "# Main: use one"))
-    git(root, "commit", "-q", "-am", "main edit")
-    assert subprocess.run(["git", "merge", "side"], cwd=root, capture_output=True).returncode != 0
+    diverged(root, a, "merge")
     # the merge state removed by hand: only the conflict in the index is left
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"):
         (root / ".git" / name).unlink(missing_ok=True)
@@ -362,20 +317,24 @@ def test_a_write_on_a_detached_head_is_refused(svc: Service) -> None:
     assert svc.store.locate(a) == "inbox"
 
 
-def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next_writer(tmp_path: Path) -> None:
+def _retitled_on_the_remote(tmp_path: Path, n: int = 1) -> tuple[Path, Service, list[str]]:
+    """A store with `n` items, pushed; another clone then changed the first one's title and
+    pushed it. Ours has not pulled yet."""
     from support.storekit import clone
 
     root, remote = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
-    a = add_item(svc)
+    names = [add_item(svc) for _ in range(n)]
     other = clone(remote, tmp_path / "other")
-    p = other / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Remote: use one"))
-    git(other, "commit", "-q", "-am", "remote edit")
+    retitle(other / "wi" / "inbox" / names[0], "Remote", commit=True)
     git(other, "push", "-q")
+    return root, svc, names
+
+
+def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next_writer(tmp_path: Path) -> None:
+    root, _svc, (a,) = _retitled_on_the_remote(tmp_path)
     mine = root / "wi" / "inbox" / a
-    mine.write_text(mine.read_text().replace("# Use one", "# Local: use one"))
-    git(root, "commit", "-q", "-am", "local edit")
+    retitle(mine, "Local", commit=True)
     local_head = git(root, "rev-parse", "HEAD").strip()
     # what a writer killed during `git pull --rebase` leaves: its marker and a stopped rebase
     (root / ".git" / "atk-pulling").write_text("99999")
@@ -387,23 +346,13 @@ def test_a_rebase_left_by_a_writer_killed_during_its_pull_is_aborted_by_the_next
     assert not (root / ".git" / "rebase-merge").exists()
     assert not (root / ".git" / "atk-pulling").exists()
     assert git(root, "rev-parse", "HEAD").strip() == local_head
-    assert "# Local: use one" in mine.read_text()
+    assert "# Local: Use one" in mine.read_text()
 
 
 def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -> None:
-    from support.storekit import clone
-
-    root, remote = make_remote_pair(tmp_path)
-    svc = Service(root, actor="user")
-    a = add_item(svc)
-    b = add_item(svc)
-    other = clone(remote, tmp_path / "other")
-    p = other / "wi" / "inbox" / a
-    p.write_text(p.read_text().replace("# Use one", "# Remote: use one"))
-    git(other, "commit", "-q", "-am", "remote edit")
-    git(other, "push", "-q")
+    root, svc, (a, b) = _retitled_on_the_remote(tmp_path, 2)
     mine = root / "wi" / "inbox" / a
-    mine.write_text(mine.read_text().replace("# Use one", "# My uncommitted: use one"))
+    retitle(mine, "My uncommitted")
     out = svc.hold(b)
     assert not out.ok
     assert "conflict with your uncommitted edits" in out.message and "stash" in out.message
@@ -482,7 +431,7 @@ def test_a_pull_never_aborts_a_rebase_someone_else_started(tmp_path: Path) -> No
     root, _ = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
     a = add_item(svc)
-    _conflicting_rebase(root, a)
+    diverged(root, a, "rebase")
     warnings = svc.pull_now(lock_timeout=2)
     assert (root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert any("not pulling" in w and "rebase" in w for w in warnings), warnings
@@ -519,7 +468,7 @@ def test_a_rebase_the_user_started_after_a_killed_pull_is_left_to_them(svc: Serv
     marker.write_text("99999")  # a writer killed during a pull that left no rebase
     old = time.time() - 3600
     os.utime(marker, (old, old))
-    _conflicting_rebase(svc.root, a)  # the user's own rebase, an hour later
+    diverged(svc.root, a, "rebase")  # the user's own rebase, an hour later
     out = svc.hold(b)
     assert (svc.root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert not out.ok and "middle of a rebase" in out.message

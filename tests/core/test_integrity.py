@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.storekit import UWI_BODY, git
+from support.storekit import UWI_BODY, clone, git
 from test_cli import Atk, awi, seed, uwi
 
 from atk_tui.core import questions
@@ -133,12 +133,16 @@ def test_commit_nothing_to_push_is_not_pushed(
     assert rc == 0 and "nothing to push" in out and "pushed" not in out.replace("nothing to push", "")
 
 
+def _shared(tmp_path: Path, root: Path, remote: Path, text: str) -> Path:
+    """`x.md` in our inbox, pushed, and another clone of the remote (returned)."""
+    seed(root, {"x.md": ("inbox", text)})
+    git(root, "push", "-q")
+    return clone(remote, tmp_path / "other")
+
+
 def _diverge(tmp_path: Path, root: Path, remote: Path) -> tuple[Path, str]:
     """The same item edited on two clones; the other clone pushes first; ours is unpushed."""
-    seed(root, {"x.md": ("inbox", awi())})
-    git(root, "push", "-q")
-    other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
+    other = _shared(tmp_path, root, remote, awi())
     out = Service(root, actor="user", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n")
     assert out.ok
     assert Service(other, actor="user").edit("x.md", "# theirs\n\ntheir text\n").ok
@@ -344,10 +348,7 @@ def test_checkpoint_urgency_without_options(store: Path) -> None:
 
 def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     root, remote = remote_store
-    seed(root, {"x.md": ("inbox", awi())})
-    git(root, "push", "-q")
-    other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
+    other = _shared(tmp_path, root, remote, awi())
     assert Service(root, actor="user", pull=False, push=False).hold("x.md").ok
     assert Service(other, actor="user").start_processing(["x.md"]).ok
     svc = Service(root, actor="user")
@@ -400,10 +401,7 @@ def test_agent_commits_a_plain_rename_of_an_answered_uwi(atk: Atk, monkeypatch: 
 def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     """A set-aside commit that would write a user-only section is refused for an agent."""
     root, remote = remote_store
-    seed(root, {"x.md": ("inbox", uwi())})
-    git(root, "push", "-q")
-    other = tmp_path / "other"
-    git(tmp_path, "clone", "-q", str(remote), str(other))
+    other = _shared(tmp_path, root, remote, uwi())
     path = root / "wi/inbox/x.md"
     path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
     git(root, "commit", "-qam", "forged")  # around the tool

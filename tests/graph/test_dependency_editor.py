@@ -3,9 +3,11 @@ self, cycle with its path) that keep Save from writing anything, and the write i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from support.apps import make_recorded
 from support.graph_support import (
     MISSING,
     SIZE,
@@ -55,6 +57,15 @@ async def open_editor(pilot: Pilot, filename: str) -> None:
         inp.cursor_blink = False
 
 
+@asynccontextmanager
+async def editing(root: Path, filename: str) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app on `root` with the dependency editor of `filename` open."""
+    app = build_app(root)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_editor(pilot, filename)
+        yield app, pilot
+
+
 async def type_text(pilot: Pilot, text: str) -> None:
     await pilot.press(*text)
     await settle(pilot)
@@ -81,9 +92,7 @@ def test_snapshot_refused_cycle(snap_compare, tmp_path: Path) -> None:
 
 async def test_add_and_save_writes_one_commit(tmp_path: Path) -> None:
     root, (a, b, c, _d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, c)
+    async with editing(root, c) as (app, pilot):
         assert option_texts(app, "deps-current")[0].startswith("✓ ready")
         await type_text(pilot, "api endp")
         assert option_texts(app, "deps-results")[0].startswith("✗ blocked")
@@ -101,9 +110,7 @@ async def test_add_and_save_writes_one_commit(tmp_path: Path) -> None:
 
 async def test_remove_with_x_and_delete(tmp_path: Path) -> None:
     root, (_a, b, c, d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, d)
+    async with editing(root, d) as (app, pilot):
         assert editor(app).deps == [b, c]
         await type_text(pilot, "x")  # in the search box, x is a letter
         assert editor(app).deps == [b, c]
@@ -120,9 +127,7 @@ async def test_remove_with_x_and_delete(tmp_path: Path) -> None:
 
 async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> None:
     root, (_done, a, b, c, _d) = chain_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, a)
+    async with editing(root, a) as (app, pilot):
         await type_text(pilot, "redirect")
         assert "would make a cycle" in option_texts(app, "deps-results")[0]
         await press(pilot, "enter")
@@ -144,9 +149,7 @@ async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> N
 
 async def test_self_and_missing_are_refused(tmp_path: Path) -> None:
     root, (login, _signup, _missing) = missing_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, login)
+    async with editing(root, login) as (app, pilot):
         assert editor(app).deps == [MISSING]
         assert "✗ missing" in option_texts(app, "deps-current")[0]
         assert f"no item named {MISSING}" in verdict(app)
@@ -169,9 +172,7 @@ async def test_self_and_missing_are_refused(tmp_path: Path) -> None:
 
 async def test_typed_unknown_name_is_flagged_missing(tmp_path: Path) -> None:
     root, (a, _b, _c, _d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, a)
+    async with editing(root, a) as (app, pilot):
         await type_text(pilot, "20991231-000000-nothing.md")
         assert "Enter adds the name as typed" in option_texts(app, "deps-results")[0]
         await press(pilot, "enter")
@@ -180,9 +181,7 @@ async def test_typed_unknown_name_is_flagged_missing(tmp_path: Path) -> None:
 
 async def test_done_items_can_be_dependencies(tmp_path: Path) -> None:
     root, (done, _a, _b, c, d) = chain_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, d)
+    async with editing(root, d) as (app, pilot):
         await type_text(pilot, "groundwork")
         first = option_texts(app, "deps-results")[0]
         assert first.startswith("■ adopted") and done in first
@@ -195,16 +194,14 @@ async def test_results_are_never_markup(tmp_path: Path) -> None:
     hostile = "[bold red]x[/] [$accent]y"
     target, other = "20261129-050000-hostile.md", "20261129-050100-other.md"
     write_items(root, {("inbox", target): item_text(hostile), ("inbox", other): item_text("Other")})
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, other)
+    async with editing(root, other) as (app, pilot):
         await type_text(pilot, "bold")
         assert "[bold red]x[/] [$accent]y" in option_texts(app, "deps-results")[0]
 
 
 async def test_read_only_refuses(tmp_path: Path) -> None:
     root, (a, _b, _c, _d) = diamond_store(tmp_path)
-    app = build_app(root, read_only=True)
+    app = make_recorded(root, read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(a)
@@ -213,7 +210,7 @@ async def test_read_only_refuses(tmp_path: Path) -> None:
         app.main.action_dependencies()  # as the command palette would: refused all the same
         await settle(pilot)
         assert isinstance(app.screen, MainScreen)
-        assert any("read-only" in str(n.message) for n in app._notifications)
+        assert any("read-only" in m for m, _ in app.notes)
 
 
 def test_rules_agree_with_the_service(tmp_path: Path) -> None:
@@ -253,9 +250,7 @@ async def test_big_store_search_is_debounced(tmp_path: Path, monkeypatch) -> Non
 
     monkeypatch.setattr(dependencies, "SEARCH_AT_ONCE", 1)
     root, (a, b, c, d) = diamond_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
-        await open_editor(pilot, d)
+    async with editing(root, d) as (app, pilot):
         await pilot.press(*"shared", "enter")
         await settle(pilot)
         assert editor(app).deps == [b, c, a]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.apps import make_recorded
 from support.graph_support import (
     DEMO,
     MISSING,
@@ -202,7 +203,7 @@ async def test_enter_on_missing_or_done_node_stays(tmp_path: Path) -> None:
             cv.focus_node(node)
             await press(pilot, "enter")
             assert isinstance(app.screen, GraphScreen)
-        messages = [str(n.message) for n in app._notifications]
+        messages = [m for m, _ in app.notes]
         assert any("missing dependency" in m for m in messages)
         assert any("is adopted" in m for m in messages)
 
@@ -352,7 +353,7 @@ async def test_detail_trees_jump_to_dependencies_and_dependents(tmp_path: Path) 
     from atk_tui.tui.widgets.detail import DepTree
 
     root, (done, a, b, c, _d) = chain_store(tmp_path)
-    app = build_app(root)
+    app = make_recorded(root)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.main.jump_to(b)
@@ -375,4 +376,4 @@ async def test_detail_trees_jump_to_dependencies_and_dependents(tmp_path: Path) 
         assert app.focused is deps and deps.cursor_line == 0
         await press(pilot, "down", "enter")
         assert app.main.selected == b
-        assert any("is adopted" in str(n.message) for n in app._notifications)
+        assert any("is adopted" in m for m, _ in app.notes)

@@ -3,7 +3,6 @@ tests/conftest.py), the app with its notifications recorded, selection, bursts o
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -17,14 +16,9 @@ from textual.pilot import Pilot
 from atk_tui.core.model import STATES
 from atk_tui.tui.app import AtkApp
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
+from support.storekit import git
 
 SIZE = (120, 36)
-
-
-def git(cwd: Path, *args: str) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, f"git {' '.join(args)}: {proc.stderr}"
-    return proc.stdout
 
 
 @dataclass

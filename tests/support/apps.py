@@ -12,12 +12,17 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from rich.cells import cell_len
+from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.worker import Worker, WorkerState
 
 from atk_tui.demo import demo_filenames
@@ -98,11 +103,47 @@ async def settle(pilot: Pilot, *, limit: int = 3000) -> None:
     raise AssertionError("the app did not settle")
 
 
+@asynccontextmanager
+async def running(app: AtkApp | Path, size: tuple[int, int] = (120, 36)) -> AsyncIterator[tuple[AtkApp, Pilot]]:
+    """The app (or `build_app(root)`) running headless at `size`, settled: `(app, pilot)`."""
+    if not isinstance(app, AtkApp):
+        app = build_app(app)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield app, pilot
+
+
 async def press(pilot: Pilot, *keys: str) -> None:
     """Press keys one by one, letting the app settle after each."""
     for key in keys:
         await pilot.press(key)
         await settle(pilot)
+
+
+async def wait_for_screen(pilot: Pilot, name: str, *, rounds: int = 200) -> None:
+    """Wait until the active screen is the class `name` (for a screen opened while a worker
+    waits on it, where `settle` would wait forever)."""
+    for _ in range(rounds):
+        await pilot.pause(0.02)
+        if type(pilot.app.screen).__name__ == name:
+            return
+    raise AssertionError(f"{name} never opened")
+
+
+def rendered_lines(app: AtkApp) -> Iterator[tuple[Widget, int, Strip]]:
+    """Every shown widget of the current screen (toasts and modals included) rendered through
+    its public line API, `Widget.render_lines`: `(widget, the screen row of the line, the line)`.
+    What reaches the terminal is composed of exactly these lines."""
+    screen = app.screen
+    for widget in [screen, *screen.walk_children(with_self=False)]:
+        if not widget.display:
+            continue
+        w, h = widget.outer_size
+        if not w or not h:
+            continue
+        top = widget.region.y
+        for y, strip in enumerate(widget.render_lines(Region(0, 0, w, h))):
+            yield widget, top + y, strip
 
 
 _LINE = re.compile(r'<text class="[^"]*" x="([0-9.]+)" y="[0-9.]+" textLength="[0-9.]+" clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')

@@ -48,6 +48,7 @@ from typing import Any
 from atk_tui.core.cache import VERSION, ItemCache
 from atk_tui.core.service import Service
 from atk_tui.core.store import AtkError, GitStore, init_store
+from support.environ import patched_environ
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -209,18 +210,9 @@ def fault_env(tmp: Path, step: str, action: str = "fail") -> Iterator[Path]:
     shim.write_text(SHIM)
     shim.chmod(0o755)
     mark = shim_dir / "marker"
-    old = {k: os.environ.get(k) for k in ("PATH", "ATK_FAULT_GIT", "ATK_FAULT_MARK")}
-    os.environ["PATH"] = f"{shim_dir}{os.pathsep}{os.environ.get('PATH', '')}"
-    os.environ["ATK_FAULT_GIT"] = f"{step}:{action}"
-    os.environ["ATK_FAULT_MARK"] = str(mark)
-    try:
+    path = f"{shim_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+    with patched_environ(PATH=path, ATK_FAULT_GIT=f"{step}:{action}", ATK_FAULT_MARK=str(mark)):
         yield mark
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def hook(root: Path, name: str, body: str) -> Path:
@@ -701,7 +693,6 @@ def tui_readable_errors(tmp: Path) -> str:
     return "; ".join(report)
 
 
-
 # --------------------------------------------------------------------------------------------
 # issue 10: hostile git states, live locks, stuck children (SPEC §14)
 
@@ -732,24 +723,32 @@ def _gone(pidfile: Path) -> bool:
         return True
 
 
-def _kill_pidfile(pidfile: Path) -> None:
+def kill_pidfile(pidfile: Path) -> None:
     try:
         os.kill(int(pidfile.read_text().strip()), signal.SIGKILL)
     except (OSError, ValueError):
         pass
 
 
-def _diverged(root: Path, filename: str, op: str) -> None:
-    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with `filename`
-    conflicted, as a manual `git pull --rebase` that hit a conflict would."""
-    rel = f"wi/inbox/{filename}"
+def retitle(p: Path, side: str, *, commit: bool = False) -> None:
+    """Put `side: ` before the item's title (one line both sides of a conflict change);
+    with `commit`, commit it in the file's repository."""
+    text = p.read_text()
+    at = text.index("\n# ") + 3
+    p.write_text(f"{text[:at]}{side}: {text[at:]}")
+    if commit:
+        git(p.parents[2], "commit", "-q", "-am", f"{side.lower()} edit")
+
+
+def diverged(root: Path, filename: str, op: str) -> None:
+    """Leave `root` in the middle of `git <op>` (rebase, merge, cherry-pick) with
+    `wi/inbox/<filename>` conflicted (its title changed on both sides), as a manual
+    `git pull --rebase` that hit a conflict would."""
+    p = root / "wi" / "inbox" / filename
     git(root, "checkout", "-q", "-b", "side")
-    p = root / rel
-    p.write_text(p.read_text().replace("# Make the importer", "# Side: make the importer"))
-    git(root, "commit", "-q", "-am", "side edit")
-    git(root, "checkout", "-q", "main")
-    p.write_text(p.read_text().replace("# Make the importer", "# Main: make the importer"))
-    git(root, "commit", "-q", "-am", "main edit")
+    retitle(p, "Side", commit=True)
+    git(root, "checkout", "-q", "-")
+    retitle(p, "Main", commit=True)
     proc = subprocess.run(["git", op, "side"], cwd=root, capture_output=True, text=True)
     check(proc.returncode != 0, f"setup: git {op} did not stop on the conflict")
 
@@ -757,7 +756,7 @@ def _diverged(root: Path, filename: str, op: str) -> None:
 def mid_rebase_store(tmp: Path) -> str:
     """A store mid-rebase: writes refused with what to do; the conflicted file is defective."""
     root, _, (awi, uwi) = make_store(tmp)
-    _diverged(root, awi, "rebase")
+    diverged(root, awi, "rebase")
     before = snapshot(root)
     out = atk("wi", "hold", uwi, "--store", str(root))
     check(
@@ -765,7 +764,10 @@ def mid_rebase_store(tmp: Path) -> str:
         f"a write during a rebase was not refused with what to do: {out.returncode} {out.stderr}",
     )
     check(snapshot(root) == before, "a refused write changed the store")
-    rows = {json.loads(x)["filename"]: json.loads(x) for x in atk("wi", "list", "--json", "--store", str(root)).stdout.splitlines()}
+    rows = {
+        json.loads(x)["filename"]: json.loads(x)
+        for x in atk("wi", "list", "--json", "--store", str(root)).stdout.splitlines()
+    }
     rec = rows.get(awi, {})
     check(rec.get("status") == "defective", f"a file with conflict markers is listed as {rec.get('status')}")
     check("conflict markers" in (rec.get("reasons") or [""])[0], f"the reason does not say why: {rec.get('reasons')}")
@@ -773,14 +775,16 @@ def mid_rebase_store(tmp: Path) -> str:
     out = atk("wi", "hold", uwi, "--store", str(root))
     check(out.returncode == 0, f"the write after `git rebase --abort` failed: {out.stderr}")
     assert_consistent(root)
-    return "write refused (exit 1, rebase --continue/--abort named), conflict file defective; after abort the write lands"
+    return (
+        "write refused (exit 1, rebase --continue/--abort named), conflict file defective; after abort the write lands"
+    )
 
 
 def merge_and_cherry_pick_in_progress(tmp: Path) -> str:
     done = []
     for op in ("merge", "cherry-pick"):
         root, _, (awi, uwi) = make_store(tmp / op)
-        _diverged(root, awi, op)
+        diverged(root, awi, op)
         out = atk("wi", "hold", uwi, "--store", str(root))
         check(
             out.returncode == 1 and f"middle of a {op}" in out.stderr and f"{op} --abort" in out.stderr,
@@ -810,7 +814,11 @@ def live_index_lock(tmp: Path) -> str:
     lock = root / ".git" / "index.lock"
     mark = tmp / "holding"
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import time; f = open({str(lock)!r}, 'w'); open({str(mark)!r}, 'w'); time.sleep({HANG})"],
+        [
+            sys.executable,
+            "-c",
+            f"import time; f = open({str(lock)!r}, 'w'); open({str(mark)!r}, 'w'); time.sleep({HANG})",
+        ],
         start_new_session=True,
     )
     try:
@@ -819,7 +827,9 @@ def live_index_lock(tmp: Path) -> str:
         os.utime(lock, (old, old))
         out = atk("wi", "hold", awi, "--store", str(root), env={**os.environ, "ATK_LOCK_TIMEOUT": "1"})
         check(lock.exists(), "atk removed an index.lock a live process holds")
-        check(out.returncode == 1 and "another git process" in out.stderr, f"not reported: {out.returncode} {out.stderr}")
+        check(
+            out.returncode == 1 and "another git process" in out.stderr, f"not reported: {out.returncode} {out.stderr}"
+        )
         check(state_of(root, awi) == "inbox", "the failed write moved the item")
     finally:
         holder.kill()
@@ -834,7 +844,9 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
     """A `git commit -a` running a slow hook holds index.lock with the file closed: kept."""
     root, _, (awi, uwi) = make_store(tmp)
     started, release = tmp / "started", tmp / "release"
-    hook(root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n')
+    hook(
+        root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n'
+    )
     p = root / "wi" / "inbox" / awi
     p.write_text(p.read_text() + "\nmanual edit\n")
     user = subprocess.Popen(["git", "commit", "-q", "-a", "-m", "manual"], cwd=root, env={**os.environ, "HOLD": "1"})
@@ -857,21 +869,17 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
 def sleeping_pre_commit_hook(tmp: Path) -> str:
     root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    hook(root, "pre-commit", hang_body(pidfile))
     env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
     before = snapshot(root)
-    try:
-        out = atk("wi", "hold", awi, "--store", str(root), env=env)
-    finally:
-        alive = not _gone(pidfile)
-        _kill_pidfile(pidfile)
+    out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(
-        out.returncode == 1 and "pre-commit hook did not finish within 1 s" in out.stderr and "hook_timeout" in out.stderr,
+        out.returncode == 1
+        and "pre-commit hook did not finish within 1 s" in out.stderr
+        and "hook_timeout" in out.stderr,
         f"the stuck hook was not reported: {out.returncode} {out.stderr}",
     )
-    check(not alive, "the stuck hook was left running")
-    check(snapshot(root) == before, "the timed-out write was not rolled back")
-    assert_consistent(root)
+    _check_rolled_back(root, before, alive, "the stuck hook")
     return "hook killed after hook_timeout = 1 s; write rolled back with a message naming the setting"
 
 
@@ -882,19 +890,45 @@ def hook_leaving_background_child(tmp: Path) -> str:
     try:
         out = atk("wi", "hold", awi, "--store", str(root))  # subprocess timeout: 120 s
     finally:
-        _kill_pidfile(pidfile)
+        kill_pidfile(pidfile)
     check(out.returncode == 0, f"the write failed: {out.stderr}")
     check(state_of(root, awi) == "hold", "the write did not land")
     assert_consistent(root)
     return "write done without waiting for the hook's background child"
 
 
-def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
-    root, _, files = make_store(tmp, remote=True)
+def _check_rolled_back(root: Path, before: dict, alive: bool, what: str) -> None:
+    check(not alive, f"{what} outlived the write")
+    check(snapshot(root) == before, "the stopped write was not rolled back")
+    assert_consistent(root)
+
+
+def hang_body(pidfile: Path) -> str:
+    return f"echo $$ > {pidfile}\nexec sleep {HANG}\n"
+
+
+def hang_script(tmp: Path, which: str) -> tuple[Path, Path]:
+    """A program that records its pid and then hangs: (the script, its pid file)."""
     pidfile = tmp / f"{which}.pid"
     script = tmp / f"hang-{which}"
-    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
+    script.write_text(f"#!/bin/sh\n{hang_body(pidfile)}")
     script.chmod(0o755)
+    return script, pidfile
+
+
+def _hold_past_hang(root: Path, awi: str, pidfile: Path, env: dict[str, str] | None = None):
+    """`atk wi hold` against a hanging program: (its result, whether the program outlived it)."""
+    try:
+        out = atk("wi", "hold", awi, "--store", str(root), env=env)
+        alive = not _gone(pidfile)
+    finally:
+        kill_pidfile(pidfile)
+    return out, alive
+
+
+def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
+    root, _, files = make_store(tmp, remote=True)
+    script, pidfile = hang_script(tmp, which)
     git(root, "config", f"remote.origin.{which}", str(script))
     return root, files, pidfile
 
@@ -902,11 +936,7 @@ def _hanging_remote(tmp: Path, which: str) -> tuple[Path, list[str], Path]:
 def hanging_remote_push(tmp: Path) -> str:
     root, (awi, _), pidfile = _hanging_remote(tmp, "receivepack")
     env = _cfg_env(tmp, "[git]\ntimeout = 5\npush_timeout = 1\n")
-    try:
-        out = atk("wi", "hold", awi, "--store", str(root), env=env)
-        alive = not _gone(pidfile)
-    finally:
-        _kill_pidfile(pidfile)
+    out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
     check(
         "git push timed out after 1 s; the commit is kept locally" in out.stderr and "atk wi commit" in out.stderr,
@@ -924,11 +954,7 @@ def hanging_remote_push(tmp: Path) -> str:
 def hanging_remote_pull(tmp: Path) -> str:
     root, (awi, _), pidfile = _hanging_remote(tmp, "uploadpack")
     env = _cfg_env(tmp, "[git]\ntimeout = 1\n")
-    try:
-        out = atk("wi", "hold", awi, "--store", str(root), env=env)
-        alive = not _gone(pidfile)
-    finally:
-        _kill_pidfile(pidfile)
+    out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
     check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
     check(not alive, "the hanging upload-pack was left running")
@@ -941,18 +967,11 @@ def hanging_ssh_remote(tmp: Path) -> str:
     """An ssh remote whose connection never answers (`core.sshCommand` sleeps): pull and push
     both time out, the commit is kept, and no ssh process is left running."""
     root, _, (awi, _) = make_store(tmp, remote=True)
-    pidfile = tmp / "ssh.pid"
-    script = tmp / "hang-ssh"
-    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
-    script.chmod(0o755)
+    script, pidfile = hang_script(tmp, "ssh")
     git(root, "remote", "set-url", "origin", "ssh://git.example.invalid/store.git")
     git(root, "config", "core.sshCommand", str(script))
     env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
-    try:
-        out = atk("wi", "hold", awi, "--store", str(root), env=env)
-        alive = not _gone(pidfile)
-    finally:
-        _kill_pidfile(pidfile)
+    out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
     check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
     check(not alive, "the hanging ssh was left running")
@@ -960,8 +979,11 @@ def hanging_ssh_remote(tmp: Path) -> str:
     try:
         later = atk("wi", "commit", "--store", str(root), env=env)
     finally:
-        _kill_pidfile(pidfile)
-    check(later.returncode != 0 and "timed out" in later.stderr, f"`atk wi commit` did not report the timeout: {later.stderr}")
+        kill_pidfile(pidfile)
+    check(
+        later.returncode != 0 and "timed out" in later.stderr,
+        f"`atk wi commit` did not report the timeout: {later.stderr}",
+    )
     return "ssh remote that never answers: write kept locally after 1 s; `atk wi commit` reports the timeout"
 
 
@@ -970,7 +992,7 @@ def sigterm_during_hook(tmp: Path) -> str:
     write rolls back and the hook does not outlive it."""
     root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", f"echo $$ > {pidfile}\nexec sleep {HANG}\n")
+    hook(root, "pre-commit", hang_body(pidfile))
     before = snapshot(root)
     exe = BIN / "atk"
     proc = subprocess.Popen(
@@ -983,13 +1005,11 @@ def sigterm_during_hook(tmp: Path) -> str:
         proc.communicate(timeout=WAIT)
         alive = not _gone(pidfile)
     finally:
-        _kill_pidfile(pidfile)
+        kill_pidfile(pidfile)
         if proc.poll() is None:
             proc.kill()
     check(proc.returncode == 128 + signal.SIGTERM, f"atk exit {proc.returncode} after SIGTERM")
-    check(not alive, "the hook outlived atk")
-    check(snapshot(root) == before, "the stopped write was not rolled back")
-    assert_consistent(root)
+    _check_rolled_back(root, before, alive, "the hook")
     return "SIGTERM: exit 143, hook killed with its group, write rolled back"
 
 
@@ -1034,7 +1054,11 @@ def killed_during_pull_rebase(tmp: Path) -> str:
     local = git(root, "rev-parse", "HEAD").strip()
     pidfile, mark = tmp / "hook.pid", tmp / "hook.mark"
     # the rebase stops in post-checkout (rebase-merge exists then) until killed
-    hook(root, "post-checkout", f"[ -d .git/rebase-merge ] || exit 0\necho $$ > {pidfile}\ntouch {mark}\nexec sleep {HANG}\n")
+    hook(
+        root,
+        "post-checkout",
+        f"[ -d .git/rebase-merge ] || exit 0\necho $$ > {pidfile}\ntouch {mark}\nexec sleep {HANG}\n",
+    )
     proc = spawn_writer(root, "hold", uwi)
     wait_for(mark, proc)
     kill9(proc)
@@ -1057,11 +1081,10 @@ def autostash_conflict(tmp: Path) -> str:
     other = tmp / "other"
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
     q = other / "wi" / "inbox" / awi
-    q.write_text(q.read_text().replace("# Make the importer", "# Remote: make the importer"))
-    git(other, "commit", "-q", "-am", "remote edit")
+    retitle(q, "Remote", commit=True)
     git(other, "push", "-q")
     p = root / "wi" / "inbox" / awi
-    p.write_text(p.read_text().replace("# Make the importer", "# My uncommitted: make the importer"))
+    retitle(p, "My uncommitted")
     out = atk("wi", "hold", uwi, "--store", str(root))
     check(out.returncode == 1, f"the write went on over an autostash conflict: {out.stderr}")
     check("uncommitted edits" in out.stderr and "stash" in out.stderr, f"not reported: {out.stderr}")
@@ -1087,9 +1110,13 @@ def symlinked_state_folder(tmp: Path) -> str:
     show = atk("wi", "show", "planted.md", "--store", str(root))
     check(show.returncode != 0 and "planted" not in show.stdout, "a file outside the store was shown")
     hold = atk("wi", "hold", awi, "--store", str(root))
-    check(hold.returncode == 1 and "symbolic link" in hold.stderr, f"a write through the link was not refused: {hold.stderr}")
+    check(
+        hold.returncode == 1 and "symbolic link" in hold.stderr,
+        f"a write through the link was not refused: {hold.stderr}",
+    )
     check(sorted(x.name for x in outside.iterdir()) == ["planted.md"], "a write went through the link")
     return "linked state folder: a store defect, never listed, shown or written through"
+
 
 SCENARIOS: dict[str, Callable[[Path], str]] = {
     "kill9-in-pre-commit-hook": kill9_in_pre_commit,

@@ -52,6 +52,7 @@ from atk_tui.core import questions as questions_mod
 from atk_tui.core.config import ConfigError, load_config, resolve_store
 from atk_tui.core.model import FILENAME_RE, RESERVED_KEYS, Item
 from atk_tui.core.textsafe import safe_line
+from support.environ import patched_environ
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -96,10 +97,7 @@ def check_config(xdg: Path, data: bytes) -> None:
     path = xdg / "atk" / "config.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(data)
-    old = {k: os.environ.get(k) for k in ("XDG_CONFIG_HOME", "ATK_PRIVATE_NOTES")}
-    os.environ["XDG_CONFIG_HOME"] = str(xdg)
-    os.environ.pop("ATK_PRIVATE_NOTES", None)
-    try:
+    with patched_environ(XDG_CONFIG_HOME=str(xdg), ATK_PRIVATE_NOTES=None):
         try:
             load_config()
         except ConfigError as exc:
@@ -114,12 +112,6 @@ def check_config(xdg: Path, data: bytes) -> None:
         assert cfg.default_sort in SORTS
         assert all(isinstance(k, str) and isinstance(v, str) for k, v in cfg.keys.items())
         assert all(isinstance(e, str) for e in cfg.errors)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 # ---------------------------------------------------------------------------------------------

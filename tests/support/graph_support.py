@@ -9,7 +9,6 @@ injected clock (it steps one second per item, so every name is fixed by `NOW`).
 from __future__ import annotations
 
 import random
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,20 +19,18 @@ from textual.pilot import Pilot
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
 from atk_tui.tui.app import AtkApp
-from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
+from support.apps import DEMO, STORE_LABEL, THEME, build_app, make_recorded, press, screen_text, settle  # noqa: F401 (re-exported)
 from support.clock import NOW, SteppingClock, frozen_clock  # noqa: F401 (re-exported)
+from support.storekit import git
 
 SIZE = (120, 40)
 
 
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
 @asynccontextmanager
 async def graph_of(root: Path, center: str, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
-    """The app on `root`, loaded, with the graph around `center` open (`g`)."""
-    app = build_app(root, **kw)
+    """The app on `root`, loaded, with the graph around `center` open (`v`); its
+    notifications recorded in `app.notes`."""
+    app = make_recorded(root, **kw)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.main.jump_to(center), center

@@ -80,6 +80,9 @@ class Tmux:
         raise AssertionError(f"timed out waiting for {what}; the screen was:\n{self.screen()}")
 
 
+E2E_PROMPT = "e2e-shell$ "  # the shell prompt of the dashboard's end-to-end sessions
+
+
 @contextmanager
 def tmux_session(tmp_path: Path, prompt: str, *, requires: tuple[str, ...] = ("tmux",)) -> Iterator[Tmux]:
     missing = [tool for tool in requires if shutil.which(tool) is None]

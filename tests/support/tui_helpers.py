@@ -5,16 +5,10 @@ The app builder and `settle` are `support.apps`'s (re-exported here for the dash
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 from atk_tui.tui.app import AtkApp
 from support.apps import DEMO, STORE_LABEL, THEME, build_app, press, screen_text, settle  # noqa: F401 (re-exported)
 from support.clock import NOW, frozen_clock  # noqa: F401 (re-exported)
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+from support.storekit import git  # noqa: F401 (re-exported)
 
 
 def keys_of_pane(app: AtkApp, name: str) -> list[str]:

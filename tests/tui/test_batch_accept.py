@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.apps import wait_for_screen
 from support.tui_helpers import DEMO, build_app, git, press, screen_text, settle
 
 from atk_tui.core.service import Service
@@ -19,24 +20,22 @@ async def mark(pilot, key: str) -> None:
     await press(pilot, "space")
 
 
-async def wait_screen(pilot, name: str) -> None:
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if type(pilot.app.screen).__name__ == name:
-            return
-    raise AssertionError(f"{name} never opened")
+async def batch_confirmation(pilot, store: Path) -> str:
+    """Mark two questions, press `A`, wait for the confirmation: HEAD before it."""
+    await settle(pilot)
+    await press(pilot, "1")
+    before = git(store, "rev-parse", "HEAD").strip()
+    await mark(pilot, "chain-uwi")
+    await mark(pilot, "md-multi")
+    await pilot.press("A")
+    await wait_for_screen(pilot, "ChoiceScreen")
+    return before
 
 
 async def test_marked_questions_accepted_after_one_confirmation_in_one_commit(demo_store: Path) -> None:
     app = build_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
-        before = git(demo_store, "rev-parse", "HEAD").strip()
-        await mark(pilot, "chain-uwi")
-        await mark(pilot, "md-multi")
-        await pilot.press("A")
-        await wait_screen(pilot, "ChoiceScreen")
+        before = await batch_confirmation(pilot, demo_store)
         text = screen_text(app)
         assert "Accept 2 recommendations" in text
         for key in ("chain-uwi", "md-multi"):
@@ -53,13 +52,7 @@ async def test_marked_questions_accepted_after_one_confirmation_in_one_commit(de
 async def test_no_writes_when_the_confirmation_is_declined(demo_store: Path) -> None:
     app = build_app(demo_store)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await press(pilot, "1")
-        before = git(demo_store, "rev-parse", "HEAD").strip()
-        await mark(pilot, "chain-uwi")
-        await mark(pilot, "md-multi")
-        await pilot.press("A")
-        await wait_screen(pilot, "ChoiceScreen")
+        before = await batch_confirmation(pilot, demo_store)
         await pilot.press("n")
         await settle(pilot)
         assert git(demo_store, "rev-parse", "HEAD").strip() == before

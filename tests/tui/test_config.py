@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.apps import running
 from support.tui_helpers import build_app, keys_of_pane, press, screen_text, settle
 
 from atk_tui.core.service import Service
@@ -119,9 +120,7 @@ def test_good_values_survive_a_bad_neighbour() -> None:
 
 async def test_theme_and_default_sort_apply(demo_store: Path) -> None:
     write_config('[tui]\ntheme = "nord"\ndefault_sort = "title"\n')
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, _pilot):
         assert app.theme == "nord"
         assert app.main.sort_mode == "title"
         view = app.main.view
@@ -133,17 +132,13 @@ async def test_theme_and_default_sort_apply(demo_store: Path) -> None:
 
 async def test_the_theme_option_beats_the_config_file(demo_store: Path) -> None:
     write_config('[tui]\ntheme = "nord"\n')
-    app = build_app(demo_store, config=None, theme="gruvbox")
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(build_app(demo_store, config=None, theme="gruvbox"), SIZE) as (app, _pilot):
         assert app.theme == "gruvbox"
 
 
 async def test_key_overrides_rebind_actions(demo_store: Path) -> None:
     write_config('[tui.keys]\nsort = "o"\nhistory = "b"\n')
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, pilot):
         await press(pilot, "s")
         assert app.main.sort_mode == "needs-you"  # `s` no longer sorts
         await press(pilot, "o")
@@ -179,11 +174,10 @@ async def test_pull_interval_pulls_commits_from_the_remote(demo_store: Path, tmp
 
 async def test_pull_interval_zero_turns_pulling_off(demo_store: Path) -> None:
     write_config("[tui]\npull_interval = 0\n")
-    app = config_app(demo_store, watch=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store, watch=True), SIZE) as (app, _pilot):
         assert app.tui_config.pull_interval == 0
-        assert not [t for t in app._timers if t._callback == app.pull]
+        assert app.remote_timer is not None  # the upstream was found: timers were set up
+        assert app.pull_timer is None
 
 
 @pytest.mark.parametrize(
@@ -198,9 +192,7 @@ async def test_pull_interval_zero_turns_pulling_off(demo_store: Path) -> None:
 )
 async def test_a_bad_config_is_a_notification_not_a_traceback(demo_store: Path, text: str, message: str) -> None:
     path = write_config(text)
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, pilot):
         shown = notifications(app)
         assert any(message in n for n in shown), shown
         if "TOML" in message:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.tui_helpers import DEMO
-from test_e2e_tmux import Tmux, run_app, tmux, wait_for_exit  # noqa: F401 (fixture)
+from test_e2e_tmux import Tmux, run_app, wait_for_exit
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +24,7 @@ def line_of(screen: str, text: str) -> int:
     return next(i for i, line in enumerate(screen.splitlines()) if text in line)
 
 
-def test_a_real_click_selects_the_row_under_the_pointer(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_a_real_click_selects_the_row_under_the_pointer(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:
     status = tmp_path / "status"
     run_app(tmux, demo_store, status)
     screen = tmux.wait_for(lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")

@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import shlex
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from support.tmux import ATK_TUI, Tmux, tmux_session
+from support.tmux import ATK_TUI, E2E_PROMPT, Tmux
 from support.tui_helpers import DEMO
 from test_snapshots import add_hostile_item
 
 pytestmark = pytest.mark.e2e
 
-PROMPT = "e2e-shell$ "
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    with tmux_session(tmp_path, PROMPT) as t:
-        yield t
+PROMPT = E2E_PROMPT
 
 
 def run_app(tmux: Tmux, store: Path, status_file: Path) -> None:

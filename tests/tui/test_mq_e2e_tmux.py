@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.tmux import Tmux
-from test_e2e_tmux import run_app, tmux, wait_for_exit  # noqa: F401 (fixture)
-from test_mq_snapshots import mq_demo_template, mq_store  # noqa: F401 (fixtures)
+from test_e2e_tmux import run_app, wait_for_exit
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +21,7 @@ def dependents(screen: str, badge: str) -> list[str]:
     ]
 
 
-def test_answer_a_tbd_with_keys_and_its_dependents_turn_ready(tmux: Tmux, mq_store: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_answer_a_tbd_with_keys_and_its_dependents_turn_ready(tmux: Tmux, mq_store: Path, tmp_path: Path) -> None:
     status = tmp_path / "status"
     run_app(tmux, mq_store, status)
     tmux.wait_for(lambda s: "Needs you 7" in s, "the dashboard with both queues")

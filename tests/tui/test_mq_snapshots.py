@@ -3,31 +3,10 @@ queue, frozen clock, explicit theme, no watcher (see test_snapshots.py)."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-from support.tui_helpers import NOW, build_app
+from support.tui_helpers import build_app
 from test_snapshots import WIDE, steps
-
-from atk_tui.demo import create_demo_store
-
-
-@pytest.fixture(scope="session")
-def mq_demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    base = tmp_path_factory.mktemp("mq-demo-template")
-    create_demo_store(base, NOW, feedback_queue=True)
-    return base
-
-
-@pytest.fixture
-def mq_store(mq_demo_template: Path, tmp_path: Path) -> Path:
-    base = tmp_path / "demo"
-    shutil.copytree(mq_demo_template, base, symlinks=True)
-    store = base / "store"
-    subprocess.run(["git", "remote", "set-url", "origin", str(base / "remote.git")], cwd=store, check=True)
-    return store
 
 
 def test_both_queues(snap_compare, mq_store: Path) -> None:

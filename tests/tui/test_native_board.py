@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from support.tui_helpers import DEMO, build_app, keys_of_pane, press, screen_text, settle
+from support.apps import running, wait_for_screen
+from support.tui_helpers import DEMO, keys_of_pane, press, screen_text, settle
 
 SIZE = (120, 36)
 
 
 async def test_y_copies_the_selected_filename(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "2")
         await press(pilot, "y")
         assert app.main.selected in keys_of_pane(app, "processing")
@@ -20,9 +19,7 @@ async def test_y_copies_the_selected_filename(demo_store: Path) -> None:
 
 
 async def test_structured_filter_tokens_with_fuzzy_text(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "slash")
         await pilot.press(*"kind:uwi urgency:blocking")
         await settle(pilot)
@@ -55,9 +52,7 @@ async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkey
     monkeypatch.setattr(stuck, "STUCK_AFTER", timedelta(days=1))  # the demo's oldest moves are a day old
     STUCK_AFTER = stuck.STUCK_AFTER
 
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         view = app.main.view
         found = stuck_items(app.service, view)
         assert found, "the demo has work in processing for days"
@@ -79,20 +74,14 @@ async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkey
 async def opened(pilot, name: str) -> None:
     """Press `+` and wait for the form (a write worker waits on it: `settle` would wait forever)."""
     await pilot.press("plus")
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if type(pilot.app.screen).__name__ == name:
-            return
-    raise AssertionError(f"{name} never opened")
+    await wait_for_screen(pilot, name)
 
 
 async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path) -> None:
     from support.tui_helpers import git
     from textual.widgets import Input, Select, TextArea
 
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         before = git(demo_store, "rev-parse", "HEAD").strip()
         await opened(pilot, "NewItemScreen")
         form = app.screen
@@ -120,9 +109,7 @@ async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path)
 async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
     from support.tui_helpers import git
 
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         before = git(demo_store, "rev-parse", "HEAD").strip()
         await opened(pilot, "NewItemScreen")
         await press(pilot, "escape")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.tui_helpers import build_app, keys_of_pane, press, screen_text, settle
+from support.apps import running
+from support.tui_helpers import keys_of_pane, press, screen_text, settle
 
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList
@@ -18,9 +19,7 @@ def pane(app, name: str = "inbox") -> ItemList:
 
 
 async def test_G_and_End_go_to_the_last_row_g_g_and_Home_to_the_first(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "1")
         lst = pane(app)
         last = len(keys_of_pane(app, "inbox")) - 1
@@ -42,9 +41,7 @@ async def test_G_and_End_go_to_the_last_row_g_g_and_Home_to_the_first(demo_store
 
 
 async def test_ctrl_d_and_ctrl_u_move_half_a_page(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "1")
         lst = pane(app)
         half = max((lst.size.height - lst.header) // 2, 1)
@@ -56,9 +53,7 @@ async def test_ctrl_d_and_ctrl_u_move_half_a_page(demo_store: Path) -> None:
 
 
 async def test_l_enters_the_detail_and_h_comes_back_to_the_same_pane(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "2")
         before = app.main.selected
         await press(pilot, "l")
@@ -74,9 +69,7 @@ async def test_l_enters_the_detail_and_h_comes_back_to_the_same_pane(demo_store:
 
 
 async def test_p_holds_and_v_opens_the_graph(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(demo_store, SIZE) as (app, pilot):
         await press(pilot, "1")
         target = app.main.selected
         await press(pilot, "p")
@@ -87,9 +80,7 @@ async def test_p_holds_and_v_opens_the_graph(demo_store: Path) -> None:
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)])
 async def test_help_and_quit_are_always_in_the_footer(demo_store: Path, size: tuple[int, int]) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with running(demo_store, size) as (app, pilot):
         footer = screen_text(app).splitlines()[-1]
         assert "? Help" in footer and "q Quit" in footer, footer
         await press(pilot, "question_mark")
@@ -97,9 +88,7 @@ async def test_help_and_quit_are_always_in_the_footer(demo_store: Path, size: tu
 
 
 async def test_a_click_on_pinned_help_opens_it(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+    async with running(demo_store, (80, 24)) as (app, pilot):
         footer = screen_text(app).splitlines()[-1]
         x = footer.index("? Help") + 1
         await pilot.click(offset=(x, 23))
@@ -108,9 +97,7 @@ async def test_a_click_on_pinned_help_opens_it(demo_store: Path) -> None:
 
 
 async def test_the_help_screen_prints_binding_ids_for_remapping(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(pilot)
+    async with running(demo_store, (160, 48)) as (app, pilot):
         await press(pilot, "question_mark")
         text = screen_text(app)
         for bid in ("hold", "history", "graph", "push", "quit", "help"):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from support.apps import running
 from support.tui_helpers import DEMO, keys_of_pane, press, screen_text, settle
 from test_config import config_app, notifications, write_config
 
@@ -53,9 +54,7 @@ def policy_hook(remote: Path) -> None:
 
 async def test_a_refused_push_names_P_and_git_s_reason(demo_store: Path, toasts: list[str]) -> None:
     policy_hook(demo_store.parent / "remote.git")
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, pilot):
         await press(pilot, "1")
         target = keys_of_pane(app, "inbox")[0]
         await press(pilot, "p")
@@ -94,9 +93,7 @@ async def test_a_write_waiting_for_the_store_lock_says_so(demo_store: Path) -> N
 
 async def test_a_remap_that_clashes_is_refused_naming_both(demo_store: Path) -> None:
     write_config('[tui.keys]\nhold = "H"\n')
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, pilot):
         shown = "\n".join(notifications(app))
         assert "hold = 'H' clashes with 'history' (History)" in shown, shown
         await press(pilot, "H")
@@ -107,9 +104,7 @@ async def test_a_remap_that_clashes_is_refused_naming_both(demo_store: Path) -> 
 
 async def test_an_unknown_key_id_lists_the_valid_ids(demo_store: Path) -> None:
     write_config('[tui.keys]\nhodl = "o"\n')
-    app = config_app(demo_store)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(config_app(demo_store), SIZE) as (app, _pilot):
         shown = "\n".join(notifications(app))
         assert "names no binding: hodl" in shown
         for bid in ("hold", "history", "push", "quit"):

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 from support.tmux import ATK_TUI, Tmux
-from test_e2e_tmux import tmux, wait_for_exit  # noqa: F401
+from test_e2e_tmux import wait_for_exit
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.mark.parametrize("keep", [False, True])
-def test_demo_store_is_removed_on_quit_unless_kept(tmux: Tmux, tmp_path: Path, keep: bool) -> None:  # noqa: F811
+def test_demo_store_is_removed_on_quit_unless_kept(tmux: Tmux, tmp_path: Path, keep: bool) -> None:
     status = tmp_path / "status"
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()

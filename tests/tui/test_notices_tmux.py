@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_e2e_tmux import Tmux, run_app, tmux, wait_for_exit  # noqa: F401  (tmux is a fixture)
+from test_e2e_tmux import Tmux, run_app, wait_for_exit
 
 pytestmark = pytest.mark.e2e
 
 ATK = Path(sys.executable).with_name("atk")
 
 
-def test_notify_from_another_shell_reaches_the_dashboard(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_notify_from_another_shell_reaches_the_dashboard(tmux: Tmux, demo_store: Path, tmp_path: Path) -> None:
     status = tmp_path / "status"
     run_app(tmux, demo_store, status)
     tmux.wait_for(lambda s: "Inbox 24" in s, "the dashboard")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.apps import rendered_lines, running
 from support.tui_helpers import DEMO, NOW, git, press, screen_text, settle
 from textual import events
 from textual.widgets import Input, Static
@@ -37,9 +38,7 @@ def detail_item(app: AtkApp) -> str | None:
 
 
 async def test_starts_on_inbox_with_every_pane_filled(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, _pilot):
         view = app.main.view
         assert view is not None
         assert focused_id(app) == "inbox"
@@ -52,9 +51,7 @@ async def test_starts_on_inbox_with_every_pane_filled(app_factory) -> None:
 
 
 async def test_tab_and_number_keys_move_between_panes(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         order = []
         for _ in range(4):
             await press(pilot, "tab")
@@ -70,9 +67,7 @@ async def test_tab_and_number_keys_move_between_panes(app_factory) -> None:
 
 
 async def test_j_and_k_move_the_cursor_and_the_detail_follows(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         rows = keys_of(app, "inbox")
         await press(pilot, "j", "j")
         assert pane(app, "inbox").cursor == 2
@@ -90,9 +85,7 @@ def _created(item: Item) -> float:
 
 
 async def test_s_cycles_the_sort_order(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         view = app.main.view
         assert view is not None
         inbox = view.in_state("inbox")
@@ -121,9 +114,7 @@ async def test_s_cycles_the_sort_order(app_factory) -> None:
 
 
 async def test_filter_narrows_every_pane_and_escape_clears_it(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         full = {p: keys_of(app, p) for p in ("needs", "inbox", "processing", "hold")}
         await press(pilot, "slash")
         assert focused_id(app) == "filter"
@@ -165,9 +156,7 @@ async def test_keys_typed_right_after_slash_go_to_the_filter(app_factory, demo_s
 
 
 async def test_filter_submitted_with_enter_keeps_the_narrowed_panes(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         await press(pilot, "slash", *"acme/docs", "enter")
         assert focused_id(app) == "inbox"
         view = app.main.view
@@ -179,9 +168,7 @@ async def test_filter_submitted_with_enter_keeps_the_narrowed_panes(app_factory)
 
 
 async def test_enter_on_a_dependency_selects_that_item(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         assert app.main.jump_to(DEMO["chain-2"])
         await settle(pilot)
         assert detail_item(app) == DEMO["chain-2"]
@@ -216,9 +203,7 @@ async def test_enter_on_a_dependency_selects_that_item(app_factory) -> None:
 
 
 async def test_left_goes_back_from_the_detail_to_the_panes(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         await press(pilot, "2", "right")
         assert isinstance(app.focused, DepTree)
         await press(pilot, "left")
@@ -226,9 +211,7 @@ async def test_left_goes_back_from_the_detail_to_the_panes(app_factory) -> None:
 
 
 async def test_a_commit_by_someone_else_shows_up_and_the_selection_stays(app_factory, demo_store: Path) -> None:
-    app = app_factory(watch=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(watch=True), SIZE) as (app, pilot):
         rows = keys_of(app, "inbox")
         target = DEMO["comment"]  # a ready AWI in the middle of the inbox
         assert app.main.jump_to(target)
@@ -256,9 +239,7 @@ async def test_a_commit_by_someone_else_shows_up_and_the_selection_stays(app_fac
 
 
 async def test_a_new_item_added_elsewhere_appears(app_factory, demo_store: Path) -> None:
-    app = app_factory(watch=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(watch=True), SIZE) as (app, pilot):
         selected = app.main.selected
         svc = Service(demo_store, actor="agent", clock=lambda: NOW)
         out = svc.add(
@@ -305,9 +286,7 @@ async def test_agent_environment_opens_read_only(app_factory, demo_store: Path) 
 
 
 async def test_user_app_has_no_banner(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, _pilot):
         assert not app.read_only
         assert not app.main.query_one("#banner", Static).display
         assert "READ-ONLY" not in screen_text(app)
@@ -334,9 +313,7 @@ async def test_history_and_help_open_and_close(app_factory) -> None:
 
 
 async def test_quit_key_exits(app_factory) -> None:
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code in (0, None)
@@ -350,7 +327,7 @@ CONTROL = set(map(chr, [*range(0x00, 0x20), *range(0x7F, 0xA0)])) - {"\n"}
 def assert_no_control_characters(app: AtkApp) -> None:
     """No control character in any text sent to the terminal, and no hyperlink (OSC 8) either:
     a link from an item would be a clickable escape sequence the user did not ask for."""
-    for strip in app.screen._compositor.render_strips():
+    for _, _, strip in rendered_lines(app):
         for seg in strip:
             bad = CONTROL & set(seg.text)
             assert not bad, f"control characters {sorted(map(ord, bad))} in {seg.text!r}"
@@ -402,9 +379,7 @@ async def test_command_palette_shows_item_titles_literally(app_factory, demo_sto
     from test_snapshots import add_hostile_item
 
     name = add_hostile_item(demo_store)
-    app = app_factory()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with running(app_factory(), SIZE) as (app, pilot):
         await press(pilot, "ctrl+p", *"Literal")
         await settle(pilot)
         text = screen_text(app)

@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 import test_e2e_tmux
+from support import faults
 from support.tui_helpers import git, settle
 
 from atk_tui.core.service import Service
 
 ATK = Path(sys.executable).with_name("atk")
 HANG = 3600
-BOUND = 60.0
-tmux = test_e2e_tmux.tmux  # the end-to-end tests' fixture (a private tmux server)  # how long the hook may take to die after the second key (never reached)
+BOUND = 60.0  # how long the hook may take to die after the second key (never reached)
 
 
 def _alive(pid: int) -> bool:
@@ -42,16 +42,29 @@ async def _wait_for(cond, bound: float = BOUND) -> bool:
     return cond()
 
 
+def _patient(app):
+    """The app with git time limits longer than the hang: only a quit key stops the child."""
+    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    return app
+
+
+def _left_consistent(store: Path, hook: Path, head: str) -> None:
+    """The stopped write rolled back: nothing journaled or locked, HEAD where it was, and the
+    next `atk wi list` works on the store."""
+    hook.unlink()
+    proc = subprocess.run([str(ATK), "wi", "list", "--store", str(store), "--no-json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert not (store / ".git" / "atk-journal.json").exists()
+    assert not (store / ".git" / "index.lock").exists()
+    assert git(store, "rev-parse", "HEAD").strip() == head
+
+
 @pytest.mark.parametrize("second_key", ["q", "ctrl+c"])
 async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_store: Path, tmp_path: Path, second_key: str) -> None:
     pidfile = tmp_path / "hook.pid"
-    hook = demo_store / ".git" / "hooks" / "pre-commit"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
-    hook.chmod(0o755)
+    hook = faults.hook(demo_store, "pre-commit", faults.hang_body(pidfile))
     head = git(demo_store, "rev-parse", "HEAD").strip()
-    app = app_factory()
-    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    app = _patient(app_factory())
     pid = None
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -73,13 +86,7 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
     finally:
         if pid is not None and _alive(pid):
             os.kill(pid, signal.SIGKILL)
-    hook.unlink()
-    # the store is consistent: the write was rolled back, nothing journaled or locked
-    proc = subprocess.run([str(ATK), "wi", "list", "--store", str(demo_store), "--no-json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert not (demo_store / ".git" / "atk-journal.json").exists()
-    assert not (demo_store / ".git" / "index.lock").exists()
-    assert git(demo_store, "rev-parse", "HEAD").strip() == head
+    _left_consistent(demo_store, hook, head)
     svc = Service(demo_store)
     with svc.store.locked(1):  # nobody holds the store lock
         pass
@@ -87,13 +94,9 @@ async def test_second_quit_key_stops_a_stuck_hook_and_exits(app_factory, demo_st
 
 
 async def test_second_q_stops_a_pull_from_a_remote_that_never_answers(app_factory, demo_store: Path, tmp_path: Path) -> None:
-    pidfile = tmp_path / "remote.pid"
-    script = tmp_path / "hang-upload-pack"
-    script.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
-    script.chmod(0o755)
+    script, pidfile = faults.hang_script(tmp_path, "upload-pack")
     git(demo_store, "config", "remote.origin.uploadpack", str(script))
-    app = app_factory()
-    app.service.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
+    app = _patient(app_factory())
     pid = None
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -125,10 +128,7 @@ def test_real_binary_q_q_exits_during_a_stuck_hook(tmux, demo_store: Path, tmp_p
     cfg.parent.mkdir(parents=True, exist_ok=True)
     cfg.write_text(f"[git]\nhook_timeout = {HANG}\n")
     pidfile = tmp_path / "hook.pid"
-    hook = demo_store / ".git" / "hooks" / "pre-commit"
-    hook.parent.mkdir(exist_ok=True)
-    hook.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep {HANG}\n")
-    hook.chmod(0o755)
+    hook = faults.hook(demo_store, "pre-commit", faults.hang_body(pidfile))
     head = git(demo_store, "rev-parse", "HEAD").strip()
     status = tmp_path / "status"
     pid = None
@@ -147,8 +147,4 @@ def test_real_binary_q_q_exits_during_a_stuck_hook(tmux, demo_store: Path, tmp_p
     finally:
         if pid is not None and _alive(pid):
             os.kill(pid, signal.SIGKILL)
-    hook.unlink()
-    proc = subprocess.run([str(ATK), "wi", "list", "--store", str(demo_store), "--no-json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert not (demo_store / ".git" / "atk-journal.json").exists()
-    assert git(demo_store, "rev-parse", "HEAD").strip() == head
+    _left_consistent(demo_store, hook, head)

@@ -3,8 +3,8 @@
 A store whose items carry escape sequences (C0, C1, OSC 2/8/52, CSI, DCS, bidi controls) and
 markup (`[/x]`, `[/]`, `[@click=…]`, `[bold]`, `[link=…]`) in titles, bodies, frontmatter keys
 and values, questions, notes, commit subjects and trailers, a dependency name and a file name.
-Every screen and dialog is opened and every widget's rendered lines are walked (and the composed
-screen too): no segment holds a control or bidi character, no segment carries an `@click` action
+Every screen and dialog is opened and every widget's rendered lines are walked (what the screen
+is composed of): no segment holds a control or bidi character, no segment carries an `@click` action
 or a link from the store, and the markup shows literally.
 """
 
@@ -18,19 +18,12 @@ import pytest
 from rich.console import Console
 from rich.segment import Segment
 from support.actions_support import settle
-from support.apps import wait_for_text
+from support.apps import press, rendered_lines, wait_for_text
 from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
 from support.tui_helpers import build_app, screen_text
-from textual.geometry import Region
 
 from atk_tui.core.textsafe import UNSAFE_CHARS
 from atk_tui.tui.app import AtkApp
-
-
-async def press(pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(pilot)
 
 SIZE = (150, 50)
 
@@ -42,7 +35,7 @@ def _segment_problems(where: str, seg: Segment) -> list[str]:
         problems.append(f"{where}: raw control characters {bad!r} in {seg.text!r}")
     style = seg.style
     if style is not None:
-        click = style.meta.get("@click") if style._meta else None
+        click = style.meta.get("@click")
         if click is not None:
             problems.append(f"{where}: an @click action {click!r} on {seg.text!r}")
         if style.link:
@@ -51,22 +44,12 @@ def _segment_problems(where: str, seg: Segment) -> list[str]:
 
 
 def walk(app: AtkApp) -> list[str]:
-    """Render every widget of the current screen through its public line API, then the composed
-    screen (toasts and modals included); return what is wrong."""
+    """Render every widget of the current screen (toasts and modals included) through its public
+    line API; return what is wrong."""
     problems: list[str] = []
-    screen = app.screen
-    for widget in [screen, *screen.walk_children(with_self=False)]:
-        if not widget.display:
-            continue
-        w, h = widget.outer_size
-        if not w or not h:
-            continue
-        for strip in widget.render_lines(Region(0, 0, w, h)):
-            for seg in strip:
-                problems += _segment_problems(f"{type(widget).__name__}#{widget.id}", seg)
-    for strip in screen._compositor.render_strips():
+    for widget, _, strip in rendered_lines(app):
         for seg in strip:
-            problems += _segment_problems("screen", seg)
+            problems += _segment_problems(f"{type(widget).__name__}#{widget.id}", seg)
     return sorted(set(problems))
 
 
@@ -103,41 +86,34 @@ async def answer(pilot) -> None:
     assert_clean(pilot.app, "answer form", "Answer: [WIP] [/x]", "B) [/] plain", "A) [@click=screen.submit]yes")
 
 
-async def comment(pilot) -> None:
+async def _open_on_awi(pilot, key: str, screen: str, what: str, *literals: str) -> None:
+    """Select the hostile AWI, press `key`, check `screen` opened and is clean."""
     await _select(pilot, AWI)
-    await press(pilot, "c")
-    assert type(pilot.app.screen).__name__ == "TextFormScreen"
-    assert_clean(pilot.app, "comment form", "Comment on [WIP] [/x]")
+    await press(pilot, key)
+    assert type(pilot.app.screen).__name__ == screen
+    assert_clean(pilot.app, what, *literals)
+
+
+async def comment(pilot) -> None:
+    await _open_on_awi(pilot, "c", "TextFormScreen", "comment form", "Comment on [WIP] [/x]")
 
 
 async def move(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "m")
-    assert type(pilot.app.screen).__name__ == "MoveScreen"
-    assert_clean(pilot.app, "move dialog", "Move [WIP] [/x]")
+    await _open_on_awi(pilot, "m", "MoveScreen", "move dialog", "Move [WIP] [/x]")
 
 
 async def remove(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "x")
-    assert type(pilot.app.screen).__name__ == "ChoiceScreen"
-    assert_clean(pilot.app, "rm confirm")
+    await _open_on_awi(pilot, "x", "ChoiceScreen", "rm confirm")
 
 
 async def dependencies(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "d")
-    assert type(pilot.app.screen).__name__ == "DependenciesScreen"
-    assert_clean(pilot.app, "dependencies dialog", "Dependencies of [WIP] [/x]")
+    await _open_on_awi(pilot, "d", "DependenciesScreen", "dependencies dialog", "Dependencies of [WIP] [/x]")
     await press(pilot, *"hostile")
     assert_clean(pilot.app, "dependencies search", "[WIP] [/x]")
 
 
 async def graph(pilot) -> None:
-    await _select(pilot, AWI)
-    await press(pilot, "v")
-    assert type(pilot.app.screen).__name__ == "GraphScreen"
-    assert_clean(pilot.app, "graph", "[WIP]")
+    await _open_on_awi(pilot, "v", "GraphScreen", "graph", "[WIP]")
 
 
 async def history(pilot) -> None:

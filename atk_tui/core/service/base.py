@@ -105,13 +105,8 @@ class ServiceBase:
                 item = change(tx)
                 self._add_queue_folders(tx)
                 self._guard_tx(tx)
-        except AtkError as exc:
-            return Outcome(
-                False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
-                code=_code(exc),
-            )
-        except (OSError, ValueError) as exc:
-            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)
+        except (AtkError, OSError, ValueError) as exc:
+            return _failed(op, exc, files, result)
         verb = {"add": "added", "edit": "saved"}.get(op, op)
         return Outcome(
             True,
@@ -273,11 +268,16 @@ class ServiceBase:
                 self._add_queue_folders(tx)
                 self._guard_tx(tx)
                 tx.subject = f"atk: {op} {holder[0]}"
-        except AtkError as exc:
-            return Outcome(
-                False, op, exc.message, tuple(holder), warnings=tuple(result.warnings), exit_code=exc.exit_code,
-                code=_code(exc),
-            )
-        except (OSError, ValueError) as exc:
-            return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(holder), exit_code=1)
+        except (AtkError, OSError, ValueError) as exc:
+            return _failed(op, exc, holder, result)
         return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
+
+
+def _failed(op: str, exc: Exception, files: Sequence[str], result: WriteResult) -> Outcome:
+    """The outcome of a write that raised: nothing was changed (the store rolled it back)."""
+    if isinstance(exc, AtkError):
+        return Outcome(
+            False, op, exc.message, tuple(files), warnings=tuple(result.warnings), exit_code=exc.exit_code,
+            code=_code(exc),
+        )  # fmt: skip
+    return Outcome(False, op, f"{op} failed, nothing was changed: {exc}", tuple(files), exit_code=1)

@@ -138,6 +138,12 @@ class OptionSet(RadioSet, inherit_bindings=False):
         return btn.name if btn is not None else None
 
     @property
+    def highlighted(self) -> str | None:
+        """The name of the highlighted row (what the keys point at), None for none: it must
+        always be the recorded choice (`letter`)."""
+        return None if self._selected is None else self.query(RadioButton)[self._selected].name
+
+    @property
     def label(self) -> str | None:
         """The chosen option's label (what the user saw), `OTHER`, or None."""
         letter = self.letter

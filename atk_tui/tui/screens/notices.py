@@ -98,11 +98,7 @@ class NoticesScreen(ModalScreen[None]):
         notices = app.service.notices()
 
         def done() -> None:
-            if out.ok:
-                app.notify(out.message, markup=False, timeout=3)
-            else:
-                app.report_error(out.message)
+            app.commands.report(out, undoable=False)
             self.show(notices)
-            app.reload()
 
         app.call_from_thread(done)
