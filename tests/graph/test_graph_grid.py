@@ -7,6 +7,7 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
+from support.apps import running
 from support.graph_support import build_app, item_text, new_store, press, settle, write_items
 from textual.pilot import Pilot
 
@@ -45,8 +46,7 @@ async def whole_graph(pilot: Pilot) -> GraphCanvas:
 
 async def test_items_without_links_fill_the_width_under_the_linked_ones(tmp_path: Path) -> None:
     root, chain, lonely = lonely_store(tmp_path)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(root, SIZE) as (_app, pilot):
         cv = await whole_graph(pilot)
         layout = cv.layout_
         assert layout is not None and set(layout.nodes) == {*chain, *lonely}
@@ -63,8 +63,7 @@ async def test_items_without_links_fill_the_width_under_the_linked_ones(tmp_path
 
 async def test_page_keys_move_a_screen_and_home_end_to_the_ends(tmp_path: Path) -> None:
     root, chain, lonely = lonely_store(tmp_path, lonely=200)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(root, SIZE) as (_app, pilot):
         cv = await whole_graph(pilot)
         layout = cv.layout_
         assert layout is not None
@@ -97,8 +96,7 @@ async def test_page_keys_move_a_screen_and_home_end_to_the_ends(tmp_path: Path) 
 
 async def test_arrows_walk_the_grid_and_back_into_the_drawing(tmp_path: Path) -> None:
     root, chain, lonely = lonely_store(tmp_path, lonely=12)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(root, SIZE) as (_app, pilot):
         cv = await whole_graph(pilot)
         layout = cv.layout_
         assert layout is not None
@@ -116,8 +114,7 @@ async def test_arrows_walk_the_grid_and_back_into_the_drawing(tmp_path: Path) ->
 
 async def test_a_narrower_screen_lays_the_grid_out_again(tmp_path: Path) -> None:
     root, _chain, lonely = lonely_store(tmp_path, lonely=30)
-    app = build_app(root)
-    async with app.run_test(size=SIZE) as pilot:
+    async with running(root, SIZE) as (_app, pilot):
         cv = await whole_graph(pilot)
         wide = len(cv.layout_.grid)
         await pilot.resize_terminal(70, 40)
