@@ -4,6 +4,8 @@ PageDown/PageUp move the focus (and the view) a screen at a time, Home/End to th
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from itertools import pairwise
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from support.apps import running
 from support.graph_support import build_app, item_text, new_store, press, settle, write_items
 from textual.pilot import Pilot
 
+from atk_tui.core.graph_layout import Layout
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.graph import GraphScreen
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas
@@ -35,6 +38,16 @@ def lonely_store(tmp_path: Path, lonely: int = LONELY) -> tuple[Path, list[str],
     return root, chain, names
 
 
+@asynccontextmanager
+async def whole_queue(tmp_path: Path, lonely: int = LONELY) -> AsyncIterator[tuple[Pilot, GraphCanvas, Layout, list[str], list[str]]]:
+    """The whole-queue graph of `lonely_store`, laid out: (pilot, canvas, layout, chain, lonely)."""
+    root, chain, names = lonely_store(tmp_path, lonely)
+    async with running(root, SIZE) as (_app, pilot):
+        cv = await whole_graph(pilot)
+        assert cv.layout_ is not None
+        yield pilot, cv, cv.layout_, chain, names
+
+
 async def whole_graph(pilot: Pilot) -> GraphCanvas:
     app = pilot.app
     assert isinstance(app, AtkApp)
@@ -45,11 +58,8 @@ async def whole_graph(pilot: Pilot) -> GraphCanvas:
 
 
 async def test_items_without_links_fill_the_width_under_the_linked_ones(tmp_path: Path) -> None:
-    root, chain, lonely = lonely_store(tmp_path)
-    async with running(root, SIZE) as (_app, pilot):
-        cv = await whole_graph(pilot)
-        layout = cv.layout_
-        assert layout is not None and set(layout.nodes) == {*chain, *lonely}
+    async with whole_queue(tmp_path) as (_pilot, cv, layout, chain, lonely):
+        assert set(layout.nodes) == {*chain, *lonely}
         boxes = layout.nodes
         per_row = len(layout.grid)
         assert per_row > 1 and sum(len(col) for col in layout.grid) == LONELY
@@ -62,11 +72,7 @@ async def test_items_without_links_fill_the_width_under_the_linked_ones(tmp_path
 
 
 async def test_page_keys_move_a_screen_and_home_end_to_the_ends(tmp_path: Path) -> None:
-    root, chain, lonely = lonely_store(tmp_path, lonely=200)
-    async with running(root, SIZE) as (_app, pilot):
-        cv = await whole_graph(pilot)
-        layout = cv.layout_
-        assert layout is not None
+    async with whole_queue(tmp_path, 200) as (pilot, cv, layout, chain, lonely):
         boxes = layout.nodes
         height = cv.scrollable_content_region.height
         await press(pilot, "home")
@@ -95,11 +101,7 @@ async def test_page_keys_move_a_screen_and_home_end_to_the_ends(tmp_path: Path) 
 
 
 async def test_arrows_walk_the_grid_and_back_into_the_drawing(tmp_path: Path) -> None:
-    root, chain, lonely = lonely_store(tmp_path, lonely=12)
-    async with running(root, SIZE) as (_app, pilot):
-        cv = await whole_graph(pilot)
-        layout = cv.layout_
-        assert layout is not None
+    async with whole_queue(tmp_path, 12) as (pilot, cv, layout, chain, lonely):
         per_row = len(layout.grid)
         assert cv.focus_node(chain[0])
         await press(pilot, "down")
@@ -113,10 +115,8 @@ async def test_arrows_walk_the_grid_and_back_into_the_drawing(tmp_path: Path) ->
 
 
 async def test_a_narrower_screen_lays_the_grid_out_again(tmp_path: Path) -> None:
-    root, _chain, lonely = lonely_store(tmp_path, lonely=30)
-    async with running(root, SIZE) as (_app, pilot):
-        cv = await whole_graph(pilot)
-        wide = len(cv.layout_.grid)
+    async with whole_queue(tmp_path, 30) as (pilot, cv, layout, _chain, lonely):
+        wide = len(layout.grid)
         await pilot.resize_terminal(70, 40)
         await settle(pilot)
         narrow = cv.layout_
