@@ -57,17 +57,21 @@ async def test_nothing_left_in_the_pane_shows_an_empty_state_with_the_hidden_cou
 
 
 async def test_an_item_moved_elsewhere_is_not_kept_in_the_detail(demo, demo_store: Path) -> None:
-    """A refresh that takes the shown item out of the focused pane (an agent started it): the
-    detail follows the pane's highlighted row instead of showing the item the cursor left."""
+    """A refresh that takes the shown item out of its pane (an agent started it) while the focus
+    is in the detail pane's trees: the selection follows the pane's highlighted row instead of
+    keeping the item the pane no longer lists."""
     async with dashboard(demo, selected=DEMO["comment"]) as (app, pilot):
+        await press(pilot, "right")  # into the detail pane
+        assert app.focused is not inbox(app)
         out = Service(demo_store, actor="agent").start_processing([DEMO["comment"]])
         assert out.ok, out.message
         app.reload()
         await settle(pilot)
         assert DEMO["comment"] in keys_of_pane(app, "processing")
-        assert app.focused is inbox(app)
         assert app.main.selected == inbox(app).current_key != DEMO["comment"]
         assert shown(app) == app.main.selected
+        await press(pilot, "left")  # back on the list: on the row the detail shows
+        assert app.focused is inbox(app) and app.main.selected == inbox(app).current_key == shown(app)
 
 
 async def test_space_right_after_enter_marks_the_highlighted_row_of_the_narrowed_pane(demo) -> None:
