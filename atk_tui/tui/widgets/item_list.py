@@ -177,6 +177,8 @@ class ItemList(ScrollView, can_focus=True):
     def set_match(self, spans: Callable[[str], Sequence[tuple[int, int]]] | None) -> None:
         """Emphasise what the filter matched: `spans(text)` gives the (start, end) character
         ranges of a cell's plain text to style as `item-list--match` (None: no emphasis)."""
+        if spans is None and self._match is None:
+            return  # (no filter before, none now: the drawn rows stand)
         self._match = spans
         self._strip_cache.clear()
         self.refresh()
