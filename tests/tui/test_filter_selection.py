@@ -26,6 +26,10 @@ def detail_message(app: AtkApp) -> str:
     return str(app.main.query_one("#detail-meta", Static).content)
 
 
+def status_line(app: AtkApp) -> str:
+    return str(app.main.query_one("#status", Static).content)
+
+
 def inbox(app: AtkApp) -> ItemList:
     return app.main.query_one("#inbox", ItemList)
 
@@ -84,6 +88,21 @@ async def test_space_right_after_enter_marks_the_highlighted_row_of_the_narrowed
         assert app.focused is inbox(app)
         assert inbox(app).marked == {DEMO["chain-uwi"]}
         assert app.main.marked() == [DEMO["chain-uwi"]]
+        # the status line says so, after the filter's own redraw (the typed text, debounced)
+        assert status_line(app).startswith("1 marked:")
+
+
+async def test_the_marks_stay_in_the_status_line_through_a_refresh(demo) -> None:
+    """A refresh redraws the status line: with items marked it keeps saying how many, and what
+    to do with them (a status line back to "store … sort …" looked like nothing was marked)."""
+    async with dashboard(demo) as (app, pilot):
+        await press(pilot, "space", "space")
+        assert status_line(app).startswith("2 marked:")
+        app.reload()
+        await settle(pilot)
+        assert status_line(app).startswith("2 marked:")
+        await press(pilot, "escape")
+        assert app.main.marked() == [] and status_line(app).startswith("store ")
 
 
 async def test_space_after_enter_one_key_at_a_time_marks_the_row(demo) -> None:

@@ -287,6 +287,10 @@ class MainScreen(ItemActionsScreen):
             running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
             repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
             parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
+        marked = len(self.marked())
+        if marked:  # said until the marks are cleared, whatever redraws the line (a refresh, a filter)
+            k = app.key_for
+            parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.conflicts:
             n = app.conflicts
@@ -510,11 +514,7 @@ class MainScreen(ItemActionsScreen):
     @on(ItemList.MarksChanged)
     def _marks_changed(self) -> None:
         self.refresh_bindings()
-        n = len(self.marked())
-        k = self.app.key_for
-        self.query_one("#status", Static).update(Text(f"{n} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks") if n else "")
-        if not n:
-            self.update_status()
+        self.update_status()
 
     def action_clear_marks(self) -> None:
         if self.marked():
@@ -539,6 +539,8 @@ class MainScreen(ItemActionsScreen):
         value = event.value
 
         def apply() -> None:
+            if value.strip() == self.filter_text:
+                return  # (a change the screen read after Enter had applied the filter)
             self.filter_text = value.strip()
             self.refresh_rows()
             self.update_status()
