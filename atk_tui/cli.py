@@ -50,19 +50,56 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
 
 
-def _global_options(p: argparse.ArgumentParser, *, suppress: bool) -> None:
+#: what `--target-repo` does, said per command (`target_repo_help`)
+TARGET_REPO_HELP = {
+    "add": "the new item's target_repo (required): the item is written with it",
+    "list": "list only items whose target_repo is this",
+    "process-loop": "start sessions only for ready items whose target_repo is this",
+    **dict.fromkeys(
+        ("commit", "conflicts", "stats", "schema", "config", "notify", "notices", "dismiss"),
+        "not used by this command (every command accepts it)",
+    ),
+}
+TARGET_REPO_ITEMS = "refuse an item whose target_repo is not this (nothing is changed)"
+TARGET_REPO_TOP = (
+    "per command: `add` writes the new item with it; `list` and `process-loop` keep only items with it; "
+    "the other item commands refuse an item whose target_repo differs"
+)
+
+
+def target_repo_help(command: str | None) -> str:
+    """`--target-repo`'s help on `command` (None: before the command, `atk --target-repo R …`)."""
+    if command is None:
+        return TARGET_REPO_TOP
+    return TARGET_REPO_HELP.get(command, TARGET_REPO_ITEMS)
+
+
+def _global_options(p: argparse.ArgumentParser, *, suppress: bool, command: str | None = None) -> None:
     """The options every command takes, before or after the subcommand: on a subcommand
     their default is SUPPRESS, so a value given before it (`atk --store S wi list`) stays."""
     kw: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)", **kw)
-    p.add_argument("--target-repo", dest="only_repo", help="refuse items whose target_repo is not this", **kw)
+    p.add_argument("--target-repo", dest="only_repo", metavar="REPO", help=target_repo_help(command), **kw)
     p.add_argument("--skip-pull", action="store_true", help="do not pull before writing", **kw)
     p.add_argument("--skip-push", action="store_true", help="do not push after writing", **kw)
 
 
 def _common() -> argparse.ArgumentParser:
+    """The global options of a command that takes no item (config, plans commit, agents …)."""
     p = _Parser(add_help=False)
-    _global_options(p, suppress=True)
+    _global_options(p, suppress=True, command="config")
+    return p
+
+
+def item_command(sub: Any, name: str, help_: str, epilog: str) -> argparse.ArgumentParser:
+    """An `atk wi`/`atk mq` command, with the global options said for it (`--target-repo`)."""
+    import textwrap  # argparse's own import: no cost
+
+    p = sub.add_parser(
+        name, help=help_, description=textwrap.fill(help_, 78), epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _global_options(p, suppress=True, command=name)
     return p
 
 
@@ -136,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     w = wi.add_subparsers(dest="wicmd", required=True)
 
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
-        return w.add_parser(name, help=help_, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        return item_command(w, name, help_, EPILOG)
 
     add_item_commands(
         cmd,
@@ -357,6 +394,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
+    from .core.ages import time_left
+
     tty = sys.stdout.isatty()
     rows = []
     for item in items:
@@ -364,6 +403,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         badge = j.status if j else "?"
         if j and j.reasons and j.status in ("blocked", "defective"):
             badge += f" ({j.reasons[0].message})"
+        elif j and j.status == "cooldown" and j.cooldown_until is not None:
+            badge += " " + time_left(j.cooldown_until, view.now)
         kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
         # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
         rows.append([safe_line(f) for f in (item.filename, item.state, kind, item.target_repo, item.title, badge)])
@@ -565,13 +606,14 @@ def run(argv: Sequence[str] | None = None) -> int:
         if c == "show":
             return cmd_show(svc, args)
         if c == "add":
-            return _report(
-                svc.add(
-                    kind=args.kind, target_repo=args.only_repo or "", body=_body(args), source=args.source,
-                    plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
-                    target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
-                )
+            out = svc.add(
+                kind=args.kind, target_repo=args.only_repo or "", body=_body(args), source=args.source,
+                plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
+                target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
             )
+            if out.ok and out.item is not None:  # the item is written: what the dashboard would warn about
+                out.warnings = (*out.warnings, *svc.item_warnings(out.item))
+            return _report(out)
         if c == "edit":
             return cmd_edit(svc, args)
         if c == "set-cooldown":
@@ -616,6 +658,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             from .cli_reports import cmd_conflicts
 
             return cmd_conflicts(svc, args)
+        if c == "log":
+            from .cli_reports import cmd_log
+
+            return cmd_log(svc, args)
         if c == "stats":
             from .cli_reports import cmd_stats
 

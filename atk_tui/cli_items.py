@@ -42,6 +42,14 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
     g.add_argument("--no-json", action="store_true", help="the item text, even for several items as an agent")
 
+    p = ps["log"] = cmd("log", "the commits that touched an item (any state; moves followed), newest first, with who made them (JSON Lines in an agent environment)")
+    p.add_argument("filename")
+    p.add_argument("--patch", "-p", action="store_true", help="each commit's diff of the item (a move is shown as 'moved inbox → processing')")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="JSON Lines (the default in an agent environment): commit, date, author, actor, subject, change, paths (and patch)")
+    g.add_argument("--no-json", action="store_true", help="text rows, even in an agent environment")
+    p.add_argument("--limit", type=int, default=200, metavar="N", help="at most N commits (default 200); older ones are counted")
+
     p = ps["add"] = cmd("add", f"add a {n.request} or a {n.question} to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
     p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
@@ -78,7 +86,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p = ps["reject"] = cmd("reject", f"processing -> rejected (an answered {n.question} also from inbox)")
     p.add_argument("filename")
     p.add_argument("--note")
-    p = ps["return-to-inbox"] = cmd("return-to-inbox", "processing -> inbox (or rejected -> inbox with --state=rejected)")
+    p = ps["return-to-inbox"] = cmd(
+        "return-to-inbox",
+        "processing -> inbox (or rejected -> inbox with --state=rejected: that clears the reject's note, "
+        "which git history keeps, and says so)",
+    )
     p.add_argument("filename")
     p.add_argument("--state", choices=list(n.return_states), default="processing")
     p = ps["set-dependencies"] = cmd("set-dependencies", "replace depends_on (no --depends-on clears it); wi and mq items alike")

@@ -32,10 +32,10 @@ def add_mq_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> Non
     )
     m = mq.add_subparsers(dest="wicmd", required=True)  # the same dest: `cli.run` dispatches both queues
 
+    from .cli import item_command
+
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
-        return m.add_parser(
-            name, help=help_, parents=[common], epilog=full_epilog, formatter_class=argparse.RawDescriptionHelpFormatter
-        )
+        return item_command(m, name, help_, full_epilog)
 
     ps = add_item_commands(
         cmd,

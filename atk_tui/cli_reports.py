@@ -1,5 +1,5 @@
-"""`atk` commands with their own output beside the item commands: wait statistics, set-aside
-conflicts, plan files and the agents' notices. Imported by `cli.run` when one of them runs
+"""`atk` commands with their own output beside the item commands: an item's log, wait
+statistics, set-aside conflicts, plan files and the agents' notices. Imported by `cli.run` when one of them runs
 (after `cli` is loaded: the shared output helpers come from there)."""
 
 from __future__ import annotations
@@ -13,6 +13,35 @@ from typing import Any
 from .cli import _JSON, _body, _err, _out, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
+
+
+def cmd_log(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi log F [--patch] [--json]`: the dashboard's `L` screen as text (the same
+    `Service.item_log` / `item_diff`)."""
+    if args.limit < 1:
+        raise AtkError("--limit takes a number of commits >= 1", exit_code=2)
+    log = svc.item_log(args.filename, limit=args.limit)
+    if not log.commits:
+        raise AtkError(f"no commit touched {args.filename}; `atk {args.cmd} list --status=all` lists the items")
+    tty = sys.stdout.isatty()
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    for n, c in enumerate(log.commits):
+        if as_json:
+            d = c.as_json()
+            if args.patch:
+                d["patch"] = svc.item_diff(args.filename, c).patch
+            _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
+            continue
+        fields = [c.short, f"{c.date:%Y-%m-%d %H:%M}", c.actor_label, c.summary, c.subject]
+        if args.patch:
+            _out(("\n" if n else "") + "  ".join(safe_line(f) for f in fields))
+            _out(safe_text(svc.item_diff(args.filename, c).patch) or "(no change to the text)")
+        else:
+            _out(("  " if tty else "\t").join(safe_line(f) for f in fields))
+    if log.older:
+        older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
+        _err(f"{older} not shown (--limit {args.limit + log.older} shows them)")
+    return 0
 
 
 def cmd_stats(svc: Any, args: argparse.Namespace) -> int:

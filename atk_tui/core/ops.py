@@ -78,6 +78,11 @@ class Transition:
     takes_commit: bool = False
 
 
+#: the frontmatter keys adopt and reject write (SPEC §4), cleared when the item leaves the
+#: terminal state (`QueueRules.cleared_on_leaving`)
+TERMINAL_KEYS = ("note", "commit")
+
+
 @dataclass(frozen=True)
 class QueueRules:
     """A queue's states and its transition table (`wi` here; `mq` is another instance)."""
@@ -112,6 +117,13 @@ class QueueRules:
         if row.answered_from and item.is_question and item.answered:
             ok = ok | row.answered_from
         return ok
+
+    def cleared_on_leaving(self, from_state: str, to_state: str) -> tuple[str, ...]:
+        """The keys a terminal move wrote (`note`, adopt's `commit`), removed when the item
+        leaves that terminal state (`return-to-inbox --state=rejected`, the user's move out of
+        adopted): they say why the item ended, which no longer holds. The commit that wrote
+        them keeps them in the store's history, and the write says what it cleared."""
+        return TERMINAL_KEYS if from_state in self.terminal and from_state != to_state else ()
 
     def move_op(self, from_state: str, to_state: str) -> str | None:
         """The transition a free move from `from_state` to `to_state` is made as."""

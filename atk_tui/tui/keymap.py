@@ -28,10 +28,11 @@ def main_entries() -> list[KeyEntry]:
     """Every binding live on the triage screen: the app's and the main screen's (where a
     remapped key could shadow another one)."""
     from .app import AtkApp
+    from .screens.base import ItemActionsScreen
     from .screens.main import MainScreen
 
     out: list[KeyEntry] = []
-    for scope, cls in (("global", AtkApp), ("main", MainScreen)):
+    for scope, cls in (("global", AtkApp), ("main", ItemActionsScreen), ("main", MainScreen)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding):
                 out.append(KeyEntry(b.id, _split(b.key), b.description, scope))

@@ -10,6 +10,7 @@ from functools import lru_cache, partial
 
 from rich.text import Text
 
+from ..core.ages import age, time_left
 from ..core.model import URGENCIES, Item
 from ..core.readiness import Judgement
 from ..core.textsafe import safe_line
@@ -127,25 +128,6 @@ NEEDS_COLUMNS = (
 )
 
 
-def age(created: datetime | None, now: datetime) -> str:
-    if created is None:
-        return "?"
-    secs = max((now - created).total_seconds(), 0)
-    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
-        if secs >= size:
-            return f"{int(secs // size)}{unit}"
-    return "now"
-
-
-def short_duration(until: datetime, now: datetime) -> str:
-    secs = max((until - now).total_seconds(), 0)
-    if secs >= 86400:
-        return f"{int(secs // 86400)}d{int(secs % 86400 // 3600)}h"
-    if secs >= 3600:
-        return f"{int(secs // 3600)}h{int(secs % 3600 // 60):02d}m"
-    return f"{max(int(secs // 60), 1)}m"
-
-
 PARTIAL_MARK = "◐ partly answered"
 
 
@@ -163,7 +145,7 @@ def badge(j: Judgement | None, now: datetime, *, partial: bool = False) -> Text:
     if status == "answered":
         return Text(f"{g['answered']} answered", style=style)
     if status == "cooldown" and j.cooldown_until:
-        return Text(f"{g['cooldown']} cooldown {short_duration(j.cooldown_until, now)}", style=style)
+        return Text(f"{g['cooldown']} {time_left(j.cooldown_until, now, compact=True)}", style=style)
     if status == "hold":
         return Text(f"{g['hold']} hold", style=style)
     if status == "editing":

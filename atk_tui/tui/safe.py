@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.containers import Vertical
 from textual.content import Content
 
 from ..core.textsafe import has_unsafe, safe_line, safe_text
@@ -34,6 +35,16 @@ def safe_content(text: object) -> Content:
     """One line as a `Content`: for `border_title`/`border_subtitle`, palette entries and labels.
     Literal: `[WIP]` in a title shows as `[WIP]`."""
     return Content(safe_line(str(text)))
+
+
+def framed(title: str, subtitle: str | None = None) -> Vertical:
+    """A dialog's frame: a `Vertical` whose border shows `title` (untrusted: literal) and a
+    key hint. Use as `with framed(...):` in `compose`."""
+    frame = Vertical()
+    frame.border_title = safe_content(title)
+    if subtitle:
+        frame.border_subtitle = subtitle
+    return frame
 
 
 def safe_rich(message: Text | str) -> Text:

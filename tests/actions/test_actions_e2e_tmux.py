@@ -40,8 +40,7 @@ def launch(tmux: Tmux, demo: Demo, status: Path) -> None:
         f"; echo $? > {shlex.quote(str(status))}"
     )
     tmux.type(cmd)
-    tmux.send("Enter")
-    tmux.wait_for(lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")
+    tmux.step("Enter", lambda s: "Inbox 24" in s and "Needs you 6" in s, "the dashboard")
 
 
 def pick(tmux: Tmux, fragment: str, title: str) -> None:
@@ -49,8 +48,7 @@ def pick(tmux: Tmux, fragment: str, title: str) -> None:
     tmux.send("/")
     tmux.type(fragment)
     tmux.wait_for(lambda s: "Inbox 1/24" in s, f"the filter on {fragment}")
-    tmux.send("Enter")
-    tmux.wait_for(lambda s: title in s.split("Detail", 1)[-1], f"the detail of {title}")
+    tmux.step("Enter", lambda s: title in s.split("Detail", 1)[-1], f"the detail of {title}")
 
 
 def quit_app(tmux: Tmux, status: Path) -> None:
@@ -77,8 +75,7 @@ def edit_in_vim(tmux: Tmux, demo: Demo, name: str, quit_command: str, notice: st
     tmux.type(ADDED)
     tmux.send("Escape")
     tmux.type(quit_command)
-    tmux.send("Enter")
-    tmux.wait_for(lambda s: "Inbox" in s and "Needs you" in s and notice in s, f"the dashboard again {notice}")
+    tmux.step("Enter", lambda s: "Inbox" in s and "Needs you" in s and notice in s, f"the dashboard again {notice}")
     wait_until(lambda: demo.subjects_since(base)[-1:] == [f"atk: unhold {name}"], "the unhold commit", tmux)
     return base
 
@@ -134,12 +131,9 @@ def test_answer_two_questions_with_keys_only(tmux: Tmux, demo: Demo, tmp_path: P
     tmux.wait_for(
         lambda s: "Answer: E2E test setup" in s and "▸ Q1." in s and "choices 1=A  2=B" in s, "the answer form"
     )
-    tmux.send("b")
-    tmux.wait_for(lambda s: "choices 1=B  2=B" in s, "Q1 on B")
-    tmux.send("Tab")
-    tmux.wait_for(lambda s: "▸ Q2." in s, "Q2 current")
-    tmux.send("a")
-    tmux.wait_for(lambda s: "choices 1=B  2=A" in s, "Q2 on A")
+    tmux.step("b", lambda s: "choices 1=B  2=B" in s, "Q1 on B")
+    tmux.step("Tab", lambda s: "▸ Q2." in s, "Q2 current")
+    tmux.step("a", lambda s: "choices 1=B  2=A" in s, "Q2 on A")
     tmux.send("Enter")
     wait_until(lambda: demo.subjects_since(base) == [f"atk: answer {name}"], "the answer commit", tmux)
     tmux.wait_for(lambda s: "Answer: E2E" not in s, "the form closed")

@@ -8,16 +8,13 @@ from __future__ import annotations
 import subprocess
 
 from support.actions_support import (
-    SIZE,
     Demo,
     dashboard,
     errors_shown,
-    make,
     messages,
     press_all,
     select,
     settle,
-    started,
 )
 from test_actions_edit import ADDED, Editor, append, break_yaml, fix_yaml, run_edit
 from textual.widgets import TextArea
@@ -118,11 +115,8 @@ async def test_hold_not_pushed_asks_before_the_editor_opens(demo: Demo) -> None:
 
 async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
-    app = make(demo.root)  # no injected editor: the real path; headless Pilot cannot suspend
-    app.can_suspend = lambda: False
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await select(pilot, name)
+    async with dashboard(demo, name) as (app, pilot):  # no injected editor: the real path
+        app.can_suspend = lambda: False  # headless Pilot cannot suspend
         base = demo.head()
         await press_all(pilot, "e")
         assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Edit here?"

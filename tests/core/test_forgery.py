@@ -11,8 +11,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from support.clikit import Atk, awi, seed, uwi
 from support.storekit import UWI_BODY, git
-from test_cli import Atk, awi, seed, uwi
 
 from atk_tui.core.headings import user_only_sections
 from atk_tui.core.service import Service

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.clikit import Atk, awi, seed, uwi
 from support.storekit import UWI_BODY, clone, git
-from test_cli import Atk, awi, seed, uwi
 
 from atk_tui.core import questions
 from atk_tui.core.service import Service

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from support.clikit import Atk, awi, last_commit, uwi
 from support.storekit import git, make_remote_pair, tree_state
-from test_cli import Atk, awi, last_commit, uwi
 
 from atk_tui.core.queues import MQ
 from atk_tui.core.store import init_store

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from support.clikit import ATK, awi, seed, uwi
 from support.storekit import AWI_BODY, Clock, add_item, clone, make_remote_pair
-from test_cli import ATK, awi, seed, uwi
 
 from atk_tui.core.loop import read_status
 from atk_tui.core.service import Service

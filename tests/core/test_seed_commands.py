@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
 from support.storekit import git, tree_state
-from test_cli import ATK, Atk, awi, last_commit, seed, uwi
 
 from atk_tui.cli import run
 

@@ -887,10 +887,7 @@ def hook_leaving_background_child(tmp: Path) -> str:
     root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "bg.pid"
     hook(root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
-    try:
-        out = atk("wi", "hold", awi, "--store", str(root))  # subprocess timeout: 120 s
-    finally:
-        kill_pidfile(pidfile)
+    out, _ = _hold_past_hang(root, awi, pidfile)  # subprocess timeout: 120 s
     check(out.returncode == 0, f"the write failed: {out.stderr}")
     check(state_of(root, awi) == "hold", "the write did not land")
     assert_consistent(root)

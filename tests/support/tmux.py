@@ -41,14 +41,20 @@ class Tmux:
             raise AssertionError(f"tmux {' '.join(args)}: {proc.stderr}")
         return proc.stdout
 
-    def start_shell(self) -> None:
-        shell = f"env PS1={shlex.quote(self.prompt)} bash --norc --noprofile -i"
+    def start_shell(self, shell: str | None = None) -> None:
+        """bash without rc files, or `shell` (a command line that prints `prompt`)."""
+        shell = shell or f"env PS1={shlex.quote(self.prompt)} bash --norc --noprofile -i"
         self.run("new-session", "-d", "-s", "e2e", "-x", str(WIDTH), "-y", str(HEIGHT), shell)
         self.run("set-option", "-g", "set-clipboard", "on")  # would let OSC 52 set a tmux buffer
         self.wait_for(lambda screen: self.prompt.strip() in screen, "the shell prompt")
 
     def send(self, *keys: str) -> None:
         self.run("send-keys", "-t", "e2e", *keys)
+
+    def step(self, key: str, ok: Callable[[str], bool], what: str) -> str:
+        """Send `key`, then wait until the screen shows its effect (`ok`); the screen."""
+        self.send(key)
+        return self.wait_for(ok, what)
 
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "e2e", "-l", "--", text)
@@ -84,7 +90,9 @@ E2E_PROMPT = "e2e-shell$ "  # the shell prompt of the dashboard's end-to-end ses
 
 
 @contextmanager
-def tmux_session(tmp_path: Path, prompt: str, *, requires: tuple[str, ...] = ("tmux",)) -> Iterator[Tmux]:
+def tmux_session(
+    tmp_path: Path, prompt: str, *, requires: tuple[str, ...] = ("tmux",), shell: str | None = None
+) -> Iterator[Tmux]:
     missing = [tool for tool in requires if shutil.which(tool) is None]
     if missing:
         pytest.fail(f"{', '.join(missing)} required for the end-to-end tests")
@@ -94,7 +102,7 @@ def tmux_session(tmp_path: Path, prompt: str, *, requires: tuple[str, ...] = ("t
     env["TMUX_TMPDIR"] = str(tmp_path)  # the server's socket lives in the test's tmp dir
     t = Tmux(f"atk-e2e-{os.getpid()}-{uuid.uuid4().hex[:8]}", env, prompt)
     try:
-        t.start_shell()
+        t.start_shell(shell)
         yield t
     finally:
         t.run("kill-server", check=False)

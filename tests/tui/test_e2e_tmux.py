@@ -60,14 +60,11 @@ def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path
     tmux.send("/")
     tmux.type("redis")
     tmux.wait_for(lambda s: "Inbox 1/24" in s, "the filtered inbox")
-    tmux.send("Escape")
-    tmux.wait_for(lambda s: "Inbox 24" in s and "Inbox 1/24" not in s, "the filter cleared")
+    tmux.step("Escape", lambda s: "Inbox 24" in s and "Inbox 1/24" not in s, "the filter cleared")
 
     # help opens and closes
-    tmux.send("?")
-    tmux.wait_for(lambda s: "Esc to close" in s, "the help screen")
-    tmux.send("Escape")
-    tmux.wait_for(lambda s: "Esc to close" not in s and "Inbox 24" in s, "the help closed")
+    tmux.step("?", lambda s: "Esc to close" in s, "the help screen")
+    tmux.step("Escape", lambda s: "Esc to close" not in s and "Inbox 24" in s, "the help closed")
 
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
@@ -85,8 +82,7 @@ def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_
     status = tmp_path / "status"
     run_app(tmux, demo_store, status)
     tmux.wait_for(lambda s: "Inbox 25" in s, "the dashboard")
-    tmux.send("C-p")
-    tmux.wait_for(lambda s: "Search for commands" in s, "the command palette")
+    tmux.step("C-p", lambda s: "Search for commands" in s, "the command palette")
     tmux.type("Literal")
     tmux.wait_for(lambda s: "[bold red]x[/]" in s, "the palette hit")
     tmux.send("Enter")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from ..cache import ItemCache, cache_key
 from ..config import plan_files_missing
@@ -14,6 +16,9 @@ from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult
 from .base import ServiceBase
 from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
+
+if TYPE_CHECKING:
+    from ..githistory import ItemCommit, ItemDiff, ItemLog
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
@@ -136,6 +141,18 @@ class Reads(ServiceBase):
         if not found:
             raise self._missing(filename)
         return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
+
+    def item_warnings(self, item: Item) -> list[str]:
+        """What the dashboard warns about `item` short of a defect, one line each: the seed's
+        AWI bullets its body misses (`lint_body`, as the detail pane lists them) and a
+        `plan_file` naming no file (SPEC §6 rule 1: the item stays blocked until it exists)."""
+        said = list(item.warnings)
+        if item.plan_file and plan_files_missing(self.root, [item.plan_file]):
+            said.append(
+                f"plan file missing: {item.plan_file} (the item is blocked until it exists: "
+                "store the plan with `atk plans commit PATH`)"
+            )
+        return [f"{item.filename}: {w}" for w in said]
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
@@ -314,6 +331,30 @@ class Reads(ServiceBase):
         from ..githistory import item_history  # gitpython, imported on first use
 
         return item_history(self.store, filename, limit)
+
+    def item_log(self, filename: str, limit: int = 200) -> ItemLog:
+        """Every commit that touched the item (any state, either queue, following moves and
+        renames), newest first, each with its actor and change (`githistory.ItemLog`; at most
+        `limit`, `older` counts the rest). gitpython: call it from a worker."""
+        if not is_valid_filename(filename):
+            raise AtkError(f"bad filename {filename!r}", exit_code=2)
+        from ..githistory import item_log
+
+        return item_log(self.store, filename, limit)
+
+    def item_diff(self, filename: str, commit: ItemCommit | str) -> ItemDiff:
+        """What one commit (an `ItemCommit` from `item_log`, or a SHA or its prefix) did to the
+        item: a summary ("moved inbox → processing") and the unified diff of its text."""
+        from ..githistory import item_commit, item_diff
+
+        if isinstance(commit, str):
+            sha = commit
+            if not is_valid_filename(filename) or not re.fullmatch(r"[0-9a-f]{4,40}", sha):
+                raise AtkError(f"give an item's filename and a commit SHA (hex), not {filename!r} {sha!r}", exit_code=2)
+            commit = item_commit(self.store, filename, sha)
+            if commit is None:
+                raise AtkError(f"commit {sha} did not change {filename}; `atk wi log {filename}` lists the ones that did")
+        return item_diff(self.store, commit)
 
     def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
         """How long questions waited for the user and what they blocked (`core.stats`), from

@@ -92,6 +92,9 @@ class Writes(ServiceBase):
                 self._check_answer_author(item)
             return item, rules_for(item).transitions[op].target
 
+        cleared: list[str] = []  # what leaving a terminal state removed, said in the result
+        left: set[str] = set()  # ... and the terminal states it was left from
+
         def change(tx: Transaction) -> Item | None:
             last = None
             checked, errors = [], []
@@ -119,6 +122,12 @@ class Writes(ServiceBase):
                     updates["commit"] = commit
                 if plan_file is not None:
                     updates["plan_file"] = plan_file
+                for key in rules_for(item).cleared_on_leaving(item.state, target):
+                    value = getattr(item, key)
+                    if value is not None and key not in updates:
+                        updates[key] = None
+                        cleared.append(f"{'the' if len(files) == 1 else name + chr(39) + 's'} {key} {value!r}")
+                        left.add(item.state)
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
                     self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
@@ -126,7 +135,10 @@ class Writes(ServiceBase):
                 last = item
             return last
 
-        return self._write(op, list(files), change)
+        out = self._write(op, list(files), change)
+        if out.ok and cleared:
+            out.message += f" (cleared {', '.join(cleared)}, left from {' and '.join(sorted(left))}; git history keeps it)"
+        return out
 
     def finish_planning(self, files: Sequence[str], plan_file: str) -> Outcome:
         """`atk mq finish-planning F... --plan-file=P`: planning -> inbox, each with plan_file P

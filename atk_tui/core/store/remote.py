@@ -18,6 +18,7 @@ LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
 _SHA = re.compile(r"[0-9a-f]{40}")
 PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
+_FINGERPRINT = "%s%x00%an <%ae>%x00%ad"  # what a rebase keeps of a commit (`_fingerprints`)
 _UNSET = object()
 
 
@@ -42,8 +43,23 @@ def push_failure_reason(output: str) -> str:
     parts = remote + refused
     if parts:
         return "; ".join(parts)
-    said = [ln for ln in lines if not ln.startswith("hint:")]
-    return said[-1] if said else "push failed"
+    return git_error_lines(output, "push failed")
+
+
+#: what git adds after every failure to reach a remote: true, and never the reason
+_BOILERPLATE = {"please make sure you have the correct access rights", "and the repository exists"}
+
+
+def git_error_lines(output: str, fallback: str = "unknown error") -> str:
+    """git's reason for a failed pull, fetch or push, in one line: its `fatal:` and `error:`
+    lines (`'/x' does not appear to be a git repository; Could not read from remote
+    repository.`), else the last line that says something (not a `hint:`, not the access
+    rights boilerplate); `fallback` when git said nothing."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    said = [ln for ln in lines if not ln.startswith("hint:") and ln.rstrip(".").casefold() not in _BOILERPLATE]
+    marked = [ln.partition(":")[2].strip() for ln in said if ln.startswith(("fatal:", "error:"))]
+    picked = [ln for ln in marked if ln] or said[-1:]
+    return "; ".join(dict.fromkeys(picked)) or fallback
 
 def lock_timeout() -> float:
     """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
@@ -93,8 +109,18 @@ class RemoteSync:
     def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
         """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
         keeps of a commit (its SHA changes)."""
-        proc = self.git("log", "--format=%s%x00%an <%ae>%x00%ad", "--date=raw", *log_args, check=False)
+        proc = self.git("log", f"--format={_FINGERPRINT}", "--date=raw", *log_args, check=False)
         return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
+
+    def _rebased_sha(self, fingerprint: tuple[str, str, str]) -> str | None:
+        """The SHA a rebase gave the unpushed commit with this fingerprint; None when the
+        rebase dropped it (the newest one when several match)."""
+        proc = self.git("log", f"--format=%H%x00{_FINGERPRINT}", "--date=raw", "@{u}..HEAD", check=False)
+        for line in proc.stdout.splitlines():
+            sha, _, rest = line.partition("\0")
+            if tuple(rest.split("\0")) == fingerprint:
+                return sha
+        return None
 
     def _pull(self, result: WriteResult) -> bool:
         """Pull (rebase) before a write. False when the remote timed out (do not push then)."""
@@ -116,8 +142,7 @@ class RemoteSync:
             return not isinstance(exc, GitTimeout)
         if proc.returncode != 0:
             self._abort_rebase()
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "unknown error"))
+            result.warnings.append("could not pull from the remote: " + git_error_lines(proc.stderr or proc.stdout))
             return True
         self._check_autostash(proc)
         return True
@@ -260,12 +285,21 @@ class RemoteSync:
                 break
             if reb.returncode != 0:
                 self._abort_rebase()
-                last = "rebase onto the remote hit a conflict; your commit is kept locally"
+                said = f"{reb.stdout}\n{reb.stderr}"
+                if "CONFLICT" in said or "could not apply" in said:
+                    last = "rebase onto the remote hit a conflict; your commit is kept locally"
+                else:  # the pull itself failed (the remote went away meanwhile): git's reason
+                    last = f"could not pull from the remote: {git_error_lines(reb.stderr or reb.stdout)}"
                 break
-            if mine and mine not in self._fingerprints("@{u}..HEAD"):
-                # the rebase dropped our commit: the remote already had the same change
-                result.superseded = mine[0]
-                mine = None
+            if mine:
+                # the rebase gave our commit a new SHA: report the one that is pushed
+                rebased = self._rebased_sha(mine)
+                if rebased is None:
+                    # the rebase dropped our commit: the remote already had the same change
+                    result.superseded = mine[0]
+                    mine = None
+                else:
+                    result.commit = rebased
         result.pushed = False
         n = self.unpushed()
         reason = push_failure_reason(last)
@@ -303,8 +337,7 @@ class RemoteSync:
             result.warnings.append(f"could not pull from the remote: {exc}")
             return
         if fetch.returncode != 0:
-            msg = (fetch.stderr or fetch.stdout).strip().splitlines()
-            result.warnings.append("could not pull from the remote: " + (msg[-1] if msg else "fetch failed"))
+            result.warnings.append("could not pull from the remote: " + git_error_lines(fetch.stderr or fetch.stdout, "fetch failed"))
             return
         before = self._fingerprints("@{u}..HEAD")
         aside: set[tuple[str, str, str]] = set()
@@ -326,8 +359,7 @@ class RemoteSync:
             proc = self.git("rebase", "--skip", check=False, timeout=60)
         if self._rebase_in_progress():
             self._abort_rebase()
-            msg = (proc.stderr or proc.stdout).strip().splitlines()
-            result.warnings.append("could not rebase onto the remote: " + (msg[-1] if msg else "unknown error"))
+            result.warnings.append("could not rebase onto the remote: " + git_error_lines(proc.stderr or proc.stdout))
             return
         for subject, _, _ in sorted(before - aside - self._fingerprints("@{u}..HEAD")):
             result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")

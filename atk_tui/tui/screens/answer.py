@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
@@ -19,7 +19,7 @@ from ...core import sections
 from ...core.model import Item
 from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress, typed_choices
 from ...core.textsafe import safe_line, safe_text
-from ..safe import safe_content
+from ..safe import framed
 from .dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
@@ -247,12 +247,12 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             self.initial, self.lost = carry_over(kept, parsed)
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = safe_content(("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80])
-            if self.has_options:
-                v.border_subtitle = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
-            else:  # free text only: Enter is a newline there
-                v.border_subtitle = "Ctrl+S submit · Esc cancel"
+        title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
+        if self.has_options:
+            keys = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
+        else:  # free text only: Enter is a newline there
+            keys = "Ctrl+S submit · Esc cancel"
+        with framed(title, keys):
             if self.notice or self.lost:
                 yield Static(Text("\n".join([self.notice or "", *self.lost]).strip(), style="bold yellow"), id="answer-notice")
             with VerticalScroll():

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual import events
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
@@ -29,6 +30,9 @@ class ItemActionsScreen(Screen):
     """A screen whose keys act on selected items; see the module docstring."""
 
     app: AtkApp
+
+    # `L` (lazygit's log): every commit that touched the selected item, with its diffs
+    BINDINGS = [Binding("L", "item_log", "Item log", show=False, id="item_log")]
 
     # -- what the screen selects (overridden) -------------------------------------------------
 
@@ -122,6 +126,15 @@ class ItemActionsScreen(Screen):
             self.app.notify("focus an active item to edit its dependencies", severity="warning")
             return
         self.run_command("dependencies", lambda: self.commands.set_dependencies(item, view))
+
+    def action_item_log(self) -> None:
+        item = self.current_item()
+        if item is None:
+            self.app.notify(f"select an item to see its history ({self.app.key_for('item_log')})", severity="warning")
+            return
+        from .item_history import ItemLogScreen
+
+        self.app.push_screen(ItemLogScreen(item.filename, item.title))
 
     def action_conflicts(self) -> None:
         self.run_command("conflicts", self.commands.conflicts)

@@ -11,13 +11,14 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.service import Conflict
 from ...core.textsafe import safe_line, safe_text
+from ..safe import framed
 from .dialogs import DIALOG_CSS, DismissOnce
 
 MAX_DIFF_LINES = 400
@@ -71,9 +72,7 @@ class ConflictsScreen(DismissOnce, ModalScreen[Resolution | None]):
         self.versions = versions
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = f"Set-aside conflicts ({len(self.conflicts)})"
-            v.border_subtitle = "↑↓ choose · m keep mine · t keep theirs · Esc close"
+        with framed(f"Set-aside conflicts ({len(self.conflicts)})", "↑↓ choose · m keep mine · t keep theirs · Esc close"):
             yield Static(
                 Text(
                     "These commits were not pushed: the remote changed the same files. Keep mine writes the "

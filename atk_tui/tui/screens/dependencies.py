@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
@@ -31,7 +31,7 @@ from ...core.ops import DependencyRules as _CoreDependencyRules
 from ...core.service import QueueView
 from ...core.textsafe import safe_line
 from ..present import STATUS_GLYPH, fuzzy_match, status_style
-from ..safe import safe_content
+from ..safe import framed
 from .dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
@@ -160,9 +160,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
         self._search_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = safe_content(f"Dependencies of {safe_line(self.item.title)[:60]}")
-            v.border_subtitle = "Enter add · Delete/x remove · Ctrl+S save · Esc cancel"
+        with framed(f"Dependencies of {safe_line(self.item.title)[:60]}", "Enter add · Delete/x remove · Ctrl+S save · Esc cancel"):
             yield Static(Text(safe_line(self.item.filename), style="dim"), classes="dialog-message")
             yield Static("", id="deps-current-label", classes="deps-label")
             yield OptionList(id="deps-current")

@@ -9,13 +9,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...core.model import TERMINAL
-from ..safe import safe_content, safe_rich
+from ..safe import framed, safe_rich
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -59,10 +59,7 @@ class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
         self.danger = danger
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
-            if self.escape_hint:
-                v.border_subtitle = self.escape_hint
+        with framed(self.title_text, self.escape_hint):  # literal: `[WIP]` stays, `[/x]` is text
             yield Static(self.message, classes="dialog-message")
             with Horizontal(classes="dialog-buttons"):
                 for i, (value, key, label) in enumerate(self.choices):
@@ -111,9 +108,7 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
         self.allow_empty = allow_empty
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
-            v.border_subtitle = "Ctrl+S submit · Esc cancel" if self.multiline else "Enter submit · Esc cancel"
+        with framed(self.title_text, "Ctrl+S submit · Esc cancel" if self.multiline else "Enter submit · Esc cancel"):
             yield Static(self.prompt, classes="dialog-message")
             if self.multiline:
                 yield TextArea(self.initial, id="text", soft_wrap=True, show_line_numbers=False)
@@ -161,9 +156,7 @@ class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
         self.text = text
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = f"Edit {self.filename}"
-            v.border_subtitle = "Ctrl+S save · Esc cancel (nothing saved)"
+        with framed(f"Edit {self.filename}", "Ctrl+S save · Esc cancel (nothing saved)"):
             yield TextArea(self.text, id="text", soft_wrap=True, show_line_numbers=True, tab_behavior="indent")
 
     def on_mount(self) -> None:
@@ -209,9 +202,7 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
         self.chosen: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = safe_content(self.title_text)  # literal: `[WIP]` stays, `[/x]` is text
-            v.border_subtitle = "letter or ↑↓ Enter · Esc cancel"
+        with framed(self.title_text, "letter or ↑↓ Enter · Esc cancel"):
             yield Static(Text(f"now in: {', '.join(sorted(self.current))}"), classes="dialog-message")
             yield OptionList(*[Option(Text(f"[{self.KEYS[t]}] {self.LABELS[t]}"), id=t) for t in self.targets], id="targets")
             note = Input(placeholder="note for adopt/reject (optional), Enter to confirm", id="note")

@@ -6,9 +6,11 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, TextArea
+
+from ..safe import framed
 
 AWI_TEMPLATE = """# One-line summary of the work
 
@@ -59,9 +61,7 @@ class NewItemScreen(ModalScreen[dict | None]):
         self.repo = repo
 
     def compose(self) -> ComposeResult:
-        with Vertical() as v:
-            v.border_title = "New item (to inbox)"
-            v.border_subtitle = "Ctrl+S save · Esc cancel"
+        with framed("New item (to inbox)", "Ctrl+S save · Esc cancel"):
             with Horizontal():
                 yield Select([("AWI", "awi"), ("UWI", "uwi")], value="awi", allow_blank=False, id="kind")
                 yield Input(self.repo, placeholder="target repo (owner/name)", id="repo")

@@ -17,13 +17,14 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, Tree
 
+from ...core.ages import ago
 from ...core.model import Item
 from ...core.questions import ParsedQuestions, answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
 from .. import present
-from ..present import age, badge, status_style
+from ..present import badge, status_style
 from ..safe import safe
 
 PREVIEW_LINES = 60
@@ -205,7 +206,7 @@ class DetailPane(VerticalScroll):
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
-            rows.append(("created", f"{item.created.isoformat()} ({age(item.created, now)} ago)"))
+            rows.append(("created", f"{item.created.isoformat()} ({ago(item.created, now)})"))
         if item.target_commit:
             rows.append(("target", item.target_commit))
         if item.plan_file:
