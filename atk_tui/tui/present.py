@@ -231,7 +231,9 @@ def sort_items(items: list[Item], judgements: dict[str, Judgement], blocks: dict
     return sorted(items, key=lambda i: (_created_key(i), i.filename))  # oldest
 
 
-_TOKEN_SPLIT = re.compile(r"[\s\-_/.:,;()\[\]{}\"'`]+")
+_SEPARATORS = r"\s\-_/.:,;()\[\]{}\"'`"
+_TOKEN_SPLIT = re.compile(f"[{_SEPARATORS}]+")
+_WORD = re.compile(f"[^{_SEPARATORS}]+")
 
 
 def fuzzy_match(needle: str, hay: str) -> bool:
@@ -256,6 +258,29 @@ def _prepared(hay: str) -> tuple[str, tuple[str, ...]]:
     keystroke."""
     folded = hay.casefold()
     return folded, tuple(t for t in _TOKEN_SPLIT.split(folded) if t)
+
+
+def match_spans(needle: str, text: str) -> list[tuple[int, int]]:
+    """Where the words of `needle` match `text` (one cell's text), as `fuzzy_match` matches them:
+    each case-insensitive occurrence of a word, else the characters of the word inside each word
+    of `text` that starts with its first character and holds it as a subsequence. The filter's
+    highlight in the rows."""
+    spans: list[tuple[int, int]] = []
+    for word in needle.casefold().split():
+        hits = [m.span() for m in _pattern(word).finditer(text)]
+        if hits:
+            spans.extend(hits)
+            continue
+        for m in _WORD.finditer(text):
+            token = m.group().casefold()
+            if len(token) != len(m.group()) or token[0] != word[0] or not _subsequence(word, token):
+                continue  # (a case fold that changes the length: the offsets would be wrong)
+            pos = 0
+            for ch in word:
+                pos = token.find(ch, pos)
+                spans.append((m.start() + pos, m.start() + pos + 1))
+                pos += 1
+    return spans
 
 
 def contains(text: str, needle: str) -> bool:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from rich.cells import cell_len, split_graphemes
 
 from atk_tui.core.graph_layout import (
+    DEFAULT_GRID_WIDTH,
     EDGE_CYCLE_STYLE,
     EDGE_STYLE,
     STATUSES,
@@ -441,11 +442,42 @@ def test_duplicate_ids_with_different_data_are_refused() -> None:
     assert layout_graph([node("a"), node("a")], []).nodes.keys() == {"a"}
 
 
-def test_isolated_items_wait_at_the_bottom() -> None:
+def test_isolated_items_fill_a_grid_under_the_rest() -> None:
+    """Items without a link are not stacked in the first column (issue 17): they fill rows as
+    wide as asked, in id order, under the connected drawing; arrows walk the grid."""
     layout = graph([("b", "c"), ("d", "c")])
-    lonely = layout_graph([node("a"), node("b"), node("c"), node("d")], [("b", "c"), ("d", "c")])
-    assert lonely.layers[0][-1] == "a"
-    assert layout.layers[0] == ("b", "d") or layout.layers[0] == ("d", "b")
+    lonely_ids = [f"z{i:02d}" for i in range(10)]
+    nodes = [node(i) for i in ("b", "c", "d", *lonely_ids)]
+    lonely = layout_graph(nodes, [("b", "c"), ("d", "c")], grid_width=60)
+    check_geometry(lonely)
+    check_edges(lonely)
+    assert lonely.layers == layout.layers and set(layout.layers[0]) == {"b", "d"}
+    assert all(i not in column for column in lonely.layers for i in lonely_ids)
+    boxes = lonely.nodes
+    drawn_bottom = max(boxes[i].y + boxes[i].h for i in "bcd")
+    assert all(boxes[i].y > drawn_bottom for i in lonely_ids)
+    per_row = len(lonely.grid)
+    assert per_row == (60 + 2) // (boxes["z00"].w + 2) == 4  # boxes of 12 cells and a gap of 2
+    rows = [lonely_ids[i : i + per_row] for i in range(0, len(lonely_ids), per_row)]
+    for row in rows:  # reading order: left to right, then the next row
+        assert len({boxes[i].y for i in row}) == 1 and [boxes[i].x for i in row] == sorted(boxes[i].x for i in row)
+    assert lonely.grid[0] == tuple(row[0] for row in rows)
+    assert lonely.width <= max(layout.width, 60) and lonely.height < drawn_bottom + 4 * len(rows) + 1
+
+    # arrows: right along a row, down a column, up from the first row back into the drawing
+    assert nearest_in_direction(lonely, "z00", "right") == "z01"
+    assert nearest_in_direction(lonely, "z03", "right") is None
+    assert nearest_in_direction(lonely, "z01", "down") == "z05"
+    assert nearest_in_direction(lonely, "z00", "up") in {"b", "d", "c"}
+    assert nearest_in_direction(lonely, layout.layers[0][-1], "down") == "z00"
+
+
+def test_only_isolated_items_make_a_grid_of_the_default_width() -> None:
+    only = layout_graph([node(f"z{i:02d}") for i in range(30)], [])
+    check_geometry(only)
+    assert only.layers == ((),) and only.width <= DEFAULT_GRID_WIDTH
+    assert len(only.grid) == (DEFAULT_GRID_WIDTH + 2) // (only.nodes["z00"].w + 2)
+    assert only.height < 30 * 3  # not one tall column
 
 
 def test_no_crossing_reduction_still_lays_out() -> None:

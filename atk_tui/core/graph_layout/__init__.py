@@ -16,7 +16,7 @@ The pipeline is the classic Sugiyama one:
    strongly connected component, or a self-loop) is flagged `cycle` and styled `edge-cycle`;
 2. longest-path layering; an edge longer than one layer gets a chain of dummy nodes;
 3. crossing reduction: a BFS start order (connected parts stay together; items without any
-   edge go to the bottom of the first column), then barycenter sweeps, down then up, keeping the
+   edge are left out: see step 4), then barycenter sweeps, down then up, keeping the
    best order seen, with Gansner's transpose step on small graphs. The effort shrinks with the
    size (`_sweep_budget`: 12 sweeps + transpose up to 3,000 elements, 4 up to 20,000, 2 up to
    `CROSSING_REDUCTION_LIMIT`, none beyond, where the BFS order stays);
@@ -24,6 +24,8 @@ The pipeline is the classic Sugiyama one:
    violators on medians: a node lines up exactly with one neighbour instead of bending both
    edges), one round towards predecessors, one towards successors, one balanced. Above
    15,000 elements only the balanced round runs, with means (O(1) merges) instead of medians;
+   items without any edge then fill a grid under the rest, rows as wide as the caller's
+   `grid_width` (a screen), in id order (`grid.place_grid`);
 5. orthogonal routing in the channel between two columns: one vertical track per source, or
    per group of sources with exactly the same targets (a bus: fan-out shares a line, fan-in
    shares the arrowhead), tracks ordered against crossings and wrong merges by insertion with
@@ -41,6 +43,7 @@ item rather than a whole large store.
 from __future__ import annotations
 
 from .canvas import sanitize_label, truncate_cells
+from .grid import DEFAULT_GRID_WIDTH
 from .layering import subgraph_around
 from .model import (
     CROSSING_REDUCTION_LIMIT,
@@ -58,6 +61,7 @@ from .pipeline import layout_graph
 
 __all__ = [
     "CROSSING_REDUCTION_LIMIT",
+    "DEFAULT_GRID_WIDTH",
     "DEFAULT_MAX_LABEL_CELLS",
     "EDGE_CYCLE_STYLE",
     "EDGE_STYLE",

@@ -117,7 +117,9 @@ class Layout:
     box row, `edge-cycle` over lines (and arrowheads) of edges on a cycle, and `edge` for the
     rest, blank cells included. Geometry (`nodes`) is in cells. `layers` lists the real node ids
     of each column, top to bottom; `deps`/`dependents` are the input edges per node;
-    `placeholders` the ids drawn as missing dependencies.
+    `placeholders` the ids drawn as missing dependencies. Items without any link sit in a grid
+    under the rest: `grid` lists its columns (top to bottom), and the `layer` of a grid box is
+    `len(layers)` plus its grid column.
     """
 
     width: int
@@ -131,5 +133,6 @@ class Layout:
     dependents: dict[str, tuple[str, ...]] = field(default_factory=dict)
     crossings: int = 0  # crossings between consecutive columns in the chosen order
     placeholders: frozenset[str] = frozenset()
+    grid: tuple[tuple[str, ...], ...] = ()  # the grid of items without links, column by column
 
 

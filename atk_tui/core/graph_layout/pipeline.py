@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from .canvas import _box_text, _Canvas, cell_len
+from .grid import DEFAULT_GRID_WIDTH, GRID_GAP_Y, place_grid
 from .layering import layer_edges
 from .model import (
     _ARROW_BACK,
@@ -37,13 +38,16 @@ def layout_graph(
     *,
     max_label_cells: int = DEFAULT_MAX_LABEL_CELLS,
     max_sweeps: int | None = None,
+    grid_width: int | None = None,
 ) -> Layout:
     """Lay out and render the dependency graph.
 
     `edges` are `(dependency, dependent)`; duplicates are ignored, and an id that is not among
     `nodes` gets a placeholder node (status `missing`). Labels are sanitised and cut to
     `max_label_cells` cells; a node with `repo` gets a second line for it. `max_sweeps` overrides
-    the size-based number of barycenter sweeps (0 disables crossing reduction).
+    the size-based number of barycenter sweeps (0 disables crossing reduction). Items without
+    any link are laid out in a grid under the rest, `grid_width` cells wide (a screen's width;
+    default: the width of the rest, or `DEFAULT_GRID_WIDTH` when there is no rest).
     """
     by_id: dict[str, GraphNode] = {}
     for node in nodes:
@@ -93,11 +97,14 @@ def layout_graph(
     sweeps, transpose = _sweep_budget(size)
     if max_sweeps is not None:
         sweeps = max_sweeps
-    # items without any edge wait at the bottom of the first column, out of the way
+    # items without any edge go to a grid under the rest (`place_grid`); one with only a
+    # self-loop waits at the bottom of the first column, where its loop is drawn
     isolated = [v for v in range(n) if not pred[v] and not succ[v]]
+    gridded = [v for v in isolated if v not in self_loops]
+    in_grid = set(gridded)
     start_order = sorted((v for v in range(n) if pred[v] or succ[v]), key=lambda v: (layer_of[v], v))
     layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose)
-    layers[0].extend(isolated)
+    layers[0].extend(v for v in isolated if v not in in_grid)
     pos = [0] * total
     for layer in layers:
         for i, v in enumerate(layer):
@@ -123,7 +130,7 @@ def layout_graph(
         box_h[i] = 4 if repo else 3
     col_w = [1] * nlayers
     for v in range(n):
-        if box_w[v] > col_w[elem_layer[v]]:
+        if box_w[v] > col_w[elem_layer[v]] and v not in in_grid:
             col_w[elem_layer[v]] = box_w[v]
     extent = [box_h[v] + (1 if v in self_loops else 0) for v in range(total)]
     port = [0 if dummy[v] else 1 for v in range(total)]
@@ -146,6 +153,23 @@ def layout_graph(
         col_x[li] = col_x[li - 1] + col_w[li - 1] + chan_w[li - 1]
     width = col_x[-1] + col_w[-1]
     height = max(y[v] + extent[v] for v in range(total))
+    grid_cols: list[list[int]] = []
+    grid_at: dict[int, tuple[int, int]] = {}
+    grid_w = 0
+    if gridded:
+        drawn = [v for v in range(total) if v not in in_grid]
+        top = min((y[v] for v in drawn), default=0)
+        for v in drawn:
+            y[v] -= top
+        height = max((y[v] + extent[v] for v in drawn), default=0)
+        width = width if drawn else 0
+        fill = grid_width if grid_width is not None else (width or DEFAULT_GRID_WIDTH)
+        grid_w, grid_cols, grid_at = place_grid(gridded, box_w, box_h, top=height + GRID_GAP_Y if drawn else 0, width=fill)
+        for col in grid_cols:
+            for row, v in enumerate(col):
+                pos[v] = row
+        width = max(width, max(x for x, _ in grid_at.values()) + grid_w)
+        height = max(height, max(gy + box_h[v] for v, (_, gy) in grid_at.items()))
 
     # drawing: direction masks and style ids
     canvas = _Canvas(width, height)
@@ -217,9 +241,12 @@ def layout_graph(
 
     # boxes, arrowheads, port junctions
     boxes: dict[str, NodeBox] = {}
+    grid_layer = {v: nlayers + c for c, col in enumerate(grid_cols) for v in col}
     for v in range(n):
         li = elem_layer[v]
         bx, by_, w, h = col_x[li], y[v], col_w[li], box_h[v]
+        if v in grid_at:
+            (bx, by_), w, li = grid_at[v], grid_w, grid_layer[v]
         node = by_id[ids[v]]
         boxes[ids[v]] = NodeBox(bx, by_, w, h, li, pos[v])
         hz, vt = ("╌", "┆") if node.placeholder else ("─", "│")
@@ -266,6 +293,7 @@ def layout_graph(
         lines=lines,
         spans=spans,
         layers=tuple(tuple(ids[v] for v in layer if v < n) for layer in layers),
+        grid=tuple(tuple(ids[v] for v in col) for col in grid_cols),
         deps={k: tuple(v) for k, v in deps.items()},
         dependents={k: tuple(v) for k, v in dependents.items()},
         crossings=crossings,

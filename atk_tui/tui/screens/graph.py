@@ -13,8 +13,9 @@ Decisions:
 
 * Only the edges of active items are followed: a terminal item no longer waits for anything
   (as in `core.readiness`), so it is a leaf; it is never the centre of the graph.
-* The whole-queue graph holds every active item; items without any dependency edge sit at the
-  bottom of the first column (the layout puts them there, out of the way).
+* The whole-queue graph holds every active item; items without any dependency edge fill a grid
+  under the linked ones, as wide as the screen (laid out again when the width changes).
+  PageDown/PageUp move the focus a screen down/up, Home/End to the first/last box.
 * The repo line is relative to the item the graph is around (in the whole-queue graph opened
   without a selection, every box shows its repo).
 * A graph of up to `SYNC_NODES` items is laid out in the UI thread (a few tens of ms) so that
@@ -248,6 +249,7 @@ class GraphScreen(ItemActionsScreen):
         self._cursor: str | None = center
         self._token = 0
         self._shape: tuple[str | None, bool, bool] | None = None  # what the canvas shows
+        self._laid_width = 0  # the grid width of the layout shown
 
     def compose(self) -> ComposeResult:
         yield Static("", id="graph-title")
@@ -289,19 +291,21 @@ class GraphScreen(ItemActionsScreen):
         if self.center is None:
             self.whole = True
         self._token += 1
+        self._laid_width = self._grid_width()
         self._title(None)
         sel = None
         if not self.whole or len(view.items) <= SYNC_NODES:
             sel = select_graph(view, self.center, whole=self.whole, show_terminal=self.show_terminal)
             if len(sel.shown) <= SYNC_NODES and self._uncached(sel.terminal) <= SYNC_READS:
                 model = describe_graph(view, sel, self._terminal_info(sel.terminal))
-                self._laid_out(GraphResult(model, layout_graph(model.nodes, model.edges), self._token))
+                layout = layout_graph(model.nodes, model.edges, grid_width=self._grid_width())
+                self._laid_out(GraphResult(model, layout, self._token))
                 return
         if self.canvas.layout_ is None:
             self.canvas.show_message("laying out…")
         # not `@work`, and with a description: a worker without one is described by the `repr` of
         # its call, and the repr of a 1,000-item queue costs more than laying out a small graph
-        job = partial(self._compute, view, sel, self.center, self.whole, self.show_terminal, self._token)
+        job = partial(self._compute, view, sel, self.center, self.whole, self.show_terminal, self._token, self._grid_width())
         self.run_worker(
             job,
             name="graph layout",
@@ -320,6 +324,7 @@ class GraphScreen(ItemActionsScreen):
         whole: bool,
         show_terminal: bool,
         token: int,
+        grid_width: int,
     ) -> None:
         """In a thread: the graph and its layout, handed back to `_laid_out`."""
         if sel is None:
@@ -327,8 +332,18 @@ class GraphScreen(ItemActionsScreen):
         if len(sel.shown) >= PROGRESS_NODES:
             self.app.call_from_thread(self._laying_out, len(sel.shown), token)
         model = describe_graph(view, sel, self._terminal_info(sel.terminal) if sel.terminal else {})
-        layout = layout_graph(model.nodes, model.edges)
+        layout = layout_graph(model.nodes, model.edges, grid_width=grid_width)
         self.app.call_from_thread(self._laid_out, GraphResult(model, layout, token))
+
+    def _grid_width(self) -> int:
+        """How wide the grid of items without links is laid out: the screen, less the canvas'
+        scrollbar."""
+        return max(self.app.size.width - 1, 1)
+
+    def on_resize(self) -> None:
+        layout = self.canvas.layout_
+        if layout is not None and layout.grid and self._laid_width != self._grid_width():
+            self.relayout()  # the grid fills the new width; the view stays where it was
 
     def _uncached(self, wanted: list[tuple[str, str]]) -> int:
         root = str(self.app.service.root)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -20,8 +21,9 @@ from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..edit_session import offer_kept_at_start
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, needs_row, pane_row, sort_items
+from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
+from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
@@ -118,6 +120,8 @@ class MainScreen(ItemActionsScreen):
         self._detail_timer: Timer | None = None
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
+        self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
+        self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
 
@@ -130,7 +134,11 @@ class MainScreen(ItemActionsScreen):
         yield needs
         with Horizontal(id="body"):
             with Vertical(id="panes"):
-                yield Input(placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)", id="filter")
+                yield FilterInput(
+                    on_submit=self._submit_filter,
+                    placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
+                    id="filter",
+                )
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -210,6 +218,10 @@ class MainScreen(ItemActionsScreen):
         if view is None:
             return
         now = view.now
+        needle = self._query().text if self.filter_text else ""
+        # the free text's hits are emphasised in the rows; the structured tokens (repo: kind:
+        # urgency: is:) pick rows by what is not the row's text, and emphasise nothing
+        match = partial(match_spans, needle) if needle else None
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         for item in view.items.values():
             pane_of = PANE_OF.get(item.state)
@@ -219,21 +231,40 @@ class MainScreen(ItemActionsScreen):
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
             lst.empty_text = "no match" if self.filter_text else "empty"
+            lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = sum(
                 1 for i in view.items.values()
                 if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
             )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
+            self._hidden[pane] = total - len(items)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
         needs = self.query_one("#needs", ItemList)
         needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
         needs.empty_text = "Nothing needs you right now: no unanswered questions."
+        needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         needs.border_title = f"Needs you {len(needs_items)}"
+        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
+        self._follow_rows()
+
+    def _follow_rows(self) -> None:
+        """The selection is the highlighted row of the list it follows: when a filter or a refresh
+        takes the selected item out of that list, the selection (and the detail pane) moves to
+        the row the list now highlights, or to nothing when the list is empty. Never a stale item."""
+        key = self.query_one(f"#{self._last_list}", ItemList).current_key
+        if key != self.selected:
+            self._select(key, immediate=True)
+
+    def _nothing_selected(self) -> str:
+        hidden = self._hidden.get(self._last_list, 0)
+        if self.filter_text and hidden:
+            return f"no item selected — {hidden} hidden by the filter (Esc clears it)"
+        return "Nothing selected."
 
     def update_status(self) -> None:
         app = self.app
@@ -256,6 +287,10 @@ class MainScreen(ItemActionsScreen):
             running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
             repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
             parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
+        marked = len(self.marked())
+        if marked:  # said until the marks are cleared, whatever redraws the line (a refresh, a filter)
+            k = app.key_for
+            parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.conflicts:
             n = app.conflicts
@@ -270,7 +305,7 @@ class MainScreen(ItemActionsScreen):
 
     @on(ItemList.Highlighted)
     def _highlighted(self, event: ItemList.Highlighted) -> None:
-        if event.item_list.has_focus or self.selected is None:
+        if event.item_list.has_focus or event.item_list.id == self._last_list:
             self._select(event.key)
 
     def on_descendant_focus(self, event) -> None:
@@ -279,15 +314,16 @@ class MainScreen(ItemActionsScreen):
             self.query_one("#body").remove_class("-detail")  # back on a list: the lists show
             if widget.id in PANES:
                 self._last_pane = widget.id
+            self._last_list = widget.id or self._last_list
             self._select(widget.current_key)
 
-    def _select(self, key: str | None) -> None:
+    def _select(self, key: str | None, immediate: bool = False) -> None:
         if key == self.selected and key is not None:
             return
         self.selected = key
         self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
-        self._schedule_detail(key)
+        self._schedule_detail(key, immediate)
 
     def _refresh_bindings_if_changed(self) -> None:
         """The footer is rebuilt only when what the selection allows changes: rebuilding it on
@@ -308,7 +344,7 @@ class MainScreen(ItemActionsScreen):
         detail = self.query_one(DetailPane)
         view = self.view
         if key is None or view is None or key not in view.items:
-            detail.clear("Nothing selected." if view else "Loading…")
+            detail.clear(self._nothing_selected() if view else "Loading…")
             return
         if not immediate:
             # a cursor move: the list redraws at once, the detail pane (a relayout of the screen)
@@ -381,6 +417,7 @@ class MainScreen(ItemActionsScreen):
             self.refresh_rows()
             self.update_status()
         lst = self.query_one(f"#{pane}", ItemList)
+        self._last_list = pane
         if not lst.select_key(filename) and self.filter_text:
             self.action_clear_filter()
             lst.select_key(filename)
@@ -477,11 +514,7 @@ class MainScreen(ItemActionsScreen):
     @on(ItemList.MarksChanged)
     def _marks_changed(self) -> None:
         self.refresh_bindings()
-        n = len(self.marked())
-        k = self.app.key_for
-        self.query_one("#status", Static).update(Text(f"{n} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks") if n else "")
-        if not n:
-            self.update_status()
+        self.update_status()
 
     def action_clear_marks(self) -> None:
         if self.marked():
@@ -497,7 +530,7 @@ class MainScreen(ItemActionsScreen):
             self.filter_text = ""
             self.refresh_rows()
             self.update_status()
-            self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.query_one(f"#{self._last_list}", ItemList).focus()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
@@ -506,20 +539,26 @@ class MainScreen(ItemActionsScreen):
         value = event.value
 
         def apply() -> None:
+            if value.strip() == self.filter_text:
+                return  # (a change the screen read after Enter had applied the filter)
             self.filter_text = value.strip()
             self.refresh_rows()
             self.update_status()
 
         self._filter_timer = self.set_timer(0.12, apply)
 
-    @on(Input.Submitted, "#filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        self.filter_text = event.value.strip()
+    def _submit_filter(self, value: str) -> None:
+        """Enter in the filter (`FilterInput` calls this as it reads the key): the filter applies
+        and the focus is back on the list at once, so a key typed right behind the Enter (Space
+        to mark) acts on the narrowed list's highlighted row."""
+        if self._filter_timer is not None:
+            self._filter_timer.stop()
+        self.filter_text = value.strip()
         self.refresh_rows()
         self.update_status()
         if not self.filter_text:
-            event.input.remove_class("shown")
-        self.query_one(f"#{self._last_pane}", ItemList).focus()
+            self.query_one("#filter", Input).remove_class("shown")
+        self.set_focus(self.query_one(f"#{self._last_list}", ItemList))
 
     def action_cycle_queue(self) -> None:
         """Q: both queues, only mq (the feedback queue), only wi; needs-you follows."""

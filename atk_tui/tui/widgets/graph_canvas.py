@@ -33,6 +33,11 @@ STYLE_KEYS: tuple[str, ...] = (*STATUSES, EDGE_STYLE, EDGE_CYCLE_STYLE)
 _STRIP_CACHE_LIMIT = 4000
 
 
+def _first(layout: Layout) -> str:
+    """The box focused first: the top of the first column."""
+    return min(layout.nodes, key=lambda n: (layout.nodes[n].layer, layout.nodes[n].y, n))
+
+
 class GraphCanvas(ScrollView, can_focus=True):
     """A laid-out graph with a focused node; arrows move along edges, Enter selects."""
 
@@ -42,6 +47,11 @@ class GraphCanvas(ScrollView, can_focus=True):
         Binding("up,k", "move('up')", "Up the column", show=False),
         Binding("down,j", "move('down')", "Down the column", show=False),
         Binding("enter", "select", "Open", id="graph.open"),
+        # a screen at a time (the visible height), not the few rows a scroll would move
+        Binding("pagedown", "page(1)", "Page down", show=False, id="graph.page_down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="graph.page_up"),
+        Binding("home", "first", "First", show=False, id="graph.first"),
+        Binding("end", "last", "Last", show=False, id="graph.last"),
     ]
 
     COMPONENT_CLASSES = {f"graph-canvas--{key}" for key in STYLE_KEYS} | {
@@ -127,7 +137,7 @@ class GraphCanvas(ScrollView, can_focus=True):
         self.virtual_size = Size(layout.width, layout.height)
         self.focused_node = focus if focus in layout.nodes else None
         if self.focused_node is None and layout.nodes:
-            self.focused_node = min(layout.nodes, key=lambda n: (layout.nodes[n].layer, layout.nodes[n].y))
+            self.focused_node = _first(layout)
         self.refresh()
         if self.focused_node is not None:
             if not self.size.area:  # not laid out yet (set before the first frame): centre once it has a size
@@ -187,6 +197,34 @@ class GraphCanvas(ScrollView, can_focus=True):
         target = nearest_in_direction(layout, self.focused_node, direction)
         if target is not None:
             self.focus_node(target)
+
+    def action_page(self, direction: int) -> None:
+        """Focus the box a screen below (`direction` 1) or above (-1) the focused one: the one
+        nearest that row, then nearest its column; the view moves by the same screen."""
+        layout = self.layout_
+        if layout is None or self.focused_node is None:
+            return
+        boxes = layout.nodes
+        box = boxes[self.focused_node]
+        step = max(self.scrollable_content_region.height, 1)
+        want, mid = box.y + direction * step, box.x + box.w // 2
+        ahead = [n for n, b in boxes.items() if (b.y - box.y) * direction > 0]
+        if not ahead:
+            return
+        target = min(ahead, key=lambda n: (abs(boxes[n].y - want), abs(boxes[n].x + boxes[n].w // 2 - mid), n))
+        self.scroll_to(y=int(self.scroll_offset.y) + direction * step, animate=False, force=True, immediate=True)
+        self.focus_node(target)
+
+    def action_first(self) -> None:
+        layout = self.layout_
+        if layout is not None and layout.nodes:
+            self.focus_node(_first(layout))
+
+    def action_last(self) -> None:
+        """The last box in reading order: the bottom row's rightmost (the grid's last item)."""
+        layout = self.layout_
+        if layout is not None and layout.nodes:
+            self.focus_node(max(layout.nodes, key=lambda n: (layout.nodes[n].y, layout.nodes[n].x, n)))
 
     def action_select(self) -> None:
         if self.focused_node is not None:

@@ -84,6 +84,7 @@ class ItemList(ScrollView, can_focus=True):
         "item-list--marked",
         "item-list--empty",
         "item-list--header",
+        "item-list--match",
     }
 
     DEFAULT_CSS = """
@@ -98,6 +99,8 @@ class ItemList(ScrollView, can_focus=True):
     ItemList > .item-list--marked { background: $primary 30%; }
     ItemList > .item-list--empty { color: $text-muted; text-style: italic; }
     ItemList > .item-list--header { color: $text-muted; text-style: bold underline; }
+    /* the filter's hits: bold and underlined, so they show without colour too (NO_COLOR) */
+    ItemList > .item-list--match { color: $text-accent; text-style: bold underline; }
     """
 
     # repaint=False: `watch_cursor` repaints the two rows that changed, not the whole pane
@@ -141,6 +144,9 @@ class ItemList(ScrollView, can_focus=True):
         self.marked: set[str] = set()
         self.empty_text = empty_text
         self._strip_cache: dict[tuple[int, int, str], Strip] = {}
+        self._match: Callable[[str], Sequence[tuple[int, int]]] | None = None
+        #: the columns whose text the filter's hits are shown in (`set_match`)
+        self.match_columns: frozenset[str] = frozenset({"title", "repo"})
 
     # -- data --------------------------------------------------------------------------
 
@@ -167,6 +173,15 @@ class ItemList(ScrollView, can_focus=True):
         self._scroll_to_cursor()
         self.refresh()
         self.post_message(self.Highlighted(self, self.current_key))
+
+    def set_match(self, spans: Callable[[str], Sequence[tuple[int, int]]] | None) -> None:
+        """Emphasise what the filter matched: `spans(text)` gives the (start, end) character
+        ranges of a cell's plain text to style as `item-list--match` (None: no emphasis)."""
+        if spans is None and self._match is None:
+            return  # (no filter before, none now: the drawn rows stand)
+        self._match = spans
+        self._strip_cache.clear()
+        self.refresh()
 
     def select_key(self, key: str) -> bool:
         idx = self._index.get(key)
@@ -364,10 +379,15 @@ class ItemList(ScrollView, can_focus=True):
             return cached
         line = Text(no_wrap=True, end="")
         line.append("●" if row.key in self.marked else " ")
-        for w, cell in zip(self._widths(width), row.cells, strict=False):
+        match = self._match
+        match_style = self.get_component_rich_style("item-list--match", partial=True) if match else None
+        for w, cell, col in zip(self._widths(width), row.cells, self.columns, strict=False):
             if w is None:
                 continue
             c = cell.copy()
+            if match is not None and col.key in self.match_columns:
+                for start, end in match(c.plain):  # spans on the sanitised text: never markup
+                    c.stylize(match_style, start, end)
             c.truncate(w, overflow="ellipsis", pad=True)  # in cells: a CJK character is two
             if c.cell_len != w:  # never let a cell push the next column over
                 c = Text(fit(c.plain, w), style=cell.style)
