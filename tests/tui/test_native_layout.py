@@ -1,6 +1,6 @@
 """Layout (issue 15 items 2 and 3): column headers, cells measured in display width (CJK),
-the needs-you strip sized to its rows, the detail in place of the lists on a narrow terminal,
-urgent states readable without colour."""
+the needs-you strip sized to its rows, the detail in place of the lists on a narrow terminal (with
+the bottom preview off), urgent states readable without colour."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from rich.cells import cell_len
 from support.tui_helpers import build_app, press, screen_text, settle
 
+from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList
 
@@ -42,8 +43,9 @@ async def test_the_needs_you_strip_shows_every_question(demo_store: Path, size: 
         assert needs.content_region.height == len(needs.rows) + needs.header  # no row hidden, none empty
 
 
-async def test_on_a_narrow_terminal_the_detail_takes_the_lists_place(demo_store: Path) -> None:
-    app = build_app(demo_store)
+async def test_with_the_bottom_preview_off_the_detail_takes_the_lists_place(demo_store: Path) -> None:
+    """`[tui] narrow_preview = "off"` (the bottom preview is tests/tui/test_narrow.py's)."""
+    app = build_app(demo_store, config=TuiConfig(narrow_preview="off"))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         detail = app.main.query_one("#detail")
@@ -93,8 +95,6 @@ async def test_no_color_draws_urgent_states_reversed(demo_store: Path, monkeypat
 
 
 async def test_ascii_glyphs_replace_every_status_mark(demo_store: Path) -> None:
-    from atk_tui.tui.config import TuiConfig
-
     app = build_app(demo_store, config=TuiConfig(glyphs="ascii"))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -71,7 +71,7 @@ class MainScreen(ItemActionsScreen):
         Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left,h", "focus_panes", "Panes", show=False),
-        Binding("i", "toggle_preview", "Preview under the lists (narrow)", show=False, id="preview"),  # gh-dash's p
+        Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
         Binding("escape", "clear_marks", "Clear marks", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
