@@ -495,6 +495,7 @@ class AtkApp(App):
         yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
         yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)
         yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
+        yield SystemCommand("Bottom preview", "Narrow terminals: the detail under the lists, or in their place (i)", self.main.action_toggle_preview)
         yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
 
     def palette_action(self, screen: ItemActionsScreen, action: str) -> None:

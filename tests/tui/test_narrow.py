@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.apps import region_text, running
+from support.apps import region_text, running, wait_for_text
 from support.tui_helpers import build_app, press, screen_text, settle
 from test_config import config_app, notifications, write_config
 from textual.widget import Widget
@@ -126,6 +126,15 @@ async def test_i_toggles_the_bottom_preview(demo_store: Path) -> None:
         assert_detail_in_place_of_the_lists(app)
         await press(pilot, "i")
         assert_bottom_preview(app, 80)
+
+
+async def test_the_command_palette_toggles_it_too(demo_store: Path) -> None:
+    async with running(demo_store, (80, 24)) as (app, pilot):
+        await press(pilot, "ctrl+p", *"Bottom preview")
+        assert "Bottom preview" in await wait_for_text(pilot, "Bottom preview")
+        await press(pilot, "enter")
+        assert app.screen is app.main
+        assert_detail_in_place_of_the_lists(app)
 
 
 def assert_detail_in_place_of_the_lists(app: AtkApp) -> None:

@@ -120,6 +120,7 @@ class MainScreen(ItemActionsScreen):
         self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
+        self.narrow = NarrowLayout(self, PANES)  # which narrow layout shows (`[tui] narrow_preview`, `i`)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="banner")
@@ -147,7 +148,7 @@ class MainScreen(ItemActionsScreen):
         self.narrow.resize(event.size.width)
 
     def on_mount(self) -> None:
-        self.narrow = NarrowLayout(self, PANES, self.app.tui_config.narrow_preview)
+        self.narrow.bottom = self.app.tui_config.narrow_preview == "bottom"
         self.narrow.resize(self.size.width)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted

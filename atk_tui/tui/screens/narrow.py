@@ -18,7 +18,6 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..config import NARROW_PREVIEWS
 from ..widgets.detail import DepTree
 from ..widgets.item_list import ItemList
 
@@ -43,11 +42,10 @@ NARROW_CSS = f"""
 class NarrowLayout:
     """Which narrow layout `#body` shows, and which pane is expanded in the bottom preview."""
 
-    def __init__(self, screen: Screen, panes: tuple[str, ...], preview: str = "bottom") -> None:
-        assert preview in NARROW_PREVIEWS, preview
+    def __init__(self, screen: Screen, panes: tuple[str, ...]) -> None:
         self.screen = screen
         self.panes = panes
-        self.bottom = preview == "bottom"
+        self.bottom = True  # `[tui] narrow_preview = "bottom"` (the default); False: "off"
         self.narrow = False
         self.expanded = panes[0]
 
