@@ -1,6 +1,7 @@
 """`atk-tui --serve` in a real headless Chromium (issue 15 item 7): the real binary serves the
 dashboard through textual-serve; the browser's keyboard answers a question, and the answer is
-a commit in the store; `e` opens the in-app editor (a browser session cannot suspend).
+a commit in the store; `e` opens the in-app editor (a browser session cannot suspend); a narrow
+window gets the bottom preview, as a narrow terminal does.
 
 Chromium is Debian's `chromium` (`.ci/run` installs it). Without it this test fails, saying
 so, unless ATK_SKIP_BROWSER=1 is set explicitly."""
