@@ -9,8 +9,9 @@ Two layouts, picked by `[tui] narrow_preview` and switched with `i`:
   count), and Tab / 1 2 3 open them.
 - "off": the lists full height; `l` / → shows the detail in their place, `h` / ← brings them back.
 
-The screen calls `resize`, `focused_list`, `detail_target` and `detail_focused`; the rules are the CSS below,
-switched by classes on `#body` (`-bottom`, `-swap`, `-detail`) and on the panes (`-collapsed`).
+The screen calls `resize`, `focused_list`, `detail_target` and `detail_focused`; the rules are the
+CSS below, switched by classes on `#body` (`-bottom`, `-swap`, `-detail`) and on the panes
+(`-collapsed`).
 """
 
 from __future__ import annotations
