@@ -177,10 +177,6 @@ class Item:
         return "plan" if self.plan_file else "normal"
 
     @property
-    def from_agent(self) -> bool:
-        return self.source is not None
-
-    @property
     def terminal(self) -> bool:
         return self.state in TERMINAL
 
