@@ -84,7 +84,9 @@ QUESTION_KINDS: frozenset[str] = frozenset({"uwi", "tbd"})
 REQUEST_KINDS: frozenset[str] = frozenset({"awi", "feedback"})
 URGENCIES: tuple[str, ...] = Urgency.values()
 
-FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
+#: what an item filename is: no path parts, a plain name ending in .md (messages quote it)
+FILENAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md"
+FILENAME_RE = re.compile(rf"\A{FILENAME_PATTERN}\Z")
 
 #: Keys the tool owns; anything else in the frontmatter is preserved verbatim.
 RESERVED_KEYS: tuple[str, ...] = (

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
-from ..model import STATES, StoreDefect, is_valid_filename
+from ..model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from ..queues import QUEUES, queue_named
 from .files import (
@@ -91,8 +91,7 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
         raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
     if not is_valid_filename(filename):
         raise AtkError(
-            f"bad filename {filename!r}: an item filename has no path parts and matches "
-            "^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$",
+            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
             exit_code=2,
         )
     return f"{queue_named(queue).folder}/{state}/{filename}"
