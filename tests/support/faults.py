@@ -223,6 +223,13 @@ def hook(root: Path, name: str, body: str) -> Path:
     return path
 
 
+def store_with_hook(tmp: Path, body: str) -> tuple[Path, list[str]]:
+    """`make_store`'s store (no remote) whose pre-commit hook runs `body`: (root, [AWI, UWI])."""
+    root, _, files = make_store(tmp)
+    hook(root, "pre-commit", body)
+    return root, files
+
+
 def wait_for(path: Path, proc: subprocess.Popen | None = None, timeout: float = WAIT) -> None:
     deadline = time.time() + timeout
     while not path.exists():
@@ -272,10 +279,9 @@ def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def kill9_in_pre_commit(tmp: Path) -> str:
     """kill -9 while the pre-commit hook runs: files moved, nothing committed yet."""
-    root, _, (awi, _) = make_store(tmp)
-    before = snapshot(root)
     mark = tmp / "pre-commit.mark"
-    hook(root, "pre-commit", f"touch '{mark}'\nsleep 120\n")
+    root, (awi, _) = store_with_hook(tmp, f"touch '{mark}'\nsleep 120\n")
+    before = snapshot(root)  # (the hook is not part of it)
     proc = spawn_writer(root, "hold", awi)
     wait_for(mark, proc)
     check((root / ".git" / "atk-journal.json").exists(), "no journal while the write was under way")
@@ -842,10 +848,9 @@ def live_index_lock(tmp: Path) -> str:
 
 def git_commit_holding_index_lock(tmp: Path) -> str:
     """A `git commit -a` running a slow hook holds index.lock with the file closed: kept."""
-    root, _, (awi, uwi) = make_store(tmp)
     started, release = tmp / "started", tmp / "release"
-    hook(
-        root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n'
+    root, (awi, uwi) = store_with_hook(
+        tmp, f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n'
     )
     p = root / "wi" / "inbox" / awi
     p.write_text(p.read_text() + "\nmanual edit\n")
@@ -867,9 +872,7 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
 
 
 def sleeping_pre_commit_hook(tmp: Path) -> str:
-    root, _, (awi, _) = make_store(tmp)
-    pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", hang_body(pidfile))
+    root, awi, pidfile = _hanging_hook(tmp)
     env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
     before = snapshot(root)
     out, alive = _hold_past_hang(root, awi, pidfile, env)
@@ -884,9 +887,8 @@ def sleeping_pre_commit_hook(tmp: Path) -> str:
 
 
 def hook_leaving_background_child(tmp: Path) -> str:
-    root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "bg.pid"
-    hook(root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
+    root, (awi, _) = store_with_hook(tmp, f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
     out, _ = _hold_past_hang(root, awi, pidfile)  # subprocess timeout: 120 s
     check(out.returncode == 0, f"the write failed: {out.stderr}")
     check(state_of(root, awi) == "hold", "the write did not land")
@@ -902,6 +904,13 @@ def _check_rolled_back(root: Path, before: dict, alive: bool, what: str) -> None
 
 def hang_body(pidfile: Path) -> str:
     return f"echo $$ > {pidfile}\nexec sleep {HANG}\n"
+
+
+def _hanging_hook(tmp: Path) -> tuple[Path, str, Path]:
+    """A store whose pre-commit hook records its pid and hangs: (root, its AWI, the pid file)."""
+    pidfile = tmp / "hook.pid"
+    root, (awi, _) = store_with_hook(tmp, hang_body(pidfile))
+    return root, awi, pidfile
 
 
 def hang_script(tmp: Path, which: str) -> tuple[Path, Path]:
@@ -987,9 +996,7 @@ def hanging_ssh_remote(tmp: Path) -> str:
 def sigterm_during_hook(tmp: Path) -> str:
     """`atk` stopped with SIGTERM (an agent harness's time limit) while a hook hangs: the
     write rolls back and the hook does not outlive it."""
-    root, _, (awi, _) = make_store(tmp)
-    pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", hang_body(pidfile))
+    root, awi, pidfile = _hanging_hook(tmp)
     before = snapshot(root)
     exe = BIN / "atk"
     proc = subprocess.Popen(
@@ -1014,9 +1021,8 @@ def interrupt_stuck_write(tmp: Path) -> str:
     """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
     import threading
 
-    root, _, (awi, _) = make_store(tmp)
     mark = tmp / "hook.started"
-    hook(root, "pre-commit", f"touch {mark}\nexec sleep {HANG}\n")
+    root, (awi, _) = store_with_hook(tmp, f"touch {mark}\nexec sleep {HANG}\n")
     svc = Service(root, actor="user")
     svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
     before = snapshot(root)
