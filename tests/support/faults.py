@@ -589,6 +589,17 @@ def same_change_on_two_machines(tmp: Path) -> str:
 # -- the dashboard ----------------------------------------------------------------------------
 
 
+@contextmanager
+def _replaced(obj: Any, name: str, value: Any) -> Iterator[None]:
+    """`obj.name` is `value` inside the block."""
+    real = getattr(obj, name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        setattr(obj, name, real)
+
+
 async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
     from atk_tui.tui.app import make_app
 
@@ -612,6 +623,24 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
     def errors_since(n: int) -> list[str]:
         return [m for m, sev in seen[n:] if sev == "error"]
 
+    async def error_for(key: str, what: str, pilot, must: str = "") -> str:
+        """Press `key`: the error it shows, which must be short, with no traceback (and say `must`)."""
+        n = len(seen)
+        await pilot.press(key)
+        await until(lambda: errors_since(n), f"an error notification for {what}", pilot)
+        msg = errors_since(n)[0]
+        check(must in msg and "Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+        return msg
+
+    def broken_queue(*a, **k):
+        raise OSError(5, "Input/output error")
+
+    def broken_transition(*a, **k):
+        raise RuntimeError("simulated bug in a write")
+
+    def vanished(filename, *a, **k):
+        raise AtkError(f"no item named {filename}")
+
     async with app.run_test(size=(160, 48)) as pilot:
         await until(lambda: app.main.view is not None and awi in app.main.view.items, "the queue", pilot)
         app.main.jump_to(awi)
@@ -621,66 +650,31 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
         aside = root / ".git" / "objects.aside"
         objects.rename(aside)
         try:
-            n = len(seen)
-            await pilot.press("p")  # hold
-            await until(lambda: errors_since(n), "an error notification for hold", pilot)
-            msg = errors_since(n)[0]
-            check("Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+            msg = await error_for("p", "hold", pilot)  # hold
             report.append(f"hold with .git/objects gone -> {msg[:80]!r}")
-            n = len(seen)
             await pilot.press("r")
             await pilot.pause(0.3)
             check(app.is_running, "the app stopped after a failed refresh")
         finally:
             aside.rename(objects)
         # 2. reading the store fails
-        real_queue = app.service.queue
-
-        def broken_queue(*a, **k):
-            raise OSError(5, "Input/output error")
-
-        app.service.queue = broken_queue  # type: ignore[method-assign]
-        n = len(seen)
-        await pilot.press("r")
-        await until(lambda: errors_since(n), "an error notification for refresh", pilot)
-        msg = errors_since(n)[0]
-        check("could not read the store" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "queue", broken_queue):
+            msg = await error_for("r", "refresh", pilot, "could not read the store")
         report.append(f"refresh with reads failing -> {msg[:80]!r}")
-        app.service.queue = real_queue  # type: ignore[method-assign]
         # 3. a write raises something unexpected
-        real_transition = app.service.transition
-
-        def broken_transition(*a, **k):
-            raise RuntimeError("simulated bug in a write")
-
-        app.service.transition = broken_transition  # type: ignore[method-assign]
-        app.reload()
-        await pilot.pause(0.3)
-        app.main.jump_to(awi)
-        await pilot.pause()
-        n = len(seen)
-        await pilot.press("p")  # hold
-        await until(lambda: errors_since(n), "an error notification for an unexpected exception", pilot)
-        msg = errors_since(n)[0]
-        check("Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "transition", broken_transition):
+            app.reload()
+            await pilot.pause(0.3)
+            app.main.jump_to(awi)
+            await pilot.pause()
+            msg = await error_for("p", "an unexpected exception", pilot)  # hold
         report.append(f"write raising RuntimeError -> {msg[:80]!r}")
-        app.service.transition = real_transition  # type: ignore[method-assign]
         # 4. the item vanished between the listing and the action (an agent removed it)
-        real_read = app.service.read
-
-        def vanished(filename, *a, **k):
-            raise AtkError(f"no item named {filename}")
-
-        app.service.read = vanished  # type: ignore[method-assign]
-        app.main.jump_to(uwi)
-        await pilot.pause()
-        n = len(seen)
-        await pilot.press("a")
-        await until(lambda: errors_since(n), "an error notification for answering a vanished item", pilot)
-        msg = errors_since(n)[0]
-        check("no item named" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "read", vanished):
+            app.main.jump_to(uwi)
+            await pilot.pause()
+            msg = await error_for("a", "answering a vanished item", pilot, "no item named")
         report.append(f"answer on a vanished item -> {msg[:80]!r}")
-        app.service.read = real_read  # type: ignore[method-assign]
         # 5. and it still works
         app.main.jump_to(awi)
         await pilot.pause()
