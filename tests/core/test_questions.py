@@ -88,20 +88,21 @@ def _options(q):
 # --------------------------------------------------------------------------- markdown form
 
 
+#: the SPEC's one-question example names the same options, and recommends A, in both forms:
+#: only the wording differs
+EXAMPLE_LABELS = [("A", "Strict RFC 5322"), ("B", "Simple regex"), ("C", "Context-dependent")]
+
+
 @pytest.mark.parametrize(
-    ("source", "form", "context", "text", "options", "recommendation"),
+    ("source", "form", "context", "text", "implications", "recommendation_text"),
     [
         pytest.param(
             SPEC_MARKDOWN,
             "markdown",
             "While implementing the login endpoint two validation patterns were found...",
             "Which approach should be the standard?",
-            [
-                ("A", "Strict RFC 5322", "rejects fewer valid addresses, harder to maintain"),
-                ("B", "Simple regex", "faster, may accept malformed addresses"),
-                ("C", "Context-dependent", "strict for auth, lenient for forms"),
-            ],
-            ("A", "A) consistent everywhere"),
+            ("rejects fewer valid addresses, harder to maintain", "faster, may accept malformed addresses", "strict for auth, lenient for forms"),
+            "A) consistent everywhere",
             id="markdown",
         ),
         pytest.param(
@@ -112,17 +113,13 @@ def _options(q):
             "signup/forms.rs uses a simple regex check. These produce different results\n"
             'for edge cases like "[email protected]".',
             "Which email validation approach should be the project standard?",
-            [
-                ("A", "Strict RFC 5322", "rejects fewer valid addresses, more complex to maintain"),
-                ("B", "Simple regex", "faster, but may accept malformed addresses"),
-                ("C", "Context-dependent", "strict for auth, lenient for forms"),
-            ],
-            ("A", "A) Strict RFC 5322, applied everywhere for consistency"),
+            ("rejects fewer valid addresses, more complex to maintain", "faster, but may accept malformed addresses", "strict for auth, lenient for forms"),
+            "A) Strict RFC 5322, applied everywhere for consistency",
             id="checkpoint",
         ),
     ],
 )
-def test_spec_single_question_examples(source, form, context, text, options, recommendation):
+def test_spec_single_question_example(source, form, context, text, implications, recommendation_text):
     """The SPEC's one-question example, in each of the two forms."""
     r = parse_questions(source)
     assert r.form == form
@@ -131,8 +128,9 @@ def test_spec_single_question_examples(source, form, context, text, options, rec
     (q,) = r.questions
     assert q.number == 1
     assert q.text == text
-    assert _options(q) == options
-    assert (q.recommendation, q.recommendation_text) == recommendation
+    expected = zip(EXAMPLE_LABELS, implications, strict=True)
+    assert _options(q) == [(letter, label, implied) for (letter, label), implied in expected]
+    assert (q.recommendation, q.recommendation_text) == ("A", recommendation_text)
 
 
 def test_japanese_two_questions():
