@@ -49,6 +49,11 @@ LINK_DEFECT = (
 )
 
 
+def states_defect(states: Sequence[str]) -> str:
+    """The defect of a filename found in more than one state folder of a queue."""
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
+
+
 @dataclass
 class ScanResult:
     """What the state folders hold."""
@@ -373,7 +378,7 @@ class GitStore(RemoteSync):
                 if n > 1:
                     dups[name] = [s for s in order if s in sets and name in sets[s]]
             for name, where_ in dups.items():
-                defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
+                defects.append(StoreDefect(name, states_defect(where_)))
         return ScanResult(names, where, dups, defects)
 
     def state_dir_link(self, state: str, queue: str = "wi") -> str | None:
