@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
-from ..model import STATES, StoreDefect, is_valid_filename
+from ..model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from ..queues import QUEUES, queue_named
 from .files import (
@@ -47,6 +47,11 @@ LINK_DEFECT = (
     "is a symbolic link; atk never follows links (they can lead out of the store): "
     "replace it with the file itself, or remove it"
 )
+
+
+def states_defect(states: Sequence[str]) -> str:
+    """The defect of a filename found in more than one state folder of a queue."""
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
 
 
 @dataclass
@@ -91,8 +96,7 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
         raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
     if not is_valid_filename(filename):
         raise AtkError(
-            f"bad filename {filename!r}: an item filename has no path parts and matches "
-            "^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$",
+            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
             exit_code=2,
         )
     return f"{queue_named(queue).folder}/{state}/{filename}"
@@ -374,7 +378,7 @@ class GitStore(RemoteSync):
                 if n > 1:
                     dups[name] = [s for s in order if s in sets and name in sets[s]]
             for name, where_ in dups.items():
-                defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
+                defects.append(StoreDefect(name, states_defect(where_)))
         return ScanResult(names, where, dups, defects)
 
     def state_dir_link(self, state: str, queue: str = "wi") -> str | None:
