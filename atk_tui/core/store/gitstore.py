@@ -49,6 +49,20 @@ LINK_DEFECT = (
 )
 
 
+#: a state folder's lstat (inode, device, mtime, ctime, mode) -> (its item names, its defects)
+FolderMemo = dict[str, tuple[tuple[int, int, int, int, int], list[str], list[StoreDefect]]]
+#: a folder's stat time this close (ns) to a listing is not trusted to change with its names
+RACY_FOLDER_NS = 2_000_000_000
+
+
+def _folder_sig(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+
+
 @dataclass
 class ScanResult:
     """What the state folders hold."""
@@ -323,11 +337,17 @@ class GitStore(RemoteSync):
             return None, None
         return parts[0], parts[1]
 
-    def scan_all(self, states: Sequence[str] | None = None, queue: str = "wi") -> ScanResult:
+    def scan_all(
+        self, states: Sequence[str] | None = None, queue: str = "wi", folders: FolderMemo | None = None
+    ) -> ScanResult:
         """The item files of the given state folders (see `ScanResult`).
 
         Written for folders of tens of thousands of files: the per-name work stays in C
-        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names)."""
+        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names).
+
+        `folders` (path -> what an earlier scan found there, see `FolderMemo`): a folder whose
+        lstat is what it was then is not listed again (a name added, removed or renamed changes
+        its mtime); this scan's trustworthy folders are put in it."""
         q = queue_named(queue)
         order = q.states
         top = q.folder
@@ -341,28 +361,45 @@ class GitStore(RemoteSync):
             if link:
                 defects.append(StoreDefect(f"{top}/{state}", link))
                 continue
+            path = os.path.join(root, top, state)
+            sig = _folder_sig(path) if folders is not None else None
+            got = folders.get(path) if folders is not None else None
+            if got is not None and sig is not None and got[0] == sig:
+                names[state] = got[1]
+                defects += got[2]
+                continue
+            taken = time.time_ns()
             try:
-                with os.scandir(os.path.join(root, top, state)) as it:
+                with os.scandir(path) as it:
                     entries = list(it)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             odd = [e for e in entries if not e.is_file(follow_symlinks=False)]  # links, folders, ...
             listed = [n for e in entries if (n := e.name)[0] != "."]
+            found: list[StoreDefect] = []
             if odd:
                 # (only then: a `.gitkeep` beside 50,000 items must not cost a second pass)
                 odd_names = {e.name for e in odd}
                 listed = [n for n in listed if n not in odd_names]
                 for e in odd:
                     if e.is_symlink():
-                        defects.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
+                        found.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
                     elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
-                        defects.append(StoreDefect(
+                        found.append(StoreDefect(
                             f"{top}/{state}/{e.name}",
                             f"is not a regular file (a folder, a pipe or a device; ignored): move it out of {top}/",
-                        ))
+                        ))  # fmt: skip
             for name in _bad_names(listed):
-                defects.append(StoreDefect(f"{top}/{state}/{name}", "filename breaks the item filename pattern"))
+                found.append(StoreDefect(f"{top}/{state}/{name}", "filename breaks the item filename pattern"))
             names[state] = listed
+            defects += found
+            if folders is not None:
+                # a folder changed within the clock's granularity of the listing may change again
+                # without its mtime moving (git's "racily clean"): not remembered
+                if sig is not None and max(sig[2], sig[3]) < taken - RACY_FOLDER_NS:
+                    folders[path] = (sig, listed, found)
+                else:
+                    folders.pop(path, None)
         where: dict[str, str] = {}
         for state in reversed([s for s in order if s in names]):  # the first state in the queue's order wins
             where.update(dict.fromkeys(names[state], state))
