@@ -8,8 +8,9 @@ these judgements can differ:
 
 * the changed items (`changed`: appeared, disappeared, moved, or any field `judge_item` reads
   changed, plan file presence included);
-* their direct dependents, before and after (a dependency's state and fields show in the
-  dependent's reasons; its existence decides the dependent's edges);
+* their direct dependents (a dependency's state and fields show in the dependent's reasons;
+  its existence decides the dependent's edges). Those of the new snapshot are enough: an
+  item that listed a changed one before and does not now has changed itself;
 * the items whose cooldown is or was in force (its message counts down with `now`);
 * every member of a strongly connected component, before or after, that holds one of the
   above: an SCC that holds none of them has the same edges on both sides, so it is the same
@@ -123,20 +124,17 @@ def rejudge_changes(
     now: datetime,
     *,
     touched: set[str] | None = None,
-    previous_dependents: Mapping[str, Sequence[str]] | None = None,
     dependents: Mapping[str, Sequence[str]] | None = None,
 ) -> Rejudged:
     """`rejudge`, also saying which names it judged. `touched` (`changed(previous, snapshot)`)
-    and the two snapshots' `dependents` are worked out when not given."""
+    and `dependents` (`readiness.dependents(snapshot)`) are worked out when not given."""
     now = _aware(now)
     if touched is None:
         touched = changed(previous, snapshot)
-    if previous_dependents is None:
-        previous_dependents = readiness.dependents(previous)
     if dependents is None:
         dependents = readiness.dependents(snapshot)
     items = snapshot.items
-    near = touched | _users(previous_dependents, touched) | _users(dependents, touched)
+    near = touched | _users(dependents, touched)
     # a cooldown's message counts down: judged again while one is, or was, in force
     for name, item in items.items():
         cu = item.cooldown_until
@@ -225,9 +223,7 @@ def refresh(
     so only UWIs those dependencies lead to along `depends_on` (before or after)."""
     touched = changed(previous, snapshot)
     deps = update_dependents(previous_dependents, previous, snapshot, touched)
-    got = rejudge_changes(
-        previous, judgements, snapshot, now, touched=touched, previous_dependents=previous_dependents, dependents=deps
-    )
+    got = rejudge_changes(previous, judgements, snapshot, now, touched=touched, dependents=deps)
     dirty = set(touched)
     for name in got.judged | touched:
         for snap in (previous, snapshot):
