@@ -334,11 +334,27 @@ class World:
         except AtkError:
             pass  # a refusal (the work tree has someone's edit in the way): nothing written
 
+    def plan(self, k: int) -> None:
+        """A plan file named in a frontmatter, or one created or deleted (SPEC §6 rule 1)."""
+        plan = f"plans/p{k % 3}.md"
+        pick = self.pick(k)
+        if k % 2 and pick is not None:
+            set_frontmatter(
+                self.root / "wi" / pick[0] / pick[1], "plan_file", f"$(atk config get private_notes)/{plan}"
+            )
+            return
+        path = self.root / plan
+        if path.exists():
+            path.unlink()
+        else:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("# plan\n")
+
     def tick(self, k: int) -> None:
         self.clock.now += timedelta(minutes=(k % 4) * 25 + 1)
 
 
-STEPS = ("external_commit", "git_mv", "edit_frontmatter", "atk_write", "tick")
+STEPS = ("external_commit", "git_mv", "edit_frontmatter", "atk_write", "plan", "tick")
 
 
 def assert_same(view: QueueView, fresh: QueueView) -> None:
@@ -407,6 +423,31 @@ def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pyte
     third = world.svc.queue(STATES, previous=again)
     assert parsed == [name]
     assert_same(third, world.fresh.queue(STATES))
+    # a file changed a moment ago may change again within its clock tick: it is read again
+    monkeypatch.setattr(reads_mod, "RACY_NS", 2_000_000_000)
+    world.edit_frontmatter(2)
+    fourth = world.svc.queue(STATES, previous=third)
+    assert world.pick(2) is not None and world.pick(2)[1] not in (fourth.loaded.keys if fourth.loaded else {})
+    assert fourth.loaded is not None and len(fourth.loaded.keys) < len(third.loaded.keys if third.loaded else ())
     # a view loaded for other states is not taken as the previous one
     other = world.svc.queue({"inbox"}, previous=third)
     assert other.items.keys() == {n for n, i in third.items.items() if i.state == "inbox"}
+
+
+def test_a_plan_file_appearing_or_going_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(gitstore_mod, "RACY_FOLDER_NS", RACY)
+    world = World(tmp_path)
+    world.plan(1)  # an item names plans/p1.md, which is not there
+    (world.root / "plans").mkdir(exist_ok=True)
+    time.sleep(RACY / 1e9 * 1.2)
+    view = world.svc.queue(STATES)
+    _state, name = world.pick(1) or ("", "")
+    assert view.snapshot.plan_missing == {name}
+    for expect in (set(), {name}, set()):
+        world.plan(4)  # p1.md created, then deleted, then created again
+        time.sleep(RACY / 1e9 * 1.2)
+        view = world.svc.queue(STATES, previous=view)
+        assert view.snapshot.plan_missing == expect
+        assert_same(view, world.fresh.queue(STATES))
+        assert view.loaded is not None and view.loaded.plans is not None  # remembered, and still right
