@@ -19,12 +19,12 @@ from hypothesis import strategies as st
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair
 
 import atk_tui.core.service.reads as reads_mod
+from atk_tui.core import cache as cache_mod
 from atk_tui.core import readiness
 from atk_tui.core.model import ACTIVE, Item, Snapshot
 from atk_tui.core.rejudge import changed, refresh, rejudge, rejudge_changes
 from atk_tui.core.service import QueueView, Service
 from atk_tui.core.store import AtkError
-from atk_tui.core.store import gitstore as gitstore_mod
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -382,7 +382,7 @@ def test_a_refreshed_view_equals_one_from_scratch(
     steps: list[tuple[str, int]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
-    monkeypatch.setattr(gitstore_mod, "RACY_FOLDER_NS", RACY)
+    monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path_factory.mktemp("rj"))
     time.sleep(RACY / 1e9 * 1.2)
     last = world.svc.queue(STATES)
@@ -399,7 +399,7 @@ def test_a_refreshed_view_equals_one_from_scratch(
 
 def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
-    monkeypatch.setattr(gitstore_mod, "RACY_FOLDER_NS", RACY)
+    monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     time.sleep(RACY / 1e9 * 1.2)
     first = world.svc.queue(STATES)
@@ -436,7 +436,7 @@ def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pyte
 
 def test_a_plan_file_appearing_or_going_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
-    monkeypatch.setattr(gitstore_mod, "RACY_FOLDER_NS", RACY)
+    monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     world.plan(1)  # an item names plans/p1.md, which is not there
     (world.root / "plans").mkdir(exist_ok=True)

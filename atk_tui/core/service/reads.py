@@ -592,11 +592,6 @@ class Reads(ServiceBase):
 
         return read_status(self.store.git_dir)
 
-    def config_get(self, key: str) -> str:
-        if key == "private_notes":
-            return str(self.root)
-        raise AtkError(f"unknown config key {key!r} (known: private_notes)", exit_code=2)
-
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""
         items, _, _ = self.load_items(ACTIVE)

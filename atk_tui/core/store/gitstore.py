@@ -15,18 +15,16 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import stat
 import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
-from ..model import STATES, StoreDefect, is_valid_filename
+from ..model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from ..queues import QUEUES, queue_named
 from .files import (
@@ -41,61 +39,13 @@ from .files import (
     b64decode,
 )
 from .remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
+from .scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
 from .transaction import Transaction, _hooks_dir
 
-LINK_DEFECT = (
-    "is a symbolic link; atk never follows links (they can lead out of the store): "
-    "replace it with the file itself, or remove it"
-)
 
-
-#: a state folder's lstat (inode, device, mtime, ctime, mode) -> (its item names, its defects)
-FolderMemo = dict[str, tuple[tuple[int, int, int, int, int], list[str], list[StoreDefect]]]
-#: a folder's stat time this close (ns) to a listing is not trusted to change with its names
-RACY_FOLDER_NS = 2_000_000_000
-
-
-def _folder_sig(path: str) -> tuple[int, int, int, int, int] | None:
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
-
-
-@dataclass
-class ScanResult:
-    """What the state folders hold."""
-
-    names: dict[str, list[str]]  # state -> item filenames in that folder
-    where: dict[str, str]  # filename -> its state (the first, in STATES order, for a duplicate)
-    dups: dict[str, list[str]]  # filename -> every state it is in, when more than one
-    defects: list[StoreDefect]
-
-
-_NAME_CHARS = re.compile(r"[A-Za-z0-9._\n-]*")
-
-
-def _bad_names(names: list[str]) -> list[str]:
-    """The names that break the item filename pattern (model.FILENAME_RE). The usual case,
-    every name good, is decided with a few C-level passes over all of them at once (this
-    runs on every listing, over every item of the store) instead of a match per name."""
-    if not names:
-        return []
-    joined = "\n".join(names)
-    if (
-        joined.count("\n") == len(names) - 1  # no name has a newline of its own
-        and _NAME_CHARS.fullmatch(joined)
-        and joined[0] not in "._-"
-        and "\n." not in joined
-        and "\n_" not in joined
-        and "\n-" not in joined
-        and joined.endswith(".md")
-        and joined.count(".md\n") == len(names) - 1
-        and max(map(len, names)) <= 204
-    ):
-        return []
-    return [n for n in names if not is_valid_filename(n) or "\n" in n]
+def states_defect(states: Sequence[str]) -> str:
+    """The defect of a filename found in more than one state folder of a queue."""
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
 
 
 def item_path(state: str, filename: str, queue: str = "wi") -> str:
@@ -105,14 +55,14 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
         raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
     if not is_valid_filename(filename):
         raise AtkError(
-            f"bad filename {filename!r}: an item filename has no path parts and matches "
-            "^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$",
+            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
             exit_code=2,
         )
     return f"{queue_named(queue).folder}/{state}/{filename}"
 
 
 LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
+
 
 class GitStore(RemoteSync):
     """A store on disk. Cheap to construct; every method talks to git or the files."""
@@ -121,9 +71,7 @@ class GitStore(RemoteSync):
         self.root = Path(root).resolve()
         git_dir = self.root / ".git"
         if not git_dir.is_dir() or not (self.root / "wi").is_dir():
-            raise NotAStore(
-                f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
-            )
+            raise NotAStore(f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`")
         self.git_dir = git_dir
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
@@ -173,7 +121,9 @@ class GitStore(RemoteSync):
         if self._env is None:
             env = dict(self.read_env)
             found = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False, env=env).stdout
-            keys = {line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()}
+            keys = {
+                line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()
+            }
             name, email = "user.name" in keys, "user.email" in keys
             if not name:
                 env.setdefault("GIT_AUTHOR_NAME", "atk")
@@ -361,45 +311,10 @@ class GitStore(RemoteSync):
             if link:
                 defects.append(StoreDefect(f"{top}/{state}", link))
                 continue
-            path = os.path.join(root, top, state)
-            sig = _folder_sig(path) if folders is not None else None
-            got = folders.get(path) if folders is not None else None
-            if got is not None and sig is not None and got[0] == sig:
-                names[state] = got[1]
-                defects += got[2]
-                continue
-            taken = time.time_ns()
-            try:
-                with os.scandir(path) as it:
-                    entries = list(it)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            odd = [e for e in entries if not e.is_file(follow_symlinks=False)]  # links, folders, ...
-            listed = [n for e in entries if (n := e.name)[0] != "."]
-            found: list[StoreDefect] = []
-            if odd:
-                # (only then: a `.gitkeep` beside 50,000 items must not cost a second pass)
-                odd_names = {e.name for e in odd}
-                listed = [n for n in listed if n not in odd_names]
-                for e in odd:
-                    if e.is_symlink():
-                        found.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
-                    elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
-                        found.append(StoreDefect(
-                            f"{top}/{state}/{e.name}",
-                            f"is not a regular file (a folder, a pipe or a device; ignored): move it out of {top}/",
-                        ))  # fmt: skip
-            for name in _bad_names(listed):
-                found.append(StoreDefect(f"{top}/{state}/{name}", "filename breaks the item filename pattern"))
-            names[state] = listed
-            defects += found
-            if folders is not None:
-                # a folder changed within the clock's granularity of the listing may change again
-                # without its mtime moving (git's "racily clean"): not remembered
-                if sig is not None and max(sig[2], sig[3]) < taken - RACY_FOLDER_NS:
-                    folders[path] = (sig, listed, found)
-                else:
-                    folders.pop(path, None)
+            got = list_folder(os.path.join(root, top, state), f"{top}/{state}", folders)
+            if got is not None:
+                names[state] = got[0]
+                defects += got[1]
         where: dict[str, str] = {}
         for state in reversed([s for s in order if s in names]):  # the first state in the queue's order wins
             where.update(dict.fromkeys(names[state], state))
@@ -411,7 +326,7 @@ class GitStore(RemoteSync):
                 if n > 1:
                     dups[name] = [s for s in order if s in sets and name in sets[s]]
             for name, where_ in dups.items():
-                defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
+                defects.append(StoreDefect(name, states_defect(where_)))
         return ScanResult(names, where, dups, defects)
 
     def state_dir_link(self, state: str, queue: str = "wi") -> str | None:
@@ -644,7 +559,9 @@ class GitStore(RemoteSync):
         current = self.head()
         if new_head and current == new_head:
             # The commit landed; only the real index may lag behind it.
-            self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
+            self.git(
+                "update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False
+            )
             path.unlink(missing_ok=True)
             return True
         # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
@@ -706,7 +623,9 @@ def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
 
 def missing_queue_folders(root: Path) -> list[str]:
     """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
-    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
+    return [
+        rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)
+    ]
 
 
 def ensure_queue_folders(root: Path | str) -> bool:
