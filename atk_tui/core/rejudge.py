@@ -10,7 +10,9 @@ these judgements can differ:
   changed, plan file presence included);
 * their direct dependents (a dependency's state and fields show in the dependent's reasons;
   its existence decides the dependent's edges). Those of the new snapshot are enough: an
-  item that listed a changed one before and does not now has changed itself;
+  item that listed a changed one before and does not now has changed itself. Dependents
+  further away are not judged again: a judgement reads its dependencies' states and fields,
+  never their judgements (whether a dependency is itself blocked does not show);
 * the items whose cooldown is or was in force (its message counts down with `now`);
 * every member of a strongly connected component, before or after, that holds one of the
   above: an SCC that holds none of them has the same edges on both sides, so it is the same
@@ -138,7 +140,7 @@ def rejudge_changes(
     # a cooldown's message counts down: judged again while one is, or was, in force
     for name, item in items.items():
         cu = item.cooldown_until
-        if cu is not None and isinstance(cu, datetime) and _aware(cu) > now:
+        if isinstance(cu, datetime) and _aware(cu) > now:
             near.add(name)
     near.update(n for n, j in judgements.items() if j.cooldown_until is not None)
     redo = set(near)
