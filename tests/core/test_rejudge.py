@@ -451,3 +451,31 @@ def test_a_plan_file_appearing_or_going_is_seen(tmp_path: Path, monkeypatch: pyt
         assert view.snapshot.plan_missing == expect
         assert_same(view, world.fresh.queue(STATES))
         assert view.loaded is not None and view.loaded.plans is not None  # remembered, and still right
+
+
+def test_feedback_items_and_a_name_in_both_queues(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Items of the mq queue count too; a name in both queues gets its defect on a copy, never
+    on the previous view's item."""
+    monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
+    world = World(tmp_path)
+    _state, name = world.pick(0) or ("", "")
+    for state in ("inbox", "planning"):
+        (world.root / "mq" / state).mkdir(parents=True, exist_ok=True)
+    (world.root / "mq" / "planning" / "20261201-000000-fb.md").write_text(
+        f"---\nkind: feedback\ntarget_repo: acme/api\ndepends_on: [{name}]\n---\n# Feedback\n\nbody\n"
+    )
+    time.sleep(RACY / 1e9 * 1.2)
+    first = world.svc.queue(STATES)
+    again = world.svc.queue(STATES, previous=first)
+    assert_same(again, world.fresh.queue(STATES))
+    defects_before = list(again.items[name].defects)
+    (world.root / "mq" / "inbox" / name).write_bytes((world.root / "wi" / "inbox" / name).read_bytes())
+    time.sleep(RACY / 1e9 * 1.2)
+    third = world.svc.queue(STATES, previous=again)
+    assert_same(third, world.fresh.queue(STATES))
+    assert third.items[name].defects != defects_before  # "in both queues"
+    assert again.items[name].defects == defects_before  # the previous view is as it was
+    (world.root / "mq" / "inbox" / name).unlink()
+    time.sleep(RACY / 1e9 * 1.2)
+    assert_same(world.svc.queue(STATES, previous=third), world.fresh.queue(STATES))
