@@ -369,7 +369,13 @@ def cycle_reps(graph: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str,
 
 def _is_pickable_answered_uwi(snapshot: Snapshot, name: str, state: str) -> bool:
     dep = snapshot.items.get(name)
-    return dep is not None and dep.is_question and bool(dep.answered) and not dep.defects and state in PROCESSABLE
+    return (
+        dep is not None
+        and dep.is_question
+        and bool(dep.answered)
+        and not dep.defects
+        and state in PROCESSABLE
+    )
 
 
 def judge_terminal(name: str, item: Item) -> Judgement:
@@ -505,7 +511,9 @@ def transitive_dependents(snapshot: Snapshot, name: str) -> set[str]:
 def unanswered_uwis(snapshot: Snapshot) -> list[str]:
     """The unanswered UWIs in an active state, sorted (the keys of `blocks_count`)."""
     return sorted(
-        name for name, item in snapshot.items.items() if item.is_question and item.state in ACTIVE and not item.answered
+        name
+        for name, item in snapshot.items.items()
+        if item.is_question and item.state in ACTIVE and not item.answered
     )
 
 

@@ -114,9 +114,7 @@ class Reads(ServiceBase):
         """Subjects of the commits after `since` (up to HEAD) that touched the item in any
         state folder, newest first (e.g. whether an edit session saved anything)."""
         if not is_valid_filename(filename):
-            raise AtkError(
-                f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid"
-            )
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
         head = self.head()
         if not head or not since or head == since:
             return []
@@ -148,7 +146,9 @@ class Reads(ServiceBase):
             found = [(queue or self.q.name, state)]
         where = [s for _, s in found]
         if not where:
-            linked = [f"{q}/{s}" for q in self.queues for s in queue_named(q).states if self.store.state_dir_link(s, q)]
+            linked = [
+                f"{q}/{s}" for q in self.queues for s in queue_named(q).states if self.store.state_dir_link(s, q)
+            ]
             if linked:
                 raise AtkError(
                     f"no item named {filename} ({', '.join(linked)}: a symbolic link, never read; "
@@ -163,9 +163,7 @@ class Reads(ServiceBase):
     def read_bytes(self, filename: str) -> bytes:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
-            raise AtkError(
-                f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid"
-            )
+            raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
         found = self._find(filename)
         if not found:
             raise self._missing(filename)
@@ -334,9 +332,7 @@ class Reads(ServiceBase):
             finally:
                 os.close(fd)
         except OSError as exc:
-            return Item(
-                filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=queue
-            ), False
+            return Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=queue), False
         return parse_item(name, state, data, size=size, queue=queue), size is None
 
     def terminal_stream(self, states: Sequence[str]) -> Iterator[tuple[str | None, Callable[[], Item]]]:
@@ -547,9 +543,7 @@ class Reads(ServiceBase):
                 raise AtkError(f"give an item's filename and a commit SHA (hex), not {filename!r} {sha!r}", exit_code=2)
             commit = item_commit(self.store, filename, sha)
             if commit is None:
-                raise AtkError(
-                    f"commit {sha} did not change {filename}; `atk wi log {filename}` lists the ones that did"
-                )
+                raise AtkError(f"commit {sha} did not change {filename}; `atk wi log {filename}` lists the ones that did")
         return item_diff(self.store, commit)
 
     def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):

@@ -116,9 +116,7 @@ class QueueView:
     loaded: Loaded | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def judged(
-        cls, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None
-    ) -> QueueView:
+    def judged(cls, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None) -> QueueView:
         """The view of `snap` at `now`: every judgement derived the one way (readiness)."""
         from .. import readiness
 

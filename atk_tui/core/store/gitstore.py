@@ -71,7 +71,9 @@ class GitStore(RemoteSync):
         self.root = Path(root).resolve()
         git_dir = self.root / ".git"
         if not git_dir.is_dir() or not (self.root / "wi").is_dir():
-            raise NotAStore(f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`")
+            raise NotAStore(
+                f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
+            )
         self.git_dir = git_dir
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None
@@ -121,9 +123,7 @@ class GitStore(RemoteSync):
         if self._env is None:
             env = dict(self.read_env)
             found = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False, env=env).stdout
-            keys = {
-                line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()
-            }
+            keys = {line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()}
             name, email = "user.name" in keys, "user.email" in keys
             if not name:
                 env.setdefault("GIT_AUTHOR_NAME", "atk")
@@ -559,9 +559,7 @@ class GitStore(RemoteSync):
         current = self.head()
         if new_head and current == new_head:
             # The commit landed; only the real index may lag behind it.
-            self.git(
-                "update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False
-            )
+            self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
             path.unlink(missing_ok=True)
             return True
         # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
@@ -623,9 +621,7 @@ def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
 
 def missing_queue_folders(root: Path) -> list[str]:
     """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
-    return [
-        rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)
-    ]
+    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
 
 
 def ensure_queue_folders(root: Path | str) -> bool:
