@@ -129,15 +129,21 @@ def scc_and_back_edges(
 
 def reachable(start: N, edges: Mapping[N, Iterable[N]]) -> set[N]:
     """Every node reachable from `start` along `edges` (breadth first), `start` excluded."""
-    seen = {start}
-    queue = deque([start])
+    seen = closure((start,), edges)
+    seen.discard(start)
+    return seen
+
+
+def closure(starts: Iterable[N], edges: Mapping[N, Iterable[N]]) -> set[N]:
+    """`starts` and every node reachable from any of them along `edges` (breadth first)."""
+    seen = set(starts)
+    queue = deque(seen)
     while queue:
         x = queue.popleft()
         for y in edges.get(x, ()):
             if y not in seen:
                 seen.add(y)
                 queue.append(y)
-    seen.discard(start)
     return seen
 
 

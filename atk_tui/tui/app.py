@@ -251,7 +251,8 @@ class AtkApp(App):
                 self.call_from_thread(self._show_progress, done, total)
 
         try:
-            view = self.service.queue(ACTIVE | {"planning"}, progress=progress)  # planning: visible, not actionable
+            # planning: visible, not actionable. The last view: only what changed is read and judged
+            view = self.service.queue(ACTIVE | {"planning"}, progress=progress, previous=self.queue)
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
