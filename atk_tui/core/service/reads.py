@@ -15,7 +15,7 @@ from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
-from ..store import AtkError, WriteResult
+from ..store import AtkError, WriteResult, states_defect
 from .base import ServiceBase
 from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, SyncStatus, _code, utc_now
 
@@ -41,10 +41,6 @@ def _stat_key(path: str, taken: int) -> str | None:
     if max(st.st_mtime_ns, st.st_ctime_ns) >= taken - RACY_NS:
         return None
     return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
-
-
-def _states_defect(states: Sequence[str]) -> str:
-    return f"filename is in {len(states)} states at once: {', '.join(states)}"
 
 
 def _queues_defect(first: str, second: str) -> str:
@@ -312,7 +308,7 @@ class Reads(ServiceBase):
             if key is not None and loaded is not None:
                 loaded.keys[name] = key
             if name in dups:
-                item.defects = [*item.defects, _states_defect(dups[name])]
+                item.defects = [*item.defects, states_defect(dups[name])]
             items[name] = item
         for scope, cache in scopes.items():
             cache.save(keep={cache_key(i.blob, n) for n, i in items.items() if scope_of(i.state) == scope})
@@ -363,7 +359,7 @@ class Reads(ServiceBase):
                 def read(rel: str = rel, name: str = name, state: str = state, alone: bool = alone) -> Item:
                     item = self._parse_file(root, rel, name, state, "wi")[0]
                     if name in scan.dups:
-                        item.defects = [*item.defects, _states_defect(scan.dups[name])]
+                        item.defects = [*item.defects, states_defect(scan.dups[name])]
                     if not alone and name in other:
                         item.defects = [*item.defects, _queues_defect("wi", "mq")]
                     return item
