@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
@@ -22,7 +23,8 @@ from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..edit_session import offer_kept_at_start
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
-from ..widgets.detail import DepTree, DetailPane
+from ..rest import RestTimer
+from ..widgets.detail import DepTree, DetailPane, prepare_body
 from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
@@ -117,7 +119,7 @@ class MainScreen(ItemActionsScreen):
         self._parsed: tuple[str, Query] | None = None
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
-        self._detail_timer: Timer | None = None
+        self._rest = RestTimer(self, DETAIL_DELAY, lambda: self._schedule_detail(self.selected, immediate=True))
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
@@ -174,7 +176,9 @@ class MainScreen(ItemActionsScreen):
         """Show a freshly loaded queue, keeping the selection where it was."""
         # a move keeps the blob but changes the state: both must match for the cached full item
         self.full_items = {
-            k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
+            k: v
+            for k, v in self.full_items.items()
+            if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
         }
         self.refresh_rows()
         sd = self.query_one("#store-defects", Static)
@@ -203,7 +207,9 @@ class MainScreen(ItemActionsScreen):
         if not self.filter_text:
             return True
         query = self._query()
-        if query.structured and not matches(query, item, self.view.judgements.get(item.filename) if self.view else None):
+        if query.structured and not matches(
+            query, item, self.view.judgements.get(item.filename) if self.view else None
+        ):
             return False
         needle = query.text
         if not needle:
@@ -234,7 +240,8 @@ class MainScreen(ItemActionsScreen):
             lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = sum(
-                1 for i in view.items.values()
+                1
+                for i in view.items.values()
                 if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
             )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
@@ -249,7 +256,9 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = f"Needs you {len(needs_items)}"
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
-        needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
+        needs.border_subtitle = (
+            needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
+        )
         self._follow_rows()
 
     def _follow_rows(self) -> None:
@@ -286,11 +295,17 @@ class MainScreen(ItemActionsScreen):
             last = loop.get("last_exit")
             running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
             repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
-            parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
+            parts.append(
+                f"loop: {len(running)} running"
+                + (f" ({repos})" if repos else "")
+                + ("" if last is None else f", last exit {last}")
+            )
         marked = len(self.marked())
         if marked:  # said until the marks are cleared, whatever redraws the line (a refresh, a filter)
             k = app.key_for
-            parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
+            parts = [
+                f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"
+            ]
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.conflicts:
             n = app.conflicts
@@ -332,33 +347,39 @@ class MainScreen(ItemActionsScreen):
         sig = (
             None
             if item is None
-            else (item.kind, item.state, bool(item.defects), item.answered, len(self.marked()), len(self.commands.undo_stack))
+            else (
+                item.kind,
+                item.state,
+                bool(item.defects),
+                item.answered,
+                len(self.marked()),
+                len(self.commands.undo_stack),
+            )
         )
         if sig != getattr(self, "_binding_sig", object()):
             self._binding_sig = sig
             self.refresh_bindings()
 
     def _schedule_detail(self, key: str | None, immediate: bool = False) -> None:
-        if self._detail_timer is not None:
-            self._detail_timer.stop()
-        detail = self.query_one(DetailPane)
+        """The detail pane follows the selection once the cursor rests (`RestTimer`): a cursor
+        move only notes the time, so a held key never waits on the pane. Then the item shows at
+        once from what is loaded; its full text and rendered Markdown follow from a thread."""
         view = self.view
         if key is None or view is None or key not in view.items:
-            detail.clear(self._nothing_selected() if view else "Loading…")
+            self._rest.cancel()
+            self.query_one(DetailPane).clear(self._nothing_selected() if view else "Loading…")
             return
         if not immediate:
-            # a cursor move: the list redraws at once, the detail pane (a relayout of the screen)
-            # once the cursor rests, so a held arrow key never waits on it
-            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._schedule_detail(key, immediate=True))
+            self._rest.poke()
             return
-        item = self.full_items.get(key) or view.items[key]
-        self._show_detail(item)
-        if not item.complete or key not in self.full_items:
-            self._detail_timer = self.set_timer(0.01, lambda: self._load_full(key))
-        else:
-            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(key))
+        self._rest.cancel()
+        full = self.full_items.get(key)
+        self._show_detail(full or view.items[key])
+        detail = self.query_one(DetailPane)
+        if full is None or not detail.has_body(full):
+            self._load_full(key, full, detail.body_options())
 
-    def _show_detail(self, item: Item) -> None:
+    def _show_detail(self, item: Item, body=None) -> None:
         view = self.view
         assert view is not None
         self.query_one(DetailPane).show(
@@ -370,28 +391,31 @@ class MainScreen(ItemActionsScreen):
             judgements=view.judgements,
             dependents=view.dependents.get(item.filename, []),
             blocks=view.blocks.get(item.filename),
+            body=body,
         )
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def _load_full(self, key: str) -> None:
+    def _load_full(self, key: str, item: Item | None, options) -> None:
+        """The item's full text (unless loaded) and its Markdown, rendered at the pane's width."""
         try:
-            item = self.app.service.read(key)
+            if item is None:
+                item = self.app.service.read(key)
         except Exception as exc:
             self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
             return
-        self.app.call_from_thread(self._full_loaded, item)
+        body = None if get_current_worker().is_cancelled else prepare_body(item, self.app.console, options)
+        self.app.call_from_thread(self._full_loaded, item, body)
 
-    def _full_loaded(self, item: Item) -> None:
+    def _full_loaded(self, item: Item, body) -> None:
         self.full_items[item.filename] = item
         self.bodies[item.filename] = item.body
-        if self.selected == item.filename:
-            self._show_detail(item)
-            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(item.filename))
-
-    def _render_md(self, key: str) -> None:
-        item = self.full_items.get(key)
-        if item is not None and self.selected == key:
-            self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="markdown", exit_on_error=False)
+        if self.selected != item.filename or self._rest.pending:
+            return
+        detail = self.query_one(DetailPane)
+        if detail.item is item and body is not None:
+            detail.set_body(item, body)  # shown already: only its body changes
+        else:
+            self._show_detail(item, body)
 
     @on(DepTree.JumpRequested)
     def _jump(self, event: DepTree.JumpRequested) -> None:

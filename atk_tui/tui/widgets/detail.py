@@ -1,14 +1,22 @@
 """The detail pane: metadata, blocked reasons, dependencies, questions, then the body.
 
-Metadata and a plain preview appear at once; the Markdown rendering of the body follows
-after the cursor has rested (debounced), so moving through a long list never waits on it.
+The pane's geometry is constant: a box of a fixed size in the screen (`height: 1fr` in the body,
+`width: 2fr`), whose scrollbar's column is always kept (`scrollbar-gutter: stable`: the text never
+re-wraps when a long item needs the scrollbar). Showing an item changes what is inside the box,
+never the box: Textual re-arranges the pane's children only (its arrangement cache is cleared up
+to the first ancestor of a fixed size), and only once the cursor rests, never per key.
+
+Metadata and a plain preview appear once the cursor rests (the screen's `RestTimer`); the
+Markdown rendering of the body is made in a thread (`prepare_body`: Rich renders it to lines at
+the pane's width) and swapped in, so neither a held key nor a long body waits on it.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,7 +41,7 @@ MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them co
 
 
 class DepTree(Tree[str]):
-    """"Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
+    """ "Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
 
     DEFAULT_CSS = """
     DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; scrollbar-size-horizontal: 0; }
@@ -81,9 +89,58 @@ class DepTree(Tree[str]):
             self.post_message(self.JumpRequested(event.node.data))
 
 
+class PreRendered:
+    """A Rich renderable rendered ahead (in a thread) to lines at `width`: drawing it at that
+    width yields the lines, at any other width (a resize) it renders the original again."""
+
+    def __init__(self, renderable: RenderableType, width: int, lines: list[list[Segment]]) -> None:
+        self.renderable = renderable
+        self.width = width
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width != self.width:
+            yield self.renderable
+            return
+        new_line = Segment.line()
+        for line in self.lines:
+            yield from line
+            yield new_line
+
+
+def markdown_body(item: Item) -> RenderableType | None:
+    """The body as a Rich `Markdown` renderable, or None (not loaded, defective, or so long that
+    rendering it would cost seconds: it stays plain text).
+
+    A Rich `Markdown`, not Textual's `Markdown` widget: that one mounts a widget per block, which
+    took hundreds of milliseconds per item and held up the keys pressed meanwhile. Links are not
+    made clickable (`hyperlinks=False`), and the text was made safe first (`safe_markdown`)."""
+    if not item.complete or item.defects:
+        return None
+    body = safe_markdown(item.body)
+    if body.count("\n") > MARKDOWN_MAX_LINES:
+        return None
+    from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+
+    return Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
+
+
+def prepare_body(item: Item, console: Console, options: ConsoleOptions | None) -> RenderableType | None:
+    """`markdown_body`, rendered to lines with `options` (the pane's width: `body_options`).
+    Thread-safe: called from a worker thread, off the key path."""
+    md = markdown_body(item)
+    if md is None or options is None:
+        return md
+    lines = console.render_lines(md, options, pad=False, new_lines=False)
+    return PreRendered(md, options.max_width, lines)
+
+
 class DetailPane(VerticalScroll):
     DEFAULT_CSS = """
-    DetailPane { padding: 0 1; background: $surface; scrollbar-size-vertical: 1; }
+    DetailPane {
+        height: 1fr; padding: 0 1; background: $surface;
+        scrollbar-size-vertical: 1; scrollbar-gutter: stable; overflow-x: hidden;
+    }
     DetailPane > #detail-meta { margin-bottom: 1; }
     DetailPane > #detail-reasons { margin-bottom: 1; color: $text; }
     DetailPane > #detail-questions { margin-bottom: 1; }
@@ -96,6 +153,8 @@ class DetailPane(VerticalScroll):
         super().__init__(id=id)
         self.item: Item | None = None
         self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
+        #: the last rendered body: (filename, body text), the rendering
+        self._body: tuple[tuple[str, str], RenderableType] | None = None
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
@@ -138,8 +197,10 @@ class DetailPane(VerticalScroll):
         dependents: list[str],
         blocks: tuple[int, int] | None,
         history: list | None = None,
+        body: RenderableType | None = None,
     ) -> None:
-        """Show metadata and a plain preview now; `render_body` adds Markdown later."""
+        """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
+        rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
         self.query_one("#detail-meta", Static).update(self._meta(item, judgement, now, blocks, history))
         self._set_text("detail-reasons", self._reasons(item, judgement))
@@ -149,31 +210,50 @@ class DetailPane(VerticalScroll):
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
         self._set_text("detail-questions", self._questions(item) if item.complete else None)
-        if item.complete:
-            lines = safe_text(item.body).splitlines()
-            preview = "\n".join(lines[:PREVIEW_LINES])
-            if len(lines) > PREVIEW_LINES:
-                preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
-            self._set_text("detail-preview", Text(preview))
-        else:
-            self._set_text("detail-preview", Text("loading…", style="dim"))
+        if not (body is not None and self.set_body(item, body)) and not self.has_body(item):
+            if item.complete:
+                lines = safe_text(item.body).splitlines()
+                preview = "\n".join(lines[:PREVIEW_LINES])
+                if len(lines) > PREVIEW_LINES:
+                    preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
+                self._set_text("detail-preview", Text(preview))
+            else:
+                self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
 
-    async def render_body(self, item: Item) -> None:
-        """Replace the plain preview by the rendered Markdown (when the body is not huge).
+    def has_body(self, item: Item) -> bool:
+        """Whether the body rendered for `item` is shown (the same text, rendered last):
+        then it is shown again, and nothing needs rendering."""
+        if not item.complete or self._body is None or self._body[0] != (item.filename, item.body):
+            return False
+        rendered = self._body[1]
+        width = self.body_options()
+        if isinstance(rendered, PreRendered) and width is not None and rendered.width != width.max_width:
+            return False  # the pane was resized: render it again, off the UI thread
+        self._set_text("detail-preview", rendered)
+        return True
 
-        A Rich `Markdown` renderable in the preview's `Static`, not Textual's `Markdown` widget:
-        that one mounts a widget per block, which took hundreds of milliseconds per item and
-        held up the keys pressed meanwhile. Links are not made clickable (`hyperlinks=False`),
-        and the text was made safe first (`safe_markdown`)."""
+    def set_body(self, item: Item, body: RenderableType) -> bool:
+        """Swap the rendered body in, if `item` is still the one shown."""
         if self.item is None or self.item.filename != item.filename or not item.complete:
-            return
-        body = safe_markdown(item.body)
-        if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
-            return
-        from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+            return False
+        self._body = ((item.filename, item.body), body)
+        self._set_text("detail-preview", body)
+        return True
 
-        self._set_text("detail-preview", Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark"))
+    def body_options(self) -> ConsoleOptions | None:
+        """How the body is rendered: at the preview's width (as `Static` renders it), or None
+        while the pane takes no room (a narrow terminal's lists in its place)."""
+        width = self.query_one("#detail-preview", Static).size.width or self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        return self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
+
+    async def render_body(self, item: Item) -> None:
+        """Replace the plain preview by the rendered Markdown (when the body is not huge)."""
+        body = markdown_body(item)
+        if body is not None:
+            self.set_body(item, body)
 
     # -- pieces ------------------------------------------------------------------------
 
@@ -187,7 +267,9 @@ class DetailPane(VerticalScroll):
         static.update(content if content is not None else "")
         static.display = content is not None
 
-    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> RenderableType:
+    def _meta(
+        self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None
+    ) -> RenderableType:
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
@@ -200,7 +282,9 @@ class DetailPane(VerticalScroll):
             elif item.answer_partial:
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
-                t.append(f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting"))
+                t.append(
+                    f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting")
+                )
         else:
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
@@ -302,7 +386,15 @@ class DetailPane(VerticalScroll):
             parts.append(Text(safe_text(ans.strip()), style="cyan"))
         return Group(*parts) if parts else None
 
-    def _fill_tree(self, tid: str, names: list[str], items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> None:
+    def _fill_tree(
+        self,
+        tid: str,
+        names: list[str],
+        items: dict[str, Item],
+        states: dict[str, str],
+        judgements: dict[str, Judgement],
+        now: datetime,
+    ) -> None:
         tree = self.query_one(f"#{tid}", DepTree)
         tree.clear()
         if not names:
@@ -330,7 +422,9 @@ class DetailPane(VerticalScroll):
         tree.root.expand()
 
     @staticmethod
-    def _dep_label(name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> Text:
+    def _dep_label(
+        name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime
+    ) -> Text:
         t = Text()
         state = states.get(name)
         if state is None:
