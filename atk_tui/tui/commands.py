@@ -26,17 +26,19 @@ from ..core.questions import parse_questions
 from ..core.queues import queue_named
 from ..core.service import Outcome, QueueView
 from ..core.textsafe import safe_line
-from .edit_session import EditSession
-from .screens.answer import AnswerResult, AnswerScreen
-from .screens.conflicts import ConflictsScreen, Resolution
-from .screens.dependencies import DependenciesScreen
-from .screens.dialogs import MoveChoice, MoveScreen, TextFormScreen, confirm
 
+# the dialogs and the editor session are imported where a command opens them: not on the way to
+# the dashboard's first frame
 if TYPE_CHECKING:
     from .app import AtkApp
+    from .screens.answer import AnswerResult
+    from .screens.conflicts import Resolution
+    from .screens.dialogs import MoveChoice
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
-WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
+WRITE_ACTIONS = frozenset(
+    {"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"}
+)
 
 
 @dataclass(frozen=True)
@@ -125,12 +127,16 @@ class Commands:
         return full, b""
 
     async def _ask(self, title: str, message: str | Text, yes: str, *, danger: bool = False) -> bool:
+        from .screens.dialogs import confirm
+
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
     # -- transitions ------------------------------------------------------------------------
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
         """`m`: the moves valid for `targets`, then `move`."""
+        from .screens.dialogs import MoveScreen
+
         if self.refuse_read_only() or not targets:
             return None
         # what the user sees when the menu opens: a note is written against it
@@ -178,6 +184,8 @@ class Commands:
     ) -> Outcome | None:
         """Move `targets` to `target` (confirmed when unusual); a note the user typed survives
         a failed write: it is offered again with a retry. The last outcome, None if cancelled."""
+        from .screens.dialogs import TextFormScreen
+
         if self.refuse_read_only() or not targets:
             return None
         if not await self._confirm_move(targets, target):
@@ -185,7 +193,9 @@ class Commands:
         names = [t.filename for t in targets]
         expect = targets[0].state if len(targets) == 1 else None
         while True:
-            out = await self.write(self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
+            out = await self.write(
+                self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None
+            )
             if out.ok or not note:
                 return out
             if out.code == "changed" and len(names) == 1:
@@ -217,7 +227,9 @@ class Commands:
         for name in names:
             dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
             if dependents:
-                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
+                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (
+                    f" and {len(dependents) - 5} more" if len(dependents) > 5 else ""
+                )
                 message.append(
                     f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {safe_line(name)}: {shown}. "
                     "They will be blocked by a missing dependency.",
@@ -234,7 +246,9 @@ class Commands:
             return None
         step = self.undo_stack[-1]
         # a session (base set) is named by its label, a single commit by its own subject
-        out: Outcome = await asyncio.to_thread(self.service.undo, step.commit, step.base, step.label if step.base else None)
+        out: Outcome = await asyncio.to_thread(
+            self.service.undo, step.commit, step.base, step.label if step.base else None
+        )
         if (out.ok or out.code == "changed") and self.undo_stack and self.undo_stack[-1] is step:
             self.undo_stack.pop()
         self.report(out, undoable=False)
@@ -245,6 +259,8 @@ class Commands:
     async def answer(self, item: Item) -> Outcome | None:
         """`a`: the answer form for `item`; nothing typed is lost when the write is refused
         (the form comes back with it). The saved outcome, None if nothing was saved."""
+        from .screens.answer import AnswerScreen
+
         if self.refuse_read_only():
             return None
         if not item.is_question:
@@ -257,7 +273,9 @@ class Commands:
         replace = False
         if full.answered or full.answer_partial:
             what = "partially answered" if full.answer_partial else "answered"
-            if not await self._ask("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"):
+            if not await self._ask(
+                "Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"
+            ):
                 return None
             replace = True
         kept: AnswerResult | None = None
@@ -270,8 +288,13 @@ class Commands:
             if result is None:
                 return None
             out = await self.write(
-                self.service.answer, full.filename, choices=result.choices, text=result.text,
-                replace=replace, partial=result.partial, base=base,
+                self.service.answer,
+                full.filename,
+                choices=result.choices,
+                text=result.text,
+                replace=replace,
+                partial=result.partial,
+                base=base,
             )
             if out.ok:
                 return out
@@ -314,11 +337,15 @@ class Commands:
     async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
         """`A` with questions marked: each one's recommendations, after one confirmation that
         lists them, in one commit (`Service.accept_recommendations`)."""
+        from .screens.dialogs import confirm
+
         if self.refuse_read_only():
             return None
         uwis = [i for i in items if i.kind == "uwi"]
         if not uwis:
-            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
+            self.app.notify(
+                "none of the marked items is a question: mark questions (Space), then A", severity="warning"
+            )
             return None
         listing = Text("Accept the recommended option of every question in:\n")
         for i in uwis:
@@ -334,13 +361,17 @@ class Commands:
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
         back with a retry when the write is refused."""
+        from .screens.dialogs import TextFormScreen
+
         if self.refuse_read_only() or not item.is_request:
             return None
         full, base = await self.read_seen(item.filename)
         prompt = Text("Appended to the item's ## ユーザーコメント section.")
         text = ""
         while True:
-            typed = await self.app.push_screen_wait(TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text))
+            typed = await self.app.push_screen_wait(
+                TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text)
+            )
             if typed is None:
                 return None
             text = typed
@@ -358,12 +389,16 @@ class Commands:
                     "Your text is kept: Ctrl+S adds it to the new version, Esc discards it."
                 )
             else:
-                prompt = Text(f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it.")
+                prompt = Text(
+                    f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it."
+                )
 
     # -- dependencies, conflicts, edit ------------------------------------------------------
 
     async def set_dependencies(self, item: Item, view: QueueView) -> Outcome | None:
         """`d`: the dependency editor, then the write."""
+        from .screens.dependencies import DependenciesScreen
+
         if self.refuse_read_only():
             return None
         reason = self.disabled_reason("dependencies", [item])
@@ -377,6 +412,8 @@ class Commands:
 
     async def conflicts(self) -> Outcome | None:
         """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""
+        from .screens.conflicts import ConflictsScreen
+
         svc = self.service
         found = await asyncio.to_thread(svc.conflicts)
         if not found:
@@ -390,6 +427,8 @@ class Commands:
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
+        from .edit_session import EditSession
+
         if self.refuse_read_only():
             return
         depth = len(self.undo_stack)

@@ -6,14 +6,13 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
 
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
@@ -21,16 +20,14 @@ from ...core.service import Outcome, QueueView
 from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
-from ..edit_session import offer_kept_at_start
+from ..detail_follow import DetailFollower
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
-from ..rest import RestTimer
-from ..widgets.detail import DepTree, DetailPane, prepare_body
+from ..widgets.detail import DepTree, DetailPane
 from ..widgets.filter_input import FilterInput
 from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 from .base import ItemActionsScreen
-from .graph import GraphScreen
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
 NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
@@ -119,7 +116,7 @@ class MainScreen(ItemActionsScreen):
         self._parsed: tuple[str, Query] | None = None
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
-        self._rest = RestTimer(self, DETAIL_DELAY, lambda: self._schedule_detail(self.selected, immediate=True))
+        self.follower = DetailFollower(self, DETAIL_DELAY)  # the detail pane follows the selection
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
@@ -162,8 +159,13 @@ class MainScreen(ItemActionsScreen):
             banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
-        offer_kept_at_start(self.app)  # editor text an earlier session could not save
+        self.call_after_refresh(self._offer_kept)  # after the first frame: it imports the dialogs
         self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
+
+    def _offer_kept(self) -> None:
+        from ..edit_session import offer_kept_at_start
+
+        offer_kept_at_start(self.app)  # editor text an earlier session could not save
 
     @property
     def view(self) -> QueueView | None:
@@ -192,7 +194,7 @@ class MainScreen(ItemActionsScreen):
         pending, self._pending_select = self._pending_select, None
         if pending and pending in view.items:
             self.jump_to(pending)
-        self._schedule_detail(self.selected, immediate=True)
+        self.follower.follow(self.selected, immediate=True)
         self.refresh_bindings()
 
     def _query(self) -> Query:
@@ -269,7 +271,7 @@ class MainScreen(ItemActionsScreen):
         if key != self.selected:
             self._select(key, immediate=True)
 
-    def _nothing_selected(self) -> str:
+    def nothing_selected(self) -> str:
         hidden = self._hidden.get(self._last_list, 0)
         if self.filter_text and hidden:
             return f"no item selected — {hidden} hidden by the filter (Esc clears it)"
@@ -338,7 +340,7 @@ class MainScreen(ItemActionsScreen):
         self.selected = key
         self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
-        self._schedule_detail(key, immediate)
+        self.follower.follow(key, immediate)
 
     def _refresh_bindings_if_changed(self) -> None:
         """The footer is rebuilt only when what the selection allows changes: rebuilding it on
@@ -359,63 +361,6 @@ class MainScreen(ItemActionsScreen):
         if sig != getattr(self, "_binding_sig", object()):
             self._binding_sig = sig
             self.refresh_bindings()
-
-    def _schedule_detail(self, key: str | None, immediate: bool = False) -> None:
-        """The detail pane follows the selection once the cursor rests (`RestTimer`): a cursor
-        move only notes the time, so a held key never waits on the pane. Then the item shows at
-        once from what is loaded; its full text and rendered Markdown follow from a thread."""
-        view = self.view
-        if key is None or view is None or key not in view.items:
-            self._rest.cancel()
-            self.query_one(DetailPane).clear(self._nothing_selected() if view else "Loading…")
-            return
-        if not immediate:
-            self._rest.poke()
-            return
-        self._rest.cancel()
-        full = self.full_items.get(key)
-        self._show_detail(full or view.items[key])
-        detail = self.query_one(DetailPane)
-        if full is None or not detail.has_body(full):
-            self._load_full(key, full, detail.body_options())
-
-    def _show_detail(self, item: Item, body=None) -> None:
-        view = self.view
-        assert view is not None
-        self.query_one(DetailPane).show(
-            item,
-            view.judgements.get(item.filename),
-            now=view.now,
-            items=view.items,
-            states=view.snapshot.states,
-            judgements=view.judgements,
-            dependents=view.dependents.get(item.filename, []),
-            blocks=view.blocks.get(item.filename),
-            body=body,
-        )
-
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def _load_full(self, key: str, item: Item | None, options) -> None:
-        """The item's full text (unless loaded) and its Markdown, rendered at the pane's width."""
-        try:
-            if item is None:
-                item = self.app.service.read(key)
-        except Exception as exc:
-            self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
-            return
-        body = None if get_current_worker().is_cancelled else prepare_body(item, self.app.console, options)
-        self.app.call_from_thread(self._full_loaded, item, body)
-
-    def _full_loaded(self, item: Item, body) -> None:
-        self.full_items[item.filename] = item
-        self.bodies[item.filename] = item.body
-        if self.selected != item.filename or self._rest.pending:
-            return
-        detail = self.query_one(DetailPane)
-        if detail.item is item and body is not None:
-            detail.set_body(item, body)  # shown already: only its body changes
-        else:
-            self._show_detail(item, body)
 
     @on(DepTree.JumpRequested)
     def _jump(self, event: DepTree.JumpRequested) -> None:
@@ -670,6 +615,8 @@ class MainScreen(ItemActionsScreen):
         self._answer_with("accept", self.commands.accept)
 
     def action_graph(self) -> None:
+        from .graph import GraphScreen
+
         item = self.current_item()
         self.app.push_screen(GraphScreen(item.filename if item is not None else None))
 
