@@ -36,9 +36,7 @@ if TYPE_CHECKING:
     from .screens.dialogs import MoveChoice
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
-WRITE_ACTIONS = frozenset(
-    {"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"}
-)
+WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
 
 
 @dataclass(frozen=True)
@@ -193,9 +191,7 @@ class Commands:
         names = [t.filename for t in targets]
         expect = targets[0].state if len(targets) == 1 else None
         while True:
-            out = await self.write(
-                self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None
-            )
+            out = await self.write(self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
             if out.ok or not note:
                 return out
             if out.code == "changed" and len(names) == 1:
@@ -227,9 +223,7 @@ class Commands:
         for name in names:
             dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
             if dependents:
-                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (
-                    f" and {len(dependents) - 5} more" if len(dependents) > 5 else ""
-                )
+                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
                 message.append(
                     f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {safe_line(name)}: {shown}. "
                     "They will be blocked by a missing dependency.",
@@ -246,9 +240,7 @@ class Commands:
             return None
         step = self.undo_stack[-1]
         # a session (base set) is named by its label, a single commit by its own subject
-        out: Outcome = await asyncio.to_thread(
-            self.service.undo, step.commit, step.base, step.label if step.base else None
-        )
+        out: Outcome = await asyncio.to_thread(self.service.undo, step.commit, step.base, step.label if step.base else None)
         if (out.ok or out.code == "changed") and self.undo_stack and self.undo_stack[-1] is step:
             self.undo_stack.pop()
         self.report(out, undoable=False)
@@ -273,9 +265,7 @@ class Commands:
         replace = False
         if full.answered or full.answer_partial:
             what = "partially answered" if full.answer_partial else "answered"
-            if not await self._ask(
-                "Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"
-            ):
+            if not await self._ask("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"):
                 return None
             replace = True
         kept: AnswerResult | None = None
@@ -288,13 +278,8 @@ class Commands:
             if result is None:
                 return None
             out = await self.write(
-                self.service.answer,
-                full.filename,
-                choices=result.choices,
-                text=result.text,
-                replace=replace,
-                partial=result.partial,
-                base=base,
+                self.service.answer, full.filename, choices=result.choices, text=result.text,
+                replace=replace, partial=result.partial, base=base,
             )
             if out.ok:
                 return out
@@ -343,9 +328,7 @@ class Commands:
             return None
         uwis = [i for i in items if i.kind == "uwi"]
         if not uwis:
-            self.app.notify(
-                "none of the marked items is a question: mark questions (Space), then A", severity="warning"
-            )
+            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
             return None
         listing = Text("Accept the recommended option of every question in:\n")
         for i in uwis:
@@ -369,9 +352,7 @@ class Commands:
         prompt = Text("Appended to the item's ## ユーザーコメント section.")
         text = ""
         while True:
-            typed = await self.app.push_screen_wait(
-                TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text)
-            )
+            typed = await self.app.push_screen_wait(TextFormScreen(f"Comment on {safe_line(full.title)[:60]}", prompt, initial=text))
             if typed is None:
                 return None
             text = typed
@@ -389,9 +370,7 @@ class Commands:
                     "Your text is kept: Ctrl+S adds it to the new version, Esc discards it."
                 )
             else:
-                prompt = Text(
-                    f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it."
-                )
+                prompt = Text(f"Not saved: {safe_line(out.message)}\nYour text is kept: Ctrl+S retries, Esc discards it.")
 
     # -- dependencies, conflicts, edit ------------------------------------------------------
 

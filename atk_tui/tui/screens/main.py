@@ -178,9 +178,7 @@ class MainScreen(ItemActionsScreen):
         """Show a freshly loaded queue, keeping the selection where it was."""
         # a move keeps the blob but changes the state: both must match for the cached full item
         self.full_items = {
-            k: v
-            for k, v in self.full_items.items()
-            if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
+            k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
         }
         self.refresh_rows()
         sd = self.query_one("#store-defects", Static)
@@ -209,9 +207,7 @@ class MainScreen(ItemActionsScreen):
         if not self.filter_text:
             return True
         query = self._query()
-        if query.structured and not matches(
-            query, item, self.view.judgements.get(item.filename) if self.view else None
-        ):
+        if query.structured and not matches(query, item, self.view.judgements.get(item.filename) if self.view else None):
             return False
         needle = query.text
         if not needle:
@@ -242,8 +238,7 @@ class MainScreen(ItemActionsScreen):
             lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = sum(
-                1
-                for i in view.items.values()
+                1 for i in view.items.values()
                 if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
             )
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
@@ -258,9 +253,7 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = f"Needs you {len(needs_items)}"
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
-        needs.border_subtitle = (
-            needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
-        )
+        needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
 
     def _follow_rows(self) -> None:
@@ -297,17 +290,11 @@ class MainScreen(ItemActionsScreen):
             last = loop.get("last_exit")
             running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
             repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
-            parts.append(
-                f"loop: {len(running)} running"
-                + (f" ({repos})" if repos else "")
-                + ("" if last is None else f", last exit {last}")
-            )
+            parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
         marked = len(self.marked())
         if marked:  # said until the marks are cleared, whatever redraws the line (a refresh, a filter)
             k = app.key_for
-            parts = [
-                f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"
-            ]
+            parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
         status = Text(" · ".join(safe_line(p) for p in parts))
         if app.conflicts:
             n = app.conflicts
@@ -349,14 +336,7 @@ class MainScreen(ItemActionsScreen):
         sig = (
             None
             if item is None
-            else (
-                item.kind,
-                item.state,
-                bool(item.defects),
-                item.answered,
-                len(self.marked()),
-                len(self.commands.undo_stack),
-            )
+            else (item.kind, item.state, bool(item.defects), item.answered, len(self.marked()), len(self.commands.undo_stack))
         )
         if sig != getattr(self, "_binding_sig", object()):
             self._binding_sig = sig

@@ -41,7 +41,7 @@ MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them co
 
 
 class DepTree(Tree[str]):
-    """ "Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
+    """"Depends on" / "Blocks" as a small tree; Enter jumps to the item."""
 
     DEFAULT_CSS = """
     DepTree { height: auto; max-height: 10; background: $surface; padding: 0 1; scrollbar-size-horizontal: 0; }
@@ -267,9 +267,7 @@ class DetailPane(VerticalScroll):
         static.update(content if content is not None else "")
         static.display = content is not None
 
-    def _meta(
-        self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None
-    ) -> RenderableType:
+    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> RenderableType:
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
@@ -282,9 +280,7 @@ class DetailPane(VerticalScroll):
             elif item.answer_partial:
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
-                t.append(
-                    f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting")
-                )
+                t.append(f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting"))
         else:
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
@@ -386,15 +382,7 @@ class DetailPane(VerticalScroll):
             parts.append(Text(safe_text(ans.strip()), style="cyan"))
         return Group(*parts) if parts else None
 
-    def _fill_tree(
-        self,
-        tid: str,
-        names: list[str],
-        items: dict[str, Item],
-        states: dict[str, str],
-        judgements: dict[str, Judgement],
-        now: datetime,
-    ) -> None:
+    def _fill_tree(self, tid: str, names: list[str], items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> None:
         tree = self.query_one(f"#{tid}", DepTree)
         tree.clear()
         if not names:
@@ -422,9 +410,7 @@ class DetailPane(VerticalScroll):
         tree.root.expand()
 
     @staticmethod
-    def _dep_label(
-        name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime
-    ) -> Text:
+    def _dep_label(name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> Text:
         t = Text()
         state = states.get(name)
         if state is None:
