@@ -90,7 +90,7 @@ class DetailFollower:
         full = screen.full_items.get(key)
         self.show(full or view.items[key])
         detail = screen.query_one(DetailPane)
-        if full is None or not detail.has_body(full):
+        if full is None or detail.rendered_body(full) is None:
             options = detail.body_options()
             screen.run_worker(
                 lambda: self._load(key, full, options), thread=True, exclusive=True, group="detail", exit_on_error=False

@@ -210,7 +210,8 @@ class DetailPane(VerticalScroll):
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
         self._set_text("detail-questions", self._questions(item) if item.complete else None)
-        if not (body is not None and self.set_body(item, body)) and not self.has_body(item):
+        rendered = body if body is not None else self.rendered_body(item)
+        if rendered is None or not self.set_body(item, rendered):
             if item.complete:
                 lines = safe_text(item.body).splitlines()
                 preview = "\n".join(lines[:PREVIEW_LINES])
@@ -221,17 +222,16 @@ class DetailPane(VerticalScroll):
                 self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
 
-    def has_body(self, item: Item) -> bool:
-        """Whether the body rendered for `item` is shown (the same text, rendered last):
-        then it is shown again, and nothing needs rendering."""
+    def rendered_body(self, item: Item) -> RenderableType | None:
+        """The body rendered for `item` last, if its text is the same and the pane's width too
+        (a resized pane has it rendered again, off the UI thread)."""
         if not item.complete or self._body is None or self._body[0] != (item.filename, item.body):
-            return False
+            return None
         rendered = self._body[1]
-        width = self.body_options()
-        if isinstance(rendered, PreRendered) and width is not None and rendered.width != width.max_width:
-            return False  # the pane was resized: render it again, off the UI thread
-        self._set_text("detail-preview", rendered)
-        return True
+        options = self.body_options()
+        if isinstance(rendered, PreRendered) and options is not None and rendered.width != options.max_width:
+            return None
+        return rendered
 
     def set_body(self, item: Item, body: RenderableType) -> bool:
         """Swap the rendered body in, if `item` is still the one shown."""
