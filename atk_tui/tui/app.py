@@ -162,6 +162,7 @@ class AtkApp(App):
         self._signature: tuple | None = None
         self._watch_paused = 0
         self._quit_requested = False
+        self._frozen = False  # `freeze_gc` done
         self.main = MainScreen()
         self.notices: list = []  # core.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
@@ -210,7 +211,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self._check_store)
-            self._check_remote_later()
+            self.call_after_refresh(self._check_remote_later)  # git, started after the first frame
 
     # -- loading -------------------------------------------------------------------------
 
@@ -253,6 +254,8 @@ class AtkApp(App):
 
         try:
             view = self.service.queue(ACTIVE | {"planning"}, progress=progress)  # planning: visible, not actionable
+            if first:  # the rows at once; git's counts (unpushed, conflicts) and the notices follow
+                self.call_from_thread(self.show_queue, view)
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
@@ -283,9 +286,11 @@ class AtkApp(App):
             if isinstance(screen, NoticesScreen):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
-        first = self.queue is None
-        self.show_queue(view)
-        if first and not self.is_headless:  # (tests run many apps in one process: none is frozen)
+        if self.queue is view:  # shown already (the first load): the status line has news
+            self.main.update_status()
+        else:
+            self.show_queue(view)
+        if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
 
     def freeze_gc(self) -> None:
@@ -294,6 +299,7 @@ class AtkApp(App):
         collector's sight: a full collection over it took 60-80 ms on a 10,000-item store,
         a stall whenever one fell between two key presses. Objects made later are collected
         as before."""
+        self._frozen = True
         gc.freeze()
 
     def show_queue(self, view: QueueView) -> None:

@@ -3,9 +3,10 @@
 A held arrow key repeats ~30 times a second. The detail pane waits until the cursor rests
 (`RestTimer`): a timer per key press (`set_timer`, then `stop` on the next key) would start and
 cancel an asyncio task per key; this is one interval timer for the screen's life, paused while
-nothing waits, and a key press only notes the time. Once the cursor rests, the item shows at once
-from what is loaded (`DetailPane.show`, content only); its full text and its Markdown, rendered to
-lines at the pane's width, follow from a thread worker and are swapped in.
+nothing waits, and a key press only notes the time. Once the cursor rests, the item's full text
+is read and its Markdown rendered to lines at the pane's width in a thread worker (a few
+milliseconds; an item read and rendered before shows at once), and the pane changes once, with
+all of it: a layout and a frame, not a plain preview first and its Markdown a frame later.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ from .widgets.detail import DetailPane, prepare_body
 if TYPE_CHECKING:
     from .screens.main import MainScreen
 
+#: a body longer than this is shown as plain text before its Markdown rendering is ready
+SLOW_MARKDOWN_LINES = 200
+
 
 class RestTimer:
     """`poke()` on each cursor move; `callback` runs once no move came for `delay` seconds
-    (between `delay` and 1.5 x `delay` after the last one: the timer ticks every `delay / 2`)."""
+    (between `delay` and 1.25 x `delay` after the last one: the timer ticks every `delay / 4`)."""
 
     def __init__(self, owner: MessagePump, delay: float, callback: Callable[[], object]) -> None:
         self.owner = owner
@@ -44,7 +48,7 @@ class RestTimer:
             return
         self._armed = True
         if self._timer is None:  # made on first use: the owner is running by then
-            self._timer = self.owner.set_interval(self.delay / 2, self._tick, name="rest")
+            self._timer = self.owner.set_interval(self.delay / 4, self._tick, name="rest")
         else:
             self._timer.resume()
 
@@ -88,13 +92,16 @@ class DetailFollower:
             return
         self.rest.cancel()
         full = screen.full_items.get(key)
-        self.show(full or view.items[key])
         detail = screen.query_one(DetailPane)
-        if full is None or detail.rendered_body(full) is None:
-            options = detail.body_options()
-            screen.run_worker(
-                lambda: self._load(key, full, options), thread=True, exclusive=True, group="detail", exit_on_error=False
-            )
+        if full is not None and detail.rendered_body(full) is not None:
+            self.show(full)  # all of it is known: shown now
+            return
+        # read and rendered in a thread (a few milliseconds), then shown in one go: one change of
+        # the pane, not a plain preview first and its Markdown a frame later
+        options = detail.body_options()
+        screen.run_worker(
+            lambda: self._load(key, full, options), thread=True, exclusive=True, group="detail", exit_on_error=False
+        )
 
     def show(self, item: Item, body: RenderableType | None = None) -> None:
         view = self.screen.view
@@ -118,10 +125,18 @@ class DetailFollower:
             if item is None:
                 item = app.service.read(key)
         except Exception as exc:
-            app.call_from_thread(app.report_error, f"cannot read {key}: {exc}")
+            app.call_from_thread(self._unreadable, key, f"cannot read {key}: {exc}")
             return
+        if item.body.count("\n") > SLOW_MARKDOWN_LINES:  # rendering it takes a while: the rest first
+            app.call_from_thread(self._loaded, item, None)
         body = None if get_current_worker().is_cancelled else prepare_body(item, app.console, options)
         app.call_from_thread(self._loaded, item, body)
+
+    def _unreadable(self, key: str, message: str) -> None:
+        view = self.screen.view
+        if self.screen.selected == key and view is not None and key in view.items:
+            self.show(view.items[key])  # what the listing knows
+        self.screen.app.report_error(message)
 
     def _loaded(self, item: Item, body: RenderableType | None) -> None:
         screen = self.screen
@@ -130,7 +145,8 @@ class DetailFollower:
         if screen.selected != item.filename or self.rest.pending:
             return
         detail = screen.query_one(DetailPane)
-        if detail.item is item and body is not None:
-            detail.set_body(item, body)  # shown already: only its body changes
+        if detail.item is item:
+            if body is not None:
+                detail.set_body(item, body)  # shown already: only its body changes
         else:
             self.show(item, body)

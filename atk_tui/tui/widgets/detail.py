@@ -6,9 +6,9 @@ re-wraps when a long item needs the scrollbar). Showing an item changes what is 
 never the box: Textual re-arranges the pane's children only (its arrangement cache is cleared up
 to the first ancestor of a fixed size), and only once the cursor rests, never per key.
 
-Metadata and a plain preview appear once the cursor rests (the screen's `RestTimer`); the
-Markdown rendering of the body is made in a thread (`prepare_body`: Rich renders it to lines at
-the pane's width) and swapped in, so neither a held key nor a long body waits on it.
+The item shows once the cursor rests (`tui/detail_follow.py`), with its body's Markdown rendered in
+a thread (`prepare_body`: Rich renders it to lines at the pane's width), so neither a held key
+nor a long body waits on it; without a rendering (`body`), the body shows as plain text.
 """
 
 from __future__ import annotations
@@ -202,14 +202,14 @@ class DetailPane(VerticalScroll):
         """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
         rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
-        self.query_one("#detail-meta", Static).update(self._meta(item, judgement, now, blocks, history))
+        self.query_one("#detail-meta", Static).update(self._ahead(self._meta(item, judgement, now, blocks, history)))
         self._set_text("detail-reasons", self._reasons(item, judgement))
+        self._show_deps(True)  # before filling the trees: a hidden tree does not count its lines
         self._fill_tree("deps-tree", item.depends_on, items, states, judgements, now)
         self._fill_tree("blocks-tree", dependents, items, states, judgements, now)
-        self._show_deps(True)
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
-        self._set_text("detail-questions", self._questions(item) if item.complete else None)
+        self._set_text("detail-questions", self._ahead(self._questions(item)) if item.complete else None)
         rendered = body if body is not None else self.rendered_body(item)
         if rendered is None or not self.set_body(item, rendered):
             if item.complete:
@@ -256,6 +256,14 @@ class DetailPane(VerticalScroll):
             self.set_body(item, body)
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _ahead(self, content: RenderableType | None) -> RenderableType | None:
+        """A grid or a group rendered once, now, at the pane's width: Textual renders a section
+        twice per layout (its height, then its lines), and a shown item takes two layouts."""
+        options = self.body_options()
+        if content is None or isinstance(content, (str, Text)) or options is None:
+            return content
+        return PreRendered(content, options.max_width, self.app.console.render_lines(content, options, pad=False, new_lines=False))
 
     def _set_text(self, wid: str, content: RenderableType | None) -> None:
         """Fill a section; an empty one takes no room (no blank lines between sections)."""
@@ -387,7 +395,7 @@ class DetailPane(VerticalScroll):
         tree.clear()
         if not names:
             tree.root.add_leaf(Text("none", style="dim"))
-            tree.display = True
+            self._measure(tree)
             return
         seen: set[str] = set()
 
@@ -408,6 +416,14 @@ class DetailPane(VerticalScroll):
         for n in names[:100]:
             add(tree.root, n, 0, tid == "deps-tree")
         tree.root.expand()
+        self._measure(tree)
+
+    @staticmethod
+    def _measure(tree: DepTree) -> None:
+        """Count the tree's lines now (`last_line` builds them), so that its height is right in
+        the layout that shows it: a `Tree` learns its height when it is drawn, and a tree whose
+        height is still 0 is never drawn."""
+        _ = tree.last_line
 
     @staticmethod
     def _dep_label(name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> Text:
