@@ -317,26 +317,10 @@ def store_signature(root: Path | str, content_dirs: list[str], name_dirs: list[s
         return None
     collect = _find_stats(root, content_dirs)  # started first: the folders are listed meanwhile
     h = hashlib.blake2b(digest_size=20)
-    newest = 0
     h.update(_ref_text(git_dir).encode())
-    for rel in ("index", "packed-refs"):
-        try:
-            st = os.lstat(os.path.join(git_dir, rel))
-        except OSError:
-            h.update(b"-\n")
-            continue
-        newest = max(newest, st.st_mtime_ns)
-        h.update(f"{rel} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n".encode())
-    parts: list[str] = []
-    for rel in (*name_dirs, *content_dirs):
-        try:
-            st = os.lstat(os.path.join(root, rel))
-        except OSError:
-            parts.append(f"{rel} -")
-            continue
-        newest = max(newest, st.st_mtime_ns)
-        parts.append(f"{rel} {st.st_ino} {st.st_mode} {st.st_mtime_ns}")
-    h.update("\n".join(parts).encode("utf-8", "surrogateescape"))
+    paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
+    paths += [(rel, os.path.join(root, rel)) for rel in (*name_dirs, *content_dirs)]
+    newest = _hash_lstats(h, paths)
     listed = collect() if collect is not None else None
     if listed is None:
         listed = _scandir_stats(root, content_dirs)
@@ -464,16 +448,24 @@ def plan_signature(root: Path | str, values: list[str], leaves: bool = False) ->
 def dirs_signature(dirs: list[str]) -> tuple[str, int]:
     """(digest, newest mtime) of these folders' lstat."""
     h = hashlib.blake2b(digest_size=20)
+    newest = _hash_lstats(h, [(d, d) for d in dirs])
+    return h.hexdigest(), newest
+
+
+def _hash_lstats(h: Any, paths: list[tuple[str, str]]) -> int:
+    """Feed `h` a line per (name, path): the name and the path's lstat (inode, size, mode,
+    mtime), or "name -" when there is none; return the newest mtime (0: none)."""
     newest = 0
-    for d in dirs:
+    for name, path in paths:
         try:
-            st = os.lstat(d)
+            st = os.lstat(path)
         except OSError:
-            h.update(f"{d} -\n".encode("utf-8", "surrogateescape"))
+            h.update(f"{name} -\n".encode("utf-8", "surrogateescape"))
             continue
         newest = max(newest, st.st_mtime_ns)
-        h.update(f"{d} {st.st_ino} {st.st_mode} {st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest(), newest
+        line = f"{name} {st.st_ino} {st.st_size} {st.st_mode} {st.st_mtime_ns}\n"
+        h.update(line.encode("utf-8", "surrogateescape"))
+    return newest
 
 
 _MARK = re.compile(rb"\x00([0-9.]+)\x00")

@@ -4,7 +4,7 @@ the dashboard's `/` filter (issue 15). A pure function of the query; no Textual 
     repo:acme/api kind:uwi is:blocked session     -> the structured part, and "session"
 
 Several values of one key are alternatives (`repo:a repo:b`: either); different keys must all
-hold. `is:` takes blocked, ready, uwi, awi, answered, waiting, hold. An unknown key or value is
+hold. `is:` takes blocked, ready, a kind (awi, uwi, feedback, tbd), answered, waiting, hold. An unknown key or value is
 not a silent empty list: it is reported with the valid ones, and the token is then matched as
 plain text."""
 
@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass, field
 
 from .model import URGENCIES, Item
+from .queues import QUEUES
 from .readiness import Judgement
 
 KEYS = ("repo", "kind", "urgency", "is")
-KINDS = ("awi", "uwi")
-IS_VALUES = ("blocked", "ready", "uwi", "awi", "answered", "waiting", "hold")
+KINDS = tuple(kind for queue in QUEUES for kind in queue.kinds)  # both queues show on the board
+IS_VALUES = ("blocked", "ready", *KINDS, "answered", "waiting", "hold")
 _TOKEN = re.compile(r"^(\w+):(\S*)$")
 
 

@@ -3,7 +3,8 @@ connected components, a cycle through a node with its path, reachability.
 
 Iterative throughout (no recursion), so a 10,000-item dependency chain is as safe as a short
 one. Two forms of the same Tarjan: over any hashable nodes (`sccs`, readiness) and over
-vertices 0..n-1 with successor lists (`scc_index`, the layout's hot path).
+vertices 0..n-1 with successor lists (`scc_and_back_edges`, the layout's hot path, which also
+gives the back edges of its search: the edges the layout reverses to break cycles).
 """
 
 from __future__ import annotations
@@ -67,19 +68,30 @@ def sccs(nodes: Iterable[N], adj: Mapping[N, Sequence[N]]) -> list[list[N]]:
 def scc_index(n: int, succ: list[list[int]]) -> list[int]:
     """The strongly connected component number of every vertex 0..n-1 (iterative Tarjan
     over successor lists: the form the layout uses on thousands of vertices)."""
+    return scc_and_back_edges(n, succ)[0]
+
+
+def scc_and_back_edges(
+    n: int, succ: list[list[int]], roots: Iterable[int] | None = None
+) -> tuple[list[int], set[tuple[int, int]]]:
+    """`scc_index`, and the back edges of the same depth-first search: the edges `(v, w)` to a
+    vertex `w` on the current search path (reversing them leaves a DAG). The search starts
+    from `roots` in their order (default 0..n-1), then from any vertex not reached yet."""
     index = [-1] * n
     low = [0] * n
     on_stack = [False] * n
+    on_path = [False] * n
     comp = [-1] * n
+    back: set[tuple[int, int]] = set()
     stack: list[int] = []
     counter = ncomp = 0
-    for root in range(n):
+    for root in range(n) if roots is None else (*roots, *range(n)):
         if index[root] != -1:
             continue
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
-        on_stack[root] = True
+        on_stack[root] = on_path[root] = True
         work = [(root, 0)]
         while work:
             v, i = work[-1]
@@ -90,12 +102,16 @@ def scc_index(n: int, succ: list[list[int]]) -> list[int]:
                     index[w] = low[w] = counter
                     counter += 1
                     stack.append(w)
-                    on_stack[w] = True
+                    on_stack[w] = on_path[w] = True
                     work.append((w, 0))
-                elif on_stack[w] and index[w] < low[v]:
+                    continue
+                if on_path[w]:
+                    back.add((v, w))
+                if on_stack[w] and index[w] < low[v]:
                     low[v] = index[w]
             else:
                 work.pop()
+                on_path[v] = False
                 if work:
                     parent = work[-1][0]
                     if low[v] < low[parent]:
@@ -108,20 +124,26 @@ def scc_index(n: int, succ: list[list[int]]) -> list[int]:
                         if w == v:
                             break
                     ncomp += 1
-    return comp
+    return comp, back
 
 
 def reachable(start: N, edges: Mapping[N, Iterable[N]]) -> set[N]:
     """Every node reachable from `start` along `edges` (breadth first), `start` excluded."""
-    seen = {start}
-    queue = deque([start])
+    seen = closure((start,), edges)
+    seen.discard(start)
+    return seen
+
+
+def closure(starts: Iterable[N], edges: Mapping[N, Iterable[N]]) -> set[N]:
+    """`starts` and every node reachable from any of them along `edges` (breadth first)."""
+    seen = set(starts)
+    queue = deque(seen)
     while queue:
         x = queue.popleft()
         for y in edges.get(x, ()):
             if y not in seen:
                 seen.add(y)
                 queue.append(y)
-    seen.discard(start)
     return seen
 
 

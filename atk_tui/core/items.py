@@ -18,6 +18,7 @@ from .model import (
     ANSWER_HEADINGS,
     AWI_BULLETS,
     COMMENT_HEADINGS,
+    FILENAME_PATTERN,
     KINDS,
     QUESTION_KINDS,
     RESERVED_KEYS,
@@ -384,7 +385,7 @@ def _parse(
     defects: list[str] = []
     size = len(data) if real_size is None else max(real_size, len(data))
     if not is_valid_filename(filename):
-        defects.append("bad filename (must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$)")
+        defects.append(f"bad filename (must match ^{FILENAME_PATTERN}$)")
     if size == 0:
         defects.append("empty file")
     raw = data

@@ -84,7 +84,9 @@ QUESTION_KINDS: frozenset[str] = frozenset({"uwi", "tbd"})
 REQUEST_KINDS: frozenset[str] = frozenset({"awi", "feedback"})
 URGENCIES: tuple[str, ...] = Urgency.values()
 
-FILENAME_RE = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md\Z")
+#: what an item filename is: no path parts, a plain name ending in .md (messages quote it)
+FILENAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md"
+FILENAME_RE = re.compile(rf"\A{FILENAME_PATTERN}\Z")
 
 #: Keys the tool owns; anything else in the frontmatter is preserved verbatim.
 RESERVED_KEYS: tuple[str, ...] = (
@@ -175,10 +177,6 @@ class Item:
     def awi_type(self) -> str:
         """`plan` when `plan_file` is set, else `normal` (never guessed from the body)."""
         return "plan" if self.plan_file else "normal"
-
-    @property
-    def from_agent(self) -> bool:
-        return self.source is not None
 
     @property
     def terminal(self) -> bool:

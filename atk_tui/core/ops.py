@@ -441,9 +441,12 @@ class DependencyRules:
     def refusals(self, deps: Iterable[str]) -> list[Refusal]:
         return [r for dep in deps if (r := self.refusal(dep)) is not None]
 
+    def first(self, deps: Iterable[str]) -> Refusal | None:
+        """The refusal to report for `deps`: a self-dependency first, then a missing item, then a cycle."""
+        return min(self.refusals(deps), key=lambda r: ("self", "missing", "cycle").index(r.code), default=None)
+
 
 def dependency_refusal(filename: str, depends_on: Sequence[str], view: QueueView) -> Refusal | None:
     """The first reason `filename` may not depend on `depends_on` (missing, self, a cycle
     with its path), judged over `view`; None when the list is fine."""
-    found = DependencyRules.from_view(filename, view).refusals(depends_on)
-    return found[0] if found else None
+    return DependencyRules.from_view(filename, view).first(depends_on)

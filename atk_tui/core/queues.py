@@ -74,7 +74,6 @@ MQ = Queue(
 QUEUES: tuple[Queue, ...] = (WI, MQ)
 BY_NAME: dict[str, Queue] = {q.name: q for q in QUEUES}
 assert {q.question_kind for q in QUEUES} == QUESTION_KINDS and {q.request_kind for q in QUEUES} == REQUEST_KINDS
-ALL_KINDS: tuple[str, ...] = tuple(k for q in QUEUES for k in q.kinds)
 
 
 def queue_named(queue: Queue | str | None) -> Queue:

@@ -25,7 +25,7 @@ Decisions (SPEC §6 leaves these open):
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -341,8 +341,27 @@ def dependency_graph(snapshot: Snapshot, *, active_only: bool = True) -> dict[st
     for name, item in snapshot.items.items():
         if active_only and item.state not in ACTIVE:
             continue
-        graph[name] = [d for d in _deps_of(item) if _state_of(snapshot, d) is not None]
+        graph[name] = cycle_edges(snapshot, item) if active_only else existing_deps(snapshot, item)
     return graph
+
+
+def existing_deps(snapshot: Snapshot, item: Item) -> list[str]:
+    """`item`'s dependencies that exist (its edges in `dependency_graph`)."""
+    return [d for d in _deps_of(item) if _state_of(snapshot, d) is not None]
+
+
+def cycle_edges(snapshot: Snapshot, item: Item | None) -> list[str]:
+    """An item's edges in the graph cycles are looked for in: an active item's existing
+    dependencies, none for any other (a terminal item waits for nothing)."""
+    return existing_deps(snapshot, item) if item is not None and item.state in ACTIVE else []
+
+
+def cycle_reps(graph: Mapping[str, Sequence[str]]) -> dict[str, tuple[tuple[str, ...], int]]:
+    """node -> (the elementary cycle its `cycle` reason shows, the node's index in it), for
+    every node on a cycle of `graph` (a `dependency_graph`, or the part of one made of whole
+    strongly connected components: a component's cycles depend on its own edges alone)."""
+    adj, comps, _ = _cycles_and_components(graph, MAX_CYCLES_PER_COMPONENT)
+    return _representative_cycles(adj, comps)
 
 
 # --------------------------------------------------------------------------- judge
@@ -377,85 +396,86 @@ def judge(snapshot: Snapshot, now: datetime) -> dict[str, Judgement]:
     then per entry `dep-hold` / `dep-active`.
     """
     now = _aware(now)
-    graph = dependency_graph(snapshot)
-    adj, comps, _ = _cycles_and_components(graph, MAX_CYCLES_PER_COMPONENT)
-    rep = _representative_cycles(adj, comps)
+    rep = cycle_reps(dependency_graph(snapshot))
+    return {name: judge_item(snapshot, name, item, now, rep) for name, item in snapshot.items.items()}
 
-    out: dict[str, Judgement] = {}
-    for name, item in snapshot.items.items():
-        if item.state in TERMINAL:
-            out[name] = judge_terminal(name, item)
+
+def judge_item(
+    snapshot: Snapshot, name: str, item: Item, now: datetime, rep: Mapping[str, tuple[tuple[str, ...], int]]
+) -> Judgement:
+    """One item's `Judgement` (see `judge`; `now` aware, `rep` from `cycle_reps` covering the
+    item's strongly connected component). It reads the item, `now` (only while a cooldown
+    is or was set), its direct dependencies' states and fields, and its component's cycles:
+    nothing else (what `rejudge` relies on)."""
+    if item.state in TERMINAL:
+        return judge_terminal(name, item)
+    defects = [str(d) for d in item.defects] if isinstance(item.defects, (list, tuple)) else []
+
+    reasons_l: list[Reason] = []
+    if defects:
+        reasons_l.append(Reason("defective", "; ".join(defects), ref=name))
+    if name in snapshot.plan_missing:
+        reasons_l.append(Reason("plan-missing", f"plan file missing: {item.plan_file or '?'}", ref=item.plan_file))
+
+    cooldown: datetime | None = None
+    if isinstance(item.cooldown_until, datetime) and _aware(item.cooldown_until) > now:
+        cooldown = item.cooldown_until
+        reasons_l.append(Reason("cooldown", format_cooldown(cooldown, now), until=cooldown))
+
+    deps = _deps_of(item)
+    pending: list[tuple[str, str]] = []
+    answered: list[str] = []
+    for dep in deps:
+        if dep == name:
+            reasons_l.append(Reason("self-dep", f"depends on itself ({name})", ref=name))
             continue
-        defects = [str(d) for d in item.defects] if isinstance(item.defects, (list, tuple)) else []
+        state = _state_of(snapshot, dep)
+        if state is None:
+            reasons_l.append(Reason("missing-dep", f"missing dependency: {dep}", ref=dep))
+            continue
+        if state in TERMINAL:
+            continue
+        if _is_pickable_answered_uwi(snapshot, dep, state):
+            answered.append(dep)
+            continue
+        pending.append((dep, state))
 
-        reasons_l: list[Reason] = []
-        if defects:
-            reasons_l.append(Reason("defective", "; ".join(defects), ref=name))
-        if name in snapshot.plan_missing:
-            reasons_l.append(
-                Reason("plan-missing", f"plan file missing: {item.plan_file or '?'}", ref=item.plan_file)
-            )
+    if name in rep:
+        cyc, pos = rep[name]
+        nxt = cyc[(pos + 1) % len(cyc)]
+        msg = "on a dependency cycle: " + format_cycle(cyc, pos, CYCLE_MESSAGE_NODES)
+        reasons_l.append(Reason("cycle", msg, ref=nxt, cycle=cyc))
 
-        cooldown: datetime | None = None
-        if isinstance(item.cooldown_until, datetime) and _aware(item.cooldown_until) > now:
-            cooldown = item.cooldown_until
-            reasons_l.append(Reason("cooldown", format_cooldown(cooldown, now), until=cooldown))
+    for dep, state in pending:
+        dep_item = snapshot.items.get(dep)
+        extra = ""
+        if dep_item is not None:
+            if dep_item.defects:
+                extra = ", defective"
+            elif dep_item.is_question and not dep_item.answered:
+                extra = ", partially answered" if dep_item.answer_partial else ", unanswered"
+        code = "dep-hold" if state == "hold" else "dep-active"
+        reasons_l.append(Reason(code, f"waiting on {dep} ({state}{extra})", ref=dep))
 
-        deps = _deps_of(item)
-        pending: list[tuple[str, str]] = []
-        answered: list[str] = []
-        for dep in deps:
-            if dep == name:
-                reasons_l.append(Reason("self-dep", f"depends on itself ({name})", ref=name))
-                continue
-            state = _state_of(snapshot, dep)
-            if state is None:
-                reasons_l.append(Reason("missing-dep", f"missing dependency: {dep}", ref=dep))
-                continue
-            if state in TERMINAL:
-                continue
-            if _is_pickable_answered_uwi(snapshot, dep, state):
-                answered.append(dep)
-                continue
-            pending.append((dep, state))
+    reasons = tuple(reasons_l)
+    is_uwi = item.is_question  # a UWI or a TBD (SPEC §12)
+    # hold, editing and planning are out of automatic processing; an unanswered UWI has
+    # nothing to pick up
+    ready = item.state in PROCESSABLE and not reasons and (not is_uwi or bool(item.answered))
 
-        if name in rep:
-            cyc, pos = rep[name]
-            nxt = cyc[(pos + 1) % len(cyc)]
-            msg = "on a dependency cycle: " + format_cycle(cyc, pos, CYCLE_MESSAGE_NODES)
-            reasons_l.append(Reason("cycle", msg, ref=nxt, cycle=cyc))
-
-        for dep, state in pending:
-            dep_item = snapshot.items.get(dep)
-            extra = ""
-            if dep_item is not None:
-                if dep_item.defects:
-                    extra = ", defective"
-                elif dep_item.is_question and not dep_item.answered:
-                    extra = ", partially answered" if dep_item.answer_partial else ", unanswered"
-            code = "dep-hold" if state == "hold" else "dep-active"
-            reasons_l.append(Reason(code, f"waiting on {dep} ({state}{extra})", ref=dep))
-
-        reasons = tuple(reasons_l)
-        is_uwi = item.is_question  # a UWI or a TBD (SPEC §12)
-        # hold, editing and planning are out of automatic processing; an unanswered UWI has
-        # nothing to pick up
-        ready = item.state in PROCESSABLE and not reasons and (not is_uwi or bool(item.answered))
-
-        if defects:
-            status = "defective"
-        elif item.state in OUT_OF_PROCESSING:
-            status = item.state
-        elif is_uwi:
-            status = "answered" if item.answered else "waiting"
-        elif not reasons:
-            status = "ready"
-        elif all(r.code == "cooldown" for r in reasons):
-            status = "cooldown"
-        else:
-            status = "blocked"
-        out[name] = Judgement(status, reasons, ready, cooldown, tuple(answered))
-    return out
+    if defects:
+        status = "defective"
+    elif item.state in OUT_OF_PROCESSING:
+        status = item.state
+    elif is_uwi:
+        status = "answered" if item.answered else "waiting"
+    elif not reasons:
+        status = "ready"
+    elif all(r.code == "cooldown" for r in reasons):
+        status = "cooldown"
+    else:
+        status = "blocked"
+    return Judgement(status, reasons, ready, cooldown, tuple(answered))
 
 
 # --------------------------------------------------------------------------- reverse edges
@@ -488,7 +508,8 @@ def transitive_dependents(snapshot: Snapshot, name: str) -> set[str]:
 # --------------------------------------------------------------------------- triage
 
 
-def _unanswered_uwis(snapshot: Snapshot) -> list[str]:
+def unanswered_uwis(snapshot: Snapshot) -> list[str]:
+    """The unanswered UWIs in an active state, sorted (the keys of `blocks_count`)."""
     return sorted(
         name
         for name, item in snapshot.items.items()
@@ -496,29 +517,61 @@ def _unanswered_uwis(snapshot: Snapshot) -> list[str]:
     )
 
 
-def blocks_count(snapshot: Snapshot, judgements: Mapping[str, Judgement]) -> dict[str, tuple[int, int]]:
+class BlockedBy(Mapping[str, list[str]]):
+    """`y` -> the active items that `y` blocks directly: each lists `y` in `depends_on`, both
+    are active, `y` is not the item itself nor one of its `answered_deps`. Worked out for a
+    name when first asked, from `users` (reverse edges, like `dependents`)."""
+
+    def __init__(
+        self, snapshot: Snapshot, judgements: Mapping[str, Judgement], users: Mapping[str, Sequence[str]]
+    ) -> None:
+        self.snapshot, self.judgements, self.users = snapshot, judgements, users
+        self._memo: dict[str, list[str]] = {}
+
+    def __getitem__(self, y: str) -> list[str]:
+        got = self._memo.get(y)
+        if got is None:
+            got = []
+            if _state_of(self.snapshot, y) in ACTIVE:
+                items, judgements = self.snapshot.items, self.judgements
+                for x in self.users.get(y, ()):
+                    item, j = items.get(x), judgements.get(x)
+                    if x != y and item is not None and item.state in ACTIVE and (j is None or y not in j.answered_deps):
+                        got.append(x)
+            self._memo[y] = got
+        return got
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.users)
+
+    def __len__(self) -> int:
+        return len(self.users)
+
+
+def blocks_count(
+    snapshot: Snapshot,
+    judgements: Mapping[str, Judgement],
+    users: Mapping[str, Sequence[str]] | None = None,
+    only: Iterable[str] | None = None,
+) -> dict[str, tuple[int, int]]:
     """For each unanswered UWI in an active state: (direct, transitive) active items it blocks.
 
     An edge "x depends on y" blocks x when both are active and y is not one of x's
-    `answered_deps`. Direct: active items that list the UWI; transitive: every active
-    item reachable along blocking reverse edges, counted once, the UWI itself excluded.
-    Cost is one BFS per unanswered UWI: O(U * (V + E)).
+    `answered_deps` (`BlockedBy`). Direct: active items that list the UWI; transitive: every
+    active item reachable along blocking reverse edges, counted once, the UWI itself
+    excluded. Cost is one BFS per unanswered UWI: O(U * (V + E)). `users`: the snapshot's
+    `dependents` when known; `only`: count just these UWIs (others are left out).
     """
-    rev: dict[str, list[str]] = {}
-    for name, item in snapshot.items.items():
-        if item.state not in ACTIVE:
-            continue
-        j = judgements.get(name)
-        satisfied = set(j.answered_deps) if j is not None else set()
-        for dep in _deps_of(item):
-            if dep == name or dep in satisfied:
-                continue
-            if _state_of(snapshot, dep) in ACTIVE:
+    if users is None:
+        rev: dict[str, list[str]] = {}
+        for name, item in snapshot.items.items():
+            for dep in _deps_of(item):
                 rev.setdefault(dep, []).append(name)
+        users = rev
+    blocked = BlockedBy(snapshot, judgements, users)
     out: dict[str, tuple[int, int]] = {}
-    for uwi in _unanswered_uwis(snapshot):
-        direct = len(rev.get(uwi, ()))
-        out[uwi] = (direct, len(reachable(uwi, rev)))
+    for uwi in unanswered_uwis(snapshot) if only is None else only:
+        out[uwi] = (len(blocked[uwi]), len(reachable(uwi, blocked)))
     return out
 
 
@@ -552,16 +605,19 @@ def sort_needs_you(
         rank = _URGENCY_RANK.get(item.urgency, len(URGENCIES))
         return (rank, -counts.get(name, (0, 0))[1], _created_key(item), name)
 
-    return sorted(_unanswered_uwis(snapshot), key=key)
+    return sorted(unanswered_uwis(snapshot), key=key)
 
 
 __all__ = [
     "CYCLE_MESSAGE_NODES",
     "MAX_CYCLES_PER_COMPONENT",
     "STATUSES",
+    "BlockedBy",
     "Judgement",
     "blocks_count",
     "canonical_cycle",
+    "cycle_edges",
+    "cycle_reps",
     "dependency_graph",
     "dependents",
     "find_cycles",
@@ -569,7 +625,9 @@ __all__ = [
     "format_cycle",
     "format_duration",
     "judge",
+    "judge_item",
     "sort_needs_you",
     "transitive_dependents",
     "transitive_deps",
+    "unanswered_uwis",
 ]

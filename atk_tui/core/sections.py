@@ -34,7 +34,6 @@ any other body gets ``\\n``.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -212,11 +211,6 @@ class _Scan:
     def line_end(self, i: int) -> int:
         """Offset just after line `i` (its line ending included)."""
         return self.start(i + 1)
-
-    def section_end(self, i: int) -> int:
-        """Index of the first H1/H2 line after line `i` (or the number of lines)."""
-        k = bisect_right(self.heads, i)
-        return self.heads[k] if k < len(self.heads) else len(self.texts)
 
     def last_nonblank(self, start: int, stop: int) -> int:
         """Index of the last non-blank line in [start, stop), or start - 1 when none."""
@@ -513,16 +507,6 @@ def append_comment(body: str, text: str) -> str:
         char, length = scan.open_fence
         prefix += char * length + eol
     return prefix + eol + chunk
-
-
-def _raw_section(scan: _Scan, h: int, end: int) -> str:
-    """The section's text exactly as stored, heading to last non-blank line, with a line
-    ending at the end."""
-    last = scan.last_nonblank(h, end)
-    raw = scan.body[scan.start(h) : scan.line_end(last)]
-    if not scan.eols[last]:
-        raw += scan.eol
-    return raw
 
 
 def user_section_kinds(body: str) -> set[str]:

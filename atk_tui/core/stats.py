@@ -32,13 +32,12 @@ from pathlib import Path
 from typing import Any
 
 from .items import fast_load, find_title, parse_item, split_frontmatter
+from .model import FILENAME_PATTERN, QUESTION_KINDS, TERMINAL
 from .questions import answer_progress
+from .queues import QUEUES
 
-QUESTION_KINDS = ("uwi", "tbd")
-QUEUES = ("wi", "mq")
-TERMINAL_STATES = ("adopted", "rejected")
 CACHE_VERSION = 1
-_ITEM_RE = re.compile(r"^(wi|mq)/([a-z]+)/([A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md)$")
+_ITEM_RE = re.compile(rf"^({'|'.join(q.name for q in QUEUES)})/([a-z]+)/({FILENAME_PATTERN})$")
 _BLOB_CHUNK = 2000  # blobs per `git cat-file --batch` call
 
 
@@ -396,7 +395,7 @@ def _dependents(index: HistoryIndex) -> dict[str, list[Edge]]:
     """For each name, every item that ever named it in `depends_on` (built once per call)."""
     out: dict[str, list[Edge]] = {}
     for other, life in index.lives.items():
-        active = life.removed is None and life.state not in TERMINAL_STATES
+        active = life.removed is None and life.state not in TERMINAL
         for dep, span in life.deps.items():
             if dep != other:
                 out.setdefault(dep, []).append((other, span, active))
@@ -452,7 +451,7 @@ def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None
         end = life.answered or life.removed or now_t
         waits[name] = (life.filed, end)
         is_open = life.answered is None and life.removed is None
-        if is_open and life.state in TERMINAL_STATES:
+        if is_open and life.state in TERMINAL:
             continue  # closed without an answer (adopted/rejected as it was): no longer waiting
         d, a = _blocked(edges, name, life.filed, end, open_now=is_open)
         w = QuestionWait(

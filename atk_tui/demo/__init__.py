@@ -28,7 +28,6 @@ Notable items (their filenames depend on `now`; `DEMO_KEYS` below names them, an
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import subprocess
@@ -95,11 +94,6 @@ class _Deps:
 
 def _iso_z(dt: datetime) -> _Raw:
     return _Raw(dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-
-
-def _sha(*parts: str) -> str:
-    """A deterministic 40-hex "commit SHA" for the demo's fictitious repositories."""
-    return hashlib.sha1("\0".join(parts).encode()).hexdigest()
 
 
 # --- the model of the history ------------------------------------------------------------
@@ -228,16 +222,6 @@ class _Demo:
     ) -> None:
         self.events.append(_Event(self.now - age, len(self.events), op, keys, actor, to=to, set=set,
                                   tail=tail, remove=remove))
-
-    def lifecycle(self, key: str, *steps: tuple[timedelta, str, str]) -> None:
-        """Shorthand for the common moves: (age, op, actor) with op one of
-        start-processing | hold | unhold | return-to-inbox | adopt | reject."""
-        to = {"start-processing": "processing", "hold": "hold", "unhold": "inbox",
-              "return-to-inbox": "inbox", "adopt": "adopted", "reject": "rejected"}
-        for age, op, actor in steps:
-            self.ev(age, op, key, actor=actor, to=to[op])
-
-    # -- rendering -----------------------------------------------------------------------
 
     def _fname(self, key: str) -> str:
         return self.items[key].filename if key in self.items else key

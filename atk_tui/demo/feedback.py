@@ -18,11 +18,6 @@ import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
-MQ_KEYS = (
-    "tbd-tone", "fb-login-copy", "fb-signup-copy", "fb-retry-plan", "fb-editing", "fb-planning", "fb-cross",
-    "tbd-answered", "fb-after-answer",
-)
-
 _TBD_TONE = """\
 # Which tone should error messages take (エラーメッセージの語調)?
 

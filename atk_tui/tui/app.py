@@ -253,7 +253,8 @@ class AtkApp(App):
                 self.call_from_thread(self._show_progress, done, total)
 
         try:
-            view = self.service.queue(ACTIVE | {"planning"}, progress=progress)  # planning: visible, not actionable
+            # planning: visible, not actionable. The last view: only what changed is read and judged
+            view = self.service.queue(ACTIVE | {"planning"}, progress=progress, previous=self.queue)
             if first:  # the rows at once; git's counts (unpushed, conflicts) and the notices follow
                 self.call_from_thread(self.show_queue, view)
             sync = self.service.sync_status()
@@ -502,18 +503,28 @@ class AtkApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Refresh", "Reload the store (and pull)", self.action_refresh)
-        yield SystemCommand("Push", "Commit stray item files and push unpushed commits (P)", self.action_push)
-        yield SystemCommand("History", "Adopted and rejected items", self.action_history)
-        yield SystemCommand("Conflicts", "Set-aside push conflicts: show both versions, keep one (C)", self.main.action_conflicts)
-        yield SystemCommand("Help", "Every key", self.action_help)
-        yield SystemCommand("Notices", "Read and dismiss the agents' notices (N)", self.action_notices)
-        yield SystemCommand("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats)
-        yield SystemCommand("Filter", "Filter the panes", self.main.action_filter)
-        yield SystemCommand("Sort", "Change the sort order", self.main.action_cycle_sort)
-        yield SystemCommand("Queue", "Show both queues, only mq (the feedback queue), or only wi (Q)", self.main.action_cycle_queue)
-        yield SystemCommand("Graph", "Dependency graph around the selected item", self.main.action_graph)
-        yield SystemCommand("Dependencies", "Set the selected item's dependencies", self.main.action_dependencies)
+        main = self.main
+        commands = (  # title, what it does, action, the binding id whose key it names
+            ("Refresh", "Reload the store (and pull)", self.action_refresh, "refresh"),
+            ("Push", "Commit stray item files and push unpushed commits", self.action_push, "push"),
+            ("History", "Adopted and rejected items", self.action_history, "history"),
+            ("Conflicts", "Set-aside push conflicts: show both versions, keep one", main.action_conflicts, "conflicts"),
+            ("Help", "Every key", self.action_help, "help"),
+            ("Notices", "Read and dismiss the agents' notices", self.action_notices, "notices"),
+            ("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats, None),
+            ("Filter", "Filter the panes", main.action_filter, "filter"),
+            ("Sort", "Change the sort order", main.action_cycle_sort, "sort"),
+            ("Queue", "Show both queues, only mq (the feedback queue), or only wi", main.action_cycle_queue, "queue"),
+            ("Graph", "Dependency graph around the selected item", main.action_graph, "graph"),
+            ("Bottom preview", "Narrow terminals: the detail under the lists, or in their place", main.action_toggle_preview, "preview"),
+            ("Dependencies", "Set the selected item's dependencies", main.action_dependencies, "dependencies"),
+            ("Item log", "The selected item's commits and diffs", main.action_item_log, "item_log"),
+            ("Stuck work", "Processing for days, answered questions nobody picked up", main.action_stuck, "stuck"),
+            ("New item", "Create an AWI or a UWI", main.action_new_item, "new_item"),
+        )
+        for title, help_text, action, binding_id in commands:
+            key = self.key_for(binding_id) if binding_id else ""  # as remapped by [tui.keys]
+            yield SystemCommand(title, f"{help_text} ({key})" if key else help_text, action)
 
     def palette_action(self, screen: ItemActionsScreen, action: str) -> None:
         """A write chosen in the palette: as its key would (refused with the reason when the

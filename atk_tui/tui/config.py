@@ -10,6 +10,7 @@ from ..core.config import ConfigError, load_config
 SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
 ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
 GLYPHS = ("unicode", "ascii")
+NARROW_PREVIEWS = ("bottom", "off")  # below 100 columns: the detail under the lists, or in their place
 
 
 @dataclass
@@ -25,6 +26,7 @@ class TuiConfig:
     bell: bool = True  # ring the terminal bell for a new notice or blocking question
     title_count: bool = True  # "atk-tui (3)" in the terminal title: notices + blocking questions
     glyphs: str = "unicode"  # status marks: "unicode" (✓ ✗ ‖ …) or "ascii" (+ x = ~)
+    narrow_preview: str = "bottom"  # narrow terminals: "bottom" (gh-dash) or "off" (`l` shows the detail)
     errors: list[str] = field(default_factory=list)
 
 
@@ -64,7 +66,7 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             setattr(cfg, key, float(value))
         else:
             cfg.errors.append(f"config: {key} must be a number of seconds >= 0, got {value!r}")
-    for key, choices in (("default_sort", SORTS), ("glyphs", GLYPHS)):
+    for key, choices in (("default_sort", SORTS), ("glyphs", GLYPHS), ("narrow_preview", NARROW_PREVIEWS)):
         value = raw.get(key)
         if value is None:
             continue
@@ -86,10 +88,10 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
             setattr(cfg, flag, value)
         else:
             cfg.errors.append(f"config: {flag} must be true or false, got {value!r}")
-    unknown = set(raw) - {"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS}
+    known = {"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", "glyphs", "narrow_preview", *ALERT_FLAGS}
+    unknown = set(raw) - known
     if unknown:
-        known = sorted({"theme", "pull_interval", "remote_check_interval", "default_sort", "keys", "glyphs", *ALERT_FLAGS})
-        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}; settings: {', '.join(known)}")
+        cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}; settings: {', '.join(sorted(known))}")
     return cfg
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from support.actions_support import (
     Demo,
+    asks,
     burst,
     dashboard,
     errors_shown,
@@ -14,7 +15,6 @@ from support.actions_support import (
 
 from atk_tui.core.sections import answer_text
 from atk_tui.tui.screens.answer import AnswerScreen, OptionSet
-from atk_tui.tui.screens.dialogs import ChoiceScreen
 
 
 def answer_of(demo: Demo, key: str) -> str:
@@ -75,14 +75,13 @@ async def test_arrow_keys_pick_an_option(demo: Demo) -> None:
 async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> None:
     name = demo["md-multi"]
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "a")
         assert picked(app.screen) == {1: "A", 2: "B", 3: "A"}
         await pilot.press("b", "tab", "c", "tab")  # Q1 -> B, Q2 -> C, Q3 stays on its recommendation
         assert picked(app.screen) == {1: "B", 2: "C", 3: "A"}
         await press_all(pilot, "tab", *"keep v1 until March", "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
-    assert demo.subjects_since(base) == [f"atk: answer {name}"]
+    assert demo.written() == [f"atk: answer {name}"]
     assert answer_of(demo, "md-multi") == (
         "- 1: B) 独自形式 `{code, message, details}`\n"
         "- 2: C) 新規エンドポイントだけ\n"
@@ -95,7 +94,6 @@ async def test_three_questions_by_letters_and_tab_with_a_note(demo: Demo) -> Non
 async def test_enter_in_the_notes_is_a_newline_not_a_submit(demo: Demo) -> None:
     name = demo["free-text"]
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "a")
         form = app.screen
         assert isinstance(form, AnswerScreen)
@@ -105,19 +103,18 @@ async def test_enter_in_the_notes_is_a_newline_not_a_submit(demo: Demo) -> None:
         assert isinstance(app.screen, AnswerScreen)  # Enter typed a newline
         await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
-    assert demo.subjects_since(base) == [f"atk: answer {name}"]
+    assert demo.written() == [f"atk: answer {name}"]
     assert answer_of(demo, "free-text") == "Weekdays 09:00-21:00 JST.\nSay: no weekend support."
 
 
 async def test_empty_free_text_answer_is_not_submitted(demo: Demo) -> None:
     name = demo["free-text"]
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "a", "ctrl+s")
         assert isinstance(app.screen, AnswerScreen)
         await press_all(pilot, "escape")
         assert not isinstance(app.screen, AnswerScreen)
-    assert demo.subjects_since(base) == []
+    assert demo.written() == []
     assert any("pick an option or write something" in m for m in messages(app))
 
 
@@ -134,30 +131,26 @@ async def test_re_answer_asks_first_then_replaces(demo: Demo) -> None:
     name = demo["answered-uwi"]
     assert "Unleash" in answer_of(demo, "answered-uwi")
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
-        await press_all(pilot, "a")
-        assert isinstance(app.screen, ChoiceScreen)
-        assert app.screen.title_text == "Replace the answer?"
+        assert await asks(pilot, "a") == "Replace the answer?"
         await press_all(pilot, "n")
         assert app.screen is app.main
-        assert demo.subjects_since(base) == []
+        assert demo.written() == []
 
         await press_all(pilot, "a", "y")
         form = app.screen
         assert isinstance(form, AnswerScreen)
         assert form.replacing
         await press_all(pilot, "a", "enter")
-    assert demo.subjects_since(base) == [f"atk: answer {name}"]
+    assert demo.written() == [f"atk: answer {name}"]
     assert answer_of(demo, "answered-uwi") == "- 1: A) LaunchDarkly"  # replaced, the old note gone
 
 
 async def test_accept_recommendation_is_one_key(demo: Demo) -> None:
     name = demo["post-approval"]
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "A")
         assert app.screen is app.main
-    assert demo.subjects_since(base) == [f"atk: answer {name}"]
+    assert demo.written() == [f"atk: answer {name}"]
     assert answer_of(demo, "post-approval") == "- 1: A) Approve"
 
 
@@ -177,9 +170,8 @@ async def test_accept_refuses_a_question_without_recommendation(demo: Demo) -> N
     """A free-text question has nothing to accept: it is not answered with a blanket "approved"."""
     name = demo["free-text"]
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "A")
-    assert demo.subjects_since(base) == []
+    assert demo.written() == []
     assert any("no recommendation" in m for m in messages(app))
 
 
@@ -187,9 +179,8 @@ async def test_accept_refuses_an_answered_question(demo: Demo) -> None:
     name = demo["answered-uwi"]
     before = demo.text(name)
     async with dashboard(demo, name) as (app, pilot):
-        base = demo.head()
         await press_all(pilot, "A")
-    assert demo.subjects_since(base) == []
+    assert demo.written() == []
     assert demo.text(name) == before
     assert any("already answered" in m for m in messages(app))
 

@@ -192,16 +192,6 @@ async def test_editor_missing_says_so_before_holding(demo: Demo, inbox_awi: str,
     assert demo.text(inbox_awi) == before
 
 
-async def test_hold_item_stays_in_hold(demo: Demo) -> None:
-    name = demo["hold-edit"]
-    before = demo.text(name)
-    _, editor, base, _, _ = await run_edit(demo, name, append)
-    assert editor.calls[0]["state"] == "hold"
-    assert demo.subjects_since(base) == [f"atk: edit {name}"]
-    assert demo.state(name) == "hold"
-    assert demo.text(name) == before + ADDED
-
-
 async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     name = demo["hold-edit"]
     _, _, base, _, _ = await run_edit(demo, name, 0)
@@ -209,22 +199,32 @@ async def test_hold_item_unchanged_makes_no_commit(demo: Demo) -> None:
     assert demo.state(name) == "hold"
 
 
-async def test_processing_item_is_edited_in_place_after_confirmation(demo: Demo) -> None:
-    name = demo["proc-darkmode"]
+@pytest.mark.parametrize(
+    ("key", "state", "keys"),
+    [
+        pytest.param("hold-edit", "hold", ("e",), id="hold"),
+        # processing: after the warning is confirmed
+        pytest.param("proc-darkmode", "processing", ("e", "y"), id="processing"),
+    ],
+)
+async def test_edit_in_place_keeps_the_state(demo: Demo, key: str, state: str, keys: tuple[str, ...]) -> None:
+    name = demo[key]
     before = demo.text(name)
-    _, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e",))
+    _, editor, base, screen, _ = await run_edit(demo, name, append, keys=keys)
+    assert not isinstance(screen, ChoiceScreen)
+    assert editor.calls[0]["state"] == state
+    assert demo.subjects_since(base) == [f"atk: edit {name}"]
+    assert demo.state(name) == state
+    assert demo.text(name) == before + ADDED
+
+
+async def test_processing_item_edit_warns_first(demo: Demo) -> None:
+    _, editor, base, screen, _ = await run_edit(demo, demo["proc-darkmode"], append, keys=("e",))
     # a warning comes first: nothing ran before "y"
     assert isinstance(screen, ChoiceScreen)
     assert screen.title_text == "Edit while processing?"
     assert editor.calls == []
     assert demo.subjects_since(base) == []
-
-    _, editor, base, screen, _ = await run_edit(demo, name, append, keys=("e", "y"))
-    assert not isinstance(screen, ChoiceScreen)
-    assert editor.calls[0]["state"] == "processing"
-    assert demo.subjects_since(base) == [f"atk: edit {name}"]
-    assert demo.state(name) == "processing"
-    assert demo.text(name) == before + ADDED
 
 
 async def test_processing_edit_declined_changes_nothing(demo: Demo) -> None:

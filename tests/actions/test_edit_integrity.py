@@ -9,6 +9,7 @@ import subprocess
 
 from support.actions_support import (
     Demo,
+    asks,
     dashboard,
     errors_shown,
     messages,
@@ -118,8 +119,7 @@ async def test_without_suspend_nothing_is_held_and_the_dashboard_edits_in_place(
     async with dashboard(demo, name) as (app, pilot):  # no injected editor: the real path
         app.can_suspend = lambda: False  # headless Pilot cannot suspend
         base = demo.head()
-        await press_all(pilot, "e")
-        assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Edit here?"
+        assert await asks(pilot, "e") == "Edit here?"
         assert demo.head() == base  # nothing held before the answer
         await press_all(pilot, "n")
         assert demo.head() == base and demo.scratch_files() == []
@@ -160,8 +160,7 @@ async def test_kept_text_is_never_overwritten_and_is_offered_on_the_next_e(demo:
         # at start the dashboard says which item has kept text
         assert any("kept editor text" in m and name in m for m in messages(app))
         await select(pilot, name)
-        await press_all(pilot, "e")
-        assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Kept text"
+        assert await asks(pilot, "e") == "Kept text"
         await pilot.press("d")  # discard both kept texts, then edit afresh
         await settle(pilot)
     assert demo.scratch_files() == []

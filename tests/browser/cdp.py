@@ -29,10 +29,10 @@ def find_chromium() -> str | None:
 class Browser:
     """Headless Chromium with a DevTools websocket; one page at a time."""
 
-    def __init__(self, binary: str, profile: Path) -> None:
+    def __init__(self, binary: str, profile: Path, window: tuple[int, int] = (1400, 900)) -> None:
         self.proc = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-             "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1400,900", "about:blank"],
+             "--remote-debugging-port=0", f"--user-data-dir={profile}", f"--window-size={window[0]},{window[1]}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
         )
         self.ws: Any = None

@@ -1,6 +1,7 @@
 """`atk-tui --serve` in a real headless Chromium (issue 15 item 7): the real binary serves the
 dashboard through textual-serve; the browser's keyboard answers a question, and the answer is
-a commit in the store; `e` opens the in-app editor (a browser session cannot suspend).
+a commit in the store; `e` opens the in-app editor (a browser session cannot suspend); a narrow
+window gets the bottom preview, as a narrow terminal does.
 
 Chromium is Debian's `chromium` (`.ci/run` installs it). Without it this test fails, saying
 so, unless ATK_SKIP_BROWSER=1 is set explicitly."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -126,3 +128,32 @@ def test_answering_a_question_in_the_browser_makes_its_commit(served, tmp_path: 
     assert "## 回答" in text
     assert "B" in text.split("## 回答", 1)[1]
     assert subjects(root).count(f"atk: answer {name}") == 1
+
+
+def test_a_narrow_browser_window_shows_the_detail_under_the_lists(served, tmp_path: Path) -> None:
+    """About 77 columns: the bottom preview (tests/tui/test_narrow.py), in the browser too: the
+    panes not focused are one title line each, the detail is drawn without `l`; `i` turns it off."""
+    binary = chromium_or_fail()
+    _root, name, url = served
+
+    async def drive() -> None:
+        browser = Browser(binary, tmp_path / "profile", window=(700, 700))
+        try:
+            await browser.start()
+            await browser.open(url)
+            await browser.wait_for_text(f"file {name[:40]}")  # the detail, without `l`
+            await browser.wait_for_text("╭─ Hold 0 ")
+            # the collapsed processing pane: its title line, then at once the hold pane's
+            assert re.search(r"╭─ Processing 0 ─+╮\s*╭─ Hold 0 ", browser.screen_text()), browser.screen_text()[-3000:]
+            await browser.evaluate("document.querySelector('.xterm-helper-textarea').focus(), true")
+            await browser.key("i")
+            for _ in range(300):  # bounded: until the hold pane is drawn whole (its rows' line under its title)
+                if re.search(r"╭─ Hold 0 ─+╮\s*│", browser.screen_text()):
+                    break
+                await asyncio.sleep(0.1)
+            else:
+                raise AssertionError(f"`i` did not bring the lists back full height:\n{browser.screen_text()[-3000:]}")
+        finally:
+            await browser.close()
+
+    asyncio.run(drive())

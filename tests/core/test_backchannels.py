@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.storekit import UWI_BODY, add_item, clone, git
 
-from atk_tui.core.editing import base_of, kept_scratches
+from atk_tui.core.editing import EditTicket, base_of, kept_scratches
 from atk_tui.core.service import Service, SyncStatus
 from atk_tui.core.store import AtkError
 
@@ -117,6 +117,13 @@ def test_service_has_no_subprocess() -> None:
 # -- the edit session ---------------------------------------------------------------------------
 
 
+def finished_in(svc: Service, ticket: EditTicket, text: bytes) -> str | None:
+    """Finish the edit session with `text` (it must succeed): the state the item is in then."""
+    out = svc.finish_edit(ticket, text)
+    assert out.ok, out.message
+    return svc.store.locate(ticket.filename)
+
+
 def test_edit_session_holds_saves_and_unholds(svc: Service) -> None:
     name = add_item(svc)
     ticket = svc.begin_edit(name)
@@ -125,9 +132,7 @@ def test_edit_session_holds_saves_and_unholds(svc: Service) -> None:
     assert ticket.base == svc.read_bytes(name)
     assert ticket.scratch.read_bytes() == ticket.base  # the text is kept from the start
     new = ticket.base.replace(b"replace the two validators", b"use one validator")
-    out = svc.finish_edit(ticket, new)
-    assert out.ok, out.message
-    assert svc.store.locate(name) == "inbox"
+    assert finished_in(svc, ticket, new) == "inbox"
     assert svc.read_bytes(name) == new
     assert not ticket.scratch.exists() and not base_of(ticket.scratch).exists()
     assert svc.commits_touching(name, ticket.start) == [f"atk: unhold {name}", f"atk: edit {name}", f"atk: hold {name}"]
@@ -138,9 +143,7 @@ def test_edit_session_keeps_a_held_item_held(svc: Service) -> None:
     assert svc.hold(name).ok
     ticket = svc.begin_edit(name)
     assert not ticket.held
-    out = svc.finish_edit(ticket, ticket.base + b"\nmore\n")
-    assert out.ok, out.message
-    assert svc.store.locate(name) == "hold"
+    assert finished_in(svc, ticket, ticket.base + b"\nmore\n") == "hold"
 
 
 def test_edit_session_refuses_a_save_over_a_newer_version(svc: Service) -> None:
@@ -154,9 +157,7 @@ def test_edit_session_refuses_a_save_over_a_newer_version(svc: Service) -> None:
     assert svc.store.locate(name) == "hold"  # the session stays open
     assert ticket.scratch.read_bytes() == mine  # and the text is kept
     ticket.base = svc.read_bytes(name)  # the person merged the newer version
-    out = svc.finish_edit(ticket, ticket.base + b"\nmine\n")
-    assert out.ok, out.message
-    assert svc.store.locate(name) == "inbox"
+    assert finished_in(svc, ticket, ticket.base + b"\nmine\n") == "inbox"
 
 
 def test_edit_session_unchanged_and_abandoned(svc: Service) -> None:

@@ -22,7 +22,7 @@ def test_plain_text_is_not_structured() -> None:
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("kind:bug", "kind:bug is not one of awi, uwi"),
+        ("kind:bug", "kind:bug is not one of awi, uwi, feedback, tbd"),
         ("urgency:now", "urgency:now is not one of blocking, next-review, informational"),
         ("is:stuck", "is:stuck is not one of blocked, ready"),
         ("colour:red", "unknown filter colour:; filters: repo:, kind:, urgency:, is:"),
@@ -59,3 +59,18 @@ def test_matches_against_items_and_judgements(svc) -> None:
     assert hits("is:ready") == {awi}
     assert hits("is:waiting") == {uwi}
     assert hits("is:ready kind:uwi") == set()  # different keys: all must hold
+
+
+def test_the_feedback_queue_s_kinds_filter_too(mq_store) -> None:
+    """The board shows both queues: `kind:tbd` / `is:feedback` pick the feedback queue's items."""
+    from atk_tui.core.service import Service
+
+    view = Service(mq_store, actor="user").queue()
+    by_kind: dict[str, set[str]] = {}
+    for name, item in view.items.items():
+        by_kind.setdefault(item.kind, set()).add(name)
+    assert by_kind.get("tbd") and by_kind.get("feedback"), sorted(by_kind)
+    for kind, token in (("tbd", "kind:tbd"), ("feedback", "is:feedback")):
+        q = parse_query(token)
+        assert not q.errors
+        assert {n for n, i in view.items.items() if matches(q, i, view.judgements.get(n))} == by_kind[kind]

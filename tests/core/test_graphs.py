@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atk_tui.core.graphs import cycle_through, reachable, scc_index, sccs
+from atk_tui.core.graphs import cycle_through, reachable, scc_and_back_edges, scc_index, sccs
 
 
 def test_sccs_and_scc_index_agree() -> None:
@@ -45,3 +45,30 @@ def test_cycle_through_is_a_real_cycle_exactly_when_the_node_is_on_one(raw: dict
             assert cyc[0] == v and len(set(cyc)) == len(cyc)
             for a, b in zip(cyc, (*cyc[1:], cyc[0]), strict=True):
                 assert b in adj[a]
+
+
+def test_back_edges_are_the_edges_to_the_search_path() -> None:
+    # 0 -> 1 -> 2 -> 0 and 2 -> 3: from 0, the edge back to 0 closes the cycle
+    succ = [[1], [2], [0, 3], []]
+    comp, back = scc_and_back_edges(4, succ)
+    assert back == {(2, 0)}
+    assert comp == scc_index(4, succ)
+    # started from 1 instead, the same cycle is broken at another edge
+    assert scc_and_back_edges(4, succ, [1])[1] == {(0, 1)}
+
+
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=20))
+def test_reversing_the_back_edges_leaves_no_cycle(edges: list[tuple[int, int]]) -> None:
+    succ: list[list[int]] = [[] for _ in range(8)]
+    for u, v in edges:
+        if u != v:
+            succ[u].append(v)
+    _comp, back = scc_and_back_edges(8, succ)
+    dag: dict[int, list[int]] = {v: [] for v in range(8)}
+    for v in range(8):
+        for w in succ[v]:
+            if (v, w) in back:
+                dag[w].append(v)
+            else:
+                dag[v].append(w)
+    assert all(len(c) == 1 for c in sccs(dag, dag))

@@ -88,21 +88,49 @@ def _options(q):
 # --------------------------------------------------------------------------- markdown form
 
 
-def test_spec_markdown_example():
-    r = parse_questions(SPEC_MARKDOWN)
-    assert r.form == "markdown"
-    assert r.context == "While implementing the login endpoint two validation patterns were found..."
+#: the SPEC's one-question example names the same options, and recommends A, in both forms:
+#: only the wording differs
+EXAMPLE_LABELS = [("A", "Strict RFC 5322"), ("B", "Simple regex"), ("C", "Context-dependent")]
+
+
+@pytest.mark.parametrize(
+    ("source", "form", "context", "text", "implications", "recommendation_text"),
+    [
+        pytest.param(
+            SPEC_MARKDOWN,
+            "markdown",
+            "While implementing the login endpoint two validation patterns were found...",
+            "Which approach should be the standard?",
+            ("rejects fewer valid addresses, harder to maintain", "faster, may accept malformed addresses", "strict for auth, lenient for forms"),
+            "A) consistent everywhere",
+            id="markdown",
+        ),
+        pytest.param(
+            CHECKPOINT_SINGLE,
+            "checkpoint",
+            "While implementing the login endpoint, I found two email validation\n"
+            "patterns in the codebase. auth/validate.rs uses strict RFC 5322 parsing.\n"
+            "signup/forms.rs uses a simple regex check. These produce different results\n"
+            'for edge cases like "[email protected]".',
+            "Which email validation approach should be the project standard?",
+            ("rejects fewer valid addresses, more complex to maintain", "faster, but may accept malformed addresses", "strict for auth, lenient for forms"),
+            "A) Strict RFC 5322, applied everywhere for consistency",
+            id="checkpoint",
+        ),
+    ],
+)
+def test_spec_single_question_example(source, form, context, text, implications, recommendation_text):
+    """The SPEC's one-question example, in each of the two forms."""
+    r = parse_questions(source)
+    assert r.form == form
+    assert r.context == context
     assert r.urgency is None
     (q,) = r.questions
     assert q.number == 1
-    assert q.text == "Which approach should be the standard?"
-    assert _options(q) == [
-        ("A", "Strict RFC 5322", "rejects fewer valid addresses, harder to maintain"),
-        ("B", "Simple regex", "faster, may accept malformed addresses"),
-        ("C", "Context-dependent", "strict for auth, lenient for forms"),
-    ]
-    assert q.recommendation == "A"
-    assert q.recommendation_text == "A) consistent everywhere"
+    assert q.text == text
+    expected = zip(EXAMPLE_LABELS, implications, strict=True)
+    assert _options(q) == [(letter, label, implied) for (letter, label), implied in expected]
+    assert (q.recommendation, q.recommendation_text) == ("A", recommendation_text)
 
 
 def test_japanese_two_questions():
@@ -220,28 +248,6 @@ def test_fenced_question_heading_ignored():
 
 
 # --------------------------------------------------------------------------- checkpoint form
-
-
-def test_checkpoint_single_example():
-    r = parse_questions(CHECKPOINT_SINGLE)
-    assert r.form == "checkpoint"
-    assert r.urgency is None
-    assert r.context == (
-        "While implementing the login endpoint, I found two email validation\n"
-        "patterns in the codebase. auth/validate.rs uses strict RFC 5322 parsing.\n"
-        "signup/forms.rs uses a simple regex check. These produce different results\n"
-        'for edge cases like "[email protected]".'
-    )
-    (q,) = r.questions
-    assert q.number == 1
-    assert q.text == "Which email validation approach should be the project standard?"
-    assert _options(q) == [
-        ("A", "Strict RFC 5322", "rejects fewer valid addresses, more complex to maintain"),
-        ("B", "Simple regex", "faster, but may accept malformed addresses"),
-        ("C", "Context-dependent", "strict for auth, lenient for forms"),
-    ]
-    assert q.recommendation == "A"
-    assert q.recommendation_text == "A) Strict RFC 5322, applied everywhere for consistency"
 
 
 def test_checkpoint_multi_example():

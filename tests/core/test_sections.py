@@ -142,40 +142,78 @@ def test_set_answer_appends_as_last_h2():
     assert S.set_answer("", SPEC_ANSWER) == SPEC_ANSWER
 
 
-def test_set_answer_replaces_existing_section_only():
-    body = UWI + "\n## Answer\n\nold answer\nmore old\n\n\n## Notes\nkeep me\n"
-    new = S.format_answer({1: "B) Simple regex"}, "")
-    got = S.set_answer(body, new)
-    assert got == UWI + "\n" + new + "\n\n## Notes\nkeep me\n"
-    assert S.answer_text(got) == "- 1: B) Simple regex"
+_NOT_TRAILING = AWI + "\n## ユーザーコメント\n\nold\n\n## 完成条件\n\ndone\n"
 
 
-def test_set_answer_replaces_last_answer_at_end_without_newline():
-    body = UWI + "\n## 回答\n\nold"
-    assert S.set_answer(body, "## 回答\n\nnew\n") == UWI + "\n## 回答\n\nnew\n"
+@pytest.mark.parametrize(
+    ("write", "body", "text", "want", "read", "read_back"),
+    [
+        pytest.param(
+            S.set_answer,
+            UWI + "\n## Answer\n\nold answer\nmore old\n\n\n## Notes\nkeep me\n",
+            S.format_answer({1: "B) Simple regex"}, ""),
+            UWI + "\n" + S.format_answer({1: "B) Simple regex"}, "") + "\n\n## Notes\nkeep me\n",
+            S.answer_text,
+            "- 1: B) Simple regex",
+            id="answer-replaces-the-existing-section-only",
+        ),
+        pytest.param(
+            S.set_answer,
+            UWI + "\n## 回答\n\nold",
+            "## 回答\n\nnew\n",
+            UWI + "\n## 回答\n\nnew\n",
+            S.answer_text,
+            "new",
+            id="answer-replaces-the-last-section-without-newline",
+        ),
+        pytest.param(
+            S.set_answer,
+            AWI + "\n## ユーザーコメント\n\nhi\n",
+            "## 回答\n\nx\n",
+            AWI + "\n## 回答\n\nx\n\n## ユーザーコメント\n\nhi\n",
+            S.answer_text,
+            "x",
+            id="answer-goes-before-a-trailing-comment",
+        ),
+        pytest.param(
+            S.set_answer,
+            "# T\n\n```\ncode",
+            "## 回答\n\nx\n",
+            "# T\n\n```\ncode\n```\n\n## 回答\n\nx\n",
+            S.answer_text,
+            "x",
+            id="answer-closes-an-unclosed-fence-first",
+        ),
+        pytest.param(
+            S.set_answer,
+            "# T\r\n\r\n## 質問\r\nWhich?\r\n",
+            S.format_answer({1: "A) x"}, "note"),
+            "# T\r\n\r\n## 質問\r\nWhich?\r\n\r\n## 回答\r\n\r\n- 1: A) x\r\n\r\nnote\r\n",
+            S.answer_text,
+            "- 1: A) x\n\nnote",
+            id="answer-keeps-crlf",
+        ),
+        pytest.param(
+            S.append_comment,
+            _NOT_TRAILING,
+            "new",
+            _NOT_TRAILING + "\n## ユーザーコメント\n\nnew\n",
+            S.comment_text,
+            "new",
+            id="comment-new-section-when-the-old-is-not-trailing",
+        ),
+    ],
+)
+def test_section_write(write, body, text, want, read, read_back):
+    got = write(body, text)
+    assert got == want
+    assert read(got) == read_back
 
 
-def test_set_answer_goes_before_trailing_comment():
-    body = AWI + "\n## ユーザーコメント\n\nhi\n"
-    got = S.set_answer(body, "## 回答\n\nx\n")
-    assert got == AWI + "\n## 回答\n\nx\n\n## ユーザーコメント\n\nhi\n"
+def test_set_answer_before_a_trailing_comment_keeps_it_and_is_stable():
+    got = S.set_answer(AWI + "\n## ユーザーコメント\n\nhi\n", "## 回答\n\nx\n")
     assert S.comment_text(got) == "hi"
-    assert S.answer_text(got) == "x"
     assert S.set_answer(got, "## 回答\n\nx\n") == got
-
-
-def test_set_answer_closes_unclosed_fence_before_appending():
-    body = "# T\n\n```\ncode"
-    got = S.set_answer(body, "## 回答\n\nx\n")
-    assert got == "# T\n\n```\ncode\n```\n\n## 回答\n\nx\n"
-    assert S.answer_text(got) == "x"
-
-
-def test_set_answer_keeps_crlf():
-    body = "# T\r\n\r\n## 質問\r\nWhich?\r\n"
-    got = S.set_answer(body, S.format_answer({1: "A) x"}, "note"))
-    assert got == body + "\r\n## 回答\r\n\r\n- 1: A) x\r\n\r\nnote\r\n"
-    assert S.answer_text(got) == "- 1: A) x\n\nnote"
 
 
 @pytest.mark.parametrize("bad", ["no heading\n", "## Other\nx\n", "## 回答\nx\n## More\n", "# 回答\n"])
@@ -201,13 +239,6 @@ def test_append_comment_appends_to_existing_section():
     assert S.comment_text(got) == "first\n\nsecond\nline two"
     empty = AWI + "\n## ユーザーコメント\n"
     assert S.append_comment(empty, "x") == empty + "\nx\n"
-
-
-def test_append_comment_creates_new_when_comment_not_trailing():
-    body = AWI + "\n## ユーザーコメント\n\nold\n\n## 完成条件\n\ndone\n"
-    got = S.append_comment(body, "new")
-    assert got == body + "\n## ユーザーコメント\n\nnew\n"
-    assert S.comment_text(got) == "new"
 
 
 def test_append_comment_heading_in_text_cannot_break_trailing_section():

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from support.faults import hook
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, git, tree_state
 
 from atk_tui.core.model import STATES
@@ -29,13 +30,6 @@ from atk_tui.core.store import (
 
 def ncommits(root: Path) -> int:
     return int(git(root, "rev-list", "--count", "HEAD").strip())
-
-
-def hook(root: Path, name: str, script: str) -> None:
-    path = root / ".git" / "hooks" / name
-    path.parent.mkdir(exist_ok=True)
-    path.write_text("#!/bin/sh\n" + script)
-    path.chmod(0o755)
 
 
 def write_journal(root: Path, head: str | None, files: dict[str, bytes | None], new_head: str | None = None) -> None:

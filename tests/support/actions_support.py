@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 
 from atk_tui.core.model import STATES
 from atk_tui.tui.app import AtkApp
+from atk_tui.tui.screens.dialogs import ChoiceScreen
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
 from support.storekit import git
 
@@ -27,6 +28,7 @@ class Demo:
 
     root: Path
     names: dict[str, str]
+    started: str = ""  # HEAD when the last `dashboard` was ready
 
     def __getitem__(self, key: str) -> str:
         return self.names[key]
@@ -38,6 +40,10 @@ class Demo:
         """Commit subjects after `base`, oldest first."""
         out = git(self.root, "log", "--reverse", "--format=%s", f"{base}..HEAD")
         return out.splitlines()
+
+    def written(self) -> list[str]:
+        """Commit subjects since the last `dashboard` was ready (its item selected), oldest first."""
+        return self.subjects_since(self.started)
 
     def trailer(self, rev: str = "HEAD") -> str:
         return git(self.root, "show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly)", rev).strip()
@@ -91,12 +97,14 @@ async def select(pilot: Pilot, filename: str) -> None:
 
 @asynccontextmanager
 async def dashboard(demo: Demo, selected: str | None = None, **kw: Any) -> AsyncIterator[tuple[AtkApp, Pilot]]:
-    """The app (`make`) running on the demo store, loaded, with `selected` selected."""
+    """The app (`make`) running on the demo store, loaded, with `selected` selected (from
+    here on, `demo.written()` lists what it commits)."""
     app = make(demo.root, **kw)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         if selected is not None:
             await select(pilot, selected)
+        demo.started = demo.head()
         yield app, pilot
 
 
@@ -104,6 +112,14 @@ async def press_all(pilot: Pilot, *keys: str) -> None:
     """Press `keys` together, then settle."""
     await pilot.press(*keys)
     await settle(pilot)
+
+
+async def asks(pilot: Pilot, *keys: str) -> str:
+    """Press `keys` together: a question (`ChoiceScreen`) comes up; its title."""
+    await press_all(pilot, *keys)
+    screen = pilot.app.screen
+    assert isinstance(screen, ChoiceScreen), screen
+    return screen.title_text
 
 
 def messages(app: AtkApp) -> list[str]:

@@ -186,6 +186,20 @@ def screen_text(app: AtkApp) -> str:
     return "\n".join(lines)
 
 
+def region_text(app: AtkApp, region: Region) -> str:
+    """The screen's text inside `region` (e.g. a widget's `region`), counted in cells: a wide
+    (CJK) character takes two."""
+    out = []
+    for line in screen_text(app).splitlines()[region.y : region.bottom]:
+        col, kept = 0, []
+        for ch in line:
+            if region.x <= col < region.right:
+                kept.append(ch)
+            col += cell_len(ch)
+        out.append("".join(kept))
+    return "\n".join(out)
+
+
 def _cell_width(svg: str) -> float:
     """Pixels per terminal cell in the screenshot."""
     for m in re.finditer(r'textLength="([0-9.]+)"[^>]*>([^<]+)</text>', svg):

@@ -223,6 +223,13 @@ def hook(root: Path, name: str, body: str) -> Path:
     return path
 
 
+def store_with_hook(tmp: Path, body: str) -> tuple[Path, list[str]]:
+    """`make_store`'s store (no remote) whose pre-commit hook runs `body`: (root, [AWI, UWI])."""
+    root, _, files = make_store(tmp)
+    hook(root, "pre-commit", body)
+    return root, files
+
+
 def wait_for(path: Path, proc: subprocess.Popen | None = None, timeout: float = WAIT) -> None:
     deadline = time.time() + timeout
     while not path.exists():
@@ -272,10 +279,9 @@ def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def kill9_in_pre_commit(tmp: Path) -> str:
     """kill -9 while the pre-commit hook runs: files moved, nothing committed yet."""
-    root, _, (awi, _) = make_store(tmp)
-    before = snapshot(root)
     mark = tmp / "pre-commit.mark"
-    hook(root, "pre-commit", f"touch '{mark}'\nsleep 120\n")
+    root, (awi, _) = store_with_hook(tmp, f"touch '{mark}'\nsleep 120\n")
+    before = snapshot(root)  # (the hook is not part of it)
     proc = spawn_writer(root, "hold", awi)
     wait_for(mark, proc)
     check((root / ".git" / "atk-journal.json").exists(), "no journal while the write was under way")
@@ -583,6 +589,17 @@ def same_change_on_two_machines(tmp: Path) -> str:
 # -- the dashboard ----------------------------------------------------------------------------
 
 
+@contextmanager
+def _replaced(obj: Any, name: str, value: Any) -> Iterator[None]:
+    """`obj.name` is `value` inside the block."""
+    real = getattr(obj, name)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        setattr(obj, name, real)
+
+
 async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
     from atk_tui.tui.app import make_app
 
@@ -606,6 +623,24 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
     def errors_since(n: int) -> list[str]:
         return [m for m, sev in seen[n:] if sev == "error"]
 
+    async def error_for(key: str, what: str, pilot, must: str = "") -> str:
+        """Press `key`: the error it shows, which must be short, with no traceback (and say `must`)."""
+        n = len(seen)
+        await pilot.press(key)
+        await until(lambda: errors_since(n), f"an error notification for {what}", pilot)
+        msg = errors_since(n)[0]
+        check(must in msg and "Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+        return msg
+
+    def broken_queue(*a, **k):
+        raise OSError(5, "Input/output error")
+
+    def broken_transition(*a, **k):
+        raise RuntimeError("simulated bug in a write")
+
+    def vanished(filename, *a, **k):
+        raise AtkError(f"no item named {filename}")
+
     async with app.run_test(size=(160, 48)) as pilot:
         await until(lambda: app.main.view is not None and awi in app.main.view.items, "the queue", pilot)
         app.main.jump_to(awi)
@@ -615,66 +650,31 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
         aside = root / ".git" / "objects.aside"
         objects.rename(aside)
         try:
-            n = len(seen)
-            await pilot.press("p")  # hold
-            await until(lambda: errors_since(n), "an error notification for hold", pilot)
-            msg = errors_since(n)[0]
-            check("Traceback" not in msg and len(msg) < 600, f"unreadable error: {msg!r}")
+            msg = await error_for("p", "hold", pilot)  # hold
             report.append(f"hold with .git/objects gone -> {msg[:80]!r}")
-            n = len(seen)
             await pilot.press("r")
             await pilot.pause(0.3)
             check(app.is_running, "the app stopped after a failed refresh")
         finally:
             aside.rename(objects)
         # 2. reading the store fails
-        real_queue = app.service.queue
-
-        def broken_queue(*a, **k):
-            raise OSError(5, "Input/output error")
-
-        app.service.queue = broken_queue  # type: ignore[method-assign]
-        n = len(seen)
-        await pilot.press("r")
-        await until(lambda: errors_since(n), "an error notification for refresh", pilot)
-        msg = errors_since(n)[0]
-        check("could not read the store" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "queue", broken_queue):
+            msg = await error_for("r", "refresh", pilot, "could not read the store")
         report.append(f"refresh with reads failing -> {msg[:80]!r}")
-        app.service.queue = real_queue  # type: ignore[method-assign]
         # 3. a write raises something unexpected
-        real_transition = app.service.transition
-
-        def broken_transition(*a, **k):
-            raise RuntimeError("simulated bug in a write")
-
-        app.service.transition = broken_transition  # type: ignore[method-assign]
-        app.reload()
-        await pilot.pause(0.3)
-        app.main.jump_to(awi)
-        await pilot.pause()
-        n = len(seen)
-        await pilot.press("p")  # hold
-        await until(lambda: errors_since(n), "an error notification for an unexpected exception", pilot)
-        msg = errors_since(n)[0]
-        check("Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "transition", broken_transition):
+            app.reload()
+            await pilot.pause(0.3)
+            app.main.jump_to(awi)
+            await pilot.pause()
+            msg = await error_for("p", "an unexpected exception", pilot)  # hold
         report.append(f"write raising RuntimeError -> {msg[:80]!r}")
-        app.service.transition = real_transition  # type: ignore[method-assign]
         # 4. the item vanished between the listing and the action (an agent removed it)
-        real_read = app.service.read
-
-        def vanished(filename, *a, **k):
-            raise AtkError(f"no item named {filename}")
-
-        app.service.read = vanished  # type: ignore[method-assign]
-        app.main.jump_to(uwi)
-        await pilot.pause()
-        n = len(seen)
-        await pilot.press("a")
-        await until(lambda: errors_since(n), "an error notification for answering a vanished item", pilot)
-        msg = errors_since(n)[0]
-        check("no item named" in msg and "Traceback" not in msg, f"unreadable error: {msg!r}")
+        with _replaced(app.service, "read", vanished):
+            app.main.jump_to(uwi)
+            await pilot.pause()
+            msg = await error_for("a", "answering a vanished item", pilot, "no item named")
         report.append(f"answer on a vanished item -> {msg[:80]!r}")
-        app.service.read = real_read  # type: ignore[method-assign]
         # 5. and it still works
         app.main.jump_to(awi)
         await pilot.pause()
@@ -842,10 +842,9 @@ def live_index_lock(tmp: Path) -> str:
 
 def git_commit_holding_index_lock(tmp: Path) -> str:
     """A `git commit -a` running a slow hook holds index.lock with the file closed: kept."""
-    root, _, (awi, uwi) = make_store(tmp)
     started, release = tmp / "started", tmp / "release"
-    hook(
-        root, "pre-commit", f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n'
+    root, (awi, uwi) = store_with_hook(
+        tmp, f'[ -n "$HOLD" ] || exit 0\ntouch {started}\nwhile [ ! -e {release} ]; do sleep 0.1; done\n'
     )
     p = root / "wi" / "inbox" / awi
     p.write_text(p.read_text() + "\nmanual edit\n")
@@ -867,9 +866,7 @@ def git_commit_holding_index_lock(tmp: Path) -> str:
 
 
 def sleeping_pre_commit_hook(tmp: Path) -> str:
-    root, _, (awi, _) = make_store(tmp)
-    pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", hang_body(pidfile))
+    root, awi, pidfile = _hanging_hook(tmp)
     env = _cfg_env(tmp, "[git]\nhook_timeout = 1\n")
     before = snapshot(root)
     out, alive = _hold_past_hang(root, awi, pidfile, env)
@@ -884,9 +881,8 @@ def sleeping_pre_commit_hook(tmp: Path) -> str:
 
 
 def hook_leaving_background_child(tmp: Path) -> str:
-    root, _, (awi, _) = make_store(tmp)
     pidfile = tmp / "bg.pid"
-    hook(root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
+    root, (awi, _) = store_with_hook(tmp, f"sleep {HANG} &\necho $! > {pidfile}\necho checked\n")
     out, _ = _hold_past_hang(root, awi, pidfile)  # subprocess timeout: 120 s
     check(out.returncode == 0, f"the write failed: {out.stderr}")
     check(state_of(root, awi) == "hold", "the write did not land")
@@ -902,6 +898,13 @@ def _check_rolled_back(root: Path, before: dict, alive: bool, what: str) -> None
 
 def hang_body(pidfile: Path) -> str:
     return f"echo $$ > {pidfile}\nexec sleep {HANG}\n"
+
+
+def _hanging_hook(tmp: Path) -> tuple[Path, str, Path]:
+    """A store whose pre-commit hook records its pid and hangs: (root, its AWI, the pid file)."""
+    pidfile = tmp / "hook.pid"
+    root, (awi, _) = store_with_hook(tmp, hang_body(pidfile))
+    return root, awi, pidfile
 
 
 def hang_script(tmp: Path, which: str) -> tuple[Path, Path]:
@@ -987,9 +990,7 @@ def hanging_ssh_remote(tmp: Path) -> str:
 def sigterm_during_hook(tmp: Path) -> str:
     """`atk` stopped with SIGTERM (an agent harness's time limit) while a hook hangs: the
     write rolls back and the hook does not outlive it."""
-    root, _, (awi, _) = make_store(tmp)
-    pidfile = tmp / "hook.pid"
-    hook(root, "pre-commit", hang_body(pidfile))
+    root, awi, pidfile = _hanging_hook(tmp)
     before = snapshot(root)
     exe = BIN / "atk"
     proc = subprocess.Popen(
@@ -1014,9 +1015,8 @@ def interrupt_stuck_write(tmp: Path) -> str:
     """`Service.interrupt()` (the dashboard quitting) stops a write stuck in a hook."""
     import threading
 
-    root, _, (awi, _) = make_store(tmp)
     mark = tmp / "hook.started"
-    hook(root, "pre-commit", f"touch {mark}\nexec sleep {HANG}\n")
+    root, (awi, _) = store_with_hook(tmp, f"touch {mark}\nexec sleep {HANG}\n")
     svc = Service(root, actor="user")
     svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
     before = snapshot(root)

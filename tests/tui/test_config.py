@@ -149,6 +149,24 @@ async def test_key_overrides_rebind_actions(demo_store: Path) -> None:
         assert not [n for n in notifications(app) if "config" in n]
 
 
+async def test_the_palette_names_each_command_s_key_as_remapped(demo_store: Path) -> None:
+    """The palette's help texts name the key that does the same thing now (after `[tui.keys]`),
+    and the entries added for keys that had none in the palette (item log, stuck work, new item) run."""
+    write_config('[tui.keys]\nitem_log = "O"\n')
+    async with running(config_app(demo_store), SIZE) as (app, pilot):
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert commands["Item log"].help.endswith("(O)")  # remapped
+        assert commands["Stuck work"].help.endswith("(S)") and commands["Push"].help.endswith("(P)")
+        assert commands["Wait statistics"].help.endswith("blocked")  # no key of its own: none named
+        for title, screen in (("Item log", "ItemLogScreen"), ("Stuck work", "StuckScreen"), ("New item", "NewItemScreen")):
+            commands[title].callback()
+            await settle(pilot)
+            assert type(app.screen).__name__ == screen, title
+            await press(pilot, "escape")
+            await settle(pilot)
+            assert type(app.screen).__name__ == "MainScreen", title
+
+
 async def test_pull_interval_pulls_commits_from_the_remote(demo_store: Path, tmp_path: Path) -> None:
     """With a short pull interval, an item pushed from another clone appears by itself."""
     write_config("[tui]\npull_interval = 0.3\n")

@@ -1,6 +1,6 @@
 """Layout (issue 15 items 2 and 3): column headers, cells measured in display width (CJK),
-the needs-you strip sized to its rows, the detail in place of the lists on a narrow terminal,
-urgent states readable without colour."""
+the needs-you strip sized to its rows, the detail in place of the lists on a narrow terminal (with
+the bottom preview off), urgent states readable without colour."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
+from support.apps import running
 from support.tui_helpers import build_app, press, screen_text, settle
 
+from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList
 
 
 async def test_column_headers_and_cjk_rows_line_up_by_cells(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with running(demo_store) as (app, _pilot):
         lines = screen_text(app).splitlines()
         needs = app.main.query_one("#needs", ItemList)
         top = needs.region.y + 1
@@ -34,18 +34,15 @@ async def test_column_headers_and_cjk_rows_line_up_by_cells(demo_store: Path) ->
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (160, 48)])
 async def test_the_needs_you_strip_shows_every_question(demo_store: Path, size: tuple[int, int]) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with running(demo_store, size) as (app, _pilot):
         needs = app.main.query_one("#needs", ItemList)
         assert len(needs.rows) == 6
         assert needs.content_region.height == len(needs.rows) + needs.header  # no row hidden, none empty
 
 
-async def test_on_a_narrow_terminal_the_detail_takes_the_lists_place(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+async def test_with_the_bottom_preview_off_the_detail_takes_the_lists_place(demo_store: Path) -> None:
+    """`[tui] narrow_preview = "off"` (the bottom preview is tests/tui/test_narrow.py's)."""
+    async with running(build_app(demo_store, config=TuiConfig(narrow_preview="off")), (80, 24)) as (app, pilot):
         detail = app.main.query_one("#detail")
         panes = app.main.query_one("#panes")
         assert not detail.display or detail.region.width == 0
@@ -61,9 +58,7 @@ async def test_on_a_narrow_terminal_the_detail_takes_the_lists_place(demo_store:
 
 
 async def test_at_100_columns_list_and_detail_stand_side_by_side(demo_store: Path) -> None:
-    app = build_app(demo_store)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot)
+    async with running(demo_store, (100, 30)) as (app, _pilot):
         detail = app.main.query_one("#detail")
         panes = app.main.query_one("#panes")
         assert detail.region.width > 30 and panes.region.width > 50
@@ -71,9 +66,7 @@ async def test_at_100_columns_list_and_detail_stand_side_by_side(demo_store: Pat
 
 async def test_no_color_draws_urgent_states_reversed(demo_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
-    app = build_app(demo_store)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with running(demo_store) as (app, pilot):
         inbox = app.main.query_one("#inbox", ItemList)
         inbox.blur()
         await settle(pilot)
@@ -82,9 +75,7 @@ async def test_no_color_draws_urgent_states_reversed(demo_store: Path, monkeypat
         urgent = next(s for t, s in styles.items() if "needs answer" in t)
         assert urgent is not None and urgent.reverse and urgent.bold
     monkeypatch.delenv("NO_COLOR")
-    plain = build_app(demo_store)
-    async with plain.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with running(demo_store) as (plain, pilot):
         inbox = plain.main.query_one("#inbox", ItemList)
         strip = inbox.render_line(inbox.header + 1)
         styles = {seg.text.strip(): seg.style for seg in strip if seg.text.strip()}
@@ -93,16 +84,10 @@ async def test_no_color_draws_urgent_states_reversed(demo_store: Path, monkeypat
 
 
 async def test_ascii_glyphs_replace_every_status_mark(demo_store: Path) -> None:
-    from atk_tui.tui.config import TuiConfig
-
-    app = build_app(demo_store, config=TuiConfig(glyphs="ascii"))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with running(build_app(demo_store, config=TuiConfig(glyphs="ascii"))) as (app, _pilot):
         text = screen_text(app)
         assert "+ ready" in text and "= hold" in text and "? needs answer" in text
         for glyph in "✓✗‖■⚠◐⧗":
             assert glyph not in text
-    again = build_app(demo_store)  # the next app with the default set
-    async with again.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
+    async with running(demo_store) as (again, _pilot):  # the next app with the default set
         assert "✓ ready" in screen_text(again)

@@ -21,8 +21,20 @@ def test_main_screen(snap_compare, app_factory, monkeypatch: pytest.MonkeyPatch,
 
 
 def test_narrow_detail(snap_compare, app_factory) -> None:
-    """80 columns, `l`: the detail pane in the lists' place, full width."""
-    assert snap_compare(app_factory(), terminal_size=(80, 24), run_before=steps("l"))
+    """80 columns, the bottom preview off, `l`: the detail pane in the lists' place, full width."""
+    app = app_factory(config=TuiConfig(narrow_preview="off"))
+    assert snap_compare(app, terminal_size=(80, 24), run_before=steps("l"))
+
+
+def test_bottom_preview_hold_pane(snap_compare, app_factory) -> None:
+    """80 columns: `3` expands the hold pane (inbox and processing keep their title line), the
+    detail under the lists shows its second item."""
+    assert snap_compare(app_factory(), terminal_size=(80, 24), run_before=steps("3", "j"))
+
+
+def test_bottom_preview_detail_focused(snap_compare, app_factory) -> None:
+    """80 columns, `l` then PgDn: the detail under the lists has the focus and scrolls."""
+    assert snap_compare(app_factory(), terminal_size=(80, 24), run_before=steps("l", "pagedown"))
 
 
 def test_ascii_glyphs(snap_compare, app_factory) -> None:

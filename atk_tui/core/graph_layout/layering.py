@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from atk_tui.core.graphs import scc_index
+from atk_tui.core.graphs import scc_and_back_edges
 
 # --------------------------------------------------------------------------------------------
 # graph helpers
@@ -43,33 +43,6 @@ def subgraph_around(
     return found, sub
 
 
-def _back_edges(n: int, succ: list[list[int]], indeg: list[int]) -> set[tuple[int, int]]:
-    """DFS back edges: reversing them leaves a DAG. Sources are tried first, then the rest,
-    each in index (= sorted id) order, so the result does not depend on input order."""
-    color = [0] * n  # 0 new, 1 on the DFS path, 2 done
-    back: set[tuple[int, int]] = set()
-    roots = [v for v in range(n) if indeg[v] == 0] + [v for v in range(n) if indeg[v] != 0]
-    for root in roots:
-        if color[root]:
-            continue
-        color[root] = 1
-        work = [(root, 0)]
-        while work:
-            v, i = work[-1]
-            if i < len(succ[v]):
-                work[-1] = (v, i + 1)
-                w = succ[v][i]
-                if color[w] == 0:
-                    color[w] = 1
-                    work.append((w, 0))
-                elif color[w] == 1:
-                    back.add((v, w))
-            else:
-                color[v] = 2
-                work.pop()
-    return back
-
-
 def layer_edges(
     n: int, orig: list[tuple[int, int]]
 ) -> tuple[set[int], list[int], set[tuple[int, int]], dict[tuple[int, int], list[bool]], list[int]]:
@@ -84,8 +57,9 @@ def layer_edges(
             succ0[u].append(v)
             indeg0[v] += 1
 
-    comp = scc_index(n, succ0)
-    back = _back_edges(n, succ0, indeg0)
+    # DFS back edges: sources tried first, then the rest, each in index (= sorted id) order, so
+    # the edges reversed do not depend on input order
+    comp, back = scc_and_back_edges(n, succ0, [v for v in range(n) if indeg0[v] == 0])
 
     # layout edges (left to right) with what they carry: [normal, reversed, cycle]
     flags: dict[tuple[int, int], list[bool]] = {}

@@ -13,7 +13,16 @@ from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import Item, is_valid_filename
 from ..ops import Refusal
 from ..queues import MQ, QUEUES, Queue, queue_named
-from ..store import AtkError, GitStore, StateConflict, Transaction, WriteResult, item_path, missing_queue_folders
+from ..store import (
+    AtkError,
+    GitStore,
+    StateConflict,
+    Transaction,
+    WriteResult,
+    item_path,
+    missing_queue_folders,
+    states_defect,
+)
 from .types import Clock, Outcome, _body_of, _code, utc_now
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
@@ -85,8 +94,7 @@ class ServiceBase:
         if len({q for q, _ in found}) > 1:
             item.defects = [*item.defects, f"filename is in both queues at once: {', '.join(f'{q}/{s}' for q, s in found)}"]
         elif len(found) > 1:
-            where = [s for _, s in found]
-            item.defects = [*item.defects, f"filename is in {len(where)} states at once: {', '.join(where)}"]
+            item.defects = [*item.defects, states_defect([s for _, s in found])]
 
     def _parse_bounded(self, filename: str, state: str, queue: str = "wi") -> Item:
         """Parse an item without reading more than the size limit allows: a file over it is

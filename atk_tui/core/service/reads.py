@@ -4,24 +4,43 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..cache import ItemCache, cache_key, paused_gc
+from ..cache import RACY_NS, ItemCache, cache_key, paused_gc
 from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult
 from .base import ServiceBase
-from .types import SHA_RE, HistoryEntry, Outcome, QueueView, SyncStatus, _code, utc_now
+from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, SyncStatus, _code, utc_now
 
 if TYPE_CHECKING:
     from ..githistory import ItemCommit, ItemDiff, ItemLog
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
+#: with a previous view, up to this many changed files are parsed without asking git for the
+#: blobs and reading the item cache (which cost about as much as parsing a hundred files)
+PARSE_BEFORE_CACHE = 100
+
+
+def _stat_key(path: str, taken: int) -> str | None:
+    """What names a file's content as long as it stays the same (inode, size, mtime, ctime:
+    nothing writes a file without changing its ctime), or None when it cannot be trusted:
+    changed within `RACY_NS` of `taken`, the time before it was read (a second write in the
+    same clock tick could leave the stat unchanged), or not there."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if max(st.st_mtime_ns, st.st_ctime_ns) >= taken - RACY_NS:
+        return None
+    return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
 
 
 def _states_defect(states: Sequence[str]) -> str:
@@ -173,84 +192,130 @@ class Reads(ServiceBase):
         """Parse the items in `states` of every queue (through the cache) and locate every
         item of both queues: dependencies cross them, so readiness needs both.
         `progress(done, total)` is called now and then while files are parsed (a cold start)."""
-        wanted_set = set(states)
+        items, where, defects, _ = self._load_items(frozenset(states), progress)
+        return items, where, defects
+
+    def _load_items(
+        self, states: frozenset[str], progress: Callable[[int, int], None] | None = None, reuse: QueueView | None = None
+    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect], Loaded]:
+        """`load_items`, and how (`Loaded`, without the plans). With `reuse` (a view loaded
+        the same way), an item whose key is the same there is that view's very `Item` (neither
+        read nor parsed: a blob names the file's bytes for good), and a state folder whose
+        lstat is the same is not listed again."""
+        wanted_set = states
         items: dict[str, Item] = {}
         where: dict[str, str] = {}
         defects: list[StoreDefect] = []
+        loaded = Loaded(states, {}, dict(reuse.loaded.folders) if reuse is not None and reuse.loaded else {})
+        keys = loaded.keys
         queue_of: dict[str, str] = {}
         for q in QUEUES:
             if q.name != "wi" and not os.path.isdir(self.root / q.folder):
                 continue  # a store made before the queue existed
-            q_items, q_where, q_defects = self._load_queue(q, [s for s in q.states if s in wanted_set], progress)
+            q_items, q_where, q_defects = self._load_queue(
+                q, [s for s in q.states if s in wanted_set], progress, reuse, loaded
+            )
             for name in q_where.keys() & queue_of.keys():
                 defects.append(StoreDefect(name, _queues_defect(queue_of[name], q.name)))
-                for found in (items.get(name), q_items.get(name)):
-                    if found is not None:
-                        found.defects = [*found.defects, _queues_defect(queue_of[name], q.name)]
+                found = items.get(name)
+                if found is not None:  # a copy: the item may be the previous view's
+                    items[name] = replace(found, defects=[*found.defects, _queues_defect(queue_of[name], q.name)])
+                keys.pop(name, None)
                 q_where.pop(name)
                 q_items.pop(name, None)
             queue_of.update(dict.fromkeys(q_where, q.name))
             items.update(q_items)
             where.update(q_where)
             defects += q_defects
-        return items, where, defects
+        return items, where, defects, loaded
 
     def _load_queue(
-        self, q: Queue, wanted: list[str], progress: Callable[[int, int], None] | None = None
+        self,
+        q: Queue,
+        wanted: list[str],
+        progress: Callable[[int, int], None] | None = None,
+        reuse: QueueView | None = None,
+        loaded: Loaded | None = None,
     ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        # git stats the work tree for the blob SHAs while the folders are scanned here (the
-        # second queue is scanned first: most stores have few or no feedback items, and an
-        # empty queue must not cost a git process on every listing)
+        # before anything is read: a file changed since is not remembered (`_stat_key`)
+        taken = time.time_ns()
         first = q.name == "wi"
         prefix = "" if q.name == "wi" else f"{q.name}-"
-        # the blobs only look entries up: without a cache file (a cold start) git is not asked
-        cached = self.use_cache and any(
-            ItemCache(self.store.git_dir, prefix + ("terminal" if s in TERMINAL else "active")).path.exists() for s in wanted
-        )
-        collect_blobs = self.store.index_blobs_async(wanted, q.name) if cached and first else dict
-        scan = self.store.scan_all(q.states, q.name)
-        if cached and not first and any(scan.names.get(s) for s in wanted):
+
+        def scope_of(state: str) -> str:
+            return prefix + ("terminal" if state in TERMINAL else "active")
+
+        # git stats the work tree for the blob SHAs while the folders are scanned here (the
+        # second queue is scanned first: most stores have few or no feedback items, and an
+        # empty queue must not cost a git process on every listing). The blobs only look
+        # entries up: without a cache file (a cold start) git is not asked; with a previous
+        # view, only when many files changed
+        cached = self.use_cache and any(ItemCache(self.store.git_dir, scope_of(s)).path.exists() for s in wanted)
+        early = cached and reuse is None
+        collect_blobs = self.store.index_blobs_async(wanted, q.name) if early and first else dict
+        scan = self.store.scan_all(q.states, q.name, loaded.folders if loaded is not None else None)
+        if early and not first and any(scan.names.get(s) for s in wanted):
             collect_blobs = self.store.index_blobs_async(wanted, q.name)
         where, dups, defects = scan.where, scan.dups, scan.defects
-        items: dict[str, Item] = {}
-        scopes: dict[str, ItemCache] = {}
-        blobs = collect_blobs()
         root = str(self.root)
-        seen: dict[str, set[str]] = {}
-        total = sum(len(scan.names.get(state, ())) for state in wanted)
-        done = parsed = 0
+        todo: list[tuple[str, str, str | None]] = []  # (state, name, stat key)
         for state in wanted:
-            scope = prefix + ("terminal" if state in TERMINAL else "active")
-            cache = None
-            if self.use_cache:
-                cache = scopes.get(scope)
-                if cache is None:
-                    cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
-                    cache.load()
-                keep = seen.setdefault(scope, set())
+            folder = os.path.join(root, q.folder, state, "")
             for name in scan.names.get(state, ()):
                 if where[name] != state:
                     continue  # a duplicate: the copy in the first state is the item
+                key = None
+                if loaded is not None and name not in dups:
+                    key = _stat_key(folder + name, taken)
+                    key = f"{q.name}/{state}/{key}" if key else None
+                todo.append((state, name, key))
+        kept: dict[str, Item] = {}
+        if reuse is not None and reuse.loaded is not None:
+            before, before_keys = reuse.items, reuse.loaded.keys
+            for _state, name, key in todo:
+                if key is not None and before_keys.get(name) == key and (item := before.get(name)) is not None:
+                    kept[name] = item
+            if cached and len(todo) - len(kept) > PARSE_BEFORE_CACHE:
+                collect_blobs = self.store.index_blobs_async(wanted, q.name)
+        scopes: dict[str, ItemCache] = {}
+
+        def cache_for(scope: str) -> ItemCache:
+            cache = scopes.get(scope)
+            if cache is None:
+                cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
+                cache.load()
+            return cache
+
+        if self.use_cache and reuse is None:
+            for state in wanted:
+                cache_for(scope_of(state))
+        blobs = collect_blobs()
+        items: dict[str, Item] = {}
+        total = len(todo)
+        parsed = 0
+        for done, (state, name, key) in enumerate(todo):
+            item = kept.get(name)
+            if item is None:
                 rel = f"{q.folder}/{state}/{name}"
                 blob = blobs.get(rel)
-                item = cache.get(name, state, blob) if (cache is not None and blob) else None
-                if item is not None:
-                    item.queue = q.name
+                if blob and self.use_cache:
+                    item = cache_for(scope_of(state)).get(name, state, blob)
+                    if item is not None:
+                        item.queue = q.name
                 if item is None:
                     item, whole = self._parse_file(root, rel, name, state, q.name)
-                    if cache is not None and whole:
-                        cache.put(item)
+                    if whole and scope_of(state) in scopes:
+                        scopes[scope_of(state)].put(item)
                     parsed += 1
                     if progress is not None and parsed % PROGRESS_EVERY == 0:
                         progress(done, total)
-                if cache is not None:
-                    keep.add(cache_key(item.blob, name))
-                if name in dups:
-                    item.defects = [*item.defects, _states_defect(dups[name])]
-                items[name] = item
-                done += 1
+            if key is not None and loaded is not None:
+                loaded.keys[name] = key
+            if name in dups:
+                item.defects = [*item.defects, _states_defect(dups[name])]
+            items[name] = item
         for scope, cache in scopes.items():
-            cache.save(keep=seen.get(scope, set()))
+            cache.save(keep={cache_key(i.blob, n) for n, i in items.items() if scope_of(i.state) == scope})
         return items, where, defects
 
     @staticmethod
@@ -305,8 +370,18 @@ class Reads(ServiceBase):
 
                 yield (f"{blob}/{state}/{name}" if blob and alone else None), read
 
-    def queue(self, states: Iterable[str] = ACTIVE, progress: Callable[[int, int], None] | None = None) -> QueueView:
-        """Everything the dashboard shows, judged at `clock()`. `progress`: see `load_items`."""
+    def queue(
+        self,
+        states: Iterable[str] = ACTIVE,
+        progress: Callable[[int, int], None] | None = None,
+        previous: QueueView | None = None,
+    ) -> QueueView:
+        """Everything the dashboard shows, judged at `clock()`. `progress`: see `load_items`.
+
+        `previous`: the last view this service returned for the same `states` (the dashboard
+        passes its own). Only the item files whose blob differs from that view's are read,
+        and only the judgements the change can reach are worked out again
+        (`QueueView.rejudged`); the result is the same as without it."""
         if self.store.journal_path.exists():
             # a write a killed process left half done must not look saved: roll it back now
             # when nobody is writing (a writer holding the lock has its own journal)
@@ -315,12 +390,43 @@ class Reads(ServiceBase):
                     pass
             except AtkError:
                 pass
+        wanted = frozenset(states)
+        if previous is not None and (previous.loaded is None or previous.loaded.states != wanted):
+            previous = None  # loaded another way: nothing to go on
         head = self.store.head()
-        items, where, defects = self.load_items(states, progress)
-        missing = set(plan_files_missing(self.root, {i.plan_file for i in items.values() if i.plan_file}))
+        items, where, defects, loaded = self._load_items(wanted, progress, previous)
+        values = frozenset(i.plan_file for i in items.values() if i.plan_file)
+        missing, plans = self._plans_missing(values, previous.loaded.plans if previous and previous.loaded else None)
+        loaded = replace(loaded, plans=plans)
         plan_missing = frozenset(i.filename for i in items.values() if i.plan_file in missing)
         snap = Snapshot(items=items, states=where, store_defects=defects, plan_missing=plan_missing)
-        return QueueView.judged(snap, self.clock(), head=head, store_defects=defects)
+        now = self.clock()
+        if previous is None:
+            view = QueueView.judged(snap, now, head=head, store_defects=defects)
+        else:
+            view = previous.rejudged(snap, now, head=head, store_defects=defects)
+        view.loaded = loaded
+        return view
+
+    def _plans_missing(
+        self, values: frozenset[str], before: tuple[frozenset[str], str, frozenset[str]] | None
+    ) -> tuple[frozenset[str], tuple[frozenset[str], str, frozenset[str]] | None]:
+        """(the `values` naming no plan file, what tells the next call whether that still
+        holds: `Loaded.plans`). `before`: the last call's; while the same values' folders
+        (every folder down to each plan file's, as linked and as followed) have the same
+        lstat, only values whose file is a symbolic link or outside the store are looked at."""
+        from ..cache import dirs_signature, plan_signature
+
+        taken = time.time_ns()
+        digest, newest, volatile, dirs = plan_signature(self.root, sorted(values), leaves=True)
+        followed, newest_followed = dirs_signature([os.path.realpath(d) for d in dirs])
+        digest += followed
+        if before is not None and before[0] == values and before[1] == digest:
+            missing = (before[2] - set(volatile)) | set(plan_files_missing(self.root, volatile))
+        else:
+            missing = set(plan_files_missing(self.root, values))
+        trusted = max(newest, newest_followed) < taken - RACY_NS
+        return frozenset(missing), ((values, digest, frozenset(missing)) if trusted else None)
 
     def _names_cache(self) -> tuple[Any, str, int, int]:
         """(the history names' cache or None, the folders' signature, their newest time, now)."""
@@ -479,11 +585,6 @@ class Reads(ServiceBase):
         from ..loop import read_status
 
         return read_status(self.store.git_dir)
-
-    def config_get(self, key: str) -> str:
-        if key == "private_notes":
-            return str(self.root)
-        raise AtkError(f"unknown config key {key!r} (known: private_notes)", exit_code=2)
 
     def dependents_of(self, filename: str) -> list[str]:
         """Active items that list `filename` in depends_on."""

@@ -11,6 +11,7 @@ from ..items import split_frontmatter
 from ..model import Item, Snapshot, StoreDefect
 from ..readiness import Judgement
 from ..store import AtkError
+from ..store.gitstore import FolderMemo
 
 Clock = Callable[[], datetime]
 
@@ -85,6 +86,20 @@ class HistoryEntry:
     actor: str
 
 
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """How `Service.queue` loaded a view, what `queue(previous=...)` goes on: the states asked
+    for; "queue/state/blob" of every item read from its file alone (the same key next time:
+    the same `Item`); the state folders' listings (`GitStore.scan_all`); and the plan files'
+    (`plan_files_missing` of `plans[0]` was `plans[2]` while the folders' signature was
+    `plans[1]`; None when that could not be trusted)."""
+
+    states: frozenset[str]
+    keys: dict[str, str]
+    folders: FolderMemo
+    plans: tuple[frozenset[str], str, frozenset[str]] | None = None
+
+
 @dataclass
 class QueueView:
     """A consistent picture of the queue at one moment, with every derived judgement."""
@@ -97,6 +112,8 @@ class QueueView:
     head: str | None
     now: datetime
     store_defects: list[StoreDefect] = field(default_factory=list)
+    #: how the items were loaded (`Service.queue`): what its next refresh goes on
+    loaded: Loaded | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def judged(cls, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None) -> QueueView:
@@ -104,12 +121,30 @@ class QueueView:
         from .. import readiness
 
         judgements = readiness.judge(snap, now)
-        blocks = readiness.blocks_count(snap, judgements)
+        deps = readiness.dependents(snap)
+        blocks = readiness.blocks_count(snap, judgements, deps)
+        return cls._derived(snap, now, judgements, deps, blocks, head, store_defects)
+
+    def rejudged(
+        self, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None
+    ) -> QueueView:
+        """`judged(snap, now, ...)`, equal to it, worked out from this view: only what the
+        change from this view's snapshot touches is judged again (`core.rejudge`)."""
+        from ..rejudge import refresh
+
+        got = refresh(self.snapshot, self.judgements, self.dependents, self.blocks, snap, now)
+        return self._derived(snap, now, got.judgements, got.dependents, got.blocks, head, store_defects)
+
+    @classmethod
+    def _derived(cls, snap: Snapshot, now: datetime, judgements: dict[str, Judgement], deps: dict[str, list[str]],
+                 blocks: dict[str, tuple[int, int]], head: str | None, store_defects: list[StoreDefect] | None) -> QueueView:  # fmt: skip
+        from .. import readiness
+
         return cls(
             snapshot=snap,
             judgements=judgements,
             blocks=blocks,
-            dependents=readiness.dependents(snap),
+            dependents=deps,
             needs_you=readiness.sort_needs_you(snap, judgements, blocks),
             head=head,
             now=now,

@@ -381,9 +381,8 @@ class Writes(ServiceBase):
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
             self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
-            found = self._dependency_rules(filename, deps).refusals(deps)
-            if found:
-                first = min(found, key=lambda r: ("self", "missing", "cycle").index(r.code))
+            first = self._dependency_rules(filename, deps).first(deps)
+            if first is not None:
                 prefix = "refused: " if first.code == "cycle" else ""
                 raise AtkError(prefix + first.message, code=first.code)
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})

@@ -19,6 +19,7 @@ from .gitstore import (
     init_store,
     item_path,
     missing_queue_folders,
+    states_defect,
 )
 from .remote import (
     LOCK_TIMEOUT,
@@ -59,4 +60,5 @@ __all__ = [
     "missing_queue_folders",
     "push_behind_remote",
     "push_failure_reason",
+    "states_defect",
 ]

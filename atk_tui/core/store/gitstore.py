@@ -15,18 +15,16 @@ from __future__ import annotations
 import errno
 import json
 import os
-import re
 import stat
 import subprocess
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, StateConflict, StoreBusy
-from ..model import STATES, StoreDefect, is_valid_filename
+from ..model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from ..queues import QUEUES, queue_named
 from .files import (
@@ -41,47 +39,13 @@ from .files import (
     b64decode,
 )
 from .remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
+from .scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
 from .transaction import Transaction, _hooks_dir
 
-LINK_DEFECT = (
-    "is a symbolic link; atk never follows links (they can lead out of the store): "
-    "replace it with the file itself, or remove it"
-)
 
-
-@dataclass
-class ScanResult:
-    """What the state folders hold."""
-
-    names: dict[str, list[str]]  # state -> item filenames in that folder
-    where: dict[str, str]  # filename -> its state (the first, in STATES order, for a duplicate)
-    dups: dict[str, list[str]]  # filename -> every state it is in, when more than one
-    defects: list[StoreDefect]
-
-
-_NAME_CHARS = re.compile(r"[A-Za-z0-9._\n-]*")
-
-
-def _bad_names(names: list[str]) -> list[str]:
-    """The names that break the item filename pattern (model.FILENAME_RE). The usual case,
-    every name good, is decided with a few C-level passes over all of them at once (this
-    runs on every listing, over every item of the store) instead of a match per name."""
-    if not names:
-        return []
-    joined = "\n".join(names)
-    if (
-        joined.count("\n") == len(names) - 1  # no name has a newline of its own
-        and _NAME_CHARS.fullmatch(joined)
-        and joined[0] not in "._-"
-        and "\n." not in joined
-        and "\n_" not in joined
-        and "\n-" not in joined
-        and joined.endswith(".md")
-        and joined.count(".md\n") == len(names) - 1
-        and max(map(len, names)) <= 204
-    ):
-        return []
-    return [n for n in names if not is_valid_filename(n) or "\n" in n]
+def states_defect(states: Sequence[str]) -> str:
+    """The defect of a filename found in more than one state folder of a queue."""
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
 
 
 def item_path(state: str, filename: str, queue: str = "wi") -> str:
@@ -91,14 +55,14 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
         raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
     if not is_valid_filename(filename):
         raise AtkError(
-            f"bad filename {filename!r}: an item filename has no path parts and matches "
-            "^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\\.md$",
+            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
             exit_code=2,
         )
     return f"{queue_named(queue).folder}/{state}/{filename}"
 
 
 LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
+
 
 class GitStore(RemoteSync):
     """A store on disk. Cheap to construct; every method talks to git or the files."""
@@ -323,11 +287,17 @@ class GitStore(RemoteSync):
             return None, None
         return parts[0], parts[1]
 
-    def scan_all(self, states: Sequence[str] | None = None, queue: str = "wi") -> ScanResult:
+    def scan_all(
+        self, states: Sequence[str] | None = None, queue: str = "wi", folders: FolderMemo | None = None
+    ) -> ScanResult:
         """The item files of the given state folders (see `ScanResult`).
 
         Written for folders of tens of thousands of files: the per-name work stays in C
-        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names)."""
+        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names).
+
+        `folders` (path -> what an earlier scan found there, see `FolderMemo`): a folder whose
+        lstat is what it was then is not listed again (a name added, removed or renamed changes
+        its mtime); this scan's trustworthy folders are put in it."""
         q = queue_named(queue)
         order = q.states
         top = q.folder
@@ -341,28 +311,10 @@ class GitStore(RemoteSync):
             if link:
                 defects.append(StoreDefect(f"{top}/{state}", link))
                 continue
-            try:
-                with os.scandir(os.path.join(root, top, state)) as it:
-                    entries = list(it)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            odd = [e for e in entries if not e.is_file(follow_symlinks=False)]  # links, folders, ...
-            listed = [n for e in entries if (n := e.name)[0] != "."]
-            if odd:
-                # (only then: a `.gitkeep` beside 50,000 items must not cost a second pass)
-                odd_names = {e.name for e in odd}
-                listed = [n for n in listed if n not in odd_names]
-                for e in odd:
-                    if e.is_symlink():
-                        defects.append(StoreDefect(f"{top}/{state}/{e.name}", LINK_DEFECT))
-                    elif not e.name.startswith(".") and not e.is_file(follow_symlinks=False):
-                        defects.append(StoreDefect(
-                            f"{top}/{state}/{e.name}",
-                            f"is not a regular file (a folder, a pipe or a device; ignored): move it out of {top}/",
-                        ))
-            for name in _bad_names(listed):
-                defects.append(StoreDefect(f"{top}/{state}/{name}", "filename breaks the item filename pattern"))
-            names[state] = listed
+            got = list_folder(os.path.join(root, top, state), f"{top}/{state}", folders)
+            if got is not None:
+                names[state] = got[0]
+                defects += got[1]
         where: dict[str, str] = {}
         for state in reversed([s for s in order if s in names]):  # the first state in the queue's order wins
             where.update(dict.fromkeys(names[state], state))
@@ -374,7 +326,7 @@ class GitStore(RemoteSync):
                 if n > 1:
                     dups[name] = [s for s in order if s in sets and name in sets[s]]
             for name, where_ in dups.items():
-                defects.append(StoreDefect(name, f"filename is in {len(where_)} states at once: {', '.join(where_)}"))
+                defects.append(StoreDefect(name, states_defect(where_)))
         return ScanResult(names, where, dups, defects)
 
     def state_dir_link(self, state: str, queue: str = "wi") -> str | None:

@@ -511,12 +511,19 @@ class GraphScreen(ItemActionsScreen):
     def action_close(self) -> None:
         self.app.pop_screen()
 
+    def _active_cursor(self, warning: str) -> str | None:
+        """The focused node when it is an active item; otherwise None, and `warning` shown."""
+        cursor = self._cursor
+        view = self._view
+        if cursor is None or view is None or cursor not in view.items:
+            self.notify(warning, severity="warning")
+            return None
+        return cursor
+
     def action_toggle_whole(self) -> None:
         if self.whole and self.center is None:
-            cursor = self._cursor
-            view = self._view
-            if cursor is None or view is None or cursor not in view.items:
-                self.notify("focus an active item first: the graph is drawn around it", severity="warning")
+            cursor = self._active_cursor("focus an active item first: the graph is drawn around it")
+            if cursor is None:
                 return
             self.center = cursor
         self.whole = not self.whole
@@ -528,10 +535,8 @@ class GraphScreen(ItemActionsScreen):
         self.relayout()
 
     def action_center(self) -> None:
-        cursor = self._cursor
-        view = self._view
-        if cursor is None or view is None or cursor not in view.items:
-            self.notify("only an active item can be the centre", severity="warning")
+        cursor = self._active_cursor("only an active item can be the centre")
+        if cursor is None:
             return
         self.center = cursor
         self.whole = False

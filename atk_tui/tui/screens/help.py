@@ -17,6 +17,7 @@ EXTRA = [
     ("Panes", "Tab / Shift+Tab", "next / previous pane"),
     ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
     ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back"),
+    ("Panes", "l, l (narrow)", "the detail under the lists (↑↓ scroll), its trees"),
     ("Panes", "Enter", "open the item (detail; jump from a dependency tree)"),
     ("Panes", "Space", "mark for bulk actions"),
     ("Find", "/", "filter all panes as you type (fuzzy; Esc clears)"),

@@ -28,9 +28,9 @@ from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 from .base import ItemActionsScreen
+from .narrow import NARROW_CSS, NarrowLayout
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
-NARROW_BELOW = 100  # columns: narrower, the detail pane shows in place of the lists (l / h)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
 #: the pane an item of each active state shows in: the feedback queue's `editing` and
@@ -70,6 +70,7 @@ class MainScreen(ItemActionsScreen):
         Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left,h", "focus_panes", "Panes", show=False),
+        Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
         Binding("escape", "clear_marks", "Clear marks", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
@@ -91,15 +92,10 @@ class MainScreen(ItemActionsScreen):
     #panes ItemList:focus, #needs:focus { border: round $accent; }
     #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
     #detail:focus-within { border: round $accent; }
-    /* narrow terminals: the lists take the whole width; `l`/→ shows the detail in their place
-       (full width: filenames are not broken mid-word), `h`/← brings the lists back */
-    #body.-narrow #detail { display: none; }
-    #body.-narrow.-detail #panes { display: none; }
-    #body.-narrow.-detail #detail { display: block; width: 1fr; }
     #filter { display: none; height: 3; border: round $accent; }
     #filter.shown { display: block; }
     #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
-    """
+    """ + NARROW_CSS  # narrow terminals: the detail under the lists, or in their place (narrow.py)
 
     class ItemChosen(Message):
         """The selection moved to `filename` (any pane)."""
@@ -123,6 +119,7 @@ class MainScreen(ItemActionsScreen):
         self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
         self.full_items: dict[str, Item] = {}
         self._pending_select: str | None = None
+        self.narrow = NarrowLayout(self, PANES)  # which narrow layout shows (`[tui] narrow_preview`, `i`)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="banner")
@@ -147,10 +144,11 @@ class MainScreen(ItemActionsScreen):
         yield KeyFooter()
 
     def on_resize(self, event) -> None:
-        self.query_one("#body").set_class(event.size.width < NARROW_BELOW, "-narrow")
+        self.narrow.resize(event.size.width)
 
     def on_mount(self) -> None:
-        self.query_one("#body").set_class(self.size.width < NARROW_BELOW, "-narrow")
+        self.narrow.bottom = self.app.tui_config.narrow_preview == "bottom"
+        self.narrow.resize(self.size.width)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
         banner = self.query_one("#banner", Static)
@@ -315,9 +313,9 @@ class MainScreen(ItemActionsScreen):
     def on_descendant_focus(self, event) -> None:
         widget = event.widget
         if isinstance(widget, ItemList):
-            self.query_one("#body").remove_class("-detail")  # back on a list: the lists show
             if widget.id in PANES:
                 self._last_pane = widget.id
+            self.narrow.focused_list(self._last_pane)  # back on a list: the lists show
             self._last_list = widget.id or self._last_list
             self._select(widget.current_key)
 
@@ -436,14 +434,18 @@ class MainScreen(ItemActionsScreen):
         self.notify(f"copied {self.selected}", timeout=3)
 
     def action_focus_detail(self) -> None:
-        if isinstance(self.focused, ItemList):
-            self.query_one("#body").add_class("-detail")
-            self.set_focus(self.query_one("#deps-tree", DepTree))
+        target = self.narrow.detail_target(self.focused)
+        if target is not None:
+            self.narrow.detail_focused(True)
+            self.set_focus(target)
 
     def action_focus_panes(self) -> None:
-        self.query_one("#body").remove_class("-detail")
+        self.narrow.detail_focused(False)
         if not isinstance(self.focused, ItemList):
             self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
+
+    def action_toggle_preview(self) -> None:
+        self.notify(self.narrow.toggle(), timeout=3)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "filter" and isinstance(self.focused, Input):

@@ -21,11 +21,11 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size, Spacing
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.graph_layout import EDGE_CYCLE_STYLE, EDGE_STYLE, STATUSES, Layout, nearest_in_direction, node_at
+from .messages import ControlMessage
 
 #: Style keys the layout can produce: node statuses and the two edge styles.
 STYLE_KEYS: tuple[str, ...] = (*STATUSES, EDGE_STYLE, EDGE_CYCLE_STYLE)
@@ -36,6 +36,16 @@ _STRIP_CACHE_LIMIT = 4000
 def _first(layout: Layout) -> str:
     """The box focused first: the top of the first column."""
     return min(layout.nodes, key=lambda n: (layout.nodes[n].layer, layout.nodes[n].y, n))
+
+
+class _NodeMessage(ControlMessage["GraphCanvas"]):
+    def __init__(self, canvas: GraphCanvas, node_id: str) -> None:
+        super().__init__(canvas)
+        self.node_id = node_id
+
+    @property
+    def canvas(self) -> GraphCanvas:
+        return self.control
 
 
 class GraphCanvas(ScrollView, can_focus=True):
@@ -77,29 +87,11 @@ class GraphCanvas(ScrollView, can_focus=True):
     GraphCanvas > .graph-canvas--message { color: $text-muted; text-style: italic; }
     """
 
-    class NodeHighlighted(Message):
+    class NodeHighlighted(_NodeMessage):
         """The focused node changed to `node_id`."""
 
-        def __init__(self, canvas: GraphCanvas, node_id: str) -> None:
-            super().__init__()
-            self.canvas = canvas
-            self.node_id = node_id
-
-        @property
-        def control(self) -> GraphCanvas:
-            return self.canvas
-
-    class NodeSelected(Message):
+    class NodeSelected(_NodeMessage):
         """Enter (or a double click) on `node_id`."""
-
-        def __init__(self, canvas: GraphCanvas, node_id: str) -> None:
-            super().__init__()
-            self.canvas = canvas
-            self.node_id = node_id
-
-        @property
-        def control(self) -> GraphCanvas:
-            return self.canvas
 
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
@@ -17,12 +18,14 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.cells import fit
+from .messages import ControlMessage
+
+KeyT = TypeVar("KeyT", bound="str | None")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,18 @@ class Row:
 
     def __repr__(self) -> str:
         return f"Row({self.key!r})"
+
+
+class _ListMessage(ControlMessage["ItemList"]):
+    @property
+    def item_list(self) -> ItemList:
+        return self.control
+
+
+class _KeyMessage(_ListMessage, Generic[KeyT]):
+    def __init__(self, item_list: ItemList, key: KeyT) -> None:
+        super().__init__(item_list)
+        self.key = key
 
 
 class ItemList(ScrollView, can_focus=True):
@@ -106,34 +121,14 @@ class ItemList(ScrollView, can_focus=True):
     # repaint=False: `watch_cursor` repaints the two rows that changed, not the whole pane
     cursor: reactive[int] = reactive(0, always_update=False, init=False, repaint=False)
 
-    class Highlighted(Message):
-        def __init__(self, item_list: ItemList, key: str | None) -> None:
-            super().__init__()
-            self.item_list = item_list
-            self.key = key
+    class Highlighted(_KeyMessage[str | None]):
+        """The cursor moved to the row `key` (None: no rows)."""
 
-        @property
-        def control(self) -> ItemList:
-            return self.item_list
+    class Selected(_KeyMessage[str]):
+        """Enter on the row `key`."""
 
-    class Selected(Message):
-        def __init__(self, item_list: ItemList, key: str) -> None:
-            super().__init__()
-            self.item_list = item_list
-            self.key = key
-
-        @property
-        def control(self) -> ItemList:
-            return self.item_list
-
-    class MarksChanged(Message):
-        def __init__(self, item_list: ItemList) -> None:
-            super().__init__()
-            self.item_list = item_list
-
-        @property
-        def control(self) -> ItemList:
-            return self.item_list
+    class MarksChanged(_ListMessage):
+        """The set of marked rows changed."""
 
     def __init__(self, columns: Sequence[Column], *, empty_text: str = "nothing here", header: bool = True, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
