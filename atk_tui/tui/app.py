@@ -255,12 +255,12 @@ class AtkApp(App):
         try:
             # planning: visible, not actionable. The last view: only what changed is read and judged
             view = self.service.queue(ACTIVE | {"planning"}, progress=progress, previous=self.queue)
-            if first:  # the rows at once; git's counts (unpushed, conflicts) and the notices follow
-                self.call_from_thread(self.show_queue, view)
-            sync = self.service.sync_status()
-            unpushed, conflicts = sync.unpushed, sync.conflicts
             notices = self.service.notices()
             loop = self.service.loop_status()
+            if first:  # the rows (and the title's count) at once; git's counts (unpushed, conflicts) follow
+                self.call_from_thread(self._queue_loaded, view, self.unpushed, notices, loop, self.conflicts)
+            sync = self.service.sync_status()
+            unpushed, conflicts = sync.unpushed, sync.conflicts
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
@@ -287,7 +287,7 @@ class AtkApp(App):
             if isinstance(screen, NoticesScreen):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
-        if self.queue is view:  # shown already (the first load): the status line has news
+        if self.queue is view:  # shown already (the first load): git's counts are the news
             self.main.update_status()
         else:
             self.show_queue(view)
