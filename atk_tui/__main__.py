@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", default="localhost", help="with --serve: the address to listen on (default localhost)")
     p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
-    from .cli import VersionAction
+    from .version import VersionAction
 
     p.add_argument("--version", action=VersionAction)
     return p

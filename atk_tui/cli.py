@@ -26,6 +26,7 @@ from .core.readiness import Judgement
 from .core.store import AtkError, init_store
 from .core.textsafe import safe_json, safe_line, safe_text
 from .quicklist import DERIVED, listing_cache, serve, write_listing
+from .version import VersionAction
 
 EPILOG = """\
 exit codes:
@@ -101,26 +102,6 @@ def item_command(sub: Any, name: str, help_: str, epilog: str) -> argparse.Argum
     )
     _global_options(p, suppress=True, command=name)
     return p
-
-
-class VersionAction(argparse.Action):
-    """`--version`, looked up only when asked (importlib.metadata is slow to import)."""
-
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kw: Any) -> None:
-        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, help="print the version and exit")
-
-    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
-        sys.stdout.write(version_text(parser.prog) + "\n")
-        parser.exit()
-
-
-def version_text(prog: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return f"{prog} {version('atk-tui')}"
-    except PackageNotFoundError:
-        return f"{prog} (version unknown: not installed)"
 
 
 COMPLETION_SHELLS = ("bash", "zsh", "fish")

@@ -53,6 +53,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from gen_store import generate_store
+from procstat import hwm_mib
 
 BIN = Path(sys.executable).with_name("atk-tui")
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -106,13 +107,7 @@ class Pane:
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
     def hwm_mib(self) -> float:
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return float("nan")
+        return hwm_mib(self.pid)
 
     def wait_idle(self, quiet: float = 0.6, timeout: float = 60) -> None:
         """Until the process has used no CPU for `quiet` seconds."""

@@ -49,6 +49,8 @@ for p in (ROOT, BENCH):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+from procstat import hwm_mib  # noqa: E402  (bench/ is on the path from here)
+
 BIN = Path(sys.executable).parent
 AGENT_VARS = ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT")
 SIZE = (160, 48)
@@ -353,13 +355,7 @@ class Pane:
         return max(changed - since, 0.0)
 
     def hwm_mib(self) -> float:
-        try:
-            for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        except OSError:
-            pass
-        return float("nan")
+        return hwm_mib(self.pid)
 
     def close(self) -> None:
         self.tmux("kill-server")

@@ -26,14 +26,14 @@ from ..core.questions import parse_questions
 from ..core.queues import queue_named
 from ..core.service import Outcome, QueueView
 from ..core.textsafe import safe_line
-from .edit_session import EditSession
-from .screens.answer import AnswerResult, AnswerScreen
-from .screens.conflicts import ConflictsScreen, Resolution
-from .screens.dependencies import DependenciesScreen
-from .screens.dialogs import MoveChoice, MoveScreen, TextFormScreen, confirm
 
+# the dialogs and the editor session are imported where a command opens them: not on the way to
+# the dashboard's first frame
 if TYPE_CHECKING:
     from .app import AtkApp
+    from .screens.answer import AnswerResult
+    from .screens.conflicts import Resolution
+    from .screens.dialogs import MoveChoice
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
 WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
@@ -125,12 +125,16 @@ class Commands:
         return full, b""
 
     async def _ask(self, title: str, message: str | Text, yes: str, *, danger: bool = False) -> bool:
+        from .screens.dialogs import confirm
+
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
     # -- transitions ------------------------------------------------------------------------
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
         """`m`: the moves valid for `targets`, then `move`."""
+        from .screens.dialogs import MoveScreen
+
         if self.refuse_read_only() or not targets:
             return None
         # what the user sees when the menu opens: a note is written against it
@@ -178,6 +182,8 @@ class Commands:
     ) -> Outcome | None:
         """Move `targets` to `target` (confirmed when unusual); a note the user typed survives
         a failed write: it is offered again with a retry. The last outcome, None if cancelled."""
+        from .screens.dialogs import TextFormScreen
+
         if self.refuse_read_only() or not targets:
             return None
         if not await self._confirm_move(targets, target):
@@ -245,6 +251,8 @@ class Commands:
     async def answer(self, item: Item) -> Outcome | None:
         """`a`: the answer form for `item`; nothing typed is lost when the write is refused
         (the form comes back with it). The saved outcome, None if nothing was saved."""
+        from .screens.answer import AnswerScreen
+
         if self.refuse_read_only():
             return None
         if not item.is_question:
@@ -314,6 +322,8 @@ class Commands:
     async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
         """`A` with questions marked: each one's recommendations, after one confirmation that
         lists them, in one commit (`Service.accept_recommendations`)."""
+        from .screens.dialogs import confirm
+
         if self.refuse_read_only():
             return None
         uwis = [i for i in items if i.kind == "uwi"]
@@ -334,6 +344,8 @@ class Commands:
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
         back with a retry when the write is refused."""
+        from .screens.dialogs import TextFormScreen
+
         if self.refuse_read_only() or not item.is_request:
             return None
         full, base = await self.read_seen(item.filename)
@@ -364,6 +376,8 @@ class Commands:
 
     async def set_dependencies(self, item: Item, view: QueueView) -> Outcome | None:
         """`d`: the dependency editor, then the write."""
+        from .screens.dependencies import DependenciesScreen
+
         if self.refuse_read_only():
             return None
         reason = self.disabled_reason("dependencies", [item])
@@ -377,6 +391,8 @@ class Commands:
 
     async def conflicts(self) -> Outcome | None:
         """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""
+        from .screens.conflicts import ConflictsScreen
+
         svc = self.service
         found = await asyncio.to_thread(svc.conflicts)
         if not found:
@@ -390,6 +406,8 @@ class Commands:
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
+        from .edit_session import EditSession
+
         if self.refuse_read_only():
             return
         depth = len(self.undo_stack)

@@ -69,8 +69,8 @@ class ItemActionsScreen(Screen):
     def on_key(self, event: events.Key) -> None:
         """A dimmed key is never silent: pressing it says why. (Keys reach the screen before
         the app looks at its non-priority bindings.)"""
-        if isinstance(self.focused, (Input, TextArea)):
-            return
+        if event.key not in self._write_keys() or isinstance(self.focused, (Input, TextArea)):
+            return  # (working out every binding's state on every key would slow a held arrow key)
         active = self.active_bindings.get(event.key)
         if active is None or active.enabled or active.binding.action not in WRITE_ACTIONS:
             return
@@ -78,6 +78,17 @@ class ItemActionsScreen(Screen):
         if reason:
             event.stop()
             self.app.notify(reason, severity="warning", markup=False)
+
+    def _write_keys(self) -> frozenset[str]:
+        """The keys this screen binds to writes, after the `[tui.keys]` remapping (the keymap is
+        set once, as the app starts): worked out on the first key."""
+        keys = getattr(self, "_write_keys_cache", None)
+        if keys is None:
+            bindings = self._bindings.copy()
+            bindings.apply_keymap(self.app._keymap)
+            keys = frozenset(key for key, binding in bindings if binding.action in WRITE_ACTIONS)
+            self._write_keys_cache = keys
+        return keys
 
     # -- handlers: one command each -----------------------------------------------------------
 

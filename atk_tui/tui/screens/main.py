@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -20,7 +20,7 @@ from ...core.service import Outcome, QueueView
 from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
-from ..edit_session import offer_kept_at_start
+from ..detail_follow import DetailFollower
 from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
 from ..widgets.detail import DepTree, DetailPane
 from ..widgets.filter_input import FilterInput
@@ -28,7 +28,6 @@ from ..widgets.footer import KeyFooter
 from ..widgets.item_list import ItemList
 from ..widgets.notices import NoticeStrip
 from .base import ItemActionsScreen
-from .graph import GraphScreen
 from .narrow import NARROW_CSS, NarrowLayout
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
@@ -113,7 +112,7 @@ class MainScreen(ItemActionsScreen):
         self._parsed: tuple[str, Query] | None = None
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
-        self._detail_timer: Timer | None = None
+        self.follower = DetailFollower(self, DETAIL_DELAY)  # the detail pane follows the selection
         self._filter_timer: Timer | None = None
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
@@ -158,8 +157,13 @@ class MainScreen(ItemActionsScreen):
             banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
-        offer_kept_at_start(self.app)  # editor text an earlier session could not save
+        self.call_after_refresh(self._offer_kept)  # after the first frame: it imports the dialogs
         self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
+
+    def _offer_kept(self) -> None:
+        from ..edit_session import offer_kept_at_start
+
+        offer_kept_at_start(self.app)  # editor text an earlier session could not save
 
     @property
     def view(self) -> QueueView | None:
@@ -186,7 +190,7 @@ class MainScreen(ItemActionsScreen):
         pending, self._pending_select = self._pending_select, None
         if pending and pending in view.items:
             self.jump_to(pending)
-        self._schedule_detail(self.selected, immediate=True)
+        self.follower.follow(self.selected, immediate=True)
         self.refresh_bindings()
 
     def _query(self) -> Query:
@@ -258,7 +262,7 @@ class MainScreen(ItemActionsScreen):
         if key != self.selected:
             self._select(key, immediate=True)
 
-    def _nothing_selected(self) -> str:
+    def nothing_selected(self) -> str:
         hidden = self._hidden.get(self._last_list, 0)
         if self.filter_text and hidden:
             return f"no item selected — {hidden} hidden by the filter (Esc clears it)"
@@ -321,7 +325,7 @@ class MainScreen(ItemActionsScreen):
         self.selected = key
         self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
-        self._schedule_detail(key, immediate)
+        self.follower.follow(key, immediate)
 
     def _refresh_bindings_if_changed(self) -> None:
         """The footer is rebuilt only when what the selection allows changes: rebuilding it on
@@ -335,61 +339,6 @@ class MainScreen(ItemActionsScreen):
         if sig != getattr(self, "_binding_sig", object()):
             self._binding_sig = sig
             self.refresh_bindings()
-
-    def _schedule_detail(self, key: str | None, immediate: bool = False) -> None:
-        if self._detail_timer is not None:
-            self._detail_timer.stop()
-        detail = self.query_one(DetailPane)
-        view = self.view
-        if key is None or view is None or key not in view.items:
-            detail.clear(self._nothing_selected() if view else "Loading…")
-            return
-        if not immediate:
-            # a cursor move: the list redraws at once, the detail pane (a relayout of the screen)
-            # once the cursor rests, so a held arrow key never waits on it
-            self._detail_timer = self.set_timer(DETAIL_DELAY, lambda: self._schedule_detail(key, immediate=True))
-            return
-        item = self.full_items.get(key) or view.items[key]
-        self._show_detail(item)
-        if not item.complete or key not in self.full_items:
-            self._detail_timer = self.set_timer(0.01, lambda: self._load_full(key))
-        else:
-            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(key))
-
-    def _show_detail(self, item: Item) -> None:
-        view = self.view
-        assert view is not None
-        self.query_one(DetailPane).show(
-            item,
-            view.judgements.get(item.filename),
-            now=view.now,
-            items=view.items,
-            states=view.snapshot.states,
-            judgements=view.judgements,
-            dependents=view.dependents.get(item.filename, []),
-            blocks=view.blocks.get(item.filename),
-        )
-
-    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
-    def _load_full(self, key: str) -> None:
-        try:
-            item = self.app.service.read(key)
-        except Exception as exc:
-            self.app.call_from_thread(self.app.report_error, f"cannot read {key}: {exc}")
-            return
-        self.app.call_from_thread(self._full_loaded, item)
-
-    def _full_loaded(self, item: Item) -> None:
-        self.full_items[item.filename] = item
-        self.bodies[item.filename] = item.body
-        if self.selected == item.filename:
-            self._show_detail(item)
-            self._detail_timer = self.set_timer(0.15, lambda: self._render_md(item.filename))
-
-    def _render_md(self, key: str) -> None:
-        item = self.full_items.get(key)
-        if item is not None and self.selected == key:
-            self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="markdown", exit_on_error=False)
 
     @on(DepTree.JumpRequested)
     def _jump(self, event: DepTree.JumpRequested) -> None:
@@ -648,6 +597,8 @@ class MainScreen(ItemActionsScreen):
         self._answer_with("accept", self.commands.accept)
 
     def action_graph(self) -> None:
+        from .graph import GraphScreen
+
         item = self.current_item()
         self.app.push_screen(GraphScreen(item.filename if item is not None else None))
 

@@ -1,14 +1,22 @@
 """The detail pane: metadata, blocked reasons, dependencies, questions, then the body.
 
-Metadata and a plain preview appear at once; the Markdown rendering of the body follows
-after the cursor has rested (debounced), so moving through a long list never waits on it.
+The pane's geometry is constant: a box of a fixed size in the screen (`height: 1fr` in the body,
+`width: 2fr`), whose scrollbar's column is always kept (`scrollbar-gutter: stable`: the text never
+re-wraps when a long item needs the scrollbar). Showing an item changes what is inside the box,
+never the box: Textual re-arranges the pane's children only (its arrangement cache is cleared up
+to the first ancestor of a fixed size), and only once the cursor rests, never per key.
+
+The item shows once the cursor rests (`tui/detail_follow.py`), with its body's Markdown rendered in
+a thread (`prepare_body`: Rich renders it to lines at the pane's width), so neither a held key
+nor a long body waits on it; without a rendering (`body`), the body shows as plain text.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -81,9 +89,58 @@ class DepTree(Tree[str]):
             self.post_message(self.JumpRequested(event.node.data))
 
 
+class PreRendered:
+    """A Rich renderable rendered ahead (in a thread) to lines at `width`: drawing it at that
+    width yields the lines, at any other width (a resize) it renders the original again."""
+
+    def __init__(self, renderable: RenderableType, width: int, lines: list[list[Segment]]) -> None:
+        self.renderable = renderable
+        self.width = width
+        self.lines = lines
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width != self.width:
+            yield self.renderable
+            return
+        new_line = Segment.line()
+        for line in self.lines:
+            yield from line
+            yield new_line
+
+
+def markdown_body(item: Item) -> RenderableType | None:
+    """The body as a Rich `Markdown` renderable, or None (not loaded, defective, or so long that
+    rendering it would cost seconds: it stays plain text).
+
+    A Rich `Markdown`, not Textual's `Markdown` widget: that one mounts a widget per block, which
+    took hundreds of milliseconds per item and held up the keys pressed meanwhile. Links are not
+    made clickable (`hyperlinks=False`), and the text was made safe first (`safe_markdown`)."""
+    if not item.complete or item.defects:
+        return None
+    body = safe_markdown(item.body)
+    if body.count("\n") > MARKDOWN_MAX_LINES:
+        return None
+    from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+
+    return Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
+
+
+def prepare_body(item: Item, console: Console, options: ConsoleOptions | None) -> RenderableType | None:
+    """`markdown_body`, rendered to lines with `options` (the pane's width: `body_options`).
+    Thread-safe: called from a worker thread, off the key path."""
+    md = markdown_body(item)
+    if md is None or options is None:
+        return md
+    lines = console.render_lines(md, options, pad=False, new_lines=False)
+    return PreRendered(md, options.max_width, lines)
+
+
 class DetailPane(VerticalScroll):
     DEFAULT_CSS = """
-    DetailPane { padding: 0 1; background: $surface; scrollbar-size-vertical: 1; }
+    DetailPane {
+        height: 1fr; padding: 0 1; background: $surface;
+        scrollbar-size-vertical: 1; scrollbar-gutter: stable; overflow-x: hidden;
+    }
     DetailPane > #detail-meta { margin-bottom: 1; }
     DetailPane > #detail-reasons { margin-bottom: 1; color: $text; }
     DetailPane > #detail-questions { margin-bottom: 1; }
@@ -96,6 +153,8 @@ class DetailPane(VerticalScroll):
         super().__init__(id=id)
         self.item: Item | None = None
         self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
+        #: the last rendered body: (filename, body text), the rendering
+        self._body: tuple[tuple[str, str], RenderableType] | None = None
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
@@ -138,44 +197,73 @@ class DetailPane(VerticalScroll):
         dependents: list[str],
         blocks: tuple[int, int] | None,
         history: list | None = None,
+        body: RenderableType | None = None,
     ) -> None:
-        """Show metadata and a plain preview now; `render_body` adds Markdown later."""
+        """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
+        rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
-        self.query_one("#detail-meta", Static).update(self._meta(item, judgement, now, blocks, history))
+        self.query_one("#detail-meta", Static).update(self._ahead(self._meta(item, judgement, now, blocks, history)))
         self._set_text("detail-reasons", self._reasons(item, judgement))
+        self._show_deps(True)  # before filling the trees: a hidden tree does not count its lines
         self._fill_tree("deps-tree", item.depends_on, items, states, judgements, now)
         self._fill_tree("blocks-tree", dependents, items, states, judgements, now)
-        self._show_deps(True)
         self.query_one("#deps-title", Static).update(Text(f"Depends on ({len(item.depends_on)})", style="bold"))
         self.query_one("#blocks-title", Static).update(Text(f"Blocks ({len(dependents)})", style="bold"))
-        self._set_text("detail-questions", self._questions(item) if item.complete else None)
-        if item.complete:
-            lines = safe_text(item.body).splitlines()
-            preview = "\n".join(lines[:PREVIEW_LINES])
-            if len(lines) > PREVIEW_LINES:
-                preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
-            self._set_text("detail-preview", Text(preview))
-        else:
-            self._set_text("detail-preview", Text("loading…", style="dim"))
+        self._set_text("detail-questions", self._ahead(self._questions(item)) if item.complete else None)
+        rendered = body if body is not None else self.rendered_body(item)
+        if rendered is None or not self.set_body(item, rendered):
+            if item.complete:
+                lines = safe_text(item.body).splitlines()
+                preview = "\n".join(lines[:PREVIEW_LINES])
+                if len(lines) > PREVIEW_LINES:
+                    preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
+                self._set_text("detail-preview", Text(preview))
+            else:
+                self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
 
-    async def render_body(self, item: Item) -> None:
-        """Replace the plain preview by the rendered Markdown (when the body is not huge).
+    def rendered_body(self, item: Item) -> RenderableType | None:
+        """The body rendered for `item` last, if its text is the same and the pane's width too
+        (a resized pane has it rendered again, off the UI thread)."""
+        if not item.complete or self._body is None or self._body[0] != (item.filename, item.body):
+            return None
+        rendered = self._body[1]
+        options = self.body_options()
+        if isinstance(rendered, PreRendered) and options is not None and rendered.width != options.max_width:
+            return None
+        return rendered
 
-        A Rich `Markdown` renderable in the preview's `Static`, not Textual's `Markdown` widget:
-        that one mounts a widget per block, which took hundreds of milliseconds per item and
-        held up the keys pressed meanwhile. Links are not made clickable (`hyperlinks=False`),
-        and the text was made safe first (`safe_markdown`)."""
+    def set_body(self, item: Item, body: RenderableType) -> bool:
+        """Swap the rendered body in, if `item` is still the one shown."""
         if self.item is None or self.item.filename != item.filename or not item.complete:
-            return
-        body = safe_markdown(item.body)
-        if body.count("\n") > MARKDOWN_MAX_LINES or item.defects:
-            return
-        from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+            return False
+        self._body = ((item.filename, item.body), body)
+        self._set_text("detail-preview", body)
+        return True
 
-        self._set_text("detail-preview", Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark"))
+    def body_options(self) -> ConsoleOptions | None:
+        """How the body is rendered: at the preview's width (as `Static` renders it), or None
+        while the pane takes no room (a narrow terminal's lists in its place)."""
+        width = self.query_one("#detail-preview", Static).size.width or self.scrollable_content_region.width
+        if width <= 0:
+            return None
+        return self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
+
+    async def render_body(self, item: Item) -> None:
+        """Replace the plain preview by the rendered Markdown (when the body is not huge)."""
+        body = markdown_body(item)
+        if body is not None:
+            self.set_body(item, body)
 
     # -- pieces ------------------------------------------------------------------------
+
+    def _ahead(self, content: RenderableType | None) -> RenderableType | None:
+        """A grid or a group rendered once, now, at the pane's width: Textual renders a section
+        twice per layout (its height, then its lines), and a shown item takes two layouts."""
+        options = self.body_options()
+        if content is None or isinstance(content, (str, Text)) or options is None:
+            return content
+        return PreRendered(content, options.max_width, self.app.console.render_lines(content, options, pad=False, new_lines=False))
 
     def _set_text(self, wid: str, content: RenderableType | None) -> None:
         """Fill a section; an empty one takes no room (no blank lines between sections)."""
@@ -307,7 +395,7 @@ class DetailPane(VerticalScroll):
         tree.clear()
         if not names:
             tree.root.add_leaf(Text("none", style="dim"))
-            tree.display = True
+            self._measure(tree)
             return
         seen: set[str] = set()
 
@@ -328,6 +416,14 @@ class DetailPane(VerticalScroll):
         for n in names[:100]:
             add(tree.root, n, 0, tid == "deps-tree")
         tree.root.expand()
+        self._measure(tree)
+
+    @staticmethod
+    def _measure(tree: DepTree) -> None:
+        """Count the tree's lines now (`last_line` builds them), so that its height is right in
+        the layout that shows it: a `Tree` learns its height when it is drawn, and a tree whose
+        height is still 0 is never drawn."""
+        _ = tree.last_line
 
     @staticmethod
     def _dep_label(name: str, items: dict[str, Item], states: dict[str, str], judgements: dict[str, Judgement], now: datetime) -> Text:

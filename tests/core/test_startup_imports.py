@@ -1,0 +1,59 @@
+"""What the dashboard imports before its first frame: only what that frame draws.
+
+The dialogs, the editor session, the graph screen and the Markdown renderer are imported where
+they are first used; `atk-tui` parses its arguments (`--version` included) without importing the
+CLI. Each check runs in a fresh interpreter and reads `sys.modules`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+#: imported on first use, never on the way to the dashboard's first frame
+DEFERRED = (
+    "atk_tui.cli",
+    "atk_tui.tui.edit_session",
+    "atk_tui.tui.screens.answer",
+    "atk_tui.tui.screens.conflicts",
+    "atk_tui.tui.screens.dependencies",
+    "atk_tui.tui.screens.dialogs",
+    "atk_tui.tui.screens.graph",
+    "atk_tui.core.graph_layout",
+    "rich.markdown",
+    "markdown_it",
+)
+
+
+def imported_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint('\\n'.join(sys.modules))\n"
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(proc.stdout.split())
+
+
+def test_the_probe_sees_an_import() -> None:
+    assert "atk_tui.tui.screens.dialogs" in imported_after("import atk_tui.tui.screens.dialogs")
+
+
+def test_the_dashboard_defers_what_its_first_frame_does_not_draw() -> None:
+    mods = imported_after("import atk_tui.tui.app\nfrom atk_tui.tui.screens.main import MainScreen")
+    assert "atk_tui.tui.widgets.detail" in mods  # the first frame's own widgets are there
+    assert sorted(m for m in DEFERRED if m in mods) == []
+
+
+@pytest.mark.parametrize("argv", [["--store", "/nowhere"], ["--demo", "--read-only"]])
+def test_atk_tui_parses_its_arguments_without_the_cli(argv: list[str]) -> None:
+    mods = imported_after(f"from atk_tui.__main__ import build_parser\nbuild_parser().parse_args({argv!r})")
+    assert "atk_tui.cli" not in mods and "textual" not in mods
+
+
+def test_atk_tui_version_without_the_cli() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom atk_tui.__main__ import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m.startswith('atk_tui')))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    first, mods = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
+    assert first.startswith("atk-tui ")
+    assert "atk_tui.cli" not in mods and "atk_tui.version" in mods
