@@ -110,6 +110,11 @@ async def test_l_focuses_the_detail_which_scrolls_and_h_comes_back(demo_store: P
         assert d.max_scroll_y > 0
         await press(pilot, "pagedown")
         assert d.scroll_y > 0
+        top = d.scroll_y
+        await press(pilot, "k")  # j/k scroll it as the arrows do
+        assert d.scroll_y == top - 1
+        await press(pilot, "j")
+        assert d.scroll_y == top
         await press(pilot, "l")  # further in: the dependency tree
         assert isinstance(app.main.focused, DepTree)
         await press(pilot, "h")

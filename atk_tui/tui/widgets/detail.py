@@ -149,6 +149,9 @@ class DetailPane(VerticalScroll):
     DetailPane > #detail-preview { color: $text; }
     """
 
+    # as a pager (less, vim): j/k scroll the focused pane, like the arrows it already takes
+    BINDINGS = [Binding("j", "scroll_down", show=False), Binding("k", "scroll_up", show=False)]
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.item: Item | None = None
