@@ -16,7 +16,7 @@ machine's load, ratios much less.
 | dashboard first frame, warm (tmux) | an empty Textual app's first frame (tmux) |
 | dashboard: every pane's rows and counts shown, warm (tmux) | the same |
 | dashboard cold (no cache): first frame, a progress count, all rows (tmux) | the same |
-| a held key: 60 `down` at ~30 Hz, how long the screen trails the last key (tmux) | a bare 10,000-row `OptionList` with a detail pane, same keys |
+| a held key: 60 `down` at ~30 Hz, how long the screen trails the last key (tmux) | a bare 10,000-row `OptionList` with a detail pane, same keys: its detail updated on every key, and (a second floor) after the same rest delay as the dashboard |
 | 300 `down` at once, then `?`: until the help shows (tmux) | the same bare app |
 | `atk wi list --json` warm / cold (no cache) | a Python process that reads every active file and parses its frontmatter |
 | one transition commit (`Service.hold`/`unhold`, no pull/push), median of 10 | `git mv` + `git commit` |
@@ -113,12 +113,22 @@ class Bare(App):
     def on_mount(self):
         self.query_one(OptionList).focus()
     def on_option_list_option_highlighted(self, event):
-        self.query_one("#detail", Static).update(f"detail row {event.option_index}")
+        index = event.option_index
+        show = lambda: self.query_one("#detail", Static).update(f"detail row {index}")
+        if REST <= 0:
+            show()
+            return
+        # the same debounce as the dashboard: the detail follows once the cursor has rested
+        if getattr(self, "_rest", None) is not None:
+            self._rest.stop()
+        self._rest = self.set_timer(REST, show)
     def action_help(self):
         self.push_screen(Help())
 
 Bare().run()
 """
+#: the bare app's detail updates on every key (REST = 0) or, as the dashboard's, after the cursor rests
+OPTION_APP_REST = "REST = {rest}\n"
 
 
 def timed(fn: Callable[[], object]) -> float:
@@ -376,7 +386,11 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str
     empty = tmp / "empty_app.py"
     empty.write_text(EMPTY_APP)
     bare = tmp / "bare_app.py"
-    bare.write_text(OPTION_APP)
+    bare.write_text(OPTION_APP_REST.format(rest=0) + OPTION_APP)
+    from atk_tui.tui.screens.main import DETAIL_DELAY
+
+    rested = tmp / "bare_rest_app.py"
+    rested.write_text(OPTION_APP_REST.format(rest=DETAIL_DELAY) + OPTION_APP)
 
     floors = []
     for _ in range(reps):
@@ -425,6 +439,7 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str
     for label, command, ready, helped in (
         ("", tui, shown, lambda s: "Esc to close" in s),
         ("floor_", f"{sys.executable} {bare}", lambda s: "detail row 0" in s, lambda s: "FLOOR-HELP" in s),
+        ("rest_floor_", f"{sys.executable} {rested}", lambda s: "detail row 0" in s, lambda s: "FLOOR-HELP" in s),
     ):
         trails, bursts = [], []
         for _ in range(reps):
@@ -568,7 +583,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[tuple[str, float, str, float, str]] = []  # figure, s, floor, floor s, goal (ratio or "<= N s")
     if dash:
         dash = {k: dash.get(k, nan) for k in ("floor_frame", "first_frame", "all_rows", "cold_first", "cold_progress", "cold_rows",
-                                              "trail", "floor_trail", "burst", "floor_burst", "hwm")}  # fmt: skip
+                                              "trail", "floor_trail", "rest_floor_trail", "burst", "floor_burst", "hwm")}  # fmt: skip
         ff = dash["floor_frame"]
         rows += [
             ("dashboard first frame, warm (tmux)", dash["first_frame"], "empty Textual app, first frame", ff, "1.5x"),
@@ -577,6 +592,7 @@ def main(argv: list[str] | None = None) -> int:
             ("dashboard cold: progress count shown", dash["cold_progress"], "empty Textual app, first frame", ff, "-"),
             ("dashboard cold: every pane's rows", dash["cold_rows"], "empty Textual app, first frame", ff, "-"),
             ("held key, 60 down @30 Hz: screen trails by", dash["trail"], "bare 10k OptionList + detail", dash["floor_trail"], "1.5x"),
+            ("held key, the same", dash["trail"], "bare app, detail after the same rest", dash["rest_floor_trail"], "1.5x"),
             ("300 down at once, then ?", dash["burst"], "bare 10k OptionList + detail", dash["floor_burst"], "1.2x"),
         ]
     rows += [
