@@ -19,14 +19,13 @@ import os
 import shlex
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import SuspendNotSupported
 
-from ..core.editing import EditTicket, base_of, kept_scratches, scratch_item
+from ..core.editing import EditTicket, base_of, has_merge_markers, kept_scratches, merge_texts, scratch_item
 from ..core.errors import AtkError
 from ..core.model import TERMINAL
 from ..core.service import Outcome
@@ -60,33 +59,6 @@ def run_real_editor(app: AtkApp, path: Path) -> int:
 
 class EditorMissing(Exception):
     pass
-
-
-MERGE_LABELS = ("your text", "when you started", "stored now")
-
-
-def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, int]:
-    """Three-way merge of the user's text into the newer stored version (`git merge-file`):
-    the result and how many conflicts are marked in it. Without a base every difference is
-    a conflict."""
-    with tempfile.TemporaryDirectory(prefix="atk-merge-") as tmp:
-        paths = [Path(tmp, n) for n in ("mine", "base", "stored")]
-        for path, data in zip(paths, (mine, base or b"", stored), strict=True):
-            path.write_bytes(data)
-        argv = ["git", "merge-file", "-p"]
-        for label in MERGE_LABELS:
-            argv += ["-L", label]
-        proc = subprocess.run([*argv, *map(str, paths)], capture_output=True, check=False)
-    if proc.returncode < 0 or proc.returncode > 127:
-        # git could not merge (binary text?): both versions, one after the other
-        both = b"<<<<<<< your text\n" + mine + b"\n=======\n" + stored + b"\n>>>>>>> stored now\n"
-        return both, 1
-    return proc.stdout, proc.returncode
-
-
-def has_merge_markers(text: str) -> bool:
-    return any(line.startswith(("<<<<<<< your text", ">>>>>>> stored now")) for line in text.splitlines())
-
 
 
 def shown_path(app: AtkApp, path: Path) -> str:

@@ -89,6 +89,14 @@ def test_only_named_tui_modules_start_programs(path: Path) -> None:
         assert _hits(imports(path), ("subprocess",)) == [], f"{rel} imports subprocess"
 
 
+@pytest.mark.parametrize("path", sources("tui"), ids=lambda p: str(p.relative_to(PKG)))
+def test_the_tui_runs_no_git(path: Path) -> None:
+    """git (even `git merge-file` on scratch files) runs in core, not from a screen."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "git"]
+    assert found == [], f"{path.name}: \"git\" at lines {found}: ask the service or core"
+
+
 @pytest.mark.parametrize("path", sources("core/service"), ids=lambda p: str(p.relative_to(PKG)))
 def test_service_runs_no_processes_itself(path: Path) -> None:
     assert _hits(imports(path), ("subprocess", "os.system")) == []
