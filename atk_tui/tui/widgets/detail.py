@@ -98,6 +98,11 @@ class PreRendered:
         self.width = width
         self.lines = lines
 
+    @classmethod
+    def ahead(cls, renderable: RenderableType, console: Console, options: ConsoleOptions) -> PreRendered:
+        """`renderable` rendered now with `options` (at their width)."""
+        return cls(renderable, options.max_width, console.render_lines(renderable, options, pad=False, new_lines=False))
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         if options.max_width != self.width:
             yield self.renderable
@@ -131,8 +136,7 @@ def prepare_body(item: Item, console: Console, options: ConsoleOptions | None) -
     md = markdown_body(item)
     if md is None or options is None:
         return md
-    lines = console.render_lines(md, options, pad=False, new_lines=False)
-    return PreRendered(md, options.max_width, lines)
+    return PreRendered.ahead(md, console, options)
 
 
 class DetailPane(VerticalScroll):
@@ -266,7 +270,7 @@ class DetailPane(VerticalScroll):
         options = self.body_options()
         if content is None or isinstance(content, (str, Text)) or options is None:
             return content
-        return PreRendered(content, options.max_width, self.app.console.render_lines(content, options, pad=False, new_lines=False))
+        return PreRendered.ahead(content, self.app.console, options)
 
     def _set_text(self, wid: str, content: RenderableType | None) -> None:
         """Fill a section; an empty one takes no room (no blank lines between sections)."""
