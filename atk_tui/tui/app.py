@@ -43,6 +43,11 @@ from .widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
 PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
+#: seconds from the first queue shown to keeping it for the next run (`Service.save_queue`),
+#: and between two such saves while the store keeps changing
+SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
+#: the states the dashboard loads (planning: visible, not actionable)
+QUEUE_STATES = ACTIVE | {"planning"}
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
     ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
@@ -163,6 +168,10 @@ class AtkApp(App):
         self._watch_paused = 0
         self._quit_requested = False
         self._frozen = False  # `freeze_gc` done
+        #: the view kept for the next run (`Service.save_queue`), and the save waiting to run
+        self._saved: QueueView | None = None
+        self._save_timer: Timer | None = None
+        self._saved_once = False
         self.main = MainScreen()
         self.notices: list = []  # core.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
@@ -252,18 +261,34 @@ class AtkApp(App):
                 last[0] = now
                 self.call_from_thread(self._show_progress, done, total)
 
+        # the first load makes every object the app keeps (~10,000 items and their
+        # judgements): no cycle collection over them while they are made; they are frozen
+        # (`freeze_gc`) once shown, before collection resumes
+        collecting = first and gc.isenabled()
+        if collecting:
+            gc.disable()
         try:
-            # planning: visible, not actionable. The last view: only what changed is read and judged
-            view = self.service.queue(ACTIVE | {"planning"}, progress=progress, previous=self.queue)
+            # planning: visible, not actionable. The last view (this run's, or the one the last
+            # run kept): only what changed since is read and judged
+            previous = self.queue
+            if previous is None:
+                previous = self._saved = self.service.saved_queue(QUEUE_STATES)
+            view = self.service.queue(QUEUE_STATES, progress=progress, previous=previous)
             notices = self.service.notices()
             loop = self.service.loop_status()
             if first:  # the rows (and the title's count) at once; git's counts (unpushed, conflicts) follow
                 self.call_from_thread(self._queue_loaded, view, self.unpushed, notices, loop, self.conflicts)
+            if collecting:
+                collecting = False
+                gc.enable()
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
+        finally:
+            if collecting:
+                gc.enable()
         self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
 
     def _show_progress(self, done: int, total: int) -> None:
@@ -293,6 +318,23 @@ class AtkApp(App):
             self.show_queue(view)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
+        if self._save_timer is None and not self._saved_is(view):
+            # kept for the next run a moment after it is shown (off the first frames' way);
+            # while the store keeps changing, at most once a minute (a save is ~0.2 s of work)
+            self._save_timer = self.set_timer(RESAVE_DELAY if self._saved_once else SAVE_DELAY, self._save_queue)
+
+    def _saved_is(self, view: QueueView) -> bool:
+        """Whether `view` was loaded exactly as the saved view (nothing to save again)."""
+        saved = self._saved
+        return saved is not None and view.loaded == saved.loaded and view.snapshot.states == saved.snapshot.states
+
+    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
+    def _save_queue(self) -> None:
+        self._save_timer = None
+        view = self.queue
+        if view is not None and not self._saved_is(view) and self.service.save_queue(view):
+            self._saved = view
+            self._saved_once = True
 
     def freeze_gc(self) -> None:
         """Once the first queue is shown: everything alive now (Textual, the widgets, the

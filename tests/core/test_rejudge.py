@@ -20,6 +20,7 @@ from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, ma
 
 import atk_tui.core.service.reads as reads_mod
 from atk_tui.core import cache as cache_mod
+from atk_tui.core.cache import to_record
 from atk_tui.core import readiness
 from atk_tui.core.model import ACTIVE, Item, Snapshot
 from atk_tui.core.rejudge import changed, refresh, rejudge, rejudge_changes
@@ -374,13 +375,28 @@ def assert_same(view: QueueView, fresh: QueueView) -> None:
             assert getattr(it, field) == getattr(other, field), (name, field)
 
 
+def through_disk(world: World, view: QueueView) -> QueueView:
+    """`view` kept by one run and read back by the next (a new service); equal to it."""
+    assert world.svc.save_queue(view)
+    back = Service(world.root, clock=world.clock, actor="user", pull=False, push=False).saved_queue(STATES)
+    assert back is not None
+    assert_same(back, view)
+    assert back.loaded == view.loaded
+    for name, it in view.items.items():
+        assert to_record(back.items[name]) == to_record(it)
+    return back
+
+
 @settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
 )
 @given(steps=st.lists(st.tuples(st.sampled_from(STEPS), st.integers(0, 40)), min_size=3, max_size=9))
+@pytest.mark.parametrize("saved", [False, True], ids=["in-process", "saved-by-an-earlier-run"])
 def test_a_refreshed_view_equals_one_from_scratch(
-    steps: list[tuple[str, int]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    saved: bool, steps: list[tuple[str, int]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`saved`: the previous view is the one an earlier run kept (`Service.save_queue`), read
+    back by a new service (`saved_queue`), as the dashboard starts."""
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path_factory.mktemp("rj"))
@@ -388,6 +404,8 @@ def test_a_refreshed_view_equals_one_from_scratch(
     last = world.svc.queue(STATES)
     kept = 0
     for step, k in steps:
+        if saved:
+            last = through_disk(world, last)
         getattr(world, step)(k)
         time.sleep(RACY / 1e9 * 1.2)  # the change is older than the racy window: files may be kept
         view = world.svc.queue(STATES, previous=last)
@@ -479,3 +497,84 @@ def test_feedback_items_and_a_name_in_both_queues(tmp_path: Path, monkeypatch: p
     (world.root / "mq" / "inbox" / name).unlink()
     time.sleep(RACY / 1e9 * 1.2)
     assert_same(world.svc.queue(STATES, previous=third), world.fresh.queue(STATES))
+
+
+def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a run keeps for the next (`viewstore`) is the view, equal: cycles, a cooldown, a
+    missing plan file and dependency, an answered question, a name in two states and in both
+    queues, feedback items; and a start from it reads no file that did not change."""
+    monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
+    world = World(tmp_path)
+    uwis = [n for _, n in world.names() if "which-email" in n]
+    assert world.svc.answer(uwis[0], choices={1: "A"}, replace=True).ok
+    names = [n for _, n in world.names() if "which-email" not in n]
+    set_frontmatter(world.root / "wi" / "inbox" / names[0], "depends_on", "[20990101-000000-gone.md]")
+    x = add_item(world.svc, body=AWI_BODY.replace("Use one", "Use x"))
+    y = add_item(world.svc, body=AWI_BODY.replace("Use one", "Use y"), depends_on=[x])
+    set_frontmatter(world.root / "wi" / "inbox" / x, "depends_on", f"[{y}]")  # a cycle
+    world.plan(3)  # a plan file named, not there
+    z = add_item(world.svc, body=AWI_BODY.replace("Use one", "Use z"))
+    (world.root / "wi" / "hold" / z).write_bytes((world.root / "wi" / "inbox" / z).read_bytes())
+    for state in ("inbox", "planning"):
+        (world.root / "mq" / state).mkdir(parents=True, exist_ok=True)
+    (world.root / "mq" / "planning" / "20261201-000000-fb.md").write_text(
+        f"---\nkind: feedback\ntarget_repo: acme/api\ndepends_on: [{names[2]}]\n---\n# Feedback 日本語\n\nbody\n"
+    )
+    (world.root / "mq" / "inbox" / names[2]).write_bytes((world.root / "wi" / "inbox" / names[2]).read_bytes())
+    time.sleep(RACY / 1e9 * 1.2)
+    view = world.svc.queue(STATES)
+    reasons = {r.code for j in view.judgements.values() for r in j.reasons}
+    assert {"cycle", "cooldown", "missing-dep", "plan-missing"} <= reasons, reasons
+    assert any(j.answered_deps for j in view.judgements.values())
+    assert view.store_defects and any(i.queue == "mq" for i in view.items.values())
+    back = through_disk(world, view)
+    parsed: list[str] = []
+    real = reads_mod.Reads._parse_file
+
+    def spy(root: str, rel: str, name: str, state: str, queue: str):  # type: ignore[no-untyped-def]
+        parsed.append(name)
+        return real(root, rel, name, state, queue)
+
+    monkeypatch.setattr(reads_mod.Reads, "_parse_file", staticmethod(spy))
+    world.tick(3)
+    again = world.svc.queue(STATES, previous=back)
+    # only the names in two states or both queues (their defect is added on a copy) are read again
+    assert set(parsed) <= {z, names[2]}
+    assert_same(again, world.fresh.queue(STATES))
+
+
+def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_path: Path) -> None:
+    from atk_tui.core.service import viewstore
+
+    world = World(tmp_path)
+    view = world.svc.queue(STATES)
+    assert world.svc.saved_queue(STATES) is None  # none kept yet
+    assert world.svc.save_queue(view)
+    path = viewstore.view_path(world.root / ".git", STATES)
+    assert world.svc.saved_queue({"inbox"}) is None  # kept for other states
+    assert world.svc.saved_queue(STATES) is not None
+    raw = path.read_bytes()
+    for damaged in (raw[:-10], raw.replace(b'"inbox"', b'"hold!"', 1), b"", raw[:79] + b"\n[]"):
+        path.write_bytes(damaged)
+        assert world.svc.saved_queue(STATES) is None
+    # a valid header over a document of another shape: no saved view, no exception
+    import json
+    import zlib
+
+    odd = b'{"items": 3}'
+    path.write_bytes(json.dumps({"version": viewstore.VERSION, "size": len(odd), "crc32": zlib.crc32(odd)}).encode().ljust(79) + b"\n" + odd)
+    assert world.svc.saved_queue(STATES) is None
+    # never through a linked cache folder
+    cache = path.parent
+    elsewhere = tmp_path / "elsewhere"
+    cache.rename(elsewhere)
+    cache.symlink_to(elsewhere)
+    path_elsewhere = elsewhere / path.name
+    path_elsewhere.write_bytes(raw)
+    assert world.svc.saved_queue(STATES) is None
+    before = path_elsewhere.read_bytes()
+    assert not world.svc.save_queue(view)
+    assert path_elsewhere.read_bytes() == before
+    # a service without caches neither keeps nor reads one
+    assert not world.fresh.save_queue(view) and world.fresh.saved_queue(STATES) is None

@@ -83,3 +83,47 @@ async def test_a_push_from_another_clone_shows_without_the_periodic_pull(tmp_pat
             if new in keys_of_pane(app, "inbox"):
                 break
         assert new in keys_of_pane(app, "inbox")
+
+
+async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard keeps its view for the next run a moment after showing it; the next
+    start reads only the files that changed since and shows the same rows (`saved_queue`)."""
+    import time
+
+    from atk_tui.core import cache as cache_mod
+    from atk_tui.tui import app as app_mod
+
+    monkeypatch.setattr(service_mod, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(cache_mod, "RACY_NS", 50_000_000)
+    monkeypatch.setattr(app_mod, "SAVE_DELAY", 0.05)
+    root, _ = make_remote_pair(tmp_path)
+    svc = Service(root, actor="user", push=False)
+    names = [add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(5)]
+    assert svc.hold(names[0]).ok
+    time.sleep(0.06)  # older than the racy window: files may be kept
+    config = TuiConfig(pull_interval=0, remote_check_interval=0)
+    app = build_app(root, config=config)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.pause(0.1)
+        await settle(pilot)
+        first = {p: keys_of_pane(app, p) for p in ("inbox", "hold")}
+    assert app.service.saved_queue(app_mod.QUEUE_STATES) is not None
+    # another run, after an agent changed one item by hand
+    changed = root / "wi" / "inbox" / names[1]
+    changed.write_text(changed.read_text().replace("Use 1", "Use one, changed"))
+    time.sleep(0.06)
+    parsed: list[str] = []
+    real = service_mod.Reads._parse_file
+
+    def spy(root_: str, rel: str, name: str, state: str, queue: str):  # type: ignore[no-untyped-def]
+        parsed.append(name)
+        return real(root_, rel, name, state, queue)
+
+    monkeypatch.setattr(service_mod.Reads, "_parse_file", staticmethod(spy))
+    again = build_app(root, config=config)
+    async with again.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert parsed == [names[1]]
+        assert {p: keys_of_pane(again, p) for p in ("inbox", "hold")} == first
+        assert again.queue is not None and again.queue.items[names[1]].title == "Use one, changed email validator everywhere"

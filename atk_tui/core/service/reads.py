@@ -404,6 +404,23 @@ class Reads(ServiceBase):
         view.loaded = loaded
         return view
 
+    def saved_queue(self, states: Iterable[str] = ACTIVE) -> QueueView | None:
+        """The view `save_queue` kept for these states (by an earlier run, say), or None: only
+        ever `queue(previous=...)`'s starting point, never shown as it is (`viewstore`)."""
+        if not self.use_cache:
+            return None
+        from .viewstore import load
+
+        return load(self.store.git_dir, states)
+
+    def save_queue(self, view: QueueView) -> bool:
+        """Keep `view` (a `queue` result) for the next run's `saved_queue`."""
+        if not self.use_cache:
+            return False
+        from .viewstore import save
+
+        return save(self.store.git_dir, view)
+
     def _plans_missing(
         self, values: frozenset[str], before: tuple[frozenset[str], str, frozenset[str]] | None
     ) -> tuple[frozenset[str], tuple[frozenset[str], str, frozenset[str]] | None]:

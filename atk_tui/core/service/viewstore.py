@@ -1,0 +1,162 @@
+"""The dashboard's last judged view, kept in the store's `.git` between runs.
+
+A start of the dashboard on a store that changed little since its last run should cost what
+the change costs, not what judging 10,000 items costs. `Service.queue(previous=...)` already
+does that within one run (`core.rejudge`): it reads only the files whose stat key differs from
+the previous view's and judges again only what they reach. This module lets the previous view
+outlive the process: `save` writes a `QueueView` (its items as the item cache's records, its
+judgements, blocks and dependents, and `Loaded`: the stat keys, the folder listings and the
+plan files' state it was loaded with), `load` reads it back, equal to what was saved. Nothing
+here decides what is current: the saved view is only ever used as `previous`, and `queue`
+checks every file and folder against it (a stat key names a file's content as long as the
+file stays the same; a folder's lstat its names).
+
+The file is a header line (version, size and CRC-32 of the rest) and one JSON document; a
+missing, damaged or other-version file is simply no saved view. JSON, not pickle: the file is
+data, never code, whoever wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from ..cache import _replace_file, from_record, paused_gc, to_record
+from ..model import Item, Reason, Snapshot, StoreDefect
+from ..readiness import Judgement
+from .types import Loaded, QueueView
+
+VERSION = 1
+_HEADER = 79  # bytes of the header line, padded with spaces
+
+
+def view_path(git_dir: Path, states: Iterable[str]) -> Path:
+    return git_dir / "atk-cache" / f"view-{'-'.join(sorted(states))}-v{VERSION}.json"
+
+
+def _iso(dt: datetime | None) -> str | None:
+    return dt.isoformat() if dt is not None else None
+
+
+def _dt(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+def _reason(r: Reason) -> list[Any]:
+    return [r.code, r.message, r.ref, _iso(r.until), list(r.cycle)]
+
+
+def encode(view: QueueView) -> dict[str, Any]:
+    """The JSON document of `view` (which must have been loaded by `Service.queue`)."""
+    loaded = view.loaded
+    assert loaded is not None
+    snap = view.snapshot
+    codes = {s: i for i, s in enumerate(sorted(set(snap.states.values())))}
+    # judgements as a table of the distinct ones (most items share theirs: "ready", say)
+    table: dict[Judgement, int] = {}
+    rows: list[list[Any]] = []
+    judged: list[int] = []
+    for j in view.judgements.values():
+        at = table.get(j)
+        if at is None:
+            at = table[j] = len(rows)
+            rows.append([j.status, [_reason(r) for r in j.reasons], j.ready, _iso(j.cooldown_until), list(j.answered_deps)])
+        judged.append(at)
+    plans = loaded.plans
+    return {
+        "states": sorted(loaded.states),
+        "head": view.head,
+        "now": view.now.isoformat(),
+        "items": [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in snap.items.values()],
+        # where every item is (terminal ones too): names, and each one's state as an index
+        "where": [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]],
+        "snap_defects": [[d.path, d.message] for d in snap.store_defects],
+        "view_defects": [[d.path, d.message] for d in view.store_defects],
+        "plan_missing": sorted(snap.plan_missing),
+        "judgements": [list(view.judgements), rows, judged],
+        "blocks": view.blocks,
+        "dependents": view.dependents,
+        "keys": loaded.keys,
+        "folders": [[path, list(sig), names, [[d.path, d.message] for d in found]] for path, (sig, names, found) in loaded.folders.items()],
+        "plans": None if plans is None else [sorted(plans[0]), plans[1], sorted(plans[2])],
+    }
+
+
+def decode(doc: dict[str, Any]) -> QueueView:
+    """The `QueueView` `encode` made `doc` of (raises on a document of another shape)."""
+    items: dict[str, Item] = {}
+    for filename, state, blob, queue, rec in doc["items"]:
+        item = from_record(filename, state, blob, rec)
+        item.queue = queue
+        items[filename] = item
+    names_of, names, codes = doc["where"]
+    where = dict(zip(names, [names_of[c] for c in codes], strict=True))
+
+    def defects(rows: list[list[str]]) -> list[StoreDefect]:
+        return [StoreDefect(p, m) for p, m in rows]
+
+    snap = Snapshot(items=items, states=where, store_defects=defects(doc["snap_defects"]), plan_missing=frozenset(doc["plan_missing"]))
+    judged_names, rows, judged = doc["judgements"]
+    table = [
+        Judgement(status, tuple(Reason(c, m, ref, _dt(u), tuple(cy)) for c, m, ref, u, cy in reasons), ready, _dt(until), tuple(answered))
+        for status, reasons, ready, until, answered in rows
+    ]  # fmt: skip
+    judgements = dict(zip(judged_names, [table[i] for i in judged], strict=True))
+    blocks = {name: (a, b) for name, (a, b) in doc["blocks"].items()}
+    dependents: dict[str, list[str]] = doc["dependents"]
+    plans = doc["plans"]
+    loaded = Loaded(
+        frozenset(doc["states"]),
+        doc["keys"],
+        {path: (tuple(sig), names, defects(found)) for path, sig, names, found in doc["folders"]},  # type: ignore[misc]
+        None if plans is None else (frozenset(plans[0]), plans[1], frozenset(plans[2])),
+    )
+    view = QueueView._derived(snap, datetime.fromisoformat(doc["now"]), judgements, dependents, blocks, doc["head"], defects(doc["view_defects"]))
+    view.loaded = loaded
+    return view
+
+
+def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
+    """The view saved for `states`, or None (none, another version, damaged: a miss)."""
+    path = view_path(git_dir, states)
+    try:
+        if os.path.islink(path.parent):
+            return None  # never through a linked cache folder (it could lead out of the store)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read()
+        nl = raw.index(b"\n")
+        header = json.loads(raw[:nl])
+        payload = memoryview(raw)[nl + 1 :]
+        if (
+            not isinstance(header, dict)
+            or header.get("version") != VERSION
+            or header.get("size") != len(payload)
+            or header.get("crc32") != zlib.crc32(payload)
+        ):
+            return None
+        del payload
+        with paused_gc():
+            doc = json.loads(raw[nl + 1 :])
+            view = decode(doc)
+        if view.loaded is None or view.loaded.states != frozenset(states):
+            return None
+        return view
+    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+        return None
+
+
+def save(git_dir: Path, view: QueueView) -> bool:
+    """Write `view` (loaded by `Service.queue`) as the saved view of its states, atomically;
+    False when it could not be (a cache is only ever an optimisation)."""
+    if view.loaded is None:
+        return False
+    with paused_gc():
+        payload = json.dumps(encode(view), separators=(",", ":")).encode("ascii")
+    header = json.dumps({"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
+    return _replace_file(view_path(git_dir, view.loaded.states), lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload))
