@@ -318,7 +318,9 @@ class AtkApp(App):
             self.show_queue(view)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
-        if self._save_timer is None and not self._saved_is(view):
+        if self._saved_is(view):
+            self._saved = view  # the same content: the saved view's own copy is let go
+        elif self._save_timer is None:
             # kept for the next run a moment after it is shown (off the first frames' way);
             # while the store keeps changing, at most once a minute (a save is ~0.2 s of work)
             self._save_timer = self.set_timer(RESAVE_DELAY if self._saved_once else SAVE_DELAY, self._save_queue)

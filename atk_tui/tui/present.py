@@ -223,9 +223,11 @@ def sort_items(items: list[Item], judgements: dict[str, Judgement], blocks: dict
 
         def key(i: Item) -> tuple:
             j = judgements.get(i.filename)
-            waiting = j is not None and j.status == "waiting"
+            c = i.created
+            if j is None or j.status != "waiting":  # (most items: no urgency or blocks looked up)
+                return (1, 0, 0, c.timestamp() if c else 0.0, i.filename)
             urg = URGENCIES.index(i.urgency) if i.urgency in URGENCIES else 9
-            return (0 if waiting else 1, urg if waiting else 0, -(blocks.get(i.filename, (0, 0))[1]) if waiting else 0, _created_key(i), i.filename)
+            return (0, urg, -(blocks.get(i.filename, (0, 0))[1]), c.timestamp() if c else 0.0, i.filename)
 
         return sorted(items, key=key)
     return sorted(items, key=lambda i: (_created_key(i), i.filename))  # oldest

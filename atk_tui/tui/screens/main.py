@@ -225,20 +225,20 @@ class MainScreen(ItemActionsScreen):
         # urgency: is:) pick rows by what is not the row's text, and emphasise nothing
         match = partial(match_spans, needle) if needle else None
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
+        totals = dict.fromkeys(PANES, 0)  # every item of the queue shown, filter or not
         for item in view.items.values():
             pane_of = PANE_OF.get(item.state)
-            if pane_of is not None and self._visible(item):
-                by_state[pane_of].append(item)
+            if pane_of is not None and (self.queue_view is None or item.queue == self.queue_view):
+                totals[pane_of] += 1
+                if self._visible(item):
+                    by_state[pane_of].append(item)
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
             lst.empty_text = "no match" if self.filter_text else "empty"
             lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
-            total = sum(
-                1 for i in view.items.values()
-                if PANE_OF.get(i.state) == pane and (self.queue_view is None or i.queue == self.queue_view)
-            )
+            total = totals[pane]
             count = f"{len(items)}/{total}" if self.filter_text else str(total)
             self._hidden[pane] = total - len(items)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
