@@ -544,7 +544,7 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
     assert_same(again, world.fresh.queue(STATES))
 
 
-def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_path: Path) -> None:
+def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from atk_tui.core.service import viewstore
 
     world = World(tmp_path)
@@ -555,7 +555,7 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     assert world.svc.saved_queue({"inbox"}) is None  # kept for other states
     assert world.svc.saved_queue(STATES) is not None
     raw = path.read_bytes()
-    for damaged in (raw[:-10], raw.replace(b'"inbox"', b'"hold!"', 1), b"", raw[:79] + b"\n[]"):
+    for damaged in (raw[:-10], raw.replace(b'"inbox"', b'"hold!"', 1), b"", raw[: raw.index(b"\n")] + b"\n[]"):
         path.write_bytes(damaged)
         assert world.svc.saved_queue(STATES) is None
     # a valid header over a document of another shape: no saved view, no exception
@@ -563,8 +563,15 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     import zlib
 
     odd = b'{"items": 3}'
-    path.write_bytes(json.dumps({"version": viewstore.VERSION, "size": len(odd), "crc32": zlib.crc32(odd)}).encode().ljust(79) + b"\n" + odd)
+    header = {"version": viewstore.VERSION, "code": viewstore.code_stamp(), "size": len(odd), "crc32": zlib.crc32(odd)}
+    path.write_bytes(json.dumps(header).encode() + b"\n" + odd)
     assert world.svc.saved_queue(STATES) is None
+    # judged by other code (an upgrade): not taken over
+    path.write_bytes(raw)
+    assert world.svc.saved_queue(STATES) is not None
+    monkeypatch.setattr(viewstore, "code_stamp", lambda: "another version")
+    assert world.svc.saved_queue(STATES) is None
+    monkeypatch.undo()
     # never through a linked cache folder
     cache = path.parent
     elsewhere = tmp_path / "elsewhere"

@@ -32,7 +32,26 @@ from ..readiness import Judgement
 from .types import Loaded, QueueView
 
 VERSION = 1
-_HEADER = 79  # bytes of the header line, padded with spaces
+_HEADER = 119  # bytes of the header line, padded with spaces
+
+
+def code_stamp() -> str:
+    """What names the code that judged a saved view: the stat (size, mtime) of every module of
+    `core/`. A view judged by other rules (an upgrade, an edited checkout) is no saved view: its
+    unchanged items' judgements would otherwise be taken over as they are."""
+    import hashlib
+
+    core = Path(__file__).resolve().parent.parent
+    h = hashlib.blake2b(digest_size=12)
+    for folder, _subdirs, files in sorted(os.walk(core)):
+        for name in sorted(files):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(folder, name))
+                except OSError:
+                    continue
+                h.update(f"{folder}/{name} {st.st_size} {st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
 
 
 def view_path(git_dir: Path, states: Iterable[str]) -> Path:
@@ -136,6 +155,7 @@ def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
         if (
             not isinstance(header, dict)
             or header.get("version") != VERSION
+            or header.get("code") != code_stamp()
             or header.get("size") != len(payload)
             or header.get("crc32") != zlib.crc32(payload)
         ):
@@ -158,5 +178,5 @@ def save(git_dir: Path, view: QueueView) -> bool:
         return False
     with paused_gc():
         payload = json.dumps(encode(view), separators=(",", ":")).encode("ascii")
-    header = json.dumps({"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
+    header = json.dumps({"version": VERSION, "code": code_stamp(), "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
     return _replace_file(view_path(git_dir, view.loaded.states), lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload))
