@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair
+from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, spy_parses
 
 import atk_tui.core.service.reads as reads_mod
 from atk_tui.core import cache as cache_mod
@@ -421,14 +421,7 @@ def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pyte
     world = World(tmp_path)
     time.sleep(RACY / 1e9 * 1.2)
     first = world.svc.queue(STATES)
-    parsed: list[str] = []
-    real = reads_mod.Reads._parse_file
-
-    def spy(root: str, rel: str, name: str, state: str, queue: str):  # type: ignore[no-untyped-def]
-        parsed.append(name)
-        return real(root, rel, name, state, queue)
-
-    monkeypatch.setattr(reads_mod.Reads, "_parse_file", staticmethod(spy))
+    parsed = spy_parses(monkeypatch)
     again = world.svc.queue(STATES, previous=first)
     assert parsed == [] and all(again.items[n] is first.items[n] for n in first.items)
     # judged again: only the item whose cooldown counts down
@@ -529,14 +522,7 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
     assert any(j.answered_deps for j in view.judgements.values())
     assert view.store_defects and any(i.queue == "mq" for i in view.items.values())
     back = through_disk(world, view)
-    parsed: list[str] = []
-    real = reads_mod.Reads._parse_file
-
-    def spy(root: str, rel: str, name: str, state: str, queue: str):  # type: ignore[no-untyped-def]
-        parsed.append(name)
-        return real(root, rel, name, state, queue)
-
-    monkeypatch.setattr(reads_mod.Reads, "_parse_file", staticmethod(spy))
+    parsed = spy_parses(monkeypatch)
     world.tick(3)
     again = world.svc.queue(STATES, previous=back)
     # only the names in two states or both queues (their defect is added on a copy) are read again

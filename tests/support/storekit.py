@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
@@ -130,3 +131,19 @@ def tree_state(root: Path) -> dict[str, object]:
 
 
 
+
+
+def spy_parses(monkeypatch: Any) -> list[str]:
+    """The names of the item files the service parses from now on, in order (every read of an
+    item file by a listing or refresh goes through `Reads._parse_file`)."""
+    from atk_tui.core.service import reads
+
+    parsed: list[str] = []
+    real = reads.Reads._parse_file
+
+    def spy(root: str, rel: str, name: str, state: str, queue: str) -> Any:
+        parsed.append(name)
+        return real(root, rel, name, state, queue)
+
+    monkeypatch.setattr(reads.Reads, "_parse_file", staticmethod(spy))
+    return parsed

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.storekit import AWI_BODY, add_item, clone, make_remote_pair
+from support.storekit import AWI_BODY, add_item, clone, make_remote_pair, spy_parses
 from support.tui_helpers import build_app, keys_of_pane, settle
 
 from atk_tui.core.service import Service
@@ -113,14 +113,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
     changed = root / "wi" / "inbox" / names[1]
     changed.write_text(changed.read_text().replace("Use 1", "Use one, changed"))
     time.sleep(0.06)
-    parsed: list[str] = []
-    real = service_mod.Reads._parse_file
-
-    def spy(root_: str, rel: str, name: str, state: str, queue: str):  # type: ignore[no-untyped-def]
-        parsed.append(name)
-        return real(root_, rel, name, state, queue)
-
-    monkeypatch.setattr(service_mod.Reads, "_parse_file", staticmethod(spy))
+    parsed = spy_parses(monkeypatch)
     again = build_app(root, config=config)
     async with again.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
