@@ -345,6 +345,10 @@ def _fill_cooldowns(payload: bytes, now: float) -> bytes:
     return _MARK.sub(lambda m: format_duration(float(m[1]) - now).encode(), payload)
 
 
+#: a cached listing's lines as `ListingCache.load` gives them: parts printed one after the other
+Parts = tuple[bytes | memoryview, ...]
+
+
 class ListingCache:
     """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
     a warm listing checks the signature, reads this one file and prints.
@@ -379,12 +383,13 @@ class ListingCache:
             return None
         return pending.finish(None if unvouched is True else unvouched, with_newest)  # type: ignore[arg-type]
 
-    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, bytes | memoryview] | None:
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, Parts] | None:
         """(meta, payload) when the cached listing is still the store's, else None. The
-        payload is the listing's lines (UTF-8, joined by newlines); `meta` is the JSON of a
-        list whose item i is `[state, kind, target_repo, ready]` of line i (decoded only to
-        filter). `plan_missing(values)` says which plan_file values name no file now (asked
-        only for plan files that are symbolic links).
+        payload is the listing's lines (UTF-8, joined by newlines) in parts to print one
+        after the other; `meta` is the JSON of a list whose item i is `[state, kind,
+        target_repo, ready]` of line i (decoded only to filter). `plan_missing(values)` says
+        which plan_file values name no file now (asked only for plan files that are symbolic
+        links).
 
         The file: the payload's length (12 digits) and a newline, the payload, a newline,
         `meta`, a newline, the header (JSON): written in one pass as the listing is printed."""
@@ -392,26 +397,27 @@ class ListingCache:
         try:
             # the file first: without one (a cold listing) the signature is not worth taking
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                pending = self.begin_signature()  # git and find stat the store while this reads
+            try:
+                pending = self.begin_signature()  # git and find stat the store while this checks the file
                 if pending is None:
                     return None
-                raw = fh.read()
+                import mmap
+
+                # mapped, not read: a listing of everything is 30 MB, and a read costs a copy
+                # (the file is only ever replaced by a rename, never written in place)
+                raw = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
             size = int(raw[:12])
             end = 13 + size
-            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n":
+            nl = raw.find(b"\n", end + 1)
+            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n" or nl < 0:
                 return None
-            nl = raw.index(b"\n", end + 1)
             meta = raw[end + 1 : nl]
             header = json.loads(raw[nl + 1 :])
-            if header.get("version") != LISTING_VERSION:
-                return None
-            sig = pending.finish(header["unvouched"], with_newest=False)
-            pending = None
-            payload = memoryview(raw)[13:end]  # not a copy: a listing of everything is 30 MB
+            payload = memoryview(raw)[13:end]
             if (
-                sig is None
-                or header.get("sig") != sig[0]
+                header.get("version") != LISTING_VERSION
                 or header.get("size") != len(meta) + len(payload)
                 or header.get("crc32") != zlib.crc32(meta, zlib.crc32(payload))
             ):
@@ -425,10 +431,14 @@ class ListingCache:
             volatile = header["volatile"]
             if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
                 return None
+            sig = pending.finish(header["unvouched"], with_newest=False)  # last: git has had the most time
+            pending = None
+            if sig is None or header["sig"] != sig[0]:
+                return None
             cut = header["marked"]
             if cut:  # markers are in the active lines, which come first: fill only those
-                return meta, _fill_cooldowns(bytes(payload[:cut]), now) + payload[cut:]
-            return meta, payload
+                return meta, (_fill_cooldowns(bytes(payload[:cut]), now), payload[cut:])
+            return meta, (payload,)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
         finally:

@@ -39,8 +39,9 @@ MAX_UNVOUCHED = 2000
 _GIT = ("git", "-c", "core.fsmonitor=false", "-c", "core.trustctime=true", "-c", "core.checkStat=default",
         "--literal-pathspecs")  # fmt: skip
 #: `find` lists a folder's entries with their stat in C (one process per folder, so two
-#: cores share 60,000 files), where `os.scandir` + `stat` costs several times more
-_FIND_FORMAT = "%f/%i/%s/%T@/%m/%y\\0"
+#: cores share 60,000 files), where `os.scandir` + `stat` costs several times more. The
+#: change time too: a file written in place and its mtime set back has a new one.
+_FIND_FORMAT = "%f/%i/%s/%T@/%C@/%m/%y\\0"
 
 
 def _ref_text(git_dir: str) -> str:
@@ -132,13 +133,16 @@ class PendingSignature:
                 if survey:
                     self._ls = _spawn([*_GIT, "ls-files", "-z", "-v", "-c", "-o", "--directory", "--", *self.terminal], root, env)
             except OSError:
-                self.cancel()
+                self._stop_git()
 
-    def cancel(self) -> None:
-        """Stop what still runs (the signature is not wanted after all)."""
+    def _stop_git(self) -> None:
         _stop(self._diff)
         _stop(self._ls)
         self._diff = self._ls = None
+
+    def cancel(self) -> None:
+        """Stop what still runs (the signature is not wanted after all)."""
+        self._stop_git()
         if self._active is not None:
             self._active()
             self._active = None
@@ -177,8 +181,8 @@ class PendingSignature:
         return h.hexdigest(), max(newest, vnewest), paths
 
     def _proof(self, unvouched: list[str] | None) -> tuple[bytes, int, list[str]] | None:
-        """(what git's proof adds to the digest, the unvouched paths' newest stat or change
-        time, the unvouched paths) or None when git failed or was not asked."""
+        """(what git's proof adds to the digest, the unvouched paths' newest mtime, the
+        unvouched paths) or None when git failed or was not asked."""
         dirty = _output(self._diff)
         self._diff = None
         if dirty is None:
@@ -200,7 +204,7 @@ class PendingSignature:
         for rel in unvouched:
             key = _lstat_key(os.path.join(self.root, rel))
             if key is not None:
-                newest = max(newest, key[3], key[4])
+                newest = max(newest, key[3])
             h.update(f"{rel} {key}\n".encode("utf-8", "surrogateescape"))
         return b"\0git\0" + dirty + b"\0\0" + h.digest(), newest, unvouched
 
@@ -211,11 +215,12 @@ def _real_dir(path: str) -> bool:
 
 def _newest_of(listed: bytes) -> int:
     """The newest mtime of `_find_stats` records: "seconds.fraction" (find's %T@, or
-    `_scandir_stats`') to ns, without float rounding."""
+    `_scandir_stats`') to ns, without float rounding. (The change time is only compared:
+    it tells a write whose mtime was set back, where the mtime alone would not.)"""
     newest = 0
     for rec in listed.split(b"\0"):
         if rec and not rec.endswith(b" -"):
-            sec, _, frac = rec.rsplit(b"/", 3)[1].partition(b".")
+            sec, _, frac = rec.rsplit(b"/", 4)[1].partition(b".")
             newest = max(newest, int(sec) * 1_000_000_000 + int((frac + b"000000000")[:9]))
     return newest
 
@@ -259,8 +264,9 @@ def _scandir_stats(root: str, dirs: list[str]) -> bytes:
             with os.scandir(os.path.join(root, rel)) as it:
                 for e in it:
                     st = e.stat(follow_symlinks=False)
-                    m = st.st_mtime_ns
-                    parts.append(f"{e.name}/{st.st_ino}/{st.st_size}/{m // 1_000_000_000}.{m % 1_000_000_000:09d}/{st.st_mode}/-")
+                    m, c = st.st_mtime_ns, st.st_ctime_ns
+                    times = f"{m // 1_000_000_000}.{m % 1_000_000_000:09d}/{c // 1_000_000_000}.{c % 1_000_000_000:09d}"
+                    parts.append(f"{e.name}/{st.st_ino}/{st.st_size}/{times}/{st.st_mode}/-")
         except OSError:
             parts.append(f"{rel} -")
     return "".join(p + "\0" for p in parts).encode("utf-8", "surrogateescape")
