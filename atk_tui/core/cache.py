@@ -20,7 +20,7 @@ import os
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -350,8 +350,9 @@ Parts = tuple[bytes | memoryview, ...]
 
 
 class ListingCache:
-    """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
-    a warm listing checks the signature, reads this one file and prints.
+    """`atk wi list --json`'s judged result for one set of states, keyed by the store's
+    signature (`storesig`): a warm listing checks the signature, reads this one file and
+    prints.
 
     The judgement also depends on the time (a cooldown lifts: the listing is valid only
     until the earliest future `cooldown_until`) and on plan files existing (their values
@@ -536,6 +537,10 @@ class ListingWriter:
             self.fh.close()
             os.replace(self.tmp, cache.path)
             ok = True
+            for old in cache.path.parent.glob(cache.path.name.rsplit("-v", 1)[0] + "-v*"):
+                if old.name != cache.path.name and not old.name.endswith(".tmp"):
+                    with suppress(OSError):
+                        old.unlink()  # another version's listing: dead weight (tens of MB)
             return True
         except (OSError, ValueError):
             return False

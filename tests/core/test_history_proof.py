@@ -202,3 +202,15 @@ def test_too_many_unvouched_paths_fall_back_to_stat(tmp_path: Path, monkeypatch)
     assert lc.signature()[2] == sorted(f"wi/adopted/20260104-00000{n}-loose.md" for n in range(3))
     monkeypatch.setattr(storesig, "MAX_UNVOUCHED", 2)
     assert lc.signature()[2] is None
+
+
+def test_another_version_s_listing_is_removed_when_one_is_saved(tmp_path: Path, capsys, monkeypatch) -> None:
+    root = history_store(tmp_path)
+    lc = ListingCache(root, list(STATES), STATES, tuple(TERMINAL))
+    lc.path.parent.mkdir(exist_ok=True)
+    old = lc.path.with_name(lc.path.name.rsplit("-v", 1)[0] + "-v1")
+    other = lc.path.with_name("list-inbox-v1")
+    old.write_bytes(b"x")
+    other.write_bytes(b"x")
+    warm(root, capsys, monkeypatch)
+    assert lc.path.exists() and not old.exists() and other.exists()
