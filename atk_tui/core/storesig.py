@@ -34,11 +34,12 @@ from typing import Any
 Signature = tuple[str, int, list[str] | None]
 #: more unvouched paths than this: the terminal folders are stat-ed instead (as fast, no header)
 MAX_UNVOUCHED = 2000
-#: git as the proof needs it, whatever the user's configuration: no file system monitor (a
-#: hook that could be wrong) and no untracked cache, ctime and every other stat field
-#: compared, pathspecs literal
-_GIT = ("git", "-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false", "-c", "core.trustctime=true",
-        "-c", "core.checkStat=default", "--literal-pathspecs")  # fmt: skip
+#: git's word that a file is as the index records it, whatever the user's configuration: no
+#: file system monitor (a hook that could be wrong), the change time and every other stat
+#: field compared (`GitStore.index_blobs_async` asks git so too)
+STAT_CHECK = ("-c", "core.fsmonitor=false", "-c", "core.trustctime=true", "-c", "core.checkStat=default")
+#: git as the proof runs it: and no untracked cache, pathspecs literal
+_GIT = ("git", *STAT_CHECK, "-c", "core.untrackedCache=false", "--literal-pathspecs")
 #: `find` lists a folder's entries with their stat in C (one process per folder, so two
 #: cores share 60,000 files), where `os.scandir` + `stat` costs several times more. The
 #: change time too: a file written in place and its mtime set back has a new one.

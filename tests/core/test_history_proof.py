@@ -214,3 +214,16 @@ def test_another_version_s_listing_is_removed_when_one_is_saved(tmp_path: Path, 
     other.write_bytes(b"x")
     warm(root, capsys, monkeypatch)
     assert lc.path.exists() and not old.exists() and other.exists()
+
+
+@pytest.mark.parametrize("config", [("core.trustctime", "false"), ("core.checkStat", "minimal")])
+def test_the_user_s_git_configuration_does_not_hide_a_change(tmp_path: Path, capsys, monkeypatch, config) -> None:
+    """git told to trust less of a file's stat would miss a file rewritten in place: neither
+    the listing's proof nor the terminal lines' blobs (`index_blobs_async`) ask it so."""
+    root = history_store(tmp_path)
+    git(root, "config", *config)
+    settle(root)
+    warm(root, capsys, monkeypatch)
+    path = root / "wi" / "adopted" / items_in(root, "adopted")[0]
+    rewrite_in_place(path, path.read_text().replace("Use history", "Use CONFIG!"))
+    assert not agrees(root, capsys, monkeypatch)
