@@ -116,26 +116,32 @@ class PendingSignature:
         self.terminal = [d for d in content_dirs if d in terminal_dirs]
         self.active = [d for d in content_dirs if d not in self.terminal]
         self.survey = survey
-        self._active = _find_stats(root, self.active)  # started first: the folders are listed meanwhile
         git_dir = os.path.join(root, ".git")
         index = os.path.join(git_dir, "index")
-        # before the digest's own stat of it: git must vouch against the index the digest names
+        # before git reads it (and before the digest's own stat of it): git must vouch
+        # against the index the digest names
         self._index = index, _lstat_key(index)
+        self._diff = self._ls = None
+        proved = git and self.terminal and all(_real_dir(os.path.join(root, d)) for d in self.terminal)
+        if proved:
+            self._diff = self._git(["diff-files", "--name-only", "-z"])  # the long pole: first
+        self._active = _find_stats(root, self.active)  # the folders are listed meanwhile
         self.h = hashlib.blake2b(digest_size=20)
         self.h.update(_ref_text(git_dir).encode())
         paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
         paths += [(rel, os.path.join(root, rel)) for rel in (*name_dirs, *content_dirs)]
         self.newest = _hash_lstats(self.h, paths)
-        self._diff = self._ls = None
-        if git and self.terminal and all(_real_dir(os.path.join(root, d)) for d in self.terminal):
-            env = _git_env()
-            try:
-                # started after the folders' stat: a name git lists is one the digest's folder stat has
-                self._diff = _spawn([*_GIT, "diff-files", "--name-only", "-z", "--", *self.terminal], root, env)
-                if survey:
-                    self._ls = _spawn([*_GIT, "ls-files", "-z", "-v", "-c", "-o", "--directory", "--", *self.terminal], root, env)
-            except OSError:
+        if proved and survey and self._diff is not None:
+            # after the folders' stat: a name it lists is one the digest's folder stat has
+            self._ls = self._git(["ls-files", "-z", "-v", "-c", "-o", "--directory"])
+            if self._ls is None:
                 self._stop_git()
+
+    def _git(self, args: list[str]) -> subprocess.Popen[bytes] | None:
+        try:
+            return _spawn([*_GIT, *args, "--", *self.terminal], self.root, _git_env())
+        except OSError:
+            return None
 
     def _stop_git(self) -> None:
         _stop(self._diff)
