@@ -15,7 +15,9 @@ whose contents are listed:
   and the folders are in the digest too: the same folder stat means the same names, the same
   index the same tracked entries and blobs, so every name that is not unvouched is a tracked
   file that git says is as the index has it. The index is stat-ed before git starts and again
-  after it ends: git vouched against the index the digest names.
+  after it ends: git vouched against the index the digest names. (git compares change times
+  to the second: a listing is saved only while the index is over 2 s old, `cache.RACY_NS`,
+  so a file written after it has a later second than the index's record of it.)
 
 Without git (or when it fails, or too many paths would be unvouched) the terminal folders are
 stat-ed like the active ones; the digest says which way it was taken, so a listing saved one
@@ -32,7 +34,8 @@ from typing import Any
 
 #: (digest, newest stat time, the terminal folders' unvouched paths: None when they were stat-ed)
 Signature = tuple[str, int, list[str] | None]
-#: more unvouched paths than this: the terminal folders are stat-ed instead (as fast, no header)
+#: more unvouched paths than this: the terminal folders are stat-ed instead (about as fast,
+#: and the listing's header stays small)
 MAX_UNVOUCHED = 2000
 #: git's word that a file is as the index records it, whatever the user's configuration: no
 #: file system monitor (a hook that could be wrong), the change time and every other stat
