@@ -16,10 +16,13 @@ import sys
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.config import ConfigError, is_agent_env, plan_files_missing, resolve_store
 from .core.model import ACTIVE, PROCESSABLE, STATES, TERMINAL
+
+if TYPE_CHECKING:
+    from .core.cache import Parts
 
 DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
 
@@ -70,12 +73,9 @@ def mark_cooldowns(line: str, judgement: Any, now: Any) -> str:
 Page = tuple[int, int | None]
 
 
-def _paged(buf: bytes | memoryview, page: Page) -> bytes | memoryview:
-    """Lines `page` of newline-joined `buf` (no copy when `page` takes them all)."""
+def _paged(raw: bytes, page: Page) -> bytes:
+    """Lines `page` of newline-joined `raw`."""
     offset, limit = page
-    if not offset and limit is None:
-        return buf
-    raw = buf if isinstance(buf, bytes) else bytes(buf)
     start = 0
     for _ in range(offset):
         start = raw.find(b"\n", start) + 1
@@ -90,22 +90,24 @@ def _paged(buf: bytes | memoryview, page: Page) -> bytes | memoryview:
 
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]] | bytes, lines: list[str] | bytes | memoryview, page: Page = (0, None)) -> None:  # fmt: skip
+                  meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None)) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
     print it (`page` of it; a count counts every line the filter keeps). `meta` and `lines`
-    may be as cached (`ListingCache.load`)."""
+    may be as cached (`ListingCache.load`: parts of the newline-joined lines)."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None)
-    if isinstance(lines, bytes | memoryview):
+    if isinstance(lines, tuple):
         if not (filtered or count):
-            lines = _paged(lines, page) if lines else lines
-            if lines:
+            parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
+            if any(parts):
                 sys.stdout.flush()
-                sys.stdout.buffer.write(lines)
+                for part in parts:
+                    sys.stdout.buffer.write(part)
                 sys.stdout.buffer.write(b"\n")
                 sys.stdout.buffer.flush()
             return
-        lines = str(lines, "utf-8").split("\n") if lines else []
+        joined = b"".join(lines)
+        lines = str(joined, "utf-8").split("\n") if joined else []
     if filtered:
         if isinstance(meta, bytes):
             import json

@@ -15,18 +15,18 @@ bad checksum: the cache is silently rebuilt.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from .model import Item
+from .storesig import PendingSignature, Signature, dirs_signature
 
 VERSION = 7
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
@@ -276,126 +276,12 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 4
+LISTING_VERSION = 5
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.
 RACY_NS = 2_000_000_000
 MQ = "mq"
-
-
-def _ref_text(git_dir: str) -> str:
-    """HEAD and what it points at, read without running git."""
-    try:
-        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
-            head = fh.read(512).decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    if head.startswith("ref: "):
-        ref = head[5:]
-        if ".." in ref:
-            return head
-        try:
-            with open(os.path.join(git_dir, ref), "rb") as fh:
-                return head + ":" + fh.read(128).decode("ascii", "replace").strip()
-        except OSError:
-            return head + ":packed"  # packed-refs' own stat is in the signature
-    return head
-
-
-def store_signature(root: Path | str, content_dirs: list[str], name_dirs: list[str], with_newest: bool = True) -> tuple[str, int] | None:
-    """A digest of everything a judged listing depends on, and the newest stat time in it
-    (only with `with_newest`: it costs a parse).
-
-    HEAD (and the ref it names), the index and packed-refs by stat; every folder of
-    `name_dirs` and `content_dirs` by lstat (a name added, removed or renamed changes its
-    mtime); every entry of the `content_dirs` by lstat (inode, size, mtime, mode). None when
-    the store cannot be read this way (not a plain `.git` folder)."""
-    root = str(root)
-    git_dir = os.path.join(root, ".git")
-    if not os.path.isdir(git_dir) or os.path.islink(git_dir):
-        return None
-    collect = _find_stats(root, content_dirs)  # started first: the folders are listed meanwhile
-    h = hashlib.blake2b(digest_size=20)
-    h.update(_ref_text(git_dir).encode())
-    paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
-    paths += [(rel, os.path.join(root, rel)) for rel in (*name_dirs, *content_dirs)]
-    newest = _hash_lstats(h, paths)
-    listed = collect() if collect is not None else None
-    if listed is None:
-        listed = _scandir_stats(root, content_dirs)
-    h.update(listed)
-    if with_newest and listed:
-        # "seconds.fraction" (find's %T@, or _scandir_stats') to ns, without float rounding
-        for rec in listed.split(b"\0"):
-            if rec:
-                sec, _, frac = rec.rsplit(b"/", 3)[1].partition(b".")
-                newest = max(newest, int(sec) * 1_000_000_000 + int((frac + b"000000000")[:9]))
-    return h.hexdigest(), newest
-
-
-#: `find` lists a folder's entries with their stat in C (one process per folder, so two
-#: cores share 60,000 files), where `os.scandir` + `stat` costs several times more
-_FIND_FORMAT = "%f/%i/%s/%T@/%m/%y\\0"
-
-
-def _find_stats(root: str, dirs: list[str]) -> Callable[[], bytes | None] | None:
-    """Start listing every entry of `dirs` as name/inode/size/mtime(s)/mode/type records,
-    NUL-separated; the result is collected by calling what this returns (None when `find`
-    is not there or fails)."""
-    import subprocess
-
-    env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    procs = []
-    try:
-        for rel in dirs:
-            if not os.path.isdir(os.path.join(root, rel)):
-                procs.append(None)
-                continue
-            procs.append(subprocess.Popen(
-                ["find", rel, "-mindepth", "1", "-maxdepth", "1", "-printf", _FIND_FORMAT],
-                cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            ))  # fmt: skip
-    except OSError:
-        for p in procs:
-            if p is not None:
-                p.kill()
-                p.wait()
-        return None
-
-    def collect() -> bytes | None:
-        outs, ok = [], True
-        for rel, p in zip(dirs, procs, strict=True):
-            if p is None:
-                outs.append(f"{rel} -\0".encode("utf-8", "surrogateescape"))
-                continue
-            try:
-                out, _ = p.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.communicate()
-                ok = False
-                continue
-            ok = ok and p.returncode == 0
-            outs.append(out)
-        return b"".join(outs) if ok else None
-
-    return collect
-
-
-def _scandir_stats(root: str, dirs: list[str]) -> bytes:
-    """What `_find_stats` lists, without `find` (slower)."""
-    parts: list[str] = []
-    for rel in dirs:
-        try:
-            with os.scandir(os.path.join(root, rel)) as it:
-                for e in it:
-                    st = e.stat(follow_symlinks=False)
-                    m = st.st_mtime_ns
-                    parts.append(f"{e.name}/{st.st_ino}/{st.st_size}/{m // 1_000_000_000}.{m % 1_000_000_000:09d}/{st.st_mode}/-")
-        except OSError:
-            parts.append(f"{rel} -")
-    return "".join(p + "\0" for p in parts).encode("utf-8", "surrogateescape")
 
 
 def listing_dirs(root: Path | str, states: list[str], all_states: tuple[str, ...], mq_terminal: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -445,29 +331,6 @@ def plan_signature(root: Path | str, values: list[str], leaves: bool = False) ->
     return digest, newest, volatile, ordered
 
 
-def dirs_signature(dirs: list[str]) -> tuple[str, int]:
-    """(digest, newest mtime) of these folders' lstat."""
-    h = hashlib.blake2b(digest_size=20)
-    newest = _hash_lstats(h, [(d, d) for d in dirs])
-    return h.hexdigest(), newest
-
-
-def _hash_lstats(h: Any, paths: list[tuple[str, str]]) -> int:
-    """Feed `h` a line per (name, path): the name and the path's lstat (inode, size, mode,
-    mtime), or "name -" when there is none; return the newest mtime (0: none)."""
-    newest = 0
-    for name, path in paths:
-        try:
-            st = os.lstat(path)
-        except OSError:
-            h.update(f"{name} -\n".encode("utf-8", "surrogateescape"))
-            continue
-        newest = max(newest, st.st_mtime_ns)
-        line = f"{name} {st.st_ino} {st.st_size} {st.st_mode} {st.st_mtime_ns}\n"
-        h.update(line.encode("utf-8", "surrogateescape"))
-    return newest
-
-
 _MARK = re.compile(rb"\x00([0-9.]+)\x00")
 
 
@@ -482,9 +345,14 @@ def _fill_cooldowns(payload: bytes, now: float) -> bytes:
     return _MARK.sub(lambda m: format_duration(float(m[1]) - now).encode(), payload)
 
 
+#: a cached listing's lines as `ListingCache.load` gives them: parts printed one after the other
+Parts = tuple[bytes | memoryview, ...]
+
+
 class ListingCache:
-    """`atk wi list --json`'s judged result for one set of states, keyed by `store_signature`:
-    a warm listing checks the signature, reads this one file and prints.
+    """`atk wi list --json`'s judged result for one set of states, keyed by the store's
+    signature (`storesig`): a warm listing checks the signature, reads this one file and
+    prints.
 
     The judgement also depends on the time (a cooldown lifts: the listing is valid only
     until the earliest future `cooldown_until`) and on plan files existing (their values
@@ -496,42 +364,61 @@ class ListingCache:
         self.git_dir = self.root / ".git"
         self.path = self.git_dir / "atk-cache" / f"list-{'-'.join(self.states)}-v{LISTING_VERSION}"
         self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
+        self.terminal_dirs = [f"wi/{s}" for s in self.states if s in mq_terminal]
 
-    def signature(self, with_newest: bool = True) -> tuple[str, int] | None:
-        """(digest, newest stat time) of the store as this listing sees it (the newest time
-        only `with_newest`: it costs a parse)."""
+    def begin_signature(self, git: bool = True, survey: bool = False) -> PendingSignature | None:
+        """The store's signature as this listing sees it, started (`storesig`); None when
+        it cannot be taken (a half-done write, a linked cache folder, no plain `.git`)."""
         if os.path.islink(self.path.parent) or (self.git_dir / "atk-journal.json").exists():
             return None  # a half-done write is rolled back by the full listing
-        return store_signature(self.root, self.content_dirs, self.name_dirs, with_newest)
+        if not os.path.isdir(self.git_dir) or os.path.islink(self.git_dir):
+            return None
+        return PendingSignature(str(self.root), self.content_dirs, self.name_dirs, self.terminal_dirs, git, survey)
 
-    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, bytes | memoryview] | None:
+    def signature(self, with_newest: bool = True, unvouched: list[str] | bool | None = True) -> Signature | None:
+        """(digest, newest stat time, unvouched paths) of the store as this listing sees it
+        (the newest time only `with_newest`: it costs a parse). `unvouched`: True, taken
+        before a listing is made, finds them; then what that found, to take it again."""
+        pending = self.begin_signature(git=unvouched is not None, survey=unvouched is True)
+        if pending is None:
+            return None
+        return pending.finish(None if unvouched is True else unvouched, with_newest)  # type: ignore[arg-type]
+
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, Parts] | None:
         """(meta, payload) when the cached listing is still the store's, else None. The
-        payload is the listing's lines (UTF-8, joined by newlines); `meta` is the JSON of a
-        list whose item i is `[state, kind, target_repo, ready]` of line i (decoded only to
-        filter). `plan_missing(values)` says which plan_file values name no file now (asked
-        only for plan files that are symbolic links).
+        payload is the listing's lines (UTF-8, joined by newlines) in parts to print one
+        after the other; `meta` is the JSON of a list whose item i is `[state, kind,
+        target_repo, ready]` of line i (decoded only to filter). `plan_missing(values)` says
+        which plan_file values name no file now (asked only for plan files that are symbolic
+        links).
 
         The file: the payload's length (12 digits) and a newline, the payload, a newline,
         `meta`, a newline, the header (JSON): written in one pass as the listing is printed."""
+        pending = None
         try:
             # the file first: without one (a cold listing) the signature is not worth taking
             fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                raw = fh.read()
-            sig = self.signature(with_newest=False)
-            if sig is None:
-                return None
+            try:
+                pending = self.begin_signature()  # git and find stat the store while this checks the file
+                if pending is None:
+                    return None
+                import mmap
+
+                # mapped, not read: a listing of everything is 30 MB, and a read costs a copy
+                # (the file is only ever replaced by a rename, never written in place)
+                raw = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
             size = int(raw[:12])
             end = 13 + size
-            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n":
+            nl = raw.find(b"\n", end + 1)
+            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n" or nl < 0:
                 return None
-            nl = raw.index(b"\n", end + 1)
             meta = raw[end + 1 : nl]
             header = json.loads(raw[nl + 1 :])
-            payload = memoryview(raw)[13:end]  # not a copy: a listing of everything is 30 MB
+            payload = memoryview(raw)[13:end]
             if (
                 header.get("version") != LISTING_VERSION
-                or header.get("sig") != sig[0]
                 or header.get("size") != len(meta) + len(payload)
                 or header.get("crc32") != zlib.crc32(meta, zlib.crc32(payload))
             ):
@@ -545,17 +432,21 @@ class ListingCache:
             volatile = header["volatile"]
             if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
                 return None
-            if raw.count(b"\n", 13, end) + bool(size) != header["n"]:
+            sig = pending.finish(header["unvouched"], with_newest=False)  # last: git has had the most time
+            pending = None
+            if sig is None or header["sig"] != sig[0]:
                 return None
-            last = raw.rfind(b"\x00", 13, end)
-            if last >= 0:  # markers are in the active lines, which come first: fill only those
-                cut = last + 1 - 13
-                return meta, _fill_cooldowns(bytes(payload[:cut]), now) + payload[cut:]
-            return meta, payload
+            cut = header["marked"]
+            if cut:  # markers are in the active lines, which come first: fill only those
+                return meta, (_fill_cooldowns(bytes(payload[:cut]), now), payload[cut:])
+            return meta, (payload,)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
+        finally:
+            if pending is not None:
+                pending.cancel()
 
-    def save(self, sig: tuple[str, int] | None, meta: list[list[Any]], lines: list[str], until: float | None,
+    def save(self, sig: Signature | None, meta: list[list[Any]], lines: list[str], until: float | None,
              plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
         """Write the listing computed from the store as it was at `sig` (taken before the
         listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
@@ -588,7 +479,7 @@ class ListingWriter:
     def __init__(self, cache: ListingCache, fd: int, tmp: str) -> None:
         self.cache, self.tmp = cache, tmp
         self.fh: Any = os.fdopen(fd, "wb")
-        self.n = self.size = self.crc = 0
+        self.n = self.size = self.crc = self.marked = 0
         self.failed = False
         self._write(b"0" * 12 + b"\n")
 
@@ -606,6 +497,8 @@ class ListingWriter:
         self.size += len(data)
         self.crc = zlib.crc32(data, self.crc)
         self._write(data)
+        if "\x00" in line:  # a cooldown marker (`cooldown_marker`): filled up to here when printed
+            self.marked = self.size
 
     def abort(self) -> None:
         try:
@@ -617,7 +510,7 @@ class ListingWriter:
         except OSError:
             pass
 
-    def close(self, sig: tuple[str, int] | None, meta: list[list[Any]], until: float | None,
+    def close(self, sig: Signature | None, meta: list[list[Any]], until: float | None,
               plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
         """Keep the listing computed from the store as it was at `sig` (taken before the
         listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
@@ -629,12 +522,12 @@ class ListingWriter:
             plan_sig, plan_newest, volatile, plan_dirs = plan_signature(cache.root, list(plans), leaves=True)
             if plan_newest >= taken_ns - RACY_NS:
                 return False
-            again = cache.signature(with_newest=False)
+            again = cache.signature(with_newest=False, unvouched=sig[2])
             if again is None or again[0] != sig[0]:
                 return False  # changed while it was read: the listing may mix two states
             meta_raw = json.dumps(meta, separators=(",", ":")).encode("ascii")
             header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
-                      "plan_dirs": plan_dirs, "volatile": volatile, "n": self.n, "size": len(meta_raw) + self.size,
+                      "plan_dirs": plan_dirs, "volatile": volatile, "unvouched": sig[2], "marked": self.marked, "size": len(meta_raw) + self.size,
                       "crc32": zlib.crc32(meta_raw, self.crc)}  # fmt: skip
             self._write(b"\n" + meta_raw + b"\n" + json.dumps(header, separators=(",", ":")).encode("ascii"))
             if self.failed:
@@ -644,6 +537,10 @@ class ListingWriter:
             self.fh.close()
             os.replace(self.tmp, cache.path)
             ok = True
+            for old in cache.path.parent.glob(cache.path.name.rsplit("-v", 1)[0] + "-v*"):
+                if old.name != cache.path.name and not old.name.endswith(".tmp"):
+                    with suppress(OSError):
+                        old.unlink()  # another version's listing: dead weight (tens of MB)
             return True
         except (OSError, ValueError):
             return False

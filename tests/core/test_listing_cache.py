@@ -15,12 +15,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from support.storekit import AWI_BODY, UWI_BODY, add_item, git
+from support.listingkit import age, items_in, listing, make_store, rewrite_in_place, settle
+from support.storekit import AWI_BODY, add_item, git
 
-from atk_tui import cli
 from atk_tui.core import cache as cache_mod
 from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
 
 LISTINGS = (
     ["wi", "list", "--json"],
@@ -29,55 +28,6 @@ LISTINGS = (
     ["wi", "list", "--count", "--status=blocked"],
     ["wi", "list", "--json", "--kind", "uwi", "--target-repo", "acme/api"],
 )
-
-
-def age(root: Path, seconds: float = 30) -> None:
-    """Time passes: every stat time in the store moves into the past (so the listing is not
-    racy and gets saved), as it would between an agent's commands."""
-    past = time.time() - seconds
-    for dirpath, _dirnames, filenames in os.walk(root):
-        for name in filenames:
-            os.utime(os.path.join(dirpath, name), (past, past), follow_symlinks=False)
-        os.utime(dirpath, (past, past))
-
-
-def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-            *, scratch: bool) -> tuple[str, bool]:  # fmt: skip
-    """(stdout, served from the listing cache) of `atk ARGV --store ROOT`."""
-    served = []
-    real = cli.cached_list
-
-    def spy(r: Path, args: object) -> bool:
-        hit = False if scratch else real(r, args)  # type: ignore[arg-type]
-        served.append(hit)
-        return hit
-
-    with monkeypatch.context() as m:
-        m.setattr(cli, "cached_list", spy)
-        if scratch:
-            m.setattr(cli, "_listing_cache", lambda *_a: None)
-            m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
-            m.setattr(cache_mod.ItemCache, "save", lambda self, keep=None: None)
-        capsys.readouterr()
-        assert cli.run([*argv, "--store", str(root)]) == 0
-        out = capsys.readouterr().out
-    return out, served[0]
-
-
-def make_store(tmp: Path) -> tuple[Path, Service]:
-    root, _ = init_store(tmp / "store")
-    git(root, "branch", "-M", "main")
-    svc = Service(root, actor="user", pull=False, push=False)
-    a = add_item(svc, target_repo="acme/api")
-    add_item(svc, body=UWI_BODY, kind="uwi", target_repo="acme/api", depends_on=[a])
-    b = add_item(svc, body=AWI_BODY.replace("Use one", "Use two"), depends_on=[a])
-    add_item(svc, body=AWI_BODY.replace("Use one", "Use three"), depends_on=[b])
-    svc.hold(b)
-    return root, svc
-
-
-def items_in(root: Path, state: str) -> list[str]:
-    return sorted(p.name for p in (root / "wi" / state).glob("*.md"))
 
 
 def any_item(root: Path, k: int, states: tuple[str, ...] = ("inbox", "processing", "hold")) -> tuple[str, str] | None:
@@ -159,13 +109,41 @@ def op_git(root: Path, svc: Service, k: int) -> None:
             git(root, "rebase", "--abort", check=False)
 
 
+def op_history(root: Path, svc: Service, k: int) -> None:
+    """The history's files touched outside atk: what git's proof of the terminal folders
+    (`core.storesig`) must see."""
+    pick = any_item(root, k, ("adopted", "rejected"))
+    choice = k % 5
+    if choice == 0 or pick is None:  # an item adopted or rejected by atk
+        name = add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k} {next(_SIDES)}"))
+        svc.start_processing([name])
+        (svc.adopt if k % 2 else svc.reject)(name, note=f"done {k}")
+        return
+    path = root / "wi" / pick[0] / pick[1]
+    if choice == 1:  # rewritten in place, same size, its mtime set back: only the change time tells
+        text = path.read_text()
+        rewrite_in_place(path, text.replace("# ", "#X", 1) if "# " in text else text.upper())
+    elif choice == 2:  # a file git does not track
+        (root / "wi" / "adopted" / f"20260102-000000-loose{k}-{next(_SIDES)}.md").write_text(
+            f"---\nkind: awi\ntarget_repo: acme/api\n---\n# Loose {k}\n\nbody\n"
+        )
+    elif choice == 3:  # git looks at the work tree: its records match the files again (the clean proof)
+        settle(root)
+    else:  # git told not to look at one
+        git(root, "update-index", "--assume-unchanged", f"wi/{pick[0]}/{pick[1]}", check=False)
+
+
 _SIDES = itertools.count()
-OPS = {"atk": op_atk_write, "edit": op_manual_edit, "git": op_git}
+OPS = {"atk": op_atk_write, "edit": op_manual_edit, "git": op_git, "history": op_history}
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 50), st.booleans()), min_size=3, max_size=8))
 @example(steps=[("atk", 0, False), ("git", 8, False), ("git", 8, False)])  # the same rebase twice (found in CI)
+# git's proof: a rejected item, a loose (untracked) file, that file rewritten in place, the
+# index refreshed (a clean proof), a tracked file rewritten in place, one hidden from git
+@example(steps=[("history", 0, True), ("history", 2, True), ("history", 6, False), ("history", 3, False),
+                ("history", 1, False), ("history", 4, True), ("history", 11, True)])  # fmt: skip
 def test_cached_listing_equals_a_listing_from_scratch(
     steps: list[tuple[str, int, bool]], tmp_path_factory: pytest.TempPathFactory,
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -304,8 +282,8 @@ def test_the_time_left_of_a_cooldown_is_the_time_of_the_listing(tmp_path: Path) 
     assert lc.save(lc.signature(), [["inbox", "awi", "r", False]], [line], until=86400.0, plans={}, taken_ns=time.time_ns())
     _, at_0 = lc.load(0.0, lambda v: [])
     _, at_1h = lc.load(3600.0, lambda v: [])
-    assert at_0 == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 1d 0h)"]}'
-    assert at_1h == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 23h 0m)"]}'
+    assert b"".join(at_0) == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 1d 0h)"]}'
+    assert b"".join(at_1h) == b'{"reasons": ["cooldown until 1970-01-02 00:00 +00:00 (in 23h 0m)"]}'
 
 
 def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch) -> None:

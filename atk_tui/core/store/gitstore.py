@@ -27,6 +27,7 @@ from ..errors import AtkError, GitFailed, GitTimeout, Interrupted, NotAStore, St
 from ..model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from ..procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from ..queues import QUEUES, queue_named
+from ..storesig import STAT_CHECK
 from .files import (
     _atomic_write,
     _b64_digest,
@@ -408,12 +409,15 @@ class GitStore(RemoteSync):
 
     def index_blobs_async(self, states: Sequence[str], queue: str = "wi") -> Callable[[], dict[str, str]]:
         """`index_blobs`, started now and collected by calling the result, so that git stats
-        the work tree while the caller does other work. One git call: `ls-files -c -m -t`
-        tags every index entry `H` and every entry that differs from its file `C`."""
+        the work tree while the caller does other work. One git call: `ls-files -c -m -v`
+        tags every index entry `H` and every entry that differs from its file `C`; an entry
+        git is told not to look at (assume-unchanged: `h`, skip-worktree: `S`) has no blob
+        here, its file may differ. Whatever the user's configuration, git compares every
+        stat field (`storesig.STAT_CHECK`): a blob names the file's content for good."""
         dirs = [f"{queue_named(queue).folder}/{s}" for s in states]
         try:
             proc = subprocess.Popen(
-                ["git", "ls-files", "-z", "-s", "-c", "-m", "-t", "--", *dirs],
+                ["git", *STAT_CHECK, "ls-files", "-z", "-s", "-c", "-m", "-v", "--", *dirs],
                 cwd=self.root,
                 env=self.read_env,
                 stdin=subprocess.DEVNULL,
