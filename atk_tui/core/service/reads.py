@@ -10,7 +10,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..cache import RACY_NS, ItemCache, cache_key, paused_gc
+from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_record
+from ..halves import can_fork, map_halves
 from ..config import plan_files_missing
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
+#: a listing (`parse_in_halves`) parses this many files or more on two cores (`core.halves`)
+HALVES_FROM = 1000
 #: with a previous view, up to this many changed files are parsed without asking git for the
 #: blobs and reading the item cache (which cost about as much as parsing a hundred files)
 PARSE_BEFORE_CACHE = 100
@@ -43,12 +46,25 @@ def _stat_key(path: str, taken: int) -> str | None:
     return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
 
 
+def _sendable(parsed: tuple[Item, bool]) -> tuple[str, bool, list[Any]]:
+    """A parsed item as a forked parser sends it back (`core.halves`): its blob, whether it
+    was read whole, and its item cache record (all a listing needs; the body is read when
+    wanted, as for an item from the cache)."""
+    item, whole = parsed
+    return item.blob, whole, to_record(item)
+
+
 def _queues_defect(first: str, second: str) -> str:
     return f"filename is in both queues at once: {first} and {second}"
 
 
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
+
+    #: a cold queue's files parsed on two cores (`HALVES_FROM`, `core.halves`), the items of
+    #: the second half then without their body (as from the item cache). Set by a one-shot
+    #: listing; never in the dashboard (a fork copies only the calling thread)
+    parse_in_halves = False
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
@@ -286,25 +302,45 @@ class Reads(ServiceBase):
             for state in wanted:
                 cache_for(scope_of(state))
         blobs = collect_blobs()
-        items: dict[str, Item] = {}
-        total = len(todo)
-        parsed = 0
-        for done, (state, name, key) in enumerate(todo):
+        found: dict[str, Item] = {}
+        parse: list[tuple[int, int, str, str]] = []  # (n, index in todo, state, name): neither kept nor cached
+        for done, (state, name, _key) in enumerate(todo):
             item = kept.get(name)
-            if item is None:
-                rel = f"{q.folder}/{state}/{name}"
-                blob = blobs.get(rel)
-                if blob and self.use_cache:
+            if item is None and self.use_cache:
+                blob = blobs.get(f"{q.folder}/{state}/{name}")
+                if blob:
                     item = cache_for(scope_of(state)).get(name, state, blob)
                     if item is not None:
                         item.queue = q.name
-                if item is None:
-                    item, whole = self._parse_file(root, rel, name, state, q.name)
-                    if whole and scope_of(state) in scopes:
-                        scopes[scope_of(state)].put(item)
-                    parsed += 1
-                    if progress is not None and parsed % PROGRESS_EVERY == 0:
-                        progress(done, total)
+            if item is None:
+                parse.append((len(parse), done, state, name))
+            else:
+                found[name] = item
+        total = len(todo)
+
+        def parse_one(work: tuple[int, int, str, str]) -> tuple[Item, bool]:
+            n, done, state, name = work
+            parsed = self._parse_file(root, f"{q.folder}/{state}/{name}", name, state, q.name)
+            if progress is not None and (n + 1) % PROGRESS_EVERY == 0:
+                progress(done, total)
+            return parsed
+
+        if progress is None and self.parse_in_halves and len(parse) >= HALVES_FROM and can_fork():
+            mine, theirs = map_halves(parse_one, parse, _sendable)
+        else:
+            mine, theirs = [parse_one(w) for w in parse], []
+        for (_n, _done, state, name), (item, whole) in zip(parse, mine):  # the first len(mine)
+            if whole and scope_of(state) in scopes:
+                scopes[scope_of(state)].put(item)
+            found[name] = item
+        for (_n, _done, state, name), (blob, whole, record) in zip(parse[len(mine) :], theirs, strict=True):
+            item = found[name] = from_record(name, state, blob, record)
+            item.queue = q.name
+            if whole and scope_of(state) in scopes:
+                scopes[scope_of(state)].put_record(cache_key(blob, name), record)
+        items: dict[str, Item] = {}
+        for state, name, key in todo:
+            item = found[name]
             if key is not None and loaded is not None:
                 loaded.keys[name] = key
             if name in dups:
