@@ -63,7 +63,7 @@ def map_halves(fn: Callable[[Any], Any], work: Sequence[Any], send: Callable[[An
             out = [send(fn(w)) for w in work[half:]]
             _write_all(wfd, marshal.dumps((len(out), out)))
             code = 0
-        except BaseException:  # noqa: BLE001 - the parent does the half again
+        except BaseException:  # the parent does the half again
             pass
         finally:
             os._exit(code)

@@ -82,6 +82,17 @@ def safe_json_str(text: str) -> str:
     return safe_json_dumps(text)
 
 
+#: what `safe_json_line` escapes: the unsafe characters and the lone surrogates a file name
+#: that is not UTF-8 decodes to
+_JSON_LINE_UNSAFE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}\ud800-\udfff]")
+
+
+def safe_json_line(encoded: str) -> str:
+    """`safe_json` that also writes each lone surrogate as its `\\uXXXX` escape (valid JSON, and
+    text any stream can encode), in one pass: a listing's line."""
+    return _JSON_LINE_UNSAFE.sub(_json_escape, encoded)
+
+
 def safe_json(encoded: str) -> str:
     """One line of JSON (as `json.dumps` wrote it) with every unsafe character written as a
     `\\uXXXX` escape: still valid JSON that decodes to the same strings, and nothing in it a

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_record
-from ..halves import can_fork, map_halves
 from ..config import plan_files_missing
+from ..halves import can_fork, map_halves
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
@@ -329,7 +329,7 @@ class Reads(ServiceBase):
             mine, theirs = map_halves(parse_one, parse, _sendable)
         else:
             mine, theirs = [parse_one(w) for w in parse], []
-        for (_n, _done, state, name), (item, whole) in zip(parse, mine):  # the first len(mine)
+        for (_n, _done, state, name), (item, whole) in zip(parse[: len(mine)], mine, strict=True):
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put(item)
             found[name] = item
@@ -339,7 +339,7 @@ class Reads(ServiceBase):
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put_record(cache_key(blob, name), record)
         items: dict[str, Item] = {}
-        for state, name, key in todo:
+        for _state, name, key in todo:
             item = found[name]
             if key is not None and loaded is not None:
                 loaded.keys[name] = key
