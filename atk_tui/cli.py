@@ -348,9 +348,9 @@ def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> 
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
-    # a one-shot process with one thread: a cold queue is parsed on two cores (`--text` reads
-    # every body, which the second core's items would be read again for)
-    svc.parse_in_halves = not args.text
+    # one listing, then exit (`--text` reads every body: the items parsed on a second core
+    # come without theirs, which would be read again)
+    svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
         write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
-#: a listing (`parse_in_halves`) parses this many files or more on two cores (`core.halves`)
+#: a one-shot listing (`Reads.one_shot`) parses this many files or more on two cores (`core.halves`)
 HALVES_FROM = 1000
 #: with a previous view, up to this many changed files are parsed without asking git for the
 #: blobs and reading the item cache (which cost about as much as parsing a hundred files)
@@ -61,10 +61,12 @@ def _queues_defect(first: str, second: str) -> str:
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
 
-    #: a cold queue's files parsed on two cores (`HALVES_FROM`, `core.halves`), the items of
-    #: the second half then without their body (as from the item cache). Set by a one-shot
-    #: listing; never in the dashboard (a fork copies only the calling thread)
-    parse_in_halves = False
+    #: set by a process that lists once and exits (`atk wi list`), never by the dashboard (a
+    #: fork copies only the calling thread): a cold queue's files are parsed on two cores
+    #: (`HALVES_FROM`, `core.halves`; the second half's items then come without their body, as
+    #: from the item cache), and no stat keys are taken for a next `queue(previous=...)`
+    #: (there is none: a view passed back anyway has every file read again)
+    one_shot = False
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
@@ -277,7 +279,7 @@ class Reads(ServiceBase):
                 if where[name] != state:
                     continue  # a duplicate: the copy in the first state is the item
                 key = None
-                if loaded is not None and name not in dups:
+                if loaded is not None and name not in dups and not self.one_shot:
                     key = _stat_key(folder + name, taken)
                     key = f"{q.name}/{state}/{key}" if key else None
                 todo.append((state, name, key))
@@ -325,7 +327,7 @@ class Reads(ServiceBase):
                 progress(done, total)
             return parsed
 
-        if progress is None and self.parse_in_halves and len(parse) >= HALVES_FROM and can_fork():
+        if progress is None and self.one_shot and len(parse) >= HALVES_FROM and can_fork():
             mine, theirs = map_halves(parse_one, parse, _sendable)
         else:
             mine, theirs = [parse_one(w) for w in parse], []
