@@ -63,7 +63,9 @@ class _YAML:
 _yaml = _YAML()
 
 _OPEN_RE = re.compile(r"\A(\ufeff)?---[ \t]*\r?\n")
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
+#: the closing line, after the "\n" ending the line before it (a search starting at that
+#: "\n", found by a fast scan for it: what `^` in MULTILINE mode finds, sooner)
+_CLOSE_RE = re.compile(r"\n((?:---|\.\.\.)[ \t]*(?:\r?\n|\Z))")
 _H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
@@ -323,10 +325,10 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     m = _OPEN_RE.match(text)
     if not m:
         return None
-    close = _CLOSE_RE.search(text, m.end())
+    close = _CLOSE_RE.search(text, m.end() - 1)  # the opening line's own "\n" first
     if not close:
         return None
-    return text[: close.end()], text[m.end() : close.start()], text[close.end() :]
+    return text[: close.end()], text[m.end() : close.start(1)], text[close.end() :]
 
 
 def find_title(body: str) -> str | None:
