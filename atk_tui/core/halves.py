@@ -43,48 +43,82 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def map_halves(fn: Callable[[Any], Any], work: Sequence[Any], send: Callable[[Any], Any]) -> tuple[list[Any], list[Any]]:
-    """(`fn(w)` for the first half of `work`, `send(fn(w))` for the second half), the second
-    half computed in a forked child. `send` makes a result what `marshal` carries (None,
-    bools, numbers, text, bytes, lists, tuples, dicts); whatever else `fn` does in the child
-    (caches in memory) stays there. The caller checks `can_fork()` first."""
-    half = len(work) // 2
+class Forked:
+    """A job running in a forked child beside the parent (`fork`); `collect()` waits for its
+    result, `cancel()` (when it is not wanted after all) stops it; either reaps the child."""
+
+    def __init__(self, pid: int, rfd: int) -> None:
+        self.pid, self.rfd = pid, rfd
+        self.reaped = False
+
+    def collect(self) -> Any:
+        """The job's result, or None when the child failed (died, raised, or made something
+        `marshal` cannot carry)."""
+        try:
+            data = _read_all(self.rfd)
+        except BaseException:
+            self.cancel()
+            raise
+        os.close(self.rfd)
+        _, status = os.waitpid(self.pid, 0)
+        self.reaped = True
+        if status != 0:
+            return None
+        try:
+            ok, result = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            return None
+        return result if ok is True else None
+
+    def cancel(self) -> None:
+        """Stop the child (its result is not wanted) and reap it; nothing once reaped."""
+        if self.reaped:
+            return
+        self.reaped = True
+        os.close(self.rfd)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+
+def fork(job: Callable[[], Any]) -> Forked | None:
+    """Run `job()` in a forked child, beside the caller; None when no child could be made.
+    `job` returns what `marshal` carries (None, bools, numbers, text, bytes, lists, tuples,
+    dicts); whatever else it does in the child (caches in memory) stays there. The caller
+    checks `can_fork()` first."""
     rfd, wfd = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(rfd)
         os.close(wfd)
-        return [fn(w) for w in work[:half]], [send(fn(w)) for w in work[half:]]
-    if pid == 0:  # the child: its half, sent back whole, then gone without running any of the parent's cleanup
+        return None
+    if pid == 0:  # the child: the job, sent back whole, then gone without running any of the parent's cleanup
         code = 1
         try:
             os.close(rfd)
-            out = [send(fn(w)) for w in work[half:]]
-            _write_all(wfd, marshal.dumps((len(out), out)))
+            _write_all(wfd, marshal.dumps((True, job())))
             code = 0
-        except BaseException:  # the parent does the half again
+        except BaseException:  # the parent does the work itself
             pass
         finally:
             os._exit(code)
     os.close(wfd)
-    theirs: list[Any] | None = None
+    return Forked(pid, rfd)
+
+
+def map_halves(fn: Callable[[Any], Any], work: Sequence[Any], send: Callable[[Any], Any]) -> tuple[list[Any], list[Any]]:
+    """(`fn(w)` for the first half of `work`, `send(fn(w))` for the second half), the second
+    half computed in a forked child (`fork`; `send` makes a result what `marshal` carries).
+    The caller checks `can_fork()` first."""
+    half = len(work) // 2
+    child = fork(lambda: [send(fn(w)) for w in work[half:]])
     try:
         mine = [fn(w) for w in work[:half]]
-        data = _read_all(rfd)
     except BaseException:
-        os.kill(pid, signal.SIGKILL)  # an interrupt: the child's half is not wanted
+        if child is not None:
+            child.cancel()  # an interrupt: the child's half is not wanted
         raise
-    finally:
-        os.close(rfd)
-        _, status = os.waitpid(pid, 0)
-    if status == 0:
-        try:
-            n, out = marshal.loads(data)
-            if n == len(work) - half and type(out) is list and len(out) == n:
-                theirs = out
-        except (EOFError, ValueError, TypeError):
-            pass
-    if theirs is None:
+    theirs = child.collect() if child is not None else None
+    if type(theirs) is not list or len(theirs) != len(work) - half:
         theirs = [send(fn(w)) for w in work[half:]]
     return mine, theirs
