@@ -117,6 +117,9 @@ def _time_value(key: str, v: Any, errors: list[str]) -> datetime | None:
 
 
 def _text_value(key: str, v: Any, errors: list[str], out: dict[str, Any]) -> None:
+    if v is None or type(v) is str:  # the usual, decided at once
+        out[key] = v
+        return
     if key in _TEXT_KEYS and isinstance(v, bool | int | float):
         v = str(v)  # YAML reads `commit: 1234567` as an int and `note: yes` as a bool
     if v is None or isinstance(v, str):
