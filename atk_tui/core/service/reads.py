@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_record
 from ..config import plan_files_missing
 from ..halves import can_fork, map_halves
-from ..items import MAX_ITEM_BYTES, parse_item
+from ..items import MAX_ITEM_BYTES, import_parsers, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult, states_defect
@@ -328,6 +328,7 @@ class Reads(ServiceBase):
             return parsed
 
         if progress is None and self.one_shot and len(parse) >= HALVES_FROM and can_fork():
+            import_parsers()  # once, before the fork: both processes need them
             mine, theirs = map_halves(parse_one, parse, _sendable)
         else:
             mine, theirs = [parse_one(w) for w in parse], []
