@@ -50,6 +50,13 @@ def test_a_result_marshal_cannot_carry_is_made_by_the_parent() -> None:
     assert theirs[0] == [3] and type(theirs[1]) is object and theirs[2] == [5]  # made here: marshal refused
 
 
+@pytest.mark.parametrize("value", [
+    {"a": 1.5, "b": [None, True, "ü\u202e"], "c": {"d": float("inf")}}, {}, {"x": "\udcff", "y": 10**30},
+])  # fmt: skip
+def test_the_line_encoder_writes_what_json_does(value: dict) -> None:
+    assert cli._encode_dict(value) == cli._JSON.encode(value)
+
+
 def test_no_fork_while_another_thread_runs() -> None:
     assert halves.can_fork() or (os.cpu_count() or 1) < 2
     stop = threading.Event()
