@@ -12,8 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from .core.ops import TRANSITIONS
 from .core.queues import MQ, WI, Queue
 from .core.readiness import Judgement
 from .core.store import AtkError, init_store
-from .core.textsafe import safe_json, safe_line, safe_text
+from .core.textsafe import safe_json, safe_json_line, safe_line, safe_text
 from .quicklist import DERIVED, listing_cache, serve, write_listing
 from .version import VersionAction
 
@@ -264,9 +263,7 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
 
 
 def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None) -> dict[str, Any]:
-    def t(v: datetime | None) -> str | None:
-        return v.isoformat() if v else None
-
+    question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
         "state": item.state,
@@ -279,12 +276,12 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
         "ready": j.ready if j else False,
         "reasons": [r.message for r in j.reasons] if j else [],
         "depends_on": item.depends_on,
-        "urgency": item.urgency if item.is_question else None,
-        "answered": item.answered if item.is_question else None,
-        "answer_partial": item.answer_partial if item.is_question else None,
+        "urgency": item.urgency if question else None,
+        "answered": item.answered if question else None,
+        "answer_partial": item.answer_partial if question else None,
         "plan_file": item.plan_file,
-        "cooldown_until": t(item.cooldown_until),
-        "created": t(item.created),
+        "cooldown_until": c.isoformat() if c else None,
+        "created": t.isoformat() if t else None,
         "note": item.note,
         "commit": item.commit,
         "defects": item.defects,
@@ -296,6 +293,21 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
+
+
+def _dict_encoder() -> Callable[[dict[str, Any]], str]:
+    """`_JSON.encode` of a dict (the same text), without the encoder `JSONEncoder.encode`
+    sets up again for every call: json's C encoder made once (without the circular reference
+    check: a listing's line holds none). `_JSON.encode` where json has no C encoder."""
+    make, strings = getattr(json.encoder, "c_make_encoder", None), getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or strings is None:
+        return _JSON.encode
+    j = _JSON
+    encode = make(None, j.default, strings, j.indent, j.key_separator, j.item_separator, j.sort_keys, j.skipkeys, j.allow_nan)
+    return lambda d: "".join(encode(d, 0))
+
+
+_encode_dict = _dict_encoder()
 
 
 def _states(status: str, queue: Queue = WI) -> list[str]:
@@ -332,11 +344,13 @@ def cached_list(root: Path, args: argparse.Namespace) -> bool:
 def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
     """A listing's JSON line, as `_write` prints it: a name that is not UTF-8 as its escape
     (the listing cache is UTF-8)."""
-    line = safe_json(_JSON.encode(item_json(i, j, blocks)))
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", line) if _SURROGATE.search(line) else line
+    return safe_json_line(_encode_dict(item_json(i, j, blocks)))
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
+    # one listing, then exit (`--text` reads every body: the items parsed on a second core
+    # come without theirs, which would be read again)
+    svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
         write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit))
@@ -350,9 +364,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         return 0
     items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
     if args.json or (is_agent_env() and not args.no_json):
-        encode = _JSON.encode
         judgements, blocks = view.judgements, view.blocks
-        lines = [safe_json(encode(item_json(i, judgements.get(i.filename), blocks.get(i.filename)))) for i in items]
+        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0

@@ -162,6 +162,21 @@ class _Printer:
         sys.stdout.flush()
 
 
+def _lines(svc: Any, items: list[Any], judgements: dict[str, Any], blocks: dict[str, Any],
+           line_of: Callable[[Any, Any, Any], str]) -> list[str]:  # fmt: skip
+    """Every item's line; on two cores (`core.halves`) in a one-shot listing (`Service.one_shot`)."""
+    from .core.halves import can_fork, map_halves
+    from .core.service.reads import HALVES_FROM
+
+    def line(i: Any) -> str:
+        return line_of(i, judgements.get(i.filename), blocks.get(i.filename))
+
+    if svc.one_shot and len(items) >= HALVES_FROM and can_fork():
+        first, second = map_halves(line, items, str)
+        return first + second
+    return [line(i) for i in items]
+
+
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
                   line_of: Callable[[Any, Any, Any], str], page: Page = (0, None)) -> None:  # fmt: skip
     """The judged listing made from the store (the cached one missed): printed as it is made
@@ -183,10 +198,9 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     out = _Printer(status, kind, only_repo, count, page)
     writer = cache.writer()
     meta: list[list[Any]] = []
-    for i in items:
+    for i, line in zip(items, _lines(svc, items, judgements, blocks, line_of), strict=True):
         j = judgements.get(i.filename)
         m = [i.state, i.kind, i.target_repo, bool(j and j.ready)]
-        line = line_of(i, j, blocks.get(i.filename))
         meta.append(m)
         out.add(m, line)
         if writer is not None:

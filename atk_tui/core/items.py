@@ -62,8 +62,17 @@ class _YAML:
 
 _yaml = _YAML()
 
+
+def import_parsers() -> None:
+    """Import what parsing may need (PyYAML, the question parser) now: parsers forked after
+    this share it instead of each importing it again (`core.halves`)."""
+    _yaml()
+    from . import questions  # noqa: F401
+
 _OPEN_RE = re.compile(r"\A(\ufeff)?---[ \t]*\r?\n")
-_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.M)
+#: the closing line, after the "\n" ending the line before it (a search starting at that
+#: "\n", found by a fast scan for it: what `^` in MULTILINE mode finds, sooner)
+_CLOSE_RE = re.compile(r"\n((?:---|\.\.\.)[ \t]*(?:\r?\n|\Z))")
 _H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$")
 _FENCE_RE = re.compile(r"^[ \t]{0,3}(```|~~~)")
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)")
@@ -115,6 +124,9 @@ def _time_value(key: str, v: Any, errors: list[str]) -> datetime | None:
 
 
 def _text_value(key: str, v: Any, errors: list[str], out: dict[str, Any]) -> None:
+    if v is None or type(v) is str:  # the usual, decided at once
+        out[key] = v
+        return
     if key in _TEXT_KEYS and isinstance(v, bool | int | float):
         v = str(v)  # YAML reads `commit: 1234567` as an int and `note: yes` as a bool
     if v is None or isinstance(v, str):
@@ -237,44 +249,69 @@ def _fast_scalar(value: str) -> Any:
     return _SLOW
 
 
+def _fast_line(line: str) -> tuple[str, Any] | None:
+    """One `key: value` line as `fast_load` reads it, or None when PyYAML should decide."""
+    m = _FAST_LINE.fullmatch(line)
+    if m is None:
+        return None
+    key, raw = m.group(1), m.group(2)
+    if _tag(key) != _STR_TAG:
+        return None
+    if raw[0] == "[":
+        lm = _FAST_LIST.fullmatch(raw)
+        if lm is None:
+            return None
+        inner = lm.group(1)
+        values: list[Any] = []
+        if inner.strip():
+            for part in inner.split(","):
+                part = part.strip()
+                if not part or not _FAST_PLAIN.fullmatch(part):
+                    return None
+                v = _fast_scalar(part)
+                if v is _SLOW:
+                    return None
+                values.append(v)
+        return key, values
+    if _FAST_TIME.fullmatch(raw):  # what `_fast_scalar` makes of a time, without matching it again
+        try:
+            return key, datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError:
+            return None  # e.g. month 13: let PyYAML report it
+    if not _FAST_PLAIN.fullmatch(raw) and (
+        not _FAST_BLOCK.fullmatch(raw) or " #" in raw or ": " in raw or raw[-1] == ":"
+    ):
+        return None
+    v = _fast_scalar(raw)
+    return None if v is _SLOW else (key, v)
+
+
+#: frontmatter lines read as text values (`kind: awi`, `target_repo: acme/api`: most lines
+#: repeat from item to item), memoised
+_text_lines: dict[str, tuple[str, str]] = {}
+
+
 def fast_load(fm_text: str) -> dict[str, Any] | None:
     """`fm_text` loaded as `yaml.load(fm_text, CSafeLoader)` would, or None when it is not
     in the simple shape this reader handles (then use PyYAML)."""
     out: dict[str, Any] = {}
+    memo = _text_lines
     for line in fm_text.split("\n"):
         if not line:
             continue
-        m = _FAST_LINE.fullmatch(line)
-        if m is None:
-            return None
-        key, raw = m.group(1), m.group(2)
-        if key in out or _tag(key) != _STR_TAG:
-            return None
-        if raw[0] == "[":
-            lm = _FAST_LIST.fullmatch(raw)
-            if lm is None:
+        hit = memo.get(line)
+        if hit is None:
+            hit = _fast_line(line)
+            if hit is None:
                 return None
-            inner = lm.group(1)
-            values: list[Any] = []
-            if inner.strip():
-                for part in inner.split(","):
-                    part = part.strip()
-                    if not part or not _FAST_PLAIN.fullmatch(part):
-                        return None
-                    v = _fast_scalar(part)
-                    if v is _SLOW:
-                        return None
-                    values.append(v)
-            out[key] = values
-            continue
-        if not (_FAST_PLAIN.fullmatch(raw) or _FAST_TIME.fullmatch(raw)) and (
-            not _FAST_BLOCK.fullmatch(raw) or " #" in raw or ": " in raw or raw[-1] == ":"
-        ):
+            if type(hit[1]) is str:
+                if len(memo) > 4096:
+                    memo.clear()
+                memo[line] = hit
+        key = hit[0]
+        if key in out:
             return None
-        v = _fast_scalar(raw)
-        if v is _SLOW:
-            return None
-        out[key] = v
+        out[key] = hit[1]
     return out
 
 
@@ -298,10 +335,10 @@ def split_frontmatter(text: str) -> tuple[str, str, str] | None:
     m = _OPEN_RE.match(text)
     if not m:
         return None
-    close = _CLOSE_RE.search(text, m.end())
+    close = _CLOSE_RE.search(text, m.end() - 1)  # the opening line's own "\n" first
     if not close:
         return None
-    return text[: close.end()], text[m.end() : close.start()], text[close.end() :]
+    return text[: close.end()], text[m.end() : close.start(1)], text[close.end() :]
 
 
 def find_title(body: str) -> str | None:
@@ -318,19 +355,21 @@ def find_title(body: str) -> str | None:
     return None
 
 
-_LABEL_END = re.compile(r"[:：]")
+#: a bullet line's label: after the `-` or `*` (blanks before and after it), up to the first
+#: colon, ASCII or fullwidth (then stripped); lines are split at "\n" only, after
+#: `_ODD_LINE_ENDS` (the other line ends of `str.splitlines`, all whitespace) became "\n"
+_BULLET_LABEL = re.compile(r"\n[^\S\n]*[-*][^\S\n]*([^:：\n]*)")  # over "\n" + the body
+_ODD_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
 def lint_body(item: Item) -> list[str]:
     """Warnings for a normal AWI body that misses the seed's fixed bullets (never errors)."""
     if item.kind != "awi" or item.plan_file:
         return []
-    present = set()
-    for line in item.body.splitlines():
-        s = line.lstrip()
-        if s[:1] in "-*":
-            label = _LABEL_END.split(s[1:].strip(), maxsplit=1)[0].strip()
-            present.add(label)
+    body = item.body
+    if _ODD_LINE_ENDS.search(body):
+        body = _ODD_LINE_ENDS.sub("\n", body)  # the lines `str.splitlines` sees (and some empty ones)
+    present = {label.strip() for label in _BULLET_LABEL.findall("\n" + body)}
     out = []
     for bullet in AWI_BULLETS:
         if bullet == "適用範囲" and item.source is None:
@@ -419,11 +458,13 @@ def _parse(
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
     item.title = find_title(item.body) or filename.removesuffix(".md")
+    # the sections read here are ATX H2s (`sections`): a body without "##" has none, and
+    # the section scan runs only when a heading could match (heading titles compare
+    # casefolded, after NFKC: see `_NFKC_HINT`)
+    h2 = "##" in item.body
     if item.kind in QUESTION_KINDS:
-        # the section scan only when a heading could match (heading titles compare casefolded,
-        # after NFKC: a body that is not ASCII is always scanned)
         folded = item.body.casefold()
-        maybe = any(h in folded for h in _ANSWER_HINTS) or bool(_NFKC_HINT.search(folded))
+        maybe = h2 and (any(h in folded for h in _ANSWER_HINTS) or bool(_NFKC_HINT.search(folded)))
         if maybe and sections.is_answered(item.body):
             from .questions import answer_progress  # only for UWIs with an answer
 
@@ -436,7 +477,7 @@ def _parse(
             urgency = checkpoint_urgency(item.body)
             if urgency:
                 item.urgency = urgency  # SPEC §11: the checkpoint's when the frontmatter has none
-    else:
+    elif h2:
         folded = item.body.casefold()
         item.has_comment = (any(h in folded for h in _COMMENT_HINTS) or bool(_NFKC_HINT.search(folded))) and bool(
             (sections.comment_text(item.body) or "").strip()

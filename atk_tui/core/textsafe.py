@@ -22,7 +22,8 @@ from typing import Any
 # The characters never emitted raw. Newline and tab are kept by `safe_text` only.
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 _OTHER = "\u2028\u2029\ufeff"
-UNSAFE_CHARS = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
+_UNSAFE_SET = f"\\x00-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}"
+UNSAFE_CHARS = re.compile(f"[{_UNSAFE_SET}]")
 _UNSAFE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_BIDI}{_OTHER}]")
 
 
@@ -80,6 +81,17 @@ def safe_json_dumps(value: Any, **kw: Any) -> str:
 def safe_json_str(text: str) -> str:
     """One JSON string literal (with its quotes), safe for a terminal."""
     return safe_json_dumps(text)
+
+
+#: what `safe_json_line` escapes: the unsafe characters and the lone surrogates a file name
+#: that is not UTF-8 decodes to
+_JSON_LINE_UNSAFE = re.compile(f"[{_UNSAFE_SET}\ud800-\udfff]")
+
+
+def safe_json_line(encoded: str) -> str:
+    """`safe_json` that also writes each lone surrogate as its `\\uXXXX` escape (valid JSON, and
+    text any stream can encode), in one pass: a listing's line."""
+    return _JSON_LINE_UNSAFE.sub(_json_escape, encoded)
 
 
 def safe_json(encoded: str) -> str:

@@ -5,6 +5,7 @@ references cannot smuggle a control in."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from support.hostile_text import ENTITIES, ESCAPES
@@ -13,6 +14,7 @@ from atk_tui.core.textsafe import (
     has_unsafe,
     safe_json,
     safe_json_dumps,
+    safe_json_line,
     safe_json_str,
     safe_line,
     safe_markdown,
@@ -59,3 +61,11 @@ def test_markdown_character_references_to_controls_are_made_literal() -> None:
     from markdown_it import MarkdownIt
 
     assert not has_unsafe(MarkdownIt().render(out).replace("\n", ""))
+
+
+@pytest.mark.parametrize("text", ["plain", "ü und ß", "\x1b]52;c;aGk=\x07", "a\u202eb", "\x85\x9b", "name-\udcff.md", "\ufeff\u2028"])
+def test_a_listing_line_is_safe_json_with_its_surrogates_escaped(text: str) -> None:
+    line = json.dumps({"title": text}, ensure_ascii=False)
+    out = safe_json_line(line)
+    assert out == re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", safe_json(line))
+    assert json.loads(out) == {"title": text} and not has_unsafe(out) and out.encode("utf-8")

@@ -10,9 +10,10 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..cache import RACY_NS, ItemCache, cache_key, paused_gc
+from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_record
 from ..config import plan_files_missing
-from ..items import MAX_ITEM_BYTES, parse_item
+from ..halves import can_fork, map_halves
+from ..items import MAX_ITEM_BYTES, import_parsers, parse_item
 from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult, states_defect
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
+#: a one-shot listing (`Reads.one_shot`) parses this many files or more on two cores (`core.halves`)
+HALVES_FROM = 1000
 #: with a previous view, up to this many changed files are parsed without asking git for the
 #: blobs and reading the item cache (which cost about as much as parsing a hundred files)
 PARSE_BEFORE_CACHE = 100
@@ -43,12 +46,27 @@ def _stat_key(path: str, taken: int) -> str | None:
     return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
 
 
+def _sendable(parsed: tuple[Item, bool]) -> tuple[str, bool, list[Any]]:
+    """A parsed item as a forked parser sends it back (`core.halves`): its blob, whether it
+    was read whole, and its item cache record (all a listing needs; the body is read when
+    wanted, as for an item from the cache)."""
+    item, whole = parsed
+    return item.blob, whole, to_record(item)
+
+
 def _queues_defect(first: str, second: str) -> str:
     return f"filename is in both queues at once: {first} and {second}"
 
 
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
+
+    #: set by a process that lists once and exits (`atk wi list`), never by the dashboard (a
+    #: fork copies only the calling thread): a cold queue's files are parsed on two cores
+    #: (`HALVES_FROM`, `core.halves`; the second half's items then come without their body, as
+    #: from the item cache), and no stat keys are taken for a next `queue(previous=...)`
+    #: (there is none: a view passed back anyway has every file read again)
+    one_shot = False
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
@@ -261,7 +279,7 @@ class Reads(ServiceBase):
                 if where[name] != state:
                     continue  # a duplicate: the copy in the first state is the item
                 key = None
-                if loaded is not None and name not in dups:
+                if loaded is not None and name not in dups and not self.one_shot:
                     key = _stat_key(folder + name, taken)
                     key = f"{q.name}/{state}/{key}" if key else None
                 todo.append((state, name, key))
@@ -286,25 +304,46 @@ class Reads(ServiceBase):
             for state in wanted:
                 cache_for(scope_of(state))
         blobs = collect_blobs()
-        items: dict[str, Item] = {}
-        total = len(todo)
-        parsed = 0
-        for done, (state, name, key) in enumerate(todo):
+        found: dict[str, Item] = {}
+        parse: list[tuple[int, int, str, str]] = []  # (n, index in todo, state, name): neither kept nor cached
+        for done, (state, name, _key) in enumerate(todo):
             item = kept.get(name)
-            if item is None:
-                rel = f"{q.folder}/{state}/{name}"
-                blob = blobs.get(rel)
-                if blob and self.use_cache:
+            if item is None and self.use_cache:
+                blob = blobs.get(f"{q.folder}/{state}/{name}")
+                if blob:
                     item = cache_for(scope_of(state)).get(name, state, blob)
                     if item is not None:
                         item.queue = q.name
-                if item is None:
-                    item, whole = self._parse_file(root, rel, name, state, q.name)
-                    if whole and scope_of(state) in scopes:
-                        scopes[scope_of(state)].put(item)
-                    parsed += 1
-                    if progress is not None and parsed % PROGRESS_EVERY == 0:
-                        progress(done, total)
+            if item is None:
+                parse.append((len(parse), done, state, name))
+            else:
+                found[name] = item
+        total = len(todo)
+
+        def parse_one(work: tuple[int, int, str, str]) -> tuple[Item, bool]:
+            n, done, state, name = work
+            parsed = self._parse_file(root, f"{q.folder}/{state}/{name}", name, state, q.name)
+            if progress is not None and (n + 1) % PROGRESS_EVERY == 0:
+                progress(done, total)
+            return parsed
+
+        if progress is None and self.one_shot and len(parse) >= HALVES_FROM and can_fork():
+            import_parsers()  # once, before the fork: both processes need them
+            mine, theirs = map_halves(parse_one, parse, _sendable)
+        else:
+            mine, theirs = [parse_one(w) for w in parse], []
+        for (_n, _done, state, name), (item, whole) in zip(parse[: len(mine)], mine, strict=True):
+            if whole and scope_of(state) in scopes:
+                scopes[scope_of(state)].put(item)
+            found[name] = item
+        for (_n, _done, state, name), (blob, whole, record) in zip(parse[len(mine) :], theirs, strict=True):
+            item = found[name] = from_record(name, state, blob, record)
+            item.queue = q.name
+            if whole and scope_of(state) in scopes:
+                scopes[scope_of(state)].put_record(cache_key(blob, name), record)
+        items: dict[str, Item] = {}
+        for _state, name, key in todo:
+            item = found[name]
             if key is not None and loaded is not None:
                 loaded.keys[name] = key
             if name in dups:
