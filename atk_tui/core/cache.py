@@ -85,6 +85,23 @@ def _json_slices(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
     yield b"}" if not first else b"{}"
 
 
+def framed_payload(raw: bytes, expect: dict[str, Any]) -> int | None:
+    """Where the payload of a cache file starts in `raw`: the file is a header line (JSON: the
+    `expect`ed values, and the size and CRC-32 of the rest) and the payload. None when the
+    header says otherwise, or the rest is not what it says (damaged, truncated, hand-edited)."""
+    try:
+        nl = raw.index(b"\n")
+        header = json.loads(raw[:nl])
+    except ValueError:  # no newline; not JSON
+        return None
+    if not isinstance(header, dict) or any(header.get(k) != v for k, v in expect.items()):
+        return None
+    payload = memoryview(raw)[nl + 1 :]
+    if header.get("size") != len(payload) or header.get("crc32") != zlib.crc32(payload):
+        return None
+    return nl + 1
+
+
 class ItemCache:
     """One file per scope (`active`, `terminal`), so listing the active queue does not
     load the history's entries."""
@@ -119,21 +136,13 @@ class ItemCache:
                     pass
             return
         try:
-            nl = raw.index(b"\n")
-            header = json.loads(raw[:nl])
-            payload = memoryview(raw)[nl + 1 :]
-            if (
-                not isinstance(header, dict)
-                or header.get("version") != VERSION
-                or header.get("size") != len(payload)
-                or header.get("crc32") != zlib.crc32(payload)
-            ):
+            start = framed_payload(raw, {"version": VERSION})
+            if start is None:
                 raise ValueError("stale or damaged cache")
-            del payload
             # decoded in place of the bytes (the file may be tens of MB): one text, then records
             text = raw.decode("ascii")
             del raw
-            entries, _end = json.JSONDecoder().raw_decode(text, nl + 1)
+            entries, _end = json.JSONDecoder().raw_decode(text, start)
             if not isinstance(entries, dict):
                 raise ValueError("bad cache")
             self.entries = entries

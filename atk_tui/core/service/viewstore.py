@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..cache import _replace_file, from_record, paused_gc, to_record
+from ..cache import _replace_file, framed_payload, from_record, paused_gc, to_record
 from ..model import Item, Reason, Snapshot, StoreDefect
 from ..readiness import Judgement
 from .types import Loaded, QueueView
@@ -149,20 +149,11 @@ def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
         with os.fdopen(fd, "rb") as fh:
             raw = fh.read()
-        nl = raw.index(b"\n")
-        header = json.loads(raw[:nl])
-        payload = memoryview(raw)[nl + 1 :]
-        if (
-            not isinstance(header, dict)
-            or header.get("version") != VERSION
-            or header.get("code") != code_stamp()
-            or header.get("size") != len(payload)
-            or header.get("crc32") != zlib.crc32(payload)
-        ):
+        start = framed_payload(raw, {"version": VERSION, "code": code_stamp()})
+        if start is None:
             return None
-        del payload
         with paused_gc():
-            doc = json.loads(raw[nl + 1 :])
+            doc = json.loads(raw[start:])
             view = decode(doc)
         if view.loaded is None or view.loaded.states != frozenset(states):
             return None
