@@ -78,6 +78,8 @@ TERMINAL: frozenset[str] = frozenset({State.ADOPTED.value, State.REJECTED.value}
 #: what the user still has to look at, in either queue (`editing` exists in `mq` only, SPEC §12)
 ACTIVE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value, State.HOLD.value, "editing"})
 PROCESSABLE: frozenset[str] = frozenset({State.INBOX.value, State.PROCESSING.value})
+#: what the dashboard loads: the active states, and planning (mq: visible, not actionable)
+SHOWN: frozenset[str] = ACTIVE | {"planning"}
 KINDS: tuple[str, ...] = Kind.values()
 #: a question only the user answers (`uwi` in wi, `tbd` in mq) and a request for work (SPEC §12)
 QUESTION_KINDS: frozenset[str] = frozenset({"uwi", "tbd"})

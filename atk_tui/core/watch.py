@@ -31,3 +31,14 @@ def store_signature(root: Path | str) -> tuple:
         except OSError:
             sig.append(None)
     return tuple(sig)
+
+
+def dashboard_signature(root: Path | str) -> tuple:
+    """What the dashboard watches: `store_signature`, and the stat of the process-loop's state
+    file (the status line shows its sessions)."""
+    try:
+        st = os.stat(Path(root) / ".git" / "atk-loop" / "state.json")
+        loop = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        loop = None
+    return (*store_signature(root), loop)

@@ -8,7 +8,6 @@ tests and the screenshot script use.
 from __future__ import annotations
 
 import gc
-import os
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -27,10 +26,10 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
 from ..core.config import is_agent_env
-from ..core.model import ACTIVE, Item
+from ..core.model import SHOWN, Item
 from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
-from ..core.watch import store_signature
+from ..core.watch import dashboard_signature
 from .alerts import Alerts
 from .commands import Commands
 from .config import TuiConfig, binding_ids, load_tui_config
@@ -46,8 +45,6 @@ PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 #: seconds from the first queue shown to keeping it for the next run (`Service.save_queue`),
 #: and between two such saves while the store keeps changing
 SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
-#: the states the dashboard loads (planning: visible, not actionable)
-QUEUE_STATES = ACTIVE | {"planning"}
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
     ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
@@ -225,12 +222,7 @@ class AtkApp(App):
     # -- loading -------------------------------------------------------------------------
 
     def _store_signature(self) -> tuple:
-        try:  # the process-loop's state file: the status line shows its sessions
-            st = os.stat(self.service.root / ".git" / "atk-loop" / "state.json")
-            loop = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            loop = None
-        return (*store_signature(self.service.root), loop)
+        return dashboard_signature(self.service.root)
 
     def _check_store(self) -> None:
         if self._watch_paused:
@@ -272,8 +264,8 @@ class AtkApp(App):
             # run kept): only what changed since is read and judged
             previous = self.queue
             if previous is None:
-                previous = self._saved = self.service.saved_queue(QUEUE_STATES)
-            view = self.service.queue(QUEUE_STATES, progress=progress, previous=previous)
+                previous = self._saved = self.service.saved_queue(SHOWN)
+            view = self.service.queue(SHOWN, progress=progress, previous=previous)
             notices = self.service.notices()
             loop = self.service.loop_status()
             if first:  # the rows (and the title's count) at once; git's counts (unpushed, conflicts) follow

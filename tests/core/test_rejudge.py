@@ -20,8 +20,8 @@ from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, ma
 
 import atk_tui.core.service.reads as reads_mod
 from atk_tui.core import cache as cache_mod
-from atk_tui.core.cache import to_record
 from atk_tui.core import readiness
+from atk_tui.core.cache import to_record
 from atk_tui.core.model import ACTIVE, Item, Snapshot
 from atk_tui.core.rejudge import changed, refresh, rejudge, rejudge_changes
 from atk_tui.core.service import QueueView, Service

@@ -10,6 +10,7 @@ import pytest
 from support.storekit import AWI_BODY, add_item, clone, make_remote_pair, spy_parses
 from support.tui_helpers import build_app, keys_of_pane, settle
 
+from atk_tui.core.model import SHOWN
 from atk_tui.core.service import Service
 from atk_tui.core.service import reads as service_mod
 from atk_tui.tui.config import TuiConfig
@@ -108,7 +109,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
         await pilot.pause(0.1)
         await settle(pilot)
         first = {p: keys_of_pane(app, p) for p in ("inbox", "hold")}
-    assert app.service.saved_queue(app_mod.QUEUE_STATES) is not None
+    assert app.service.saved_queue(SHOWN) is not None
     # another run, after an agent changed one item by hand
     changed = root / "wi" / "inbox" / names[1]
     changed.write_text(changed.read_text().replace("Use 1", "Use one, changed"))
