@@ -310,23 +310,20 @@ class AtkApp(App):
             self.show_queue(view)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
-        if self._saved_is(view):
-            self._saved = view  # the same content: the saved view's own copy is let go
-        elif self._save_timer is None:
+        if view is not self._saved and self._save_timer is None:
             # kept for the next run a moment after it is shown (off the first frames' way);
             # while the store keeps changing, at most once a minute (a save is ~0.2 s of work)
             self._save_timer = self.set_timer(RESAVE_DELAY if self._saved_once else SAVE_DELAY, self._save_queue)
 
-    def _saved_is(self, view: QueueView) -> bool:
-        """Whether `view` was loaded exactly as the saved view (nothing to save again)."""
-        saved = self._saved
-        return saved is not None and view.loaded == saved.loaded and view.snapshot.states == saved.snapshot.states
-
     @work(thread=True, exclusive=True, group="save", exit_on_error=False)
     def _save_queue(self) -> None:
         self._save_timer = None
-        view = self.queue
-        if view is not None and not self._saved_is(view) and self.service.save_queue(view):
+        view, saved = self.queue, self._saved
+        if view is None or view is saved:
+            return
+        if saved is not None and view.loaded == saved.loaded and view.snapshot.states == saved.snapshot.states:
+            self._saved = view  # loaded exactly as the saved view: nothing to write (its copy is let go)
+        elif self.service.save_queue(view):
             self._saved = view
             self._saved_once = True
 

@@ -226,11 +226,12 @@ class MainScreen(ItemActionsScreen):
         match = partial(match_spans, needle) if needle else None
         by_state: dict[str, list[Item]] = {p: [] for p in PANES}
         totals = dict.fromkeys(PANES, 0)  # every item of the queue shown, filter or not
+        shown_queue, every = self.queue_view, not self.filter_text
         for item in view.items.values():
             pane_of = PANE_OF.get(item.state)
-            if pane_of is not None and (self.queue_view is None or item.queue == self.queue_view):
+            if pane_of is not None and (shown_queue is None or item.queue == shown_queue):
                 totals[pane_of] += 1
-                if self._visible(item):
+                if every or self._visible(item):
                     by_state[pane_of].append(item)
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
