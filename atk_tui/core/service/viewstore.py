@@ -167,7 +167,10 @@ def save(git_dir: Path, view: QueueView) -> bool:
     False when it could not be (a cache is only ever an optimisation)."""
     if view.loaded is None:
         return False
-    with paused_gc():
-        payload = json.dumps(encode(view), separators=(",", ":")).encode("ascii")
+    try:
+        with paused_gc():
+            payload = json.dumps(encode(view), separators=(",", ":")).encode("ascii")
+    except (TypeError, ValueError, OverflowError, RecursionError):  # a value JSON does not carry
+        return False
     header = json.dumps({"version": VERSION, "code": code_stamp(), "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
     return _replace_file(view_path(git_dir, view.loaded.states), lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload))
