@@ -38,6 +38,7 @@ from .safe import safe_content, safe_line, safe_text
 from .screens.base import ItemActionsScreen
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
+from .startup import resume_gc
 from .widgets.item_list import ItemList
 from .widgets.notices import NoticeStrip
 
@@ -206,6 +207,7 @@ class AtkApp(App):
         self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
+        self.call_after_refresh(resume_gc)  # paused by `atk-tui` until the first frame (startup.py)
         # load after the first frame: the loading thread would hold the GIL while it is drawn
         self._signature = self._store_signature()
         self.call_after_refresh(self._load_queue)

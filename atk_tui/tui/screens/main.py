@@ -17,7 +17,6 @@ from textual.widgets import Input, Static
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
-from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..detail_follow import DetailFollower
@@ -251,6 +250,8 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = f"Needs you {len(needs_items)}"
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
+        from ...core.stats import needs_headline  # with the first rows, not before the first frame
+
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
 

@@ -14,6 +14,7 @@ nor a long body waits on it; without a rendering (`body`), the body shows as pla
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -27,13 +28,15 @@ from textual.widgets import Static, Tree
 
 from ...core.ages import ago
 from ...core.model import Item
-from ...core.questions import ParsedQuestions, answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
 from .. import present
 from ..present import badge, status_style
 from ..safe import safe
+
+if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
+    from ...core.questions import ParsedQuestions
 
 PREVIEW_LINES = 60
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
@@ -293,6 +296,8 @@ class DetailPane(VerticalScroll):
             if item.answered:
                 t.append(" · answered", style="cyan")
             elif item.answer_partial:
+                from ...core.questions import answer_progress
+
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
                 t.append(f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting"))
@@ -366,6 +371,8 @@ class DetailPane(VerticalScroll):
         if self._parsed is not None and self._parsed[0] == key:
             parsed = self._parsed[1]
         else:
+            from ...core.questions import parse_questions
+
             parsed = parse_questions(item.body)
             self._parsed = (key, parsed)
         parts: list[RenderableType] = []
@@ -454,6 +461,8 @@ class DetailPane(VerticalScroll):
 def literal_checkpoints(body: str) -> str:
     """`body` with every AWAITING_USER_INPUT block fenced as a code block, so Markdown shows it
     as written (`auth/__tests__/` is a path, not emphasis; `---` is not a heading underline)."""
+    from ...core.questions import checkpoint_spans
+
     spans = checkpoint_spans(body)
     if not spans:
         return body
