@@ -128,12 +128,7 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = "Needs you"
         yield needs
         with Horizontal(id="body"):
-            with Vertical(id="panes"):
-                yield FilterInput(
-                    on_submit=self._submit_filter,
-                    placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
-                    id="filter",
-                )
+            with Vertical(id="panes"):  # the filter's input goes first, when `/` makes it (`_filter_input`)
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -455,8 +450,21 @@ class MainScreen(ItemActionsScreen):
             return not isinstance(self.focused, Input)
         return super().check_action(action, parameters)
 
+    def _filter_input(self) -> FilterInput:
+        """The filter's input, made the first time `/` is pressed: not on the way to the first frame."""
+        found = self.query("#filter")
+        if found:
+            return found.first(FilterInput)
+        inp = FilterInput(
+            on_submit=self._submit_filter,
+            placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
+            id="filter",
+        )
+        self.query_one("#panes").mount(inp, before=0)
+        return inp
+
     def action_filter(self) -> None:
-        inp = self.query_one("#filter", Input)
+        inp = self._filter_input()
         inp.add_class("shown")
         # focus now (`focus()` defers): keys typed right after `/` (a fast typist, a paste) must
         # go to the filter, not run as commands (`e` = edit)
@@ -475,8 +483,8 @@ class MainScreen(ItemActionsScreen):
             self.action_clear_filter()
 
     def action_clear_filter(self) -> None:
-        inp = self.query_one("#filter", Input)
-        if inp.has_class("shown") or self.filter_text:
+        if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)
+            inp = self._filter_input()
             inp.value = ""
             inp.remove_class("shown")
             self.filter_text = ""
@@ -509,7 +517,7 @@ class MainScreen(ItemActionsScreen):
         self.refresh_rows()
         self.update_status()
         if not self.filter_text:
-            self.query_one("#filter", Input).remove_class("shown")
+            self.query_one("#filter", FilterInput).remove_class("shown")
         self.set_focus(self.query_one(f"#{self._last_list}", ItemList))
 
     def action_cycle_queue(self) -> None:

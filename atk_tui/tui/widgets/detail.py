@@ -165,24 +165,41 @@ class DetailPane(VerticalScroll):
         self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
         #: the last rendered body: (filename, body text), the rendering
         self._body: tuple[tuple[str, str], RenderableType] | None = None
+        self._made = False  # the sections under the metadata (`_sections`)
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
+        # what the first frame shows: the item's sections are made with the first item (`_sections`)
         yield Static(Text("Select an item to see it here.", style="dim"), id="detail-meta")
-        yield Static("", id="detail-reasons")
-        yield Static("", id="detail-questions")
-        yield Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title")
-        yield DepTree("depends on", id="deps-tree")
-        yield Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title")
-        yield DepTree("blocks", id="blocks-tree")
-        yield Static("", id="detail-preview")
 
-    def on_mount(self) -> None:
-        for tid in ("deps-tree", "blocks-tree"):
-            tree = self.query_one(f"#{tid}", DepTree)
+    def _sections(self) -> None:
+        """The sections under the metadata, made (hidden) the first time they are needed: the
+        dashboard's first frame shows no item, and the trees and the sections it would have
+        composed, styled and laid out hidden cost a tenth of that frame."""
+        if self._made:
+            return
+        self._made = True
+        trees = DepTree("depends on", id="deps-tree"), DepTree("blocks", id="blocks-tree")
+        for tree in trees:
             tree.show_root = False
             tree.guide_depth = 2
-        self._show_deps(False)
+        sections = (
+            Static("", id="detail-reasons"),
+            Static("", id="detail-questions"),
+            Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title"),
+            trees[0],
+            Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title"),
+            trees[1],
+            Static("", id="detail-preview"),
+        )
+        for section in sections:
+            section.display = False  # as `clear` leaves them
+        self.mount(*sections)
+
+    def deps_tree(self) -> DepTree:
+        """The "depends on" tree (where `l` / → goes from a list)."""
+        self._sections()
+        return self.query_one("#deps-tree", DepTree)
 
     def _show_deps(self, visible: bool) -> None:
         for wid in ("deps-title", "deps-tree", "blocks-title", "blocks-tree"):
@@ -191,6 +208,8 @@ class DetailPane(VerticalScroll):
     def clear(self, message: str = "Select an item to see it here.") -> None:
         self.item = None
         self.query_one("#detail-meta", Static).update(Text(message, style="dim"))
+        if not self._made:
+            return  # nothing shown yet: the sections do not exist
         for wid in ("detail-reasons", "detail-questions", "detail-preview"):
             self._set_text(wid, Text())
         self._show_deps(False)
@@ -212,6 +231,7 @@ class DetailPane(VerticalScroll):
         """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
         rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
+        self._sections()
         self.query_one("#detail-meta", Static).update(self._ahead(self._meta(item, judgement, now, blocks, history)))
         self._set_text("detail-reasons", self._reasons(item, judgement))
         self._show_deps(True)  # before filling the trees: a hidden tree does not count its lines
@@ -254,7 +274,8 @@ class DetailPane(VerticalScroll):
     def body_options(self) -> ConsoleOptions | None:
         """How the body is rendered: at the preview's width (as `Static` renders it), or None
         while the pane takes no room (a narrow terminal's lists in its place)."""
-        width = self.query_one("#detail-preview", Static).size.width or self.scrollable_content_region.width
+        preview = self.query("#detail-preview").first(Static) if self._made else None
+        width = (preview.size.width if preview else 0) or self.scrollable_content_region.width
         if width <= 0:
             return None
         return self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
