@@ -121,8 +121,9 @@ class MainScreen(ItemActionsScreen):
         self.narrow = NarrowLayout(self, PANES)  # which narrow layout shows (`[tui] narrow_preview`, `i`)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="banner")
-        yield Static("", id="store-defects")
+        # the banner only when read-only; the store's defects when a load finds some (`apply_view`)
+        if self.app.read_only:
+            yield Static(Text(f"READ-ONLY: {self.app.read_only_reason}"), id="banner", classes="shown")
         yield NoticeStrip(id="notices")
         needs = ItemList(NEEDS_COLUMNS, empty_text="Loading…", id="needs")
         needs.border_title = "Needs you"
@@ -145,10 +146,6 @@ class MainScreen(ItemActionsScreen):
         self.narrow.resize(self.size.width)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
-        banner = self.query_one("#banner", Static)
-        if self.app.read_only:
-            banner.update(Text(f"READ-ONLY: {self.app.read_only_reason}"))
-            banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
         self.call_after_refresh(self._offer_kept)  # after the first frame: it imports the dialogs
@@ -173,13 +170,18 @@ class MainScreen(ItemActionsScreen):
             k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
         }
         self.refresh_rows()
-        sd = self.query_one("#store-defects", Static)
+        found = self.query("#store-defects")
         if view.store_defects:
             lines = [f"store defect: {safe_line(d.path)}: {safe_line(d.message)}" for d in view.store_defects[:3]]
+            if found:
+                sd = found.first(Static)
+            else:  # the first load that finds defects makes the strip, over the notices
+                sd = Static(id="store-defects")
+                self.mount(sd, before=self.query_one("#notices"))
             sd.update(Text("\n".join(lines)))
             sd.add_class("shown")
-        else:
-            sd.remove_class("shown")
+        elif found:
+            found.first().remove_class("shown")
         self.update_status()
         pending, self._pending_select = self._pending_select, None
         if pending and pending in view.items:
