@@ -274,8 +274,8 @@ class DetailPane(VerticalScroll):
     def body_options(self) -> ConsoleOptions | None:
         """How the body is rendered: at the preview's width (as `Static` renders it), or None
         while the pane takes no room (a narrow terminal's lists in its place)."""
-        preview = self.query("#detail-preview").first(Static) if self._made else None
-        width = (preview.size.width if preview else 0) or self.scrollable_content_region.width
+        preview = self.query_one("#detail-preview", Static).size.width if self._made else 0
+        width = preview or self.scrollable_content_region.width
         if width <= 0:
             return None
         return self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
