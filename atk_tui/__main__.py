@@ -65,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
+    from .tui.startup import pause_gc
+
+    pause_gc()  # until the first frame: what start-up makes is never garbage (tui/startup.py)
     from .core.errors import AtkError
     from .tui.app import make_app
 

@@ -37,6 +37,7 @@ from .safe import safe_content, safe_line, safe_text
 from .screens.base import ItemActionsScreen
 from .screens.main import MainScreen
 from .screens.notices import NoticesScreen
+from .startup import resume_gc
 from .widgets.item_list import ItemList
 from .widgets.notices import NoticeStrip
 
@@ -201,6 +202,11 @@ class AtkApp(App):
             except Exception as exc:
                 self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
 
+    def get_default_screen(self) -> Screen:
+        """The dashboard is the first screen: no blank screen under it, composed, styled and
+        then restyled when the dashboard was pushed over it, before the first frame."""
+        return self.main
+
     def on_mount(self) -> None:
         try:
             self.theme = self.tui_config.theme
@@ -209,9 +215,9 @@ class AtkApp(App):
             self.tui_config.errors.append(f"config: unknown theme {self.tui_config.theme!r}; themes: {themes}")
         self._remembered_theme = self.theme  # the initial theme is not a choice to remember
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self.push_screen(self.main)
         for err in self.tui_config.errors:
             self.notify(err, severity="warning", markup=False, timeout=8)
+        self.call_after_refresh(resume_gc)  # paused by `atk-tui` until the first frame (startup.py)
         # load after the first frame: the loading thread would hold the GIL while it is drawn
         self._signature = self._store_signature()
         self.call_after_refresh(self._load_queue)

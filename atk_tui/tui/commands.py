@@ -22,7 +22,6 @@ from ..core.errors import AtkError
 from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
-from ..core.questions import parse_questions
 from ..core.queues import queue_named
 from ..core.service import Outcome, QueueView
 from ..core.textsafe import safe_line
@@ -268,6 +267,8 @@ class Commands:
             if not await self._ask("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"):
                 return None
             replace = True
+        from ..core.questions import parse_questions  # not on the way to the first frame
+
         kept: AnswerResult | None = None
         notice: str | None = None
         while True:
@@ -308,6 +309,8 @@ class Commands:
             what = "partially answered" if full.answer_partial else "already answered"
             self.app.notify(f"{what}: use a to change the answer", severity="warning")
             return None
+        from ..core.questions import parse_questions
+
         parsed = parse_questions(full.body)
         choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
         # a free-text question has nothing to accept: a blanket "approved" would answer

@@ -1,7 +1,7 @@
 """What the dashboard imports before its first frame: only what that frame draws.
 
-The dialogs, the editor session, the graph screen and the Markdown renderer are imported where
-they are first used; `atk-tui` parses its arguments (`--version` included) without importing the
+The dialogs, the editor session, the graph screen, the Markdown renderer, the question parser
+and the wait statistics are imported where they are first used; `atk-tui` parses its arguments (`--version` included) without importing the
 CLI. Each check runs in a fresh interpreter and reads `sys.modules`.
 """
 
@@ -24,6 +24,11 @@ DEFERRED = (
     "atk_tui.core.graph_layout",
     "rich.markdown",
     "markdown_it",
+    # the first rows need them (the detail's questions, the needs-you headline), not the frame
+    "atk_tui.core.questions",
+    "atk_tui.core.question_lines",
+    "atk_tui.core.stats",
+    "textual.widgets._text_area",  # the dialogs make the first TextArea
 )
 
 
@@ -57,3 +62,48 @@ def test_atk_tui_version_without_the_cli() -> None:
     first, mods = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
     assert first.startswith("atk-tui ")
     assert "atk_tui.cli" not in mods and "atk_tui.version" in mods
+
+
+# -- the collector until the first frame (tui/startup.py) ------------------------------------------
+
+PAUSED_AT_RUN = """
+import gc, sys
+from atk_tui.tui.app import AtkApp
+AtkApp.run = lambda self, *a, **k: print("collector on at run:", gc.isenabled())
+from atk_tui.__main__ import main
+try:
+    main(["--store", sys.argv[1]])
+except SystemExit:
+    pass
+print("collector on after:", gc.isenabled())
+"""
+
+RESUMED_AFTER_FIRST_FRAME = """
+import asyncio, gc, sys
+from atk_tui.tui.startup import pause_gc
+pause_gc()
+from atk_tui.tui.app import make_app
+app = make_app(sys.argv[1], watch=False)
+async def run():
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        print("collector on:", gc.isenabled())
+asyncio.run(run())
+"""
+
+
+def test_atk_tui_runs_the_app_with_the_collector_paused(store) -> None:
+    proc = subprocess.run([sys.executable, "-c", PAUSED_AT_RUN, str(store)], capture_output=True, text=True, check=True)
+    assert proc.stdout.splitlines() == ["collector on at run: False", "collector on after: False"]
+
+
+def test_the_app_resumes_the_collector_after_its_first_frame(store) -> None:
+    proc = subprocess.run([sys.executable, "-c", RESUMED_AFTER_FIRST_FRAME, str(store)], capture_output=True, text=True, check=True)
+    assert proc.stdout.splitlines()[-1] == "collector on: True"
+
+
+def test_an_app_made_elsewhere_leaves_the_collector_alone() -> None:
+    """Only `atk-tui` pauses it: a resume without a pause (the tests, the screenshots) does nothing."""
+    code = "import gc\nfrom atk_tui.tui.startup import resume_gc\ngc.disable()\nresume_gc()\nprint(gc.isenabled())"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["False"]

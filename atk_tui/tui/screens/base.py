@@ -10,13 +10,14 @@ worker; `after_write` lets the screen react to a write that went through.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from ...core.model import Item
 from ...core.service import Outcome, QueueView
@@ -24,6 +25,14 @@ from ..commands import WRITE_ACTIONS, Commands
 
 if TYPE_CHECKING:
     from ..app import AtkApp
+
+
+def typing_in(widget: object) -> bool:
+    """The focus is in a text field: an `Input`, or a `TextArea` (whose module, with its syntax
+    themes, is imported by the dialogs that make one, not on the way to the first frame: no
+    `TextArea` exists before it is)."""
+    text_area = sys.modules.get("textual.widgets._text_area")
+    return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
 
 
 class ItemActionsScreen(Screen):
@@ -69,7 +78,7 @@ class ItemActionsScreen(Screen):
     def on_key(self, event: events.Key) -> None:
         """A dimmed key is never silent: pressing it says why. (Keys reach the screen before
         the app looks at its non-priority bindings.)"""
-        if event.key not in self._write_keys() or isinstance(self.focused, (Input, TextArea)):
+        if event.key not in self._write_keys() or typing_in(self.focused):
             return  # (working out every binding's state on every key would slow a held arrow key)
         active = self.active_bindings.get(event.key)
         if active is None or active.enabled or active.binding.action not in WRITE_ACTIONS:

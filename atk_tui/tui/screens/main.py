@@ -17,7 +17,6 @@ from textual.widgets import Input, Static
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
-from ...core.stats import needs_headline
 from ...core.textsafe import safe_line
 from ..config import SORTS
 from ..detail_follow import DetailFollower
@@ -122,19 +121,15 @@ class MainScreen(ItemActionsScreen):
         self.narrow = NarrowLayout(self, PANES)  # which narrow layout shows (`[tui] narrow_preview`, `i`)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="banner")
-        yield Static("", id="store-defects")
+        # the banner only when read-only; the store's defects when a load finds some (`apply_view`)
+        if self.app.read_only:
+            yield Static(Text(f"READ-ONLY: {self.app.read_only_reason}"), id="banner", classes="shown")
         yield NoticeStrip(id="notices")
         needs = ItemList(NEEDS_COLUMNS, empty_text="Loading…", id="needs")
         needs.border_title = "Needs you"
         yield needs
         with Horizontal(id="body"):
-            with Vertical(id="panes"):
-                yield FilterInput(
-                    on_submit=self._submit_filter,
-                    placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
-                    id="filter",
-                )
+            with Vertical(id="panes"):  # the filter's input goes first, when `/` makes it (`_filter_input`)
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -151,10 +146,6 @@ class MainScreen(ItemActionsScreen):
         self.narrow.resize(self.size.width)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
-        banner = self.query_one("#banner", Static)
-        if self.app.read_only:
-            banner.update(Text(f"READ-ONLY: {self.app.read_only_reason}"))
-            banner.add_class("shown")
         self.query_one("#inbox", ItemList).focus()
         self.update_status()
         self.call_after_refresh(self._offer_kept)  # after the first frame: it imports the dialogs
@@ -179,13 +170,18 @@ class MainScreen(ItemActionsScreen):
             k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
         }
         self.refresh_rows()
-        sd = self.query_one("#store-defects", Static)
+        found = self.query("#store-defects")
         if view.store_defects:
             lines = [f"store defect: {safe_line(d.path)}: {safe_line(d.message)}" for d in view.store_defects[:3]]
+            if found:
+                sd = found.first(Static)
+            else:  # the first load that finds defects makes the strip, over the notices
+                sd = Static(id="store-defects")
+                self.mount(sd, before=self.query_one("#notices"))
             sd.update(Text("\n".join(lines)))
             sd.add_class("shown")
-        else:
-            sd.remove_class("shown")
+        elif found:
+            found.first().remove_class("shown")
         self.update_status()
         pending, self._pending_select = self._pending_select, None
         if pending and pending in view.items:
@@ -252,6 +248,8 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = f"Needs you {len(needs_items)}"
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
+        from ...core.stats import needs_headline  # with the first rows, not before the first frame
+
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
 
@@ -455,8 +453,21 @@ class MainScreen(ItemActionsScreen):
             return not isinstance(self.focused, Input)
         return super().check_action(action, parameters)
 
+    def _filter_input(self) -> FilterInput:
+        """The filter's input, made the first time `/` is pressed: not on the way to the first frame."""
+        found = self.query("#filter")
+        if found:
+            return found.first(FilterInput)
+        inp = FilterInput(
+            on_submit=self._submit_filter,
+            placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
+            id="filter",
+        )
+        self.query_one("#panes").mount(inp, before=0)
+        return inp
+
     def action_filter(self) -> None:
-        inp = self.query_one("#filter", Input)
+        inp = self._filter_input()
         inp.add_class("shown")
         # focus now (`focus()` defers): keys typed right after `/` (a fast typist, a paste) must
         # go to the filter, not run as commands (`e` = edit)
@@ -475,8 +486,8 @@ class MainScreen(ItemActionsScreen):
             self.action_clear_filter()
 
     def action_clear_filter(self) -> None:
-        inp = self.query_one("#filter", Input)
-        if inp.has_class("shown") or self.filter_text:
+        if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)
+            inp = self._filter_input()
             inp.value = ""
             inp.remove_class("shown")
             self.filter_text = ""
@@ -509,7 +520,7 @@ class MainScreen(ItemActionsScreen):
         self.refresh_rows()
         self.update_status()
         if not self.filter_text:
-            self.query_one("#filter", Input).remove_class("shown")
+            self.query_one("#filter", FilterInput).remove_class("shown")
         self.set_focus(self.query_one(f"#{self._last_list}", ItemList))
 
     def action_cycle_queue(self) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..widgets.detail import DepTree
+from ..widgets.detail import DetailPane
 from ..widgets.item_list import ItemList
 
 NARROW_BELOW = 100  # columns: narrower, the detail goes under the lists (or in their place)
@@ -70,11 +70,11 @@ class NarrowLayout:
     def detail_target(self, focused: Widget | None) -> Widget | None:
         """What `l` / → focuses: from a list, the dependency tree; in the bottom preview, where
         the detail is short, first the detail itself (↑ ↓ PgUp PgDn scroll it), then the tree."""
-        detail = self.screen.query_one("#detail")
+        detail = self.screen.query_one("#detail", DetailPane)
         if isinstance(focused, ItemList) and self.narrow and self.bottom:
             return detail
         if isinstance(focused, ItemList) or focused is detail:
-            return self.screen.query_one("#deps-tree", DepTree)
+            return detail.deps_tree()
         return None
 
     def detail_focused(self, focused: bool) -> None:

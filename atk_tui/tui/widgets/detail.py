@@ -14,6 +14,7 @@ nor a long body waits on it; without a rendering (`body`), the body shows as pla
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
@@ -27,13 +28,15 @@ from textual.widgets import Static, Tree
 
 from ...core.ages import ago
 from ...core.model import Item
-from ...core.questions import ParsedQuestions, answer_progress, checkpoint_spans, parse_questions
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
 from .. import present
 from ..present import badge, status_style
 from ..safe import safe
+
+if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
+    from ...core.questions import ParsedQuestions
 
 PREVIEW_LINES = 60
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
@@ -162,24 +165,41 @@ class DetailPane(VerticalScroll):
         self._parsed: tuple[tuple[str, str], ParsedQuestions] | None = None
         #: the last rendered body: (filename, body text), the rendering
         self._body: tuple[tuple[str, str], RenderableType] | None = None
+        self._made = False  # the sections under the metadata (`_sections`)
         self.border_title = "Detail"
 
     def compose(self) -> ComposeResult:
+        # what the first frame shows: the item's sections are made with the first item (`_sections`)
         yield Static(Text("Select an item to see it here.", style="dim"), id="detail-meta")
-        yield Static("", id="detail-reasons")
-        yield Static("", id="detail-questions")
-        yield Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title")
-        yield DepTree("depends on", id="deps-tree")
-        yield Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title")
-        yield DepTree("blocks", id="blocks-tree")
-        yield Static("", id="detail-preview")
 
-    def on_mount(self) -> None:
-        for tid in ("deps-tree", "blocks-tree"):
-            tree = self.query_one(f"#{tid}", DepTree)
+    def _sections(self) -> None:
+        """The sections under the metadata, made (hidden) the first time they are needed: the
+        dashboard's first frame shows no item, and the trees and the sections it would have
+        composed, styled and laid out hidden cost a tenth of that frame."""
+        if self._made:
+            return
+        self._made = True
+        trees = DepTree("depends on", id="deps-tree"), DepTree("blocks", id="blocks-tree")
+        for tree in trees:
             tree.show_root = False
             tree.guide_depth = 2
-        self._show_deps(False)
+        sections = (
+            Static("", id="detail-reasons"),
+            Static("", id="detail-questions"),
+            Static(Text("Depends on", style="bold"), classes="dep-title", id="deps-title"),
+            trees[0],
+            Static(Text("Blocks", style="bold"), classes="dep-title", id="blocks-title"),
+            trees[1],
+            Static("", id="detail-preview"),
+        )
+        for section in sections:
+            section.display = False  # as `clear` leaves them
+        self.mount(*sections)
+
+    def deps_tree(self) -> DepTree:
+        """The "depends on" tree (where `l` / → goes from a list)."""
+        self._sections()
+        return self.query_one("#deps-tree", DepTree)
 
     def _show_deps(self, visible: bool) -> None:
         for wid in ("deps-title", "deps-tree", "blocks-title", "blocks-tree"):
@@ -188,6 +208,8 @@ class DetailPane(VerticalScroll):
     def clear(self, message: str = "Select an item to see it here.") -> None:
         self.item = None
         self.query_one("#detail-meta", Static).update(Text(message, style="dim"))
+        if not self._made:
+            return  # nothing shown yet: the sections do not exist
         for wid in ("detail-reasons", "detail-questions", "detail-preview"):
             self._set_text(wid, Text())
         self._show_deps(False)
@@ -209,6 +231,7 @@ class DetailPane(VerticalScroll):
         """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
         rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
+        self._sections()
         self.query_one("#detail-meta", Static).update(self._ahead(self._meta(item, judgement, now, blocks, history)))
         self._set_text("detail-reasons", self._reasons(item, judgement))
         self._show_deps(True)  # before filling the trees: a hidden tree does not count its lines
@@ -251,7 +274,8 @@ class DetailPane(VerticalScroll):
     def body_options(self) -> ConsoleOptions | None:
         """How the body is rendered: at the preview's width (as `Static` renders it), or None
         while the pane takes no room (a narrow terminal's lists in its place)."""
-        width = self.query_one("#detail-preview", Static).size.width or self.scrollable_content_region.width
+        preview = self.query_one("#detail-preview", Static).size.width if self._made else 0
+        width = preview or self.scrollable_content_region.width
         if width <= 0:
             return None
         return self.app.console_options.update(highlight=False, width=width, height=None).update_width(width)
@@ -293,6 +317,8 @@ class DetailPane(VerticalScroll):
             if item.answered:
                 t.append(" · answered", style="cyan")
             elif item.answer_partial:
+                from ...core.questions import answer_progress
+
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
                 t.append(f" · {present.PARTIAL_MARK} ({which} unanswered): still needs you", style=status_style("waiting"))
@@ -366,6 +392,8 @@ class DetailPane(VerticalScroll):
         if self._parsed is not None and self._parsed[0] == key:
             parsed = self._parsed[1]
         else:
+            from ...core.questions import parse_questions
+
             parsed = parse_questions(item.body)
             self._parsed = (key, parsed)
         parts: list[RenderableType] = []
@@ -454,6 +482,8 @@ class DetailPane(VerticalScroll):
 def literal_checkpoints(body: str) -> str:
     """`body` with every AWAITING_USER_INPUT block fenced as a code block, so Markdown shows it
     as written (`auth/__tests__/` is a path, not emphasis; `---` is not a heading underline)."""
+    from ...core.questions import checkpoint_spans
+
     spans = checkpoint_spans(body)
     if not spans:
         return body
