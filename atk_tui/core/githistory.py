@@ -264,7 +264,10 @@ def _renamed_from(repo: Any, first: ItemCommit, name: str, timeout: float) -> st
     renamed it (rename detection over the whole commit) rather than created it."""
     if not any(c.status == "A" for c in first.changes):
         return None
-    fields = repo.git.diff_tree("-r", "-M", "-z", "--raw", "--no-commit-id", "--root", first.commit, kill_after_timeout=timeout).split("\x00")
+    # only the renames (a store's first commit may add tens of thousands of files)
+    fields = repo.git.diff_tree(
+        "-r", "-M", "--diff-filter=R", "-z", "--raw", "--no-commit-id", "--root", first.commit, kill_after_timeout=timeout
+    ).split("\x00")  # fmt: skip
     for n, meta in enumerate(fields[:-2]):
         if meta.startswith(":") and meta.split()[-1].startswith("R"):
             old, new = fields[n + 1], fields[n + 2]

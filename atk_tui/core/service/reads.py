@@ -14,7 +14,7 @@ from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_re
 from ..config import plan_files_missing
 from ..halves import can_fork, map_halves
 from ..items import MAX_ITEM_BYTES, import_parsers, parse_item
-from ..model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
+from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult, states_defect
 from .base import ServiceBase
@@ -501,8 +501,13 @@ class Reads(ServiceBase):
             return None
         try:
             with paused_gc():
-                return [(n, s) for n, s in hit[0]], dict(hit[1])
-        except (TypeError, ValueError):
+                # one object per state name and per filename (JSON makes one per occurrence:
+                # 110,000 copies of "adopted" and two of every name, megabytes for nothing)
+                one = {s: s for s in STATES}
+                where = {n: one.get(s, s) for n, s in hit[1].items()}
+                same = {n: n for n in where}
+                return [(same.get(n, n), one.get(s, s)) for n, s in hit[0]], where
+        except (TypeError, ValueError, AttributeError):
             return None
 
     def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
