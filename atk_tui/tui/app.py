@@ -274,11 +274,12 @@ class AtkApp(App):
             view = self.service.queue(SHOWN, progress=progress, previous=previous)
             notices = self.service.notices()
             loop = self.service.loop_status()
-            if first:  # the rows (and the title's count) at once; git's counts (unpushed, conflicts) follow
+            if first:
+                # the rows (and the title's count) at once; git's counts (unpushed, conflicts)
+                # once they are drawn (its processes would share the machine with that frame)
                 self.call_from_thread(self._queue_loaded, view, self.unpushed, notices, loop, self.conflicts)
-            if collecting:
-                collecting = False
-                gc.enable()
+                self.call_from_thread(self.call_after_refresh, self._load_sync_counts)
+                return
             sync = self.service.sync_status()
             unpushed, conflicts = sync.unpushed, sync.conflicts
         except Exception as exc:
@@ -288,6 +289,19 @@ class AtkApp(App):
             if collecting:
                 gc.enable()
         self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
+
+    @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
+    def _load_sync_counts(self) -> None:
+        try:
+            sync = self.service.sync_status()
+        except Exception as exc:
+            self.call_from_thread(self.report_error, f"could not read the store: {exc}")
+            return
+        self.call_from_thread(self._sync_counts, sync.unpushed, sync.conflicts)
+
+    def _sync_counts(self, unpushed: int, conflicts: int) -> None:
+        self.unpushed, self.conflicts = unpushed, conflicts
+        self.main.update_status()
 
     def _show_progress(self, done: int, total: int) -> None:
         if self.queue is not None:
