@@ -536,8 +536,12 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     world = World(tmp_path)
     view = world.svc.queue(STATES)
     assert world.svc.saved_queue(STATES) is None  # none kept yet
-    assert world.svc.save_queue(view)
     path = viewstore.view_path(world.root / ".git", STATES)
+    path.parent.mkdir(exist_ok=True)
+    older = path.with_name(path.name.replace(f"-v{viewstore.VERSION}.json", "-v0.json"))
+    older.write_bytes(b"another version's view")
+    assert world.svc.save_queue(view)
+    assert not older.exists()  # removed when a view is kept
     assert world.svc.saved_queue({"inbox"}) is None  # kept for other states
     assert world.svc.saved_queue(STATES) is not None
     raw = path.read_bytes()

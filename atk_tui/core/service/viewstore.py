@@ -173,4 +173,13 @@ def save(git_dir: Path, view: QueueView) -> bool:
     except (TypeError, ValueError, OverflowError, RecursionError):  # a value JSON does not carry
         return False
     header = json.dumps({"version": VERSION, "code": code_stamp(), "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
-    return _replace_file(view_path(git_dir, view.loaded.states), lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload))
+    path = view_path(git_dir, view.loaded.states)
+    if not _replace_file(path, lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload)):
+        return False
+    for old in path.parent.glob(path.name.rsplit("-v", 1)[0] + "-v*.json"):
+        if old != path:  # another version's view of the same states: dead weight
+            try:
+                old.unlink()
+            except OSError:
+                pass
+    return True
