@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -70,13 +70,9 @@ def _reason(r: Reason) -> list[Any]:
     return [r.code, r.message, r.ref, _iso(r.until), list(r.cycle)]
 
 
-def encode(view: QueueView) -> dict[str, Any]:
-    """The JSON document of `view` (which must have been loaded by `Service.queue`)."""
-    loaded = view.loaded
-    assert loaded is not None
-    snap = view.snapshot
-    codes = {s: i for i, s in enumerate(sorted(set(snap.states.values())))}
-    # judgements as a table of the distinct ones (most items share theirs: "ready", say)
+def _judgements(view: QueueView) -> list[Any]:
+    """Names, the distinct judgements (most items share theirs: "ready", say), and each
+    name's index among them."""
     table: dict[Judgement, int] = {}
     rows: list[list[Any]] = []
     judged: list[int] = []
@@ -86,24 +82,34 @@ def encode(view: QueueView) -> dict[str, Any]:
             at = table[j] = len(rows)
             rows.append([j.status, [_reason(r) for r in j.reasons], j.ready, _iso(j.cooldown_until), list(j.answered_deps)])
         judged.append(at)
+    return [list(view.judgements), rows, judged]
+
+
+def encode(view: QueueView) -> Iterator[tuple[str, Any]]:
+    """The JSON document of `view` (which must have been loaded by `Service.queue`), a member
+    at a time: each is made as it is asked for (`save` writes it and lets it go: the peak is
+    one member, not the document)."""
+    loaded = view.loaded
+    assert loaded is not None
+    snap = view.snapshot
+    codes = {s: i for i, s in enumerate(sorted(set(snap.states.values())))}
     plans = loaded.plans
-    return {
-        "states": sorted(loaded.states),
-        "head": view.head,
-        "now": view.now.isoformat(),
-        "items": [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in snap.items.values()],
-        # where every item is (terminal ones too): names, and each one's state as an index
-        "where": [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]],
-        "snap_defects": [[d.path, d.message] for d in snap.store_defects],
-        "view_defects": [[d.path, d.message] for d in view.store_defects],
-        "plan_missing": sorted(snap.plan_missing),
-        "judgements": [list(view.judgements), rows, judged],
-        "blocks": view.blocks,
-        "dependents": view.dependents,
-        "keys": loaded.keys,
-        "folders": [[path, list(sig), names, [[d.path, d.message] for d in found]] for path, (sig, names, found) in loaded.folders.items()],
-        "plans": None if plans is None else [sorted(plans[0]), plans[1], sorted(plans[2])],
-    }
+    yield "states", sorted(loaded.states)
+    yield "head", view.head
+    yield "now", view.now.isoformat()
+    yield "items", [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in snap.items.values()]
+    # where every item is (terminal ones too): names, and each one's state as an index
+    yield "where", [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]]
+    yield "snap_defects", [[d.path, d.message] for d in snap.store_defects]
+    yield "view_defects", [[d.path, d.message] for d in view.store_defects]
+    yield "plan_missing", sorted(snap.plan_missing)
+    yield "judgements", _judgements(view)
+    yield "blocks", view.blocks
+    yield "dependents", view.dependents
+    yield "keys", loaded.keys
+    folders = loaded.folders.items()
+    yield "folders", [[path, list(sig), names, [[d.path, d.message] for d in found]] for path, (sig, names, found) in folders]
+    yield "plans", None if plans is None else [sorted(plans[0]), plans[1], sorted(plans[2])]
 
 
 def decode(doc: dict[str, Any]) -> QueueView:
@@ -167,14 +173,28 @@ def save(git_dir: Path, view: QueueView) -> bool:
     False when it could not be (a cache is only ever an optimisation)."""
     if view.loaded is None:
         return False
-    try:
+
+    def write(fh: Any) -> None:
+        # the header (padded: JSON allows the spaces) is written last, once the size and
+        # checksum of what follows it are known
+        fh.write(b" " * _HEADER + b"\n")
+        size = crc = 0
         with paused_gc():
-            payload = json.dumps(encode(view), separators=(",", ":")).encode("ascii")
-    except (TypeError, ValueError, OverflowError, RecursionError):  # a value JSON does not carry
-        return False
-    header = json.dumps({"version": VERSION, "code": code_stamp(), "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
+            for n, (key, value) in enumerate(encode(view)):
+                data = (("{" if n == 0 else ",") + json.dumps(key) + ":" + json.dumps(value, separators=(",", ":"))).encode("ascii")
+                del value
+                size, crc = size + len(data), zlib.crc32(data, crc)
+                fh.write(data)
+        fh.write(b"}")
+        size, crc = size + 1, zlib.crc32(b"}", crc)
+        fh.seek(0)
+        fh.write(json.dumps({"version": VERSION, "code": code_stamp(), "size": size, "crc32": crc}).encode("ascii").ljust(_HEADER))
+
     path = view_path(git_dir, view.loaded.states)
-    if not _replace_file(path, lambda fh: fh.write(header.ljust(_HEADER) + b"\n" + payload)):
+    try:
+        if not _replace_file(path, write):
+            return False
+    except (TypeError, OverflowError, RecursionError):  # a value JSON does not carry (ValueError: _replace_file)
         return False
     for old in path.parent.glob(path.name.rsplit("-v", 1)[0] + "-v*.json"):
         if old != path:  # another version's view of the same states: dead weight
