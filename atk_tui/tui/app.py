@@ -274,21 +274,17 @@ class AtkApp(App):
             view = self.service.queue(SHOWN, progress=progress, previous=previous)
             notices = self.service.notices()
             loop = self.service.loop_status()
-            if first:
-                # the rows (and the title's count) at once; git's counts (unpushed, conflicts)
-                # once they are drawn (its processes would share the machine with that frame)
-                self.call_from_thread(self._queue_loaded, view, self.unpushed, notices, loop, self.conflicts)
-                self.call_from_thread(self.call_after_refresh, self._load_sync_counts)
-                return
-            sync = self.service.sync_status()
-            unpushed, conflicts = sync.unpushed, sync.conflicts
+            # the rows (and the title's count) at once, frozen before collection resumes
+            self.call_from_thread(self._queue_loaded, view, notices, loop)
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
         finally:
             if collecting:
                 gc.enable()
-        self.call_from_thread(self._queue_loaded, view, unpushed, notices, loop, conflicts)
+        # git's counts (unpushed, set aside) once the rows are drawn (its processes would share
+        # the machine with that frame)
+        self.call_from_thread(self.call_after_refresh, self._load_sync_counts)
 
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def _load_sync_counts(self) -> None:
@@ -311,11 +307,7 @@ class AtkApp(App):
             lst.empty_text = text
             lst.refresh()
 
-    def _queue_loaded(
-        self, view: QueueView, unpushed: int, notices: list | None = None, loop: dict | None = None, conflicts: int = 0
-    ) -> None:
-        self.unpushed = unpushed
-        self.conflicts = conflicts
+    def _queue_loaded(self, view: QueueView, notices: list | None = None, loop: dict | None = None) -> None:
         self.notices = notices or []
         self.loop_status = loop
         for strip in self.main.query(NoticeStrip):
@@ -324,10 +316,7 @@ class AtkApp(App):
             if isinstance(screen, NoticesScreen):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
-        if self.queue is view:  # shown already (the first load): git's counts are the news
-            self.main.update_status()
-        else:
-            self.show_queue(view)
+        self.show_queue(view)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
         if view is not self._saved and self._save_timer is None:

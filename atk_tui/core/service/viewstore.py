@@ -31,7 +31,7 @@ from ..model import Item, Reason, Snapshot, StoreDefect
 from ..readiness import Judgement
 from .types import Loaded, QueueView
 
-VERSION = 1
+VERSION = 2
 _HEADER = 119  # bytes of the header line, padded with spaces
 
 
@@ -100,8 +100,8 @@ def encode(view: QueueView) -> Iterator[tuple[str, Any]]:
     yield "items", [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in snap.items.values()]
     # where every item is (terminal ones too): names, and each one's state as an index
     yield "where", [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]]
-    yield "snap_defects", [[d.path, d.message] for d in snap.store_defects]
-    yield "view_defects", [[d.path, d.message] for d in view.store_defects]
+    # the store's defects: `Service.queue` gives the snapshot and the view the same list
+    yield "defects", [[d.path, d.message] for d in view.store_defects]
     yield "plan_missing", sorted(snap.plan_missing)
     yield "judgements", _judgements(view)
     yield "blocks", view.blocks
@@ -125,7 +125,8 @@ def decode(doc: dict[str, Any]) -> QueueView:
     def defects(rows: list[list[str]]) -> list[StoreDefect]:
         return [StoreDefect(p, m) for p, m in rows]
 
-    snap = Snapshot(items=items, states=where, store_defects=defects(doc["snap_defects"]), plan_missing=frozenset(doc["plan_missing"]))
+    store_defects = defects(doc["defects"])
+    snap = Snapshot(items=items, states=where, store_defects=store_defects, plan_missing=frozenset(doc["plan_missing"]))
     judged_names, rows, judged = doc["judgements"]
     table = [
         Judgement(status, tuple(Reason(c, m, ref, _dt(u), tuple(cy)) for c, m, ref, u, cy in reasons), ready, _dt(until), tuple(answered))
@@ -141,7 +142,7 @@ def decode(doc: dict[str, Any]) -> QueueView:
         {path: (tuple(sig), names, defects(found)) for path, sig, names, found in doc["folders"]},  # type: ignore[misc]
         None if plans is None else (frozenset(plans[0]), plans[1], frozenset(plans[2])),
     )
-    view = QueueView._derived(snap, datetime.fromisoformat(doc["now"]), judgements, dependents, blocks, doc["head"], defects(doc["view_defects"]))
+    view = QueueView._derived(snap, datetime.fromisoformat(doc["now"]), judgements, dependents, blocks, doc["head"], store_defects)
     view.loaded = loaded
     return view
 
