@@ -80,7 +80,11 @@ def _global_options(p: argparse.ArgumentParser, *, suppress: bool, command: str 
     kw: dict[str, Any] = {"default": argparse.SUPPRESS} if suppress else {}
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or the config file)", **kw)
     p.add_argument("--target-repo", dest="only_repo", metavar="REPO", help=target_repo_help(command), **kw)
-    p.add_argument("--skip-pull", action="store_true", help="do not pull before writing", **kw)
+    p.add_argument(
+        "--skip-pull", action="store_true", **kw,
+        help="do not pull: a write does not pull before it commits, a read answers from this clone's copy "
+        "without asking the remote (reads look at most once every few seconds; see `[git] read_window`)",
+    )
     p.add_argument("--skip-push", action="store_true", help="do not push after writing", **kw)
 
 
@@ -182,8 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
     p.add_argument("--queue", choices=["wi", "mq"], default="wi", help="the queue whose ready work is started")
-    p.add_argument("--pull-interval", type=float, default=60.0, metavar="SECONDS",
-                   help="pull from the remote this often (default 60; 0 never; --skip-pull too)")
+    p.add_argument("--pull-interval", type=float, default=2.0, metavar="SECONDS",
+                   help="look at the remote before a scan at most this often and fast-forward to it (default 2; 0 never; --skip-pull too)")
     p.add_argument("--interval", type=float, default=0.5, help=argparse.SUPPRESS)
 
     from .cli_mq import add_mq_parser
@@ -332,13 +336,43 @@ def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
     return listing_cache(root, args.status)
 
 
-def cached_list(root: Path, args: argparse.Namespace) -> bool:
+def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) -> bool:
     """A warm `atk wi list`: the cached judged listing printed when the store is as it was
     (no Service, no git). False when the full listing must run."""
     if args.text:
         return False
     as_json = args.json or (is_agent_env() and not args.no_json)
-    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit))
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit), stale)
+
+
+#: the commands that only read: each brings in what the remote has first (SPEC §15)
+READ_COMMANDS = {("wi", c) for c in ("list", "show", "log", "stats", "conflicts", "wait")} | {
+    ("mq", c) for c in ("list", "show", "log", "stats", "wait")
+} | {("agents", "notices")}
+
+
+def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
+    """Before a read: the remote's commits brought in (`store.freshen`), unless --skip-pull.
+    Returns why the copy may be stale (said once on stderr), None when it is current."""
+    sub = getattr(args, "wicmd", None) or getattr(args, "agentscmd", None)
+    if args.skip_pull or (args.cmd, sub) not in READ_COMMANDS or sub == "wait":
+        return None
+    if sub == "conflicts" and args.action == "apply":
+        return None
+    if not (root / ".git").is_dir():
+        return None
+    from .core.store.freshen import freshen_once, stale_message
+
+    found = freshen_once(root)
+    if found.stale:
+        _err(stale_message(found.stale))
+    args.stale = found.stale
+    return found.stale
+
+
+def _stale(args: argparse.Namespace) -> str | None:
+    """Why this read's copy may be behind the remote (`_freshen_for_read`), None if current."""
+    return getattr(args, "stale", None)
 
 
 def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
@@ -353,7 +387,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit))
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit), _stale(args))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -366,6 +400,10 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if args.json or (is_agent_env() and not args.no_json):
         judgements, blocks = view.judgements, view.blocks
         lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
+        if _stale(args):
+            from .core.store.freshen import with_stale
+
+            lines = [with_stale(line, _stale(args)) for line in lines]
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
@@ -427,6 +465,8 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
+            if _stale(args):
+                d["stale"] = _stale(args)
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
     for n, item in enumerate(items):
@@ -555,7 +595,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
-        if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args):
+        stale = _freshen_for_read(root, args)
+        if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args, stale):
             return 0
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
@@ -580,6 +621,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             return cmd_list(svc, args)
         if c == "show":
             return cmd_show(svc, args)
+        if c == "wait":
+            from .cli_reports import cmd_wait
+
+            return cmd_wait(svc, args, cmd_show)
         if c == "add":
             out = svc.add(
                 kind=args.kind, target_repo=args.only_repo or "", body=_body(args), source=args.source,

@@ -32,6 +32,16 @@ def _number(least: int) -> Callable[[str], int]:
     return parse
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (0 <= value <= 10**7):  # NaN fails too
+        raise argparse.ArgumentTypeError(f"takes a number of seconds >= 0, not {text!r}")
+    return value
+
+
 def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nouns) -> dict[str, argparse.ArgumentParser]:
     """Register the shared commands through `cmd(name, help)`; returns the parsers by name
     (a queue adds its own flags to them)."""
@@ -52,6 +62,18 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
     g.add_argument("--no-json", action="store_true", help="the item text, even for several items as an agent")
+
+    p = ps["wait"] = cmd(
+        "wait",
+        f"wait until each {n.question} named is answered, then print them as `show` does (exit 0); "
+        "exit 1 when the time is up, naming what is still open",
+    )
+    p.add_argument("filenames", nargs="+", metavar="filename")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="give up after this many seconds (default: wait until answered)")  # fmt: skip
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="print the answered items as JSON (as `show --json`)")
+    g.add_argument("--no-json", action="store_true", help="print the item text, even for several items as an agent")
 
     p = ps["log"] = cmd("log", "the commits that touched an item (any state; moves followed), newest first, with who made them (JSON Lines in an agent environment)")
     p.add_argument("filename")

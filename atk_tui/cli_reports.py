@@ -30,6 +30,8 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
             d = c.as_json()
             if args.patch:
                 d["patch"] = svc.item_diff(args.filename, c).patch
+            if getattr(args, "stale", None):
+                d["stale"] = args.stale
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
             continue
         fields = [c.short, f"{c.date:%Y-%m-%d %H:%M}", c.actor_label, c.summary, c.subject]
@@ -52,7 +54,10 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     since = parse_since(args.since or "30d", now=datetime.now(UTC))
     st = svc.wait_stats(since=since)
     if args.json:
-        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
+        record = st.to_json()
+        if getattr(args, "stale", None):
+            record["stale"] = args.stale
+        _write(sys.stdout, safe_json(json.dumps(record, ensure_ascii=False)) + "\n")
         return 0
     _out(st.headline())
     if st.open:
@@ -153,3 +158,46 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
     for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
         _out(line)
     return 0
+
+
+#: how often `wait` looks at the remote: every second, backing off to 8 s while it does not answer
+WAIT_STEP, WAIT_MAX_STEP = 1.0, 8.0
+
+
+def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
+    """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
+    `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
+    once a second (`store.freshen`, window 0), backing off while it does not answer."""
+    import time
+
+    from .core.store.freshen import freshen, stale_message
+
+    noun = "TBD" if svc.q.name == "mq" else "UWI"
+    for name in args.filenames:
+        item = svc.show(name)
+        if not item.is_question:
+            raise AtkError(f"{name} is not a {noun}: only a question is answered (`atk {svc.q.name} show {name}`)", exit_code=2)
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    step, said = WAIT_STEP, None
+    while True:
+        stale = None
+        if svc.pull_on_write:
+            stale = freshen(svc.root, window=0).stale
+            if stale != said:  # said once per change of reason, not every second
+                if stale:
+                    _err(stale_message(stale))
+                said = stale
+            step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
+        open_ = [n for n in args.filenames if not _answered(svc.show(n))]
+        if not open_:
+            args.stale = stale
+            return show(svc, args)
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            _err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
+            return 1
+        time.sleep(step if left is None else min(step, left))
+
+
+def _answered(item: Any) -> bool:
+    return bool(item.answered and not item.answer_partial)

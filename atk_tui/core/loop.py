@@ -105,7 +105,7 @@ class ProcessLoop:
         max_parallel: int = 1,
         interval: float = 0.5,
         grace: float = 5.0,
-        pull_interval: float = 60.0,
+        pull_interval: float = 2.0,
         log: Callable[[str], None] = lambda _m: None,
     ) -> None:
         if max_parallel < 1:
@@ -285,6 +285,7 @@ class ProcessLoop:
         return 0
 
     def _run_once(self) -> None:
+        self._maybe_pull()
         signature = store_signature(self.svc.root)
         todo = self.ready_groups()
         if not todo:
@@ -299,8 +300,9 @@ class ProcessLoop:
         self._reap()
 
     def _maybe_pull(self) -> None:
-        """Work filed on other machines arrives by pulling, as in the dashboard (not with
-        --skip-pull or a pull interval of 0, nor without an upstream)."""
+        """Work filed on other machines arrives by pulling before a scan, as every read does
+        (`store.freshen`: fast-forward only, bounded in time; at most once per pull interval;
+        not with --skip-pull or a pull interval of 0)."""
         import time
 
         if not self.svc.pull_on_write or self.pull_interval <= 0:
@@ -309,19 +311,11 @@ class ProcessLoop:
         if self._last_pull is not None and now - self._last_pull < self.pull_interval:
             return
         self._last_pull = now
-        if not self.svc.store.upstream():
-            return
-        from .store import WriteResult
+        from .store.freshen import freshen
 
-        result = WriteResult()
-        try:
-            with self.svc.store.locked(timeout=2):
-                self.svc.store._pull(result)
-        except AtkError as exc:
-            self.log(f"pull skipped: {exc}")
-            return
-        for w in result.warnings:
-            self.log(w)
+        found = freshen(self.svc.root, window=0)
+        if found.stale:
+            self.log(f"not pulled: {found.stale}")
 
     def _run_forever(self) -> None:
         seen: tuple | None = None
