@@ -274,7 +274,7 @@ class Commands:
         while True:
             parsed = parse_questions(full.body)
             result: AnswerResult | None = await self.app.push_screen_wait(
-                AnswerScreen(full, parsed, replacing=replace, kept=kept, notice=notice)
+                AnswerScreen(full, parsed, replacing=replace, kept=kept, notice=notice, base=base)
             )
             if result is None:
                 return None

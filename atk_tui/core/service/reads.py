@@ -18,7 +18,7 @@ from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_va
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult, states_defect
 from .base import ServiceBase
-from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, SyncStatus, _code, utc_now
+from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, RemoteLook, SyncStatus, _code, utc_now
 
 if TYPE_CHECKING:
     from ..githistory import ItemCommit, ItemDiff, ItemLog
@@ -78,24 +78,31 @@ class Reads(ServiceBase):
         return result.warnings
 
     def remote_moved(self) -> bool:
-        """Whether the upstream branch on the remote is not where this clone last saw it:
-        one `git ls-remote` of that ref (no objects fetched), so the dashboard can look every
-        few seconds and pull only when something was pushed. False without an upstream or
-        when the remote cannot be reached (the periodic pull reports that)."""
+        """Whether the upstream branch on the remote is not where this clone last saw it
+        (`look_at_remote`); False without an upstream or when the remote cannot be reached."""
+        return self.look_at_remote().moved
+
+    def look_at_remote(self) -> RemoteLook:
+        """One `git ls-remote` of the upstream branch (no objects fetched), so the dashboard
+        can look every few seconds and pull only when something was pushed: whether it
+        moved, or why the remote could not be asked."""
+        from ..store import git_error_lines
+
         upstream = self.store.upstream()
         if not upstream or "/" not in upstream:
-            return False
+            return RemoteLook(False)
         remote, branch = upstream.split("/", 1)
+        limit = self.store.limit("timeout")
         try:
             proc = self.store.git("ls-remote", "--heads", remote, f"refs/heads/{branch}", check=False,
-                                  timeout=self.store.limit("timeout"), slow=True)  # fmt: skip
-        except AtkError:  # timed out, or interrupted by a quit
-            return False
+                                  timeout=limit, slow=True)  # fmt: skip
+        except AtkError as exc:  # timed out, or interrupted by a quit
+            return RemoteLook(False, exc.message)
         if proc.returncode != 0:
-            return False
+            return RemoteLook(False, "could not reach the remote: " + git_error_lines(proc.stderr or proc.stdout))
         there = proc.stdout.split()[0] if proc.stdout.strip() else ""
         here = self.store.git("rev-parse", "-q", "--verify", f"refs/remotes/{upstream}", check=False).stdout.strip()
-        return there != here
+        return RemoteLook(there != here)
 
     def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
         """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
@@ -109,11 +116,16 @@ class Reads(ServiceBase):
     def sync_status(self) -> SyncStatus:
         """How the store stands against its remote (the dashboard's status line)."""
         upstream = self.store.upstream()
+        behind = 0
+        if upstream:
+            proc = self.store.git("rev-list", "--count", "HEAD..@{u}", check=False)
+            behind = int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
         return SyncStatus(
             unpushed=self.store.unpushed() if upstream else 0,
             conflicts=len(self.conflicts()),
             upstream=upstream,
             has_upstream=upstream is not None,
+            behind=behind,
         )
 
     def upstream(self) -> str | None:

@@ -271,9 +271,11 @@ class MainScreen(ItemActionsScreen):
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
-            parts.append(f"pulled {app.last_pull:%H:%M:%S}")
+            parts.append(f"synced {app.last_pull.astimezone():%H:%M:%S}")
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
+        if getattr(app, "behind", 0):
+            parts.append(f"{app.behind} behind")
         parts.append(f"sort {self.sort_mode}")
         if self.queue_view is not None:
             parts.append(f"queue {self.queue_view} only (Q)")
@@ -298,6 +300,8 @@ class MainScreen(ItemActionsScreen):
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
         if getattr(app, "lock_wait", None):
             status.append("  " + safe_line(app.lock_wait), style="bold reverse")
+        if getattr(app, "sync_error", ""):
+            status.append("  ✗ sync failed: " + safe_line(app.sync_error), style="bold red")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)
