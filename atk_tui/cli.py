@@ -361,7 +361,7 @@ def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
         return None
     if not (root / ".git").is_dir():
         return None
-    from .core.store.freshen import freshen_once, stale_message
+    from .core.freshen import freshen_once, stale_message
 
     found = freshen_once(root)
     if found.stale:
@@ -401,7 +401,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         judgements, blocks = view.judgements, view.blocks
         lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
         if _stale(args):
-            from .core.store.freshen import with_stale
+            from .core.freshen import with_stale
 
             lines = [with_stale(line, _stale(args)) for line in lines]
         if lines:

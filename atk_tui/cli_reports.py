@@ -170,7 +170,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
     once a second (`store.freshen`, window 0), backing off while it does not answer."""
     import time
 
-    from .core.store.freshen import freshen, stale_message
+    from .core.freshen import freshen, stale_message
 
     noun = "TBD" if svc.q.name == "mq" else "UWI"
     for name in args.filenames:

@@ -311,7 +311,7 @@ class ProcessLoop:
         if self._last_pull is not None and now - self._last_pull < self.pull_interval:
             return
         self._last_pull = now
-        from .store.freshen import freshen
+        from .freshen import freshen
 
         found = freshen(self.svc.root, window=0)
         if found.stale:
