@@ -440,7 +440,7 @@ def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | Non
     if planning is not None:  # visible, not actionable (SPEC §12)
         return f"{planning.filename} is being planned: it leaves planning only with `atk mq finish-planning`"
     if action == "unhold" and any(t.state != State.HOLD for t in targets):
-        return "only held items are unheld: h holds"
+        return "only held items are unheld (`atk wi hold F` holds one)"
     if action in ("unhold", "move"):
         defective = next((t for t in targets if t.defects), None)
         return defect_refusal(defective).message if defective is not None else None

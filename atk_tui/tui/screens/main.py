@@ -308,6 +308,14 @@ class MainScreen(ItemActionsScreen):
 
     # -- selection and detail ------------------------------------------------------------
 
+    @on(ItemList.Selected)
+    def _opened(self, event: ItemList.Selected) -> None:
+        """Enter on a row opens the item, as the help says: the detail (the bottom preview in
+        the narrow layout) gets the focus, as `l` does."""
+        event.stop()
+        self._select(event.key)
+        self.action_focus_detail()
+
     @on(ItemList.Highlighted)
     def _highlighted(self, event: ItemList.Highlighted) -> None:
         if event.item_list.has_focus or event.item_list.id == self._last_list:
