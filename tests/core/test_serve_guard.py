@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.serve import ATK_TUI, SERVE_ATTACKS, run_attack, serving
+from support.serve import ATK_TUI, serving
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
@@ -100,13 +100,6 @@ def test_help_says_what_a_browser_needs() -> None:
     flat = " ".join(out.split())
     assert "?token=" in flat and "cookie" in flat and "Origin" in flat and "DNS rebinding" in flat
     assert "default 127.0.0.1" in flat
-
-
-@pytest.mark.parametrize("attack", SERVE_ATTACKS[:3], ids=lambda a: a.name)
-def test_an_attack_against_the_real_server(root: Path, attack) -> None:
-    """A few of the corpus here too (the rest run in tests/soak/test_hostile.py)."""
-    with serving(root) as s:
-        assert run_attack(s, attack, other_port=s.port + 1) is None
 
 
 # --------------------------------------------------------------------------------------------
