@@ -187,8 +187,8 @@ class Guard:
         peer = request.remote or "?"
         self.log(f"atk-tui: refused {request.method} {_shown(request.path)} from {peer}: {reason}")
         body = (
-            "atk-tui refused this request. Open the address atk-tui printed when it started "
-            "(http://127.0.0.1:PORT/?token=...); pages from other sites cannot use this dashboard.\n"
+            f"atk-tui refused this request. Open the address atk-tui printed when it started "
+            f"({self.origin}/?token=...); pages of other sites cannot use this dashboard.\n"
         )
         return web.Response(status=403, text=body, headers={"Cache-Control": "no-store"})
 
