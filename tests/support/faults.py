@@ -25,6 +25,8 @@ How the faults are made (all deterministic, none depends on timing):
   a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
   Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
   whose fix is missing waits on its child's hour-long sleep instead.
+* a web page driving `atk-tui --serve` (issue 25): the real server, and the requests a foreign
+  page or a rebound DNS name could make (tests/support/serve.py).
 """
 
 from __future__ import annotations
@@ -1115,6 +1117,22 @@ def symlinked_state_folder(tmp: Path) -> str:
     return "linked state folder: a store defect, never listed, shown or written through"
 
 
+def serve_driven_by_a_web_page(tmp: Path) -> str:
+    """Issue 25: what a page the person visits could send to `atk-tui --serve` (another
+    Origin, a rebound DNS name, no or a wrong token: `support.serve.SERVE_ATTACKS`) is refused
+    and logged, the store untouched; the address it printed still opens the dashboard."""
+    from support.serve import SERVE_ATTACKS, run_attack, serving
+
+    root, _, _ = make_store(tmp)
+    before = snapshot(root)
+    with serving(root) as served:
+        problems = [p for a in SERVE_ATTACKS if (p := run_attack(served, a, other_port=served.port + 1))]
+        check(not problems, "\n".join(problems))
+        check(served.ws(origin=served.origin, cookie=served.cookie) == "open", "the printed address does not connect")
+    check(snapshot(root) == before, "a refused request changed the store")
+    return f"--serve: {len(SERVE_ATTACKS)} requests of a foreign page refused and logged; its own page connects"
+
+
 SCENARIOS: dict[str, Callable[[Path], str]] = {
     "kill9-in-pre-commit-hook": kill9_in_pre_commit,
     "kill9-after-update-ref": kill9_after_update_ref,
@@ -1144,6 +1162,7 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "killed-during-pull-rebase": killed_during_pull_rebase,
     "autostash-conflict": autostash_conflict,
     "symlinked-state-folder": symlinked_state_folder,
+    "serve-driven-by-a-web-page": serve_driven_by_a_web_page,
 }
 
 
