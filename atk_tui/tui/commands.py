@@ -101,7 +101,12 @@ class Commands:
         warnings, the undo step it made, and the queue reloaded."""
         app = self.app
         if out.ok:
-            app.notify(out.message, markup=False, timeout=3)
+            said = out.message
+            if out.commit:  # which commit, and whether the remote has it (SPEC §15)
+                where = {True: ", pushed", False: ", not pushed"}.get(out.pushed, "")
+                said += f" ({out.commit[:7]}{where})"
+            app.notify(said, markup=False, timeout=3)
+            app.last_error = ""  # a write that worked: the last failure is not the news any more
             if out.commit and undoable:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
