@@ -86,10 +86,16 @@ class Commands:
 
     # -- running and reporting ---------------------------------------------------------------
 
-    def run(self, name: str, work: Awaitable[Any]) -> Worker:
-        """Run a command (a coroutine) as the app's worker: it outlives the screen that
-        started it, and an exception it raises is reported by the app as `<name> failed: …`."""
-        return self.app.run_worker(work, name=name, group="write", exit_on_error=False)
+    def run(self, name: str, work: Callable[[], Awaitable[Any]]) -> Worker:
+        """Run a command (an async function, called when the worker starts: a key pressed
+        as the app quits leaves no coroutine never awaited) as the app's worker: it outlives
+        the screen that started it, and an exception it raises is reported by the app as
+        `<name> failed: …`."""
+
+        async def command() -> Any:
+            return await work()
+
+        return self.app.run_worker(command, name=name, group="write", exit_on_error=False)
 
     async def write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
         out: Outcome = await asyncio.to_thread(fn, *args, **kw)

@@ -562,6 +562,16 @@ class MainScreen(ItemActionsScreen):
         if action in MOVES:
             self.clear_marks()
 
+    def disabled_reason(self, action: str) -> str | None:
+        """`a` on a row that is no question opens the top waiting one (as the help says): judged
+        on that one, not refused for the row under the cursor. (`A` is not: it would answer a
+        question the person does not see.)"""
+        if action == "answer" and not self.marked():
+            target = self._answer_target()
+            if target is not None:
+                return self.commands.disabled_reason(action, [target])
+        return super().disabled_reason(action)
+
     def _answer_target(self) -> Item | None:
         """The selected question, else the first one waiting."""
         item, view = self.current_item(), self.view
