@@ -13,9 +13,22 @@ from .store import AtkError, StateConflict, Transaction
 _DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
 
 
-def parse_until(value: str, now: datetime) -> datetime:
+def parse_until(value: str, now: datetime, *, future: bool = False) -> datetime:
     """`--until`: an ISO 8601 time with a timezone, or a duration from now (`2h`, `1d12h`,
-    `30m`, `90s`). A time without a timezone is refused: `cooldown_until` requires one."""
+    `30m`, `90s`). A time without a timezone is refused: `cooldown_until` requires one.
+    `future`: a time that is not after `now` is refused too (a cooldown that has already
+    ended would block nothing: `--clear` removes one)."""
+    when = _parse_until(value, now)
+    if future and when <= now:
+        raise AtkError(
+            f"--until {value!r} is not in the future (now {now.astimezone(when.tzinfo).isoformat(timespec='seconds')}): "
+            "a cooldown must end later than now; give a later time or a duration (2h, 1d), or --clear to remove one",
+            exit_code=2,
+        )
+    return when
+
+
+def _parse_until(value: str, now: datetime) -> datetime:
     text = value.strip()
     m = _DURATION.match(text)
     if text and m and any(m.groups()):

@@ -256,13 +256,20 @@ def transition_refusal(
         )
     elif op == Op.HOLD and item.state == State.PROCESSING:
         hint = (
-            f" (wi-standards: a processing item is not held while waiting; "
-            f"`{cli} return-to-inbox {name}` first, then hold it)"
+            " (wi-standards: an item waiting for a user's answer is not held: add the question to its "
+            f"dependencies (`{cli} set-dependencies {name} --add <question filename>`), then "
+            f"`{cli} return-to-inbox {name}`: it waits in inbox, blocked; hold is only for editing an inbox "
+            "item, in the order hold → edit → unhold)"
         )
     elif row.answered_from and item.state in row.answered_from:
         hint = f" (`{cli} start-processing {name}` first)"
-    elif op == Op.START_PROCESSING and item.state == State.HOLD:
-        hint = f" (the user holds it; `{cli} unhold {name}` only if the user asked for it)"
+    elif item.state == State.HOLD:
+        hint = (
+            " (it is held while someone edits it; wi-standards: whoever holds it runs "
+            f"`{cli} unhold {name}` when the edit is done, then it can {op})"
+        )
+    elif op == Op.UNHOLD:
+        hint = f" (only a held item is unheld; {name} is not held, so there is nothing to unhold)"
     elif item.state in rules.fenced:
         hint = f" (a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`)"
     elif item.state == "editing":
