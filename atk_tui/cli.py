@@ -146,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prog", choices=["atk", "atk-tui"], default="atk", help="the command to complete (default: atk)")
 
     p = sub.add_parser(
-        "config", help="print the resolved configuration (every key, and where its value comes from); `get KEY` prints one value",
+        "config",
+        help="print the resolved configuration (every key, and where its value comes from); `get KEY` prints one value",
         parents=[common],
     )
     p.add_argument("action", nargs="?", choices=["get"])
@@ -181,8 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
     p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
-    p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES, ATK_TARGET_REPO and ATK_READY_FILES "
-                   "(every ready file) set, and the same by state: ATK_READY_PROCESSING_FILES, ATK_READY_INBOX_FILES")
+    p.add_argument(
+        "--run",
+        required=True,
+        metavar="CMD",
+        help="run through the shell with ATK_PRIVATE_NOTES, ATK_TARGET_REPO and ATK_READY_FILES "
+        "(every ready file) set, and the same by state: ATK_READY_PROCESSING_FILES, ATK_READY_INBOX_FILES",
+    )
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
     p.add_argument("--queue", choices=["wi", "mq"], default="wi", help="the queue whose ready work is started")
@@ -595,8 +601,10 @@ def _config_lines(store_option: str | None) -> list[str]:
         store, where = "(none)", "not set: --store, $ATK_PRIVATE_NOTES or private_notes in the config file"
     lines.append(f"private_notes = {json.dumps(store, ensure_ascii=False)}  # {where}")
     raw = cfg.get("plans_root")
-    lines.append(f"plans_root = {json.dumps(str(plans_root()), ensure_ascii=False)}  # "
-                 + (in_file if raw else f"default ({DEFAULT_PLANS_ROOT})"))
+    lines.append(
+        f"plans_root = {json.dumps(str(plans_root()), ensure_ascii=False)}  # "
+        + (in_file if raw else f"default ({DEFAULT_PLANS_ROOT})")
+    )
     git = cfg.get("git") if isinstance(cfg.get("git"), dict) else {}
     from .core.config import git_limits
 
@@ -743,8 +751,12 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.rm(args.filename))
         if c == "set-dependencies":
             if args.depends_on and (args.dep_add or args.dep_remove):
-                parser.error("set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other")
-            return _report(svc.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove))
+                parser.error(
+                    "set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other"
+                )
+            return _report(
+                svc.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove)
+            )
         if c == "convert-to-plan":
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":

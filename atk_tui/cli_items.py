@@ -118,10 +118,22 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     )
     p.add_argument("filename")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME", help="replace: the whole new list")
-    p.add_argument("--add", dest="dep_add", action="append", default=[], metavar="FILENAME",
-                   help="add this dependency, keeping the others (repeatable)")
-    p.add_argument("--remove", dest="dep_remove", action="append", default=[], metavar="FILENAME",
-                   help="remove this dependency, keeping the others (repeatable)")
+    p.add_argument(
+        "--add",
+        dest="dep_add",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="add this dependency, keeping the others (repeatable)",
+    )
+    p.add_argument(
+        "--remove",
+        dest="dep_remove",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="remove this dependency, keeping the others (repeatable)",
+    )
     p = ps["convert-to-plan"] = cmd("convert-to-plan", f"set plan_file on a {n.request}")
     p.add_argument("filename")
     p.add_argument("--plan-file", required=True)

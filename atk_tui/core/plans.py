@@ -153,5 +153,10 @@ def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
     n = len(moves)
     first = plans[0].name if len(plans) == 1 else f"{len(plans)} plans"
     return PlansOutcome(
-        True, f"stored {first} ({n} file{'s' if n > 1 else ''})", result.commit, stored, tuple(warnings), pushed=result.pushed
+        True,
+        f"stored {first} ({n} file{'s' if n > 1 else ''})",
+        result.commit,
+        stored,
+        tuple(warnings),
+        pushed=result.pushed,
     )

@@ -322,4 +322,8 @@ def test_add_warns_of_a_missing_plan_file(store: Path, capsys: pytest.CaptureFix
 def test_a_clean_add_warns_nothing(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, err = Atk(store, capsys)("wi", "add", "--target-repo", "acme/webapp", AWI_BODY)
     name = out.splitlines()[0]  # stdout: the saved item; stderr: the one line saying what was written, no warning
-    assert rc == 0 and err == f"added {name} ({git(store, 'rev-parse', '--short=10', 'HEAD').strip()}) not pushed: no remote (no upstream branch is configured)\n", err
+    assert (
+        rc == 0
+        and err
+        == f"added {name} ({git(store, 'rev-parse', '--short=10', 'HEAD').strip()}) not pushed: no remote (no upstream branch is configured)\n"
+    ), err

@@ -4,7 +4,6 @@ set-aside conflicts, edit keeping user-only sections, crash recovery, plan files
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import pytest

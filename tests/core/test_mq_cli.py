@@ -155,8 +155,9 @@ def test_the_seed_flow_as_an_agent(atk: Atk, remote: tuple[Path, Path], env_agen
     assert rc == 0, err
     assert out.startswith("==> mq/inbox/20261129-100000-a.md <==\n---\nkind: feedback")
     assert "\n==> mq/inbox/20261129-100100-b.md <==\n---\n" in out and FEEDBACK in out
-    rc, out, err = atk("mq", "show", "20261129-100000-a.md", "20261129-100100-b.md", "--target-repo=acme/web",
-                       "--skip-pull", "--json")
+    rc, out, err = atk(
+        "mq", "show", "20261129-100000-a.md", "20261129-100100-b.md", "--target-repo=acme/web", "--skip-pull", "--json"
+    )
     assert rc == 0, err
     shown = jl(out)
     assert [d["filename"] for d in shown] == ["20261129-100000-a.md", "20261129-100100-b.md"]

@@ -104,8 +104,11 @@ def test_once_starts_ready_work_only_n_at_a_time(store: Path, agent: tuple[str, 
     assert by_repo == {"acme/one": ["one.md"], "acme/three": ["three.md"], "acme/two": ["two-busy.md", "two.md"]}
     # SPEC §13: ATK_READY_FILES is every ready file; each state's set has its own variable (issue 26)
     by_state = {r["repo"]: (r["processing"], r["inbox"]) for r in recs}
-    assert by_state == {"acme/one": ([], ["one.md"]), "acme/three": ([], ["three.md"]),
-                        "acme/two": (["two-busy.md"], ["two.md"])}
+    assert by_state == {
+        "acme/one": ([], ["one.md"]),
+        "acme/three": ([], ["three.md"]),
+        "acme/two": (["two-busy.md"], ["two.md"]),
+    }
     handed_out = {f for r in recs for f in r["files"]}
     assert not handed_out & {"held.md", "waits.md", "q.md", "later.md"}  # hold, blocked, cooldown
     assert all(r["store"] == str(store) for r in recs)

@@ -349,8 +349,14 @@ Recommendation: A) Strict RFC 5322, applied everywhere for consistency
 
 def test_unhold_of_an_original_waiting_in_inbox_is_a_no_op_that_says_so(atk: Atk, env_agent: None) -> None:
     """confirmation-and-uwi step 4 on the wi-standards path: the original waited in inbox."""
-    seed(atk.store, {"orig.md": ("inbox", awi(extra="depends_on: [q.md, dep.md]\n")), "q.md": ("adopted", uwi()),
-                     "dep.md": ("inbox", awi())})
+    seed(
+        atk.store,
+        {
+            "orig.md": ("inbox", awi(extra="depends_on: [q.md, dep.md]\n")),
+            "q.md": ("adopted", uwi()),
+            "dep.md": ("inbox", awi()),
+        },
+    )
     before = tree_state(atk.store)
     rc, out, err = atk("wi", "unhold", "orig.md")  # `atk wi unhold <元項目ファイル名>`
     assert rc == 0, err
@@ -380,9 +386,17 @@ def test_refusals_name_the_step_the_seeds_prescribe(atk: Atk, env_agent: None) -
 
 
 def test_set_dependencies_add_and_remove(atk: Atk, env_agent: None) -> None:
-    seed(atk.store, {"f.md": ("inbox", awi(extra="depends_on: [k.md, keep.md]\n")), "g.md": ("inbox", uwi()),
-                     "h.md": ("inbox", awi()), "k.md": ("inbox", awi()), "keep.md": ("inbox", awi()),
-                     "up.md": ("inbox", awi(extra="depends_on: [f.md]\n"))})
+    seed(
+        atk.store,
+        {
+            "f.md": ("inbox", awi(extra="depends_on: [k.md, keep.md]\n")),
+            "g.md": ("inbox", uwi()),
+            "h.md": ("inbox", awi()),
+            "k.md": ("inbox", awi()),
+            "keep.md": ("inbox", awi()),
+            "up.md": ("inbox", awi(extra="depends_on: [f.md]\n")),
+        },
+    )
     # wi-standards: 既存依存を保持してUWIを`depends_on`へ加え
     rc, out, err = atk("wi", "set-dependencies", "f.md", "--add", "g.md", "--add", "h", "--remove", "k.md")
     assert rc == 0, err
@@ -407,8 +421,10 @@ def test_set_dependencies_add_and_remove(atk: Atk, env_agent: None) -> None:
 
 def test_a_body_file_with_its_own_frontmatter_is_merged(atk: Atk, env_agent: None, tmp_path: Path) -> None:
     body = tmp_path / "body.md"
-    body.write_text("---\ntarget_repo: acme/webapp\nreviewed_by: lane-2   # kept as written\n"
-                    "labels: [copy, legal]\n---\n# Shorten the signup copy\n\n- 反映内容: x\n")
+    body.write_text(
+        "---\ntarget_repo: acme/webapp\nreviewed_by: lane-2   # kept as written\n"
+        "labels: [copy, legal]\n---\n# Shorten the signup copy\n\n- 反映内容: x\n"
+    )
     # wi-standards 投入と取得 4: `atk wi add --body-file <path>`
     rc, out, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
     assert rc == 0, err
@@ -423,7 +439,9 @@ def test_a_body_file_with_its_own_frontmatter_is_merged(atk: Atk, env_agent: Non
     rc, _, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
     assert rc == 2 and "disagree" in err
     body.write_text("---\nkind: uwi\n---\n# X?\n")
-    rc, _, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp", "--kind", "awi")
+    rc, _, err = atk(
+        "wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp", "--kind", "awi"
+    )
     assert rc == 2 and "disagree" in err
     body.write_text("---\ncreated: 2026-01-01T00:00:00Z\n---\n# X\n")
     rc, _, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
@@ -451,7 +469,9 @@ def test_show_of_several_files_is_text_for_an_agent(atk: Atk, env_agent: None) -
     # wi-standards 8: `atk wi show <filename> --target-repo=<repo> --skip-pull`, several at once
     rc, out, err = atk("wi", "show", "a.md", "q.md", "--target-repo=acme/webapp", "--skip-pull")
     assert rc == 0, err
-    assert out.startswith("==> wi/inbox/a.md <==\n---\nkind: awi\n") and "\n==> wi/hold/q.md <==\n---\nkind: uwi\n" in out
+    assert (
+        out.startswith("==> wi/inbox/a.md <==\n---\nkind: awi\n") and "\n==> wi/hold/q.md <==\n---\nkind: uwi\n" in out
+    )
     rc, out, _ = atk("wi", "show", "a.md", "q.md", "--json")
     assert [json.loads(line)["filename"] for line in out.splitlines()] == ["a.md", "q.md"]
 
@@ -459,8 +479,15 @@ def test_show_of_several_files_is_text_for_an_agent(atk: Atk, env_agent: None) -
 def test_a_plan_still_in_the_planning_root_is_not_missing(atk: Atk, plans_dir: Path, env_agent: None) -> None:
     (plans_dir / "login.md").write_text("# Plan: login\n")
     # wi-standards: `$(atk config get private_notes)/plans/yyyy/MM/<メイン計画ファイル名>` before `atk plans commit`
-    rc, out, err = atk("wi", "add", "# Login rule\n\nplanned\n", "--source=plan-and-add-awi",
-                       "--target-repo=acme/webapp", "--plan-file", PLAN)
+    rc, out, err = atk(
+        "wi",
+        "add",
+        "# Login rule\n\nplanned\n",
+        "--source=plan-and-add-awi",
+        "--target-repo=acme/webapp",
+        "--plan-file",
+        PLAN,
+    )
     assert rc == 0, err
     name = out.splitlines()[0]
     assert "plan file missing" not in err and "warning" not in err
@@ -474,7 +501,9 @@ def test_a_plan_still_in_the_planning_root_is_not_missing(atk: Atk, plans_dir: P
     assert json.loads(out)["plan_file_at"] == "store" and json.loads(out)["ready"] is True
     (atk.store / "plans/2026/11/login.md").unlink()  # in neither place: now it is missing
     rc, out, _ = atk("wi", "list", "--status=blocked")
-    assert "plan file missing" in json.loads(out)["reasons"][0] and "planning work root" in json.loads(out)["reasons"][0]
+    assert (
+        "plan file missing" in json.loads(out)["reasons"][0] and "planning work root" in json.loads(out)["reasons"][0]
+    )
 
 
 def test_a_plugin_qualified_source_is_stored_bare(atk: Atk, env_agent: None) -> None:
@@ -488,7 +517,9 @@ def test_a_plugin_qualified_source_is_stored_bare(atk: Atk, env_agent: None) -> 
     assert tree_state(atk.store) == before
 
 
-def test_notify_body_file_must_be_absolute(atk: Atk, env_agent: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notify_body_file_must_be_absolute(
+    atk: Atk, env_agent: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "n.md").write_text("# Decision pending\n")
     monkeypatch.chdir(tmp_path)
     before = tree_state(atk.store)
@@ -503,10 +534,14 @@ def test_titles_without_an_h1(atk: Atk, env_agent: None) -> None:
     rc, out, err = atk("wi", "add", "--kind", "uwi", "--source=process-wi", "--target-repo=acme/webapp", CHECKPOINT)
     assert rc == 0, err
     name = out.splitlines()[0]
-    assert name.endswith("-decision-needed-which-email-validation-approach-should-be-the-pro.md") or \
-        "-decision-needed-which-email-validation" in name, name
+    assert (
+        name.endswith("-decision-needed-which-email-validation-approach-should-be-the-pro.md")
+        or "-decision-needed-which-email-validation" in name
+    ), name
     rc, out, _ = atk("wi", "list")
-    assert json.loads(out)["title"] == "Decision needed: Which email validation approach should be the project standard?"
+    assert (
+        json.loads(out)["title"] == "Decision needed: Which email validation approach should be the project standard?"
+    )
     rc, out, err = atk("wi", "add", "--source=agent", "--target-repo=acme/webapp", "Bump the copyright year")
     assert rc == 0, err
     assert out.splitlines()[0].endswith("-bump-the-copyright-year.md")
@@ -514,7 +549,9 @@ def test_titles_without_an_h1(atk: Atk, env_agent: None) -> None:
     assert "Bump the copyright year" in [r["title"] for r in rows]
 
 
-def test_every_write_says_what_it_wrote(remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+def test_every_write_says_what_it_wrote(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
     root, _bare = remote_store
     atk = Atk(root, capsys)
     rc, out, err = atk("wi", "add", "--source=add-awi", "--target-repo=acme/webapp", AGENT_AWI)
@@ -531,7 +568,9 @@ def test_every_write_says_what_it_wrote(remote_store: tuple[Path, Path], capsys:
     assert rc == 0 and out == f"unhold {name} ({sha}) pushed\n" and err == "", err
 
 
-def test_config_with_no_arguments_prints_every_key(store: Path, capsys: pytest.CaptureFixture[str], plans_dir: Path) -> None:
+def test_config_with_no_arguments_prints_every_key(
+    store: Path, capsys: pytest.CaptureFixture[str], plans_dir: Path
+) -> None:
     rc, out, err = bare(capsys, "config", "--store", str(store))
     assert rc == 0, err
     lines = dict(line.split(" = ", 1) for line in out.splitlines())

@@ -496,7 +496,12 @@ class Writes(ServiceBase):
         return self._write("edit", [filename], change)
 
     def set_dependencies(
-        self, filename: str, depends_on: Sequence[str] | None = (), *, add: Sequence[str] = (), remove: Sequence[str] = ()
+        self,
+        filename: str,
+        depends_on: Sequence[str] | None = (),
+        *,
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
     ) -> Outcome:
         """Replace `depends_on` with `depends_on` (empty: clear it); or, with `add`/`remove`,
         change the stored list inside the store lock (the others kept as they are: no lost
@@ -505,7 +510,9 @@ class Writes(ServiceBase):
         nothing (exit 0, nothing committed, said so)."""
         delta = bool(add or remove)
         if delta and depends_on:
-            return self._refuse("set-dependencies", "give --depends-on (replace) or --add/--remove (change), not both", [filename], 2)
+            return self._refuse(
+                "set-dependencies", "give --depends-on (replace) or --add/--remove (change), not both", [filename], 2
+            )
         for flag, names in (("--depends-on", depends_on or ()), ("--add", add), ("--remove", remove)):
             for dep in names:
                 if not is_valid_filename(dep):
