@@ -480,6 +480,14 @@ def _push_said(out: Any) -> tuple[str, tuple[str, ...]]:
     return " not pushed: no remote", warnings
 
 
+def _line(out: Any) -> tuple[str, tuple[str, ...]]:
+    """(the one line saying what `out`'s write did, the warnings to print beside it)."""
+    if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
+        said, warnings = _push_said(out)
+        return f"{out.message} ({out.commit[:10]}){said}", warnings
+    return out.message, tuple(out.warnings)
+
+
 def _report(out: Any) -> int:
     """What a write did, said one way (README "Say what was written"): warnings on stderr,
     then exactly one line `<verb> <file> (<sha>) pushed|not pushed: <why>` for a write that
@@ -494,10 +502,7 @@ def _report(out: Any) -> int:
         else:
             _err(out.message)
         return out.exit_code or 1
-    line, warnings = out.message, tuple(out.warnings)
-    if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
-        said, warnings = _push_said(out)
-        line = f"{out.message} ({out.commit[:10]}){said}"
+    line, warnings = _line(out)
     for w in warnings:
         _err(f"warning: {w}")
     if out.op in ("add", "edit") and out.item is not None:
@@ -582,6 +587,10 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
             out.op = "edit"
             out.item = svc.show(args.filename)
         return _report_plan(svc, out)
+    line, warnings = _line(out)  # two writes, two lines: the edit's stdout is its saved item
+    for w in warnings:
+        _err(f"warning: {w}")
+    _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     return _report_plan(svc, svc.edit(args.filename, body))
 
 
@@ -643,6 +652,8 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
+    global _SVC
+    _SVC = None
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -691,7 +702,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
-        global _SVC
         _SVC = svc
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit
