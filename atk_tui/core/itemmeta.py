@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 from .items import set_keys, with_frontmatter
 from .model import TERMINAL, URGENCIES
+from .ops import terminal_hint
 from .store import AtkError, StateConflict, Transaction
 
 _DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
@@ -50,7 +51,9 @@ def _set(svc, op: str, filename: str, updates: dict, check) -> object:
     def change(tx: Transaction):
         item = svc._current(filename)
         if item.state in TERMINAL:
-            raise StateConflict(f"state conflict: {filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+            raise StateConflict(
+                f"state conflict: {filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})"
+            )
         check(item)
         new_fm = set_keys(item.fm_text or "", updates)
         return svc._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)

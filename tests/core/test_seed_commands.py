@@ -383,6 +383,27 @@ def test_refusals_name_the_step_the_seeds_prescribe(atk: Atk, env_agent: None) -
     assert rc == 1 and "atk wi unhold held.md" in err
     rc, _, err = atk("wi", "unhold", "busy.md")
     assert rc == 1 and "not held" in err
+    seed(atk.store, {"done.md": ("adopted", awi()), "no.md": ("rejected", awi())})
+    rc, _, err = atk("wi", "rm", "busy.md")
+    assert rc == 1 and "adopt or reject" in err and "return-to-inbox busy.md" in err
+    rc, _, err = atk("wi", "edit", "no.md", "# x\n")
+    assert rc == 1 and "atk wi return-to-inbox no.md --state=rejected" in err
+    rc, _, err = atk("wi", "edit", "done.md", "# x\n")
+    assert rc == 1 and "new work is a new item" in err and "return it to inbox" not in err
+    rc, _, err = atk("wi", "set-dependencies", "held.md", "--add", "busy.md")
+    assert rc == 1 and "atk wi unhold held.md" in err
+    rc, _, err = atk("wi", "add", "--target-repo=acme/webapp", AWI_BODY)  # no --source
+    assert rc == 2 and "--source=add-awi" in err and "`agent`" in err
+
+
+def test_mq_unhold_of_an_inbox_item_is_a_no_op(atk: Atk, env_agent: None) -> None:
+    rc, out, err = atk("mq", "add", "--target-repo=acme/web", "--source=process-feedbacks", "# Feedback\n\nbody\n")
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    before = tree_state(atk.store)
+    rc, out, err = atk("mq", "unhold", name, "--target-repo=acme/web")
+    assert rc == 0 and "nothing committed; it is ready" in out, err
+    assert tree_state(atk.store) == before
 
 
 def test_set_dependencies_add_and_remove(atk: Atk, env_agent: None) -> None:

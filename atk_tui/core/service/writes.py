@@ -19,7 +19,7 @@ from ..items import (
     with_frontmatter,
 )
 from ..model import ACTIVE, TERMINAL, URGENCIES, Item, is_valid_filename
-from ..ops import RULES, DependencyRules, Op, refusal, rules_for, transition_refusal
+from ..ops import RULES, DependencyRules, Op, refusal, rules_for, terminal_hint, transition_refusal
 from ..queues import queue_named, queue_of_kind
 from ..sources import normalise_source
 from ..store import AtkError, StateConflict, Transaction, item_path
@@ -344,7 +344,11 @@ class Writes(ServiceBase):
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
             if self.actor == "agent" and not source:
-                raise AtkError("agents must say where an item comes from: pass --source (e.g. --source process-wi)", exit_code=2)
+                raise AtkError(
+                    "agents must say where an item comes from: pass --source (wi-standards: the skill's name "
+                    "without its plugin, e.g. --source=add-awi or process-wi; `agent` when no skill files it)",
+                    exit_code=2,
+                )
             self._guard_user_headings(body)
             if not body.strip():
                 raise AtkError("the body is empty", exit_code=2)
@@ -416,7 +420,9 @@ class Writes(ServiceBase):
             if fm is not None:
                 self._check_edit_keys(item, fm[0])
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
+                )
             if item.fm_text is None:
                 raise AtkError(
                     f"{filename} has no frontmatter; repair the whole file with "
@@ -488,7 +494,7 @@ class Writes(ServiceBase):
                 )
             if item.state in TERMINAL:
                 raise AtkError(
-                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
                 )
             self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
             return self._save(tx, item, text)
