@@ -709,3 +709,17 @@ def test_confirmation_and_uwi_replayed_on_two_clones(
     git(person_root, "pull", "-q")
     for root in (agent_root, person_root):
         assert git(root, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
+
+
+def test_unhold_judges_after_the_pull(tmp_path: Path, capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+    """Held on another clone, still in inbox in this one: `unhold` pulls first, then unholds."""
+    here, remote = make_remote_pair(tmp_path, "here")
+    there = clone(remote, tmp_path / "there")
+    rc, out, err = Atk(here, capsys)("wi", "add", "--source=add-awi", "--target-repo=acme/webapp", AGENT_AWI)
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    git(there, "pull", "-q")
+    assert Atk(there, capsys)("wi", "hold", name)[0] == 0
+    rc, out, err = Atk(here, capsys)("wi", "unhold", name)
+    assert rc == 0 and out.startswith(f"unhold {name} (") and out.rstrip().endswith(" pushed"), (out, err)
+    assert (here / "wi/inbox" / name).exists() and last_commit(here) == f"atk: unhold {name}|agent"

@@ -65,12 +65,14 @@ class Writes(ServiceBase):
         expect: str | None = None,
         base: bytes | None = None,
         plan_file: str | None = None,
+        already_ok: bool = False,
     ) -> Outcome:
         """hold, unhold, start-processing, adopt, reject, return-to-inbox (and mq's
         start-editing, stop-editing, finish-planning): all or nothing, every file checked
-        before any moves (a refusal names each bad file). `base` (one file only): the bytes
-        the user saw; refused with code "changed" when the stored file differs (e.g. a note
-        written against a question that changed)."""
+        before any moves (a refusal names each bad file). `already_ok`: an item already in the
+        target state is refused with code "not-held" (the caller's no-op, `unhold`). `base`
+        (one file only): the bytes the user saw; refused with code "changed" when the stored
+        file differs (e.g. a note written against a question that changed)."""
         row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
         if row is None:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
@@ -93,6 +95,8 @@ class Writes(ServiceBase):
             """The item and its target state, or AtkError saying why `op` cannot take it."""
             item = self._current(name)
             self._check_base(item, base)
+            if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
+                raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
             refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
             if refused is not None:
                 cls = StateConflict if refused.code == "state" else AtkError
@@ -168,13 +172,10 @@ class Writes(ServiceBase):
         committed) and whether it is ready now: on the wi-standards path a UWI wait leaves
         the original in inbox, blocked by its question, so confirmation-and-uwi step 4
         (`atk wi unhold <original>`) finds it there."""
-        try:
-            item = self._current(filename)
-        except AtkError:
-            item = None  # the transition says why
-        if item is not None and item.state == rules_for(item).transitions["unhold"].target and not kw.get("expect"):
-            return self._not_held(item)
-        return self.transition("unhold", [filename], **kw)
+        out = self.transition("unhold", [filename], already_ok=True, **kw)
+        if not out.ok and out.code == "not-held":  # judged inside the lock, after the pull
+            return self._not_held(self.show(filename))
+        return out
 
     def _not_held(self, item: Item) -> Outcome:
         from ..model import PROCESSABLE
