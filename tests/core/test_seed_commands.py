@@ -517,6 +517,11 @@ def test_a_plan_still_in_the_planning_root_is_not_missing(atk: Atk, plans_dir: P
     assert json.loads(out)["filename"] == name
     rc, out, _ = atk("wi", "show", name, "--json")
     assert json.loads(out)["plan_file_at"] == "planning root"
+    # the warm listing follows the planning root too (the plan removed there, then written again)
+    (plans_dir / "login.md").rename(plans_dir / "away.md")
+    assert atk("wi", "list", "--status=ready")[1] == ""
+    (plans_dir / "away.md").rename(plans_dir / "login.md")
+    assert json.loads(atk("wi", "list", "--status=ready")[1])["filename"] == name
     assert atk("plans", "commit", str(plans_dir / "login.md"))[0] == 0
     rc, out, _ = atk("wi", "show", name, "--json")
     assert json.loads(out)["plan_file_at"] == "store" and json.loads(out)["ready"] is True
