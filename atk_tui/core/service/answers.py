@@ -95,14 +95,13 @@ class Answers(ServiceBase):
             # a partial answer is added to (SPEC §11: it still needs the user): its choices stay,
             # a choice for one of its questions must say the same (else --replace), its notes stay
             kept, notes = sections.split_answer(sections.answer_text(item.body) or "")
+            given = answer_progress(item.body, parsed).answered
             for number, letter in choices.items():
-                q = next((q for q in parsed.questions if q.number == number), None)
                 had = kept.get(number)
-                if had is None or q is None:
+                if had is None:
                     continue
-                was = answer_progress(item.body, parsed).answered.get(number)
                 now = OTHER if letter.strip().casefold() == OTHER else letter.upper()
-                if was != now:
+                if given.get(number) != now:
                     raise AtkError(
                         f"question {number} of {filename} is answered already in its partial answer ({had}); "
                         "--replace replaces the whole answer (questions left out are then unanswered again)",
