@@ -8,9 +8,10 @@ import argparse
 import json
 import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from .cli import _JSON, _body, _err, _out, _report, _write, is_agent_env, terminal_table
+from .cli import _JSON, _body, _err, _out, _push_said, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
 
@@ -118,12 +119,15 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     from .core.plans import commit_plans, plans_root
 
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
-    for w in out.warnings:
-        _err(f"warning: {w}")
     if not out.ok:
+        for w in out.warnings:
+            _err(f"warning: {w}")
         _err(out.message)
         return out.exit_code or 1
-    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+    said, warnings = _push_said(out) if out.commit else ("", out.warnings)
+    for w in warnings:
+        _err(f"warning: {w}")
+    _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
     for line in out.stored:
         _out(line)
     return 0
@@ -134,7 +138,19 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
 
     c = args.agentscmd
     if c == "notify":
-        return _report(notices.notify(svc, _body(args), source=args.source))
+        from .core.sources import normalise_source
+
+        given = args.body_file
+        if given and given != "-" and not Path(given).expanduser().is_absolute():
+            raise AtkError(
+                f"--body-file needs an absolute path (confirmation-and-uwi sends `--body-file=<絶対パス>`), got {given!r}; "
+                f"relative to where atk runs now it would be {Path.cwd() / given}: pass that absolute path",
+                exit_code=2,
+            )
+        source, said = normalise_source(args.source)
+        if said:
+            _err(f"warning: {said}")
+        return _report(notices.notify(svc, _body(args), source=source))
     if c == "dismiss":
         from .core.resolve import resolve_among
 
