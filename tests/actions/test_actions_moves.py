@@ -65,7 +65,9 @@ async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
         await pilot.press("c", "ctrl+s")  # empty: refused, the form stays
         await settle(pilot)
         assert isinstance(app.screen, TextFormScreen)
-        await press_all(pilot, *"draft", "escape")
+        await press_all(pilot, *"draft", "escape")  # typed text: Esc asks before dropping it
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        await press_all(pilot, "d")
         assert app.screen is app.main
     assert demo.written() == []
     assert "nothing to submit (Esc cancels)" in messages(app)
