@@ -242,11 +242,16 @@ class MainScreen(ItemActionsScreen):
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
         needs = self.query_one("#needs", ItemList)
         needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
-        needs.empty_text = "Nothing needs you right now: no unanswered questions."
+        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
+        hidden = self._hidden["needs"]
+        needs.empty_text = (
+            f"{hidden} waiting, hidden by the filter (Esc clears it)"
+            if hidden
+            else "Nothing needs you right now: no unanswered questions."
+        )
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
-        needs.border_title = f"Needs you {len(needs_items)}"
-        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
+        needs.border_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         from ...core.stats import needs_headline  # with the first rows, not before the first frame
 
