@@ -29,6 +29,7 @@ from ..core.config import is_agent_env
 from ..core.model import SHOWN, Item
 from ..core.notices import attention
 from ..core.service import QueueView, Service, utc_now
+from ..core.store import is_alarm
 from ..core.watch import dashboard_signature
 from .alerts import Alerts
 from .commands import Commands
@@ -376,8 +377,8 @@ class AtkApp(App):
             self.call_from_thread(self.report_error, out.message)
             return
         self.last_pull = utc_now()
-        if out.warnings:
-            self.call_from_thread(self.report_error, out.warnings[0])
+        if out.warnings:  # the loudest first: a rewritten remote before a pull that failed
+            self.call_from_thread(self.report_error, next((w for w in out.warnings if is_alarm(w)), out.warnings[0]))
         else:
             self.call_from_thread(self._pulled)
 

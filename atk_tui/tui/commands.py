@@ -24,6 +24,7 @@ from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.queues import queue_named
 from ..core.service import Outcome, QueueView
+from ..core.store import is_alarm
 from ..core.textsafe import safe_line
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
@@ -106,8 +107,8 @@ class Commands:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
             app.report_error(out.message)
-        for w in out.warnings:
-            app.notify(w, severity="warning", markup=False, timeout=8)
+        for w in out.warnings:  # a rewritten remote is an error: the person must hear of it
+            app.notify(w, severity="error" if is_alarm(w) else "warning", markup=False, timeout=30 if is_alarm(w) else 8)
         app.reload()
         app.screen.refresh_bindings()
 
