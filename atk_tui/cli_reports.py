@@ -93,7 +93,7 @@ def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
         return _report(svc.commit_pending())
     changes = svc.pending_changes()
     if not changes:
-        return _report(svc.commit_pending())
+        return _report(svc.commit_pending(confirmed=changes))
     n = len(changes)
     decisions = sum(1 for c in changes if c.notes)
     _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"

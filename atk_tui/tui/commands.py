@@ -408,6 +408,21 @@ class Commands:
             return None
         return await self.write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
 
+    async def commit(self) -> Outcome | None:
+        """`P`: commit what is in the work tree (as the user's) and push. Files there are
+        listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
+        commit` lists them); only the confirmed list is committed (refused when it changed)."""
+        from .screens.dialogs import CommitScreen
+
+        if self.refuse_read_only():
+            return None
+        svc = self.service
+        changes = await asyncio.to_thread(svc.pending_changes)
+        if changes and await self.app.push_screen_wait(CommitScreen(changes)) != "yes":
+            self.app.notify("not committed (nothing changed)", timeout=3)
+            return None
+        return await self.write(svc.commit_pending, changes, undoable=False)
+
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
         from .edit_session import EditSession

@@ -243,7 +243,7 @@ class Conflicts(ServiceBase):
             elif src in rules.terminal:
                 notes.append(f"moves it out of {src}")
             if item is not None and dst not in rules.terminal and move_refusal(item, dst, "agent") is not None:
-                notes.append(f"a move from {src} to {dst} only the user makes")
+                notes.append(f"a move from {src} to {dst} agents may not make")
         if kind == "delete":
             notes.append("removes the item")
         if kind == "add" and dst in rules.terminal:
@@ -290,8 +290,8 @@ class Conflicts(ServiceBase):
                     else f"move {change.path} away"
                 )  # fmt: skip
                 raise AtkError(
-                    f"refused: {what} is not a transition {'you' if self.actor == 'user' else 'an agent'} may make "
-                    f"that way: {refused.message}. Nothing was committed; the work tree is as it was (undo it with "
+                    f"refused to commit {what} ({'the user' if self.actor == 'user' else 'an agent'}, by the rules "
+                    f"of the commands): {refused.message}. Nothing was committed; the work tree is as it was (undo it with "
                     f"{undo}, then use the command the message names)",
                     exit_code=refused.exit_code,
                     code=refused.code,
