@@ -353,13 +353,17 @@ class Conflicts(ServiceBase):
                 warnings=tuple(warnings), exit_code=1, code="conflict",
             )
         if result.pushed:
-            if before:
+            if result.repushed:
+                n = len(result.repushed)
+                msg = committed + f"pushed again {n} commit{'s' if n != 1 else ''} the rewritten remote had dropped"
+            elif before:
                 msg = committed + f"pushed {before} earlier commit{'s' if before != 1 else ''}"
             elif committed:
                 msg = committed.removesuffix("; ")
             else:
                 msg = "nothing to commit; nothing to push (up to date with the remote)"
-            return Outcome(True, "commit", msg, tuple(paths), pushed=before > 0 or "pushed" in committed, warnings=tuple(warnings))
+            pushed = before > 0 or bool(result.repushed) or "pushed" in committed
+            return Outcome(True, "commit", msg, tuple(paths), pushed=pushed, warnings=tuple(warnings))
         return Outcome(
             False, "commit", committed + "push failed: nothing was pushed; run `atk wi commit` again later",
             tuple(paths), pushed=False, warnings=tuple(warnings), exit_code=1,
