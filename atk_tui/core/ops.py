@@ -295,7 +295,9 @@ def move_refusal(item: Item, to_state: str, actor: str, *, rules: QueueRules | N
         )  # fmt: skip
     if src in rules.fenced:
         return Refusal(
-            "state", f"{name} leaves {src} only with `atk {rules.name} finish-planning {name} --plan-file=P`", filename=name
+            "state",
+            f"{name} leaves {src} only with `atk {rules.name} finish-planning {name} --plan-file=P`",
+            filename=name,
         )
     op = rules.move_op(src, to_state)
     row = rules.transitions.get(op) if op else None

@@ -108,7 +108,8 @@ class Commands:
         else:
             app.report_error(out.message)
         for w in out.warnings:  # a rewritten remote is an error: the person must hear of it
-            app.notify(w, severity="error" if is_alarm(w) else "warning", markup=False, timeout=30 if is_alarm(w) else 8)
+            loud = is_alarm(w)
+            app.notify(w, severity="error" if loud else "warning", markup=False, timeout=30 if loud else 8)
         app.reload()
         app.screen.refresh_bindings()
 

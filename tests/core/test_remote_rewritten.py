@@ -64,7 +64,7 @@ def test_the_record_catches_a_rewrite_another_fetch_already_saw(tmp_path: Path) 
 
 
 def test_a_remote_rewritten_to_other_history_gets_the_answer_on_top(tmp_path: Path) -> None:
-    root, remote, svc, uwi, awi, base, answer = answered_and_pushed(tmp_path)
+    _root, remote, svc, uwi, awi, base, answer = answered_and_pushed(tmp_path)
     third = clone(remote, tmp_path / "third")
     git(third, "reset", "-q", "--hard", base)
     (third / "plans").mkdir(exist_ok=True)
@@ -107,7 +107,7 @@ def test_the_dashboard_s_periodic_pull_pushes_it_back(tmp_path: Path) -> None:
 
 
 def test_a_remote_that_only_moved_on_says_nothing(tmp_path: Path) -> None:
-    root, remote, svc, _, awi, _, _ = answered_and_pushed(tmp_path)
+    _root, remote, svc, _, awi, _, _ = answered_and_pushed(tmp_path)
     other = clone(remote, tmp_path / "other")
     assert Service(other, actor="user").hold(awi).ok
     out = svc.pull()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support.faults import DECISION_ATTACKS, SCENARIOS
 from support.fuzz import (
     UNLISTED,
     build_hostile_store,
@@ -99,3 +100,10 @@ def test_dashboard_on_hostile_store(hostile_store) -> None:
     tmp, root, cases = hostile_store
     result = check_dashboard(root, cases, _env(tmp), tmp)
     assert result["problems"] == []
+
+
+@pytest.mark.parametrize("name", DECISION_ATTACKS)
+def test_the_persons_decisions_hold(name: str, tmp_path: Path) -> None:
+    """Issue 25, short form: a rewritten remote, an agent's `conflicts apply`, hand moves
+    through `commit`, the person's commit in a shared tree (the fault library's scenarios)."""
+    assert SCENARIOS[name](tmp_path)

@@ -92,7 +92,8 @@ class Conflicts(ServiceBase):
         SPEC §8) it changed or that the current branch lacks. Either side of such a conflict
         decides the user's content: only the user resolves it."""
         _, sha = self._conflict_ref(ref)
-        actors = self.store.git("show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", sha, check=False)
+        trailer = "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)"
+        actors = self.store.git("show", "-s", trailer, sha, check=False)
         if "user" in {a.strip() for a in actors.stdout.split(",")}:
             return "an `Atk-Actor: user` commit"
         paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
@@ -232,7 +233,8 @@ class Conflicts(ServiceBase):
         for kind_, text in after:
             heading = text.splitlines()[0].strip() if text else kind_
             if (kind_, text) not in before:
-                notes.append(f"{'changes' if any(k == kind_ for k, _ in before) else 'adds'} the user-only section '{heading}'")
+                verb = "changes" if any(k == kind_ for k, _ in before) else "adds"
+                notes.append(f"{verb} the user-only section '{heading}'")
         for kind_, text in before:
             if new is not None and not any(k == kind_ for k, _ in after):
                 notes.append(f"removes the user-only section '{text.splitlines()[0].strip() if text else kind_}'")
@@ -249,7 +251,8 @@ class Conflicts(ServiceBase):
         if kind == "add" and dst in rules.terminal:
             notes.append(f"adds it straight into {dst}")
         digest = _digest_of(self.root / path) if dst else ""
-        return PendingChange(kind, path, old_path if kind == "move" else None, tuple(dict.fromkeys(notes)), digest), item
+        change = PendingChange(kind, path, old_path if kind == "move" else None, tuple(dict.fromkeys(notes)), digest)
+        return change, item
 
     def _judge_pending(self, pending: list[tuple[PendingChange, Item | None]]) -> None:
         """The transition table on a hand commit (SPEC §5, §11): every rename between state
@@ -268,14 +271,16 @@ class Conflicts(ServiceBase):
                 to_state = parts[1]
                 refused = move_refusal(item, to_state, self.actor)
                 row = RULES[item.queue].transitions.get(RULES[item.queue].move_op(item.state, to_state) or "")
-                if refused is None and self.actor == "agent" and row and item.is_question and item.state in row.answered_from:
+                closes = row is not None and item.is_question and item.state in row.answered_from
+                if refused is None and self.actor == "agent" and closes:
                     self._check_answer_author(item)  # type: ignore[attr-defined]
             elif change.kind == "delete" and item is not None:
                 refused = refusal(Op.RM, [item], self.actor)
             elif change.kind == "add":
                 top, state, name = parts
                 if seen.get((top, name), 0) > 1 or any(s != state for q, s in self.store.find(name, [top]) if q == top):
-                    refused = Refusal("state", f"{name} would be in two states at once ({change.path} beside its other copy)")
+                    copy = f"{name} would be in two states at once ({change.path} beside its other copy)"
+                    refused = Refusal("state", copy)
                 elif self.actor == "agent" and state not in queue_named(top).add_states:
                     refused = Refusal(
                         "state",
@@ -283,7 +288,9 @@ class Conflicts(ServiceBase):
                         f"not straight into {state}",
                     )
             if refused is not None:
-                what = f"the hand move {change.old_path} -> {change.path}" if change.kind == "move" else f"{change.kind} {change.path}"
+                what = f"{change.kind} {change.path}"
+                if change.kind == "move":
+                    what = f"the hand move {change.old_path} -> {change.path}"
                 undo = (
                     f"`git -C {self.root} mv {change.path} {change.old_path}`" if change.kind == "move"
                     else f"`git -C {self.root} checkout HEAD -- {change.path}`" if change.kind == "delete"

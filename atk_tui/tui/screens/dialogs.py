@@ -111,13 +111,13 @@ class CommitScreen(ChoiceScreen):
             "through atk: an agent working in this store may have written them.\n"
         )
         if decisions:
-            text.append(f"{decisions} carr{'y' if decisions != 1 else 'ies'} your decisions (marked !).\n", style="bold")
+            verb = "carry" if decisions != 1 else "carries"
+            text.append(f"{decisions} {verb} your decisions (marked !).\n", style="bold")
         for c in changes:
             text.append("\n")
             text.append(("! " if c.notes else "  ") + c.describe(), style="bold" if c.notes else "")
-        super().__init__(
-            "Commit the work tree", text, [("yes", "y", "Commit as mine"), ("no", "n", "Cancel")], danger=bool(decisions)
-        )
+        choices = [("yes", "y", "Commit as mine"), ("no", "n", "Cancel")]
+        super().__init__("Commit the work tree", text, choices, danger=bool(decisions))
         self.changes = list(changes)
 
     def compose(self) -> ComposeResult:
