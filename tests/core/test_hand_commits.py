@@ -156,6 +156,23 @@ def test_hand_removal_outside_inbox_and_hold_and_a_hand_add_into_hold(
     assert git(store, "log", "-1", "--format=%s").strip() == "seed"
 
 
+def test_agent_hand_edit_of_a_terminal_item_and_a_hand_copy(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, {"a.md": ("adopted", awi(extra="note: done\n")), "i.md": ("inbox", awi())})
+    path = store / "wi/adopted/a.md"
+    path.write_text(path.read_text().replace("note: done", "note: not done after all"))
+    agent(monkeypatch)
+    rc, _, err = Atk(store, capsys)("wi", "commit")
+    assert rc == 1 and "read-only" in err, err
+    git(store, "checkout", "HEAD", "--", "wi/adopted/a.md")
+    (store / "wi/adopted/i.md").write_bytes((store / "wi/inbox/i.md").read_bytes())
+    monkeypatch.delenv("CLAUDECODE")
+    rc, _, err = Atk(store, capsys)("wi", "commit", "--yes")
+    assert rc == 1 and "two states" in err, err
+    assert git(store, "log", "-1", "--format=%s").strip() == "seed"
+
+
 # -- the person's commit in a shared working tree ---------------------------------------------
 
 

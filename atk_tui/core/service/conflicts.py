@@ -276,6 +276,8 @@ class Conflicts(ServiceBase):
                     self._check_answer_author(item)  # type: ignore[attr-defined]
             elif change.kind == "delete" and item is not None:
                 refused = refusal(Op.RM, [item], self.actor)
+            elif change.kind == "edit" and item is not None and self.actor == "agent":
+                refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
             elif change.kind == "add":
                 top, state, name = parts
                 if seen.get((top, name), 0) > 1 or any(s != state for q, s in self.store.find(name, [top]) if q == top):

@@ -254,8 +254,9 @@ class RemoteSync:
         names = ", ".join(f"{sha[:10]} '{subject}'" for sha, subject in dropped[:5]) + (" …" if n > 5 else "")
         result.warnings.append(
             f"{REWRITTEN} (force-pushed back): {self.upstream()} no longer has {n} commit{'s' if n != 1 else ''} "
-            f"this clone had pushed or pulled: {names}. They are kept on your branch and pushed again; "
-            "nothing was dropped. Tell whoever rewrote the remote (their copy lacks them)"
+            f"this clone had pushed or pulled: {names}. They are kept on your branch and pushed again (one "
+            "that conflicts with what the remote has now stays unpushed or is set aside: `atk wi commit` says "
+            "which); nothing was dropped. Tell whoever rewrote the remote (their copy lacks them)"
         )
 
     def _check_autostash(self, proc: subprocess.CompletedProcess[str]) -> None:
