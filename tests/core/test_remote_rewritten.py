@@ -123,3 +123,23 @@ def test_what_the_person_dropped_themselves_is_not_brought_back(tmp_path: Path) 
     out = svc.hold(awi)
     assert out.ok and not [w for w in out.warnings if is_alarm(w)], out.warnings
     assert "## 回答" not in on_remote(remote, uwi)
+
+
+def test_a_rewrite_that_conflicts_sets_the_answer_aside_for_the_person(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The remote is rewritten to another answer of the same question: the person's answer
+    is not dropped but set aside (refs/atk/conflicts), and an agent may not discard it."""
+    root, remote, _, uwi, _, base, answer = answered_and_pushed(tmp_path)
+    third = clone(remote, tmp_path / "third")
+    git(third, "reset", "-q", "--hard", base)
+    assert Service(third, actor="user", pull=False, push=False).answer(uwi, choices={1: "C"}).ok
+    git(third, "push", "-q", "--force")
+    assert cli.run(["wi", "commit", "--store", str(root)]) == 1
+    out, err = capsys.readouterr()
+    assert REWRITTEN in err and answer[:10] in out and "atk wi conflicts" in out
+    [kept] = Service(root).conflicts()
+    assert kept.commit == answer
+    monkeypatch.setenv("CLAUDECODE", "1")
+    assert cli.run(["wi", "conflicts", "apply", answer[:10], "--theirs", "--store", str(root)]) == 2
+    assert [c.commit for c in Service(root).conflicts()] == [answer]
