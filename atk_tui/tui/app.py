@@ -28,8 +28,7 @@ from textual.worker import Worker, WorkerState
 from ..core.config import is_agent_env
 from ..core.model import SHOWN, Item
 from ..core.notices import attention
-from ..core.service import QueueView, Service, utc_now
-from ..core.store import is_alarm
+from ..core.service import QueueView, Service, is_alarm, utc_now
 from ..core.watch import dashboard_signature
 from .alerts import Alerts
 from .commands import Commands

@@ -23,8 +23,7 @@ from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.queues import queue_named
-from ..core.service import Outcome, QueueView
-from ..core.store import is_alarm
+from ..core.service import Outcome, QueueView, is_alarm
 from ..core.textsafe import safe_line
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to

@@ -20,7 +20,7 @@ from ...core.model import TERMINAL
 from ..safe import framed, safe_rich
 
 if TYPE_CHECKING:
-    from ...core.service.conflicts import PendingChange
+    from ...core.service import PendingChange
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
