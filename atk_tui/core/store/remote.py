@@ -66,6 +66,7 @@ def git_error_lines(output: str, fallback: str = "unknown error") -> str:
     picked = [ln for ln in marked if ln] or said[-1:]
     return "; ".join(dict.fromkeys(picked)) or fallback
 
+
 def is_alarm(warning: str) -> bool:
     """A write's warning that must not pass as a mere warning: the remote was rewritten and
     commits this clone had pushed were dropped from it (shown as an error)."""
@@ -204,13 +205,14 @@ class RemoteSync:
             except OSError:
                 pass
 
-    def _remembered_remote(self) -> str | None:
-        """The tip `_remember_remote` recorded for the current upstream, when still known."""
+    def _remembered_remote(self, tip: str | None = None) -> str | None:
+        """The tip `_remember_remote` recorded for the current upstream, when still known
+        (None as well when it is `tip`: nothing to look at)."""
         try:
             upstream, _, sha = (self.git_dir / REMOTE_SEEN).read_text(encoding="utf-8").strip().partition(" ")
         except (OSError, UnicodeDecodeError):
             return None
-        if upstream != self.upstream() or not _SHA.fullmatch(sha):
+        if upstream != self.upstream() or not _SHA.fullmatch(sha) or sha == tip:
             return None
         known = self.git("cat-file", "-e", f"{sha}^{{commit}}", check=False)
         return sha if known.returncode == 0 else None
@@ -227,7 +229,7 @@ class RemoteSync:
         if tip is None:
             return []
         found: dict[str, str] = {}
-        for seen in dict.fromkeys(s for s in (self._remembered_remote(), before) if s and s != tip):
+        for seen in dict.fromkeys(s for s in (self._remembered_remote(tip), before) if s and s != tip):
             if self._is_ancestor(seen, tip):
                 continue
             # only what our branch still holds: a commit the person dropped on purpose (a
