@@ -231,3 +231,27 @@ def test_the_list_names_moves_into_terminal_states_and_what_changed_since(store:
     out = svc.commit_pending(confirmed=[change])
     assert not out.ok and out.code == "changed", out.message
     assert git(store, "log", "-1", "--format=%s").strip() == "seed"
+
+
+def test_agent_may_not_resolve_a_conflict_whose_commit_carries_an_answer_under_any_trailer(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only an `Atk-Actor: user` commit: any set-aside commit whose version of an item
+    changes a user-only section is the person's to resolve."""
+    root, remote = remote_store
+    seed(root, {"q.md": ("inbox", uwi())})
+    git(root, "push", "-q")
+    other = clone(remote, tmp_path / "other")
+    path = root / "wi/inbox/q.md"
+    path.write_text(path.read_text() + ANSWER)
+    git(root, "commit", "-q", "-am", "hand answer\n\nAtk-Actor: agent")
+    theirs = other / "wi/inbox/q.md"
+    theirs.write_text(theirs.read_text() + "\n## 回答\n\n- 1: C)\n")
+    git(other, "commit", "-q", "-am", "their answer")
+    git(other, "push", "-q")
+    assert Service(root, actor="user").commit_pending().code == "conflict"
+    [c] = Service(root).conflicts()
+    agent(monkeypatch)
+    rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", c.commit[:10], "--theirs")
+    assert rc == 2 and "## 回答" in err, err
+    assert Service(root).conflicts() == [c]
