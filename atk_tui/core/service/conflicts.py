@@ -295,13 +295,13 @@ class Conflicts(ServiceBase):
                     what = f"the hand move {change.old_path} -> {change.path}"
                 undo = (
                     f"`git -C {self.root} mv {change.path} {change.old_path}`" if change.kind == "move"
-                    else f"`git -C {self.root} checkout HEAD -- {change.path}`" if change.kind == "delete"
+                    else f"`git -C {self.root} checkout HEAD -- {change.path}`" if change.kind in ("delete", "edit")
                     else f"move {change.path} away"
                 )  # fmt: skip
                 raise AtkError(
-                    f"refused to commit {what} ({'the user' if self.actor == 'user' else 'an agent'}, by the rules "
-                    f"of the commands): {refused.message}. Nothing was committed; the work tree is as it was (undo it with "
-                    f"{undo}, then use the command the message names)",
+                    f"refused to commit {what} as {'the user' if self.actor == 'user' else 'an agent'} (the commands' "
+                    f"rules): {refused.message}. Nothing was committed; the work tree is as it was (undo it with {undo}, "
+                    "then use the command the message names)",
                     exit_code=refused.exit_code,
                     code=refused.code,
                 )
