@@ -20,7 +20,7 @@ PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
 #: the remote branch tip this clone last pushed or integrated ("<upstream> <sha>"): a remote
 #: that no longer contains it was rewritten (force-pushed back), see `_note_rewrite`
-REMOTE_SEEN = "atk-remote-seen"
+REMOTE_SEEN = "atk-remote-pushed"
 #: how the warning about a rewritten remote begins (front ends show it as an error)
 REWRITTEN = "the remote was rewritten"
 _FINGERPRINT = "%s%x00%an <%ae>%x00%ad"  # what a rebase keeps of a commit (`_fingerprints`)
