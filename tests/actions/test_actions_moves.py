@@ -430,7 +430,7 @@ async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
         base = demo.head()
         await press_all(pilot, "u")
     assert demo.subjects_since(base) == []
-    assert "only held items are unheld: h holds" in messages(app)
+    assert "only held items are unheld (`atk wi hold F` holds one)" in messages(app)
 
 
 # -- agent environment ------------------------------------------------------------------------
@@ -495,7 +495,7 @@ async def test_the_palette_offers_every_write_and_runs_it_as_its_key(demo: Demo)
         app.palette_action(app.screen, "unhold")  # an inbox item: refused with the reason
         await settle(pilot)
         assert demo.subjects_since(base) == []
-        assert "only held items are unheld: h holds" in messages(app)
+        assert "only held items are unheld (`atk wi hold F` holds one)" in messages(app)
         app.palette_action(app.screen, "hold")
         await settle(pilot)
     assert demo.subjects_since(base) == [f"atk: hold {name}"]

@@ -3,6 +3,7 @@ set-aside conflicts, edit keeping user-only sections, crash recovery, plan files
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -170,6 +171,9 @@ def test_commit_sets_aside_conflict_exit_1_and_names_it(
     assert "my text" in out and "their text" in out
     rc, out, err = Atk(root, capsys)("wi", "conflicts", "apply", mine, "--mine")
     assert rc == 0, err
+    # one line saying what was written: the new commit's SHA once, and that it was pushed (issue 26)
+    assert out.count("\n") == 1 and out.rstrip().endswith(") pushed"), out
+    assert re.findall(r"\(([0-9a-f]{10})\)", out) == [git(root, "rev-parse", "--short=10", "HEAD").strip()], out
     assert "my text" in git(remote, "show", "main:wi/inbox/x.md")
     assert svc.conflicts() == [] and svc.status()["conflicts"] == 0
 

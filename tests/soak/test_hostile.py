@@ -1,6 +1,7 @@
 """Issue #6: hostile input. Hypothesis over item files, question bodies and configs (CI size,
 derandomized), and a corpus of broken or malicious files committed into a store and run
-through `atk wi list` (JSON, piped text, a pty) and the real dashboard in tmux."""
+through `atk wi list` (JSON, piped text, a pty) and the real dashboard in tmux; and (issue 25)
+what a web page the person visits could send to `atk-tui --serve` (`SERVE_ATTACKS`)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ from support.fuzz import (
     item_files,
     question_bodies,
 )
+from support.serve import SERVE_ATTACKS, run_attack, serving
+
+from atk_tui.core.store import init_store
 
 CI = settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -100,6 +104,19 @@ def test_dashboard_on_hostile_store(hostile_store) -> None:
     tmp, root, cases = hostile_store
     result = check_dashboard(root, cases, _env(tmp), tmp)
     assert result["problems"] == []
+
+
+@pytest.fixture(scope="module")
+def served_store(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("serve")
+    root, _ = init_store(tmp / "notes")
+    with serving(root, env=_env(tmp)) as served:
+        yield served
+
+
+@pytest.mark.parametrize("attack", SERVE_ATTACKS, ids=lambda a: a.name)
+def test_serve_refuses_what_a_web_page_could_send(served_store, attack) -> None:
+    assert run_attack(served_store, attack, other_port=served_store.port + 1) is None
 
 
 @pytest.mark.parametrize("name", DECISION_ATTACKS)

@@ -29,6 +29,8 @@ How the faults are made (all deterministic, none depends on timing):
   a bare remote rewound under a pushed answer (`update-ref`), an agent's `conflicts apply
   --theirs` on the person's set-aside answer, an agent's hand `git mv` + `commit`, and the
   person's `atk wi commit` over an agent's uncommitted hand-written answer.
+* a web page driving `atk-tui --serve` (issue 25): the real server, and the requests a foreign
+  page or a rebound DNS name could make (tests/support/serve.py).
 """
 
 from __future__ import annotations
@@ -1120,6 +1122,22 @@ def symlinked_state_folder(tmp: Path) -> str:
     return "linked state folder: a store defect, never listed, shown or written through"
 
 
+def serve_driven_by_a_web_page(tmp: Path) -> str:
+    """Issue 25: what a page the person visits could send to `atk-tui --serve` (another
+    Origin, a rebound DNS name, no or a wrong token: `support.serve.SERVE_ATTACKS`) is refused
+    and logged, the store untouched; the address it printed still opens the dashboard."""
+    from support.serve import SERVE_ATTACKS, run_attack, serving
+
+    root, _, _ = make_store(tmp)
+    before = snapshot(root)
+    with serving(root) as served:
+        problems = [p for a in SERVE_ATTACKS if (p := run_attack(served, a, other_port=served.port + 1))]
+        check(not problems, "\n".join(problems))
+        check(served.ws(origin=served.origin, cookie=served.cookie) == "open", "the printed address does not connect")
+    check(snapshot(root) == before, "a refused request changed the store")
+    return f"--serve: {len(SERVE_ATTACKS)} requests of a foreign page refused and logged; its own page connects"
+
+
 # -- the person's decisions through back doors (issue 25) -----------------------------------
 
 AGENT_ENV = {"CLAUDECODE": "1"}
@@ -1252,6 +1270,7 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "agent-conflicts-apply-theirs": agent_conflicts_apply_theirs,
     "hand-moves-through-commit": hand_moves_through_commit,
     "shared-tree-user-commit": shared_tree_user_commit,
+    "serve-driven-by-a-web-page": serve_driven_by_a_web_page,
 }
 
 

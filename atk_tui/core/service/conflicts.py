@@ -162,7 +162,7 @@ class Conflicts(ServiceBase):
             self.store.git("update-ref", "-d", full, sha, check=False)
             if not out.ok:
                 return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
-            out.message = f"applied your version of {sha[:10]} ({out.commit[:10] if out.commit else ''})"
+            out.message = f"applied your version of {sha[:10]}"  # the commit's SHA: the report's line says it
         return out
 
     def undo(self, commit: str, base: str | None = None, label: str | None = None) -> Outcome:

@@ -271,9 +271,11 @@ class MainScreen(ItemActionsScreen):
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
-            parts.append(f"pulled {app.last_pull:%H:%M:%S}")
+            parts.append(f"synced {app.last_pull.astimezone():%H:%M:%S}")
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
+        if getattr(app, "behind", 0):
+            parts.append(f"{app.behind} behind")
         parts.append(f"sort {self.sort_mode}")
         if self.queue_view is not None:
             parts.append(f"queue {self.queue_view} only (Q)")
@@ -298,11 +300,21 @@ class MainScreen(ItemActionsScreen):
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
         if getattr(app, "lock_wait", None):
             status.append("  " + safe_line(app.lock_wait), style="bold reverse")
+        if getattr(app, "sync_error", ""):
+            status.append("  ✗ sync failed: " + safe_line(app.sync_error), style="bold red")
         if app.last_error:
             status.append("  ✗ " + safe_line(app.last_error), style="bold red")
         self.query_one("#status", Static).update(status)
 
     # -- selection and detail ------------------------------------------------------------
+
+    @on(ItemList.Selected)
+    def _opened(self, event: ItemList.Selected) -> None:
+        """Enter on a row opens the item, as the help says: the detail (the bottom preview in
+        the narrow layout) gets the focus, as `l` does."""
+        event.stop()
+        self._select(event.key)
+        self.action_focus_detail()
 
     @on(ItemList.Highlighted)
     def _highlighted(self, event: ItemList.Highlighted) -> None:
@@ -549,6 +561,16 @@ class MainScreen(ItemActionsScreen):
     def after_write(self, action: str, out: Outcome) -> None:
         if action in MOVES:
             self.clear_marks()
+
+    def disabled_reason(self, action: str) -> str | None:
+        """`a` on a row that is no question opens the top waiting one (as the help says): judged
+        on that one, not refused for the row under the cursor. (`A` is not: it would answer a
+        question the person does not see.)"""
+        if action == "answer" and not self.marked():
+            target = self._answer_target()
+            if target is not None:
+                return self.commands.disabled_reason(action, [target])
+        return super().disabled_reason(action)
 
     def _answer_target(self) -> Item | None:
         """The selected question, else the first one waiting."""
