@@ -530,7 +530,7 @@ class AtkApp(App):
             return
         if any(w.name == "push" and not w.is_finished for w in self.workers):
             return  # one at a time (P pressed twice)
-        self.commands.run("push", self.commands.commit())
+        self.commands.run("push", self.commands.commit)
 
     def action_refresh(self) -> None:
         self.reload()

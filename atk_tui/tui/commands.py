@@ -117,9 +117,11 @@ class Commands:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
             app.report_error(out.message)
-        for w in out.warnings:  # a rewritten remote is an error: the person must hear of it
-            loud = is_alarm(w)
-            app.notify(w, severity="error" if loud else "warning", markup=False, timeout=30 if loud else 8)
+        for w in out.warnings:
+            if is_alarm(w):  # a rewritten remote: an error, on the status line too
+                app.report_error(w)
+            else:
+                app.notify(w, severity="warning", markup=False, timeout=8)
         app.reload()
         app.screen.refresh_bindings()
 

@@ -62,3 +62,19 @@ async def test_a_rewritten_remote_is_shown_as_an_error(demo: Demo, tmp_path) -> 
         shown = [e for e in errors_shown(app) if e.startswith(REWRITTEN)]
         assert shown and answer[:10] in shown[0], errors_shown(app)
     assert "## 回答" in git(demo.root.parent / "remote.git", "show", f"main:wi/inbox/{name}")
+
+
+async def test_a_write_over_a_rewritten_remote_says_it_as_an_error(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    name = demo["chain-uwi"]
+    base = demo.head()
+    assert Service(demo.root, actor="user").answer(name, choices={1: "A"}).pushed
+    answer = demo.head()
+    rewind_remote(demo.root.parent / "remote.git", base, "update-ref")
+    async with dashboard(demo) as (app, pilot):
+        await press_all(pilot, "P")  # a clean tree: `atk wi commit` pushes what the remote dropped
+        await pilot.app.workers.wait_for_complete()
+        await press_all(pilot)
+        shown = [e for e in errors_shown(app) if e.startswith(REWRITTEN)]
+        assert shown and answer[:10] in shown[0], errors_shown(app)
+        assert app.last_error.startswith(REWRITTEN)
+    assert "## 回答" in git(demo.root.parent / "remote.git", "show", f"main:wi/inbox/{name}")
