@@ -695,9 +695,11 @@ def test_confirmation_and_uwi_replayed_on_two_clones(
     rc, out, err = person("wi", "answer", q, "--choose", "A")
     assert rc == 0 and out.rstrip().endswith(" pushed"), (out, err)
     monkeypatch.setenv("CLAUDECODE", "1")
-    # 1. `atk wi show ` reads the question (and, once reads pull, the answer: SPEC §15)
+    # 1. `atk wi show ` reads the question and the answer: a read pulls (SPEC §15); the window
+    # of the agent's last look (its `list` a moment ago) is set to 0 here, as a poll minutes later
+    monkeypatch.setenv("ATK_READ_WINDOW", "0")
     rc, out, err = agent("wi", "show", q)
-    assert rc == 0 and "Decision needed:" in out, err
+    assert rc == 0 and "Decision needed:" in out and "- 1: A) Strict RFC 5322" in out, err
     # 3. `atk wi adopt ` closes the answered UWI (from inbox): the write pulls the answer first
     rc, out, err = agent("wi", "adopt", q)
     assert rc == 0 and out.startswith(f"adopt {q} (") and out.rstrip().endswith(" pushed"), (out, err)

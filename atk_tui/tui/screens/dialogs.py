@@ -45,6 +45,32 @@ class DismissOnce:
         return super().dismiss(result)  # type: ignore[misc]
 
 
+class KeepsTypedText:
+    """A form holding text the person typed: Esc (a priority binding: a text area with
+    `tab_behavior="indent"` would take the first Esc, as in a browser) cancels at once when
+    nothing was changed, and asks before it throws typed text away."""
+
+    def typed_changed(self) -> bool:  # the form says whether anything typed would be lost
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        if not self.typed_changed():
+            self.dismiss(None)  # type: ignore[attr-defined]
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "discard":
+                self.dismiss(None)  # type: ignore[attr-defined]
+
+        self.app.push_screen(  # type: ignore[attr-defined]
+            ChoiceScreen(
+                "Discard what you typed?", "The text you typed here is not saved anywhere yet.",
+                [("keep", "k", "Keep editing"), ("discard", "d", "Discard")], escape_hint="Esc keeps editing",
+            ),
+            answered,
+        )  # fmt: skip
+
+
 class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
     """A message and a few choices, each with a key. Escape returns None."""
 
@@ -130,7 +156,7 @@ class CommitScreen(ChoiceScreen):
                     yield Button(Text(f"{label} [{key}]"), id=f"choice-{value}", variant=variant)
 
 
-class TextFormScreen(DismissOnce, ModalScreen[str | None]):
+class TextFormScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
     """A multi-line text area (comment) or a one-line input (note). Ctrl+S submits."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextFormScreen") + """
@@ -138,7 +164,7 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     def __init__(self, title: str, prompt: str | Text, *, multiline: bool = True, initial: str = "", allow_empty: bool = False) -> None:
@@ -175,11 +201,11 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     def _submitted(self) -> None:
         self.action_submit()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def typed_changed(self) -> bool:
+        return self._value() != self.initial
 
 
-class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
+class InAppEditorScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
     """The whole item file in a text area, for sessions that cannot hand the terminal to
     $EDITOR (a browser). Ctrl+S returns the text, Esc cancels (nothing saved)."""
 
@@ -189,7 +215,7 @@ class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     def __init__(self, filename: str, text: str) -> None:
@@ -207,8 +233,8 @@ class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
     def action_save(self) -> None:
         self.dismiss(self.query_one("#text", TextArea).text)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def typed_changed(self) -> bool:
+        return self.query_one("#text", TextArea).text != self.text
 
 
 @dataclass
