@@ -824,7 +824,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         if c == "comment":
             return _report(svc.comment(args.filename, _body(args, attr="text_file")))
         if c == "commit":
-            return _report(svc.commit_pending())
+            from .cli_reports import cmd_commit
+
+            return cmd_commit(svc, args)
         if c == "conflicts":
             from .cli_reports import cmd_conflicts
 

@@ -177,7 +177,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--text-file")
-    ps["commit"] = cmd("commit", "commit pending item files and push unpushed commits")
+    p = ps["commit"] = cmd("commit", "commit pending item files and push unpushed commits")
+    p.add_argument(
+        "--yes", "-y", action="store_true",
+        help="as the user: commit the listed changes as yours without asking (needed when stdin is not a terminal)",
+    )  # fmt: skip
     p = ps["set-cooldown"] = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
     p.add_argument("filename")
     g = p.add_mutually_exclusive_group(required=True)

@@ -90,6 +90,39 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi commit`. As the user it commits what is in the work tree as the user's
+    (`Atk-Actor: user`), whoever wrote it (agents work in the same tree): it lists every
+    change and the user's decisions among them (`Service.pending_changes`), then asks (a
+    terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
+    if svc.actor != "user":
+        return _report(svc.commit_pending())
+    changes = svc.pending_changes()
+    if not changes:
+        return _report(svc.commit_pending(confirmed=changes))
+    n = len(changes)
+    decisions = sum(1 for c in changes if c.notes)
+    _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
+         + (f", {decisions} with your decisions (answers, comments, moves)" if decisions else ""))  # fmt: skip
+    for c in changes:
+        _out(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            _err(
+                "not committed: these changes are in the work tree but were not made through atk (an agent in the "
+                f"same store may have written them); check them, then run `atk {args.cmd} commit --yes` to commit them "
+                "as yours"
+            )
+            return 2
+        sys.stderr.write("Commit these as yours? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer not in ("y", "yes"):
+            _err("not committed (nothing changed)")
+            return 1
+    return _report(svc.commit_pending(confirmed=changes))
+
+
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:

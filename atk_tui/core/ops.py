@@ -294,6 +294,46 @@ def transition_refusal(
     )
 
 
+def move_refusal(item: Item, to_state: str, actor: str, *, rules: QueueRules | None = None) -> Refusal | None:
+    """Whether `actor` may move `item` from its state to `to_state` as a rename of its file
+    (a hand `git mv` that `atk wi commit` would commit): judged as the transition that makes
+    that move (`move_op`), by the same table as the verbs. The user moves anything anywhere
+    (not into or out of a fenced state); an agent only along its transitions, and a move no
+    agent transition makes (out of adopted, into mq's editing) is the user's."""
+    rules = rules or rules_for(item)
+    name, src = item.filename, item.state
+    if to_state == src:
+        return None
+    if to_state not in rules.states:
+        return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2, filename=name)
+    if to_state in rules.fenced:
+        return Refusal(
+            "invalid", f"an item enters {to_state} only when it is added there (`atk {rules.name} add --state={to_state}`)",
+            exit_code=2, filename=name,
+        )  # fmt: skip
+    if src in rules.fenced:
+        return Refusal(
+            "state",
+            f"{name} leaves {src} only with `atk {rules.name} finish-planning {name} --plan-file=P`",
+            filename=name,
+        )
+    op = rules.move_op(src, to_state)
+    row = rules.transitions.get(op) if op else None
+    if op is None or row is None:
+        return Refusal("invalid", f"no transition moves an item from {src} to {to_state}", exit_code=2, filename=name)
+    if actor == "user":
+        return transition_refusal(op, item, actor, rules=rules)
+    if (not row.agent_from and not row.answered_from) or (row.named_from and src not in row.agent_from):
+        return Refusal(
+            "user-only",
+            f"moving {name} from {src} to {to_state} is a user-only move; refused in an agent environment "
+            "(the user does it in the dashboard)",
+            exit_code=2,
+            filename=name,
+        )
+    return transition_refusal(op, item, actor, from_state=src if row.named_from else None, rules=rules)
+
+
 def refusal(
     op: str,
     items: Sequence[Item],

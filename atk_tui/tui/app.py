@@ -522,14 +522,15 @@ class AtkApp(App):
             self.pop_screen()
         self.main.jump_to(filename)
 
-    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
     def action_push(self) -> None:
-        """`atk wi commit` from the dashboard: commit stray files, push unpushed commits."""
+        """`atk wi commit` from the dashboard: commit stray files (listed and confirmed
+        first), push unpushed commits."""
         if self.read_only:
-            self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            self.notify(f"read-only: {self.read_only_reason}", severity="warning", markup=False)
             return
-        out = self.service.commit_pending()
-        self.call_from_thread(self.commands.report, out, undoable=False)
+        if any(w.name == "push" and not w.is_finished for w in self.workers):
+            return  # one at a time (P pressed twice)
+        self.commands.run("push", self.commands.commit)
 
     def action_refresh(self) -> None:
         self.reload()

@@ -23,7 +23,7 @@ from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.queues import queue_named
-from ..core.service import Outcome, QueueView
+from ..core.service import Outcome, QueueView, is_alarm
 from ..core.textsafe import safe_line
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
@@ -118,7 +118,10 @@ class Commands:
         else:
             app.report_error(out.message)
         for w in out.warnings:
-            app.notify(w, severity="warning", markup=False, timeout=8)
+            if is_alarm(w):  # a rewritten remote: an error, on the status line too
+                app.report_error(w)
+            else:
+                app.notify(w, severity="warning", markup=False, timeout=8)
         app.reload()
         app.screen.refresh_bindings()
 
@@ -417,6 +420,21 @@ class Commands:
         if choice is None or self.refuse_read_only():
             return None
         return await self.write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
+
+    async def commit(self) -> Outcome | None:
+        """`P`: commit what is in the work tree (as the user's) and push. Files there are
+        listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
+        commit` lists them); only the confirmed list is committed (refused when it changed)."""
+        from .screens.dialogs import CommitScreen
+
+        if self.refuse_read_only():
+            return None
+        svc = self.service
+        changes = await asyncio.to_thread(svc.pending_changes)
+        if changes and await self.app.push_screen_wait(CommitScreen(changes)) != "yes":
+            self.app.notify("not committed (nothing changed)", timeout=3)
+            return None
+        return await self.write(svc.commit_pending, changes, undoable=False)
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""

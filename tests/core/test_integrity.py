@@ -119,7 +119,7 @@ def test_commit_both_sides_of_staged_rename(
     git(root, "push", "-q")
     git(root, "mv", "wi/inbox/x.md", "wi/hold/x.md")
     a = Atk(root, capsys)
-    rc, _, err = a("wi", "commit")
+    rc, _, err = a("wi", "commit", "--yes")
     assert rc == 0, err
     tree = git(remote, "ls-tree", "-r", "--name-only", "main")
     assert "wi/hold/x.md" in tree and "wi/inbox/x.md" not in tree
@@ -215,7 +215,7 @@ def test_killed_answer_then_user_edit_then_commit_keeps_both(store: Path, capsys
     _killed_answer(store)
     path = store / "wi/inbox/q.md"
     path.write_text(path.read_text() + "\nMy later note.\n")
-    rc, out, err = Atk(store, capsys)("wi", "commit")
+    rc, out, err = Atk(store, capsys)("wi", "commit", "--yes")
     assert rc == 0 and "committed 1 file" in out, (out, err)
     committed = git(store, "show", "HEAD:wi/inbox/q.md")
     assert "- 1: B)" in committed and "My later note." in committed

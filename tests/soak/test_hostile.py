@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support.faults import DECISION_ATTACKS, SCENARIOS
 from support.fuzz import (
     UNLISTED,
     build_hostile_store,
@@ -116,3 +117,10 @@ def served_store(tmp_path_factory: pytest.TempPathFactory):
 @pytest.mark.parametrize("attack", SERVE_ATTACKS, ids=lambda a: a.name)
 def test_serve_refuses_what_a_web_page_could_send(served_store, attack) -> None:
     assert run_attack(served_store, attack, other_port=served_store.port + 1) is None
+
+
+@pytest.mark.parametrize("name", DECISION_ATTACKS)
+def test_the_persons_decisions_hold(name: str, tmp_path: Path) -> None:
+    """Issue 25, short form: a rewritten remote, an agent's `conflicts apply`, hand moves
+    through `commit`, the person's commit in a shared tree (the fault library's scenarios)."""
+    assert SCENARIOS[name](tmp_path)

@@ -70,11 +70,14 @@ class Reads(ServiceBase):
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
-        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        (the dashboard's periodic pull); when the remote was rewritten and dropped commits
+        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy, an
         autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
         result = WriteResult()
         with self.store.locked(lock_timeout):
             self.store._pull(result)
+            if result.repushed and self.push_on_write:
+                self.store._push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
 
     def remote_moved(self) -> bool:

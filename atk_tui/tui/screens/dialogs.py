@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...core.model import TERMINAL
 from ..safe import framed, safe_rich
+
+if TYPE_CHECKING:
+    from ...core.service import PendingChange
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -112,6 +117,43 @@ class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
 
 def confirm(title: str, message: str | Text, yes: str = "Yes", *, danger: bool = False) -> ChoiceScreen:
     return ChoiceScreen(title, message, [("yes", "y", yes), ("no", "n", "No")], danger=danger)
+
+
+class CommitScreen(ChoiceScreen):
+    """`P` with files in the work tree: every change it would commit as the user's, the
+    user's decisions among them marked (`Service.pending_changes`, the list `atk wi commit`
+    prints), scrolled when long; y commits exactly these, n or Esc commits nothing."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="CommitScreen") + """
+    CommitScreen > Vertical { width: 110; }
+    CommitScreen VerticalScroll { height: auto; max-height: 24; }
+    """
+
+    def __init__(self, changes: Sequence[PendingChange]) -> None:
+        decisions = sum(1 for c in changes if c.notes)
+        n = len(changes)
+        text = Text(
+            f"Commit {n} change{'s' if n != 1 else ''} in the work tree as yours (Atk-Actor: user)? They were not made "
+            "through atk: an agent working in this store may have written them.\n"
+        )
+        if decisions:
+            verb = "carry" if decisions != 1 else "carries"
+            text.append(f"{decisions} {verb} your decisions (marked !).\n", style="bold")
+        for c in changes:
+            text.append("\n")
+            text.append(("! " if c.notes else "  ") + c.describe(), style="bold" if c.notes else "")
+        choices = [("yes", "y", "Commit as mine"), ("no", "n", "Cancel")]
+        super().__init__("Commit the work tree", text, choices, danger=bool(decisions))
+        self.changes = list(changes)
+
+    def compose(self) -> ComposeResult:
+        with framed(self.title_text, "y commit these · n or Esc cancel"):
+            with VerticalScroll():
+                yield Static(self.message, classes="dialog-message", id="commit-list")
+            with Horizontal(classes="dialog-buttons"):
+                for i, (value, key, label) in enumerate(self.choices):
+                    variant = ("error" if self.danger else "primary") if i == 0 else "default"
+                    yield Button(Text(f"{label} [{key}]"), id=f"choice-{value}", variant=variant)
 
 
 class TextFormScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
