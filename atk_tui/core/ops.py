@@ -112,7 +112,8 @@ class QueueRules:
             return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target} - self.fenced
         if row.named_from:
             # the state named on the command line (`--state`, whose choices are agent_from)
-            return frozenset({from_state or sorted(row.agent_from, key=self.states.index)[0]})
+            named = from_state or sorted(row.agent_from, key=self.states.index)[0]
+            return frozenset({named}) & row.agent_from  # `--state=adopted` is no agent's move
         ok = row.agent_from
         if row.answered_from and item.is_question and item.answered:
             ok = ok | row.answered_from
