@@ -255,12 +255,28 @@ def _err(text: str) -> None:
 
 
 def _read_file(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """A user-given file's text (`-`: stdin), read for an item: at most the item size limit
+    and one byte more, so an endless stream (`/dev/zero`, a FIFO, a pipe) is refused once it
+    is over the limit instead of read until memory runs out (issue 25)."""
+    from .core.items import MAX_ITEM_BYTES
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            data = sys.stdin.buffer.read(MAX_ITEM_BYTES + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_ITEM_BYTES + 1)
     except OSError as exc:
         raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
+    if len(data) > MAX_ITEM_BYTES:
+        where = "stdin" if path == "-" else path
+        raise AtkError(
+            f"{where} is larger than the item size limit ({MAX_ITEM_BYTES // (1024 * 1024)} MiB); read stopped there "
+            "and nothing was changed (an item must fit in 1 MiB: shorten it, or keep the long part in a plan file)",
+            exit_code=2,
+        )
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AtkError(f"{path} is not UTF-8 text", exit_code=2) from exc
 
@@ -476,8 +492,10 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
+        judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
         for item in items:
-            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
+            j = judged[item.filename][1] if item.filename in judged else view.judgements.get(item.filename)
+            d = item_json(item, j, view.blocks.get(item.filename))
             d["body"] = item.body
             d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
             if _stale(args):

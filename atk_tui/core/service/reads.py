@@ -22,6 +22,7 @@ from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, RemoteLook,
 
 if TYPE_CHECKING:
     from ..githistory import ItemCommit, ItemDiff, ItemLog
+    from ..readiness import Judgement
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
@@ -671,6 +672,74 @@ class Reads(ServiceBase):
         from .. import notices
 
         return notices.dismiss(self, list(filenames))
+
+    # -- decisions from the files, never from a cache ---------------------------------------
+
+    def items_from_files(self, names: Iterable[str], *, committed_answers: bool = True) -> dict[str, Item]:
+        """Every active item reachable from `names` along `depends_on` (`names` included),
+        read and parsed from its file in the work tree: never from the item cache, the judged
+        listing or a saved view, whose records are only guarded by a CRC-32 anyone can
+        recompute (issue 25). With `committed_answers`, a question counts as answered only
+        when its answer is committed (HEAD holds the same `## 回答`): an answer written into the
+        work tree and not committed decides nothing. Items in a terminal state are left out
+        (readiness judges them by their folder alone)."""
+        from .. import sections
+
+        out: dict[str, Item] = {}
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name in out or not is_valid_filename(name):
+                continue
+            found = self.store.find(name)
+            if not found or found[0][1] not in ACTIVE:
+                continue
+            queue, state = found[0]
+            try:
+                item = self._parse_bounded(name, state, queue)
+            except (AtkError, OSError) as exc:
+                item = Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc}"], queue=queue)
+            self._dup_defect(item, found)
+            out[name] = item
+            todo.extend(d for d in item.depends_on if isinstance(d, str) and d not in out)
+        if committed_answers:
+            asked = [i for i in out.values() if i.is_question and (i.answered or i.answer_partial)]
+            for item in asked:
+                head = self._committed_text("HEAD", item.filename, item.state, item.queue)
+                mine = sections.answer_text(item.body)
+                theirs = None if head is None else parse_item(item.filename, item.state, head.encode(), queue=item.queue)
+                if theirs is None or sections.answer_text(theirs.body) != mine:
+                    item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+        return out
+
+    def judge_from_files(
+        self, names: Iterable[str], view: QueueView | None = None
+    ) -> dict[str, tuple[Item, Judgement]]:
+        """`names` (each with its item as read) judged again from their files and those of everything they depend on
+        (`items_from_files`), at `clock()`: what gates work (the process-loop's hand-out)
+        asks this, not a listing. `view` gives where every other filename is (its folder
+        listing, not a cache record); without it the store's folders are listed."""
+        from ..readiness import _aware, cycle_edges, cycle_reps, judge_item
+
+        names = [n for n in names if is_valid_filename(n)]
+        fresh = self.items_from_files(names)
+        if view is not None:
+            states = dict(view.snapshot.states)
+        else:
+            states = {}
+            for q in QUEUES:
+                if q.name == "wi" or os.path.isdir(self.root / q.folder):
+                    states.update(self.store.scan_all(q.states, q.name).where)
+        for name, item in fresh.items():
+            states[name] = item.state
+        plans = [i.plan_file for i in fresh.values() if i.plan_file]
+        missing = set(plan_files_missing(self.root, plans)) if plans else set()
+        plan_missing = frozenset(n for n, i in fresh.items() if i.plan_file in missing)
+        snap = Snapshot(items=fresh, states=states, plan_missing=plan_missing)
+        # the closure holds every strongly connected component of `names`: its cycles are these edges'
+        rep = cycle_reps({n: cycle_edges(snap, i) for n, i in fresh.items()})
+        now = _aware(self.clock())
+        return {n: (fresh[n], judge_item(snap, n, fresh[n], now, rep)) for n in names if n in fresh}
 
     def loop_status(self) -> dict[str, object] | None:
         """What a running `atk wi process-loop` on this store reports (None when none runs)."""
