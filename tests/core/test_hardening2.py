@@ -195,8 +195,12 @@ BOUNDED = [
 
 
 @pytest.mark.parametrize("source", ["dev-zero", "stdin", "fifo"])
-@pytest.mark.parametrize("argv", BOUNDED, ids=lambda a: "-".join(x for x in a[:2]) + ("-" + a[-2] if a[-2].startswith("--") else ""))
-def test_an_endless_input_is_refused_after_the_size_limit(store: Path, tmp_path: Path, argv: tuple[str, ...], source: str) -> None:
+@pytest.mark.parametrize(
+    "argv", BOUNDED, ids=lambda a: "-".join(x for x in a[:2]) + ("-" + a[-2] if a[-2].startswith("--") else "")
+)
+def test_an_endless_input_is_refused_after_the_size_limit(
+    store: Path, tmp_path: Path, argv: tuple[str, ...], source: str
+) -> None:
     seed(store, {"q.md": ("inbox", uwi()), "a.md": ("inbox", awi())})
     before = head(store)
     feeder = None
@@ -213,7 +217,9 @@ def test_an_endless_input_is_refused_after_the_size_limit(store: Path, tmp_path:
         feeder = subprocess.Popen(f"exec yes x > {fifo}", shell=True)
     args = [a.replace("{src}", src) for a in argv]
     try:
-        proc = atk_run(*args, "--store", str(store), "--skip-pull", "--skip-push", stdin=stdin, timeout=60, memory=MEMORY)
+        proc = atk_run(
+            *args, "--store", str(store), "--skip-pull", "--skip-push", stdin=stdin, timeout=60, memory=MEMORY
+        )
     finally:
         if stdin is not subprocess.DEVNULL:
             stdin.close()

@@ -73,7 +73,9 @@ def atk_run(
     )  # fmt: skip
 
 
-def process_loop_once(root: Path, work: Path, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+def process_loop_once(
+    root: Path, work: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     """`atk wi process-loop --once` with a CMD that records what it was handed:
     (the run, every filename handed out)."""
     work.mkdir(parents=True, exist_ok=True)
