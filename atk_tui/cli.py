@@ -272,7 +272,8 @@ def _read_file(path: str) -> str:
 
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(MAX_ITEM_BYTES + 1)
+            raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
+            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
         else:
             with open(path, "rb") as fh:
                 data = fh.read(MAX_ITEM_BYTES + 1)
