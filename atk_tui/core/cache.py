@@ -11,6 +11,12 @@ records, each a list of fields in a fixed order. The checksum makes a damaged, t
 hand-edited file a miss as a whole, so records need no per-field type checks on the hot path
 (loading 10,000 of them is most of a warm listing). A missing file, another version or a
 bad checksum: the cache is silently rebuilt.
+
+The checksum tells damage, not forgery: a process that can write `.git` can rewrite a record
+and recompute it. So the caches here only ever make a listing faster; nothing that gates work
+rests on them (issue 25): the process-loop's hand-out, `show --json` and every write judge from
+the files (`Service.judge_from_files`, `Service._current`). A forged record can change what a
+listing shows (a view, until the store changes), not what is done.
 """
 
 from __future__ import annotations
