@@ -16,7 +16,7 @@ The checksum tells damage, not forgery: a process that can write `.git` can rewr
 and recompute it. So the caches here only ever make a listing faster; nothing that gates work
 rests on them (issue 25): the process-loop's hand-out, `show --json` and every write judge from
 the files (`Service.judge_from_files`, `Service._current`). A forged record can change what a
-listing shows (a view, until the store changes), not what is done.
+listing shows (a view: a record stays until its item's file changes), not what is done.
 """
 
 from __future__ import annotations
