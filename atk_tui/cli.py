@@ -251,16 +251,43 @@ def _out(text: str = "") -> None:
 
 
 def _err(text: str) -> None:
+    """A message on stderr, through the one sanitiser as stdout is (`safe_text`: line breaks
+    the message itself makes are kept). A field from the store in it (a filename, a defect,
+    a warning) goes through `safe_line` first, `_err_line` for a one-line record: a raw
+    newline or tab in a filename must not make a line of its own (issue 25)."""
     _write(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
 
 
+def _err_line(text: str) -> None:
+    """One record on one stderr line (a warning, a loop's log line): newlines and tabs in it
+    are shown escaped (`safe_line`)."""
+    _err(safe_line(text))
+
+
 def _read_file(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """A user-given file's text (`-`: stdin), read for an item: at most the item size limit
+    and one byte more, so an endless stream (`/dev/zero`, a FIFO, a pipe) is refused once it
+    is over the limit instead of read until memory runs out (issue 25)."""
+    from .core.items import MAX_ITEM_BYTES
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
+            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_ITEM_BYTES + 1)
     except OSError as exc:
         raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
+    if len(data) > MAX_ITEM_BYTES:
+        where = "stdin" if path == "-" else path
+        raise AtkError(
+            f"{where} is larger than the item size limit ({MAX_ITEM_BYTES // (1024 * 1024)} MiB); read stopped there "
+            "and nothing was changed (an item must fit in 1 MiB: shorten it, or keep the long part in a plan file)",
+            exit_code=2,
+        )
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AtkError(f"{path} is not UTF-8 text", exit_code=2) from exc
 
@@ -375,7 +402,7 @@ def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
 
     found = freshen_once(root)
     if found.stale:
-        _err(stale_message(found.stale))
+        _err_line(stale_message(found.stale))
     args.stale = found.stale
     return found.stale
 
@@ -442,7 +469,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
             _out(line)
     for d in view.store_defects:
-        _err(f"store defect: {d.path}: {d.message}")
+        _err_line(f"store defect: {d.path}: {d.message}")
     return 0
 
 
@@ -476,8 +503,10 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
+        judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
         for item in items:
-            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
+            j = judged[item.filename][1] if item.filename in judged else view.judgements.get(item.filename)
+            d = item_json(item, j, view.blocks.get(item.filename))
             d["body"] = item.body
             d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
             if _stale(args):
@@ -489,7 +518,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
             _out(("\n" if n else "") + f"==> {item_path(item.state, item.filename, item.queue)} <==")
         _out(item.text)
         for w in item.defects:
-            _err(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+            _err_line(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
     return 0
 
 
@@ -536,7 +565,7 @@ def _report(out: Any) -> int:
     and that line on stderr. A refusal is its message on stderr (exit 1 or 2)."""
     if not out.ok:
         for w in out.warnings:
-            _err(f"warning: {w}")
+            _err_line(f"warning: {w}")
         if out.code == "conflict":
             _out(out.message)  # what was not pushed and how to resolve it: the command's result
         else:
@@ -544,7 +573,7 @@ def _report(out: Any) -> int:
         return out.exit_code or 1
     line, warnings = _line(out)
     for w in warnings:
-        _err(f"warning: {w}")
+        _err_line(f"warning: {w}")
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
         _out(out.item.text)
@@ -601,7 +630,7 @@ def _report_plan(svc: Any, out: Any) -> int:
     code = _report(out)
     if out.ok and out.item is not None:
         for note in svc.plan_notes(out.item):
-            _err(f"note: {note}")
+            _err_line(f"note: {note}")
     return code
 
 
@@ -629,7 +658,7 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
         return _report_plan(svc, out)
     line, warnings = _line(out)  # two writes, two lines: the edit's stdout is its saved item
     for w in warnings:
-        _err(f"warning: {w}")
+        _err_line(f"warning: {w}")
     _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     return _report_plan(svc, svc.edit(args.filename, body))
 
@@ -687,7 +716,7 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
     if args.max_parallel < 1:
         raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
     loop = ProcessLoop(svc, args.run, max_parallel=args.max_parallel, interval=args.interval,
-                       pull_interval=args.pull_interval, log=_err)
+                       pull_interval=args.pull_interval, log=_err_line)
     return loop.run(once=args.once)
 
 
@@ -742,7 +771,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
-        svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
+        svc.set_lock_wait_listener(lambda msg: msg and _err_line(msg))  # a write is not silent for 10 s
         _SVC = svc
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit

@@ -136,6 +136,16 @@ class Answers(ServiceBase):
             body += "\n"
         progress = answer_progress(body, parsed)
         if not progress.complete and not partial:
+            bare = [n for n in progress.missing if labels.get(n) == OTHER_LINE]
+            if bare:  # "other" says: see the notes; there are none (SPEC §11: other needs text)
+                which = ", ".join(str(n) for n in bare)
+                raise AtkError(
+                    f"not saved: question{'s' if len(bare) > 1 else ''} {which} of {filename} "
+                    f'{"are" if len(bare) > 1 else "is"} answered "other" with no text; say what with '
+                    "--text TEXT (or --text-file P), choose an option instead, or pass --partial to save "
+                    "a partial answer (the item then still blocks)",
+                    code="partial",
+                )
             missing = ", ".join(str(n) for n in progress.missing)
             raise AtkError(
                 f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
