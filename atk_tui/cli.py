@@ -262,7 +262,7 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
     return args.message
 
 
-def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None) -> dict[str, Any]:
+def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None) -> dict[str, Any]:
     question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
@@ -289,6 +289,8 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
     }
     if blocks:
         d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
+    if holder is not None:
+        d["held_by"] = holder.as_json()  # SPEC §15: who holds it, since when
     return d
 
 
@@ -341,10 +343,22 @@ def cached_list(root: Path, args: argparse.Namespace) -> bool:
     return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit))
 
 
-def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None, holder: Any = None) -> str:
     """A listing's JSON line, as `_write` prints it: a name that is not UTF-8 as its escape
     (the listing cache is UTF-8)."""
-    return safe_json_line(_encode_dict(item_json(i, j, blocks)))
+    return safe_json_line(_encode_dict(item_json(i, j, blocks, holder)))
+
+
+def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
+    """`_json_line` with each held item's holder (`held_by`): found for every item the
+    listing's states hold, in one git walk, before the lines are made (a listing of no held
+    state asks git nothing)."""
+    held = svc.held_in(_states(status, svc.q))
+
+    def line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+        return _json_line(i, j, blocks, held.get(i.filename) if held else None)
+
+    return line
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
@@ -353,7 +367,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit))
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status), (args.offset, args.limit))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -365,7 +379,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
     if args.json or (is_agent_env() and not args.no_json):
         judgements, blocks = view.judgements, view.blocks
-        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
+        held = svc.held_by(items)
+        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
         if lines:
             _write(sys.stdout, "\n".join(lines) + "\n")
         return 0
@@ -424,17 +439,21 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
     if as_json:
         view = svc.queue({*STATES, *MQ.states})
+        held = svc.held_by(items)
         for item in items:
-            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
+            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename), held.get(item.filename))
             d["body"] = item.body
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
+    held = svc.held_by(items)
     for n, item in enumerate(items):
         if len(items) > 1:
             _out(("\n" if n else "") + f"==> {item.filename} <==")
         _out(item.text)
         for w in item.defects:
             _err(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+        if item.filename in held:  # on stderr, beside the defects: stdout is the stored text
+            _err(f"{item.filename}: {held[item.filename].describe()}")
     return 0
 
 
@@ -555,6 +574,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
+        if is_agent_env():
+            from .core.holds import agent_id_from_env
+
+            agent_id_from_env()  # a bad ATK_AGENT_ID refuses every command (exit 2), reads too
         if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args):
             return 0
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"

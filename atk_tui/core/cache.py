@@ -289,7 +289,7 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 5
+LISTING_VERSION = 6
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.

@@ -127,6 +127,16 @@ class Blocks(BaseModel):
     transitive: int
 
 
+class HeldBy(BaseModel):
+    """Who holds a held item (SPEC §15): the commit that moved it into its held state."""
+
+    actor: Literal["user", "agent"] | None = Field(description="that commit's Atk-Actor (None: made outside atk)")
+    agent_id: str | None = Field(description="that commit's Atk-Agent (an agent's ATK_AGENT_ID), if any")
+    since: str | None = Field(description="when (UTC, ISO 8601)")
+    commit: str
+    state: str
+
+
 class Record(BaseModel):
     """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`)."""
 
@@ -154,6 +164,7 @@ class Record(BaseModel):
     defects: list[str]
     warnings: list[str]
     blocks: Blocks | None = None
+    held_by: HeldBy | None = None
     body: str | None = None
 
 
