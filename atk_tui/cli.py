@@ -262,7 +262,9 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
     return args.message
 
 
-def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None) -> dict[str, Any]:
+def item_json(
+    item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
+) -> dict[str, Any]:
     question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
@@ -367,7 +369,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status), (args.offset, args.limit))
+        lines = _held_lines(svc, args.status)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, (args.offset, args.limit))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -441,7 +444,8 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
         view = svc.queue({*STATES, *MQ.states})
         held = svc.held_by(items)
         for item in items:
-            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename), held.get(item.filename))
+            name = item.filename
+            d = item_json(item, view.judgements.get(name), view.blocks.get(name), held.get(name))
             d["body"] = item.body
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
@@ -643,9 +647,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
+            seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+            choices = _choices(args.choose)
             return _report(
                 svc.answer(
-                    args.filename, choices=_choices(args.choose), text=text, replace=args.replace, partial=args.partial
+                    args.filename, choices=choices, text=text, replace=args.replace, partial=args.partial, seen=seen
                 )
             )
         if c == "comment":

@@ -83,7 +83,7 @@ class Holder:
         return self.path.split("/")[1]
 
     def who(self) -> str:
-        """"the user", "agent worker-2", "an unnamed agent", "unknown (…)"."""
+        """ "the user", "agent worker-2", "an unnamed agent", "unknown (…)"."""
         if self.actor == "user":
             return "the user"
         if self.actor == "agent":
@@ -94,7 +94,7 @@ class Holder:
         return self.since.strftime("%Y-%m-%d %H:%M UTC") if self.since else "an unknown time"
 
     def describe(self) -> str:
-        """"held by the user since 2026-12-01 20:03 UTC (commit 1a2b3c4d5e)"."""
+        """ "held by the user since 2026-12-01 20:03 UTC (commit 1a2b3c4d5e)"."""
         verb = "being edited" if self.state == "editing" else "held"
         return f"{verb} by {self.who()} since {self.when()} (commit {self.commit[:10]})"
 
@@ -181,7 +181,18 @@ def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD") -> dict[st
     folders = sorted({p.rsplit("/", 1)[0] for p in present})
     # a few items: their own paths (git then looks at nothing else); many: their folders
     specs = sorted(present) if len(present) <= 64 else folders
-    argv = ["git", "log", "--no-renames", "--diff-filter=A", "-z", "--name-only", f"--format={_FORMAT}", rev, "--", *specs]
+    argv = [
+        "git",
+        "log",
+        "--no-renames",
+        "--diff-filter=A",
+        "-z",
+        "--name-only",
+        f"--format={_FORMAT}",
+        rev,
+        "--",
+        *specs,
+    ]
     found: dict[str, Holder] = {}
     try:
         child = subprocess.Popen(

@@ -128,6 +128,28 @@ class Commands:
 
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
+    async def confirm_agent_hold(self, targets: Sequence[Item], verb: str) -> bool:
+        """SPEC §15: the person may change any hold, but one an agent holds is asked about
+        first (the agent is working on it). True to go on."""
+        from ..core.holds import is_held_state
+
+        held = [t for t in targets if is_held_state(t.queue, t.state)]
+        if not held:
+            return True
+        holders = await asyncio.to_thread(self.service.held_by, held)
+        by_agents = [(t, h) for t in held if (h := holders.get(t.filename)) is not None and h.actor == "agent"]
+        if not by_agents:
+            return True
+        item, holder = by_agents[0]
+        first = safe_line(item.filename)
+        what = first if len(by_agents) == 1 else f"{len(by_agents)} of these items (the first: {first})"
+        more = "" if len(by_agents) == 1 else " and others"
+        text = (
+            f"{what} is {holder.describe()}{more}: the agent took it to edit it and will release it when it is done. "
+            f"{verb.capitalize()} it anyway? The agent may then find its work changed under it."
+        )
+        return await self._ask("Held by an agent", Text(text), f"{verb.capitalize()} anyway")
+
     # -- transitions ------------------------------------------------------------------------
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
@@ -185,6 +207,8 @@ class Commands:
 
         if self.refuse_read_only() or not targets:
             return None
+        if not await self.confirm_agent_hold(targets, "release" if target == "inbox" else "move"):
+            return None
         if not await self._confirm_move(targets, target):
             return None
         names = [t.filename for t in targets]
@@ -214,6 +238,8 @@ class Commands:
     async def rm(self, targets: Sequence[Item]) -> Outcome | None:
         """`x`: remove after confirming, warning about the items that depend on them."""
         if self.refuse_read_only() or not targets:
+            return None
+        if not await self.confirm_agent_hold(targets, "remove"):
             return None
         names = [t.filename for t in targets]
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
@@ -386,6 +412,8 @@ class Commands:
         reason = self.disabled_reason("dependencies", [item])
         if reason is not None:  # the command palette does not ask first
             self.app.notify(reason, severity="warning", markup=False)
+            return None
+        if not await self.confirm_agent_hold([item], "change"):
             return None
         deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
         if deps is None:

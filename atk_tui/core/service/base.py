@@ -276,7 +276,7 @@ class ServiceBase:
                     continue
                 try:
                     with os.scandir(self.root / queue / state) as entries:
-                        names = [e.name for e in entries if is_valid_filename(e.name) and e.is_file(follow_symlinks=False)]
+                        names = [e.name for e in entries if is_valid_filename(e.name) and not e.is_symlink()]
                 except OSError:
                     continue
                 paths.update({f"{queue}/{state}/{n}": n for n in names})
