@@ -128,27 +128,33 @@ class Commands:
 
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
-    async def confirm_agent_hold(self, targets: Sequence[Item], verb: str) -> bool:
-        """SPEC §15: the person may change any hold, but one an agent holds is asked about
-        first (the agent is working on it). True to go on."""
+    async def agent_hold_warning(self, targets: Sequence[Item]) -> str | None:
+        """SPEC §15: the person may change any hold; one an agent holds is said first (the
+        agent is working on it). The sentence, None when no target is an agent's."""
         from ..core.holds import is_held_state
 
         held = [t for t in targets if is_held_state(t.queue, t.state)]
         if not held:
-            return True
+            return None
         holders = await asyncio.to_thread(self.service.held_by, held)
         by_agents = [(t, h) for t in held if (h := holders.get(t.filename)) is not None and h.actor == "agent"]
         if not by_agents:
-            return True
+            return None
         item, holder = by_agents[0]
         first = safe_line(item.filename)
-        what = first if len(by_agents) == 1 else f"{len(by_agents)} of these items (the first: {first})"
-        more = "" if len(by_agents) == 1 else " and others"
-        text = (
-            f"{what} is {holder.describe()}{more}: the agent took it to edit it and will release it when it is done. "
-            f"{verb.capitalize()} it anyway? The agent may then find its work changed under it."
+        what = first if len(by_agents) == 1 else f"{len(by_agents)} of these items ({first} first)"
+        return (
+            f"{what} is {holder.describe()}: the agent took it to work on it and releases it when it is done; "
+            "it may find its work changed under it."
         )
-        return await self._ask("Held by an agent", Text(text), f"{verb.capitalize()} anyway")
+
+    async def confirm_agent_hold(self, targets: Sequence[Item], verb: str) -> bool:
+        """Asks before `verb`-ing an item an agent holds (`agent_hold_warning`). True to go on."""
+        warning = await self.agent_hold_warning(targets)
+        if warning is None:
+            return True
+        verb = verb.capitalize()
+        return await self._ask("Held by an agent", Text(f"{warning} {verb} it anyway?"), f"{verb} anyway")
 
     # -- transitions ------------------------------------------------------------------------
 
@@ -181,6 +187,10 @@ class Commands:
         names = [t.filename for t in targets]
         states = {t.state for t in targets}
         svc = self.service
+        held = await self.agent_hold_warning(targets)
+        if held is not None:  # one question: the agent's hold, and what is unusual about the move
+            verb = "Release" if target == "inbox" and states == {"hold"} else "Move"
+            return await self._ask("Held by an agent", Text(f"{held} {verb} it to {target} anyway?"), f"{verb} anyway")
         leaving = bool(states & TERMINAL)
         unusual = [t for t in targets if not svc.agent_may_move(t, target)] if target in TERMINAL or leaving else []
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
@@ -206,8 +216,6 @@ class Commands:
         from .screens.dialogs import TextFormScreen
 
         if self.refuse_read_only() or not targets:
-            return None
-        if not await self.confirm_agent_hold(targets, "release" if target == "inbox" else "move"):
             return None
         if not await self._confirm_move(targets, target):
             return None
@@ -239,11 +247,12 @@ class Commands:
         """`x`: remove after confirming, warning about the items that depend on them."""
         if self.refuse_read_only() or not targets:
             return None
-        if not await self.confirm_agent_hold(targets, "remove"):
-            return None
         names = [t.filename for t in targets]
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
         message = Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it).")
+        held = await self.agent_hold_warning(targets)
+        if held is not None:
+            message.append(f"\n\n⚠ {held}", style="bold yellow")
         gone = set(names)
         for name in names:
             dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
