@@ -37,6 +37,9 @@ AGENT_TRAILER = "Atk-Agent"
 AGENT_ID_RE = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 #: how long the history walk may take before the holder is given up as unknown
 WALK_TIMEOUT = 60.0
+HELD_FOLDERS = tuple(f"{q}/{s}" for q, states in HELD_STATES.items() for s in states)
+#: holders kept in `.git/atk-cache/holders.json` at most (beyond: only those asked last)
+MAX_CACHED = 5000
 
 
 def is_held_state(queue: str, state: str) -> bool:
@@ -162,37 +165,59 @@ def _records(buf: bytes, final: bool) -> tuple[list[bytes], bytes]:
     return [p for p in parts[:-1] if p], parts[-1]
 
 
-def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD") -> dict[str, Holder]:
+def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD", *, cache: bool = True) -> dict[str, Holder]:
     """The holder of each held path (`wi/hold/F`, `mq/editing/F` …) that is in `rev`'s tree:
-    the newest commit that added it there. One `git cat-file` and one `git log`, stopped as
-    soon as every path's commit is found; a path not in `rev` (not held, or held only in the
-    work tree) is left out, as is one whose commit the walk did not reach in time."""
+    the newest commit that added it there. A path not in `rev` (not held, or held only in the
+    work tree) is left out, as is one whose commit the walk did not reach in time.
+
+    Cost: one `git ls-tree`, then what `.git/atk-cache/holders.json` (`cache`) does not
+    answer: the holders found at an earlier HEAD stay right at a later one unless a commit
+    since added the path again (one `git log` of the commits since, when that HEAD is an
+    ancestor); the rest are found by one walk back from `rev`, stopped as soon as each has
+    its commit."""
     wanted = list(dict.fromkeys(p for p in paths if p.count("/") == 2 and is_held_state(*p.split("/")[:2])))
     if not wanted:
         return {}
-    proc = store.git(
-        "cat-file", "--batch-check=%(objecttype)", check=False, env=store.read_env,
-        input="".join(f"{rev}:{p}\n" for p in wanted),
-    )  # fmt: skip
-    kinds = proc.stdout.splitlines()
-    present = {p for p, k in zip(wanted, kinds, strict=False) if k.strip() == "blob"}
+    if rev == "HEAD":
+        head = store.head() or ""
+    else:
+        head = store.git(
+            "rev-parse", "-q", "--verify", f"{rev}^{{commit}}", check=False, env=store.read_env
+        ).stdout.strip()
+    if not head:
+        return {}
+    folders = sorted({p.rsplit("/", 1)[0] for p in wanted})
+    listed = store.git("ls-tree", "-r", "-z", "--name-only", head, "--", *folders, check=False, env=store.read_env)
+    present = set(wanted) & set(listed.stdout.split("\0"))
     if not present:
         return {}
-    folders = sorted({p.rsplit("/", 1)[0] for p in present})
-    # a few items: their own paths (git then looks at nothing else); many: their folders
-    specs = sorted(present) if len(present) <= 64 else folders
-    argv = [
-        "git",
-        "log",
-        "--no-renames",
-        "--diff-filter=A",
-        "-z",
-        "--name-only",
-        f"--format={_FORMAT}",
-        rev,
-        "--",
-        *specs,
-    ]
+    known: dict[str, Holder] = {}
+    memo = _load(store) if cache else None
+    if memo is not None:
+        before, known = memo
+        if before != head:
+            # what was added to a held folder since: newer than the cached holder of that path
+            fresh = before and known and _is_ancestor(store, before, head)
+            known = {**known, **_walk(store, [f"{before}..{head}", "--", *HELD_FOLDERS], None)} if fresh else {}
+    found = {p: known[p] for p in present if p in known}
+    missing = present - found.keys()
+    if missing:
+        # a few items: their own paths (git then looks at nothing else); many: their folders
+        specs = sorted(missing) if len(missing) <= 64 else sorted({p.rsplit("/", 1)[0] for p in missing})
+        walked = _walk(store, [head, "--", *specs], missing)
+        found.update(walked)
+        known.update(walked)
+    if cache and (missing or memo is None or memo[0] != head):
+        _save(store, head, known if len(known) <= MAX_CACHED else found)
+    return found
+
+
+def _walk(store: GitStore, args: list[str], present: set[str] | None) -> dict[str, Holder]:
+    """`git log` (newest first) of the commits that added any of `present`: each path's
+    first one, the walk ended as soon as every path has one; None: every held path the
+    commits add (the whole range is read)."""
+    stop = present is not None
+    argv = ["git", "log", "--no-renames", "--diff-filter=A", "-z", "--name-only", f"--format={_FORMAT}", *args]
     found: dict[str, Holder] = {}
     try:
         child = subprocess.Popen(
@@ -205,13 +230,13 @@ def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD") -> dict[st
     buf = b""
     assert child.stdout is not None
     try:
-        while len(found) < len(present):
-            chunk = child.stdout.read1(1 << 16) if hasattr(child.stdout, "read1") else child.stdout.read(1 << 16)
+        while not stop or len(found) < len(present or ()):
+            chunk = child.stdout.read1(1 << 16)
             final = not chunk
             done, buf = _records(buf + chunk, final)
             for rec in done:
                 _take(rec, present, found)
-                if len(found) == len(present):
+                if present is not None and len(found) == len(present):
                     break
             if final or time.monotonic() > deadline:
                 break
@@ -223,7 +248,47 @@ def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD") -> dict[st
     return found
 
 
-def _take(rec: bytes, present: set[str], found: dict[str, Holder]) -> None:
+_CACHE = "atk-cache/holders.json"
+
+
+def _is_ancestor(store: GitStore, older: str, newer: str) -> bool:
+    return store.git("merge-base", "--is-ancestor", older, newer, check=False, env=store.read_env).returncode == 0
+
+
+def _load(store: GitStore) -> tuple[str, dict[str, Holder]] | None:
+    """(the HEAD the cached holders were found at, path -> holder), None without a cache."""
+    import json
+
+    try:
+        data = json.loads((store.git_dir / _CACHE).read_bytes())
+        head, rows = data["head"], data["holders"]
+        known = {
+            p: Holder(p, actor, agent, _parse_time(str(stamp)), sha, subject)
+            for p, (sha, stamp, actor, agent, subject) in rows.items()
+        }
+        return str(head), known
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _save(store: GitStore, head: str, found: Mapping[str, Holder]) -> None:
+    import json
+
+    rows = {
+        p: [h.commit, int(h.since.timestamp()) if h.since else "", h.actor, h.agent_id, h.subject]
+        for p, h in found.items()
+    }
+    path = store.git_dir / _CACHE
+    try:
+        path.parent.mkdir(exist_ok=True)
+        tmp = path.with_name(f"holders.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"head": head, "holders": rows}), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _take(rec: bytes, present: set[str] | None, found: dict[str, Holder]) -> None:
     """One commit record of the walk: its header fields, then the paths it added."""
     head, sep, names = rec.rpartition(b"\x1f")
     if not sep:
@@ -239,7 +304,8 @@ def _take(rec: bytes, present: set[str], found: dict[str, Holder]) -> None:
         agent = None  # a trailer atk did not write: not a name anyone can claim
     for raw in names.split(b"\0"):
         path = raw.strip(b"\n").decode("utf-8", "surrogateescape")
-        if path in present and path not in found:
+        held = present is None and path.count("/") == 2 and is_held_state(*path.split("/")[:2])
+        if (held or (present is not None and path in present)) and path not in found:
             found[path] = Holder(path, actor, agent if actor == "agent" else None, _parse_time(stamp), sha, subject)
 
 

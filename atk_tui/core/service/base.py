@@ -253,7 +253,7 @@ class ServiceBase:
         known: dict[str, Holder | None] = memo[1]
         missing = [p for p in paths if p not in known]
         if missing:
-            found = holders(self.store, missing) if head else {}
+            found = holders(self.store, missing, cache=self.use_cache) if head else {}
             for p in missing:
                 known[p] = found.get(p)
         return {p: h for p in paths if (h := known.get(p)) is not None}
