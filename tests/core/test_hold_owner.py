@@ -284,3 +284,24 @@ def test_the_dashboards_answer_says_what_changed_in_the_question(world: Clones, 
     out = svc.answer(name, choices={1: "A"}, base=base)
     assert not out.ok and out.code == "changed"
     assert "option A is now 'Simple regex'" in out.message and "Nothing was recorded" in out.message
+
+
+def test_the_holders_cache_follows_new_holds_and_rewritten_history(world: Clones) -> None:
+    name = world.add("a")
+
+    def holder() -> tuple[str, str | None]:
+        rc, out, err = world.atk("a", "wi", "list", "--json", "--status", "hold", "--skip-pull")
+        assert rc == 0, err
+        (rec,) = map(json.loads, out.splitlines())
+        return rec["held_by"]["actor"], rec["held_by"]["agent_id"]
+
+    assert world.atk("a", "wi", "hold", name)[0] == 0
+    assert holder() == ("user", None)
+    assert (world["a"] / ".git" / "atk-cache" / "holders.json").is_file()
+    assert world.atk("a", "wi", "unhold", name)[0] == 0
+    assert world.atk("a", "wi", "hold", name, agent="worker-x")[0] == 0
+    assert holder() == ("agent", "worker-x")  # held again since the cached HEAD: the newer hold
+    git(world["a"], "reset", "-q", "--hard", "HEAD~2")  # history under the cache rewritten
+    assert holder() == ("user", None)
+    rc, _, err = world.atk("a", "wi", "unhold", name, "--skip-pull", "--skip-push", agent="worker-x")
+    assert rc == 1 and "held by the user" in err  # the write's check asks this HEAD too
