@@ -207,7 +207,9 @@ class ServiceBase:
         file it would commit is compared with the committed version of that item (whatever
         state folder it was in): a changed user-only section, or a new file holding one,
         refuses the whole write (nothing committed, files put back as they were). This also
-        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`."""
+        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`.
+        SPEC §15 in the same place: no item file it touches may be one the user or another
+        named agent holds at HEAD (`_guard_holds`)."""
         if self.actor != "agent":
             return
         self._guard_holds(sorted({rel.split("/")[-1] for rel in tx.changed if rel.split("/")[0] in _FOLDERS}))
