@@ -8,9 +8,10 @@ import argparse
 import json
 import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from .cli import _JSON, _body, _err, _out, _report, _write, is_agent_env, terminal_table
+from .cli import _JSON, _body, _err, _out, _push_said, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
 
@@ -30,6 +31,8 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
             d = c.as_json()
             if args.patch:
                 d["patch"] = svc.item_diff(args.filename, c).patch
+            if getattr(args, "stale", None):
+                d["stale"] = args.stale
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
             continue
         fields = [c.short, f"{c.date:%Y-%m-%d %H:%M}", c.actor_label, c.summary, c.subject]
@@ -52,7 +55,10 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     since = parse_since(args.since or "30d", now=datetime.now(UTC))
     st = svc.wait_stats(since=since)
     if args.json:
-        _write(sys.stdout, safe_json(json.dumps(st.to_json(), ensure_ascii=False)) + "\n")
+        record = st.to_json()
+        if getattr(args, "stale", None):
+            record["stale"] = args.stale
+        _write(sys.stdout, safe_json(json.dumps(record, ensure_ascii=False)) + "\n")
         return 0
     _out(st.headline())
     if st.open:
@@ -84,6 +90,39 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi commit`. As the user it commits what is in the work tree as the user's
+    (`Atk-Actor: user`), whoever wrote it (agents work in the same tree): it lists every
+    change and the user's decisions among them (`Service.pending_changes`), then asks (a
+    terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
+    if svc.actor != "user":
+        return _report(svc.commit_pending())
+    changes = svc.pending_changes()
+    if not changes:
+        return _report(svc.commit_pending(confirmed=changes))
+    n = len(changes)
+    decisions = sum(1 for c in changes if c.notes)
+    _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
+         + (f", {decisions} with your decisions (answers, comments, moves)" if decisions else ""))  # fmt: skip
+    for c in changes:
+        _out(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            _err(
+                "not committed: these changes are in the work tree but were not made through atk (an agent in the "
+                f"same store may have written them); check them, then run `atk {args.cmd} commit --yes` to commit them "
+                "as yours"
+            )
+            return 2
+        sys.stderr.write("Commit these as yours? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer not in ("y", "yes"):
+            _err("not committed (nothing changed)")
+            return 1
+    return _report(svc.commit_pending(confirmed=changes))
+
+
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
@@ -113,12 +152,15 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     from .core.plans import commit_plans, plans_root
 
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
-    for w in out.warnings:
-        _err(f"warning: {w}")
     if not out.ok:
+        for w in out.warnings:
+            _err(f"warning: {w}")
         _err(out.message)
         return out.exit_code or 1
-    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+    said, warnings = _push_said(out) if out.commit else ("", out.warnings)
+    for w in warnings:
+        _err(f"warning: {w}")
+    _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
     for line in out.stored:
         _out(line)
     return 0
@@ -129,7 +171,19 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
 
     c = args.agentscmd
     if c == "notify":
-        return _report(notices.notify(svc, _body(args), source=args.source))
+        from .core.sources import normalise_source
+
+        given = args.body_file
+        if given and given != "-" and not Path(given).expanduser().is_absolute():
+            raise AtkError(
+                f"--body-file needs an absolute path (confirmation-and-uwi sends `--body-file=<絶対パス>`), got {given!r}; "
+                f"relative to where atk runs now it would be {Path.cwd() / given}: pass that absolute path",
+                exit_code=2,
+            )
+        source, said = normalise_source(args.source)
+        if said:
+            _err(f"warning: {said}")
+        return _report(notices.notify(svc, _body(args), source=source))
     if c == "dismiss":
         from .core.resolve import resolve_among
 
@@ -153,3 +207,46 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
     for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
         _out(line)
     return 0
+
+
+#: how often `wait` looks at the remote: every second, backing off to 8 s while it does not answer
+WAIT_STEP, WAIT_MAX_STEP = 1.0, 8.0
+
+
+def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
+    """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
+    `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
+    once a second (`store.freshen`, window 0), backing off while it does not answer."""
+    import time
+
+    from .core.freshen import freshen, stale_message
+
+    noun = "TBD" if svc.q.name == "mq" else "UWI"
+    for name in args.filenames:
+        item = svc.show(name)
+        if not item.is_question:
+            raise AtkError(f"{name} is not a {noun}: only a question is answered (`atk {svc.q.name} show {name}`)", exit_code=2)
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    step, said = WAIT_STEP, None
+    while True:
+        stale = None
+        if svc.pull_on_write:
+            stale = freshen(svc.root, window=0).stale
+            if stale != said:  # said once per change of reason, not every second
+                if stale:
+                    _err(stale_message(stale))
+                said = stale
+            step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
+        open_ = [n for n in args.filenames if not _answered(svc.show(n))]
+        if not open_:
+            args.stale = stale
+            return show(svc, args)
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            _err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
+            return 1
+        time.sleep(step if left is None else min(step, left))
+
+
+def _answered(item: Any) -> bool:
+    return bool(item.answered and not item.answer_partial)

@@ -93,14 +93,16 @@ def _paged(raw: bytes, page: Page) -> bytes:
 
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None)) -> None:  # fmt: skip
+                  meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
+                  stale: str | None = None) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
     print it (`page` of it; a count counts every line the filter keeps). `meta` and `lines`
-    may be as cached (`ListingCache.load`: parts of the newline-joined lines)."""
+    may be as cached (`ListingCache.load`: parts of the newline-joined lines). `stale`: why
+    this clone's copy may be behind the remote, added to every record (SPEC §15)."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None)
     if isinstance(lines, tuple):
-        if not (filtered or count):
+        if not (filtered or count or stale):
             parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
             if any(parts):
                 sys.stdout.flush()
@@ -123,6 +125,10 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
         ]  # fmt: skip
     if not count and page != (0, None):
         lines = lines[page[0] :] if page[1] is None else lines[page[0] : page[0] + page[1]]
+    if stale and not count:
+        from .core.freshen import with_stale
+
+        lines = [with_stale(line, stale) for line in lines]
     if count:
         sys.stdout.write(f"{len(lines)}\n")
     elif lines:
@@ -134,7 +140,9 @@ class _Printer:
     """`print_listing` line by line: the lines a filter keeps are written in chunks as they
     come (a listing of 60,000 items is never held as one text), or counted."""
 
-    def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None)) -> None:
+    def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None),
+                 stale: str | None = None) -> None:  # fmt: skip
+        self.stale = stale
         self.want_ready = status == "ready" if status in DERIVED else None
         self.kind, self.only_repo, self.count = kind, only_repo, count
         self.n = 0
@@ -149,6 +157,10 @@ class _Printer:
             return
         self.n += 1
         if not self.count and self.n > self.first and (self.last is None or self.n <= self.last):
+            if self.stale:
+                from .core.freshen import with_stale
+
+                line = with_stale(line, self.stale)
             self.chunk.append(line)
             if len(self.chunk) >= 2000:
                 self.flush()
@@ -181,7 +193,8 @@ def _lines(svc: Any, items: list[Any], judgements: dict[str, Any], blocks: dict[
 
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
-                  line_of: Callable[[Any, Any, Any], str], page: Page = (0, None)) -> None:  # fmt: skip
+                  line_of: Callable[[Any, Any, Any], str], page: Page = (0, None),
+                  stale: str | None = None) -> None:  # fmt: skip
     """The judged listing made from the store (the cached one missed): printed as it is made
     and written to `cache` in the same pass. `line_of(item, judgement, blocks)` is a line.
     Adopted and rejected items are judged alone, so they are streamed one at a time
@@ -198,7 +211,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
     judgements, blocks = view.judgements, view.blocks
-    out = _Printer(status, kind, only_repo, count, page)
+    out = _Printer(status, kind, only_repo, count, page, stale)
     writer = cache.writer()
     meta: list[list[Any]] = []
     for i, line in zip(items, _lines(svc, items, judgements, blocks, line_of), strict=True):
@@ -256,7 +269,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool,
-          page: Page = (0, None)) -> bool:  # fmt: skip
+          page: Page = (0, None), stale: str | None = None) -> bool:  # fmt: skip
     """Print the cached listing when it is still the store's; False when the full listing
     must run (no cache, a change, text output)."""
     if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
@@ -269,20 +282,21 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
     if hit is None:
         return False
-    print_listing(status, kind, only_repo, count, *hit, page=page)
+    print_listing(status, kind, only_repo, count, *hit, page=page, stale=stale)
     return True
 
 
 _VALUED = {"--store": "store", "--status": "status", "--kind": "kind", "--target-repo": "only_repo",
            "--offset": "offset", "--limit": "limit"}  # fmt: skip
-_FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": None, "--skip-push": None}
+_FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": "skip_pull", "--skip-push": None}
 
 
 def parse(argv: list[str]) -> dict[str, Any] | None:
     """The options of a plain `[--store S] wi list ...`, or None for anything else (the full
     command line then parses it, with its abbreviations, help and errors)."""
     opts: dict[str, Any] = {"store": None, "status": "active", "kind": None, "only_repo": None,
-                            "json": False, "no_json": False, "count": False, "offset": None, "limit": None}  # fmt: skip
+                            "json": False, "no_json": False, "count": False, "offset": None, "limit": None,
+                            "skip_pull": False}  # fmt: skip
     seen: set[str] = set()
     i, words = 0, []
     while i < len(argv):
@@ -333,8 +347,19 @@ def main() -> None:
             named = os.environ.get("ATK_AGENT_ID")
             if named and is_agent_env() and not _AGENT_ID.fullmatch(named):
                 raise ValueError("a bad ATK_AGENT_ID: the full command line refuses it")
-            if (root / ".git").is_dir() and serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"]):
-                sys.exit(0)
+            if (root / ".git").is_dir():
+                stale = None
+                if not opts["skip_pull"]:  # a read brings in what the remote has (SPEC §15)
+                    from .core.freshen import freshen_once
+
+                    stale = freshen_once(root, keep=True).stale
+                if serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"], stale):
+                    if stale:
+                        from .core.freshen import stale_message
+                        from .core.textsafe import safe_text
+
+                        sys.stderr.write("atk: " + safe_text(stale_message(stale)) + "\n")
+                    sys.exit(0)
         except (ConfigError, OSError, ValueError):
             pass  # the full command line says what is wrong
         except BrokenPipeError:

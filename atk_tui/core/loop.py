@@ -3,8 +3,10 @@
 It watches the store with the dashboard's change detection (`watch.store_signature`) and,
 while ready processable work exists and fewer than N sessions run, starts CMD through the
 shell for it. Work is grouped by `target_repo`: one session per repository at a time, given
-the ready filenames of that repository in `ATK_READY_FILES` (space-separated), the store in
-`ATK_PRIVATE_NOTES`, the repository in `ATK_TARGET_REPO`. Hold, blocked and defective items
+the ready filenames of that repository in `ATK_READY_FILES` (space-separated: every ready
+processable item, SPEC §13, inbox and processing alike), the same split by state in
+`ATK_READY_PROCESSING_FILES` (work already taken, to resume) and `ATK_READY_INBOX_FILES` (work
+to pick), the store in `ATK_PRIVATE_NOTES`, the repository in `ATK_TARGET_REPO`. Hold, blocked and defective items
 are never handed out (only items judged ready are).
 
 A session that ends is not started again for the same files until the store changes: a
@@ -105,7 +107,7 @@ class ProcessLoop:
         max_parallel: int = 1,
         interval: float = 0.5,
         grace: float = 5.0,
-        pull_interval: float = 60.0,
+        pull_interval: float = 2.0,
         log: Callable[[str], None] = lambda _m: None,
     ) -> None:
         if max_parallel < 1:
@@ -126,6 +128,7 @@ class ProcessLoop:
         self.stop = threading.Event()
         self._lock_fd: int | None = None
         self._seq = 0
+        self.states: dict[str, str] = {}  # a ready file's state when last judged (its session's variables)
 
     # -- what to run -------------------------------------------------------------------
 
@@ -142,6 +145,7 @@ class ProcessLoop:
             if self.svc.only_repo and item.target_repo != self.svc.only_repo:
                 continue
             groups.setdefault(item.target_repo, []).append(item.filename)
+            self.states[item.filename] = item.state
         return {repo: sorted(files) for repo, files in sorted(groups.items())}
 
     # -- bookkeeping -------------------------------------------------------------------
@@ -196,6 +200,8 @@ class ProcessLoop:
         env.update(
             ATK_PRIVATE_NOTES=str(self.svc.root),
             ATK_READY_FILES=" ".join(files),
+            ATK_READY_PROCESSING_FILES=" ".join(f for f in files if self.states.get(f) == "processing"),
+            ATK_READY_INBOX_FILES=" ".join(f for f in files if self.states.get(f) == "inbox"),
             ATK_TARGET_REPO=repo,
             ATK_LOOP_SESSION=sid,
         )
@@ -285,6 +291,7 @@ class ProcessLoop:
         return 0
 
     def _run_once(self) -> None:
+        self._maybe_pull()
         signature = store_signature(self.svc.root)
         todo = self.ready_groups()
         if not todo:
@@ -299,8 +306,9 @@ class ProcessLoop:
         self._reap()
 
     def _maybe_pull(self) -> None:
-        """Work filed on other machines arrives by pulling, as in the dashboard (not with
-        --skip-pull or a pull interval of 0, nor without an upstream)."""
+        """Work filed on other machines arrives by pulling before a scan, as every read does
+        (`store.freshen`: fast-forward only, bounded in time; at most once per pull interval;
+        not with --skip-pull or a pull interval of 0)."""
         import time
 
         if not self.svc.pull_on_write or self.pull_interval <= 0:
@@ -309,19 +317,11 @@ class ProcessLoop:
         if self._last_pull is not None and now - self._last_pull < self.pull_interval:
             return
         self._last_pull = now
-        if not self.svc.store.upstream():
-            return
-        from .store import WriteResult
+        from .freshen import freshen
 
-        result = WriteResult()
-        try:
-            with self.svc.store.locked(timeout=2):
-                self.svc.store._pull(result)
-        except AtkError as exc:
-            self.log(f"pull skipped: {exc}")
-            return
-        for w in result.warnings:
-            self.log(w)
+        found = freshen(self.svc.root, window=0)
+        if found.stale:
+            self.log(f"not pulled: {found.stale}")
 
     def _run_forever(self) -> None:
         seen: tuple | None = None

@@ -138,7 +138,8 @@ class HeldBy(BaseModel):
 
 
 class Record(BaseModel):
-    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`)."""
+    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`
+    and `plan_file_at`)."""
 
     model_config = ConfigDict(title="atk --json record")
 
@@ -166,6 +167,9 @@ class Record(BaseModel):
     blocks: Blocks | None = None
     held_by: HeldBy | None = None
     body: str | None = None
+    plan_file_at: Literal["store", "planning root"] | None = Field(
+        None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"
+    )
 
 
 MODELS: dict[str, type[BaseModel]] = {"item": Frontmatter, "config": Config, "record": Record}

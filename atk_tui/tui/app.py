@@ -8,6 +8,7 @@ tests and the screenshot script use.
 from __future__ import annotations
 
 import gc
+import re
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -158,9 +159,11 @@ class AtkApp(App):
         self.queue_signal: Signal[QueueView] = Signal(self, "queue")
         self.watch_enabled = watch
         self.editor = editor
-        self.last_pull: datetime | None = None
+        self.last_pull: datetime | None = None  # the last time this clone was in step with the remote
         self.last_error = ""
+        self.sync_error = ""  # why the last look at the remote or pull failed ("" when it worked)
         self.unpushed = 0
+        self.behind = 0  # commits fetched from the remote and not yet pulled
         self.conflicts = 0  # commits `atk wi commit` set aside (SPEC §11); `C` resolves them
         self._signature: tuple | None = None
         self._watch_paused = 0
@@ -293,10 +296,10 @@ class AtkApp(App):
         except Exception as exc:
             self.call_from_thread(self.report_error, f"could not read the store: {exc}")
             return
-        self.call_from_thread(self._sync_counts, sync.unpushed, sync.conflicts)
+        self.call_from_thread(self._sync_counts, sync.unpushed, sync.conflicts, sync.behind)
 
-    def _sync_counts(self, unpushed: int, conflicts: int) -> None:
-        self.unpushed, self.conflicts = unpushed, conflicts
+    def _sync_counts(self, unpushed: int, conflicts: int, behind: int = 0) -> None:
+        self.unpushed, self.conflicts, self.behind = unpushed, conflicts, behind
         self.main.update_status()
 
     def _show_progress(self, done: int, total: int) -> None:
@@ -366,23 +369,39 @@ class AtkApp(App):
         """A pushed change shows within seconds: `ls-remote` the upstream, pull when it moved."""
         if self._watch_paused:
             return
-        if self.service.remote_moved():
+        look = self.service.look_at_remote()
+        if look.error:
+            self.call_from_thread(self._synced, look.error)
+        elif look.moved:
             self.call_from_thread(self.pull)
+        else:  # the remote has nothing new: this clone is in step with it
+            self.call_from_thread(self._synced, "")
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
         out = self.service.pull(lock_timeout=2)
         if not out.ok:
-            self.call_from_thread(self.report_error, out.message)
+            self.call_from_thread(self._synced, out.message)
             return
-        self.last_pull = utc_now()
-        if out.warnings:
-            self.call_from_thread(self.report_error, out.warnings[0])
-        else:
-            self.call_from_thread(self._pulled)
+        problem = next((w for w in out.warnings if "could not pull" in w or "not pulling" in w), "")
+        self.call_from_thread(self._synced, problem, [w for w in out.warnings if w != problem])
+        self.call_from_thread(self._load_sync_counts)
 
-    def _pulled(self) -> None:
-        self.last_error = ""
+    def _synced(self, error: str, warnings: list[str] | None = None) -> None:
+        """The outcome of a look at the remote or a pull, in the status line: when this clone
+        was last in step with the remote, or why it is not (kept until a sync works)."""
+        if error:
+            said = safe_text(self.dashboard_words(error))
+            if said != self.sync_error:  # a toast when it starts failing (or why changes), not every look
+                self.notify(f"sync failed: {said}", severity="warning", timeout=8)
+            self.sync_error = said
+        else:
+            self.sync_error = ""
+            self.last_pull = utc_now()
+            if self.last_error.startswith(("could not pull", "not pulling", "push failed")):
+                self.last_error = ""
+        for w in warnings or ():
+            self.report_error(w)
         self.main.update_status()
 
     @work(thread=True, exclusive=True, group="bodies", exit_on_error=False)
@@ -446,6 +465,8 @@ class AtkApp(App):
         """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
         the store (a filename, a title, git's stderr), so it is made safe and never parsed as
         markup (SPEC §14)."""
+        if title == "Screenshot" and "[$" in str(message):  # Textual's own toast, written in its markup
+            message = re.sub(r"\[/?\$[\w-]*\]", "", str(message))
         super().notify(safe_text(self.dashboard_words(str(message))), title=safe_line(str(title)), markup=False, **kw)
 
     def key_for(self, binding_id: str) -> str:
@@ -501,14 +522,15 @@ class AtkApp(App):
             self.pop_screen()
         self.main.jump_to(filename)
 
-    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
     def action_push(self) -> None:
-        """`atk wi commit` from the dashboard: commit stray files, push unpushed commits."""
+        """`atk wi commit` from the dashboard: commit stray files (listed and confirmed
+        first), push unpushed commits."""
         if self.read_only:
-            self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            self.notify(f"read-only: {self.read_only_reason}", severity="warning", markup=False)
             return
-        out = self.service.commit_pending()
-        self.call_from_thread(self.commands.report, out, undoable=False)
+        if any(w.name == "push" and not w.is_finished for w in self.workers):
+            return  # one at a time (P pressed twice)
+        self.commands.run("push", self.commands.commit)
 
     def action_refresh(self) -> None:
         self.reload()

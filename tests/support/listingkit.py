@@ -58,8 +58,8 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
     served = []
     real = cli.cached_list
 
-    def spy(r: Path, args: object) -> bool:
-        hit = False if scratch else real(r, args)  # type: ignore[arg-type]
+    def spy(r: Path, args: object, stale: str | None = None) -> bool:
+        hit = False if scratch else real(r, args, stale)  # type: ignore[arg-type]
         served.append(hit)
         return hit
 

@@ -18,7 +18,7 @@ from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_va
 from ..queues import QUEUES, Queue, queue_named
 from ..store import AtkError, WriteResult, states_defect
 from .base import ServiceBase
-from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, SyncStatus, _code, utc_now
+from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, RemoteLook, SyncStatus, _code, utc_now
 
 if TYPE_CHECKING:
     from ..githistory import ItemCommit, ItemDiff, ItemLog
@@ -70,32 +70,42 @@ class Reads(ServiceBase):
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
-        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        (the dashboard's periodic pull); when the remote was rewritten and dropped commits
+        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy, an
         autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
         result = WriteResult()
         with self.store.locked(lock_timeout):
             self.store._pull(result)
+            if result.repushed and self.push_on_write:
+                self.store._push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
 
     def remote_moved(self) -> bool:
-        """Whether the upstream branch on the remote is not where this clone last saw it:
-        one `git ls-remote` of that ref (no objects fetched), so the dashboard can look every
-        few seconds and pull only when something was pushed. False without an upstream or
-        when the remote cannot be reached (the periodic pull reports that)."""
+        """Whether the upstream branch on the remote is not where this clone last saw it
+        (`look_at_remote`); False without an upstream or when the remote cannot be reached."""
+        return self.look_at_remote().moved
+
+    def look_at_remote(self) -> RemoteLook:
+        """One `git ls-remote` of the upstream branch (no objects fetched), so the dashboard
+        can look every few seconds and pull only when something was pushed: whether it
+        moved, or why the remote could not be asked."""
+        from ..store import git_error_lines
+
         upstream = self.store.upstream()
         if not upstream or "/" not in upstream:
-            return False
+            return RemoteLook(False)
         remote, branch = upstream.split("/", 1)
+        limit = self.store.limit("timeout")
         try:
             proc = self.store.git("ls-remote", "--heads", remote, f"refs/heads/{branch}", check=False,
-                                  timeout=self.store.limit("timeout"), slow=True)  # fmt: skip
-        except AtkError:  # timed out, or interrupted by a quit
-            return False
+                                  timeout=limit, slow=True)  # fmt: skip
+        except AtkError as exc:  # timed out, or interrupted by a quit
+            return RemoteLook(False, exc.message)
         if proc.returncode != 0:
-            return False
+            return RemoteLook(False, "could not reach the remote: " + git_error_lines(proc.stderr or proc.stdout))
         there = proc.stdout.split()[0] if proc.stdout.strip() else ""
         here = self.store.git("rev-parse", "-q", "--verify", f"refs/remotes/{upstream}", check=False).stdout.strip()
-        return there != here
+        return RemoteLook(there != here)
 
     def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
         """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
@@ -109,11 +119,16 @@ class Reads(ServiceBase):
     def sync_status(self) -> SyncStatus:
         """How the store stands against its remote (the dashboard's status line)."""
         upstream = self.store.upstream()
+        behind = 0
+        if upstream:
+            proc = self.store.git("rev-list", "--count", "HEAD..@{u}", check=False)
+            behind = int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
         return SyncStatus(
             unpushed=self.store.unpushed() if upstream else 0,
             conflicts=len(self.conflicts()),
             upstream=upstream,
             has_upstream=upstream is not None,
+            behind=behind,
         )
 
     def upstream(self) -> str | None:
@@ -189,11 +204,34 @@ class Reads(ServiceBase):
         `plan_file` naming no file (SPEC §6 rule 1: the item stays blocked until it exists)."""
         said = list(item.warnings)
         if item.plan_file and plan_files_missing(self.root, [item.plan_file]):
+            from ..config import planning_root_file
+
+            where = planning_root_file(item.plan_file)
             said.append(
-                f"plan file missing: {item.plan_file} (the item is blocked until it exists: "
-                "store the plan with `atk plans commit PATH`)"
+                f"plan file missing: {item.plan_file} (in neither the store nor the planning work root"
+                + (f" {where}" if where else "")
+                + "; the item is blocked until the plan is written there and stored with `atk plans commit PATH`)"
             )
         return [f"{item.filename}: {w}" for w in said]
+
+    def plan_file_at(self, plan_file: str) -> str | None:
+        """Which place holds the plan `plan_file` names: "store", "planning root" (before
+        `atk plans commit`), or None (neither: missing)."""
+        from ..config import plan_file_place
+
+        return plan_file_place(self.root, plan_file)
+
+    def plan_notes(self, item: Item) -> list[str]:
+        """Where `item`'s plan is, when that is not the store yet (said after add and edit:
+        the value names it all the same, and it is not a defect)."""
+        if not item.plan_file or self.plan_file_at(item.plan_file) != "planning root":
+            return []
+        from ..config import planning_root_file
+
+        return [
+            f"{item.filename}: plan file {item.plan_file} is in the planning work root ({planning_root_file(item.plan_file)}), "
+            "not in the store yet; `atk plans commit` moves it there (the value stays as it is)"
+        ]
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)

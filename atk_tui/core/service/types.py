@@ -75,6 +75,17 @@ class SyncStatus:
     conflicts: int
     upstream: str | None
     has_upstream: bool
+    #: commits the remote-tracking branch has that this clone lacks (fetched, not yet pulled)
+    behind: int = 0
+
+
+@dataclass(frozen=True)
+class RemoteLook:
+    """One look at the remote (`Service.look_at_remote`): whether its branch moved since this
+    clone last fetched, or why the remote could not be asked (`error`; `moved` is False)."""
+
+    moved: bool
+    error: str | None = None
 
 
 @dataclass

@@ -232,6 +232,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         replacing: bool = False,
         kept: AnswerResult | None = None,
         notice: str | None = None,
+        base: bytes | None = None,
     ) -> None:
         """`kept`: the user's earlier choices and text (a form re-opened after the question
         changed or a write failed): choices are matched by option label; `notice` says why."""
@@ -241,6 +242,9 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         self.replacing = replacing
         self.kept = kept
         self.notice = notice
+        #: the item's bytes the form was made from: a refreshed queue is checked against them
+        self.base = base
+        self.changed_meanwhile = False
         self.initial: dict[int, str | None] = {}
         self.lost: list[str] = []
         if kept is not None:
@@ -318,6 +322,8 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         self._refresh_marks()
 
     def on_mount(self) -> None:
+        if self.base is not None:
+            self.app.queue_signal.subscribe(self, self._queue_refreshed)
         first = self.query(OptionSet).first() if self.query(OptionSet) else None
         (first or self.query_one("#answer-text", TextArea)).focus()
         self.query_one("#answer-text", TextArea).border_title = "notes (free text)" if self.has_options else "answer"
@@ -386,6 +392,38 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         if ok == "yes":
             res.partial = True
             self.dismiss(res)
+
+    def _queue_refreshed(self, _view: object) -> None:
+        if not self.changed_meanwhile:
+            self._check_changed()
+
+    @work(thread=True, exclusive=True, group="answer-check", exit_on_error=False)
+    def _check_changed(self) -> None:
+        """The store was refreshed (a pull brought another clone's push, an edit): whether this
+        question's file is still the one the form shows."""
+        try:
+            now = self.app.service.read_bytes(self.item.filename)
+        except Exception:
+            now = None
+        if now != self.base:
+            self.app.call_from_thread(self._say_changed, now is None)
+
+    def _say_changed(self, gone: bool) -> None:
+        if self.changed_meanwhile or self._dismissed:
+            return
+        self.changed_meanwhile = True
+        text = (
+            "⚠ This question was moved or removed while the form was open (another clone, or an edit). "
+            if gone
+            else "⚠ This question changed while the form was open (pushed from another clone, or edited): "
+            "what you see may not be what it asks now. "
+        ) + "A submit is checked against the current version and refused if it differs; nothing is lost."
+        notice = Text(text, style="bold yellow")
+        found = self.query("#answer-notice")
+        if found:
+            found.first(Static).update(notice)
+        else:
+            self.query_one(VerticalScroll).mount(Static(notice, id="answer-notice"), before=0)
 
     @on(RadioSet.Changed)
     def _changed(self, event: RadioSet.Changed) -> None:
