@@ -303,7 +303,9 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
     return args.message
 
 
-def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None) -> dict[str, Any]:
+def item_json(
+    item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
+) -> dict[str, Any]:
     question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
@@ -330,6 +332,8 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
     }
     if blocks:
         d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
+    if holder is not None:
+        d["held_by"] = holder.as_json()  # SPEC §15: who holds it, since when
     return d
 
 
@@ -412,10 +416,22 @@ def _stale(args: argparse.Namespace) -> str | None:
     return getattr(args, "stale", None)
 
 
-def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None, holder: Any = None) -> str:
     """A listing's JSON line, as `_write` prints it: a name that is not UTF-8 as its escape
     (the listing cache is UTF-8)."""
-    return safe_json_line(_encode_dict(item_json(i, j, blocks)))
+    return safe_json_line(_encode_dict(item_json(i, j, blocks, holder)))
+
+
+def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
+    """`_json_line` with each held item's holder (`held_by`): found for every item the
+    listing's states hold, in one git walk, before the lines are made (a listing of no held
+    state asks git nothing)."""
+    held = svc.held_in(_states(status, svc.q))
+
+    def line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+        return _json_line(i, j, blocks, held.get(i.filename) if held else None)
+
+    return line
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
@@ -424,7 +440,9 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit), _stale(args))
+        lines = _held_lines(svc, args.status)
+        page = (args.offset, args.limit)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, _stale(args))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -436,7 +454,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
     if args.json or (is_agent_env() and not args.no_json):
         judgements, blocks = view.judgements, view.blocks
-        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
+        held = svc.held_by(items)
+        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
         if _stale(args):
             from .core.freshen import with_stale
 
@@ -504,21 +523,26 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
         judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
+        held = svc.held_by(items)
         for item in items:
-            j = judged[item.filename][1] if item.filename in judged else view.judgements.get(item.filename)
-            d = item_json(item, j, view.blocks.get(item.filename))
+            name = item.filename
+            j = judged[name][1] if name in judged else view.judgements.get(name)
+            d = item_json(item, j, view.blocks.get(name), held.get(name))
             d["body"] = item.body
             d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
             if _stale(args):
                 d["stale"] = _stale(args)
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
+    held = svc.held_by(items)
     for n, item in enumerate(items):
         if len(items) > 1:
             _out(("\n" if n else "") + f"==> {item_path(item.state, item.filename, item.queue)} <==")
         _out(item.text)
         for w in item.defects:
             _err_line(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+        if item.filename in held:  # on stderr, beside the defects: stdout is the stored text
+            _err_line(f"{item.filename}: {held[item.filename].describe()}")
     return 0
 
 
@@ -766,6 +790,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
+        if is_agent_env():
+            from .core.holds import agent_id_from_env
+
+            agent_id_from_env()  # a bad ATK_AGENT_ID refuses every command (exit 2), reads too
         stale = _freshen_for_read(root, args)
         if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args, stale):
             return 0
@@ -845,9 +873,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
+            seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+            choices = _choices(args.choose)
             return _report(
                 svc.answer(
-                    args.filename, choices=_choices(args.choose), text=text, replace=args.replace, partial=args.partial
+                    args.filename, choices=choices, text=text, replace=args.replace, partial=args.partial, seen=seen
                 )
             )
         if c == "comment":

@@ -295,7 +295,7 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 7  # 6: titles without an H1 (items.item_title); 7: as VERSION 9
+LISTING_VERSION = 8  # 6: titles without an H1 (items.item_title); 7: as VERSION 9; 8: held_by (core/holds)
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.

@@ -27,7 +27,7 @@ from .base import ServiceBase
 from .types import SHA_RE, Outcome
 
 if TYPE_CHECKING:
-    from ..editing import EditTicket
+    from ..editing import EditDrift, EditTicket
 
 
 class Writes(ServiceBase):
@@ -47,6 +47,20 @@ class Writes(ServiceBase):
         from ..editing import finish_edit
 
         return finish_edit(self, ticket, text)
+
+    def edit_drift(self, ticket: EditTicket) -> EditDrift | None:
+        """What happened to the session's item meanwhile (left its hold, moved, removed,
+        changed: `editing.EditDrift`), None when nothing did."""
+        from ..editing import drift
+
+        return drift(self, ticket)
+
+    def retarget_edit(self, ticket: EditTicket) -> bytes:
+        """Go on with a session whose item moved meanwhile: held again when it is in inbox,
+        else edited where it is; the stored bytes the next save is based on."""
+        from ..editing import retarget
+
+        return retarget(self, ticket)
 
     def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
         """End the session without saving: unhold what it held, drop (or keep) its text."""

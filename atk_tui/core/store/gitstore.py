@@ -86,6 +86,9 @@ class GitStore(RemoteSync):
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._repo = None
+        #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
+        #: `Atk-Agent` trailer, so its holds are its own (core/holds.py)
+        self.agent_id: str | None = None
         #: every child process the store runs right now (`interrupt()` kills them)
         self.children = Children()
         #: time limits of writes' children (see config.git_limits); read from the config file
