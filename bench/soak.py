@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
 """Soak: three "machines" share one bare remote; agents and a person write at the same time.
 
-    python bench/soak.py [--short] [--seed N] [--agents N] [--ops N] [--person-ops N]
-                         [--out DIR] [--json REPORT] [--keep]
+    python bench/soak.py [--short] [--transport file|daemon|flaky] [--seed N] [--agents N]
+                         [--ops N] [--person-ops N] [--out DIR] [--json REPORT] [--keep]
 
 Layout (under a temporary directory, or DIR): `remote.git` (bare) and clones `m1`, `m2`, `m3`.
+`--transport` says how the clones reach the remote (SPEC §15, issue 24 point 5): `file` (its
+path), `daemon` (a real `git daemon` on 127.0.0.1, an ephemeral port, pushes enabled: git://),
+`flaky` (that daemon behind a relay adding ~50 ms per connection and dropping ~15 % of them,
+seeded: reads may answer from a stale copy, writes may be "not pushed" until `atk wi commit`).
 On m1 and m2, agent processes (real subprocesses, CLAUDECODE=1) run the `atk` CLI through a
 seeded, randomised but realistic flow: add (with --source), start-processing, file a UWI and
 make the AWI depend on it (set-dependencies), adopt, reject, return-to-inbox (also from
-rejected), set-dependencies, rm, and adopt of answered UWIs. On m3 a scripted person drives the
-`Service(actor="user")` the dashboard uses: answer, edit with hold / save_text / unhold, comment,
-move, undo, with the dashboard's periodic pull in between.
+rejected), set-dependencies, rm, and adopt of answered UWIs; now and then an agent tries to
+release or re-point an item in hold (someone else's hold, maybe: refused once holds have an
+owner). Agents read with plain `atk wi list` (reads pull, at the default freshness window). On
+m3 a scripted person drives the `Service(actor="user")` the dashboard uses: answer, edit with
+hold / save_text / unhold, hold an item for a while (and edit it, or not) before releasing it,
+comment, move, undo, with the dashboard's periodic pull in between.
 
 Every write is logged with its outcome (exit code, commit SHA, subject, pushed or not, warnings).
-Afterwards `atk wi commit` runs on each clone, each clone pulls, and the invariants are checked:
+Afterwards `atk wi commit` runs on each clone (again, a bounded number of rounds, while one says
+it could not push), every answer the person recorded is read back on each agent clone, each
+clone pulls, and the invariants are checked:
 
 * every operation reported as done landed on the remote (its SHA, or a commit with the same
   subject after a rebase, is in the remote's history) or was reported as unpushed/conflicting
@@ -22,7 +31,13 @@ Afterwards `atk wi commit` runs on each clone, each clone pulls, and the invaria
 * no file vanished without an `rm` commit;
 * no lock left behind (the lock file may exist but can be taken at once), no journal, no
   index.lock, no rebase in progress;
-* every clone converges to the remote's tree, with a clean work tree.
+* every clone converges to the remote's tree, with a clean work tree;
+* every answer the person recorded reaches each agent's next read: for each answer that landed
+  on the remote, a plain `atk wi show F --json` (it pulls; ATK_READ_WINDOW=0) on m1 and on m2
+  shows the item answered, unless it legitimately moved on (removed by an `rm` commit, or the
+  answer undone by the person); a read that says its copy may be stale is asked again (a
+  bounded number of times) and counted;
+* every read exits 0, whatever the remote does (a stale warning on stderr is fine).
 
 Exit status 0 when every invariant holds. `--short` is what CI runs (tests/soak).
 """
@@ -30,6 +45,7 @@ Exit status 0 when every invariant holds. `--short` is what CI runs (tests/soak)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -40,6 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +64,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 STATES = ("inbox", "processing", "hold", "adopted", "rejected")
 ATK_TIMEOUT = 120.0
+TRANSPORTS = ("file", "daemon", "flaky")
+FLAKY_LATENCY = 0.05  # seconds added to each connection through the relay
+FLAKY_DROP = 0.15  # the fraction of connections it closes at once
+FINAL_ROUNDS = 8  # `atk wi commit` rounds at the end, while a clone could not push
+READ_TRIES = 8  # reads of one answer on one clone while the read says its copy may be stale
 REPOS = ("acme/webapp", "acme/api", "acme/infra")
 SOURCES = ("process-wi", "session-review", "plan-and-add-awi")
 OBJECTS = (
@@ -146,11 +168,16 @@ class Log:
 
 
 def classify_failure(message: str) -> str:
+    """The kind of a failed write (exit 1): `busy` (the store lock, or another git process),
+    `superseded`, `refused` (a rule: the state moved, a hold someone else owns, ...) or
+    `error` (git failed, a hook, a timeout)."""
     m = message.lower()
-    if "store busy" in m:
+    if "store busy" in m or "another git process is using the store" in m:
         return "busy"
     if "another machine made the same change" in m:
         return "superseded"
+    if "held by" in m:
+        return "refused"  # an item someone else holds (SPEC §15): a rule, whatever else it says
     if "did not finish" in m or ("git " in m and " failed" in m) or "hook" in m or "timeout" in m:
         return "error"
     return "refused"
@@ -191,7 +218,14 @@ class Agent:
     def items(self) -> list[dict[str, Any]]:
         t0 = time.time()
         proc = self.atk("wi", "list", "--status", "all", "--json")
-        self.log.write(op="list", read=True, exit=proc.returncode, dt=time.time() - t0)
+        self.log.write(
+            op="list",
+            read=True,
+            exit=proc.returncode,
+            stale="may be stale" in proc.stderr,
+            message=proc.stderr.strip()[-300:] if proc.returncode else "",
+            dt=time.time() - t0,
+        )
         out = []
         for line in proc.stdout.splitlines():
             try:
@@ -379,6 +413,15 @@ class Agent:
                         if other:
                             deps = ["--depends-on", other]
                     self.write("set-dependencies", [f], f, *deps)
+            elif r < 0.72:
+                # an agent that releases or re-points an item in hold: the person's, maybe
+                # (refused once a hold has an owner, SPEC §15; allowed before)
+                held = self.pick(items, lambda i: i["state"] == "hold")
+                if held:
+                    if rng.random() < 0.5:
+                        self.write("unhold", [held], held)
+                    else:
+                        self.write("set-dependencies", [held], held)
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,9 +438,10 @@ class Person:
         self.budget = budget
         self.log = log
         self.undo_stack: list[str] = []
+        self.held: list[str] = []  # items the person holds (to edit later, or just to keep)
         self.n = 0
 
-    def record(self, op: str, files: list[str], out) -> bool:
+    def record(self, op: str, files: list[str], out, **extra: Any) -> bool:
         self.budget -= 1
         rec: dict[str, Any] = {
             "op": op,
@@ -407,6 +451,7 @@ class Person:
             "sha": out.commit,
             "warnings": list(out.warnings),
             "message": out.message[:500],
+            **extra,
         }
         if out.ok:
             _, fp = fingerprint(self.clone, out.commit) if out.commit else (None, None)
@@ -446,9 +491,12 @@ class Person:
             uwis = [i for i in items if i.kind == "uwi" and i.state == "inbox" and not i.answered]
             awis = [i for i in items if i.kind == "awi"]
             inbox = [i for i in items if i.state == "inbox"]
+            free = [i for i in inbox if i.filename not in self.held]
             actions = (
                 ["answer"] * (3 if uwis else 0)
                 + ["edit"] * (2 if inbox else 0)
+                + ["hold"] * (1 if free and len(self.held) < 2 else 0)
+                + ["release"] * (2 if self.held else 0)
                 + ["comment"] * (2 if awis else 0)
                 + ["move"] * (2 if items else 0)
                 + ["undo"] * (1 if self.undo_stack else 0)
@@ -478,6 +526,13 @@ class Person:
             elif act == "edit":
                 item = rng.choice(inbox)
                 self.edit(item.filename)
+            elif act == "hold":
+                # the person takes an item aside for a while (the dashboard's `h`)
+                item = rng.choice(free)
+                if self.record("hold", [item.filename], svc.hold(item.filename, expect="inbox")):
+                    self.held.append(item.filename)
+            elif act == "release":
+                self.release(self.held.pop(rng.randrange(len(self.held))), edit=rng.random() < 0.6)
             elif act == "comment":
                 item = rng.choice(awis)
                 out = svc.comment(item.filename, f"person {self.n}: please keep the API stable")
@@ -493,9 +548,25 @@ class Person:
             elif act == "undo":
                 sha = self.undo_stack[-1]
                 out = svc.undo(sha)
-                self.record("undo", [], out)
+                self.record("undo", [], out, undoes=sha)
                 self.undo_stack.pop()
             time.sleep(rng.random() * 0.2)  # think time
+        while self.held:  # the end of the day: what the person held goes back (bounded: one try each)
+            self.release(self.held.pop(), edit=False)
+
+    def release(self, filename: str, *, edit: bool) -> None:
+        """Back to the inbox, maybe after an edit; refused (and logged) when the item left the
+        hold meanwhile (an agent released it, before holds had an owner)."""
+        svc = self.svc
+        if edit:
+            try:
+                text = svc.read(filename, "hold").text
+            except Exception:
+                text = None
+            if text is not None:
+                new = text.rstrip("\n") + f"\n\nEdited while held ({self.n}).\n"
+                self.record("edit", [filename], svc.save_text(filename, new, expect="hold"))
+        self.record("unhold", [filename], svc.unhold(filename, expect="hold"))
 
     def edit(self, filename: str) -> None:
         """The dashboard's $EDITOR flow: hold, save the whole text, unhold."""
@@ -559,6 +630,48 @@ def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
         clones.append(dest)
     shutil.rmtree(seedroot)
     return remote, clones
+
+
+@contextlib.contextmanager
+def served(remote: Path, clones: list[Path], transport: str, seed: int) -> Iterator[dict[str, Any]]:
+    """The remote as the clones reach it for the run: its path (`file`), a `git daemon` on
+    127.0.0.1 (`daemon`), or that daemon behind a `FlakyRelay` (`flaky`); every clone's origin
+    points at it. Yields what the report says about it (the relay's counts are filled in when
+    the block ends). The daemon and relay are the tests' own (tests/support/remotes.py)."""
+    info: dict[str, Any] = {"transport": transport, "url": str(remote)}
+    if transport == "file":
+        yield info
+        return
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from support.remotes import FlakyRelay, git_daemon
+
+    with git_daemon(remote.parent) as base:
+        relay = None
+        if transport == "flaky":
+            relay = FlakyRelay(int(base.rsplit(":", 1)[1]), latency=FLAKY_LATENCY, drop=FLAKY_DROP, seed=seed)
+            base = f"git://127.0.0.1:{relay.port}"
+        info["url"] = url = f"{base}/{remote.name}"
+        try:
+            for clone in clones:
+                git(clone, "remote", "set-url", "origin", url)
+                retry_git(clone, "fetch", "-q", "origin")
+            yield info
+        finally:
+            if relay is not None:
+                info.update(relayed=relay.relayed, dropped=relay.dropped)
+                relay.close()
+
+
+def retry_git(cwd: Path, *args: str, tries: int = FINAL_ROUNDS) -> subprocess.CompletedProcess[str]:
+    """git, again (a bounded number of times) while it fails: a flaky remote drops connections."""
+    for _ in range(tries):
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=ATK_TIMEOUT)
+        if proc.returncode == 0:
+            break
+        time.sleep(0.2)
+    return proc
 
 
 def run_workers(tmp: Path, clones: list[Path], args: argparse.Namespace) -> tuple[list[Path], list[str]]:
@@ -678,32 +791,147 @@ def lock_free(clone: Path) -> bool:
     return proc.stdout.strip() == "free"
 
 
-def finish(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
-    """`atk wi commit` on each clone, then a pull: what a person does at the end of the day."""
+def final_commits(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
+    """`atk wi commit` on each clone, what a person does at the end of the day; again, a
+    bounded number of rounds, on a clone whose commit failed or left commits unpushed (a
+    flaky remote drops the push; a conflict set aside makes it exit 1 once)."""
+    out: list[dict[str, Any]] = []
+    pending = list(clones)
+    for rnd in range(FINAL_ROUNDS):
+        again = []
+        for clone in pending:
+            proc = subprocess.run(
+                [atk_exe(), "wi", "commit", "--store", str(clone)],
+                capture_output=True,
+                text=True,
+                env=base_env(tmp, f"final-{clone.name}"),
+                timeout=ATK_TIMEOUT,
+            )
+            ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
+            rec = {"clone": clone.name, "round": rnd, "exit": proc.returncode, "ahead": ahead}
+            out.append(rec | {"stdout": proc.stdout.strip()[-500:], "stderr": proc.stderr.strip()[-500:]})
+            if proc.returncode != 0 or ahead != "0":
+                again.append(clone)
+        pending = again
+        if not pending:
+            break
+    return out
+
+
+def final_pulls(clones: list[Path]) -> list[dict[str, Any]]:
+    """Each clone fast-forwards to the remote (`git pull --ff-only`, again while it fails)."""
     out = []
     for clone in clones:
-        env = base_env(tmp, f"final-{clone.name}")
-        proc = subprocess.run(
-            [atk_exe(), "wi", "commit", "--store", str(clone)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=ATK_TIMEOUT,
-        )
-        out.append(
-            {"clone": clone.name, "exit": proc.returncode, "stdout": proc.stdout.strip(), "stderr": proc.stderr.strip()}
-        )
-    for clone in clones:
-        proc = subprocess.run(
-            ["git", "pull", "-q", "--ff-only"],
-            cwd=clone,
-            capture_output=True,
-            text=True,
-            env=base_env(tmp, f"final-{clone.name}"),
-            timeout=ATK_TIMEOUT,
-        )
+        proc = retry_git(clone, "pull", "-q", "--ff-only")
         out.append({"clone": clone.name, "pull": proc.returncode, "stderr": proc.stderr.strip()})
     return out
+
+
+def landed_on(remote: Path) -> tuple[set[str], set[tuple[str, ...]]]:
+    """The remote's commit SHAs and fingerprints (a rebased commit keeps its fingerprint)."""
+    shas = {sha for sha, _ in remote_history(remote)}
+    return shas, {tuple(fp) for fp in fingerprints(remote, "main")}
+
+
+def removed_names(remote: Path) -> set[str]:
+    """Filenames an `rm` (or the undo of an `add`) deleted on the remote."""
+    removed: set[str] = set()
+    log = git(remote, "log", "--diff-filter=D", "--no-renames", "--format=%x00%s", "--name-only", "main", "--", "wi")
+    for chunk in log.split("\0")[1:]:
+        lines = chunk.splitlines()
+        if lines and (lines[0].startswith("atk: rm ") or lines[0].startswith("atk: undo add ")):
+            removed.update(p.split("/")[-1] for p in lines[1:] if p.strip())
+    return removed
+
+
+def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every answer the person recorded reaches each agent's next read (issue 24 point 5).
+
+    For each answer that landed on the remote: when the remote still has the item answered,
+    a plain read on each agent clone (`atk wi show F --json`: it pulls, ATK_READ_WINDOW=0 so
+    it asks the remote every time) must show it answered; a read that says its copy may be
+    stale is asked again (at most READ_TRIES times). Legitimately moved on: the item removed by
+    an `rm` commit, or the answer undone by the person (`atk: undo answer F` on the remote).
+    Every read must exit 0."""
+    from atk_tui.core.items import parse_item
+
+    shas, fps = landed_on(remote)
+    subjects = {subj for _, subj in remote_history(remote)}
+    head = tree_names(remote, "main")
+    removed = removed_names(remote)
+    answers = [r for r in recs if r["who"] == "person" and r["op"] == "answer" and r["ok"]]
+    landed = [r for r in answers if r.get("sha") in shas or (r.get("fp") and tuple(r["fp"]) in fps)]
+    failures: list[str] = []
+    moved_on = undone = 0
+    expected: dict[str, int] = {}  # filename -> landed answers to find on each agent clone
+    for r in landed:
+        name = r["files"][0]
+        if name not in head:
+            if name in removed:
+                moved_on += 1
+            else:
+                failures.append(f"answered {name} is gone from the remote without an rm commit")
+            continue
+        state = head[name][0]
+        data = subprocess.run(
+            ["git", "cat-file", "blob", f"main:wi/{state}/{name}"], cwd=remote, capture_output=True, check=True
+        ).stdout
+        if not parse_item(name, state, data).answered:
+            if r.get("subject") and f"atk: undo {r['subject'].removeprefix('atk: ')}" in subjects:
+                undone += 1
+            else:
+                failures.append(
+                    f"answer to {name} landed ({r.get('subject')!r}) but the remote's {state}/{name} is unanswered"
+                )
+            continue
+        expected[name] = expected.get(name, 0) + 1
+    checked = stale_reads = 0
+    env = dict(base_env(tmp, "reader"), CLAUDECODE="1", ATK_READ_WINDOW="0")
+    env.pop("ATK_READ_TIMEOUT", None)
+    for clone in agent_clones:
+        for name, count in sorted(expected.items()):
+            for _ in range(READ_TRIES):
+                proc = subprocess.run(
+                    [atk_exe(), "wi", "show", name, "--json", "--store", str(clone)],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    timeout=ATK_TIMEOUT,
+                )
+                if proc.returncode != 0:
+                    failures.append(
+                        f"{clone.name}: `atk wi show {name}` exited {proc.returncode}: {proc.stderr.strip()[-300:]}"
+                    )
+                    break
+                try:
+                    shown = json.loads(proc.stdout.splitlines()[0])
+                except (ValueError, IndexError):
+                    failures.append(
+                        f"{clone.name}: `atk wi show {name} --json` printed no record: {proc.stdout[:200]!r}"
+                    )
+                    break
+                if shown.get("stale"):
+                    stale_reads += 1
+                    continue
+                if shown.get("answered"):
+                    checked += count
+                else:
+                    failures.append(
+                        f"{clone.name}: the person's answer to {name} did not reach the agent's read "
+                        f"(shown {shown.get('state')}, answered={shown.get('answered')})"
+                    )
+                break
+            else:
+                failures.append(f"{clone.name}: {READ_TRIES} reads of {name} in a row said the copy may be stale")
+    return {
+        "answers_recorded": len(answers),
+        "answers_landed": len(landed),
+        "answers_checked": checked,
+        "answers_moved_on": moved_on,
+        "answers_undone": undone,
+        "answer_reads_stale": stale_reads,
+        "answer_failures": failures,
+    }
 
 
 def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -763,11 +991,7 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
             name = p.split("/")[-1]
             if name != ".gitkeep":
                 ever.add(name)
-    rm_log = git(remote, "log", "--diff-filter=D", "--no-renames", "--format=%x00%s", "--name-only", "main", "--", "wi")
-    for chunk in rm_log.split("\0")[1:]:
-        lines = chunk.splitlines()
-        if lines and (lines[0].startswith("atk: rm ") or lines[0].startswith("atk: undo add ")):
-            removed_by_rm.update(p.split("/")[-1] for p in lines[1:] if p.strip())
+    removed_by_rm |= removed_names(remote)
     for r in ok:
         if r["op"] == "add" and r.get("outcome") == "landed":
             ever.update(r["files"])
@@ -797,6 +1021,12 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         if dirty:
             failures.append(f"{clone.name}: work tree not clean: {dirty.splitlines()[:3]}")
 
+    # 6. every read answers, whatever the remote does (a stale copy is said, not an error)
+    reads = [r for r in recs if r.get("read") and r["op"] == "list"]
+    for r in reads:
+        if r["exit"] != 0:
+            failures.append(f"{r['who']} on {r['clone']}: a read exited {r['exit']}: {r.get('message', '')[:200]}")
+
     failed = [r for r in writes if not r["ok"]]
     cats = Counter(r.get("category", "refused") for r in failed)
     by_op = Counter(r["op"] for r in writes)
@@ -814,6 +1044,9 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "usage_errors": cats.get("usage", 0),
         "lost": lost,
         "reads": sum(1 for r in recs if r.get("read") and r["op"] != "commit"),
+        "reads_stale": sum(1 for r in reads if r.get("stale")),
+        "reads_failed": sum(1 for r in reads if r["exit"] != 0),
+        "held_by_refusals": sum(1 for r in failed if "held by" in r.get("message", "").lower()),
         "commit_runs": sum(1 for r in recs if r["op"] == "commit"),
         "set_aside_warnings": sum(1 for r in recs for w in r.get("warnings", []) if w.startswith("set aside")),
         "by_op": dict(sorted(by_op.items())),
@@ -830,6 +1063,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--short", action="store_true", help="the CI size: 4 agents, about 30 s")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="file",
+        help="how the clones reach the remote: its path, a local `git daemon` (git://), or that daemon "
+        f"behind a relay adding {FLAKY_LATENCY * 1000:g} ms and dropping {FLAKY_DROP:.0%} of the connections",
+    )
     ap.add_argument("--agents", type=int, default=None)
     ap.add_argument("--ops", type=int, default=None, help="writes per agent")
     ap.add_argument("--person-ops", type=int, default=None)
@@ -857,14 +1097,23 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     try:
         remote, clones = setup(tmp, args.seed)
-        t_setup = time.time() - t0
-        logs, problems = run_workers(tmp, clones, args)
-        t_run = time.time() - t0 - t_setup
-        final = finish(tmp, clones)
-        report = check(tmp, remote, clones, read_logs(logs))
-        report["failures"] = problems + report["failures"]
+        with served(remote, clones, args.transport, args.seed) as net:
+            t_setup = time.time() - t0
+            logs, problems = run_workers(tmp, clones, args)
+            t_run = time.time() - t0 - t_setup
+            final = final_commits(tmp, clones)
+            recs = read_logs(logs)
+            answers = check_answers(tmp, remote, clones[:2], recs)
+            final += final_pulls(clones)
+        report = check(tmp, remote, clones, recs)
+        report["failures"] = problems + answers.pop("answer_failures") + report["failures"]
+        report.update(answers)
         report["final"] = final
+        report["commit_rounds"] = 1 + max((f["round"] for f in final if "round" in f), default=0)
         report.update(
+            transport=args.transport,
+            remote=net,
+            clones=len(clones),
             wall_s=round(time.time() - t0, 2),
             run_s=round(t_run, 2),
             setup_s=round(t_setup, 2),
@@ -882,7 +1131,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_report(r: dict[str, Any]) -> None:
-    print(f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third, seed {r['seed']}")
+    print(
+        f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third ({r['clones']} clones), "
+        f"seed {r['seed']}, transport {r['transport']}"
+    )
+    net = r["remote"]
+    if "dropped" in net:
+        print(
+            f"  remote                   {net['url']}  (relay: {net['relayed']} connections, {net['dropped']} dropped)"
+        )
+    elif r["transport"] != "file":
+        print(f"  remote                   {net['url']}")
     print(f"  operations attempted     {r['attempted']:>6}   ({', '.join(f'{k} {v}' for k, v in r['by_op'].items())})")
     print(f"  landed                   {r['landed']:>6}")
     print(
@@ -893,12 +1152,20 @@ def print_report(r: dict[str, Any]) -> None:
         f"  refused by rule (exit 1) {r['refused'] + r['superseded']:>6}   (of which 'another machine made the same "
         f"change first': {r['superseded']}; unpushed duplicates dropped at `atk wi commit`: {r['duplicates_dropped']})"
     )
+    print(f"  of which 'held by'       {r['held_by_refusals']:>6}")
     print(f"  store busy / git errors  {r['busy']:>6} / {r['errors']}")
     print(f"  lost                     {r['lost']:>6}")
     print(
         f"  reads                    {r['reads']:>6}   (+ {r['commit_runs']} `atk wi commit` runs after an "
-        f"'unpushed' warning, which set aside {r['set_aside_warnings']} conflicting commits)"
+        f"'unpushed' warning, which set aside {r['set_aside_warnings']} conflicting commits); "
+        f"stale {r['reads_stale']}, failed {r['reads_failed']}"
     )
+    print(
+        f"  answers checked          {r['answers_checked']:>6}   (the person recorded {r['answers_recorded']}, "
+        f"{r['answers_landed']} landed; each read back on m1 and m2; moved on {r['answers_moved_on']}, "
+        f"undone {r['answers_undone']}; stale reads asked again {r['answer_reads_stale']})"
+    )
+    print(f"  final `atk wi commit`    {r['commit_rounds']:>6}   round(s)")
     print(
         f"  remote: {r['remote_commits']} commits, {r['items_in_remote']} items; {r['files_ever']} filenames ever, "
         f"{r['removed_by_rm']} removed by rm"
@@ -909,7 +1176,10 @@ def print_report(r: dict[str, Any]) -> None:
         for f in r["failures"]:
             print("  - " + f)
     else:
-        print("  invariants: all hold (no loss, no two-state file, no vanished file, no lock left, clones converged)")
+        print(
+            "  invariants: all hold (no loss, no two-state file, no vanished file, no lock left, clones converged, "
+            "every answer reached both agents' reads, every read exited 0)"
+        )
 
 
 def worker_main(argv: list[str]) -> int:
