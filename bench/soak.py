@@ -222,7 +222,7 @@ class Agent:
             op="list",
             read=True,
             exit=proc.returncode,
-            stale="may be stale" in proc.stderr,
+            stale=next((ln.strip()[-300:] for ln in proc.stderr.splitlines() if "may be stale" in ln), None),
             message=proc.stderr.strip()[-300:] if proc.returncode else "",
             dt=time.time() - t0,
         )
