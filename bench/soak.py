@@ -176,7 +176,7 @@ def classify_failure(message: str) -> str:
         return "busy"
     if "another machine made the same change" in m:
         return "superseded"
-    if "held by" in m:
+    if "held by" in m or "being edited by" in m:
         return "refused"  # an item someone else holds (SPEC §15): a rule, whatever else it says
     if "did not finish" in m or ("git " in m and " failed" in m) or "hook" in m or "timeout" in m:
         return "error"
@@ -1046,7 +1046,9 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "reads": sum(1 for r in recs if r.get("read") and r["op"] != "commit"),
         "reads_stale": sum(1 for r in reads if r.get("stale")),
         "reads_failed": sum(1 for r in reads if r["exit"] != 0),
-        "held_by_refusals": sum(1 for r in failed if "held by" in r.get("message", "").lower()),
+        "held_by_refusals": sum(
+            1 for r in failed if r.get("category") == "refused" and re.search(r"(held|being edited) by", r["message"])
+        ),
         "commit_runs": sum(1 for r in recs if r["op"] == "commit"),
         "set_aside_warnings": sum(1 for r in recs for w in r.get("warnings", []) if w.startswith("set aside")),
         "by_op": dict(sorted(by_op.items())),
