@@ -791,6 +791,36 @@ def lock_free(clone: Path) -> bool:
     return proc.stdout.strip() == "free"
 
 
+def last_answer(tmp: Path, clones: list[Path], seed: int) -> Path:
+    """The seeds' answer flow across clones, once the workers are done: an agent on m1 files a
+    UWI (`atk wi add --kind uwi`), the person answers it on m3 (`atk wi answer`, at a terminal:
+    no agent env); nothing but their next reads can bring that answer to m1 and m2. Logged
+    like the workers' writes (the person's answer is one the invariant checks)."""
+    path = tmp / "last.jsonl"
+    agent = Agent("agent0", clones[0], seed, 4, Log(path, "agent0", clones[0]))
+    agent.env = dict(base_env(tmp, "agent0-m1"), CLAUDECODE="1")
+    uwi = agent.add_uwi("the last question of the day")
+    if uwi and ahead_of_upstream(clones[0]):
+        final_commits(tmp, clones[:1])  # a flaky remote dropped the push, and the commit's too
+    if uwi:
+        # the person's dashboard shows the new question once its read brings it in
+        env = dict(base_env(tmp, "person-m3"), ATK_READ_WINDOW="0")
+        for _ in range(READ_TRIES):
+            proc = subprocess.run(
+                [atk_exe(), "wi", "show", uwi, "--json", "--store", str(clones[2])],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=ATK_TIMEOUT,
+            )
+            if proc.returncode == 0 and '"stale"' not in proc.stdout:
+                break
+        person = Agent("person", clones[2], seed, 4, Log(path, "person", clones[2]))
+        person.env = base_env(tmp, "person-m3")
+        person.write("answer", [uwi], uwi, "--choose", "1=A", "--text", "last answer of the day")
+    return path
+
+
 def final_commits(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
     """`atk wi commit` on each clone, what a person does at the end of the day; again, a
     bounded number of rounds, on a clone whose commit failed or left commits unpushed (a
@@ -818,6 +848,13 @@ def final_commits(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
     return out
 
 
+def ahead_of_upstream(clone: Path) -> bool:
+    """Commits the remote has not got (by what the clone last heard of it), or uncommitted items."""
+    ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
+    dirty = git(clone, "status", "--porcelain", "--", "wi", "plans", check=False).strip()
+    return ahead != "0" or bool(dirty)
+
+
 def final_pulls(clones: list[Path]) -> list[dict[str, Any]]:
     """Each clone fast-forwards to the remote (`git pull --ff-only`, again while it fails)."""
     out = []
@@ -831,6 +868,18 @@ def landed_on(remote: Path) -> tuple[set[str], set[tuple[str, ...]]]:
     """The remote's commit SHAs and fingerprints (a rebased commit keeps its fingerprint)."""
     shas = {sha for sha, _ in remote_history(remote)}
     return shas, {tuple(fp) for fp in fingerprints(remote, "main")}
+
+
+def fingerprint_map(remote: Path) -> list[tuple[str, list[str]]]:
+    """(SHA, fingerprint) of each commit on the remote's main."""
+    out = git(remote, "log", FP_FORMAT, "--date=raw", "main")
+    return [(p[0], p[1:]) for p in (line.split("\0") for line in out.splitlines()) if len(p) == 4]
+
+
+def has_commit(clone: Path, sha: str) -> bool:
+    """Whether the clone's HEAD contains `sha` (False when it never fetched it)."""
+    proc = subprocess.run(["git", "merge-base", "--is-ancestor", sha, "HEAD"], cwd=clone, capture_output=True)
+    return proc.returncode == 0
 
 
 def removed_names(remote: Path) -> set[str]:
@@ -852,10 +901,12 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
     it asks the remote every time) must show it answered; a read that says its copy may be
     stale is asked again (at most READ_TRIES times). Legitimately moved on: the item removed by
     an `rm` commit, or the answer undone by the person (`atk: undo answer F` on the remote).
-    Every read must exit 0."""
+    Every read must exit 0. `answers_pulled_by_read` counts the (answer, clone) pairs the clone
+    did not have before its read: those prove the read pulled."""
     from atk_tui.core.items import parse_item
 
     shas, fps = landed_on(remote)
+    by_fp = {tuple(fp): sha for sha, fp in fingerprint_map(remote)}
     subjects = {subj for _, subj in remote_history(remote)}
     head = tree_names(remote, "main")
     removed = removed_names(remote)
@@ -863,7 +914,7 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
     landed = [r for r in answers if r.get("sha") in shas or (r.get("fp") and tuple(r["fp"]) in fps)]
     failures: list[str] = []
     moved_on = undone = 0
-    expected: dict[str, int] = {}  # filename -> landed answers to find on each agent clone
+    expected: dict[str, list[str]] = {}  # filename -> the remote's commits of its landed answers
     for r in landed:
         name = r["files"][0]
         if name not in head:
@@ -884,12 +935,15 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
                     f"answer to {name} landed ({r.get('subject')!r}) but the remote's {state}/{name} is unanswered"
                 )
             continue
-        expected[name] = expected.get(name, 0) + 1
-    checked = stale_reads = 0
+        expected.setdefault(name, []).append(r["sha"] if r.get("sha") in shas else by_fp[tuple(r["fp"])])
+    checked = stale_reads = pulled = 0
     env = dict(base_env(tmp, "reader"), CLAUDECODE="1", ATK_READ_WINDOW="0")
     env.pop("ATK_READ_TIMEOUT", None)
     for clone in agent_clones:
-        for name, count in sorted(expected.items()):
+        # the answers this clone has not got yet (before its first read: a read fast-forwards
+        # the whole branch): only its reads can bring them in
+        new = {name: sum(1 for sha in commits if not has_commit(clone, sha)) for name, commits in expected.items()}
+        for name, commits in sorted(expected.items()):
             for _ in range(READ_TRIES):
                 proc = subprocess.run(
                     [atk_exe(), "wi", "show", name, "--json", "--store", str(clone)],
@@ -914,7 +968,8 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
                     stale_reads += 1
                     continue
                 if shown.get("answered"):
-                    checked += count
+                    checked += len(commits)
+                    pulled += new[name]
                 else:
                     failures.append(
                         f"{clone.name}: the person's answer to {name} did not reach the agent's read "
@@ -927,6 +982,7 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
         "answers_recorded": len(answers),
         "answers_landed": len(landed),
         "answers_checked": checked,
+        "answers_pulled_by_read": pulled,
         "answers_moved_on": moved_on,
         "answers_undone": undone,
         "answer_reads_stale": stale_reads,
@@ -1103,9 +1159,15 @@ def main(argv: list[str] | None = None) -> int:
             t_setup = time.time() - t0
             logs, problems = run_workers(tmp, clones, args)
             t_run = time.time() - t0 - t_setup
-            final = final_commits(tmp, clones)
+            logs.append(last_answer(tmp, clones, args.seed))
+            # what the person left unpushed lands first; an agent clone with unpushed commits
+            # pushes them (a read never fast-forwards over them); then the agents' reads, which
+            # must bring in the rest themselves; then everyone's end-of-day `atk wi commit`
+            final = final_commits(tmp, clones[2:])
+            final += final_commits(tmp, [c for c in clones[:2] if ahead_of_upstream(c)])
             recs = read_logs(logs)
             answers = check_answers(tmp, remote, clones[:2], recs)
+            final += final_commits(tmp, clones)
             final += final_pulls(clones)
         report = check(tmp, remote, clones, recs)
         report["failures"] = problems + answers.pop("answer_failures") + report["failures"]
@@ -1164,7 +1226,8 @@ def print_report(r: dict[str, Any]) -> None:
     )
     print(
         f"  answers checked          {r['answers_checked']:>6}   (the person recorded {r['answers_recorded']}, "
-        f"{r['answers_landed']} landed; each read back on m1 and m2; moved on {r['answers_moved_on']}, "
+        f"{r['answers_landed']} landed; each read back on m1 and m2, {r['answers_pulled_by_read']} brought in by "
+        f"that read itself; moved on {r['answers_moved_on']}, "
         f"undone {r['answers_undone']}; stale reads asked again {r['answer_reads_stale']})"
     )
     print(f"  final `atk wi commit`    {r['commit_rounds']:>6}   round(s)")

@@ -62,6 +62,9 @@ def test_short_soak_loses_nothing_and_converges(tmp_path: Path, transport: str) 
     assert report["answers_checked"] == 2 * standing
     if standing:
         assert report["answers_checked"] > 0
+    # the last answer (filed on m1, answered on m3 after the workers stopped) reached m1 through
+    # m1's read alone: that read pulled
+    assert report["answers_pulled_by_read"] > 0
     if transport == "file":
         assert report["remote"]["url"].endswith("remote.git")
     else:
