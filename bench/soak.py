@@ -178,7 +178,8 @@ def classify_failure(message: str) -> str:
         return "superseded"
     if "held by" in m or "being edited by" in m:
         return "refused"  # an item someone else holds (SPEC §15): a rule, whatever else it says
-    if "did not finish" in m or ("git " in m and " failed" in m) or "hook" in m or "timeout" in m:
+    # whole words: an item named "... payment webhooks" is no hook failure
+    if "did not finish" in m or ("git " in m and " failed" in m) or re.search(r"\b(hook|timeout)\b", m):
         return "error"
     return "refused"
 
