@@ -69,6 +69,7 @@ FLAKY_LATENCY = 0.05  # seconds added to each connection through the relay
 FLAKY_DROP = 0.15  # the fraction of connections it closes at once
 FINAL_ROUNDS = 8  # `atk wi commit` rounds at the end, while a clone could not push
 READ_TRIES = 8  # reads of one answer on one clone while the read says its copy may be stale
+HOLD_FOR = 3.0  # seconds the person keeps an item held at least (the agents' reads see it)
 REPOS = ("acme/webapp", "acme/api", "acme/infra")
 SOURCES = ("process-wi", "session-review", "plan-and-add-awi")
 OBJECTS = (
@@ -439,7 +440,7 @@ class Person:
         self.budget = budget
         self.log = log
         self.undo_stack: list[str] = []
-        self.held: list[str] = []  # items the person holds (to edit later, or just to keep)
+        self.held: dict[str, float] = {}  # items the person holds (to edit later, or just to keep): since
         self.n = 0
 
     def record(self, op: str, files: list[str], out, **extra: Any) -> bool:
@@ -493,11 +494,12 @@ class Person:
             awis = [i for i in items if i.kind == "awi"]
             inbox = [i for i in items if i.state == "inbox"]
             free = [i for i in inbox if i.filename not in self.held]
+            done = [f for f, since in self.held.items() if time.monotonic() - since >= HOLD_FOR]
             actions = (
                 ["answer"] * (3 if uwis else 0)
                 + ["edit"] * (2 if inbox else 0)
                 + ["hold"] * (1 if free and len(self.held) < 2 else 0)
-                + ["release"] * (2 if self.held else 0)
+                + ["release"] * (2 if done else 0)
                 + ["comment"] * (2 if awis else 0)
                 + ["move"] * (2 if items else 0)
                 + ["undo"] * (1 if self.undo_stack else 0)
@@ -531,9 +533,11 @@ class Person:
                 # the person takes an item aside for a while (the dashboard's `h`)
                 item = rng.choice(free)
                 if self.record("hold", [item.filename], svc.hold(item.filename, expect="inbox")):
-                    self.held.append(item.filename)
+                    self.held[item.filename] = time.monotonic()
             elif act == "release":
-                self.release(self.held.pop(rng.randrange(len(self.held))), edit=rng.random() < 0.6)
+                name = rng.choice(done)
+                del self.held[name]
+                self.release(name, edit=rng.random() < 0.6)
             elif act == "comment":
                 item = rng.choice(awis)
                 out = svc.comment(item.filename, f"person {self.n}: please keep the API stable")
@@ -552,8 +556,9 @@ class Person:
                 self.record("undo", [], out, undoes=sha)
                 self.undo_stack.pop()
             time.sleep(rng.random() * 0.2)  # think time
-        while self.held:  # the end of the day: what the person held goes back (bounded: one try each)
-            self.release(self.held.pop(), edit=False)
+        for name in list(self.held):  # the end of the day: what the person held goes back (one try each)
+            del self.held[name]
+            self.release(name, edit=False)
 
     def release(self, filename: str, *, edit: bool) -> None:
         """Back to the inbox, maybe after an edit; refused (and logged) when the item left the
