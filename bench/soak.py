@@ -808,6 +808,8 @@ def last_answer(tmp: Path, clones: list[Path], seed: int) -> Path:
     uwi = agent.add_uwi("the last question of the day")
     if uwi and ahead_of_upstream(clones[0]):
         final_commits(tmp, clones[:1])  # a flaky remote dropped the push, and the commit's too
+    if uwi and ahead_of_upstream(clones[2]):
+        final_commits(tmp, clones[2:])  # the person's own unpushed work first: a read cannot fast-forward over it
     if uwi:
         # the person's dashboard shows the new question once its read brings it in
         env = dict(base_env(tmp, "person-m3"), ATK_READ_WINDOW="0")
@@ -823,7 +825,10 @@ def last_answer(tmp: Path, clones: list[Path], seed: int) -> Path:
                 break
         person = Agent("person", clones[2], seed, 4, Log(path, "person", clones[2]))
         person.env = base_env(tmp, "person-m3")
-        person.write("answer", [uwi], uwi, "--choose", "1=A", "--text", "last answer of the day")
+        for _ in range(3):  # refused only if the question never reached m3 (a flaky remote): bounded
+            ok, _ = person.write("answer", [uwi], uwi, "--choose", "1=A", "--text", "last answer of the day")
+            if ok:
+                break
     return path
 
 
