@@ -12,19 +12,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atk-tui", description="Triage dashboard for an atk work-item store.")
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or private_notes in the config file)")
     p.add_argument(
-        "--demo", action="store_true",
+        "--demo",
+        action="store_true",
         help="create a realistic demo store in a temporary directory and open it (deleted on exit unless --keep)",
     )
     p.add_argument("--keep", action="store_true", help="with --demo: keep the demo store on exit (its path is printed)")
     p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
     p.add_argument("--read-only", action="store_true", help="open without allowing writes")
     p.add_argument(
-        "--serve", action="store_true",
+        "--serve",
+        action="store_true",
         help="serve the dashboard to a web browser (textual-serve) instead of drawing it here; "
-        "each browser tab runs its own dashboard on the same store; editing there uses the in-app editor",
+        "each browser tab runs its own dashboard on the same store; editing there uses the in-app editor. "
+        "Open the address it prints (http://127.0.0.1:8000/?token=...): the token is new at every start "
+        "(or $ATK_SERVE_TOKEN, 32+ characters, for scripts) and is kept in a cookie after the first load; "
+        "requests from pages of other sites (their Origin), under other host names (DNS rebinding) "
+        "or without the token are refused and logged on stderr",
     )
-    p.add_argument("--host", default="localhost", help="with --serve: the address to listen on (default localhost)")
-    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
+    p.add_argument("--host", help="with --serve: the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="with --serve: the port (default 8000)")
     from .version import VersionAction
 
     p.add_argument("--version", action=VersionAction)
@@ -36,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.keep and not args.demo:
         parser.error("--keep goes with --demo (it keeps the demo store on exit)")
-    if not args.serve and (args.host != "localhost" or args.port != 8000):
+    if not args.serve and (args.host is not None or args.port is not None):
         parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
     from .core.config import ConfigError, NoStoreConfigured, resolve_store
 
@@ -101,10 +107,20 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
     except AtkError as exc:
         print(f"atk-tui: {exc}", file=sys.stderr)
         return 2
-    from textual_serve.server import Server
+    from .serve import TokenError, make_token, serve
 
-    print(f"atk-tui: serving {root} at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
-    Server(serve_command(root, args), host=args.host, port=args.port, title="atk-tui").serve()
+    try:
+        token = make_token()
+    except TokenError as exc:
+        print(f"atk-tui: {exc}", file=sys.stderr)
+        return 2
+
+    def announce(guard) -> None:
+        print(f"atk-tui: serving {root}; open {guard.url} (Ctrl+C stops)", file=sys.stderr, flush=True)
+
+    host = "127.0.0.1" if args.host is None else args.host
+    port = 8000 if args.port is None else args.port
+    serve(serve_command(root, args), host=host, port=port, title="atk-tui", announce=announce, token=token)
     return 0
 
 

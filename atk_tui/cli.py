@@ -149,9 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shell", choices=COMPLETION_SHELLS)
     p.add_argument("--prog", choices=["atk", "atk-tui"], default="atk", help="the command to complete (default: atk)")
 
-    p = sub.add_parser("config", help="print resolved configuration", parents=[common])
-    p.add_argument("action", choices=["get"])
-    p.add_argument("key", choices=["private_notes", "plans_root"])
+    p = sub.add_parser(
+        "config",
+        help="print the resolved configuration (every key, and where its value comes from); `get KEY` prints one value",
+        parents=[common],
+    )
+    p.add_argument("action", nargs="?", choices=["get"])
+    p.add_argument("key", nargs="?", choices=["private_notes", "plans_root"])
 
     wi = sub.add_parser("wi", help="work item commands", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     w = wi.add_subparsers(dest="wicmd", required=True)
@@ -182,7 +186,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = cmd("schema", "print the JSON Schema of an item's frontmatter, the config file or the --json record")
     p.add_argument("--which", choices=["item", "config", "record"], default="item")
     p = cmd("process-loop", "the resident loop: start CMD for ready work, at most N at once")
-    p.add_argument("--run", required=True, metavar="CMD", help="run through the shell with ATK_PRIVATE_NOTES and ATK_READY_FILES set")
+    p.add_argument(
+        "--run",
+        required=True,
+        metavar="CMD",
+        help="run through the shell with ATK_PRIVATE_NOTES, ATK_TARGET_REPO and ATK_READY_FILES "
+        "(every ready file) set, and the same by state: ATK_READY_PROCESSING_FILES, ATK_READY_INBOX_FILES",
+    )
     p.add_argument("--max-parallel", type=int, default=1, metavar="N")
     p.add_argument("--once", action="store_true", help="run what is ready now, wait for it, exit")
     p.add_argument("--queue", choices=["wi", "mq"], default="wi", help="the queue whose ready work is started")
@@ -207,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
     ag = agents.add_subparsers(dest="agentscmd", required=True)
     p = ag.add_parser("notify", parents=[common], help="leave a notice for the user (one commit)")
     p.add_argument("message", nargs="?")
-    p.add_argument("--body-file", help="read the notice from this file ('-' for stdin)")
+    p.add_argument("--body-file", help="read the notice from this file: an absolute path ('-' for stdin)")
     p.add_argument("--source", help="who sends it (e.g. process-wi)")
     p = ag.add_parser("notices", parents=[common], help="list notices (JSON Lines in an agent environment)")
     g = p.add_mutually_exclusive_group()
@@ -361,7 +371,7 @@ def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
         return None
     if not (root / ".git").is_dir():
         return None
-    from .core.store.freshen import freshen_once, stale_message
+    from .core.freshen import freshen_once, stale_message
 
     found = freshen_once(root)
     if found.stale:
@@ -401,7 +411,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         judgements, blocks = view.judgements, view.blocks
         lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
         if _stale(args):
-            from .core.store.freshen import with_stale
+            from .core.freshen import with_stale
 
             lines = [with_stale(line, _stale(args)) for line in lines]
         if lines:
@@ -457,41 +467,90 @@ def terminal_table(rows: list[list[str]], width: int, caps: Sequence[int] = ()) 
 
 
 def cmd_show(svc: Any, args: argparse.Namespace) -> int:
-    """One or several items; every name is read before anything is printed (all or nothing)."""
+    """One or several items; every name is read before anything is printed (all or nothing).
+    Text in and out of an agent environment (process-feedbacks: JSON Lines by default is for
+    `list` only; `show` keeps its text): several items each after a `==> wi/inbox/F.md <==`
+    line naming its file; `--json` for JSON Lines."""
+    from .core.store import item_path
+
     items = [svc.show(name) for name in args.filenames]
-    as_json = args.json or (len(items) > 1 and is_agent_env() and not args.no_json)
-    if as_json:
+    if args.json:
         view = svc.queue({*STATES, *MQ.states})
         for item in items:
             d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
             d["body"] = item.body
+            d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
             if _stale(args):
                 d["stale"] = _stale(args)
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
     for n, item in enumerate(items):
         if len(items) > 1:
-            _out(("\n" if n else "") + f"==> {item.filename} <==")
+            _out(("\n" if n else "") + f"==> {item_path(item.state, item.filename, item.queue)} <==")
         _out(item.text)
         for w in item.defects:
             _err(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
     return 0
 
 
+#: the service of the command running now (`run`): `_report` asks it why a commit was not pushed
+_SVC: Any = None
+
+#: the warning a write whose push failed carries (store.remote): said in its one line instead
+_UNPUSHED = ("unpushed commit", "the commit is kept locally")
+
+
+def _push_said(out: Any) -> tuple[str, tuple[str, ...]]:
+    """(` pushed` / ` not pushed: <why>`, the warnings left to print) for a write that made
+    `out.commit`; the reason a push failed is said here, not again as a warning."""
+    warnings = tuple(out.warnings)
+    if out.pushed:
+        return " pushed", warnings
+    if out.pushed is False:
+        # the warning (kept: it asks for `atk wi commit`) says why; the line says it short
+        why = next((w for w in warnings if any(k in w for k in _UNPUSHED)), "")
+        m = re.search(r"unpushed commits? \((.*)\); run `atk wi commit`", why, re.S)
+        reason = m.group(1) if m else "the remote did not answer" if "did not answer" in why else "the push failed"
+        return f" not pushed: {reason} (`atk wi commit` pushes it later)", warnings
+    svc = _SVC
+    if svc is not None and svc.store.upstream() is None:
+        return " not pushed: no remote (no upstream branch is configured)", warnings
+    if svc is not None and not svc.push_on_write:
+        return " not pushed: --skip-push (run `atk wi commit` to push it)", warnings
+    return " not pushed: no remote", warnings
+
+
+def _line(out: Any) -> tuple[str, tuple[str, ...]]:
+    """(the one line saying what `out`'s write did, the warnings to print beside it)."""
+    if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
+        said, warnings = _push_said(out)
+        return f"{out.message} ({out.commit[:10]}){said}", warnings
+    return out.message, tuple(out.warnings)
+
+
 def _report(out: Any) -> int:
-    for w in out.warnings:
-        _err(f"warning: {w}")
+    """What a write did, said one way (README "Say what was written"): warnings on stderr,
+    then exactly one line `<verb> <file> (<sha>) pushed|not pushed: <why>` for a write that
+    committed (the message alone for one that committed nothing: a no-op), on stdout; `add`
+    and `edit` print the saved item on stdout instead, filename first (what they promise),
+    and that line on stderr. A refusal is its message on stderr (exit 1 or 2)."""
     if not out.ok:
+        for w in out.warnings:
+            _err(f"warning: {w}")
         if out.code == "conflict":
             _out(out.message)  # what was not pushed and how to resolve it: the command's result
         else:
             _err(out.message)
         return out.exit_code or 1
+    line, warnings = _line(out)
+    for w in warnings:
+        _err(f"warning: {w}")
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
         _out(out.item.text)
+        _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     else:
-        _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+        _out(line)
     return 0
 
 
@@ -522,6 +581,28 @@ def _resolve_arguments(svc: Any, args: argparse.Namespace) -> None:
         args.filenames = resolve_names(svc.store, args.filenames, svc.queues)
     if getattr(args, "depends_on", None):  # a dependency may be an item of either queue
         args.depends_on = resolve_names(svc.store, args.depends_on, None)
+    if getattr(args, "dep_add", None):
+        args.dep_add = resolve_names(svc.store, args.dep_add, None)
+    if getattr(args, "dep_remove", None):  # one to remove may be gone already: then as given
+        args.dep_remove = [_resolve_or_given(svc, name) for name in args.dep_remove]
+
+
+def _resolve_or_given(svc: Any, name: str) -> str:
+    from .core.resolve import resolve_name
+
+    try:
+        return resolve_name(svc.store, name, None)
+    except AtkError:
+        return name if name.endswith(".md") else name + ".md"
+
+
+def _report_plan(svc: Any, out: Any) -> int:
+    """`_report`, then where the saved item's plan file is when not in the store yet."""
+    code = _report(out)
+    if out.ok and out.item is not None:
+        for note in svc.plan_notes(out.item):
+            _err(f"note: {note}")
+    return code
 
 
 def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
@@ -530,23 +611,74 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
     if args.whole_file:
         if args.message is not None or args.body_file or args.plan_file is not None:
             raise AtkError("--whole-file replaces everything: give no MESSAGE, --body-file or --plan-file with it", exit_code=2)
-        return _report(svc.save_text(args.filename, _read_file(args.whole_file)))
+        return _report_plan(svc, svc.save_text(args.filename, _read_file(args.whole_file)))
     if args.plan_file is None:
-        return _report(svc.edit(args.filename, _body(args)))
+        return _report_plan(svc, svc.edit(args.filename, _body(args)))
     has_body = args.message is not None or args.body_file
     body = _body(args) if has_body else None
     from .core.config import portable_plan_file
 
     same = svc.show(args.filename).plan_file in (args.plan_file, portable_plan_file(svc.root, args.plan_file))
     if body is not None and same:
-        return _report(svc.edit(args.filename, body))  # the plan file is set already
+        return _report_plan(svc, svc.edit(args.filename, body))  # the plan file is set already
     out = svc.convert_to_plan(args.filename, args.plan_file)
     if not out.ok or body is None:
         if out.ok:
             out.op = "edit"
             out.item = svc.show(args.filename)
-        return _report(out)
-    return _report(svc.edit(args.filename, body))
+        return _report_plan(svc, out)
+    line, warnings = _line(out)  # two writes, two lines: the edit's stdout is its saved item
+    for w in warnings:
+        _err(f"warning: {w}")
+    _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
+    return _report_plan(svc, svc.edit(args.filename, body))
+
+
+def _config_lines(store_option: str | None) -> list[str]:
+    """`atk config`: every key atk reads, its resolved value and where it comes from."""
+    from .core.config import DEFAULT_GIT_TIMEOUT, config_path, load_config
+    from .core.plans import DEFAULT_PLANS_ROOT, plans_root
+
+    cfg = load_config()
+    in_file = f"config file {config_path()}"
+    lines = []
+    try:
+        store = str(resolve_store(store_option))
+        where = ("--store" if store_option else "$ATK_PRIVATE_NOTES" if os.environ.get("ATK_PRIVATE_NOTES")
+                 else in_file)  # fmt: skip
+    except ConfigError:
+        store, where = "(none)", "not set: --store, $ATK_PRIVATE_NOTES or private_notes in the config file"
+    lines.append(f"private_notes = {json.dumps(store, ensure_ascii=False)}  # {where}")
+    raw = cfg.get("plans_root")
+    lines.append(
+        f"plans_root = {json.dumps(str(plans_root()), ensure_ascii=False)}  # "
+        + (in_file if raw else f"default ({DEFAULT_PLANS_ROOT})")
+    )
+    git = cfg.get("git") if isinstance(cfg.get("git"), dict) else {}
+    from .core.config import git_limits
+
+    limits = git_limits(cfg)
+    for key, value in limits.items():
+        given = git.get(key)
+        if isinstance(given, int | float) and not isinstance(given, bool) and float(given) == value:
+            said = in_file
+        elif key != "timeout" and value == limits["timeout"] and value != DEFAULT_GIT_TIMEOUT:
+            said = "git.timeout (its default)"
+        else:
+            said = f"default ({DEFAULT_GIT_TIMEOUT:g} s)"
+        lines.append(f"git.{key} = {value:g}  # {said}")
+    shown = {"private_notes", "plans_root", "git.timeout", "git.push_timeout", "git.hook_timeout"}
+
+    def walk(prefix: str, table: dict[str, Any]) -> None:
+        for k, v in table.items():
+            name = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(name + ".", v)
+            elif name not in shown:
+                lines.append(f"{name} = {json.dumps(v, ensure_ascii=False, default=str)}  # {in_file}")
+
+    walk("", cfg)
+    return lines
 
 
 def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
@@ -560,6 +692,8 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
+    global _SVC
+    _SVC = None
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -585,6 +719,14 @@ def run(argv: Sequence[str] | None = None) -> int:
             return 0
         from .core.service import Service
 
+        if args.cmd == "config" and args.action is None:
+            if args.key is not None:
+                parser.error("config: `atk config` prints everything; `atk config get KEY` prints one value")
+            for line in _config_lines(args.store):
+                _out(line)
+            return 0
+        if args.cmd == "config" and args.key is None:
+            parser.error("config get: which key? private_notes or plans_root")
         if args.cmd == "config" and args.key == "plans_root":
             from .core.plans import plans_root
 
@@ -601,6 +743,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
+        _SVC = svc
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit
 
@@ -633,13 +776,13 @@ def run(argv: Sequence[str] | None = None) -> int:
             )
             if out.ok and out.item is not None:  # the item is written: what the dashboard would warn about
                 out.warnings = (*out.warnings, *svc.item_warnings(out.item))
-            return _report(out)
+            return _report_plan(svc, out)
         if c == "edit":
             return cmd_edit(svc, args)
         if c == "set-cooldown":
             from .core.itemmeta import parse_until, set_cooldown
 
-            until = None if args.clear else parse_until(args.until, svc.clock())
+            until = None if args.clear else parse_until(args.until, svc.clock(), future=True)
             return _report(set_cooldown(svc, args.filename, until))
         if c == "set-urgency":
             from .core.itemmeta import set_urgency
@@ -647,7 +790,9 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(set_urgency(svc, args.filename, args.level))
         if c == "process-loop":
             return cmd_process_loop(svc, args)
-        if c in ("hold", "unhold"):
+        if c == "unhold":
+            return _report(svc.unhold(args.filename))
+        if c == "hold":
             return _report(svc.transition(c, [args.filename]))
         if c == "start-processing":
             return _report(svc.start_processing(args.filenames))
@@ -660,7 +805,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         if c == "rm":
             return _report(svc.rm(args.filename))
         if c == "set-dependencies":
-            return _report(svc.set_dependencies(args.filename, args.depends_on))
+            if args.depends_on and (args.dep_add or args.dep_remove):
+                parser.error(
+                    "set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other"
+                )
+            return _report(
+                svc.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove)
+            )
         if c == "convert-to-plan":
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
@@ -673,7 +824,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         if c == "comment":
             return _report(svc.comment(args.filename, _body(args, attr="text_file")))
         if c == "commit":
-            return _report(svc.commit_pending())
+            from .cli_reports import cmd_commit
+
+            return cmd_commit(svc, args)
         if c == "conflicts":
             from .cli_reports import cmd_conflicts
 

@@ -57,11 +57,13 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("--offset", type=_number(0), default=0, metavar="K", help="skip the first K items listed (paging)")
     p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
 
-    p = ps["show"] = cmd("show", "print items; several in one call (JSON Lines in an agent environment)")
+    p = ps["show"] = cmd(
+        "show", "print items as text; several in one call, each after a line '==> wi/inbox/F.md <==' naming its file"
+    )
     p.add_argument("filenames", nargs="+", metavar="filename")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
-    g.add_argument("--no-json", action="store_true", help="the item text, even for several items as an agent")
+    g.add_argument("--no-json", action="store_true", help="the item text (the default, also in an agent environment)")
 
     p = ps["wait"] = cmd(
         "wait",
@@ -86,8 +88,13 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p = ps["add"] = cmd("add", f"add a {n.request} or a {n.question} to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
     p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
-    p.add_argument("--kind", choices=list(n.kinds), default=n.default_kind)
-    p.add_argument("--source", help="where the item comes from (required for agents)")
+    p.add_argument("--kind", choices=list(n.kinds), help=f"default: the body's frontmatter kind, else {n.default_kind}")
+    p.add_argument(
+        "--source",
+        help="where the item comes from (required for agents): the skill's name without its plugin "
+        "(add-awi, plan-and-add-awi, process-wi, session-review, …; agent-toolkit:add-awi is stored as add-awi), "
+        "or agent",
+    )
     p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
     p.add_argument("--urgency", choices=list(URGENCIES))
@@ -126,9 +133,29 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     )
     p.add_argument("filename")
     p.add_argument("--state", choices=list(n.return_states), default="processing")
-    p = ps["set-dependencies"] = cmd("set-dependencies", "replace depends_on (no --depends-on clears it); wi and mq items alike")
+    p = ps["set-dependencies"] = cmd(
+        "set-dependencies",
+        "replace depends_on with the --depends-on list (none clears it), or change it with --add/--remove "
+        "(the others kept, atomically); wi and mq items alike",
+    )
     p.add_argument("filename")
-    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
+    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME", help="replace: the whole new list")
+    p.add_argument(
+        "--add",
+        dest="dep_add",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="add this dependency, keeping the others (repeatable)",
+    )
+    p.add_argument(
+        "--remove",
+        dest="dep_remove",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="remove this dependency, keeping the others (repeatable)",
+    )
     p = ps["convert-to-plan"] = cmd("convert-to-plan", f"set plan_file on a {n.request}")
     p.add_argument("filename")
     p.add_argument("--plan-file", required=True)
@@ -150,7 +177,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--text-file")
-    ps["commit"] = cmd("commit", "commit pending item files and push unpushed commits")
+    p = ps["commit"] = cmd("commit", "commit pending item files and push unpushed commits")
+    p.add_argument(
+        "--yes", "-y", action="store_true",
+        help="as the user: commit the listed changes as yours without asking (needed when stdin is not a terminal)",
+    )  # fmt: skip
     p = ps["set-cooldown"] = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
     p.add_argument("filename")
     g = p.add_mutually_exclusive_group(required=True)

@@ -8,9 +8,10 @@ import argparse
 import json
 import sys
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from .cli import _JSON, _body, _err, _out, _report, _write, is_agent_env, terminal_table
+from .cli import _JSON, _body, _err, _out, _push_said, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
 
@@ -89,6 +90,39 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi commit`. As the user it commits what is in the work tree as the user's
+    (`Atk-Actor: user`), whoever wrote it (agents work in the same tree): it lists every
+    change and the user's decisions among them (`Service.pending_changes`), then asks (a
+    terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
+    if svc.actor != "user":
+        return _report(svc.commit_pending())
+    changes = svc.pending_changes()
+    if not changes:
+        return _report(svc.commit_pending(confirmed=changes))
+    n = len(changes)
+    decisions = sum(1 for c in changes if c.notes)
+    _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
+         + (f", {decisions} with your decisions (answers, comments, moves)" if decisions else ""))  # fmt: skip
+    for c in changes:
+        _out(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            _err(
+                "not committed: these changes are in the work tree but were not made through atk (an agent in the "
+                f"same store may have written them); check them, then run `atk {args.cmd} commit --yes` to commit them "
+                "as yours"
+            )
+            return 2
+        sys.stderr.write("Commit these as yours? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer not in ("y", "yes"):
+            _err("not committed (nothing changed)")
+            return 1
+    return _report(svc.commit_pending(confirmed=changes))
+
+
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
@@ -118,12 +152,15 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     from .core.plans import commit_plans, plans_root
 
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
-    for w in out.warnings:
-        _err(f"warning: {w}")
     if not out.ok:
+        for w in out.warnings:
+            _err(f"warning: {w}")
         _err(out.message)
         return out.exit_code or 1
-    _out(out.message + (f" ({out.commit[:10]})" if out.commit else ""))
+    said, warnings = _push_said(out) if out.commit else ("", out.warnings)
+    for w in warnings:
+        _err(f"warning: {w}")
+    _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
     for line in out.stored:
         _out(line)
     return 0
@@ -134,7 +171,19 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
 
     c = args.agentscmd
     if c == "notify":
-        return _report(notices.notify(svc, _body(args), source=args.source))
+        from .core.sources import normalise_source
+
+        given = args.body_file
+        if given and given != "-" and not Path(given).expanduser().is_absolute():
+            raise AtkError(
+                f"--body-file needs an absolute path (confirmation-and-uwi sends `--body-file=<絶対パス>`), got {given!r}; "
+                f"relative to where atk runs now it would be {Path.cwd() / given}: pass that absolute path",
+                exit_code=2,
+            )
+        source, said = normalise_source(args.source)
+        if said:
+            _err(f"warning: {said}")
+        return _report(notices.notify(svc, _body(args), source=source))
     if c == "dismiss":
         from .core.resolve import resolve_among
 
@@ -170,7 +219,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
     once a second (`store.freshen`, window 0), backing off while it does not answer."""
     import time
 
-    from .core.store.freshen import freshen, stale_message
+    from .core.freshen import freshen, stale_message
 
     noun = "TBD" if svc.q.name == "mq" else "UWI"
     for name in args.filenames:

@@ -123,7 +123,7 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
     if not count and page != (0, None):
         lines = lines[page[0] :] if page[1] is None else lines[page[0] : page[0] + page[1]]
     if stale and not count:
-        from .core.store.freshen import with_stale
+        from .core.freshen import with_stale
 
         lines = [with_stale(line, stale) for line in lines]
     if count:
@@ -155,7 +155,7 @@ class _Printer:
         self.n += 1
         if not self.count and self.n > self.first and (self.last is None or self.n <= self.last):
             if self.stale:
-                from .core.store.freshen import with_stale
+                from .core.freshen import with_stale
 
                 line = with_stale(line, self.stale)
             self.chunk.append(line)
@@ -344,12 +344,12 @@ def main() -> None:
             if (root / ".git").is_dir():
                 stale = None
                 if not opts["skip_pull"]:  # a read brings in what the remote has (SPEC §15)
-                    from .core.store.freshen import freshen_once
+                    from .core.freshen import freshen_once
 
                     stale = freshen_once(root, keep=True).stale
                 if serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"], stale):
                     if stale:
-                        from .core.store.freshen import stale_message
+                        from .core.freshen import stale_message
                         from .core.textsafe import safe_text
 
                         sys.stderr.write("atk: " + safe_text(stale_message(stale)) + "\n")

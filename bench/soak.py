@@ -284,7 +284,7 @@ class Agent:
     def commit(self) -> None:
         """`atk wi commit`: push what is unpushed (setting aside what conflicts)."""
         t0 = time.time()
-        proc = self.atk("wi", "commit")
+        proc = self.atk("wi", "commit", "--yes")
         warnings = [ln.removeprefix("atk: warning: ") for ln in proc.stderr.splitlines() if "warning:" in ln]
         self.log.write(op="commit", read=True, exit=proc.returncode, warnings=warnings, dt=time.time() - t0)
 
@@ -842,7 +842,7 @@ def final_commits(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
         again = []
         for clone in pending:
             proc = subprocess.run(
-                [atk_exe(), "wi", "commit", "--store", str(clone)],
+                [atk_exe(), "wi", "commit", "--yes", "--store", str(clone)],
                 capture_output=True,
                 text=True,
                 env=base_env(tmp, f"final-{clone.name}"),

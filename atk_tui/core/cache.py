@@ -28,7 +28,7 @@ from typing import Any
 from .model import Item
 from .storesig import PendingSignature, Signature, dirs_signature
 
-VERSION = 7
+VERSION = 8  # 8: titles without an H1 (items.item_title)
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
 FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
@@ -289,7 +289,7 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 5
+LISTING_VERSION = 6  # 6: titles without an H1 (items.item_title)
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.
@@ -333,8 +333,8 @@ def plan_signature(root: Path | str, values: list[str], leaves: bool = False) ->
         if not path.startswith(prefix):
             volatile.append(v)
             continue
-        if leaves and os.path.islink(path):
-            volatile.append(v)
+        if leaves and (os.path.islink(path) or not os.path.lexists(path)):
+            volatile.append(v)  # a link's target, or a plan not in the store (yet: the planning root's)
         d = os.path.dirname(path)
         while len(d) > len(base) and d not in dirs:
             dirs.add(d)

@@ -191,8 +191,49 @@ def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
     return {"timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base)}
 
 
+def planning_root_file(plan_file: str, planning: Path | None = None) -> Path | None:
+    """Where a `plan_file` value's plan is while it is still being written: the file of the
+    same name directly under the planning work root (`plans_root`, default ~/.claude/plans),
+    before `atk plans commit` moves it into the store. wi-standards: the portable value names
+    the same plan in either place. None when the value names no `plans/YYYY/MM/<name>` or
+    the config cannot say where the root is."""
+    import re
+
+    m = re.search(r"(?:^|/)plans/\d{4}/\d{2}/([A-Za-z0-9][A-Za-z0-9._-]{0,200})\Z", plan_file.strip())
+    if m is None:
+        return None
+    if planning is None:
+        planning = _planning_root()
+    return None if planning is None else planning / m.group(1)
+
+
+def _planning_root() -> Path | None:
+    from .plans import plans_root  # plans imports this module
+
+    try:
+        return plans_root()
+    except (ConfigError, OSError, RuntimeError, ValueError):
+        return None
+
+
+def plan_file_place(root: Path, plan_file: str) -> str | None:
+    """Which place holds the plan a `plan_file` value names: "store" (plans/YYYY/MM/ of the
+    store), "planning root" (not committed yet: `atk plans commit` moves it), or None
+    (neither: the plan is missing)."""
+    p = resolve_plan_file(root, plan_file)
+    if p is not None and os.path.isfile(p):
+        return "store"
+    q = planning_root_file(plan_file)
+    if q is not None and q.is_file() and not q.is_symlink():
+        return "planning root"
+    return None
+
+
 def plan_files_missing(root: Path, values: Iterable[str]) -> list[str]:
-    """The `plan_file` values among `values` that name no file in the store (SPEC §6 rule 1):
-    the one rule the listing and its cache both apply."""
+    """The `plan_file` values among `values` that name no plan file (SPEC §6 rule 1), in the
+    store or, before `atk plans commit`, in the planning work root (wi-standards: the value
+    names the same plan in either place): the one rule the listing and its cache both apply."""
     dirs: dict[str, str] = {}  # resolved plan folders, shared by the batch
-    return [v for v in values if not (p := resolve_plan_file(root, v, dirs)) or not os.path.isfile(p)]
+    in_store = [v for v in values if not (p := resolve_plan_file(root, v, dirs)) or not os.path.isfile(p)]
+    planning = _planning_root() if in_store else None
+    return [v for v in in_store if (q := planning_root_file(v, planning)) is None or not q.is_file() or q.is_symlink()]

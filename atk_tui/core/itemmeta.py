@@ -8,14 +8,28 @@ from datetime import datetime, timedelta
 
 from .items import set_keys, with_frontmatter
 from .model import TERMINAL, URGENCIES
+from .ops import terminal_hint
 from .store import AtkError, StateConflict, Transaction
 
 _DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
 
 
-def parse_until(value: str, now: datetime) -> datetime:
+def parse_until(value: str, now: datetime, *, future: bool = False) -> datetime:
     """`--until`: an ISO 8601 time with a timezone, or a duration from now (`2h`, `1d12h`,
-    `30m`, `90s`). A time without a timezone is refused: `cooldown_until` requires one."""
+    `30m`, `90s`). A time without a timezone is refused: `cooldown_until` requires one.
+    `future`: a time that is not after `now` is refused too (a cooldown that has already
+    ended would block nothing: `--clear` removes one)."""
+    when = _parse_until(value, now)
+    if future and when <= now:
+        raise AtkError(
+            f"--until {value!r} is not in the future (now {now.astimezone(when.tzinfo).isoformat(timespec='seconds')}): "
+            "a cooldown must end later than now; give a later time or a duration (2h, 1d), or --clear to remove one",
+            exit_code=2,
+        )
+    return when
+
+
+def _parse_until(value: str, now: datetime) -> datetime:
     text = value.strip()
     m = _DURATION.match(text)
     if text and m and any(m.groups()):
@@ -37,7 +51,9 @@ def _set(svc, op: str, filename: str, updates: dict, check) -> object:
     def change(tx: Transaction):
         item = svc._current(filename)
         if item.state in TERMINAL:
-            raise StateConflict(f"state conflict: {filename} is {item.state}: terminal items are read-only (return it to inbox first)")
+            raise StateConflict(
+                f"state conflict: {filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})"
+            )
         check(item)
         new_fm = set_keys(item.fm_text or "", updates)
         return svc._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)

@@ -457,7 +457,7 @@ def _parse(
         _load_meta(item, defects)
     if truncated:
         item.body += "\n\n[… preview only: the rest of the file is not shown]\n"
-    item.title = find_title(item.body) or filename.removesuffix(".md")
+    item.title = item_title(item.body, item.kind, filename)
     # the sections read here are ATX H2s (`sections`): a body without "##" has none, and
     # the section scan runs only when a heading could match (heading titles compare
     # casefolded, after NFKC: see `_NFKC_HINT`)
@@ -634,9 +634,10 @@ def _verify(before: str, after: str, updates: dict[str, Any]) -> None:
         raise ValueError("rewriting the frontmatter would change the key order")
 
 
-def new_file_text(meta: dict[str, Any], body: str) -> str:
-    """The text of a new item: frontmatter in RESERVED_KEYS order, then the body."""
-    fm = "".join(dump_value(k, meta[k]) for k in RESERVED_KEYS if meta.get(k) is not None)
+def new_file_text(meta: dict[str, Any], body: str, extra: str = "") -> str:
+    """The text of a new item: frontmatter in RESERVED_KEYS order, then `extra` (the body's
+    own non-reserved keys, exactly as written), then the body."""
+    fm = "".join(dump_value(k, meta[k]) for k in RESERVED_KEYS if meta.get(k) is not None) + extra
     if body and not body.endswith("\n"):
         body += "\n"
     return f"---\n{fm}---\n{body}"
@@ -648,3 +649,95 @@ def with_frontmatter(head: str, old_fm: str, new_fm: str) -> str:
     if m is None or head[m.end() : m.end() + len(old_fm)] != old_fm:
         raise ValueError("item head does not hold the given frontmatter")
     return head[: m.end()] + new_fm + head[m.end() + len(old_fm) :]
+
+
+# --- a body that brings its own frontmatter (`add`/`edit --body-file`) ----------------
+
+
+def frontmatter_chunks(fm_text: str) -> list[tuple[str | None, str]]:
+    """`fm_text` cut at its top-level keys: (key, the key's lines as written), in order; a
+    leading comment or blank line has key None. Joined, the chunks are `fm_text` again."""
+    chunks: list[tuple[str | None, str]] = []
+    for line in fm_text.splitlines(keepends=True):
+        m = _TOP_KEY_RE.match(line)
+        if m:
+            chunks.append((m.group(1), line))
+        elif chunks:
+            chunks[-1] = (chunks[-1][0], chunks[-1][1] + line)
+        else:
+            chunks.append((None, line))
+    return chunks
+
+
+def body_frontmatter(body: str) -> tuple[dict[str, Any], str, str] | None:
+    """A body that starts with its own frontmatter block: (the loaded mapping, the text of
+    its non-reserved keys exactly as written, the body after the block); None when the body
+    has no frontmatter. Raises ValueError, saying why, when the block is not a YAML mapping
+    with text keys."""
+    parts = split_frontmatter(body)
+    if parts is None:
+        return None
+    _head, fm_text, rest = parts
+    try:
+        data = _yaml.load(fm_text) if fm_text.strip() else {}
+    except _yaml().YAMLError as exc:
+        first = str(exc).strip().splitlines()
+        raise ValueError("its frontmatter is not valid YAML: " + " ".join(x.strip() for x in first[:3])) from None
+    except (OverflowError, RecursionError) as exc:
+        raise ValueError(f"its frontmatter has a bad value: {exc}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ValueError(f"its frontmatter is not a mapping (got {type(data).__name__})")
+    if _alias_check(data):
+        raise ValueError("its frontmatter uses YAML anchors/aliases, which are not allowed")
+    if any(not isinstance(k, str) for k in data):
+        raise ValueError("its frontmatter keys must be text")
+    extra = "".join(text for key, text in frontmatter_chunks(fm_text) if key is not None and key not in RESERVED_KEYS)
+    if extra and not extra.endswith("\n"):
+        extra += "\n"
+    return data, extra, rest
+
+
+def merge_extra_keys(fm_text: str, extra: str) -> str:
+    """`fm_text` with the non-reserved keys of `extra` (as `body_frontmatter` returns them):
+    a key already there has its lines replaced by `extra`'s, a new one is added at the end;
+    every other line stays byte for byte."""
+    if not extra:
+        return fm_text
+    given = dict(c for c in frontmatter_chunks(extra) if c[0] is not None)
+    out: list[str] = []
+    done: set[str] = set()
+    for key, text in frontmatter_chunks(fm_text):
+        if key in given:
+            if key not in done:
+                out.append(given[key])
+                done.add(key)
+            continue
+        out.append(text)
+    if out and not out[-1].endswith("\n"):
+        out[-1] += "\n"
+    out.extend(text for key, text in given.items() if key not in done)
+    return "".join(out)
+
+
+def item_title(body: str, kind: str | None, filename: str = "") -> str:
+    """An item's title: its first H1; else, for a question (UWI, TBD), "Decision needed: "
+    and its first question (a checkpoint without an H1 names its question so); else the
+    body's first line; the filename stem only for an empty body."""
+    h1 = find_title(body)
+    if h1:
+        return h1
+    if kind in QUESTION_KINDS and body.strip():
+        from .questions import parse_questions
+
+        parsed = parse_questions(body)
+        if parsed.form != "free" and parsed.questions:
+            first = next((ln.strip() for ln in parsed.questions[0].text.splitlines() if ln.strip()), "")
+            if first:
+                return f"Decision needed: {first}"[:200]
+    for line in body.splitlines():
+        text = line.strip().lstrip("#").strip()
+        if text and not _FENCE_RE.match(line) and text not in ("---", "AWAITING_USER_INPUT"):
+            return text[:200]
+    return filename.removesuffix(".md")

@@ -3,8 +3,10 @@
 It watches the store with the dashboard's change detection (`watch.store_signature`) and,
 while ready processable work exists and fewer than N sessions run, starts CMD through the
 shell for it. Work is grouped by `target_repo`: one session per repository at a time, given
-the ready filenames of that repository in `ATK_READY_FILES` (space-separated), the store in
-`ATK_PRIVATE_NOTES`, the repository in `ATK_TARGET_REPO`. Hold, blocked and defective items
+the ready filenames of that repository in `ATK_READY_FILES` (space-separated: every ready
+processable item, SPEC §13, inbox and processing alike), the same split by state in
+`ATK_READY_PROCESSING_FILES` (work already taken, to resume) and `ATK_READY_INBOX_FILES` (work
+to pick), the store in `ATK_PRIVATE_NOTES`, the repository in `ATK_TARGET_REPO`. Hold, blocked and defective items
 are never handed out (only items judged ready are).
 
 A session that ends is not started again for the same files until the store changes: a
@@ -126,6 +128,7 @@ class ProcessLoop:
         self.stop = threading.Event()
         self._lock_fd: int | None = None
         self._seq = 0
+        self.states: dict[str, str] = {}  # a ready file's state when last judged (its session's variables)
 
     # -- what to run -------------------------------------------------------------------
 
@@ -142,6 +145,7 @@ class ProcessLoop:
             if self.svc.only_repo and item.target_repo != self.svc.only_repo:
                 continue
             groups.setdefault(item.target_repo, []).append(item.filename)
+            self.states[item.filename] = item.state
         return {repo: sorted(files) for repo, files in sorted(groups.items())}
 
     # -- bookkeeping -------------------------------------------------------------------
@@ -196,6 +200,8 @@ class ProcessLoop:
         env.update(
             ATK_PRIVATE_NOTES=str(self.svc.root),
             ATK_READY_FILES=" ".join(files),
+            ATK_READY_PROCESSING_FILES=" ".join(f for f in files if self.states.get(f) == "processing"),
+            ATK_READY_INBOX_FILES=" ".join(f for f in files if self.states.get(f) == "inbox"),
             ATK_TARGET_REPO=repo,
             ATK_LOOP_SESSION=sid,
         )
@@ -311,7 +317,7 @@ class ProcessLoop:
         if self._last_pull is not None and now - self._last_pull < self.pull_interval:
             return
         self._last_pull = now
-        from .store.freshen import freshen
+        from .freshen import freshen
 
         found = freshen(self.svc.root, window=0)
         if found.stale:

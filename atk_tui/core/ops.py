@@ -112,7 +112,8 @@ class QueueRules:
             return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target} - self.fenced
         if row.named_from:
             # the state named on the command line (`--state`, whose choices are agent_from)
-            return frozenset({from_state or sorted(row.agent_from, key=self.states.index)[0]})
+            named = from_state or sorted(row.agent_from, key=self.states.index)[0]
+            return frozenset({named}) & row.agent_from  # `--state=adopted` is no agent's move
         ok = row.agent_from
         if row.answered_from and item.is_question and item.answered:
             ok = ok | row.answered_from
@@ -207,10 +208,19 @@ def defect_refusal(item: Item) -> Refusal:
     )
 
 
+def terminal_hint(item: Item) -> str:
+    """What to do with a terminal item instead (wi-standards): a rejected one goes back with
+    `return-to-inbox --state=rejected`; an adopted one is done (new work is a new item)."""
+    cli = f"atk {item.queue}"
+    if item.state == State.REJECTED:
+        return f"`{cli} return-to-inbox {item.filename} --state=rejected` first"
+    return f"it is done; new work is a new item (`{cli} add`)"
+
+
 def _terminal(item: Item) -> Refusal:
     return Refusal(
         "state",
-        f"{item.filename} is {item.state}: terminal items are read-only (return it to inbox first)",
+        f"{item.filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})",
         filename=item.filename,
     )
 
@@ -256,13 +266,22 @@ def transition_refusal(
         )
     elif op == Op.HOLD and item.state == State.PROCESSING:
         hint = (
-            f" (wi-standards: a processing item is not held while waiting; "
-            f"`{cli} return-to-inbox {name}` first, then hold it)"
+            " (wi-standards: an item waiting for a user's answer is not held: add the question to its "
+            f"dependencies (`{cli} set-dependencies {name} --add <question filename>`), then "
+            f"`{cli} return-to-inbox {name}`: it waits in inbox, blocked; hold is only for editing an inbox "
+            "item, in the order hold → edit → unhold)"
         )
     elif row.answered_from and item.state in row.answered_from:
         hint = f" (`{cli} start-processing {name}` first)"
-    elif op == Op.START_PROCESSING and item.state == State.HOLD:
-        hint = f" (the user holds it; `{cli} unhold {name}` only if the user asked for it)"
+    elif item.state == State.HOLD:
+        hint = (
+            " (it is held while someone edits it; wi-standards: whoever holds it runs "
+            f"`{cli} unhold {name}` when the edit is done, then it can {op})"
+        )
+    elif op == Op.UNHOLD:
+        hint = f" (only a held item is unheld; {name} is not held, so there is nothing to unhold)"
+    elif op == Op.RETURN_TO_INBOX and item.state == State.INBOX:
+        hint = f" ({name} is in inbox already: nothing to return)"
     elif item.state in rules.fenced:
         hint = f" (a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`)"
     elif item.state == "editing":
@@ -274,6 +293,46 @@ def transition_refusal(
         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}",
         filename=name,
     )
+
+
+def move_refusal(item: Item, to_state: str, actor: str, *, rules: QueueRules | None = None) -> Refusal | None:
+    """Whether `actor` may move `item` from its state to `to_state` as a rename of its file
+    (a hand `git mv` that `atk wi commit` would commit): judged as the transition that makes
+    that move (`move_op`), by the same table as the verbs. The user moves anything anywhere
+    (not into or out of a fenced state); an agent only along its transitions, and a move no
+    agent transition makes (out of adopted, into mq's editing) is the user's."""
+    rules = rules or rules_for(item)
+    name, src = item.filename, item.state
+    if to_state == src:
+        return None
+    if to_state not in rules.states:
+        return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2, filename=name)
+    if to_state in rules.fenced:
+        return Refusal(
+            "invalid", f"an item enters {to_state} only when it is added there (`atk {rules.name} add --state={to_state}`)",
+            exit_code=2, filename=name,
+        )  # fmt: skip
+    if src in rules.fenced:
+        return Refusal(
+            "state",
+            f"{name} leaves {src} only with `atk {rules.name} finish-planning {name} --plan-file=P`",
+            filename=name,
+        )
+    op = rules.move_op(src, to_state)
+    row = rules.transitions.get(op) if op else None
+    if op is None or row is None:
+        return Refusal("invalid", f"no transition moves an item from {src} to {to_state}", exit_code=2, filename=name)
+    if actor == "user":
+        return transition_refusal(op, item, actor, rules=rules)
+    if (not row.agent_from and not row.answered_from) or (row.named_from and src not in row.agent_from):
+        return Refusal(
+            "user-only",
+            f"moving {name} from {src} to {to_state} is a user-only move; refused in an agent environment "
+            "(the user does it in the dashboard)",
+            exit_code=2,
+            filename=name,
+        )
+    return transition_refusal(op, item, actor, from_state=src if row.named_from else None, rules=rules)
 
 
 def refusal(
@@ -327,9 +386,17 @@ def _item_refusal(
         if expect and item.state != expect:
             return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
         if item.state not in rules.removable:
+            why = (
+                " (wi-standards: a processing item ends with adopt or reject, or goes back with "
+                f"`atk {rules.name} return-to-inbox {name}`)"
+                if item.state == State.PROCESSING
+                else " (a terminal item stays; git history is the record)"
+                if item.state in rules.terminal
+                else ""
+            )
             return Refusal(
                 "state",
-                f"state conflict: {name} is in {item.state}; rm takes {' or '.join(sorted(rules.removable))} items only",
+                f"state conflict: {name} is in {item.state}; rm takes {' or '.join(sorted(rules.removable))} items only{why}",
                 filename=name,
             )
         return None
@@ -365,9 +432,16 @@ def _item_refusal(
     if op == Op.SET_DEPENDENCIES:
         allowed = rules.dependencies_user if actor == "user" else rules.dependencies_agent
         if item.state not in allowed:
+            why = (
+                f" (it is held while someone edits it: whoever holds it runs `atk {rules.name} unhold {name}` first)"
+                if item.state == State.HOLD
+                else f" ({terminal_hint(item)})"
+                if item.state in rules.terminal
+                else ""
+            )
             return Refusal(
                 "state",
-                f"state conflict: {name} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items",
+                f"state conflict: {name} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items{why}",
                 filename=name,
             )
         return None

@@ -39,6 +39,7 @@ class PlansOutcome:
     stored: list[str] = field(default_factory=list)  # portable plan_file values of the plans
     warnings: tuple[str, ...] = ()
     exit_code: int = 0
+    pushed: bool | None = None
 
 
 def plans_root(option: str | None = None) -> Path:
@@ -150,4 +151,12 @@ def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
         except OSError as exc:
             warnings.append(f"stored, but could not remove {src}: {exc.strerror}")
     n = len(moves)
-    return PlansOutcome(True, f"stored {n} file{'s' if n > 1 else ''}", result.commit, stored, tuple(warnings))
+    first = plans[0].name if len(plans) == 1 else f"{len(plans)} plans"
+    return PlansOutcome(
+        True,
+        f"stored {first} ({n} file{'s' if n > 1 else ''})",
+        result.commit,
+        stored,
+        tuple(warnings),
+        pushed=result.pushed,
+    )

@@ -415,7 +415,13 @@ def judge_item(
     if defects:
         reasons_l.append(Reason("defective", "; ".join(defects), ref=name))
     if name in snapshot.plan_missing:
-        reasons_l.append(Reason("plan-missing", f"plan file missing: {item.plan_file or '?'}", ref=item.plan_file))
+        reasons_l.append(
+            Reason(
+                "plan-missing",
+                f"plan file missing: {item.plan_file or '?'} (in neither the store nor the planning work root)",
+                ref=item.plan_file,
+            )
+        )
 
     cooldown: datetime | None = None
     if isinstance(item.cooldown_until, datetime) and _aware(item.cooldown_until) > now:

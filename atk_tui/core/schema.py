@@ -128,7 +128,8 @@ class Blocks(BaseModel):
 
 
 class Record(BaseModel):
-    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`)."""
+    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`
+    and `plan_file_at`)."""
 
     model_config = ConfigDict(title="atk --json record")
 
@@ -155,6 +156,9 @@ class Record(BaseModel):
     warnings: list[str]
     blocks: Blocks | None = None
     body: str | None = None
+    plan_file_at: Literal["store", "planning root"] | None = Field(
+        None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"
+    )
 
 
 MODELS: dict[str, type[BaseModel]] = {"item": Frontmatter, "config": Config, "record": Record}

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from .store import item_path
+
 STUCK_AFTER = timedelta(days=2)
 
 
@@ -39,11 +41,11 @@ def stuck_items(svc: Any, view: Any, *, after: timedelta | None = None) -> list[
         j = view.judgements.get(item.filename)
         if item.state == "processing":
             why = "processing"
-        elif item.state == "inbox" and item.kind == "uwi" and j is not None and j.status == "answered":
+        elif item.state == "inbox" and item.is_question and j is not None and j.status == "answered":
             why = "answered, not picked up"
         else:
             continue
-        since = _last_change(svc, f"wi/{item.state}/{item.filename}")
+        since = _last_change(svc, item_path(item.state, item.filename, item.queue))  # either queue
         if since is None or now - since >= after:
             days = f"{(now - since).days}d" if since else "?"
             found.append(Stuck(item.filename, item.title, item.state, since, f"{why} for {days}"))

@@ -8,6 +8,7 @@ tests and the screenshot script use.
 from __future__ import annotations
 
 import gc
+import re
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
@@ -464,6 +465,8 @@ class AtkApp(App):
         """Every toast, whoever raises it (a screen, a widget, a worker): its text may quote
         the store (a filename, a title, git's stderr), so it is made safe and never parsed as
         markup (SPEC §14)."""
+        if title == "Screenshot" and "[$" in str(message):  # Textual's own toast, written in its markup
+            message = re.sub(r"\[/?\$[\w-]*\]", "", str(message))
         super().notify(safe_text(self.dashboard_words(str(message))), title=safe_line(str(title)), markup=False, **kw)
 
     def key_for(self, binding_id: str) -> str:
@@ -519,14 +522,15 @@ class AtkApp(App):
             self.pop_screen()
         self.main.jump_to(filename)
 
-    @work(thread=True, exclusive=True, group="push", exit_on_error=False)
     def action_push(self) -> None:
-        """`atk wi commit` from the dashboard: commit stray files, push unpushed commits."""
+        """`atk wi commit` from the dashboard: commit stray files (listed and confirmed
+        first), push unpushed commits."""
         if self.read_only:
-            self.call_from_thread(self.notify, f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            self.notify(f"read-only: {self.read_only_reason}", severity="warning", markup=False)
             return
-        out = self.service.commit_pending()
-        self.call_from_thread(self.commands.report, out, undoable=False)
+        if any(w.name == "push" and not w.is_finished for w in self.workers):
+            return  # one at a time (P pressed twice)
+        self.commands.run("push", self.commands.commit)
 
     def action_refresh(self) -> None:
         self.reload()

@@ -23,7 +23,7 @@ from ..core.items import blob_sha
 from ..core.model import STATES, TERMINAL, Item, State
 from ..core.ops import Op, defect_refusal, refusal
 from ..core.queues import queue_named
-from ..core.service import Outcome, QueueView
+from ..core.service import Outcome, QueueView, is_alarm
 from ..core.textsafe import safe_line
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
@@ -86,10 +86,16 @@ class Commands:
 
     # -- running and reporting ---------------------------------------------------------------
 
-    def run(self, name: str, work: Awaitable[Any]) -> Worker:
-        """Run a command (a coroutine) as the app's worker: it outlives the screen that
-        started it, and an exception it raises is reported by the app as `<name> failed: …`."""
-        return self.app.run_worker(work, name=name, group="write", exit_on_error=False)
+    def run(self, name: str, work: Callable[[], Awaitable[Any]]) -> Worker:
+        """Run a command (an async function, called when the worker starts: a key pressed
+        as the app quits leaves no coroutine never awaited) as the app's worker: it outlives
+        the screen that started it, and an exception it raises is reported by the app as
+        `<name> failed: …`."""
+
+        async def command() -> Any:
+            return await work()
+
+        return self.app.run_worker(command, name=name, group="write", exit_on_error=False)
 
     async def write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
         out: Outcome = await asyncio.to_thread(fn, *args, **kw)
@@ -101,13 +107,21 @@ class Commands:
         warnings, the undo step it made, and the queue reloaded."""
         app = self.app
         if out.ok:
-            app.notify(out.message, markup=False, timeout=3)
+            said = out.message
+            if out.commit:  # which commit, and whether the remote has it (SPEC §15)
+                where = {True: ", pushed", False: ", not pushed"}.get(out.pushed, "")
+                said += f" ({out.commit[:7]}{where})"
+            app.notify(said, markup=False, timeout=3)
+            app.last_error = ""  # a write that worked: the last failure is not the news any more
             if out.commit and undoable:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
             app.report_error(out.message)
         for w in out.warnings:
-            app.notify(w, severity="warning", markup=False, timeout=8)
+            if is_alarm(w):  # a rewritten remote: an error, on the status line too
+                app.report_error(w)
+            else:
+                app.notify(w, severity="warning", markup=False, timeout=8)
         app.reload()
         app.screen.refresh_bindings()
 
@@ -407,6 +421,21 @@ class Commands:
             return None
         return await self.write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
 
+    async def commit(self) -> Outcome | None:
+        """`P`: commit what is in the work tree (as the user's) and push. Files there are
+        listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
+        commit` lists them); only the confirmed list is committed (refused when it changed)."""
+        from .screens.dialogs import CommitScreen
+
+        if self.refuse_read_only():
+            return None
+        svc = self.service
+        changes = await asyncio.to_thread(svc.pending_changes)
+        if changes and await self.app.push_screen_wait(CommitScreen(changes)) != "yes":
+            self.app.notify("not committed (nothing changed)", timeout=3)
+            return None
+        return await self.write(svc.commit_pending, changes, undoable=False)
+
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
         from .edit_session import EditSession
@@ -440,7 +469,7 @@ def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | Non
     if planning is not None:  # visible, not actionable (SPEC §12)
         return f"{planning.filename} is being planned: it leaves planning only with `atk mq finish-planning`"
     if action == "unhold" and any(t.state != State.HOLD for t in targets):
-        return "only held items are unheld: h holds"
+        return "only held items are unheld (`atk wi hold F` holds one)"
     if action in ("unhold", "move"):
         defective = next((t for t in targets if t.defects), None)
         return defect_refusal(defective).message if defective is not None else None

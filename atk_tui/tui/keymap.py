@@ -30,9 +30,12 @@ def main_entries() -> list[KeyEntry]:
     from .app import AtkApp
     from .screens.base import ItemActionsScreen
     from .screens.main import MainScreen
+    from .widgets.item_list import ItemList
 
     out: list[KeyEntry] = []
-    for scope, cls in (("global", AtkApp), ("main", ItemActionsScreen), ("main", MainScreen)):
+    # the focused list's keys come first in Textual's lookup: `g` (the first key of `gg`)
+    # remapped to another binding would never reach it
+    for scope, cls in (("global", AtkApp), ("main", ItemActionsScreen), ("main", MainScreen), ("list", ItemList)):
         for b in cls.BINDINGS:
             if isinstance(b, Binding):
                 out.append(KeyEntry(b.id, _split(b.key), b.description, scope))

@@ -185,14 +185,20 @@ async def test_accept_refuses_an_answered_question(demo: Demo) -> None:
     assert any("already answered" in m for m in messages(app))
 
 
-async def test_answer_is_disabled_on_an_awi(demo: Demo) -> None:
+async def test_a_on_an_awi_opens_the_top_question_and_A_stays_refused(demo: Demo) -> None:
+    """The help: `a` answers the selected question, or the top one. `A` would answer a question
+    the person does not see: refused on an AWI."""
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
-        assert not app.screen.check_action("answer", ())
+        assert app.screen.check_action("answer", ())
         assert not app.screen.check_action("accept", ())
         base = demo.head()
-        await press_all(pilot, "a", "A")
+        await press_all(pilot, "A")
         assert app.screen is app.main
+        await press_all(pilot, "a")
+        assert isinstance(app.screen, AnswerScreen)
+        assert app.screen.item.filename == app.main.view.needs_you[0]
+        await press_all(pilot, "escape")
     assert demo.subjects_since(base) == []
 
 

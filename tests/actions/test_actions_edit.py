@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, messages, press_all, select, started
+from support.storekit import git
 
 from atk_tui.core.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
@@ -103,7 +104,8 @@ async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_aw
     assert demo.text(inbox_awi) == before + ADDED
     assert demo.trailer() == "user"
     assert not demo.scratch(inbox_awi).exists()
-    assert f"saved {inbox_awi}" in messages(app)
+    sha = git(demo.root, "rev-parse", "HEAD~1").strip()[:7]  # the edit (the unhold came after)
+    assert f"saved {inbox_awi} ({sha}, pushed)" in messages(app)  # which commit, and that it is pushed
     assert not errors_shown(app)
     assert demo.clean()
 

@@ -65,7 +65,9 @@ async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
         await pilot.press("c", "ctrl+s")  # empty: refused, the form stays
         await settle(pilot)
         assert isinstance(app.screen, TextFormScreen)
-        await press_all(pilot, *"draft", "escape")
+        await press_all(pilot, *"draft", "escape")  # typed text: Esc asks before dropping it
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        await press_all(pilot, "d")
         assert app.screen is app.main
     assert demo.written() == []
     assert "nothing to submit (Esc cancels)" in messages(app)
@@ -430,7 +432,7 @@ async def test_a_dimmed_key_says_why_when_pressed(demo: Demo) -> None:
         base = demo.head()
         await press_all(pilot, "u")
     assert demo.subjects_since(base) == []
-    assert "only held items are unheld: h holds" in messages(app)
+    assert "only held items are unheld (`atk wi hold F` holds one)" in messages(app)
 
 
 # -- agent environment ------------------------------------------------------------------------
@@ -495,7 +497,7 @@ async def test_the_palette_offers_every_write_and_runs_it_as_its_key(demo: Demo)
         app.palette_action(app.screen, "unhold")  # an inbox item: refused with the reason
         await settle(pilot)
         assert demo.subjects_since(base) == []
-        assert "only held items are unheld: h holds" in messages(app)
+        assert "only held items are unheld (`atk wi hold F` holds one)" in messages(app)
         app.palette_action(app.screen, "hold")
         await settle(pilot)
     assert demo.subjects_since(base) == [f"atk: hold {name}"]

@@ -124,5 +124,5 @@ def test_agent_may_move_follows_the_transition_rules(demo: Demo) -> None:
     assert svc.agent_may_move(proc, "adopted") and svc.agent_may_move(proc, "rejected") and svc.agent_may_move(proc, "inbox")
     assert not svc.agent_may_move(proc, "hold")  # wi-standards: return to inbox first
     assert svc.agent_may_move(answered, "adopted") and svc.agent_may_move(answered, "rejected")
-    assert svc.agent_may_move(done, "inbox")  # return-to-inbox --state=adopted
+    assert not svc.agent_may_move(done, "inbox")  # adopted is done: SPEC §5 gives agents no way out of it
     assert not svc.agent_may_move(done, "rejected") and not svc.agent_may_move(done, "hold")

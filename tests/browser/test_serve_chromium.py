@@ -1,7 +1,8 @@
 """`atk-tui --serve` in a real headless Chromium (issue 15 item 7): the real binary serves the
 dashboard through textual-serve; the browser's keyboard answers a question, and the answer is
 a commit in the store; `e` opens the in-app editor (a browser session cannot suspend); a narrow
-window gets the bottom preview, as a narrow terminal does.
+window gets the bottom preview, as a narrow terminal does. The browser opens the address
+`--serve` printed, with its token (issue 25), and a page of another origin cannot connect.
 
 Chromium is Debian's `chromium` (`.ci/run` installs it). Without it this test fails, saying
 so, unless ATK_SKIP_BROWSER=1 is set explicitly."""
@@ -11,23 +12,21 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import urllib.request
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from cdp import Browser, find_chromium
+from support.serve import serving
 from support.storekit import UWI_BODY, git
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
 
 pytestmark = pytest.mark.e2e
-
-ATK_TUI = Path(sys.executable).with_name("atk-tui")
 
 
 def chromium_or_fail() -> str:
@@ -42,47 +41,15 @@ def chromium_or_fail() -> str:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served(tmp_path: Path):
-    """A store with one question, served by the real `atk-tui --serve` on a free port."""
+    """A store with one question, served by the real `atk-tui --serve` on a free port; the
+    address to open is the one it printed (with its token)."""
     root, _ = init_store(tmp_path / "notes")
     out = Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=UWI_BODY, source="test")
     assert out.ok, out.message
-    port = free_port()
-    env = {**os.environ, "ATK_SKIP_BROWSER": ""}
-    server = subprocess.Popen(
-        [str(ATK_TUI), "--serve", "--store", str(root), "--host", "127.0.0.1", "--port", str(port), "--theme", "textual-dark"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(600):  # bounded: until the server answers
-            if server.poll() is not None:
-                raise AssertionError(f"atk-tui --serve exited: {server.stdout.read() if server.stdout else ''}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as resp:
-                    assert resp.status == 200
-                    break
-            except OSError:
-                import time
-
-                time.sleep(0.1)
-        else:
-            raise AssertionError("atk-tui --serve never answered")
-        yield root, out.files[0], url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+    with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
+        yield root, out.files[0], server
 
 
 def subjects(root: Path) -> list[str]:
@@ -91,14 +58,18 @@ def subjects(root: Path) -> list[str]:
 
 def test_answering_a_question_in_the_browser_makes_its_commit(served, tmp_path: Path) -> None:
     binary = chromium_or_fail()
-    root, name, url = served
+    root, name, server = served
 
     async def drive() -> None:
         browser = Browser(binary, tmp_path / "profile")
         try:
             await browser.start()
-            await browser.open(url)
+            await browser.open(server.url)
             await browser.wait_for_text("Needs you")
+            # the first load put the token in a cookie the page's scripts cannot read, and took
+            # it out of the address bar
+            assert await browser.evaluate("location.href") == f"{server.origin}/"
+            assert await browser.evaluate("document.cookie") == ""
             await browser.wait_for_text("email validation")
             await browser.evaluate("document.querySelector('.xterm-helper-textarea').focus(), true")
             browser.mark()
@@ -134,13 +105,13 @@ def test_a_narrow_browser_window_shows_the_detail_under_the_lists(served, tmp_pa
     """About 77 columns: the bottom preview (tests/tui/test_narrow.py), in the browser too: the
     panes not focused are one title line each, the detail is drawn without `l`; `i` turns it off."""
     binary = chromium_or_fail()
-    _root, name, url = served
+    _root, name, server = served
 
     async def drive() -> None:
         browser = Browser(binary, tmp_path / "profile", window=(700, 700))
         try:
             await browser.start()
-            await browser.open(url)
+            await browser.open(server.url)
             await browser.wait_for_text(f"file {name[:40]}")  # the detail, without `l`
             await browser.wait_for_text("╭─ Hold 0 ")
             # the collapsed processing pane: its title line, then at once the hold pane's
@@ -157,3 +128,74 @@ def test_a_narrow_browser_window_shows_the_detail_under_the_lists(served, tmp_pa
             await browser.close()
 
     asyncio.run(drive())
+
+
+FOREIGN_PAGE = """<!doctype html><title>another site</title><script>
+window.attempt = new Promise(done => {
+  const ws = new WebSocket("ws://127.0.0.1:PORT/ws?width=80&height=24");
+  ws.onopen = () => { done("open"); ws.close(); };
+  ws.onclose = (e) => done("closed " + e.code);
+});
+</script>"""
+
+
+@contextmanager
+def another_site(html: str) -> Iterator[int]:
+    """A second local web server (127.0.0.1, another port) serving one page: its port."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = html.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(10)
+
+
+def test_a_page_of_another_origin_cannot_open_the_dashboard(served, tmp_path: Path) -> None:
+    """Issue 25: the person has the dashboard open (the cookie is set, and a page on another
+    port of 127.0.0.1 is the same site, so the browser sends it along); a page there opens
+    `new WebSocket("ws://127.0.0.1:PORT/ws")`. Its Origin is not the dashboard's: refused, and
+    logged."""
+    binary = chromium_or_fail()
+    _root, _name, server = served
+
+    async def drive() -> tuple[str, int]:
+        browser = Browser(binary, tmp_path / "profile")
+        try:
+            await browser.start()
+            await browser.open(server.url)
+            await browser.wait_for_text("Needs you")
+            with another_site(FOREIGN_PAGE.replace("PORT", str(server.port))) as other:
+                start = server.mark()
+                await browser.open(f"http://127.0.0.1:{other}/")
+                for _ in range(600):  # bounded: until the page's script has run
+                    if await browser.evaluate("typeof window.attempt") == "object":
+                        break
+                    await asyncio.sleep(0.1)
+                else:
+                    raise AssertionError("the other site's page never ran its script")
+                result = await browser.evaluate("window.attempt")
+                assert result != "open", "a page of another origin opened the dashboard's WebSocket"
+                refused = rf"refused GET '/ws' from 127\.0\.0\.1: Origin 'http://127\.0\.0\.1:{other}' is not"
+                await asyncio.to_thread(server.wait_for_line, refused, start)
+                return result, other
+        finally:
+            await browser.close()
+
+    result, _other = asyncio.run(drive())
+    assert result.startswith("closed "), result

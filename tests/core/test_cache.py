@@ -169,7 +169,7 @@ def test_edited_item_is_reparsed_and_old_entry_dropped(populated: Service, monke
 def test_renamed_copy_is_parsed_under_its_own_name(svc: Service) -> None:
     """The same bytes under another name: the parse depends on the name (bad-name defect,
     title from the file stem), so the cache must not hand back the other name's result."""
-    text = "---\nkind: awi\ntarget_repo: r\n---\nno title here\n"
+    text = "---\nkind: awi\ntarget_repo: r\n---\n"  # no body: the title is the file stem
     (svc.root / "wi/inbox/good-name.md").write_text(text)
     git(svc.root, "add", "-A")
     git(svc.root, "commit", "-q", "-m", "one")

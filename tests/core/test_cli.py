@@ -45,6 +45,9 @@ def test_agent_transitions(atk: Atk, env_agent: None, op: str) -> None:
             assert (atk.store / "wi" / TARGET[op] / name).exists()
             assert last_commit(atk.store) == f"atk: {op} {name}|agent"
             assert out.startswith(f"{op} {name} (")
+        elif op == "unhold" and state == "inbox":  # confirmation-and-uwi step 4: a no-op that says so
+            assert rc == 0 and "already in inbox (not held): nothing to unhold, nothing committed" in out, err
+            assert tree_state(atk.store) == before
         else:
             assert rc == 1, (state, out)
             assert re.search(rf"state conflict: {re.escape(name)} is (already )?in {state}\b", err), err

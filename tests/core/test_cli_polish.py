@@ -102,7 +102,7 @@ def test_the_printed_sha_is_the_pushed_one_after_a_rebase(
     pushed = git(remote, "rev-parse", "refs/heads/main").strip()
     assert head == pushed != before
     assert git(root, "log", "-1", "--format=%s", "HEAD~1").strip() == "elsewhere"  # it did rebase
-    printed = re.search(r"\(([0-9a-f]{10})\)\s*$", out)
+    printed = re.search(r"\(([0-9a-f]{10})\) pushed\s*$", out)
     assert printed, out
     assert head.startswith(printed.group(1)), (out, head)
 
@@ -320,5 +320,10 @@ def test_add_warns_of_a_missing_plan_file(store: Path, capsys: pytest.CaptureFix
 
 
 def test_a_clean_add_warns_nothing(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, _out, err = Atk(store, capsys)("wi", "add", "--target-repo", "acme/webapp", AWI_BODY)
-    assert rc == 0 and err == "", err
+    rc, out, err = Atk(store, capsys)("wi", "add", "--target-repo", "acme/webapp", AWI_BODY)
+    name = out.splitlines()[0]  # stdout: the saved item; stderr: the one line saying what was written, no warning
+    assert (
+        rc == 0
+        and err
+        == f"added {name} ({git(store, 'rev-parse', '--short=10', 'HEAD').strip()}) not pushed: no remote (no upstream branch is configured)\n"
+    ), err

@@ -214,7 +214,7 @@ def test_commit_command_commits_hand_edits_and_pushes(
     path = root / "wi/inbox" / name
     path.write_text(path.read_text() + "\nedited by hand\n")
     (root / "wi/inbox/handmade.md").write_text("---\nkind: awi\ntarget_repo: r\n---\n# by hand\n")
-    assert cli.run(["wi", "commit", "--store", str(root)]) == 0
+    assert cli.run(["wi", "commit", "--yes", "--store", str(root)]) == 0
     assert "committed 2 files" in (got := capsys.readouterr().out) and "pushed" in got
     assert git(root, "status", "--porcelain") == ""
     assert git(root, "log", "-1", "--format=%s|%(trailers:key=Atk-Actor,valueonly)").strip() == "atk: commit 2 files|user"

@@ -3,6 +3,7 @@ set-aside conflicts, edit keeping user-only sections, crash recovery, plan files
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -118,7 +119,7 @@ def test_commit_both_sides_of_staged_rename(
     git(root, "push", "-q")
     git(root, "mv", "wi/inbox/x.md", "wi/hold/x.md")
     a = Atk(root, capsys)
-    rc, _, err = a("wi", "commit")
+    rc, _, err = a("wi", "commit", "--yes")
     assert rc == 0, err
     tree = git(remote, "ls-tree", "-r", "--name-only", "main")
     assert "wi/hold/x.md" in tree and "wi/inbox/x.md" not in tree
@@ -170,6 +171,9 @@ def test_commit_sets_aside_conflict_exit_1_and_names_it(
     assert "my text" in out and "their text" in out
     rc, out, err = Atk(root, capsys)("wi", "conflicts", "apply", mine, "--mine")
     assert rc == 0, err
+    # one line saying what was written: the new commit's SHA once, and that it was pushed (issue 26)
+    assert out.count("\n") == 1 and out.rstrip().endswith(") pushed"), out
+    assert re.findall(r"\(([0-9a-f]{10})\)", out) == [git(root, "rev-parse", "--short=10", "HEAD").strip()], out
     assert "my text" in git(remote, "show", "main:wi/inbox/x.md")
     assert svc.conflicts() == [] and svc.status()["conflicts"] == 0
 
@@ -211,7 +215,7 @@ def test_killed_answer_then_user_edit_then_commit_keeps_both(store: Path, capsys
     _killed_answer(store)
     path = store / "wi/inbox/q.md"
     path.write_text(path.read_text() + "\nMy later note.\n")
-    rc, out, err = Atk(store, capsys)("wi", "commit")
+    rc, out, err = Atk(store, capsys)("wi", "commit", "--yes")
     assert rc == 0 and "committed 1 file" in out, (out, err)
     committed = git(store, "show", "HEAD:wi/inbox/q.md")
     assert "- 1: B)" in committed and "My later note." in committed

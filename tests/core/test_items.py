@@ -47,7 +47,7 @@ def test_parse_keeps_text_exact_and_reads_fields() -> None:
 def test_defaults_and_types() -> None:
     item = parse_item("20261129-x.md", "hold", b"---\nkind: awi\ntarget_repo: r\ncommit: 1234567\nnote: yes\n---\nno heading\n")
     assert item.defects == []
-    assert item.title == "20261129-x"  # the filename stem when there is no H1
+    assert item.title == "no heading"  # the body's first line when there is no H1 (issue 26)
     assert item.commit == "1234567" and item.note == "True"  # YAML scalars meant as text
     assert item.urgency == "blocking" and item.source is None and item.awi_type == "normal"
     assert item.created is None and item.depends_on == []

@@ -249,3 +249,16 @@ def test_process_loop_sees_work_filed_on_another_clone(tmp_path: Path) -> None:
     out = atk(c["b"], "wi", "process-loop", "--once", "--run", f"echo $ATK_READY_FILES > {seen}", agent=True)
     assert out.returncode == 0, out.stderr
     assert awi in seen.read_text()
+
+
+def test_the_read_limits_come_from_the_environment_then_the_config_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from atk_tui.core.freshen import read_limits
+
+    monkeypatch.delenv("ATK_READ_WINDOW", raising=False)
+    monkeypatch.delenv("ATK_READ_TIMEOUT", raising=False)
+    assert read_limits({}) == (2.0, 3.0)
+    assert read_limits({"git": {"read_window": 0, "read_timeout": 1.5}}) == (0.0, 1.5)
+    assert read_limits({"git": {"read_window": -1, "read_timeout": 0, "x": True}}) == (2.0, 3.0)
+    monkeypatch.setenv("ATK_READ_WINDOW", "7")
+    monkeypatch.setenv("ATK_READ_TIMEOUT", "nonsense")
+    assert read_limits({"git": {"read_timeout": 4}}) == (7.0, 4.0)

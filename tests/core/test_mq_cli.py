@@ -149,8 +149,15 @@ def test_the_seed_flow_as_an_agent(atk: Atk, remote: tuple[Path, Path], env_agen
     assert {r["state"] for r in rows} == {"inbox", "editing", "hold"}
     assert all(r["kind"] == "feedback" and r["type"] == "normal" for r in rows)
 
-    # 2. atk mq show F1 F2 … --target-repo=… --skip-pull: several in one call
+    # 2. atk mq show F1 F2 … --target-repo=… --skip-pull: several in one call, as text (process-feedbacks:
+    # JSON Lines by default is list's only), each after a line naming its file; --json for records
     rc, out, err = atk("mq", "show", "20261129-100000-a.md", "20261129-100100-b.md", "--target-repo=acme/web", "--skip-pull")
+    assert rc == 0, err
+    assert out.startswith("==> mq/inbox/20261129-100000-a.md <==\n---\nkind: feedback")
+    assert "\n==> mq/inbox/20261129-100100-b.md <==\n---\n" in out and FEEDBACK in out
+    rc, out, err = atk(
+        "mq", "show", "20261129-100000-a.md", "20261129-100100-b.md", "--target-repo=acme/web", "--skip-pull", "--json"
+    )
     assert rc == 0, err
     shown = jl(out)
     assert [d["filename"] for d in shown] == ["20261129-100000-a.md", "20261129-100100-b.md"]

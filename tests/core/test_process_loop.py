@@ -24,7 +24,9 @@ from atk_tui.core.service import Service
 AGENT = """\
 import json, os, sys, time
 rec = {"files": os.environ["ATK_READY_FILES"].split(), "repo": os.environ["ATK_TARGET_REPO"],
-       "store": os.environ["ATK_PRIVATE_NOTES"], "pid": os.getpid()}
+       "store": os.environ["ATK_PRIVATE_NOTES"], "pid": os.getpid(),
+       "processing": os.environ.get("ATK_READY_PROCESSING_FILES", "-").split(),
+       "inbox": os.environ.get("ATK_READY_INBOX_FILES", "-").split()}
 run = os.path.join(sys.argv[1], "running")
 os.makedirs(run, exist_ok=True)
 open(os.path.join(run, str(os.getpid())), "w").close()
@@ -100,6 +102,13 @@ def test_once_starts_ready_work_only_n_at_a_time(store: Path, agent: tuple[str, 
     recs = records(work)
     by_repo = {r["repo"]: sorted(r["files"]) for r in recs}
     assert by_repo == {"acme/one": ["one.md"], "acme/three": ["three.md"], "acme/two": ["two-busy.md", "two.md"]}
+    # SPEC §13: ATK_READY_FILES is every ready file; each state's set has its own variable (issue 26)
+    by_state = {r["repo"]: (r["processing"], r["inbox"]) for r in recs}
+    assert by_state == {
+        "acme/one": ([], ["one.md"]),
+        "acme/three": ([], ["three.md"]),
+        "acme/two": (["two-busy.md"], ["two.md"]),
+    }
     handed_out = {f for r in recs for f in r["files"]}
     assert not handed_out & {"held.md", "waits.md", "q.md", "later.md"}  # hold, blocked, cooldown
     assert all(r["store"] == str(store) for r in recs)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
-from support.storekit import git, tree_state
+from support.storekit import AWI_BODY, clone, git, make_remote_pair, tree_state
 
 from atk_tui.cli import run
 
@@ -88,11 +88,11 @@ def test_filename_without_md_and_by_unique_prefix(atk: Atk, env_agent: None) -> 
 def test_show_several_files(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(atk.store, {"a.md": ("inbox", awi()), "q.md": ("hold", uwi())})
     rc, out, _ = atk("wi", "show", "a", "q.md")
-    assert rc == 0 and "==> a.md <==" in out and "==> q.md <==" in out and "kind: uwi" in out
+    assert rc == 0 and "==> wi/inbox/a.md <==" in out and "==> wi/hold/q.md <==" in out and "kind: uwi" in out
     rc, out, _ = atk("wi", "show", "a", "--json")
     assert rc == 0 and json.loads(out)["filename"] == "a.md"
     monkeypatch.setenv("CLAUDECODE", "1")
-    rc, out, _ = atk("wi", "show", "a.md", "q.md", "--target-repo=acme/webapp", "--skip-pull")
+    rc, out, _ = atk("wi", "show", "a.md", "q.md", "--target-repo=acme/webapp", "--skip-pull", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert rc == 0 and [r["filename"] for r in rows] == ["a.md", "q.md"]
     assert rows[1]["state"] == "hold" and "## 質問" in rows[1]["body"]
@@ -217,8 +217,9 @@ def test_plans_commit_moves_plan_and_companions(atk: Atk, plans_dir: Path, env_a
     (plans_dir / "login.review.md").write_text("review notes\n")
     (plans_dir / "login-v2.md").write_text("another plan\n")
     seed(atk.store, {"a.md": ("inbox", awi(extra=f"plan_file: {PLAN}\n"))})
-    rc, out, _ = atk("wi", "list", "--status=blocked")
-    assert "plan file" in json.loads(out)["reasons"][0]
+    # wi-standards: the portable value names the plan in the planning work root too (before commit)
+    rc, out, _ = atk("wi", "list", "--status=ready")
+    assert json.loads(out)["filename"] == "a.md"
     rc, out, err = atk("plans", "commit", str(plans_dir / "login.md"))
     assert rc == 0, err
     assert PLAN in out  # the month comes from the item that names the plan
@@ -321,11 +322,411 @@ def test_meta_commands_for_either_actor(atk: Atk, monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv("CODEX_CI", "1")
     actor = "agent" if agent_env else "user"
     seed(atk.store, {"a.md": ("hold", awi()), "q.md": ("processing", uwi())})
-    assert atk("wi", "set-cooldown", "a", "--until", "2026-12-01T00:00:00Z")[0] == 0
+    assert atk("wi", "set-cooldown", "a", "--until", "2099-12-01T00:00:00Z")[0] == 0
     assert last_commit(atk.store) == f"atk: set-cooldown a.md|{actor}"
     assert atk("wi", "set-urgency", "q", "next-review")[0] == 0
     assert last_commit(atk.store) == f"atk: set-urgency q.md|{actor}"
     assert atk("wi", "edit", "a", "--plan-file", PLAN)[0] == 0
     assert last_commit(atk.store) == f"atk: convert-to-plan a.md|{actor}"
-    rc, out, _ = atk("wi", "show", "a", "q")
-    assert rc == 0 and (out.count('"filename"') == 2 if agent_env else "==> q.md <==" in out)
+    rc, out, _ = atk("wi", "show", "a", "q")  # text for either actor (process-feedbacks: JSON Lines is list's)
+    assert rc == 0 and "==> wi/processing/q.md <==" in out and '"filename"' not in out
+
+
+# --- issue 26: the seeds' commands, verbatim, round 2 -----------------------------------
+
+CHECKPOINT = """AWAITING_USER_INPUT
+---
+Context: While implementing the login endpoint, I found two email validation
+patterns in the codebase.
+Decision needed: Which email validation approach should be the project standard?
+Options:
+  A) Strict RFC 5322 -- rejects fewer valid addresses, more complex to maintain
+  B) Simple regex -- faster, but may accept malformed addresses
+Recommendation: A) Strict RFC 5322, applied everywhere for consistency
+---
+"""
+
+
+def test_unhold_of_an_original_waiting_in_inbox_is_a_no_op_that_says_so(atk: Atk, env_agent: None) -> None:
+    """confirmation-and-uwi step 4 on the wi-standards path: the original waited in inbox."""
+    seed(
+        atk.store,
+        {
+            "orig.md": ("inbox", awi(extra="depends_on: [q.md, dep.md]\n")),
+            "q.md": ("adopted", uwi()),
+            "dep.md": ("inbox", awi()),
+        },
+    )
+    before = tree_state(atk.store)
+    rc, out, err = atk("wi", "unhold", "orig.md")  # `atk wi unhold <元項目ファイル名>`
+    assert rc == 0, err
+    assert "orig.md is already in inbox (not held): nothing to unhold, nothing committed" in out
+    assert "it is blocked" in out and "dep.md" in out  # blocked by what
+    assert tree_state(atk.store) == before
+    git(atk.store, "mv", "wi/inbox/dep.md", "wi/adopted/dep.md")
+    git(atk.store, "commit", "-qm", "dep done")
+    rc, out, _ = atk("wi", "unhold", "orig")
+    assert rc == 0 and out.rstrip().endswith("nothing committed; it is ready"), out
+    seed(atk.store, {"held.md": ("hold", awi())})
+    rc, out, _ = atk("wi", "unhold", "held.md")  # a real unhold still moves and commits
+    assert rc == 0 and out.startswith("unhold held.md (") and last_commit(atk.store) == "atk: unhold held.md|agent"
+
+
+def test_refusals_name_the_step_the_seeds_prescribe(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"busy.md": ("processing", awi()), "held.md": ("hold", awi())})
+    rc, _, err = atk("wi", "hold", "busy.md")
+    assert rc == 1 and "then hold it" not in err
+    assert "set-dependencies busy.md --add" in err and "return-to-inbox busy.md" in err and "not held" in err
+    rc, _, err = atk("wi", "start-processing", "held.md")
+    assert rc == 1 and "atk wi unhold held.md" in err and "edit" in err
+    rc, _, err = atk("wi", "adopt", "held.md")
+    assert rc == 1 and "atk wi unhold held.md" in err
+    rc, _, err = atk("wi", "unhold", "busy.md")
+    assert rc == 1 and "not held" in err
+    seed(atk.store, {"done.md": ("adopted", awi()), "no.md": ("rejected", awi())})
+    rc, _, err = atk("wi", "rm", "busy.md")
+    assert rc == 1 and "adopt or reject" in err and "return-to-inbox busy.md" in err
+    rc, _, err = atk("wi", "edit", "no.md", "# x\n")
+    assert rc == 1 and "atk wi return-to-inbox no.md --state=rejected" in err
+    rc, _, err = atk("wi", "edit", "done.md", "# x\n")
+    assert rc == 1 and "new work is a new item" in err and "return it to inbox" not in err
+    rc, _, err = atk("wi", "set-dependencies", "held.md", "--add", "busy.md")
+    assert rc == 1 and "atk wi unhold held.md" in err
+    rc, _, err = atk("wi", "add", "--target-repo=acme/webapp", AWI_BODY)  # no --source
+    assert rc == 2 and "--source=add-awi" in err and "`agent`" in err
+
+
+def test_mq_unhold_of_an_inbox_item_is_a_no_op(atk: Atk, env_agent: None) -> None:
+    rc, out, err = atk("mq", "add", "--target-repo=acme/web", "--source=process-feedbacks", "# Feedback\n\nbody\n")
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    before = tree_state(atk.store)
+    rc, out, err = atk("mq", "unhold", name, "--target-repo=acme/web")
+    assert rc == 0 and "nothing committed; it is ready" in out, err
+    assert tree_state(atk.store) == before
+
+
+def test_set_dependencies_add_and_remove(atk: Atk, env_agent: None) -> None:
+    seed(
+        atk.store,
+        {
+            "f.md": ("inbox", awi(extra="depends_on: [k.md, keep.md]\n")),
+            "g.md": ("inbox", uwi()),
+            "h.md": ("inbox", awi()),
+            "k.md": ("inbox", awi()),
+            "keep.md": ("inbox", awi()),
+            "up.md": ("inbox", awi(extra="depends_on: [f.md]\n")),
+        },
+    )
+    # wi-standards: 既存依存を保持してUWIを`depends_on`へ加え
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--add", "g.md", "--add", "h", "--remove", "k.md")
+    assert rc == 0, err
+    assert "depends_on: [keep.md, g.md, h.md]\n" in (atk.store / "wi/inbox/f.md").read_text()
+    assert last_commit(atk.store) == "atk: set-dependencies f.md|agent" and out.startswith("set-dependencies f.md (")
+    before = tree_state(atk.store)
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--add", "g.md")  # there already: a no-op, exit 0
+    assert rc == 0 and "already depends on g.md" in out and "nothing committed" in out, err
+    for args, code, words in (
+        (["--add", "nope.md"], 1, "no item named nope.md"),
+        (["--add", "f.md"], 1, "cannot depend on itself"),
+        (["--add", "up.md"], 1, "f.md -> up.md -> f.md"),
+        (["--depends-on", "g.md", "--add", "h.md"], 2, "one or the other"),
+    ):
+        rc, _, err = atk("wi", "set-dependencies", "f.md", *args)
+        assert rc == code and words in err, (args, err)
+    assert tree_state(atk.store) == before
+    # the seed's replace form stays: `atk wi set-dependencies <filename> --depends-on <filename>`
+    assert atk("wi", "set-dependencies", "f.md", "--depends-on", "g.md")[0] == 0
+    assert "depends_on: [g.md]\n" in (atk.store / "wi/inbox/f.md").read_text()
+
+
+def test_a_body_file_with_its_own_frontmatter_is_merged(atk: Atk, env_agent: None, tmp_path: Path) -> None:
+    body = tmp_path / "body.md"
+    body.write_text(
+        "---\ntarget_repo: acme/webapp\nreviewed_by: lane-2   # kept as written\n"
+        "labels: [copy, legal]\n---\n# Shorten the signup copy\n\n- 反映内容: x\n"
+    )
+    # wi-standards 投入と取得 4: `atk wi add --body-file <path>`
+    rc, out, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    text = (atk.store / "wi/inbox" / name).read_text()
+    fm, rest = text.split("---\n")[1], text.split("---\n", 2)[2]
+    assert "reviewed_by: lane-2   # kept as written\nlabels: [copy, legal]\n" in fm
+    assert fm.startswith("kind: awi\nsource: add-awi\ntarget_repo: acme/webapp\n")
+    assert rest.startswith("# Shorten the signup copy") and rest.count("---") == 0  # no second block in the body
+    before = tree_state(atk.store)
+    body.write_text("---\ntarget_repo: acme/other\n---\n# X\n")  # a flag and a key that disagree
+    rc, _, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
+    assert rc == 2 and "disagree" in err
+    body.write_text("---\nkind: uwi\n---\n# X?\n")
+    rc, _, err = atk(
+        "wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp", "--kind", "awi"
+    )
+    assert rc == 2 and "disagree" in err
+    body.write_text("---\ncreated: 2026-01-01T00:00:00Z\n---\n# X\n")
+    rc, _, err = atk("wi", "add", "--body-file", str(body), "--source=add-awi", "--target-repo=acme/webapp")
+    assert rc == 2 and "atk writes itself" in err
+    assert tree_state(atk.store) == before
+    # edit: the non-reserved keys written in, the reserved ones only as stored
+    body.write_text("---\nreviewed_by: lane-3\nowner: me\nsource: add-awi\n---\n# Shorten it more\n")
+    assert atk("wi", "hold", name)[0] == 0
+    rc, out, err = atk("wi", "edit", name, "--body-file", str(body))
+    assert rc == 0, err
+    text = (atk.store / "wi/hold" / name).read_text()
+    assert "reviewed_by: lane-3\nlabels: [copy, legal]\n" in text and "owner: me\n---\n# Shorten it more\n" in text
+    body.write_text("---\ndepends_on: [x.md]\n---\n# Again\n")
+    rc, _, err = atk("wi", "edit", name, "--body-file", str(body))
+    assert rc == 2 and "set-dependencies" in err
+    # and the feedback queue's add
+    body.write_text("---\nteam: copy\n---\n# Feedback with a key\n")
+    rc, out, err = atk("mq", "add", "--target-repo=acme/web", "--source=process-feedbacks", "--body-file", str(body))
+    assert rc == 0, err
+    assert "team: copy\n---\n# Feedback with a key\n" in (atk.store / "mq/inbox" / out.splitlines()[0]).read_text()
+
+
+def test_show_of_several_files_is_text_for_an_agent(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi()), "q.md": ("hold", uwi())})
+    # wi-standards 8: `atk wi show <filename> --target-repo=<repo> --skip-pull`, several at once
+    rc, out, err = atk("wi", "show", "a.md", "q.md", "--target-repo=acme/webapp", "--skip-pull")
+    assert rc == 0, err
+    assert (
+        out.startswith("==> wi/inbox/a.md <==\n---\nkind: awi\n") and "\n==> wi/hold/q.md <==\n---\nkind: uwi\n" in out
+    )
+    rc, out, _ = atk("wi", "show", "a.md", "q.md", "--json")
+    assert [json.loads(line)["filename"] for line in out.splitlines()] == ["a.md", "q.md"]
+
+
+def test_a_plan_still_in_the_planning_root_is_not_missing(atk: Atk, plans_dir: Path, env_agent: None) -> None:
+    (plans_dir / "login.md").write_text("# Plan: login\n")
+    # wi-standards: `$(atk config get private_notes)/plans/yyyy/MM/<メイン計画ファイル名>` before `atk plans commit`
+    rc, out, err = atk(
+        "wi",
+        "add",
+        "# Login rule\n\nplanned\n",
+        "--source=plan-and-add-awi",
+        "--target-repo=acme/webapp",
+        "--plan-file",
+        PLAN,
+    )
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    assert "plan file missing" not in err and "warning" not in err
+    assert "in the planning work root" in err and str(plans_dir / "login.md") in err
+    rc, out, _ = atk("wi", "list", "--status=ready")
+    assert json.loads(out)["filename"] == name
+    rc, out, _ = atk("wi", "show", name, "--json")
+    assert json.loads(out)["plan_file_at"] == "planning root"
+    # the warm listing follows the planning root too (the plan removed there, then written again)
+    (plans_dir / "login.md").rename(plans_dir / "away.md")
+    assert atk("wi", "list", "--status=ready")[1] == ""
+    (plans_dir / "away.md").rename(plans_dir / "login.md")
+    assert json.loads(atk("wi", "list", "--status=ready")[1])["filename"] == name
+    assert atk("plans", "commit", str(plans_dir / "login.md"))[0] == 0
+    rc, out, _ = atk("wi", "show", name, "--json")
+    assert json.loads(out)["plan_file_at"] == "store" and json.loads(out)["ready"] is True
+    (atk.store / "plans/2026/11/login.md").unlink()  # in neither place: now it is missing
+    rc, out, _ = atk("wi", "list", "--status=blocked")
+    assert (
+        "plan file missing" in json.loads(out)["reasons"][0] and "planning work root" in json.loads(out)["reasons"][0]
+    )
+
+
+def test_a_plugin_qualified_source_is_stored_bare(atk: Atk, env_agent: None) -> None:
+    rc, out, err = atk("wi", "add", "--source=agent-toolkit:add-awi", "--target-repo=acme/webapp", AWI_BODY)
+    assert rc == 0, err
+    assert "source: add-awi\n" in (atk.store / "wi/inbox" / out.splitlines()[0]).read_text()
+    assert "'add-awi'" in err and "plugin" in err
+    before = tree_state(atk.store)
+    rc, _, err = atk("wi", "add", "--source=Add AWI please", "--target-repo=acme/webapp", AWI_BODY)
+    assert rc == 2 and "is not a source" in err and "add-awi" in err and "plan-and-add-awi" in err and "`agent`" in err
+    assert tree_state(atk.store) == before
+
+
+def test_notify_body_file_must_be_absolute(
+    atk: Atk, env_agent: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "n.md").write_text("# Decision pending\n")
+    monkeypatch.chdir(tmp_path)
+    before = tree_state(atk.store)
+    rc, _, err = atk("agents", "notify", "--body-file=n.md")
+    assert rc == 2 and "absolute path" in err and str(tmp_path / "n.md") in err
+    assert tree_state(atk.store) == before
+    rc, out, err = atk("agents", "notify", f"--body-file={tmp_path / 'n.md'}")  # `--body-file=<絶対パス>`
+    assert rc == 0 and out.startswith("notified ") and " not pushed: no remote" in out, err
+
+
+def test_titles_without_an_h1(atk: Atk, env_agent: None) -> None:
+    rc, out, err = atk("wi", "add", "--kind", "uwi", "--source=process-wi", "--target-repo=acme/webapp", CHECKPOINT)
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    assert (
+        name.endswith("-decision-needed-which-email-validation-approach-should-be-the-pro.md")
+        or "-decision-needed-which-email-validation" in name
+    ), name
+    rc, out, _ = atk("wi", "list")
+    assert (
+        json.loads(out)["title"] == "Decision needed: Which email validation approach should be the project standard?"
+    )
+    rc, out, err = atk("wi", "add", "--source=agent", "--target-repo=acme/webapp", "Bump the copyright year")
+    assert rc == 0, err
+    assert out.splitlines()[0].endswith("-bump-the-copyright-year.md")
+    rows = [json.loads(line) for line in atk("wi", "list")[1].splitlines()]
+    assert "Bump the copyright year" in [r["title"] for r in rows]
+
+
+def test_every_write_says_what_it_wrote(
+    remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str], env_agent: None
+) -> None:
+    root, _bare = remote_store
+    atk = Atk(root, capsys)
+    rc, out, err = atk("wi", "add", "--source=add-awi", "--target-repo=acme/webapp", AGENT_AWI)
+    name = out.splitlines()[0]
+    sha = git(root, "rev-parse", "--short=10", "HEAD").strip()
+    assert rc == 0 and err == f"added {name} ({sha}) pushed\n", err  # stdout: the saved item
+    assert atk("wi", "hold", name)[0] == 0
+    rc, out, err = atk("wi", "edit", name, "# Use one validator\n\nbody\n", "--skip-push")
+    sha = git(root, "rev-parse", "--short=10", "HEAD").strip()
+    assert rc == 0 and out.startswith(f"{name}\n---\n")
+    assert err == f"saved {name} ({sha}) not pushed: --skip-push (run `atk wi commit` to push it)\n", err
+    rc, out, err = atk("wi", "unhold", name)
+    sha = git(root, "rev-parse", "--short=10", "HEAD").strip()
+    assert rc == 0 and out == f"unhold {name} ({sha}) pushed\n" and err == "", err
+
+
+def test_config_with_no_arguments_prints_every_key(
+    store: Path, capsys: pytest.CaptureFixture[str], plans_dir: Path
+) -> None:
+    rc, out, err = bare(capsys, "config", "--store", str(store))
+    assert rc == 0, err
+    lines = dict(line.split(" = ", 1) for line in out.splitlines())
+    assert lines["private_notes"] == f'"{store}"  # --store'
+    assert lines["plans_root"].startswith(f'"{plans_dir}"  # config file ')
+    assert lines["git.timeout"] == "30  # default (30 s)"
+    rc, out, _ = bare(capsys, "config", "get", "private_notes", "--store", str(store))
+    assert rc == 0 and out.strip() == str(store)
+
+
+def test_set_cooldown_in_the_past_is_refused(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi())})
+    before = tree_state(atk.store)
+    rc, _, err = atk("wi", "set-cooldown", "a", "--until", "2020-01-01T09:00:00+09:00")
+    assert rc == 2 and "not in the future" in err and "--clear" in err
+    assert tree_state(atk.store) == before
+
+
+#: a normal AWI as an agent files it (with `適用範囲`, required when `source` is set)
+AGENT_AWI = AWI_BODY.replace("- メリット:", "- 適用範囲: every form that validates an address\n- メリット:")
+
+QUESTIONS_2 = """# Two decisions
+
+## 質問 1
+Which framework?
+
+- A) Jest -- already used
+- B) Vitest -- faster
+
+## 質問 2
+Where do tests live?
+
+- A) Colocated -- matches signup
+- B) Top-level -- matches API
+"""
+
+
+def test_a_second_partial_answer_adds_to_the_first(atk: Atk) -> None:
+    seed(atk.store, {"q.md": ("inbox", uwi(body=QUESTIONS_2))})
+    rc, _, err = atk("wi", "answer", "q", "--choose", "1=A", "--partial")
+    assert rc == 0, err
+    rc, out, err = atk("wi", "answer", "q", "--choose", "2=B", "--text", "tests beside the API")
+    assert rc == 0, err
+    text = (atk.store / "wi/inbox/q.md").read_text()
+    assert "- 1: A) Jest" in text and "- 2: B) Top-level" in text and "tests beside the API" in text
+    rc, out, _ = atk("wi", "show", "q", "--json")
+    assert json.loads(out)["answered"] is True
+    rc, _, err = atk("wi", "answer", "q", "--choose", "2=A")  # complete now: replacing needs --replace
+    assert rc == 1 and "--replace" in err
+    seed(atk.store, {"r.md": ("inbox", uwi(body=QUESTIONS_2))})
+    assert atk("wi", "answer", "r", "--choose", "1=A", "--partial")[0] == 0
+    rc, _, err = atk("wi", "answer", "r", "--choose", "1=B", "--partial")  # a different choice for question 1
+    assert rc == 1 and "--replace" in err and "question 1 of r.md is answered already in its partial answer" in err
+
+
+def test_an_agent_editing_an_inbox_item_is_told_the_order(atk: Atk, env_agent: None) -> None:
+    seed(atk.store, {"a.md": ("inbox", awi()), "h.md": ("hold", awi())})
+    rc, _, err = atk("wi", "edit", "a", "# Changed in place\n\nbody\n")
+    assert rc == 0 and "hold → edit → unhold" in err and "atk wi hold a.md" in err
+    rc, _, err = atk("wi", "edit", "h", "# Changed while held\n\nbody\n")
+    assert rc == 0 and "warning" not in err, err
+
+
+# --- confirmation-and-uwi on two clones of one remote ----------------------------------------
+
+
+def test_confirmation_and_uwi_replayed_on_two_clones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's clone and the person's clone of one bare remote: the agent files a UWI and
+    adds it to the original's depends_on (wi-standards: the original stays in inbox, blocked),
+    the person answers, the agent reads the answer, adopts the UWI and unholds the original
+    (confirmation-and-uwi 回答後の状態遷移 1-4), every command as the seeds type it."""
+    agent_root, remote = make_remote_pair(tmp_path, "agent")
+    person_root = clone(remote, tmp_path / "person")
+    agent, person = Atk(agent_root, capsys), Atk(person_root, capsys)
+    monkeypatch.setenv("CLAUDECODE", "1")
+    body = tmp_path / "orig.md"
+    body.write_text(AGENT_AWI)
+    rc, out, err = agent("wi", "add", "--body-file", str(body), "--source=process-wi", "--target-repo=acme/webapp")
+    assert rc == 0 and "pushed" in err, err
+    orig = out.splitlines()[0]
+    assert agent("wi", "start-processing", orig)[0] == 0
+    # the UWI, then its dependency added to the existing ones, then back to inbox (blocked)
+    rc, out, err = agent("wi", "add", "--kind=uwi", "--source=process-wi", "--target-repo=acme/webapp", CHECKPOINT)
+    assert rc == 0, err
+    q = out.splitlines()[0]
+    rc, out, err = agent("wi", "set-dependencies", orig, "--add", q)
+    assert rc == 0 and out.rstrip().endswith(" pushed"), (out, err)
+    rc, out, err = agent("wi", "return-to-inbox", orig)
+    assert rc == 0, err
+    rc, out, _ = agent("wi", "list", "--status=blocked")
+    assert orig in [json.loads(line)["filename"] for line in out.splitlines()]
+    # the person, on the other clone, answers
+    monkeypatch.delenv("CLAUDECODE")
+    rc, out, err = person("wi", "answer", q, "--choose", "A")
+    assert rc == 0 and out.rstrip().endswith(" pushed"), (out, err)
+    monkeypatch.setenv("CLAUDECODE", "1")
+    # 1. `atk wi show ` reads the question and the answer: a read pulls (SPEC §15); the window
+    # of the agent's last look (its `list` a moment ago) is set to 0 here, as a poll minutes later
+    monkeypatch.setenv("ATK_READ_WINDOW", "0")
+    rc, out, err = agent("wi", "show", q)
+    assert rc == 0 and "Decision needed:" in out and "- 1: A) Strict RFC 5322" in out, err
+    # 3. `atk wi adopt ` closes the answered UWI (from inbox): the write pulls the answer first
+    rc, out, err = agent("wi", "adopt", q)
+    assert rc == 0 and out.startswith(f"adopt {q} (") and out.rstrip().endswith(" pushed"), (out, err)
+    rc, out, err = agent("wi", "show", q)
+    assert rc == 0 and out.startswith("---\nkind: uwi") and "- 1: A) Strict RFC 5322" in out, err
+    # 4. `atk wi unhold <元項目ファイル名>`: the original waited in inbox; a no-op that says it is ready
+    before = git(agent_root, "rev-parse", "HEAD")
+    rc, out, err = agent("wi", "unhold", orig)
+    assert rc == 0 and "nothing to unhold, nothing committed; it is ready" in out, (out, err)
+    assert git(agent_root, "rev-parse", "HEAD") == before
+    rc, out, _ = agent("wi", "list", "--status=ready")
+    assert [json.loads(line)["filename"] for line in out.splitlines()] == [orig]
+    # both clones end as the remote is (the person's once it has pulled)
+    git(person_root, "pull", "-q")
+    for root in (agent_root, person_root):
+        assert git(root, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
+
+
+def test_unhold_judges_after_the_pull(tmp_path: Path, capsys: pytest.CaptureFixture[str], env_agent: None) -> None:
+    """Held on another clone, still in inbox in this one: `unhold` pulls first, then unholds."""
+    here, remote = make_remote_pair(tmp_path, "here")
+    there = clone(remote, tmp_path / "there")
+    rc, out, err = Atk(here, capsys)("wi", "add", "--source=add-awi", "--target-repo=acme/webapp", AGENT_AWI)
+    assert rc == 0, err
+    name = out.splitlines()[0]
+    git(there, "pull", "-q")
+    assert Atk(there, capsys)("wi", "hold", name)[0] == 0
+    rc, out, err = Atk(here, capsys)("wi", "unhold", name)
+    assert rc == 0 and out.startswith(f"unhold {name} (") and out.rstrip().endswith(" pushed"), (out, err)
+    assert (here / "wi/inbox" / name).exists() and last_commit(here) == f"atk: unhold {name}|agent"

@@ -224,8 +224,10 @@ def test_add_hash_slug_when_title_has_no_ascii_words(svc: Service) -> None:
     assert re.fullmatch(r"20261129-120000-[0-9a-f]{8}\.md", out.files[0])
     again = svc.add(kind="awi", target_repo="r", body="# メール検証の統一\n\n本文\n")
     assert again.files[0] == out.files[0].removesuffix(".md") + "-2.md"
-    # no H1 at all: the hash too
+    # no H1 at all: the slug follows the title, the first line (issue 26); the hash only without words
     out = svc.add(kind="awi", target_repo="r", body="just text\n")
+    assert out.files[0] == "20261129-120000-just-text.md"
+    out = svc.add(kind="awi", target_repo="r", body="本文だけ\n")
     assert re.fullmatch(r"20261129-120000-[0-9a-f]{8}\.md", out.files[0])
 
 

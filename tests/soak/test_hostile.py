@@ -1,6 +1,7 @@
 """Issue #6: hostile input. Hypothesis over item files, question bodies and configs (CI size,
 derandomized), and a corpus of broken or malicious files committed into a store and run
-through `atk wi list` (JSON, piped text, a pty) and the real dashboard in tmux."""
+through `atk wi list` (JSON, piped text, a pty) and the real dashboard in tmux; and (issue 25)
+what a web page the person visits could send to `atk-tui --serve` (`SERVE_ATTACKS`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from support.faults import DECISION_ATTACKS, SCENARIOS
 from support.fuzz import (
     UNLISTED,
     build_hostile_store,
@@ -23,6 +25,9 @@ from support.fuzz import (
     item_files,
     question_bodies,
 )
+from support.serve import SERVE_ATTACKS, run_attack, serving
+
+from atk_tui.core.store import init_store
 
 CI = settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -99,3 +104,23 @@ def test_dashboard_on_hostile_store(hostile_store) -> None:
     tmp, root, cases = hostile_store
     result = check_dashboard(root, cases, _env(tmp), tmp)
     assert result["problems"] == []
+
+
+@pytest.fixture(scope="module")
+def served_store(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("serve")
+    root, _ = init_store(tmp / "notes")
+    with serving(root, env=_env(tmp)) as served:
+        yield served
+
+
+@pytest.mark.parametrize("attack", SERVE_ATTACKS, ids=lambda a: a.name)
+def test_serve_refuses_what_a_web_page_could_send(served_store, attack) -> None:
+    assert run_attack(served_store, attack, other_port=served_store.port + 1) is None
+
+
+@pytest.mark.parametrize("name", DECISION_ATTACKS)
+def test_the_persons_decisions_hold(name: str, tmp_path: Path) -> None:
+    """Issue 25, short form: a rewritten remote, an agent's `conflicts apply`, hand moves
+    through `commit`, the person's commit in a shared tree (the fault library's scenarios)."""
+    assert SCENARIOS[name](tmp_path)

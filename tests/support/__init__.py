@@ -6,7 +6,9 @@
 - `tmux`: the real binaries driven in tmux;
 - `tui_helpers`, `actions_support`, `graph_support`: demo stores and helpers per test folder;
 - `hostile_text`, `faults`, `fuzz`: hostile item text, fault scenarios and fuzz strategies (the
-  bench scripts run the last two from the command line).
+  bench scripts run the last two from the command line);
+- `serve`: the real `atk-tui --serve`, its HTTP and WebSocket clients, and what a foreign web
+  page could send it (`SERVE_ATTACKS`).
 
 `tests/` is on `sys.path` (`pythonpath` in pyproject.toml): `from support.storekit import git`.
 """

@@ -25,6 +25,12 @@ How the faults are made (all deterministic, none depends on timing):
   a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
   Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
   whose fix is missing waits on its child's hour-long sleep instead.
+* the person's decisions (issue 25, `DECISION_ATTACKS`, also run by tests/soak/test_hostile.py):
+  a bare remote rewound under a pushed answer (`update-ref`), an agent's `conflicts apply
+  --theirs` on the person's set-aside answer, an agent's hand `git mv` + `commit`, and the
+  person's `atk wi commit` over an agent's uncommitted hand-written answer.
+* a web page driving `atk-tui --serve` (issue 25): the real server, and the requests a foreign
+  page or a rebound DNS name could make (tests/support/serve.py).
 """
 
 from __future__ import annotations
@@ -270,6 +276,7 @@ def atk(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
         text=True,
         env=env or dict(os.environ),
         timeout=120,
+        stdin=subprocess.DEVNULL,  # never a terminal: `atk wi commit` would ask
     )
 
 
@@ -1115,6 +1122,121 @@ def symlinked_state_folder(tmp: Path) -> str:
     return "linked state folder: a store defect, never listed, shown or written through"
 
 
+def serve_driven_by_a_web_page(tmp: Path) -> str:
+    """Issue 25: what a page the person visits could send to `atk-tui --serve` (another
+    Origin, a rebound DNS name, no or a wrong token: `support.serve.SERVE_ATTACKS`) is refused
+    and logged, the store untouched; the address it printed still opens the dashboard."""
+    from support.serve import SERVE_ATTACKS, run_attack, serving
+
+    root, _, _ = make_store(tmp)
+    before = snapshot(root)
+    with serving(root) as served:
+        problems = [p for a in SERVE_ATTACKS if (p := run_attack(served, a, other_port=served.port + 1))]
+        check(not problems, "\n".join(problems))
+        check(served.ws(origin=served.origin, cookie=served.cookie) == "open", "the printed address does not connect")
+    check(snapshot(root) == before, "a refused request changed the store")
+    return f"--serve: {len(SERVE_ATTACKS)} requests of a foreign page refused and logged; its own page connects"
+
+
+# -- the person's decisions through back doors (issue 25) -----------------------------------
+
+AGENT_ENV = {"CLAUDECODE": "1"}
+
+
+def _as_agent() -> dict[str, str]:
+    return dict(os.environ, **AGENT_ENV)
+
+
+def rewritten_remote(tmp: Path) -> str:
+    """The remote is force-pushed back (an admin's `update-ref` in the bare repository) after
+    the person's answer was pushed: the next write keeps the answer, pushes it again, warns."""
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    base = git(root, "rev-parse", "HEAD").strip()
+    out = Service(root, actor="user").answer(uwi, choices={1: "A"})
+    check(out.ok and out.pushed, f"the answer was not pushed: {out.message}")
+    answer = git(root, "rev-parse", "HEAD").strip()
+    git(remote, "update-ref", "refs/heads/main", base)
+    hold = atk("wi", "hold", awi, "--store", str(root))
+    check(hold.returncode == 0, f"the next write failed: {hold.stderr}")
+    check("the remote was rewritten" in hold.stderr and answer[:10] in hold.stderr, f"not said: {hold.stderr}")
+    check("## 回答" in git(remote, "show", f"main:wi/inbox/{uwi}"), "the answer is not on the remote again")
+    check(Service(root).read(uwi).answered, "the answer is gone from the tree")
+    assert_consistent(root)
+    return "remote rewound under the answer: kept, pushed again, the write warned naming it"
+
+
+def agent_conflicts_apply_theirs(tmp: Path) -> str:
+    """An agent runs `atk wi conflicts apply REF --theirs` on the person's set-aside answer."""
+    root, remote, (_, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    check(Service(root, actor="user", push=False).answer(uwi, choices={1: "A"}).ok, "answer failed")
+    check(Service(other, actor="user").answer(uwi, choices={1: "B"}).ok, "the other answer failed")
+    done = atk("wi", "commit", "--store", str(root))
+    check(done.returncode == 1 and "not pushed" in done.stdout, f"the answer was not set aside: {done}")
+    [ref] = git(root, "for-each-ref", "--format=%(refname)", "refs/atk/conflicts").split()
+    applied = atk("wi", "conflicts", "apply", ref, "--theirs", "--store", str(root), env=_as_agent())
+    check(applied.returncode == 2 and "user" in applied.stderr, f"the agent resolved it: {applied}")
+    check(git(root, "for-each-ref", "refs/atk/conflicts").strip() != "", "the set-aside answer is gone")
+    return "agent's conflicts apply --theirs on the person's answer: exit 2, the set-aside answer kept"
+
+
+def hand_moves_through_commit(tmp: Path) -> str:
+    """An agent's `git mv` hold -> processing, adopted -> inbox, mq inbox -> editing, then
+    `atk wi/mq commit`: each refused, nothing committed, the work tree as it was."""
+    root, _, (awi, uwi) = make_store(tmp)
+    check(Service(root, actor="user").hold(awi).ok, "hold failed")
+    svc = Service(root, actor="user")
+    check(svc.answer(uwi, choices={1: "A"}).ok and svc.adopt(uwi).ok, "adopt failed")
+    out = Service(root, actor="user", queue="mq").add(
+        kind="feedback", target_repo="acme/api", body="# faster\n\nbody\n"
+    )
+    check(out.ok, f"mq add failed: {out.message}")
+    fb = out.files[0]
+    refused = []
+    for queue, src, dst in (("wi", f"hold/{awi}", f"processing/{awi}"), ("wi", f"adopted/{uwi}", f"inbox/{uwi}"),
+                            ("mq", f"inbox/{fb}", f"editing/{fb}")):  # fmt: skip
+        (root / queue / dst).parent.mkdir(parents=True, exist_ok=True)
+        git(root, "mv", f"{queue}/{src}", f"{queue}/{dst}")
+        head = git(root, "rev-parse", "HEAD").strip()
+        status = git(root, "status", "--porcelain")
+        done = atk(queue, "commit", "--store", str(root), env=_as_agent())
+        check(done.returncode in (1, 2) and "Nothing was committed" in done.stderr, f"{src} -> {dst} committed: {done}")
+        check(git(root, "rev-parse", "HEAD").strip() == head and git(root, "status", "--porcelain") == status,
+              f"{src} -> {dst}: the store changed")  # fmt: skip
+        git(root, "mv", f"{queue}/{dst}", f"{queue}/{src}")
+        refused.append(done.returncode)
+    assert_consistent(root)
+    return f"three agent hand moves refused by commit (exit {', '.join(map(str, refused))}), nothing committed"
+
+
+def shared_tree_user_commit(tmp: Path) -> str:
+    """An agent's uncommitted hand-written `## 回答` in the person's store: the person's
+    `atk wi commit` lists it and needs --yes off a terminal."""
+    root, _, (_, uwi) = make_store(tmp)
+    path = root / "wi" / "inbox" / uwi
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1: B)\n")
+    head = git(root, "rev-parse", "HEAD").strip()
+    asked = atk("wi", "commit", "--store", str(root))
+    check(asked.returncode == 2 and "## 回答" in asked.stdout and "--yes" in asked.stderr, f"not asked: {asked}")
+    check(git(root, "rev-parse", "HEAD").strip() == head, "committed without --yes")
+    done = atk("wi", "commit", "--yes", "--store", str(root))
+    check(done.returncode == 0 and "committed 1 file" in done.stdout, f"--yes did not commit: {done}")
+    assert_consistent(root)
+    return "the person's commit listed the agent's hand answer, exit 2 without --yes, committed with it"
+
+
+#: issue 25's attacks on the person's decisions, short (the hostile suite runs them too)
+DECISION_ATTACKS = (
+    "rewritten-remote",
+    "agent-conflicts-apply-theirs",
+    "hand-moves-through-commit",
+    "shared-tree-user-commit",
+)
+
+
 SCENARIOS: dict[str, Callable[[Path], str]] = {
     "kill9-in-pre-commit-hook": kill9_in_pre_commit,
     "kill9-after-update-ref": kill9_after_update_ref,
@@ -1144,6 +1266,11 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "killed-during-pull-rebase": killed_during_pull_rebase,
     "autostash-conflict": autostash_conflict,
     "symlinked-state-folder": symlinked_state_folder,
+    "rewritten-remote": rewritten_remote,
+    "agent-conflicts-apply-theirs": agent_conflicts_apply_theirs,
+    "hand-moves-through-commit": hand_moves_through_commit,
+    "shared-tree-user-commit": shared_tree_user_commit,
+    "serve-driven-by-a-web-page": serve_driven_by_a_web_page,
 }
 
 

@@ -147,3 +147,14 @@ def spy_parses(monkeypatch: Any) -> list[str]:
 
     monkeypatch.setattr(reads.Reads, "_parse_file", staticmethod(spy))
     return parsed
+
+
+def rewind_remote(remote: Path, rev: str, how: str = "force-push", scratch: Path | None = None) -> None:
+    """Rewrite the bare `remote`'s main back to `rev` (dropping what was pushed after it), as
+    a careless `git push --force` from another clone (`scratch`: where that clone goes) or
+    an admin's `git update-ref` in the bare repository does."""
+    if how == "update-ref":
+        git(remote, "update-ref", "refs/heads/main", rev)
+        return
+    other = clone(remote, scratch or remote.with_name(remote.name + "-rewinder"))
+    git(other, "push", "-q", "--force", "origin", f"{rev}:refs/heads/main")

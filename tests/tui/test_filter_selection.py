@@ -110,3 +110,20 @@ async def test_space_after_enter_one_key_at_a_time_marks_the_row(demo) -> None:
         await press(pilot, "slash", *"acme/docs", "enter", "space")
         first = keys_of_pane(app, "inbox")[0]
         assert app.main.marked() == [first]
+
+
+async def test_needs_you_says_how_many_the_filter_hides(demo_store: Path) -> None:
+    from support.apps import running
+
+    from atk_tui.tui.widgets.item_list import ItemList
+
+    async with running(demo_store, (160, 48)) as (app, pilot):
+        needs = app.main.query_one("#needs", ItemList)
+        waiting = len(needs.rows)
+        assert waiting > 0
+        await press(pilot, "slash", *"zzzznomatch")
+        await settle(pilot)
+        assert needs.rows == []
+        assert needs.empty_text == f"{waiting} waiting, hidden by the filter (Esc clears it)"
+        assert needs.border_title == f"Needs you 0/{waiting}"
+        assert "Nothing needs you" not in needs.empty_text

@@ -115,3 +115,45 @@ async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
         await press(pilot, "escape")
         assert type(app.screen).__name__ != "NewItemScreen"
         assert git(demo_store, "rev-parse", "HEAD").strip() == before
+
+
+async def test_the_untouched_template_or_no_title_is_not_saved(demo_store: Path) -> None:
+    from support.tui_helpers import git
+    from textual.widgets import Input, TextArea
+
+    async with running(demo_store, SIZE) as (app, pilot):
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        form = app.screen
+        form.query_one("#repo", Input).value = "acme/new"
+        for body in (form.query_one("#body", TextArea).text, "no heading at all\n", "# One-line summary of the work\n\n- 反映内容: x\n"):
+            form.query_one("#body", TextArea).text = body
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert app.screen is form, body  # refused: the form stays, with the text
+        assert git(demo_store, "rev-parse", "HEAD").strip() == before
+
+
+async def test_esc_in_the_body_asks_before_dropping_typed_text(demo_store: Path) -> None:
+    from support.tui_helpers import git
+    from textual.widgets import TextArea
+
+    async with running(demo_store, SIZE) as (app, pilot):
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        form = app.screen
+        body = form.query_one("#body", TextArea)
+        body.focus()
+        await pilot.pause()
+        body.text = "# My own words\n"
+        await pilot.press("escape")  # one Esc, from inside the text area
+        await wait_for_screen(pilot, "ChoiceScreen")
+        await pilot.press("k")  # keep editing
+        await pilot.pause()
+        assert app.screen is form and body.text == "# My own words\n"
+        await pilot.press("escape")
+        await wait_for_screen(pilot, "ChoiceScreen")
+        await pilot.press("d")
+        await settle(pilot)
+        assert type(app.screen).__name__ not in ("NewItemScreen", "ChoiceScreen")
+        assert git(demo_store, "rev-parse", "HEAD").strip() == before

@@ -14,8 +14,9 @@ messages a person can act on. `Service` is assembled from one module per concern
 
 from __future__ import annotations
 
+from ..store import is_alarm
 from .answers import Answers
-from .conflicts import Conflicts, undo_commit
+from .conflicts import Conflicts, PendingChange, undo_commit
 from .reads import Reads
 from .types import CONFLICT_PREFIX, SHA_RE, Clock, Conflict, HistoryEntry, Outcome, QueueView, SyncStatus, utc_now
 from .writes import Writes
@@ -32,9 +33,11 @@ __all__ = [
     "Conflict",
     "HistoryEntry",
     "Outcome",
+    "PendingChange",
     "QueueView",
     "Service",
     "SyncStatus",
+    "is_alarm",
     "undo_commit",
     "utc_now",
 ]

@@ -87,9 +87,28 @@ class Answers(ServiceBase):
         item = self._current(filename)
         self._check_base(item, base)
         self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
-        if (item.answered or item.answer_partial) and not replace:
+        if item.answered and not replace:
             raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
         parsed = parse_questions(item.body)
+        kept: dict[int, str] = {}
+        if item.answer_partial and not replace:
+            # a partial answer is added to (SPEC §11: it still needs the user): its choices stay,
+            # a choice for one of its questions must say the same (else --replace), its notes stay
+            kept, notes = sections.split_answer(sections.answer_text(item.body) or "")
+            given = answer_progress(item.body, parsed).answered
+            for number, letter in choices.items():
+                had = kept.get(number)
+                if had is None:
+                    continue
+                now = OTHER if letter.strip().casefold() == OTHER else letter.upper()
+                if given.get(number) != now:
+                    raise AtkError(
+                        f"question {number} of {filename} is answered already in its partial answer ({had}); "
+                        "--replace replaces the whole answer (questions left out are then unanswered again)",
+                        code="state",
+                    )
+            if notes.strip():
+                text = notes.strip() + ("\n\n" + text if text.strip() else "")
         labels: dict[int, str] = {}
         for number, letter in sorted(choices.items()):
             q = next((q for q in parsed.questions if q.number == number), None)
@@ -111,6 +130,7 @@ class Answers(ServiceBase):
             labels[number] = opt.display
         if not labels and not text.strip():
             raise AtkError("an answer needs a choice or some text", exit_code=2)
+        labels = {**kept, **labels}
         body = sections.set_answer(item.body, sections.format_answer(labels, text))
         if not body.endswith("\n"):
             body += "\n"

@@ -2,12 +2,50 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import headings
+from ..items import parse_item
+from ..model import Item, is_valid_filename
+from ..ops import RULES, Op, Refusal, move_refusal, refusal
 from ..queues import QUEUES, queue_named
 from ..store import AtkError, Transaction, WriteResult, item_path
 from .base import ServiceBase
-from .types import CONFLICT_PREFIX, SHA_RE, Conflict, Outcome, _code
+from .types import CONFLICT_PREFIX, SHA_RE, Conflict, Outcome, _body_of, _code
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
+
+
+@dataclass(frozen=True)
+class PendingChange:
+    """One change `atk wi commit` would commit: `kind` "add", "edit", "delete", "move" (a
+    rename between state folders: `old_path` -> `path`) or "other" (a plan file, a file that
+    is no item); `notes`: the user's decisions it carries. `digest`: the new content's
+    SHA-256 (the same list with other content is another list)."""
+
+    kind: str
+    path: str
+    old_path: str | None = None
+    notes: tuple[str, ...] = ()
+    digest: str = field(default="", repr=False)
+
+    def describe(self) -> str:
+        what = f"move {self.old_path} -> {self.path}" if self.kind == "move" else f"{self.kind} {self.path}"
+        return what + (f"  ({'; '.join(self.notes)})" if self.notes else "")
+
+
+def _digest_of(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() and not path.is_symlink() else ""
+    except OSError:
+        return ""
+
+
+def _user_sections(data: bytes | None) -> list[tuple[str, str]]:
+    return headings.user_only_sections(_body_of(data.decode("utf-8", "replace"))) if data is not None else []
 
 
 class Conflicts(ServiceBase):
@@ -48,6 +86,27 @@ class Conflicts(ServiceBase):
         theirs = self._blobs([f"HEAD:{p}" for p in paths])
         return list(zip(paths, mine, theirs, strict=True))
 
+    def conflict_user_content(self, ref: str) -> str | None:
+        """What of the user's a set-aside commit holds, or None: it is an `Atk-Actor: user`
+        commit, or its version of an item has user-only sections (an answer, a user comment,
+        SPEC §8) it changed or that the current branch lacks. Either side of such a conflict
+        decides the user's content: only the user resolves it."""
+        _, sha = self._conflict_ref(ref)
+        trailer = "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)"
+        actors = self.store.git("show", "-s", trailer, sha, check=False)
+        if "user" in {a.strip() for a in actors.stdout.split(",")}:
+            return "an `Atk-Actor: user` commit"
+        paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
+        blobs = self._blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
+        for n, path in enumerate(paths):
+            mine, parent, theirs = (
+                headings.user_only_sections(_body_of(b.decode("utf-8", "replace"))) if b is not None else []
+                for b in blobs[3 * n : 3 * n + 3]
+            )
+            if mine != parent or any(sec not in theirs for sec in mine):
+                return f"the user-only section '{(mine or parent)[0][1].splitlines()[0].strip()}' of {path}"
+        return None
+
     def resolve_conflict(self, ref: str, keep: str) -> Outcome:
         """Apply one side of a set-aside conflict: "mine" writes the set-aside commit's
         version of its files over the current ones (one commit, pushed); "theirs" keeps the
@@ -58,6 +117,17 @@ class Conflicts(ServiceBase):
             full, sha = self._conflict_ref(ref)
         except AtkError as exc:
             return self._refuse("conflicts", exc.message, code=exc.code)
+        if self.actor != "user":
+            held = self.conflict_user_content(sha)
+            if held:
+                return self._refuse(
+                    "conflicts",
+                    f"refused: set-aside {sha[:10]} holds the user's decision ({held}); resolving it is the "
+                    "user's, in the dashboard (C) or with `atk wi conflicts apply` outside an agent environment. "
+                    "Nothing was changed",
+                    exit_code=2,
+                    code="user-only",
+                )
         if keep == "theirs":
             self.store.git("update-ref", "-d", full, sha, check=False)
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
@@ -92,7 +162,7 @@ class Conflicts(ServiceBase):
             self.store.git("update-ref", "-d", full, sha, check=False)
             if not out.ok:
                 return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
-            out.message = f"applied your version of {sha[:10]} ({out.commit[:10] if out.commit else ''})"
+            out.message = f"applied your version of {sha[:10]}"  # the commit's SHA: the report's line says it
         return out
 
     def undo(self, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
@@ -108,11 +178,143 @@ class Conflicts(ServiceBase):
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
 
-    def commit_pending(self) -> Outcome:
+    def pending_changes(self) -> list[PendingChange]:
+        """What `atk wi commit` would commit, one entry per change: a file added, edited or
+        removed, an item moved between state folders (a rename: both sides), with the user's
+        decisions each carries (an answer or a user comment added, changed or removed, a move
+        into or out of a terminal state, a move only the user makes). The one list the CLI
+        prints and the dashboard shows before the person commits what is in the tree."""
+        return [c for c, _ in self._pending()]
+
+    def _pending(self) -> list[tuple[PendingChange, Item | None]]:
+        """`pending_changes`, each with the item as committed (its source for a move or a
+        removal), for judging it."""
+        paths = self.pending_paths()
+        items: dict[tuple[str, str], dict[str, list[str]]] = {}  # (queue, name) -> gone/new/edited states
+        other: list[str] = []
+        heads = dict(zip(paths, self._blobs([f"HEAD:{p}" for p in paths]), strict=True))
+        for path in paths:
+            parts = path.split("/")
+            if not (len(parts) == 3 and parts[0] in _FOLDERS and parts[1] in queue_named(parts[0]).states
+                    and is_valid_filename(parts[2])):  # fmt: skip
+                other.append(path)
+                continue
+            full = self.root / path
+            there = full.is_file() and not full.is_symlink()
+            side = "edited" if heads[path] is not None and there else "gone" if heads[path] is not None else "new"
+            if side == "new" and not there:
+                other.append(path)  # e.g. a staged file removed again, a link
+                continue
+            items.setdefault((parts[0], parts[2]), {}).setdefault(side, []).append(parts[1])
+        out: list[tuple[PendingChange, Item | None]] = []
+        for (queue, name), sides in items.items():
+            gone, new = sides.get("gone", []), sides.get("new", [])
+            if len(gone) == 1 and len(new) == 1:
+                out.append(self._pending_one("move", queue, name, gone[0], new[0], heads))
+                gone, new = [], []
+            out += [self._pending_one("delete", queue, name, s, None, heads) for s in gone]
+            out += [self._pending_one("add", queue, name, None, s, heads) for s in new]
+            out += [self._pending_one("edit", queue, name, s, s, heads) for s in sides.get("edited", [])]
+        for path in other:
+            out.append((PendingChange("other", path, digest=_digest_of(self.root / path)), None))
+        return sorted(out, key=lambda c: (c[0].path, c[0].old_path or ""))
+
+    def _pending_one(
+        self, kind: str, queue: str, name: str, src: str | None, dst: str | None, heads: dict[str, bytes | None]
+    ) -> tuple[PendingChange, Item | None]:
+        old_path = item_path(src, name, queue) if src else None
+        path = item_path(dst, name, queue) if dst else old_path or ""
+        old = heads.get(old_path) if old_path else None
+        new = (self.root / path).read_bytes() if dst else None
+        item = parse_item(name, src, old, queue=queue) if src and old is not None else None
+        notes: list[str] = []
+        before = _user_sections(old)
+        after = _user_sections(new) if new is not None else before
+        for kind_, text in after:
+            heading = text.splitlines()[0].strip() if text else kind_
+            if (kind_, text) not in before:
+                verb = "changes" if any(k == kind_ for k, _ in before) else "adds"
+                notes.append(f"{verb} the user-only section '{heading}'")
+        for kind_, text in before:
+            if new is not None and not any(k == kind_ for k, _ in after):
+                notes.append(f"removes the user-only section '{text.splitlines()[0].strip() if text else kind_}'")
+        rules = RULES[queue]
+        if kind == "move" and src and dst:
+            if dst in rules.terminal:
+                notes.append(f"moves it into {dst} (closes the item)")
+            elif src in rules.terminal:
+                notes.append(f"moves it out of {src}")
+            if item is not None and dst not in rules.terminal and move_refusal(item, dst, "agent") is not None:
+                notes.append(f"a move from {src} to {dst} agents may not make")
+        if kind == "delete":
+            notes.append("removes the item")
+        if kind == "add" and dst in rules.terminal:
+            notes.append(f"adds it straight into {dst}")
+        digest = _digest_of(self.root / path) if dst else ""
+        change = PendingChange(kind, path, old_path if kind == "move" else None, tuple(dict.fromkeys(notes)), digest)
+        return change, item
+
+    def _judge_pending(self, pending: list[tuple[PendingChange, Item | None]]) -> None:
+        """The transition table on a hand commit (SPEC §5, §11): every rename between state
+        folders is judged as the transition it makes, every removal as `rm`, every new file
+        as `add` (an agent adds into the states `add` takes), for this actor; the first
+        refusal refuses the whole commit (nothing committed, the work tree left as it is)."""
+        seen: dict[tuple[str, str], int] = {}
+        for change, _ in pending:
+            if change.kind in ("add", "edit", "move"):
+                top, _, name = change.path.split("/")
+                seen[(top, name)] = seen.get((top, name), 0) + 1
+        for change, item in pending:
+            parts = change.path.split("/")
+            refused: Refusal | None = None
+            if change.kind == "move" and item is not None:
+                to_state = parts[1]
+                refused = move_refusal(item, to_state, self.actor)
+                row = RULES[item.queue].transitions.get(RULES[item.queue].move_op(item.state, to_state) or "")
+                closes = row is not None and item.is_question and item.state in row.answered_from
+                if refused is None and self.actor == "agent" and closes:
+                    self._check_answer_author(item)  # type: ignore[attr-defined]
+            elif change.kind == "delete" and item is not None:
+                refused = refusal(Op.RM, [item], self.actor)
+            elif change.kind == "edit" and item is not None and self.actor == "agent":
+                refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
+            elif change.kind == "add":
+                top, state, name = parts
+                if seen.get((top, name), 0) > 1 or any(s != state for q, s in self.store.find(name, [top]) if q == top):
+                    copy = f"{name} would be in two states at once ({change.path} beside its other copy)"
+                    refused = Refusal("state", copy)
+                elif self.actor == "agent" and state not in queue_named(top).add_states:
+                    refused = Refusal(
+                        "state",
+                        f"a new item goes into {' or '.join(queue_named(top).add_states)} (`atk {top} add`), "
+                        f"not straight into {state}",
+                    )
+            if refused is not None:
+                what = f"{change.kind} {change.path}"
+                if change.kind == "move":
+                    what = f"the hand move {change.old_path} -> {change.path}"
+                undo = (
+                    f"`git -C {self.root} mv {change.path} {change.old_path}`" if change.kind == "move"
+                    else f"`git -C {self.root} checkout HEAD -- {change.path}`" if change.kind in ("delete", "edit")
+                    else f"move {change.path} away"
+                )  # fmt: skip
+                raise AtkError(
+                    f"refused to commit {what} as {'the user' if self.actor == 'user' else 'an agent'} (the commands' "
+                    f"rules): {refused.message}. Nothing was committed; the work tree is as it was (undo it with {undo}, "
+                    "then use the command the message names)",
+                    exit_code=refused.exit_code,
+                    code=refused.code,
+                )
+
+    def commit_pending(self, confirmed: Sequence[PendingChange] | None = None) -> Outcome:
         """`atk wi commit`: commit uncommitted item/plan files (both sides of a staged rename),
         then push what is unpushed. Never says "pushed" when nothing was: a commit that had
         to be set aside (it conflicts with the remote) makes it fail (code "conflict") with
-        the commit, where it is kept, and `atk wi conflicts` in the message."""
+        the commit, where it is kept, and `atk wi conflicts` in the message.
+
+        The pending changes are judged by the transition table (`_judge_pending`).
+        `confirmed`: the `pending_changes()` the person was shown and agreed to; refused (code
+        "changed", nothing committed) when what is pending now differs from it."""
         try:
             with self.store.locked():
                 pass  # a write a killed process left half done is sorted out first (store.recover)
@@ -124,6 +326,14 @@ class Conflicts(ServiceBase):
         if paths:
 
             def change(tx: Transaction) -> None:
+                pending = self._pending()
+                if confirmed is not None and [c for c, _ in pending] != list(confirmed):
+                    raise AtkError(
+                        "not committed: the files to commit changed since you looked at them; look again "
+                        "(`atk wi commit` lists them)",
+                        code="changed",
+                    )
+                self._judge_pending(pending)
                 tx.include(paths)  # `_write` applies the agent rule to what is committed
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
@@ -152,13 +362,17 @@ class Conflicts(ServiceBase):
                 warnings=tuple(warnings), exit_code=1, code="conflict",
             )
         if result.pushed:
-            if before:
+            if result.repushed:
+                n = len(result.repushed)
+                msg = committed + f"pushed again {n} commit{'s' if n != 1 else ''} the rewritten remote had dropped"
+            elif before:
                 msg = committed + f"pushed {before} earlier commit{'s' if before != 1 else ''}"
             elif committed:
                 msg = committed.removesuffix("; ")
             else:
                 msg = "nothing to commit; nothing to push (up to date with the remote)"
-            return Outcome(True, "commit", msg, tuple(paths), pushed=before > 0 or "pushed" in committed, warnings=tuple(warnings))
+            pushed = before > 0 or bool(result.repushed) or "pushed" in committed
+            return Outcome(True, "commit", msg, tuple(paths), pushed=pushed, warnings=tuple(warnings))
         return Outcome(
             False, "commit", committed + "push failed: nothing was pushed; run `atk wi commit` again later",
             tuple(paths), pushed=False, warnings=tuple(warnings), exit_code=1,

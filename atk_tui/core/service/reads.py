@@ -70,11 +70,14 @@ class Reads(ServiceBase):
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
-        (the dashboard's periodic pull). Returns the warnings; raises AtkError (store busy, an
+        (the dashboard's periodic pull); when the remote was rewritten and dropped commits
+        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy, an
         autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
         result = WriteResult()
         with self.store.locked(lock_timeout):
             self.store._pull(result)
+            if result.repushed and self.push_on_write:
+                self.store._push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
 
     def remote_moved(self) -> bool:
@@ -201,11 +204,34 @@ class Reads(ServiceBase):
         `plan_file` naming no file (SPEC §6 rule 1: the item stays blocked until it exists)."""
         said = list(item.warnings)
         if item.plan_file and plan_files_missing(self.root, [item.plan_file]):
+            from ..config import planning_root_file
+
+            where = planning_root_file(item.plan_file)
             said.append(
-                f"plan file missing: {item.plan_file} (the item is blocked until it exists: "
-                "store the plan with `atk plans commit PATH`)"
+                f"plan file missing: {item.plan_file} (in neither the store nor the planning work root"
+                + (f" {where}" if where else "")
+                + "; the item is blocked until the plan is written there and stored with `atk plans commit PATH`)"
             )
         return [f"{item.filename}: {w}" for w in said]
+
+    def plan_file_at(self, plan_file: str) -> str | None:
+        """Which place holds the plan `plan_file` names: "store", "planning root" (before
+        `atk plans commit`), or None (neither: missing)."""
+        from ..config import plan_file_place
+
+        return plan_file_place(self.root, plan_file)
+
+    def plan_notes(self, item: Item) -> list[str]:
+        """Where `item`'s plan is, when that is not the store yet (said after add and edit:
+        the value names it all the same, and it is not a defect)."""
+        if not item.plan_file or self.plan_file_at(item.plan_file) != "planning root":
+            return []
+        from ..config import planning_root_file
+
+        return [
+            f"{item.filename}: plan file {item.plan_file} is in the planning work root ({planning_root_file(item.plan_file)}), "
+            "not in the store yet; `atk plans commit` moves it there (the value stays as it is)"
+        ]
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)

@@ -9,10 +9,19 @@ from typing import TYPE_CHECKING
 
 from .. import sections
 from ..config import PLAN_PREFIX, portable_plan_file
-from ..items import find_title, new_file_text, parse_item, set_keys, with_frontmatter
+from ..items import (
+    body_frontmatter,
+    item_title,
+    merge_extra_keys,
+    new_file_text,
+    parse_item,
+    set_keys,
+    with_frontmatter,
+)
 from ..model import ACTIVE, TERMINAL, URGENCIES, Item, is_valid_filename
-from ..ops import RULES, DependencyRules, Op, refusal, rules_for, transition_refusal
+from ..ops import RULES, DependencyRules, Op, refusal, rules_for, terminal_hint, transition_refusal
 from ..queues import queue_named, queue_of_kind
+from ..sources import normalise_source
 from ..store import AtkError, StateConflict, Transaction, item_path
 from .base import ServiceBase
 from .types import SHA_RE, Outcome
@@ -56,12 +65,14 @@ class Writes(ServiceBase):
         expect: str | None = None,
         base: bytes | None = None,
         plan_file: str | None = None,
+        already_ok: bool = False,
     ) -> Outcome:
         """hold, unhold, start-processing, adopt, reject, return-to-inbox (and mq's
         start-editing, stop-editing, finish-planning): all or nothing, every file checked
-        before any moves (a refusal names each bad file). `base` (one file only): the bytes
-        the user saw; refused with code "changed" when the stored file differs (e.g. a note
-        written against a question that changed)."""
+        before any moves (a refusal names each bad file). `already_ok`: an item already in the
+        target state is refused with code "not-held" (the caller's no-op, `unhold`). `base`
+        (one file only): the bytes the user saw; refused with code "changed" when the stored
+        file differs (e.g. a note written against a question that changed)."""
         row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
         if row is None:
             return self._refuse(op, f"unknown transition {op!r}", files, 2)
@@ -84,6 +95,8 @@ class Writes(ServiceBase):
             """The item and its target state, or AtkError saying why `op` cannot take it."""
             item = self._current(name)
             self._check_base(item, base)
+            if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
+                raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
             refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
             if refused is not None:
                 cls = StateConflict if refused.code == "state" else AtkError
@@ -155,7 +168,33 @@ class Writes(ServiceBase):
         return self.transition("hold", [filename], **kw)
 
     def unhold(self, filename: str, **kw) -> Outcome:
-        return self.transition("unhold", [filename], **kw)
+        """hold -> inbox. An item already in inbox is a no-op that says so (exit 0, nothing
+        committed) and whether it is ready now: on the wi-standards path a UWI wait leaves
+        the original in inbox, blocked by its question, so confirmation-and-uwi step 4
+        (`atk wi unhold <original>`) finds it there."""
+        out = self.transition("unhold", [filename], already_ok=True, **kw)
+        if not out.ok and out.code == "not-held":  # judged inside the lock, after the pull
+            return self._not_held(self.show(filename))
+        return out
+
+    def _not_held(self, item: Item) -> Outcome:
+        from ..model import PROCESSABLE
+
+        view = self.queue(PROCESSABLE)
+        j = view.judgements.get(item.filename)
+        if j is None:
+            now = "its readiness could not be judged"
+        elif j.ready:
+            now = "it is ready"
+        else:
+            reasons = "; ".join(r.message for r in j.reasons) or j.status
+            now = f"it is {j.status}: {reasons}"
+        return Outcome(
+            True,
+            "unhold",
+            f"{item.filename} is already in {item.state} (not held): nothing to unhold, nothing committed; {now}",
+            (item.filename,),
+        )
 
     def start_processing(self, files: Sequence[str], **kw) -> Outcome:
         return self.transition("start-processing", files, **kw)
@@ -247,7 +286,7 @@ class Writes(ServiceBase):
     def add(
         self,
         *,
-        kind: str,
+        kind: str | None,
         target_repo: str,
         body: str,
         source: str | None = None,
@@ -259,7 +298,38 @@ class Writes(ServiceBase):
         state: str = "inbox",
     ) -> Outcome:
         """A new item in inbox (in mq also `state="planning"` for a feedback item, SPEC §12);
-        its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq)."""
+        its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq; None: the kind the
+        body's frontmatter names, else this queue's request).
+
+        A body that starts with its own frontmatter is merged into the item's: each reserved
+        key counts as its flag (validated the same way; a flag and a key that disagree are
+        refused), every other key is kept exactly as written. `--source` takes a bare skill
+        name (`core.sources`); a plugin-qualified one is stored bare and said so."""
+        notes: list[str] = []
+        extra = ""
+        try:
+            fm = body_frontmatter(body)
+        except ValueError as exc:
+            return self._refuse("add", f"the body starts with a frontmatter block, but {exc}", exit_code=2)
+        try:
+            if fm is not None:
+                data, extra, body = fm
+                given = _BodyKeys(data, self._portable_plan)
+                kind = given.merge("kind", kind, "--kind")
+                target_repo = given.merge("target_repo", target_repo or None, "--target-repo") or ""
+                source = given.merge("source", source, "--source", normalise=lambda v: normalise_source(v)[0])
+                plan_file = given.merge("plan_file", plan_file, "--plan-file", normalise=self._portable_plan)
+                urgency = given.merge("urgency", urgency, "--urgency")
+                target_commit = given.merge("target_commit", target_commit, "--target-commit")
+                depends_on = given.merge_list("depends_on", list(depends_on), "--depends-on")
+                cooldown_until = given.merge_time("cooldown_until", cooldown_until)
+                given.refuse_atk_keys()
+            kind = kind or self.q.request_kind
+            source, said = normalise_source(source)
+            if said:
+                notes.append(said)
+        except AtkError as exc:
+            return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
         q = queue_of_kind(kind)
         try:
             if q is None or q.name not in self.queues:
@@ -275,7 +345,11 @@ class Writes(ServiceBase):
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
             if self.actor == "agent" and not source:
-                raise AtkError("agents must say where an item comes from: pass --source (e.g. --source process-wi)", exit_code=2)
+                raise AtkError(
+                    "agents must say where an item comes from: pass --source (wi-standards: the skill's name "
+                    "without its plugin, e.g. --source=add-awi or process-wi; `agent` when no skill files it)",
+                    exit_code=2,
+                )
             self._guard_user_headings(body)
             if not body.strip():
                 raise AtkError("the body is empty", exit_code=2)
@@ -313,9 +387,9 @@ class Writes(ServiceBase):
         holder: list[str] = []
 
         def change(tx: Transaction) -> Item:
-            name = self._new_filename(find_title(body), body, now)
+            name = self._new_filename(item_title(body, kind, ""), body, now)
             holder.append(name)
-            text = new_file_text(meta, body)
+            text = new_file_text(meta, body, extra)
             item = parse_item(name, state, text.encode(), queue=q.name)
             if item.defects:
                 raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
@@ -324,15 +398,32 @@ class Writes(ServiceBase):
 
         # the filename is only known inside the lock; the subject is patched after
         out = self._write_named("add", change, holder)
+        if out.ok and notes:
+            out.warnings = (*notes, *out.warnings)
         return out
 
     def edit(self, filename: str, body: str) -> Outcome:
-        """Replace an item's body (frontmatter untouched), keeping stored user-only sections."""
+        """Replace an item's body (frontmatter untouched), keeping stored user-only sections.
+        A body that starts with its own frontmatter: its non-reserved keys are written into
+        the item's (exactly as given; the others stay), its reserved keys must say what is
+        stored (each has its own command, named in the refusal). An agent editing an inbox
+        item in place is warned: wi-standards edits in the order hold → edit → unhold."""
+        try:
+            fm = body_frontmatter(body)
+        except ValueError as exc:
+            return self._refuse("edit", f"the body starts with a frontmatter block, but {exc}", [filename], 2)
+        extra = ""
+        if fm is not None:
+            _data, extra, body = fm
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename, allow_defective=True)
+            if fm is not None:
+                self._check_edit_keys(item, fm[0])
             if item.state in TERMINAL:
-                raise AtkError(f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state")
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
+                )
             if item.fm_text is None:
                 raise AtkError(
                     f"{filename} has no frontmatter; repair the whole file with "
@@ -343,10 +434,49 @@ class Writes(ServiceBase):
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.is_question)
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
-            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, item.fm_block + new_body)
-            return self._save(tx, item, item.fm_block + new_body)
+            head = item.fm_block
+            if extra:
+                head = with_frontmatter(item.fm_block, item.fm_text or "", merge_extra_keys(item.fm_text or "", extra))
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, head + new_body)
+            return self._save(tx, item, head + new_body)
 
-        return self._write("edit", [filename], change)
+        out = self._write("edit", [filename], change)
+        if out.ok and self.actor == "agent" and out.item is not None and out.item.state == "inbox":
+            cli = f"atk {out.item.queue}"
+            out.warnings = (
+                *out.warnings,
+                f"{filename} was edited in inbox, where the resident process-loop may take it mid-edit; wi-standards edits "
+                f"a submitted item in the order hold → edit → unhold (`{cli} hold {filename}`, `{cli} edit {filename} …`, "
+                f"`{cli} unhold {filename}`)",
+            )
+        return out
+
+    def _check_edit_keys(self, item: Item, data: dict) -> None:
+        """An edit body's frontmatter may repeat a reserved key as stored, never change it."""
+        from ..model import RESERVED_KEYS
+
+        stored = item.data or {}
+        for key in RESERVED_KEYS:
+            if key not in data:
+                continue
+            new, old = data[key], stored.get(key)
+            if key == "plan_file" and isinstance(new, str) and isinstance(old, str):
+                try:
+                    same = self._portable_plan(new) == self._portable_plan(old)
+                except AtkError:
+                    same = False
+            elif key == "depends_on":
+                same = set(new or []) == set(old or []) if isinstance(new, list | type(None)) else False
+            else:
+                same = new == old or (new in (None, "") and old is None)
+            if not same:
+                raise AtkError(
+                    f"the body's frontmatter says {key}: {new!r}, but {item.filename} has {old!r}; an edit does not "
+                    f"change it ({_KEY_COMMAND[key].format(q=item.queue)}): leave {key} out of the body file or give "
+                    "the stored value",
+                    exit_code=2,
+                    code="invalid",
+                )
 
     def save_text(self, filename: str, text: str, *, expect: str | None = None, base: bytes | None = None) -> Outcome:
         """Replace the whole file (the $EDITOR flow). Refused, with the reason, when the new
@@ -365,18 +495,38 @@ class Writes(ServiceBase):
                 )
             if item.state in TERMINAL:
                 raise AtkError(
-                    f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
                 )
             self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
             return self._save(tx, item, text)
 
         return self._write("edit", [filename], change)
 
-    def set_dependencies(self, filename: str, depends_on: Sequence[str]) -> Outcome:
-        deps = list(dict.fromkeys(depends_on))
-        for dep in deps:
-            if not is_valid_filename(dep):
-                return self._refuse("set-dependencies", f"bad filename in --depends-on: {dep!r}", [filename], 2)
+    def set_dependencies(
+        self,
+        filename: str,
+        depends_on: Sequence[str] | None = (),
+        *,
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+    ) -> Outcome:
+        """Replace `depends_on` with `depends_on` (empty: clear it); or, with `add`/`remove`,
+        change the stored list inside the store lock (the others kept as they are: no lost
+        update against another writer). The added ones are refused as a replacement's are
+        (missing, self, cycle); adding one already there or removing one not there changes
+        nothing (exit 0, nothing committed, said so)."""
+        delta = bool(add or remove)
+        if delta and depends_on:
+            return self._refuse(
+                "set-dependencies", "give --depends-on (replace) or --add/--remove (change), not both", [filename], 2
+            )
+        for flag, names in (("--depends-on", depends_on or ()), ("--add", add), ("--remove", remove)):
+            for dep in names:
+                if not is_valid_filename(dep):
+                    return self._refuse("set-dependencies", f"bad filename in {flag}: {dep!r}", [filename], 2)
+        if delta:
+            return self._change_dependencies(filename, list(dict.fromkeys(add)), list(dict.fromkeys(remove)))
+        deps = list(dict.fromkeys(depends_on or ()))
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
@@ -390,6 +540,41 @@ class Writes(ServiceBase):
             return self._save(tx, item, text)
 
         return self._write("set-dependencies", [filename], change)
+
+    def _change_dependencies(self, filename: str, add: list[str], remove: list[str]) -> Outcome:
+        both = [d for d in add if d in remove]
+        if both:
+            return self._refuse("set-dependencies", f"{both[0]} is both added and removed", [filename], 2)
+        said: list[str] = []
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            old = list(item.depends_on)
+            new_adds = [d for d in add if d not in old]
+            first = self._dependency_rules(filename, new_adds).first(new_adds)
+            if first is not None:
+                prefix = "refused: " if first.code == "cycle" else ""
+                raise AtkError(prefix + first.message, code=first.code)
+            said.extend(f"{filename} already depends on {d}" for d in add if d in old)
+            said.extend(f"{filename} does not depend on {d}" for d in remove if d not in old)
+            deps = [d for d in old if d not in remove] + new_adds
+            if deps == old:
+                raise AtkError("nothing to change", code="unchanged")
+            new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
+            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+
+        out = self._write("set-dependencies", [filename], change)
+        if not out.ok and out.code == "unchanged":
+            current = self.show(filename).depends_on
+            return Outcome(
+                True, "set-dependencies",
+                f"{'; '.join(said)}: nothing to change, nothing committed (depends_on: [{', '.join(current)}])",
+                (filename,),
+            )  # fmt: skip
+        if out.ok and said:
+            out.message += f" ({'; '.join(said)})"
+        return out
 
     def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
         """`ops.DependencyRules` over the active items; dependencies that exist anywhere count."""
@@ -429,3 +614,95 @@ class Writes(ServiceBase):
             return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
         return self._write("convert-to-plan", [filename], change)
+
+
+#: the reserved keys atk writes itself (adopt/reject, the time of creation): never from a body
+_ATK_KEYS = ("created", "note", "commit")
+#: what changes a reserved key of a stored item (an `edit` body's frontmatter may only repeat it)
+_KEY_COMMAND = {
+    "kind": "the kind is fixed once an item is added",
+    "target_repo": "target_repo is fixed once an item is added",
+    "source": "a stored source is never rewritten (wi-standards)",
+    "target_commit": "target_commit is written when the item is added",
+    "plan_file": "`atk {q} edit F --plan-file P` (or `convert-to-plan`) sets it",
+    "depends_on": "`atk {q} set-dependencies F --add G` / `--remove G` changes it",
+    "cooldown_until": "`atk {q} set-cooldown F --until T` / `--clear` changes it",
+    "urgency": "`atk {q} set-urgency F LEVEL` changes it",
+    "created": "atk writes it when the item is added",
+    "note": "adopt/reject --note writes it",
+    "commit": "adopt --commit writes it",
+}
+
+
+class _BodyKeys:
+    """The reserved keys of a body's own frontmatter, each taken as its flag would be."""
+
+    def __init__(self, data: dict, portable) -> None:
+        self.data = data
+        self.portable = portable
+
+    def _text(self, key: str) -> str | None:
+        v = self.data.get(key)
+        if v is None:
+            return None
+        if key in ("target_commit", "source") and isinstance(v, bool | int | float):
+            v = str(v)
+        if not isinstance(v, str) or not v.strip():
+            raise AtkError(f"the body's frontmatter has {key}: {v!r}; it takes text, as its flag does", exit_code=2)
+        return v
+
+    def merge(self, key: str, flag_value: str | None, flag: str, normalise=None) -> str | None:
+        value = self._text(key)
+        if value is None:
+            return flag_value
+        if flag_value is None:
+            return value
+        same = flag_value == value
+        if not same and normalise is not None:
+            try:
+                same = normalise(flag_value) == normalise(value)
+            except AtkError:
+                same = False
+        if not same:
+            raise AtkError(
+                f"{flag} {flag_value!r} and the body's frontmatter {key}: {value!r} disagree; give the value once "
+                "(as the flag or in the frontmatter)",
+                exit_code=2,
+            )
+        return flag_value
+
+    def merge_list(self, key: str, flag_value: list[str], flag: str) -> list[str]:
+        v = self.data.get(key)
+        if v is None:
+            return flag_value
+        if not isinstance(v, list) or not all(isinstance(d, str) for d in v):
+            raise AtkError(f"the body's frontmatter has {key}: {v!r}; it takes a list of item filenames", exit_code=2)
+        if flag_value and set(flag_value) != set(v):
+            raise AtkError(
+                f"{flag} {', '.join(flag_value)} and the body's frontmatter {key}: [{', '.join(v)}] disagree; "
+                "give the list once (as flags or in the frontmatter)",
+                exit_code=2,
+            )
+        return flag_value or list(v)
+
+    def merge_time(self, key: str, flag_value: datetime | None) -> datetime | None:
+        from ..items import validate_frontmatter
+
+        if self.data.get(key) is None:
+            return flag_value
+        _, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})
+        if errors:
+            raise AtkError(f"the body's frontmatter: {errors[0]}", exit_code=2)
+        got = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})[0][key]
+        if flag_value is not None and flag_value != got:
+            raise AtkError(f"{key} is given twice with different values", exit_code=2)
+        return got
+
+    def refuse_atk_keys(self) -> None:
+        found = [k for k in _ATK_KEYS if k in self.data]
+        if found:
+            raise AtkError(
+                f"the body's frontmatter has {found[0]}, which atk writes itself ({_KEY_COMMAND[found[0]]}); "
+                "remove it from the body file",
+                exit_code=2,
+            )

@@ -18,6 +18,11 @@ LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
 _SHA = re.compile(r"[0-9a-f]{40}")
 PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
+#: the remote branch tip this clone last pushed or integrated ("<upstream> <sha>"): a remote
+#: that no longer contains it was rewritten (force-pushed back), see `_note_rewrite`
+REMOTE_SEEN = "atk-remote-pushed"
+#: how the warning about a rewritten remote begins (front ends show it as an error)
+REWRITTEN = "the remote was rewritten"
 _FINGERPRINT = "%s%x00%an <%ae>%x00%ad"  # what a rebase keeps of a commit (`_fingerprints`)
 _UNSET = object()
 
@@ -61,6 +66,13 @@ def git_error_lines(output: str, fallback: str = "unknown error") -> str:
     picked = [ln for ln in marked if ln] or said[-1:]
     return "; ".join(dict.fromkeys(picked)) or fallback
 
+
+def is_alarm(warning: str) -> bool:
+    """A write's warning that must not pass as a mere warning: the remote was rewritten and
+    commits this clone had pushed were dropped from it (shown as an error)."""
+    return warning.startswith(REWRITTEN)
+
+
 def lock_timeout() -> float:
     """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
     raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
@@ -84,6 +96,9 @@ class WriteResult:
     superseded: str | None = None
     #: (sha, subject) of commits `push_pending` set aside as refs/atk/conflicts/<sha>
     set_aside: list[tuple[str, str]] = field(default_factory=list)
+    #: (sha before the rebase, subject) of commits this clone had pushed or pulled that a
+    #: rewritten remote dropped: kept on the branch (rebased) and pushed again
+    repushed: list[tuple[str, str]] = field(default_factory=list)
 
 
 class RemoteSync:
@@ -132,7 +147,7 @@ class RemoteSync:
         if not self.upstream():
             return True
         try:
-            proc = self._pull_rebase()
+            proc = self._pull_rebase(result)
         except Interrupted:
             self._abort_rebase()
             raise
@@ -147,16 +162,104 @@ class RemoteSync:
         self._check_autostash(proc)
         return True
 
-    def _pull_rebase(self) -> subprocess.CompletedProcess[str]:
-        """`git pull --rebase --autostash` under the time limit, with a marker file saying a
-        pull is under way: a writer killed during it leaves a rebase half done, which the next
-        writer aborts (`_recover_pull`)."""
+    def _pull_rebase(self, result: WriteResult | None = None) -> subprocess.CompletedProcess[str]:
+        """Fetch, then rebase onto the upstream without fork-point (`--no-fork-point`), under
+        the time limit, with a marker file saying a pull is under way: a writer killed during
+        it leaves a rebase half done, which the next writer aborts (`_recover_pull`).
+
+        Not `git pull --rebase`: its fork-point takes a commit the remote-tracking ref once
+        pointed at as upstream's, so a commit we pushed that the remote then lost (a force
+        push back) would be dropped from our branch without a word. Rebasing onto `@{u}`
+        keeps every commit the remote lacks; `_note_rewrite` says so in `result`."""
         marker = self.git_dir / PULL_MARKER
         _write_private(marker, str(os.getpid()).encode())
         try:
-            return self.git("pull", "--rebase", "--autostash", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            before = self._tracking_tip()
+            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            if fetch.returncode != 0:
+                return fetch
+            self._note_rewrite(result, before)
+            _write_private(marker, str(os.getpid()).encode())  # the rebase starts now
+            proc = self.git(
+                "rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=self.limit("timeout")
+            )
+            if proc.returncode == 0:
+                self._remember_remote()
+            return proc
         finally:
             marker.unlink(missing_ok=True)
+
+    # -- a rewritten remote ---------------------------------------------------------------
+
+    def _tracking_tip(self) -> str | None:
+        proc = self.git("rev-parse", "-q", "--verify", "@{u}^{commit}", check=False)
+        sha = proc.stdout.strip()
+        return sha if proc.returncode == 0 and _SHA.fullmatch(sha) else None
+
+    def _remember_remote(self) -> None:
+        """Record the upstream tip (after a push or a rebase onto it: our branch contains it)."""
+        upstream, tip = self.upstream(), self._tracking_tip()
+        if upstream and tip:
+            try:
+                _write_private(self.git_dir / REMOTE_SEEN, f"{upstream} {tip}\n".encode())
+            except OSError:
+                pass
+
+    def _remembered_remote(self, tip: str | None = None) -> str | None:
+        """The tip `_remember_remote` recorded for the current upstream, when still known
+        (None as well when it is `tip`: nothing to look at)."""
+        try:
+            upstream, _, sha = (self.git_dir / REMOTE_SEEN).read_text(encoding="utf-8").strip().partition(" ")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if upstream != self.upstream() or not _SHA.fullmatch(sha) or sha == tip:
+            return None
+        known = self.git("cat-file", "-e", f"{sha}^{{commit}}", check=False)
+        return sha if known.returncode == 0 else None
+
+    def _is_ancestor(self, older: str, newer: str) -> bool:
+        return self.git("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
+
+    def dropped_by_remote(self, before: str | None = None) -> list[tuple[str, str]]:
+        """(sha, subject) of the commits on our branch that the remote had (we pushed them,
+        or pulled them from it) and no longer has: it was rewritten (force-pushed back). The
+        remote's tip is the fetched `@{u}`; what it had is the tip we recorded last
+        (`REMOTE_SEEN`) and `before`, the remote-tracking ref before this fetch."""
+        tip = self._tracking_tip()
+        if tip is None:
+            return []
+        found: dict[str, str] = {}
+        for seen in dict.fromkeys(s for s in (self._remembered_remote(tip), before) if s and s != tip):
+            if self._is_ancestor(seen, tip):
+                continue
+            # only what our branch still holds: a commit the person dropped on purpose (a
+            # reset) is not brought back
+            base = seen if self._is_ancestor(seen, "HEAD") else self.git("merge-base", seen, "HEAD", check=False).stdout.strip()
+            if not _SHA.fullmatch(base):
+                continue
+            log = self.git("log", "--format=%H%x00%s", base, f"^{tip}", check=False).stdout
+            for line in log.splitlines():
+                sha, _, subject = line.partition("\0")
+                found.setdefault(sha, subject)
+        return list(found.items())
+
+    def _note_rewrite(self, result: WriteResult | None, before: str | None) -> None:
+        """After a fetch: when the remote dropped commits our branch holds, say so loudly in
+        `result` (they are kept: the rebase onto `@{u}` replays them, the push sends them)."""
+        if result is None:
+            return
+        dropped = [c for c in self.dropped_by_remote(before) if c[0] not in {s for s, _ in result.repushed}]
+        if not dropped:
+            return
+        result.repushed += dropped
+        n = len(dropped)
+        names = ", ".join(f"{sha[:10]} '{subject}'" for sha, subject in dropped[:5]) + (" …" if n > 5 else "")
+        result.warnings.append(
+            f"{REWRITTEN} (force-pushed back): {self.upstream()} no longer has {n} commit{'s' if n != 1 else ''} "
+            f"this clone had pushed or pulled: {names}. They are kept on your branch and pushed again (one "
+            "that conflicts with what the remote has now stays unpushed or is set aside: `atk wi commit` says "
+            "which); nothing was dropped. Tell whoever rewrote the remote (their copy lacks them)"
+        )
 
     def _check_autostash(self, proc: subprocess.CompletedProcess[str]) -> None:
         """`git pull --autostash` exits 0 when putting the user's uncommitted edits back
@@ -273,12 +376,13 @@ class RemoteSync:
                 break
             if proc.returncode == 0:
                 result.pushed = True
+                self._remember_remote()
                 return
             last = (proc.stderr or proc.stdout).strip()
             if not push_behind_remote(last):
                 break  # refused by a hook or policy, or another failure: a rebase cannot help
             try:
-                reb = self._pull_rebase()
+                reb = self._pull_rebase(result)
             except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
                 self._abort_rebase()
                 last = f"{exc}; your commit is kept locally"
@@ -331,6 +435,7 @@ class RemoteSync:
         return result
 
     def _rebase_setting_aside(self, result: WriteResult) -> None:
+        before = self._tracking_tip()
         try:
             fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
         except GitFailed as exc:
@@ -339,9 +444,10 @@ class RemoteSync:
         if fetch.returncode != 0:
             result.warnings.append("could not pull from the remote: " + git_error_lines(fetch.stderr or fetch.stdout, "fetch failed"))
             return
-        before = self._fingerprints("@{u}..HEAD")
+        self._note_rewrite(result, before)
+        before_fp = self._fingerprints("@{u}..HEAD")
         aside: set[tuple[str, str, str]] = set()
-        proc = self.git("rebase", "-q", "--autostash", "@{u}", check=False, timeout=60)
+        proc = self.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
         for _ in range(10_000):
             if proc.returncode == 0 or not self._rebase_in_progress():
                 break
@@ -361,7 +467,8 @@ class RemoteSync:
             self._abort_rebase()
             result.warnings.append("could not rebase onto the remote: " + git_error_lines(proc.stderr or proc.stdout))
             return
-        for subject, _, _ in sorted(before - aside - self._fingerprints("@{u}..HEAD")):
+        self._remember_remote()
+        for subject, _, _ in sorted(before_fp - aside - self._fingerprints("@{u}..HEAD")):
             result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")
 
     def _rebase_in_progress(self) -> bool:

@@ -109,7 +109,7 @@ class ItemActionsScreen(Screen):
             if out is not None and out.ok:
                 self.after_write(action, out)
 
-        self.commands.run(action, go())
+        self.commands.run(action, go)
 
     def action_hold(self) -> None:
         targets = self.action_targets()
@@ -133,7 +133,7 @@ class ItemActionsScreen(Screen):
     def action_edit(self) -> None:
         item = self.current_item()
         if item is not None:
-            self.commands.run("edit", self.commands.edit(item.filename))
+            self.commands.run("edit", lambda: self.commands.edit(item.filename))
 
     def action_comment(self) -> None:
         item = self.current_item()

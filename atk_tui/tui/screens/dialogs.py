@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from ...core.model import TERMINAL
 from ..safe import framed, safe_rich
+
+if TYPE_CHECKING:
+    from ...core.service import PendingChange
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}
@@ -38,6 +43,32 @@ class DismissOnce:
             return AwaitComplete.nothing()
         self._dismissed = True
         return super().dismiss(result)  # type: ignore[misc]
+
+
+class KeepsTypedText:
+    """A form holding text the person typed: Esc (a priority binding: a text area with
+    `tab_behavior="indent"` would take the first Esc, as in a browser) cancels at once when
+    nothing was changed, and asks before it throws typed text away."""
+
+    def typed_changed(self) -> bool:  # the form says whether anything typed would be lost
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        if not self.typed_changed():
+            self.dismiss(None)  # type: ignore[attr-defined]
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "discard":
+                self.dismiss(None)  # type: ignore[attr-defined]
+
+        self.app.push_screen(  # type: ignore[attr-defined]
+            ChoiceScreen(
+                "Discard what you typed?", "The text you typed here is not saved anywhere yet.",
+                [("keep", "k", "Keep editing"), ("discard", "d", "Discard")], escape_hint="Esc keeps editing",
+            ),
+            answered,
+        )  # fmt: skip
 
 
 class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
@@ -88,7 +119,44 @@ def confirm(title: str, message: str | Text, yes: str = "Yes", *, danger: bool =
     return ChoiceScreen(title, message, [("yes", "y", yes), ("no", "n", "No")], danger=danger)
 
 
-class TextFormScreen(DismissOnce, ModalScreen[str | None]):
+class CommitScreen(ChoiceScreen):
+    """`P` with files in the work tree: every change it would commit as the user's, the
+    user's decisions among them marked (`Service.pending_changes`, the list `atk wi commit`
+    prints), scrolled when long; y commits exactly these, n or Esc commits nothing."""
+
+    DEFAULT_CSS = DIALOG_CSS.format(name="CommitScreen") + """
+    CommitScreen > Vertical { width: 110; }
+    CommitScreen VerticalScroll { height: auto; max-height: 24; }
+    """
+
+    def __init__(self, changes: Sequence[PendingChange]) -> None:
+        decisions = sum(1 for c in changes if c.notes)
+        n = len(changes)
+        text = Text(
+            f"Commit {n} change{'s' if n != 1 else ''} in the work tree as yours (Atk-Actor: user)? They were not made "
+            "through atk: an agent working in this store may have written them.\n"
+        )
+        if decisions:
+            verb = "carry" if decisions != 1 else "carries"
+            text.append(f"{decisions} {verb} your decisions (marked !).\n", style="bold")
+        for c in changes:
+            text.append("\n")
+            text.append(("! " if c.notes else "  ") + c.describe(), style="bold" if c.notes else "")
+        choices = [("yes", "y", "Commit as mine"), ("no", "n", "Cancel")]
+        super().__init__("Commit the work tree", text, choices, danger=bool(decisions))
+        self.changes = list(changes)
+
+    def compose(self) -> ComposeResult:
+        with framed(self.title_text, "y commit these · n or Esc cancel"):
+            with VerticalScroll():
+                yield Static(self.message, classes="dialog-message", id="commit-list")
+            with Horizontal(classes="dialog-buttons"):
+                for i, (value, key, label) in enumerate(self.choices):
+                    variant = ("error" if self.danger else "primary") if i == 0 else "default"
+                    yield Button(Text(f"{label} [{key}]"), id=f"choice-{value}", variant=variant)
+
+
+class TextFormScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
     """A multi-line text area (comment) or a one-line input (note). Ctrl+S submits."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextFormScreen") + """
@@ -96,7 +164,7 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     """
     BINDINGS = [
         Binding("ctrl+s", "submit", "Submit", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     def __init__(self, title: str, prompt: str | Text, *, multiline: bool = True, initial: str = "", allow_empty: bool = False) -> None:
@@ -133,11 +201,11 @@ class TextFormScreen(DismissOnce, ModalScreen[str | None]):
     def _submitted(self) -> None:
         self.action_submit()
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def typed_changed(self) -> bool:
+        return self._value() != self.initial
 
 
-class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
+class InAppEditorScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
     """The whole item file in a text area, for sessions that cannot hand the terminal to
     $EDITOR (a browser). Ctrl+S returns the text, Esc cancels (nothing saved)."""
 
@@ -147,7 +215,7 @@ class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
     """
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     def __init__(self, filename: str, text: str) -> None:
@@ -165,8 +233,8 @@ class InAppEditorScreen(DismissOnce, ModalScreen[str | None]):
     def action_save(self) -> None:
         self.dismiss(self.query_one("#text", TextArea).text)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def typed_changed(self) -> bool:
+        return self.query_one("#text", TextArea).text != self.text
 
 
 @dataclass

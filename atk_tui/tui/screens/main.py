@@ -242,11 +242,16 @@ class MainScreen(ItemActionsScreen):
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
         needs = self.query_one("#needs", ItemList)
         needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
-        needs.empty_text = "Nothing needs you right now: no unanswered questions."
+        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
+        hidden = self._hidden["needs"]
+        needs.empty_text = (
+            f"{hidden} waiting, hidden by the filter (Esc clears it)"
+            if hidden
+            else "Nothing needs you right now: no unanswered questions."
+        )
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
-        needs.border_title = f"Needs you {len(needs_items)}"
-        self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
+        needs.border_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         from ...core.stats import needs_headline  # with the first rows, not before the first frame
 
@@ -307,6 +312,14 @@ class MainScreen(ItemActionsScreen):
         self.query_one("#status", Static).update(status)
 
     # -- selection and detail ------------------------------------------------------------
+
+    @on(ItemList.Selected)
+    def _opened(self, event: ItemList.Selected) -> None:
+        """Enter on a row opens the item, as the help says: the detail (the bottom preview in
+        the narrow layout) gets the focus, as `l` does."""
+        event.stop()
+        self._select(event.key)
+        self.action_focus_detail()
 
     @on(ItemList.Highlighted)
     def _highlighted(self, event: ItemList.Highlighted) -> None:
@@ -553,6 +566,16 @@ class MainScreen(ItemActionsScreen):
     def after_write(self, action: str, out: Outcome) -> None:
         if action in MOVES:
             self.clear_marks()
+
+    def disabled_reason(self, action: str) -> str | None:
+        """`a` on a row that is no question opens the top waiting one (as the help says): judged
+        on that one, not refused for the row under the cursor. (`A` is not: it would answer a
+        question the person does not see.)"""
+        if action == "answer" and not self.marked():
+            target = self._answer_target()
+            if target is not None:
+                return self.commands.disabled_reason(action, [target])
+        return super().disabled_reason(action)
 
     def _answer_target(self) -> Item | None:
         """The selected question, else the first one waiting."""

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, TextArea
 
 from ..safe import framed
+from .dialogs import DismissOnce, KeepsTypedText
 
 AWI_TEMPLATE = """# One-line summary of the work
 
@@ -39,12 +40,12 @@ Which way?
 TEMPLATES = {"awi": AWI_TEMPLATE, "uwi": UWI_TEMPLATE}
 
 
-class NewItemScreen(ModalScreen[dict | None]):
+class NewItemScreen(KeepsTypedText, DismissOnce, ModalScreen[dict | None]):
     """Returns {"kind", "target_repo", "body"}, or None when cancelled."""
 
     BINDINGS = [
         Binding("ctrl+s", "submit", "Save", priority=True),
-        Binding("escape", "cancel", "Cancel"),
+        Binding("escape", "cancel", "Cancel", priority=True),
     ]
 
     DEFAULT_CSS = """
@@ -83,11 +84,32 @@ class NewItemScreen(ModalScreen[dict | None]):
             self.notify("a target repo is needed (owner/name)", severity="warning")
             self.query_one("#repo", Input).focus()
             return
-        self.dismiss({
-            "kind": str(self.query_one("#kind", Select).value),
-            "target_repo": repo,
-            "body": self.query_one("#body", TextArea).text,
-        })
+        body = self.query_one("#body", TextArea).text
+        problem = template_problem(body)
+        if problem:
+            self.notify(problem, severity="warning")
+            self.query_one("#body", TextArea).focus()
+            return
+        self.dismiss({"kind": str(self.query_one("#kind", Select).value), "target_repo": repo, "body": body})
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def typed_changed(self) -> bool:
+        return self.query_one("#body", TextArea).text not in TEMPLATES.values() or bool(
+            self.query_one("#repo", Input).value.strip() and self.query_one("#repo", Input).value != self.repo
+        )
+
+
+#: the template's placeholder lines: a body still holding one as its title is not written yet
+_PLACEHOLDER_TITLES = {t.splitlines()[0] for t in TEMPLATES.values()}
+
+
+def template_problem(body: str) -> str | None:
+    """Why a new item's body cannot be saved yet: the untouched template, or no title of its
+    own (no `# ` heading, or the template's placeholder heading)."""
+    if body.strip() in {t.strip() for t in TEMPLATES.values()}:
+        return "the template is unchanged: write the item first (its title on the `# ` line), or Esc to cancel"
+    first = next((ln for ln in body.splitlines() if ln.startswith("# ")), None)
+    if first is None or not first[2:].strip():
+        return "the item needs a title: a `# ` line at the top"
+    if first.rstrip() in _PLACEHOLDER_TITLES:
+        return "the title is still the template's: write your own on the `# ` line"
+    return None

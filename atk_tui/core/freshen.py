@@ -71,7 +71,7 @@ def _number(raw: str) -> float | None:
 
 
 def _config() -> dict:
-    from ..config import ConfigError, load_config
+    from .config import ConfigError, load_config
 
     try:
         return load_config()
@@ -119,7 +119,7 @@ def _git(root: Path, *args: str, timeout: float | None = 30) -> subprocess.Compl
 
 
 def _reason(proc: subprocess.CompletedProcess[str], what: str) -> str:
-    from .remote import git_error_lines
+    from .store.remote import git_error_lines
 
     return f"{what}: {git_error_lines(proc.stderr or proc.stdout)}"
 
@@ -151,25 +151,59 @@ def _save_seen(path: Path, seen: dict) -> None:
             pass
 
 
-def _upstream(root: Path, git_dir: Path) -> tuple[str, str, str] | None:
+def _upstream(root: Path, git_dir: Path, seen: dict | None) -> tuple[str, str, str] | None:
     """(remote, its branch ref, the remote-tracking ref) of the checked-out branch, None
-    without one (no remote, a detached HEAD)."""
+    without one (no remote, a detached HEAD). Kept in the seen file while .git/config and
+    HEAD are as they were (one git process fewer per read)."""
     try:
         head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        config = (git_dir / "config").stat().st_mtime_ns
     except OSError:
         return None
     if not head.startswith("ref: refs/heads/"):
         return None
+    stamp = f"{head}@{config}"
+    known = seen.get("upstream") if seen else None
+    if isinstance(known, list) and len(known) == 4 and known[0] == stamp:
+        return (known[1], known[2], known[3]) if known[1] else None
     branch = head.removeprefix("ref: ")
-    proc = _git(root, "for-each-ref", "--format=%(upstream:remotename)%00%(upstream:remoteref)%00%(upstream)", branch, timeout=10)
+    proc = _git(
+        root, "for-each-ref", "--format=%(upstream:remotename)%00%(upstream:remoteref)%00%(upstream)", branch, timeout=10
+    )
     parts = proc.stdout.strip().split("\0")
-    if proc.returncode != 0 or len(parts) != 3 or not all(parts):
-        return None
-    return parts[0], parts[1], parts[2]
+    found = (parts[0], parts[1], parts[2]) if proc.returncode == 0 and len(parts) == 3 and all(parts) else None
+    if seen is not None:
+        seen["upstream"] = [stamp, *(found or ("", "", ""))]
+    return found
 
 
 def _sha(root: Path, ref: str) -> str:
-    return _git(root, "rev-parse", "-q", "--verify", f"{ref}^{{commit}}", timeout=10).stdout.strip()
+    """The commit `ref` names: read from its loose ref file or packed-refs, else asked of git."""
+    git_dir = root / ".git"
+    if ref == "HEAD":
+        try:
+            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            head = ""
+        if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
+            return head
+        ref = head.removeprefix("ref: ") if head.startswith("ref: refs/") else ""
+    if ref.startswith("refs/") and ".." not in ref:
+        try:
+            value = (git_dir / ref).read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            value = ""
+        if len(value) == 40:
+            return value
+        try:
+            with open(git_dir / "packed-refs", encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    sha, _, name = line.rstrip("\n").partition(" ")
+                    if name == ref and len(sha) == 40:
+                        return sha
+        except OSError:
+            pass
+    return _git(root, "rev-parse", "-q", "--verify", f"{ref or 'HEAD'}^{{commit}}", timeout=10).stdout.strip()
 
 
 def freshen(root: Path | str, *, window: float | None = None, timeout: float | None = None, now: float | None = None) -> Freshness:
@@ -188,13 +222,15 @@ def freshen(root: Path | str, *, window: float | None = None, timeout: float | N
     seen = _load_seen(seen_path)
     if seen and window > 0 and 0 <= now - float(seen.get("at", 0) or 0) < window and seen.get("head") == _head_of(git_dir):
         return Freshness(stale=seen.get("stale") or None)
+    seen = seen if seen is not None else {}
     try:
-        found = _look(root, git_dir, timeout)
+        found = _look(root, git_dir, timeout, seen)
     except _TimedOut:
         found = Freshness(stale=f"the remote did not answer within {timeout:g} s", asked=True)
     except OSError as exc:  # no git, a vanished store
         found = Freshness(stale=f"could not run git: {exc.strerror or exc}")
-    _save_seen(seen_path, {"at": now, "head": _head_of(git_dir), "stale": found.stale})
+    seen.update(at=now, head=_head_of(git_dir), stale=found.stale)
+    _save_seen(seen_path, seen)
     return found
 
 
@@ -214,8 +250,8 @@ def _head_of(git_dir: Path) -> str:
     return head
 
 
-def _look(root: Path, git_dir: Path, timeout: float) -> Freshness:
-    up = _upstream(root, git_dir)
+def _look(root: Path, git_dir: Path, timeout: float, seen: dict) -> Freshness:
+    up = _upstream(root, git_dir, seen)
     if up is None:
         return Freshness()
     remote, branch, tracking = up
@@ -237,6 +273,8 @@ def _look(root: Path, git_dir: Path, timeout: float) -> Freshness:
 
 def _fast_forward(root: Path, tracking: str) -> Freshness:
     """HEAD moved up to the remote-tracking ref when it is behind it and nothing is in the way."""
+    if _sha(root, "HEAD") == _sha(root, tracking):
+        return Freshness(asked=True)
     counts = _git(root, "rev-list", "--left-right", "--count", f"HEAD...{tracking}", timeout=30)
     try:
         ahead, behind = (int(n) for n in counts.stdout.split())
@@ -253,8 +291,8 @@ def _fast_forward(root: Path, tracking: str) -> Freshness:
             ),
             asked=True,
         )
-    from ..errors import AtkError
-    from .gitstore import GitStore
+    from .errors import AtkError
+    from .store.gitstore import GitStore
 
     try:
         store = GitStore(root)

@@ -1,0 +1,56 @@
+"""Every key does what the help says (issue 29's broken list): Enter opens the item, a remap
+onto the `g` of `gg` is refused naming both, messages name the dashboard's keys for both
+queues' commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.apps import running
+from support.tui_helpers import press
+
+from atk_tui.core.hints import for_dashboard
+from atk_tui.tui.config import binding_ids
+from atk_tui.tui.keymap import checked_keymap
+from atk_tui.tui.widgets.item_list import ItemList
+
+
+@pytest.mark.parametrize("size", [(160, 48), (80, 24)])
+async def test_enter_on_a_row_opens_the_item(demo_store: Path, size: tuple[int, int]) -> None:
+    async with running(demo_store, size) as (app, pilot):
+        pane = app.main.focused
+        assert isinstance(pane, ItemList) and pane.current_key
+        await press(pilot, "enter")
+        assert not isinstance(app.main.focused, ItemList)  # the detail (or the bottom preview) has it
+        assert app.main.selected == pane.current_key
+        await press(pilot, "h")
+        assert app.main.focused is pane
+
+
+@pytest.mark.parametrize(("keys", "named"), [
+    ({"graph": "g"}, "First (g g)"),
+    ({"hold": "G"}, "item_list.last"),
+    ({"sort": "j"}, "Down"),
+])  # fmt: skip
+def test_a_remap_onto_a_list_key_or_the_g_prefix_is_refused(keys: dict[str, str], named: str) -> None:
+    ok, errors = checked_keymap(keys, binding_ids())
+    assert ok == {} and len(errors) == 1
+    (bid,) = keys
+    assert f"{bid} = {keys[bid]!r} clashes with" in errors[0] and named in errors[0]
+
+
+def test_a_free_key_is_still_accepted() -> None:
+    assert checked_keymap({"sort": "o"}, binding_ids()) == ({"sort": "o"}, [])
+
+
+@pytest.mark.parametrize("queue", ["wi", "mq"])
+def test_messages_name_the_dashboards_keys_for_both_queues(queue: str) -> None:
+    keys = {"push": "P", "hold": "p", "unhold": "u", "remove": "x", "edit": "e", "answer": "a",
+            "dependencies": "d", "conflicts": "C", "move": "m"}  # fmt: skip
+    said = for_dashboard(
+        f"refused: run `atk {queue} commit`; then `atk {queue} hold F`, `atk {queue} rm F`, `atk {queue} edit F --body-file X`",
+        keys.__getitem__,
+    )
+    assert f"atk {queue}" not in said
+    assert "press `P`" in said and "`p` (hold)" in said and "`x` (remove)" in said and "`e` (edit)" in said
