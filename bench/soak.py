@@ -189,7 +189,8 @@ def classify_failure(message: str) -> str:
 # the agent: real `atk` processes
 
 
-SHA10_RE = re.compile(r"\(([0-9a-f]{10})\)\s*$")
+#: a write's one line: `<verb> <file> (<sha10>) pushed` or `... (<sha10>) not pushed: <why>`
+SHA10_RE = re.compile(r"\(([0-9a-f]{10})\)(?: pushed| not pushed\b.*)?\s*$")
 
 
 class Agent:
@@ -273,7 +274,7 @@ class Agent:
             "dt": dt,
         }
         if ok:
-            rec["unpushed"] = any("unpushed" in w for w in warnings)
+            rec["unpushed"] = any("unpushed" in w for w in warnings) or bool(re.search(r"\) not pushed\b", first))
         else:
             rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
         self.log.write(**rec)
