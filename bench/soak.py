@@ -275,6 +275,9 @@ class Agent:
         }
         if ok:
             rec["unpushed"] = any("unpushed" in w for w in warnings) or bool(re.search(r"\) not pushed\b", first))
+            # exit 0 and no commit, said so (`unhold` of an item already back in inbox)
+            rec["noop"] = sha is None and "nothing committed" in first
+            rec["said"] = first[:300]
         else:
             rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
         self.log.write(**rec)
@@ -460,6 +463,7 @@ class Person:
             _, fp = fingerprint(self.clone, out.commit) if out.commit else (None, None)
             rec["fp"], rec["subject"] = fp, fp[0] if fp else None
             rec["unpushed"] = out.pushed is False
+            rec["noop"] = not out.commit  # done, nothing to commit (an unhold of an item back in inbox)
         else:
             rec["category"] = "usage" if out.exit_code == 2 else classify_failure(out.message)
         self.log.write(**rec)
@@ -1017,10 +1021,13 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
     aside_fps: set[tuple[str, ...]] = set()
     for clone in clones:
         aside_fps |= {tuple(fp) for fp in fingerprints(clone, "--no-walk", "--glob=refs/atk/conflicts/*")}
-    landed = landed_late = conflicts = duplicates = lost = 0
+    landed = landed_late = conflicts = duplicates = lost = noops = 0
     for r in ok:
         fp = tuple(r["fp"]) if r.get("fp") else None
-        if r.get("sha") in remote_shas or (fp and fp in remote_fps):
+        if r.get("noop"):
+            r["outcome"] = "noop"
+            noops += 1
+        elif r.get("sha") in remote_shas or (fp and fp in remote_fps):
             r["outcome"] = "landed"
             if r.get("unpushed"):
                 landed_late += 1
@@ -1102,6 +1109,7 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "attempted": len(writes),
         "landed": landed,
         "landed_late": landed_late,
+        "noops": noops,
         "conflicts_set_aside": conflicts,
         "duplicates_dropped": duplicates,
         "superseded": cats.get("superseded", 0),
@@ -1220,6 +1228,9 @@ def print_report(r: dict[str, Any]) -> None:
         print(f"  remote                   {net['url']}")
     print(f"  operations attempted     {r['attempted']:>6}   ({', '.join(f'{k} {v}' for k, v in r['by_op'].items())})")
     print(f"  landed                   {r['landed']:>6}")
+    print(
+        f"  done, nothing to commit  {r['noops']:>6}   (exit 0, 'nothing committed': e.g. unhold of an item back in inbox)"
+    )
     print(
         f"  reported unpushed        {r['reported_unpushed']:>6}   (landed later by `atk wi commit`: {r['landed_late']}, "
         f"set aside as conflicts: {r['conflicts_set_aside']})"
