@@ -68,6 +68,15 @@ def carry_over(kept: AnswerResult, parsed: ParsedQuestions) -> tuple[dict[int, s
     return picks, lost
 
 
+class Choice(RadioButton):
+    """An option's radio button whose mark has a shape, not only a colour: `●` chosen, blank
+    not (NO_COLOR, a monochrome terminal, colour blindness: issue 29)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  (Textual's name)
+        return "●" if self.value else " "
+
+
 class OptionSet(RadioSet, inherit_bindings=False):
     """One question's options and "other — see notes". The highlighted row IS the choice
     that will be recorded: a letter, ↑/↓ or a click moves both at once; `o` picks "other";
@@ -94,11 +103,11 @@ class OptionSet(RadioSet, inherit_bindings=False):
             label.append(safe_line(opt.label))
             if opt.implications:
                 label.append(f" — {safe_line(opt.implications)}", style="dim")
-            buttons.append(RadioButton(label, value=start == opt.letter, name=opt.letter))
+            buttons.append(Choice(label, value=start == opt.letter, name=opt.letter))
         other = Text()
         other.append(f"{self.other_key(question) or '*'}) ", style="bold")
         other.append(OTHER_LABEL, style="italic")
-        buttons.append(RadioButton(other, value=start == OTHER, name=OTHER))
+        buttons.append(Choice(other, value=start == OTHER, name=OTHER))
         super().__init__(*buttons, id=id)
         self.question = question
         self._initial = next((i for i, b in enumerate(buttons) if b.value), None)
