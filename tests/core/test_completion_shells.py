@@ -8,24 +8,18 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from support.tmux import tmux_session
+from support.tools import need_tool
 
 ATK = Path(sys.executable).with_name("atk")
 
 
 def shell_or_skip(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        reason = f"{name} is not installed: `apt-get install {name}` (.ci/run installs it) to run this test"
-        print(reason, file=sys.stderr)
-        pytest.skip(reason)
-    return path
+    return need_tool(name)
 
 
 def script(tmp_path: Path, shell: str, name: str) -> Path:
