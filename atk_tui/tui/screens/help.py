@@ -51,12 +51,18 @@ class HelpScreen(ModalScreen[None]):
         sources = [("Global", self.app)]
         if main is not None:
             sources.insert(0, ("Items", main))
+            # the lists' own keys (first/last, half pages, mark): their ids are remappable too
+            from ..widgets.item_list import ItemList
+
+            lists = list(main.query(ItemList))
+            if lists:
+                sources.append(("Panes", lists[0]))
         # one row per action, with every key bound to it (`q ^q`), in the order they are defined
         rows: dict[str, tuple[str, list[str], str, str]] = {}
         for group, node in sources:
             for bindings in node._bindings.key_to_bindings.values():
                 for b in bindings:
-                    if not b.description or b.action.startswith("focus_"):
+                    if not b.description:
                         continue
                     key = self.app.get_key_display(b)
                     row = rows.setdefault(b.action, (group, [], b.description, b.id or ""))
