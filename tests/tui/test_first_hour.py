@@ -45,3 +45,16 @@ async def test_an_empty_store_says_what_to_do(app_factory, tmp_path: Path) -> No
 async def test_a_store_with_items_keeps_the_short_empty_texts(app_factory) -> None:
     async with running(app_factory(), SIZE) as (app, _pilot):
         assert "atk-tui --demo" not in screen_text(app)
+
+
+def test_the_answer_form_heading_does_not_double_a_questions_own_number() -> None:
+    from atk_tui.core.question_lines import Question
+    from atk_tui.tui.screens.answer import AnswerScreen
+
+    def heading(number: int, text: str) -> str:
+        return AnswerScreen._heading(Question(number, text, (), None, ""), current=False).plain.strip()
+
+    assert heading(1, "Q1. Which login rule?") == "Q1. Which login rule?"
+    assert heading(2, "Q2: Keep the cache?") == "Q2. Keep the cache?"
+    assert heading(1, "Which login rule?") == "Q1. Which login rule?"
+    assert heading(1, "Q10 rows or more?") == "Q1. Q10 rows or more?"
