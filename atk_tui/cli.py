@@ -40,6 +40,14 @@ $XDG_CONFIG_HOME/atk/config.toml. Agent environment: any of AI_AGENT, CODEX_CI,
 CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
+EXAMPLES = """
+
+examples:
+  atk wi list --status=ready                        # what an agent can pick up (JSON Lines for an agent)
+  atk wi show 20261129-051200-login-rule            # one item, by filename or a unique prefix
+  atk wi add --kind uwi --target-repo acme/web --source agent --body-file q.md   # ask the person
+"""
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with its usage errors escaped: they quote the arguments (which may hold a
@@ -154,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="atk",
         description="Work items in a git store, for agents and people.",
-        epilog=EPILOG,
+        epilog=EPILOG + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=VersionAction)

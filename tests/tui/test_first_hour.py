@@ -58,3 +58,26 @@ def test_the_answer_form_heading_does_not_double_a_questions_own_number() -> Non
     assert heading(2, "Q2: Keep the cache?") == "Q2. Keep the cache?"
     assert heading(1, "Which login rule?") == "Q1. Which login rule?"
     assert heading(1, "Q10 rows or more?") == "Q1. Q10 rows or more?"
+
+
+def test_the_editor_gets_a_short_name_in_the_scratch_folder(tmp_path: Path, monkeypatch) -> None:
+    """vim said "Press ENTER" when the scratch file's whole path did not fit its message line:
+    the editor now runs in the scratch folder on the bare filename (the item's name visible)."""
+    import contextlib
+    import subprocess
+
+    from atk_tui.tui import edit_session
+
+    scratch = tmp_path / ("deep" * 20) / "20261129-051200-login-rule~1.md"
+    scratch.parent.mkdir()
+    scratch.write_text("x")
+    calls = []
+    monkeypatch.setenv("VISUAL", "true -u NONE")  # any editor on every PATH
+    monkeypatch.setattr(subprocess, "call", lambda argv, cwd=None: calls.append((argv, cwd)) or 0)
+
+    class App:
+        def suspend(self):
+            return contextlib.nullcontext()
+
+    assert edit_session.run_real_editor(App(), scratch) == 0
+    assert calls == [(["true", "-u", "NONE", "20261129-051200-login-rule~1.md"], scratch.parent)]
