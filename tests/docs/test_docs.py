@@ -62,7 +62,7 @@ def blocks_of(doc: Path) -> list[Block]:
     i = 0
     while i < len(lines):
         m = FENCE.match(lines[i])
-        if not m or not m.group(1) and not m.group(2):
+        if not m or (not m.group(1) and not m.group(2)):
             i += 1
             continue
         start = i
