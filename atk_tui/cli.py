@@ -284,16 +284,43 @@ def _out(text: str = "") -> None:
 
 
 def _err(text: str) -> None:
+    """A message on stderr, through the one sanitiser as stdout is (`safe_text`: line breaks
+    the message itself makes are kept). A field from the store in it (a filename, a defect,
+    a warning) goes through `safe_line` first, `_err_line` for a one-line record: a raw
+    newline or tab in a filename must not make a line of its own (issue 25)."""
     _write(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
 
 
+def _err_line(text: str) -> None:
+    """One record on one stderr line (a warning, a loop's log line): newlines and tabs in it
+    are shown escaped (`safe_line`)."""
+    _err(safe_line(text))
+
+
 def _read_file(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    """A user-given file's text (`-`: stdin), read for an item: at most the item size limit
+    and one byte more, so an endless stream (`/dev/zero`, a FIFO, a pipe) is refused once it
+    is over the limit instead of read until memory runs out (issue 25)."""
+    from .core.items import MAX_ITEM_BYTES
+
     try:
-        return Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
+            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_ITEM_BYTES + 1)
     except OSError as exc:
         raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
+    if len(data) > MAX_ITEM_BYTES:
+        where = "stdin" if path == "-" else path
+        raise AtkError(
+            f"{where} is larger than the item size limit ({MAX_ITEM_BYTES // (1024 * 1024)} MiB); read stopped there "
+            "and nothing was changed (an item must fit in 1 MiB: shorten it, or keep the long part in a plan file)",
+            exit_code=2,
+        )
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AtkError(f"{path} is not UTF-8 text", exit_code=2) from exc
 
@@ -309,7 +336,9 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
     return args.message
 
 
-def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None) -> dict[str, Any]:
+def item_json(
+    item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
+) -> dict[str, Any]:
     question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
@@ -336,6 +365,8 @@ def item_json(item: Item, j: Judgement | None, blocks: tuple[int, int] | None = 
     }
     if blocks:
         d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
+    if holder is not None:
+        d["held_by"] = holder.as_json()  # SPEC §15: who holds it, since when
     return d
 
 
@@ -408,7 +439,7 @@ def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
 
     found = freshen_once(root)
     if found.stale:
-        _err(stale_message(found.stale))
+        _err_line(stale_message(found.stale))
     args.stale = found.stale
     return found.stale
 
@@ -418,10 +449,22 @@ def _stale(args: argparse.Namespace) -> str | None:
     return getattr(args, "stale", None)
 
 
-def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+def _json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None, holder: Any = None) -> str:
     """A listing's JSON line, as `_write` prints it: a name that is not UTF-8 as its escape
     (the listing cache is UTF-8)."""
-    return safe_json_line(_encode_dict(item_json(i, j, blocks)))
+    return safe_json_line(_encode_dict(item_json(i, j, blocks, holder)))
+
+
+def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
+    """`_json_line` with each held item's holder (`held_by`): found for every item the
+    listing's states hold, in one git walk, before the lines are made (a listing of no held
+    state asks git nothing)."""
+    held = svc.held_in(_states(status, svc.q))
+
+    def line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+        return _json_line(i, j, blocks, held.get(i.filename) if held else None)
+
+    return line
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
@@ -430,7 +473,9 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = not args.text
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _json_line, (args.offset, args.limit), _stale(args))
+        lines = _held_lines(svc, args.status)
+        page = (args.offset, args.limit)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, _stale(args))
         return 0
     items, view = svc.list(_states(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -442,7 +487,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
     if args.json or (is_agent_env() and not args.no_json):
         judgements, blocks = view.judgements, view.blocks
-        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
+        held = svc.held_by(items)
+        lines = [_json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
         if _stale(args):
             from .core.freshen import with_stale
 
@@ -475,7 +521,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
             _out(line)
     for d in view.store_defects:
-        _err(f"store defect: {d.path}: {d.message}")
+        _err_line(f"store defect: {d.path}: {d.message}")
     return 0
 
 
@@ -509,20 +555,27 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
+        judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
+        held = svc.held_by(items)
         for item in items:
-            d = item_json(item, view.judgements.get(item.filename), view.blocks.get(item.filename))
+            name = item.filename
+            j = judged[name][1] if name in judged else view.judgements.get(name)
+            d = item_json(item, j, view.blocks.get(name), held.get(name))
             d["body"] = item.body
             d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
             if _stale(args):
                 d["stale"] = _stale(args)
             _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
         return 0
+    held = svc.held_by(items)
     for n, item in enumerate(items):
         if len(items) > 1:
             _out(("\n" if n else "") + f"==> {item_path(item.state, item.filename, item.queue)} <==")
         _out(item.text)
         for w in item.defects:
-            _err(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+            _err_line(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+        if item.filename in held:  # on stderr, beside the defects: stdout is the stored text
+            _err_line(f"{item.filename}: {held[item.filename].describe()}")
     return 0
 
 
@@ -569,7 +622,7 @@ def _report(out: Any) -> int:
     and that line on stderr. A refusal is its message on stderr (exit 1 or 2)."""
     if not out.ok:
         for w in out.warnings:
-            _err(f"warning: {w}")
+            _err_line(f"warning: {w}")
         if out.code == "conflict":
             _out(out.message)  # what was not pushed and how to resolve it: the command's result
         else:
@@ -577,7 +630,7 @@ def _report(out: Any) -> int:
         return out.exit_code or 1
     line, warnings = _line(out)
     for w in warnings:
-        _err(f"warning: {w}")
+        _err_line(f"warning: {w}")
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
         _out(out.item.text)
@@ -634,7 +687,7 @@ def _report_plan(svc: Any, out: Any) -> int:
     code = _report(out)
     if out.ok and out.item is not None:
         for note in svc.plan_notes(out.item):
-            _err(f"note: {note}")
+            _err_line(f"note: {note}")
     return code
 
 
@@ -662,7 +715,7 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
         return _report_plan(svc, out)
     line, warnings = _line(out)  # two writes, two lines: the edit's stdout is its saved item
     for w in warnings:
-        _err(f"warning: {w}")
+        _err_line(f"warning: {w}")
     _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     return _report_plan(svc, svc.edit(args.filename, body))
 
@@ -720,7 +773,7 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
     if args.max_parallel < 1:
         raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
     loop = ProcessLoop(svc, args.run, max_parallel=args.max_parallel, interval=args.interval,
-                       pull_interval=args.pull_interval, log=_err)
+                       pull_interval=args.pull_interval, log=_err_line)
     return loop.run(once=args.once)
 
 
@@ -770,12 +823,16 @@ def run(argv: Sequence[str] | None = None) -> int:
             # the resolved path, store or not yet: scripts build plan paths from it
             _out(str(root))
             return 0
+        if is_agent_env():
+            from .core.holds import agent_id_from_env
+
+            agent_id_from_env()  # a bad ATK_AGENT_ID refuses every command (exit 2), reads too
         stale = _freshen_for_read(root, args)
         if args.cmd == "wi" and args.wicmd == "list" and cached_list(root, args, stale):
             return 0
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
-        svc.set_lock_wait_listener(lambda msg: msg and _err(msg))  # a write is not silent for 10 s
+        svc.set_lock_wait_listener(lambda msg: msg and _err_line(msg))  # a write is not silent for 10 s
         _SVC = svc
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit
@@ -849,9 +906,11 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
+            seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+            choices = _choices(args.choose)
             return _report(
                 svc.answer(
-                    args.filename, choices=_choices(args.choose), text=text, replace=args.replace, partial=args.partial
+                    args.filename, choices=choices, text=text, replace=args.replace, partial=args.partial, seen=seen
                 )
             )
         if c == "comment":

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .cli import _JSON, _body, _err, _out, _push_said, _report, _write, is_agent_env, terminal_table
+from .cli import _JSON, _body, _err, _err_line, _out, _push_said, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
 
@@ -154,12 +154,12 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
     if not out.ok:
         for w in out.warnings:
-            _err(f"warning: {w}")
+            _err_line(f"warning: {w}")
         _err(out.message)
         return out.exit_code or 1
     said, warnings = _push_said(out) if out.commit else ("", out.warnings)
     for w in warnings:
-        _err(f"warning: {w}")
+        _err_line(f"warning: {w}")
     _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
     for line in out.stored:
         _out(line)
@@ -182,7 +182,7 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
             )
         source, said = normalise_source(args.source)
         if said:
-            _err(f"warning: {said}")
+            _err_line(f"warning: {said}")
         return _report(notices.notify(svc, _body(args), source=source))
     if c == "dismiss":
         from .core.resolve import resolve_among
@@ -234,7 +234,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
             stale = freshen(svc.root, window=0).stale
             if stale != said:  # said once per change of reason, not every second
                 if stale:
-                    _err(stale_message(stale))
+                    _err_line(stale_message(stale))
                 said = stale
             step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
         open_ = [n for n in args.filenames if not _answered(svc.show(n))]

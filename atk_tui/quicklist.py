@@ -12,6 +12,7 @@ how a cached listing is filtered lives here, and the full command line uses it t
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from datetime import UTC
@@ -24,6 +25,8 @@ from .core.model import ACTIVE, PROCESSABLE, STATES, TERMINAL
 if TYPE_CHECKING:
     from .core.cache import Parts
 
+#: a valid `ATK_AGENT_ID` (core/holds.py says so once; this copy keeps the fast path lean)
+_AGENT_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
 
 
@@ -341,6 +344,9 @@ def main() -> None:
             root = resolve_store(opts["store"])
             as_json = opts["json"] or (is_agent_env() and not opts["no_json"])
             only_repo = opts["only_repo"]
+            named = os.environ.get("ATK_AGENT_ID")
+            if named and is_agent_env() and not _AGENT_ID.fullmatch(named):
+                raise ValueError("a bad ATK_AGENT_ID: the full command line refuses it")
             if (root / ".git").is_dir():
                 stale = None
                 if not opts["skip_pull"]:  # a read brings in what the remote has (SPEC §15)

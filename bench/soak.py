@@ -1,19 +1,28 @@
 #!/usr/bin/env python3
 """Soak: three "machines" share one bare remote; agents and a person write at the same time.
 
-    python bench/soak.py [--short] [--seed N] [--agents N] [--ops N] [--person-ops N]
-                         [--out DIR] [--json REPORT] [--keep]
+    python bench/soak.py [--short] [--transport file|daemon|flaky] [--seed N] [--agents N]
+                         [--ops N] [--person-ops N] [--out DIR] [--json REPORT] [--keep]
 
 Layout (under a temporary directory, or DIR): `remote.git` (bare) and clones `m1`, `m2`, `m3`.
+`--transport` says how the clones reach the remote (SPEC §15, issue 24 point 5): `file` (its
+path), `daemon` (a real `git daemon` on 127.0.0.1, an ephemeral port, pushes enabled: git://),
+`flaky` (that daemon behind a relay adding ~50 ms per connection and dropping ~15 % of them,
+seeded: reads may answer from a stale copy, writes may be "not pushed" until `atk wi commit`).
 On m1 and m2, agent processes (real subprocesses, CLAUDECODE=1) run the `atk` CLI through a
 seeded, randomised but realistic flow: add (with --source), start-processing, file a UWI and
 make the AWI depend on it (set-dependencies), adopt, reject, return-to-inbox (also from
-rejected), set-dependencies, rm, and adopt of answered UWIs. On m3 a scripted person drives the
-`Service(actor="user")` the dashboard uses: answer, edit with hold / save_text / unhold, comment,
-move, undo, with the dashboard's periodic pull in between.
+rejected), set-dependencies, rm, and adopt of answered UWIs; now and then an agent tries to
+release or re-point an item in hold (someone else's hold, maybe: refused once holds have an
+owner). Agents read with plain `atk wi list` (reads pull, at the default freshness window). On
+m3 a scripted person drives the `Service(actor="user")` the dashboard uses: answer, edit with
+hold / save_text / unhold, hold an item for a while (and edit it, or not) before releasing it,
+comment, move, undo, with the dashboard's periodic pull in between.
 
 Every write is logged with its outcome (exit code, commit SHA, subject, pushed or not, warnings).
-Afterwards `atk wi commit` runs on each clone, each clone pulls, and the invariants are checked:
+Afterwards `atk wi commit` runs on each clone (again, a bounded number of rounds, while one says
+it could not push), every answer the person recorded is read back on each agent clone, each
+clone pulls, and the invariants are checked:
 
 * every operation reported as done landed on the remote (its SHA, or a commit with the same
   subject after a rebase, is in the remote's history) or was reported as unpushed/conflicting
@@ -22,7 +31,13 @@ Afterwards `atk wi commit` runs on each clone, each clone pulls, and the invaria
 * no file vanished without an `rm` commit;
 * no lock left behind (the lock file may exist but can be taken at once), no journal, no
   index.lock, no rebase in progress;
-* every clone converges to the remote's tree, with a clean work tree.
+* every clone converges to the remote's tree, with a clean work tree;
+* every answer the person recorded reaches each agent's next read: for each answer that landed
+  on the remote, a plain `atk wi show F --json` (it pulls; ATK_READ_WINDOW=0) on m1 and on m2
+  shows the item answered, unless it legitimately moved on (removed by an `rm` commit, or the
+  answer undone by the person); a read that says its copy may be stale is asked again (a
+  bounded number of times) and counted;
+* every read exits 0, whatever the remote does (a stale warning on stderr is fine).
 
 Exit status 0 when every invariant holds. `--short` is what CI runs (tests/soak).
 """
@@ -30,6 +45,7 @@ Exit status 0 when every invariant holds. `--short` is what CI runs (tests/soak)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -40,6 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +64,12 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 STATES = ("inbox", "processing", "hold", "adopted", "rejected")
 ATK_TIMEOUT = 120.0
+TRANSPORTS = ("file", "daemon", "flaky")
+FLAKY_LATENCY = 0.05  # seconds added to each connection through the relay
+FLAKY_DROP = 0.15  # the fraction of connections it closes at once
+FINAL_ROUNDS = 8  # `atk wi commit` rounds at the end, while a clone could not push
+READ_TRIES = 8  # reads of one answer on one clone while the read says its copy may be stale
+HOLD_FOR = 3.0  # seconds the person keeps an item held at least (the agents' reads see it)
 REPOS = ("acme/webapp", "acme/api", "acme/infra")
 SOURCES = ("process-wi", "session-review", "plan-and-add-awi")
 OBJECTS = (
@@ -146,12 +169,18 @@ class Log:
 
 
 def classify_failure(message: str) -> str:
+    """The kind of a failed write (exit 1): `busy` (the store lock, or another git process),
+    `superseded`, `refused` (a rule: the state moved, a hold someone else owns, ...) or
+    `error` (git failed, a hook, a timeout)."""
     m = message.lower()
-    if "store busy" in m:
+    if "store busy" in m or "another git process is using the store" in m:
         return "busy"
     if "another machine made the same change" in m:
         return "superseded"
-    if "did not finish" in m or ("git " in m and " failed" in m) or "hook" in m or "timeout" in m:
+    if "held by" in m or "being edited by" in m:
+        return "refused"  # an item someone else holds (SPEC §15): a rule, whatever else it says
+    # whole words: an item named "... payment webhooks" is no hook failure
+    if "did not finish" in m or ("git " in m and " failed" in m) or re.search(r"\b(hook|timeout)\b", m):
         return "error"
     return "refused"
 
@@ -160,7 +189,8 @@ def classify_failure(message: str) -> str:
 # the agent: real `atk` processes
 
 
-SHA10_RE = re.compile(r"\(([0-9a-f]{10})\)\s*$")
+#: a write's one line: `<verb> <file> (<sha10>) pushed` or `... (<sha10>) not pushed: <why>`
+SHA10_RE = re.compile(r"\(([0-9a-f]{10})\)(?: pushed| not pushed\b.*)?\s*$")
 
 
 class Agent:
@@ -191,7 +221,14 @@ class Agent:
     def items(self) -> list[dict[str, Any]]:
         t0 = time.time()
         proc = self.atk("wi", "list", "--status", "all", "--json")
-        self.log.write(op="list", read=True, exit=proc.returncode, dt=time.time() - t0)
+        self.log.write(
+            op="list",
+            read=True,
+            exit=proc.returncode,
+            stale=next((ln.strip()[-300:] for ln in proc.stderr.splitlines() if "may be stale" in ln), None),
+            message=proc.stderr.strip()[-300:] if proc.returncode else "",
+            dt=time.time() - t0,
+        )
         out = []
         for line in proc.stdout.splitlines():
             try:
@@ -237,7 +274,10 @@ class Agent:
             "dt": dt,
         }
         if ok:
-            rec["unpushed"] = any("unpushed" in w for w in warnings)
+            rec["unpushed"] = any("unpushed" in w for w in warnings) or bool(re.search(r"\) not pushed\b", first))
+            # exit 0 and no commit, said so (`unhold` of an item already back in inbox)
+            rec["noop"] = sha is None and "nothing committed" in first
+            rec["said"] = first[:300]
         else:
             rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
         self.log.write(**rec)
@@ -379,6 +419,15 @@ class Agent:
                         if other:
                             deps = ["--depends-on", other]
                     self.write("set-dependencies", [f], f, *deps)
+            elif r < 0.72:
+                # an agent that releases or re-points an item in hold: the person's, maybe
+                # (refused once a hold has an owner, SPEC §15; allowed before)
+                held = self.pick(items, lambda i: i["state"] == "hold")
+                if held:
+                    if rng.random() < 0.5:
+                        self.write("unhold", [held], held)
+                    else:
+                        self.write("set-dependencies", [held], held)
 
 
 # --------------------------------------------------------------------------------------------
@@ -395,9 +444,10 @@ class Person:
         self.budget = budget
         self.log = log
         self.undo_stack: list[str] = []
+        self.held: dict[str, float] = {}  # items the person holds (to edit later, or just to keep): since
         self.n = 0
 
-    def record(self, op: str, files: list[str], out) -> bool:
+    def record(self, op: str, files: list[str], out, **extra: Any) -> bool:
         self.budget -= 1
         rec: dict[str, Any] = {
             "op": op,
@@ -407,11 +457,13 @@ class Person:
             "sha": out.commit,
             "warnings": list(out.warnings),
             "message": out.message[:500],
+            **extra,
         }
         if out.ok:
             _, fp = fingerprint(self.clone, out.commit) if out.commit else (None, None)
             rec["fp"], rec["subject"] = fp, fp[0] if fp else None
             rec["unpushed"] = out.pushed is False
+            rec["noop"] = not out.commit  # done, nothing to commit (an unhold of an item back in inbox)
         else:
             rec["category"] = "usage" if out.exit_code == 2 else classify_failure(out.message)
         self.log.write(**rec)
@@ -446,9 +498,13 @@ class Person:
             uwis = [i for i in items if i.kind == "uwi" and i.state == "inbox" and not i.answered]
             awis = [i for i in items if i.kind == "awi"]
             inbox = [i for i in items if i.state == "inbox"]
+            free = [i for i in inbox if i.filename not in self.held]
+            done = [f for f, since in self.held.items() if time.monotonic() - since >= HOLD_FOR]
             actions = (
                 ["answer"] * (3 if uwis else 0)
                 + ["edit"] * (2 if inbox else 0)
+                + ["hold"] * (1 if free and len(self.held) < 2 else 0)
+                + ["release"] * (2 if done else 0)
                 + ["comment"] * (2 if awis else 0)
                 + ["move"] * (2 if items else 0)
                 + ["undo"] * (1 if self.undo_stack else 0)
@@ -478,6 +534,15 @@ class Person:
             elif act == "edit":
                 item = rng.choice(inbox)
                 self.edit(item.filename)
+            elif act == "hold":
+                # the person takes an item aside for a while (the dashboard's `h`)
+                item = rng.choice(free)
+                if self.record("hold", [item.filename], svc.hold(item.filename, expect="inbox")):
+                    self.held[item.filename] = time.monotonic()
+            elif act == "release":
+                name = rng.choice(done)
+                del self.held[name]
+                self.release(name, edit=rng.random() < 0.6)
             elif act == "comment":
                 item = rng.choice(awis)
                 out = svc.comment(item.filename, f"person {self.n}: please keep the API stable")
@@ -493,9 +558,26 @@ class Person:
             elif act == "undo":
                 sha = self.undo_stack[-1]
                 out = svc.undo(sha)
-                self.record("undo", [], out)
+                self.record("undo", [], out, undoes=sha)
                 self.undo_stack.pop()
             time.sleep(rng.random() * 0.2)  # think time
+        for name in list(self.held):  # the end of the day: what the person held goes back (one try each)
+            del self.held[name]
+            self.release(name, edit=False)
+
+    def release(self, filename: str, *, edit: bool) -> None:
+        """Back to the inbox, maybe after an edit; refused (and logged) when the item left the
+        hold meanwhile (an agent released it, before holds had an owner)."""
+        svc = self.svc
+        if edit:
+            try:
+                text = svc.read(filename, "hold").text
+            except Exception:
+                text = None
+            if text is not None:
+                new = text.rstrip("\n") + f"\n\nEdited while held ({self.n}).\n"
+                self.record("edit", [filename], svc.save_text(filename, new, expect="hold"))
+        self.record("unhold", [filename], svc.unhold(filename, expect="hold"))
 
     def edit(self, filename: str) -> None:
         """The dashboard's $EDITOR flow: hold, save the whole text, unhold."""
@@ -559,6 +641,48 @@ def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
         clones.append(dest)
     shutil.rmtree(seedroot)
     return remote, clones
+
+
+@contextlib.contextmanager
+def served(remote: Path, clones: list[Path], transport: str, seed: int) -> Iterator[dict[str, Any]]:
+    """The remote as the clones reach it for the run: its path (`file`), a `git daemon` on
+    127.0.0.1 (`daemon`), or that daemon behind a `FlakyRelay` (`flaky`); every clone's origin
+    points at it. Yields what the report says about it (the relay's counts are filled in when
+    the block ends). The daemon and relay are the tests' own (tests/support/remotes.py)."""
+    info: dict[str, Any] = {"transport": transport, "url": str(remote)}
+    if transport == "file":
+        yield info
+        return
+    tests = str(ROOT / "tests")
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
+    from support.remotes import FlakyRelay, git_daemon
+
+    with git_daemon(remote.parent) as base:
+        relay = None
+        if transport == "flaky":
+            relay = FlakyRelay(int(base.rsplit(":", 1)[1]), latency=FLAKY_LATENCY, drop=FLAKY_DROP, seed=seed)
+            base = f"git://127.0.0.1:{relay.port}"
+        info["url"] = url = f"{base}/{remote.name}"
+        try:
+            for clone in clones:
+                git(clone, "remote", "set-url", "origin", url)
+                retry_git(clone, "fetch", "-q", "origin")
+            yield info
+        finally:
+            if relay is not None:
+                info.update(relayed=relay.relayed, dropped=relay.dropped)
+                relay.close()
+
+
+def retry_git(cwd: Path, *args: str, tries: int = FINAL_ROUNDS) -> subprocess.CompletedProcess[str]:
+    """git, again (a bounded number of times) while it fails: a flaky remote drops connections."""
+    for _ in range(tries):
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=ATK_TIMEOUT)
+        if proc.returncode == 0:
+            break
+        time.sleep(0.2)
+    return proc
 
 
 def run_workers(tmp: Path, clones: list[Path], args: argparse.Namespace) -> tuple[list[Path], list[str]]:
@@ -678,32 +802,208 @@ def lock_free(clone: Path) -> bool:
     return proc.stdout.strip() == "free"
 
 
-def finish(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
-    """`atk wi commit` on each clone, then a pull: what a person does at the end of the day."""
+def last_answer(tmp: Path, clones: list[Path], seed: int) -> Path:
+    """The seeds' answer flow across clones, once the workers are done: an agent on m1 files a
+    UWI (`atk wi add --kind uwi`), the person answers it on m3 (`atk wi answer`, at a terminal:
+    no agent env); nothing but their next reads can bring that answer to m1 and m2. Logged
+    like the workers' writes (the person's answer is one the invariant checks)."""
+    path = tmp / "last.jsonl"
+    agent = Agent("agent0", clones[0], seed, 4, Log(path, "agent0", clones[0]))
+    agent.env = dict(base_env(tmp, "agent0-m1"), CLAUDECODE="1")
+    uwi = agent.add_uwi("the last question of the day")
+    if uwi and ahead_of_upstream(clones[0]):
+        final_commits(tmp, clones[:1])  # a flaky remote dropped the push, and the commit's too
+    if uwi and ahead_of_upstream(clones[2]):
+        final_commits(tmp, clones[2:])  # the person's own unpushed work first: a read cannot fast-forward over it
+    if uwi:
+        # the person's dashboard shows the new question once its read brings it in
+        env = dict(base_env(tmp, "person-m3"), ATK_READ_WINDOW="0")
+        for _ in range(READ_TRIES):
+            proc = subprocess.run(
+                [atk_exe(), "wi", "show", uwi, "--json", "--store", str(clones[2])],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=ATK_TIMEOUT,
+            )
+            if proc.returncode == 0 and '"stale"' not in proc.stdout:
+                break
+        person = Agent("person", clones[2], seed, 4, Log(path, "person", clones[2]))
+        person.env = base_env(tmp, "person-m3")
+        for _ in range(3):  # refused only if the question never reached m3 (a flaky remote): bounded
+            ok, _ = person.write("answer", [uwi], uwi, "--choose", "1=A", "--text", "last answer of the day")
+            if ok:
+                break
+    return path
+
+
+def final_commits(tmp: Path, clones: list[Path]) -> list[dict[str, Any]]:
+    """`atk wi commit` on each clone, what a person does at the end of the day; again, a
+    bounded number of rounds, on a clone whose commit failed or left commits unpushed (a
+    flaky remote drops the push; a conflict set aside makes it exit 1 once)."""
+    out: list[dict[str, Any]] = []
+    pending = list(clones)
+    for rnd in range(FINAL_ROUNDS):
+        again = []
+        for clone in pending:
+            proc = subprocess.run(
+                [atk_exe(), "wi", "commit", "--yes", "--store", str(clone)],
+                capture_output=True,
+                text=True,
+                env=base_env(tmp, f"final-{clone.name}"),
+                timeout=ATK_TIMEOUT,
+            )
+            ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
+            rec = {"clone": clone.name, "round": rnd, "exit": proc.returncode, "ahead": ahead}
+            out.append(rec | {"stdout": proc.stdout.strip()[-500:], "stderr": proc.stderr.strip()[-500:]})
+            if proc.returncode != 0 or ahead != "0":
+                again.append(clone)
+        pending = again
+        if not pending:
+            break
+    return out
+
+
+def ahead_of_upstream(clone: Path) -> bool:
+    """Commits the remote has not got (by what the clone last heard of it), or uncommitted items."""
+    ahead = git(clone, "rev-list", "--count", "@{u}..HEAD", check=False).strip()
+    dirty = git(clone, "status", "--porcelain", "--", "wi", "plans", check=False).strip()
+    return ahead != "0" or bool(dirty)
+
+
+def final_pulls(clones: list[Path]) -> list[dict[str, Any]]:
+    """Each clone fast-forwards to the remote (`git pull --ff-only`, again while it fails)."""
     out = []
     for clone in clones:
-        env = base_env(tmp, f"final-{clone.name}")
-        proc = subprocess.run(
-            [atk_exe(), "wi", "commit", "--yes", "--store", str(clone)],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=ATK_TIMEOUT,
-        )
-        out.append(
-            {"clone": clone.name, "exit": proc.returncode, "stdout": proc.stdout.strip(), "stderr": proc.stderr.strip()}
-        )
-    for clone in clones:
-        proc = subprocess.run(
-            ["git", "pull", "-q", "--ff-only"],
-            cwd=clone,
-            capture_output=True,
-            text=True,
-            env=base_env(tmp, f"final-{clone.name}"),
-            timeout=ATK_TIMEOUT,
-        )
+        proc = retry_git(clone, "pull", "-q", "--ff-only")
         out.append({"clone": clone.name, "pull": proc.returncode, "stderr": proc.stderr.strip()})
     return out
+
+
+def landed_on(remote: Path) -> tuple[set[str], set[tuple[str, ...]]]:
+    """The remote's commit SHAs and fingerprints (a rebased commit keeps its fingerprint)."""
+    shas = {sha for sha, _ in remote_history(remote)}
+    return shas, {tuple(fp) for fp in fingerprints(remote, "main")}
+
+
+def fingerprint_map(remote: Path) -> list[tuple[str, list[str]]]:
+    """(SHA, fingerprint) of each commit on the remote's main."""
+    out = git(remote, "log", FP_FORMAT, "--date=raw", "main")
+    return [(p[0], p[1:]) for p in (line.split("\0") for line in out.splitlines()) if len(p) == 4]
+
+
+def has_commit(clone: Path, sha: str) -> bool:
+    """Whether the clone's HEAD contains `sha` (False when it never fetched it)."""
+    proc = subprocess.run(["git", "merge-base", "--is-ancestor", sha, "HEAD"], cwd=clone, capture_output=True)
+    return proc.returncode == 0
+
+
+def removed_names(remote: Path) -> set[str]:
+    """Filenames an `rm` (or the undo of an `add`) deleted on the remote."""
+    removed: set[str] = set()
+    log = git(remote, "log", "--diff-filter=D", "--no-renames", "--format=%x00%s", "--name-only", "main", "--", "wi")
+    for chunk in log.split("\0")[1:]:
+        lines = chunk.splitlines()
+        if lines and (lines[0].startswith("atk: rm ") or lines[0].startswith("atk: undo add ")):
+            removed.update(p.split("/")[-1] for p in lines[1:] if p.strip())
+    return removed
+
+
+def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every answer the person recorded reaches each agent's next read (issue 24 point 5).
+
+    For each answer that landed on the remote: when the remote still has the item answered,
+    a plain read on each agent clone (`atk wi show F --json`: it pulls, ATK_READ_WINDOW=0 so
+    it asks the remote every time) must show it answered; a read that says its copy may be
+    stale is asked again (at most READ_TRIES times). Legitimately moved on: the item removed by
+    an `rm` commit, or the answer undone by the person (`atk: undo answer F` on the remote).
+    Every read must exit 0. `answers_pulled_by_read` counts the (answer, clone) pairs the clone
+    did not have before its read: those prove the read pulled."""
+    from atk_tui.core.items import parse_item
+
+    shas, fps = landed_on(remote)
+    by_fp = {tuple(fp): sha for sha, fp in fingerprint_map(remote)}
+    subjects = {subj for _, subj in remote_history(remote)}
+    head = tree_names(remote, "main")
+    removed = removed_names(remote)
+    answers = [r for r in recs if r["who"] == "person" and r["op"] == "answer" and r["ok"]]
+    landed = [r for r in answers if r.get("sha") in shas or (r.get("fp") and tuple(r["fp"]) in fps)]
+    failures: list[str] = []
+    moved_on = undone = 0
+    expected: dict[str, list[str]] = {}  # filename -> the remote's commits of its landed answers
+    for r in landed:
+        name = r["files"][0]
+        if name not in head:
+            if name in removed:
+                moved_on += 1
+            else:
+                failures.append(f"answered {name} is gone from the remote without an rm commit")
+            continue
+        state = head[name][0]
+        data = subprocess.run(
+            ["git", "cat-file", "blob", f"main:wi/{state}/{name}"], cwd=remote, capture_output=True, check=True
+        ).stdout
+        if not parse_item(name, state, data).answered:
+            if r.get("subject") and f"atk: undo {r['subject'].removeprefix('atk: ')}" in subjects:
+                undone += 1
+            else:
+                failures.append(
+                    f"answer to {name} landed ({r.get('subject')!r}) but the remote's {state}/{name} is unanswered"
+                )
+            continue
+        expected.setdefault(name, []).append(r["sha"] if r.get("sha") in shas else by_fp[tuple(r["fp"])])
+    checked = stale_reads = pulled = 0
+    env = dict(base_env(tmp, "reader"), CLAUDECODE="1", ATK_READ_WINDOW="0")
+    env.pop("ATK_READ_TIMEOUT", None)
+    for clone in agent_clones:
+        # the answers this clone has not got yet (before its first read: a read fast-forwards
+        # the whole branch): only its reads can bring them in
+        new = {name: sum(1 for sha in commits if not has_commit(clone, sha)) for name, commits in expected.items()}
+        for name, commits in sorted(expected.items()):
+            for _ in range(READ_TRIES):
+                proc = subprocess.run(
+                    [atk_exe(), "wi", "show", name, "--json", "--store", str(clone)],
+                    capture_output=True,
+                    text=True,
+                    env=env,
+                    timeout=ATK_TIMEOUT,
+                )
+                if proc.returncode != 0:
+                    failures.append(
+                        f"{clone.name}: `atk wi show {name}` exited {proc.returncode}: {proc.stderr.strip()[-300:]}"
+                    )
+                    break
+                try:
+                    shown = json.loads(proc.stdout.splitlines()[0])
+                except (ValueError, IndexError):
+                    failures.append(
+                        f"{clone.name}: `atk wi show {name} --json` printed no record: {proc.stdout[:200]!r}"
+                    )
+                    break
+                if shown.get("stale"):
+                    stale_reads += 1
+                    continue
+                if shown.get("answered"):
+                    checked += len(commits)
+                    pulled += new[name]
+                else:
+                    failures.append(
+                        f"{clone.name}: the person's answer to {name} did not reach the agent's read "
+                        f"(shown {shown.get('state')}, answered={shown.get('answered')})"
+                    )
+                break
+            else:
+                failures.append(f"{clone.name}: {READ_TRIES} reads of {name} in a row said the copy may be stale")
+    return {
+        "answers_recorded": len(answers),
+        "answers_landed": len(landed),
+        "answers_checked": checked,
+        "answers_pulled_by_read": pulled,
+        "answers_moved_on": moved_on,
+        "answers_undone": undone,
+        "answer_reads_stale": stale_reads,
+        "answer_failures": failures,
+    }
 
 
 def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -721,10 +1021,13 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
     aside_fps: set[tuple[str, ...]] = set()
     for clone in clones:
         aside_fps |= {tuple(fp) for fp in fingerprints(clone, "--no-walk", "--glob=refs/atk/conflicts/*")}
-    landed = landed_late = conflicts = duplicates = lost = 0
+    landed = landed_late = conflicts = duplicates = lost = noops = 0
     for r in ok:
         fp = tuple(r["fp"]) if r.get("fp") else None
-        if r.get("sha") in remote_shas or (fp and fp in remote_fps):
+        if r.get("noop"):
+            r["outcome"] = "noop"
+            noops += 1
+        elif r.get("sha") in remote_shas or (fp and fp in remote_fps):
             r["outcome"] = "landed"
             if r.get("unpushed"):
                 landed_late += 1
@@ -763,11 +1066,7 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
             name = p.split("/")[-1]
             if name != ".gitkeep":
                 ever.add(name)
-    rm_log = git(remote, "log", "--diff-filter=D", "--no-renames", "--format=%x00%s", "--name-only", "main", "--", "wi")
-    for chunk in rm_log.split("\0")[1:]:
-        lines = chunk.splitlines()
-        if lines and (lines[0].startswith("atk: rm ") or lines[0].startswith("atk: undo add ")):
-            removed_by_rm.update(p.split("/")[-1] for p in lines[1:] if p.strip())
+    removed_by_rm |= removed_names(remote)
     for r in ok:
         if r["op"] == "add" and r.get("outcome") == "landed":
             ever.update(r["files"])
@@ -797,6 +1096,12 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         if dirty:
             failures.append(f"{clone.name}: work tree not clean: {dirty.splitlines()[:3]}")
 
+    # 6. every read answers, whatever the remote does (a stale copy is said, not an error)
+    reads = [r for r in recs if r.get("read") and r["op"] == "list"]
+    for r in reads:
+        if r["exit"] != 0:
+            failures.append(f"{r['who']} on {r['clone']}: a read exited {r['exit']}: {r.get('message', '')[:200]}")
+
     failed = [r for r in writes if not r["ok"]]
     cats = Counter(r.get("category", "refused") for r in failed)
     by_op = Counter(r["op"] for r in writes)
@@ -804,6 +1109,7 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "attempted": len(writes),
         "landed": landed,
         "landed_late": landed_late,
+        "noops": noops,
         "conflicts_set_aside": conflicts,
         "duplicates_dropped": duplicates,
         "superseded": cats.get("superseded", 0),
@@ -814,6 +1120,11 @@ def check(tmp: Path, remote: Path, clones: list[Path], recs: list[dict[str, Any]
         "usage_errors": cats.get("usage", 0),
         "lost": lost,
         "reads": sum(1 for r in recs if r.get("read") and r["op"] != "commit"),
+        "reads_stale": sum(1 for r in reads if r.get("stale")),
+        "reads_failed": sum(1 for r in reads if r["exit"] != 0),
+        "held_by_refusals": sum(
+            1 for r in failed if r.get("category") == "refused" and re.search(r"(held|being edited) by", r["message"])
+        ),
         "commit_runs": sum(1 for r in recs if r["op"] == "commit"),
         "set_aside_warnings": sum(1 for r in recs for w in r.get("warnings", []) if w.startswith("set aside")),
         "by_op": dict(sorted(by_op.items())),
@@ -830,6 +1141,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--short", action="store_true", help="the CI size: 4 agents, about 30 s")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        default="file",
+        help="how the clones reach the remote: its path, a local `git daemon` (git://), or that daemon "
+        f"behind a relay adding {FLAKY_LATENCY * 1000:g} ms and dropping {FLAKY_DROP:.0%} of the connections",
+    )
     ap.add_argument("--agents", type=int, default=None)
     ap.add_argument("--ops", type=int, default=None, help="writes per agent")
     ap.add_argument("--person-ops", type=int, default=None)
@@ -857,14 +1175,29 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     try:
         remote, clones = setup(tmp, args.seed)
-        t_setup = time.time() - t0
-        logs, problems = run_workers(tmp, clones, args)
-        t_run = time.time() - t0 - t_setup
-        final = finish(tmp, clones)
-        report = check(tmp, remote, clones, read_logs(logs))
-        report["failures"] = problems + report["failures"]
+        with served(remote, clones, args.transport, args.seed) as net:
+            t_setup = time.time() - t0
+            logs, problems = run_workers(tmp, clones, args)
+            t_run = time.time() - t0 - t_setup
+            logs.append(last_answer(tmp, clones, args.seed))
+            # what the person left unpushed lands first; an agent clone with unpushed commits
+            # pushes them (a read never fast-forwards over them); then the agents' reads, which
+            # must bring in the rest themselves; then everyone's end-of-day `atk wi commit`
+            final = final_commits(tmp, clones[2:])
+            final += final_commits(tmp, [c for c in clones[:2] if ahead_of_upstream(c)])
+            recs = read_logs(logs)
+            answers = check_answers(tmp, remote, clones[:2], recs)
+            final += final_commits(tmp, clones)
+            final += final_pulls(clones)
+        report = check(tmp, remote, clones, recs)
+        report["failures"] = problems + answers.pop("answer_failures") + report["failures"]
+        report.update(answers)
         report["final"] = final
+        report["commit_rounds"] = 1 + max((f["round"] for f in final if "round" in f), default=0)
         report.update(
+            transport=args.transport,
+            remote=net,
+            clones=len(clones),
             wall_s=round(time.time() - t0, 2),
             run_s=round(t_run, 2),
             setup_s=round(t_setup, 2),
@@ -882,9 +1215,22 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_report(r: dict[str, Any]) -> None:
-    print(f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third, seed {r['seed']}")
+    print(
+        f"soak: {r['agents']} agent processes on 2 clones + 1 person on a third ({r['clones']} clones), "
+        f"seed {r['seed']}, transport {r['transport']}"
+    )
+    net = r["remote"]
+    if "dropped" in net:
+        print(
+            f"  remote                   {net['url']}  (relay: {net['relayed']} connections, {net['dropped']} dropped)"
+        )
+    elif r["transport"] != "file":
+        print(f"  remote                   {net['url']}")
     print(f"  operations attempted     {r['attempted']:>6}   ({', '.join(f'{k} {v}' for k, v in r['by_op'].items())})")
     print(f"  landed                   {r['landed']:>6}")
+    print(
+        f"  done, nothing to commit  {r['noops']:>6}   (exit 0, 'nothing committed': e.g. unhold of an item back in inbox)"
+    )
     print(
         f"  reported unpushed        {r['reported_unpushed']:>6}   (landed later by `atk wi commit`: {r['landed_late']}, "
         f"set aside as conflicts: {r['conflicts_set_aside']})"
@@ -893,12 +1239,21 @@ def print_report(r: dict[str, Any]) -> None:
         f"  refused by rule (exit 1) {r['refused'] + r['superseded']:>6}   (of which 'another machine made the same "
         f"change first': {r['superseded']}; unpushed duplicates dropped at `atk wi commit`: {r['duplicates_dropped']})"
     )
+    print(f"  of which 'held by'       {r['held_by_refusals']:>6}")
     print(f"  store busy / git errors  {r['busy']:>6} / {r['errors']}")
     print(f"  lost                     {r['lost']:>6}")
     print(
         f"  reads                    {r['reads']:>6}   (+ {r['commit_runs']} `atk wi commit` runs after an "
-        f"'unpushed' warning, which set aside {r['set_aside_warnings']} conflicting commits)"
+        f"'unpushed' warning, which set aside {r['set_aside_warnings']} conflicting commits); "
+        f"stale {r['reads_stale']}, failed {r['reads_failed']}"
     )
+    print(
+        f"  answers checked          {r['answers_checked']:>6}   (the person recorded {r['answers_recorded']}, "
+        f"{r['answers_landed']} landed; each read back on m1 and m2, {r['answers_pulled_by_read']} brought in by "
+        f"that read itself; moved on {r['answers_moved_on']}, "
+        f"undone {r['answers_undone']}; stale reads asked again {r['answer_reads_stale']})"
+    )
+    print(f"  final `atk wi commit`    {r['commit_rounds']:>6}   round(s)")
     print(
         f"  remote: {r['remote_commits']} commits, {r['items_in_remote']} items; {r['files_ever']} filenames ever, "
         f"{r['removed_by_rm']} removed by rm"
@@ -909,7 +1264,10 @@ def print_report(r: dict[str, Any]) -> None:
         for f in r["failures"]:
             print("  - " + f)
     else:
-        print("  invariants: all hold (no loss, no two-state file, no vanished file, no lock left, clones converged)")
+        print(
+            "  invariants: all hold (no loss, no two-state file, no vanished file, no lock left, clones converged, "
+            "every answer reached both agents' reads, every read exited 0)"
+        )
 
 
 def worker_main(argv: list[str]) -> int:

@@ -11,6 +11,12 @@ records, each a list of fields in a fixed order. The checksum makes a damaged, t
 hand-edited file a miss as a whole, so records need no per-field type checks on the hot path
 (loading 10,000 of them is most of a warm listing). A missing file, another version or a
 bad checksum: the cache is silently rebuilt.
+
+The checksum tells damage, not forgery: a process that can write `.git` can rewrite a record
+and recompute it. So the caches here only ever make a listing faster; nothing that gates work
+rests on them (issue 25): the process-loop's hand-out, `show --json` and every write judge from
+the files (`Service.judge_from_files`, `Service._current`). A forged record can change what a
+listing shows (a view: a record stays until its item's file changes), not what is done.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 from .model import Item
 from .storesig import PendingSignature, Signature, dirs_signature
 
-VERSION = 8  # 8: titles without an H1 (items.item_title)
+VERSION = 9  # 8: titles without an H1 (items.item_title); 9: an empty choice line or a bare "other" answers nothing, duplicate keys are defects (issue 25)
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
 FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
@@ -289,7 +295,7 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 6  # 6: titles without an H1 (items.item_title)
+LISTING_VERSION = 8  # 6: titles without an H1 (items.item_title); 7: as VERSION 9; 8: held_by (core/holds)
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.

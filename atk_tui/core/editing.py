@@ -16,12 +16,13 @@ import re
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .errors import AtkError
 from .model import State
-from .queues import queue_named
+from .queues import QUEUES, queue_named
 
 if TYPE_CHECKING:
     from .service import Outcome, Service
@@ -84,6 +85,11 @@ class EditTicket:
     held: bool
     pushed: bool | None  # whether the hold reached the remote (None: no hold or no remote)
     start: str  # the commit before the session: `commits_touching(F, start)` groups its undo
+    #: the commit after the session's own hold (what others did since is `drift`'s)
+    after: str = ""
+    #: (actor, since, subject) of the session's hold: a hold taken again by someone else
+    #: meanwhile is theirs, never released by this session
+    hold_mark: tuple[object, ...] | None = None
 
     def keep(self, text: bytes) -> Path:
         """Write the person's text (and the version it is based on) to the scratch file."""
@@ -129,20 +135,144 @@ def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False)
             )
     base = service.read_bytes(filename)
     scratch = new_scratch(service.scratch_dir(), filename)
-    ticket = EditTicket(filename, str(state), base, scratch, held, pushed, start)
+    ticket = EditTicket(filename, str(state), base, scratch, held, pushed, start, after=service.head())
+    if held:
+        ticket.hold_mark = _hold_mark(service, ticket)
     ticket.keep(base)
     return ticket
 
 
+def _hold_mark(service: Service, ticket: EditTicket) -> tuple[object, ...] | None:
+    """Who holds the ticket's item now, as (actor, since, subject): kept through a rebase
+    (unlike the commit's SHA), different for a hold taken again."""
+    item_queue = next((q for q, s in service._find(ticket.filename) if s == ticket.state), None)
+    if item_queue is None:
+        return None
+    from .holds import holder_of
+
+    h = holder_of(service.store, item_queue, ticket.state, ticket.filename)
+    return None if h is None else (h.actor, h.agent_id, h.since, h.subject)
+
+
 def _unhold(service: Service, ticket: EditTicket) -> list[str]:
-    """Unhold what the session held; the warnings to pass on."""
+    """Unhold what the session held; the warnings to pass on. An item that left the
+    session's hold meanwhile (or was held again by someone else) is left where it is, and
+    the warning says what happened to it (`drift`)."""
     if not ticket.held:
         return []
-    out = service.transition(_UNHOLD_OP.get(ticket.state, "unhold"), [ticket.filename], expect=ticket.state)
     ticket.held = False
+    if ticket.state not in [s for _, s in service._find(ticket.filename)]:
+        moved = drift(service, ticket)
+        if moved is not None:
+            return [f"{moved.summary()} Nothing to release."]
+    if ticket.hold_mark is not None and _hold_mark(service, ticket) not in (ticket.hold_mark, None):
+        again = f"{ticket.filename} was released and held again by someone else while you edited it"
+        return [f"{again}: left in {ticket.state}."]
+    out = service.transition(_UNHOLD_OP.get(ticket.state, "unhold"), [ticket.filename], expect=ticket.state)
     if not out.ok:
+        moved = drift(service, ticket) if out.code == "state" else None
+        if moved is not None and moved.left:
+            return [f"{moved.summary()} Nothing to release.", *out.warnings]
         return [f"could not unhold {ticket.filename} after editing: {out.message}", *out.warnings]
     return list(out.warnings)
+
+
+@dataclass(frozen=True)
+class EditDrift:
+    """What happened to an edited item while its editor was open (another clone, an agent):
+    where it is now (`now` None: removed), whether its text changed, and the commits that
+    did it, newest first ("atk: unhold F — agent x1, 2026-12-01 20:10 UTC, 1a2b3c4d5e")."""
+
+    filename: str
+    was: str
+    now: str | None
+    changed: bool
+    commits: tuple[str, ...] = ()
+    terminal: bool = False
+
+    @property
+    def left(self) -> bool:
+        return self.now != self.was
+
+    @property
+    def gone(self) -> bool:
+        return self.now is None
+
+    def summary(self) -> str:
+        name = self.filename
+        if self.gone:
+            said = f"{name} was removed while you edited it."
+        elif self.terminal:
+            said = f"{name} was moved from {self.was} to {self.now} while you edited it ({self.now} is read-only)."
+        elif self.left:
+            said = f"{name} left {self.was} while you edited it: it is in {self.now} now" + (
+                ", and its text changed." if self.changed else "."
+            )
+        else:
+            said = f"{name} was changed by someone else while you edited it; it is still in {self.was}."
+        if self.commits:
+            more = f"; and {len(self.commits) - 4} more" if len(self.commits) > 4 else ""
+            shown = "; ".join(self.commits[:4]) + more
+            said += f" What happened: {shown}."
+        return said
+
+
+def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
+    """What happened to the ticket's item since the session took it (None: nothing, it is
+    where it was with the text the session started from). Read from the store as it is now
+    (a refused save has pulled already)."""
+    from .holds import AGENT_TRAILER
+    from .model import TERMINAL
+
+    name = ticket.filename
+    found = service._find(name)
+    now = found[0][1] if found else None
+    changed = False
+    if now is not None:
+        try:
+            changed = service.store.read_bytes(now, name, queue=found[0][0]) != ticket.base
+        except (AtkError, OSError):
+            changed = True
+    if now == ticket.state and not changed:
+        return None
+    since = ticket.after or ticket.start
+    commits: list[str] = []
+    head = service.head()
+    if since and head and since != head:
+        fmt = f"%h%x1f%s%x1f%(trailers:key=Atk-Actor,valueonly)%x1f%(trailers:key={AGENT_TRAILER},valueonly)%x1f%at%x1e"
+        globs = [f":(glob){q.folder}/*/{name}" for q in QUEUES]
+        rng = f"{since}..{head}"
+        env = service.store.read_env
+        proc = service.store.git("log", "--no-renames", f"--format={fmt}", rng, "--", *globs, check=False, env=env)
+        for rec in proc.stdout.split("\x1e"):
+            parts = rec.strip("\n").split("\x1f")
+            if len(parts) != 5:
+                continue
+            sha, subject, actor, agent, stamp = (p.strip() for p in parts)
+            who = (f"agent {agent}" if agent else "an agent") if actor == "agent" else (actor or "git")
+            when = datetime.fromtimestamp(int(stamp), UTC).strftime("%Y-%m-%d %H:%M UTC") if stamp.isdigit() else "?"
+            commits.append(f"{subject} — {'the user' if who == 'user' else who}, {when}, {sha}")
+    return EditDrift(name, ticket.state, now, changed, tuple(commits), terminal=now in TERMINAL)
+
+
+def retarget(service: Service, ticket: EditTicket) -> bytes:
+    """After the item moved meanwhile, base the session on where it is now: an inbox item
+    is held again (the session's own hold from here on), an item elsewhere is edited where
+    it is. The stored bytes the next save must find. Raises AtkError when it is gone or
+    terminal, or the hold is refused."""
+    item = service.read(ticket.filename)
+    if item.state in (State.ADOPTED, State.REJECTED):
+        raise AtkError(f"{ticket.filename} is {item.state}: terminal items are read-only", code="state")
+    edit_state = queue_named(item.queue).edit_state
+    ticket.state, ticket.held = item.state, False
+    if item.state == State.INBOX and not item.defects:
+        out = service.transition(_HOLD_OP[edit_state], [ticket.filename], expect=State.INBOX)
+        if not out.ok:
+            raise AtkError(f"could not hold {ticket.filename} again: {out.message}", code=out.code)
+        ticket.state, ticket.held, ticket.after = edit_state, True, service.head()
+        ticket.hold_mark = _hold_mark(service, ticket)
+    ticket.base = service.read_bytes(ticket.filename)
+    return ticket.base
 
 
 def finish_edit(service: Service, ticket: EditTicket, text: bytes) -> Outcome:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from .items import set_keys, with_frontmatter
 from .model import TERMINAL, URGENCIES
@@ -32,9 +32,17 @@ def parse_until(value: str, now: datetime, *, future: bool = False) -> datetime:
 def _parse_until(value: str, now: datetime) -> datetime:
     text = value.strip()
     m = _DURATION.match(text)
+    too_far = AtkError(
+        f"--until {value!r} is too far away: a cooldown must end between now and the year 9999 "
+        "(give a shorter duration, e.g. 30d, or a date)",
+        exit_code=2,
+    )
     if text and m and any(m.groups()):
         d, h, mi, s = (int(g or 0) for g in m.groups())
-        return (now + timedelta(days=d, hours=h, minutes=mi, seconds=s)).replace(microsecond=0)
+        try:
+            return (now + timedelta(days=d, hours=h, minutes=mi, seconds=s)).replace(microsecond=0)
+        except (OverflowError, ValueError):  # past year 9999, or more days than a timedelta holds
+            raise too_far from None
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
@@ -44,6 +52,10 @@ def _parse_until(value: str, now: datetime) -> datetime:
         ) from None
     if when.tzinfo is None:
         raise AtkError(f"--until {value!r} has no timezone; add one (e.g. +09:00 or Z)", exit_code=2)
+    try:
+        when.astimezone(UTC)  # 9999-12-31T23:00-05:00 is past the last time there is
+    except OverflowError:
+        raise too_far from None
     return when
 
 

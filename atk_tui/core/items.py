@@ -51,6 +51,7 @@ class _YAML:
                     RuntimeWarning,
                     stacklevel=3,
                 )
+            self.loader = _unique_keys_loader(yaml, self.loader)
             self.resolver = yaml.resolver.Resolver()
             self.mod = yaml
         return self.mod
@@ -58,6 +59,39 @@ class _YAML:
     def load(self, text: str) -> Any:
         """`text` loaded with the safe loader (libyaml's when available)."""
         return self().load(text, Loader=self.loader)
+
+
+class DuplicateKey(ValueError):
+    """A mapping of the frontmatter names the same key twice (`kind: awi` … `kind: uwi`):
+    YAML would keep the last silently; an item saying two things is defective instead."""
+
+    def __init__(self, key: Any) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def _unique_keys_loader(yaml: Any, base: Any) -> Any:
+    """`base` (a safe loader) refusing a mapping that names a key twice (`DuplicateKey`);
+    keys merged in by `<<` may be overridden, as YAML's merge key means."""
+    merge = "tag:yaml.org,2002:merge"
+
+    class UniqueKeys(base):  # type: ignore[misc,valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: set[Any] = set()
+                for key_node, _value in node.value:
+                    if key_node.tag == merge:
+                        continue
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        if key in seen:
+                            raise DuplicateKey(key)
+                        seen.add(key)
+                    except TypeError:  # unhashable: PyYAML says so itself
+                        pass
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeys
 
 
 _yaml = _YAML()
@@ -120,6 +154,12 @@ def _time_value(key: str, v: Any, errors: list[str]) -> datetime | None:
     if key == "cooldown_until" and dt.tzinfo is None:
         errors.append(f"{key}: needs a timezone, {_TZ_HINT}")
         return None
+    if dt.year in (1, 9999) and dt.tzinfo is not None:
+        try:
+            dt.astimezone(UTC)  # 9999-12-31T23:00-05:00 is past the last time there is
+        except OverflowError:
+            errors.append(f"{key}: out of range (before year 1 or after 9999 in UTC): {v!r}")
+            return None
     return dt
 
 
@@ -494,6 +534,9 @@ def _load_meta(item: Item, defects: list[str]) -> None:
         fast = data is not None  # no anchors, aliases or odd keys possible then
         if data is None:
             data = _yaml.load(item.fm_text or "")
+    except DuplicateKey as exc:
+        defects.append(f"frontmatter: {exc} (a key may be given once: which one counts would be a guess)")
+        return
     except _yaml().YAMLError as exc:
         first = str(exc).strip().splitlines()
         defects.append("YAML error: " + " ".join(x.strip() for x in first[:3]))

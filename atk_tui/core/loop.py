@@ -38,6 +38,7 @@ from pathlib import Path
 
 from .model import PROCESSABLE
 from .store import AtkError
+from .textsafe import safe_line
 from .watch import store_signature
 
 LOOP_DIR = "atk-loop"
@@ -133,19 +134,33 @@ class ProcessLoop:
     # -- what to run -------------------------------------------------------------------
 
     def ready_groups(self) -> dict[str, list[str]]:
-        """Ready processable filenames by target_repo (honouring --target-repo)."""
+        """Ready processable filenames by target_repo (honouring --target-repo).
+
+        The listing (through the caches) only proposes: every proposed item is judged again
+        from its file and the files of everything it depends on, answers counting only once
+        committed (`Service.judge_from_files`), and only what is ready that way is handed
+        out. A cache record that disagrees (forged, or stale) is logged, never obeyed."""
         view = self.svc.queue(PROCESSABLE)
-        groups: dict[str, list[str]] = {}
+        proposed: list[str] = []
         for item in view.items.values():
             j = view.judgements.get(item.filename)
             if item.state not in PROCESSABLE or j is None or not j.ready:
                 continue
             if item.queue not in self.svc.queues:
                 continue
+            proposed.append(item.filename)
+        judged = self.svc.judge_from_files(proposed, view)
+        groups: dict[str, list[str]] = {}
+        for name in proposed:
+            item, j = judged.get(name, (None, None))
+            if item is None or j is None or not j.ready:
+                why = "; ".join(r.message for r in j.reasons) if j is not None and j.reasons else "not ready"
+                self.log(f"not handed out: {safe_line(name)}: its file says {safe_line(why)} (the listing said ready)")
+                continue
             if self.svc.only_repo and item.target_repo != self.svc.only_repo:
                 continue
-            groups.setdefault(item.target_repo, []).append(item.filename)
-            self.states[item.filename] = item.state
+            groups.setdefault(item.target_repo, []).append(name)
+            self.states[name] = item.state
         return {repo: sorted(files) for repo, files in sorted(groups.items())}
 
     # -- bookkeeping -------------------------------------------------------------------

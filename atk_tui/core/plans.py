@@ -102,6 +102,29 @@ def _source(given: str, root: Path) -> Path:
     return p
 
 
+#: a plan file (or a companion) larger than this is refused, read no further (issue 25:
+#: a file that grows without end must not be read until memory runs out)
+PLAN_MAX_BYTES = 16 * 1024 * 1024
+
+
+def _read_plan(src: Path) -> bytes:
+    """A plan file's bytes: a regular file (never a FIFO or a device), at most
+    `PLAN_MAX_BYTES` (one byte more is read to tell)."""
+    fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as fh:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise AtkError(f"{src} is not a regular file; give the plan file itself", exit_code=2)
+        data = fh.read(PLAN_MAX_BYTES + 1)
+    if len(data) > PLAN_MAX_BYTES:
+        raise AtkError(
+            f"{src} is larger than the plan size limit ({PLAN_MAX_BYTES // (1024 * 1024)} MiB); nothing was stored",
+            exit_code=2,
+        )
+    return data
+
+
 def companions(plan: Path) -> list[Path]:
     stem = plan.name.split(".")[0]
     return sorted(
@@ -139,7 +162,7 @@ def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
                         "(give the new plan another name)"
                     )
             for src, dst in moves.items():
-                tx.write(dst, src.read_bytes())
+                tx.write(dst, _read_plan(src))
     except AtkError as exc:
         return PlansOutcome(False, exc.message, warnings=tuple(result.warnings), exit_code=exc.exit_code)
     except OSError as exc:

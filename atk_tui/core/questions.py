@@ -426,9 +426,20 @@ class AnswerProgress:
     complete: bool
 
 
-def _choice_value(value: str, question: Question) -> str:
+#: what is left of an "other" line once its words say nothing of their own: ``other — see
+#: notes`` names the notes, it does not answer anything by itself
+_OTHER_FILLER_RE = re.compile(r"^other\W*(?:see\W+notes?\W*)?$", re.I)
+
+
+def _choice_value(value: str, question: Question, has_text: bool) -> str | None:
+    """The choice a ``- N: value`` line records: a letter, "other", or None when the line
+    answers nothing (SPEC §11): it is empty, or it says "other" (see notes) while there are no
+    notes."""
+    value = value.strip()
+    if not value:
+        return None
     if value.casefold().startswith(OTHER):
-        return OTHER
+        return OTHER if has_text or not _OTHER_FILLER_RE.match(value) else None
     m = _CHOICE_LETTER_RE.match(value)
     if m and question.option(m.group(1)) is not None:
         return m.group(1).upper()
@@ -466,19 +477,26 @@ def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerP
     other value) with "other". Free text answers, as "other", a single question, and every
     question without options that has no line; with several questions that have options,
     text alone does not say which it answers: each needs a line (a choice or N=other).
-    Complete when no question is missing."""
+    Complete when no question is missing.
+
+    A line answers nothing when it is empty (``- 2:``) or says "other" without any words of
+    its own while there are no notes (``--choose 2=other`` with no text): "other" needs text.
+    An empty line counts as no line at all."""
     parsed = parsed or parse_questions(body)
     numbers = tuple(q.number for q in parsed.questions)
     text = sections.answer_text(body)
     if text is None or not text.strip():
         return AnswerProgress({}, numbers, False)
     choices, free = sections.split_answer(text)
+    has_text = bool(free.strip())
     answered: dict[int, str] = {}
     for q in parsed.questions:
-        value = choices.get(q.number)
-        if value is not None:
-            answered[q.number] = _choice_value(value, q)
-        elif free.strip() and (not q.options or len(parsed.questions) == 1):
+        raw = choices.get(q.number)
+        if raw is not None and raw.strip():
+            value = _choice_value(raw, q, has_text)
+            if value is not None:
+                answered[q.number] = value
+        elif has_text and (not q.options or len(parsed.questions) == 1):
             answered[q.number] = OTHER
     missing = tuple(n for n in numbers if n not in answered)
     return AnswerProgress(answered, missing, not missing)

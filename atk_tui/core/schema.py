@@ -132,6 +132,16 @@ class Blocks(BaseModel):
     transitive: int
 
 
+class HeldBy(BaseModel):
+    """Who holds a held item (SPEC §15): the commit that moved it into its held state."""
+
+    actor: Literal["user", "agent"] | None = Field(description="that commit's Atk-Actor (None: made outside atk)")
+    agent_id: str | None = Field(description="that commit's Atk-Agent (an agent's ATK_AGENT_ID), if any")
+    since: str | None = Field(description="when (UTC, ISO 8601)")
+    commit: str
+    state: str
+
+
 class Record(BaseModel):
     """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`
     and `plan_file_at`)."""
@@ -160,6 +170,7 @@ class Record(BaseModel):
     defects: list[str]
     warnings: list[str]
     blocks: Blocks | None = None
+    held_by: HeldBy | None = None
     body: str | None = None
     plan_file_at: Literal["store", "planning root"] | None = Field(
         None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"

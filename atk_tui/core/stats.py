@@ -36,7 +36,7 @@ from .model import FILENAME_PATTERN, QUESTION_KINDS, TERMINAL
 from .questions import answer_progress
 from .queues import QUEUES
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: an empty choice line or a bare "other" answers nothing (issue 25)
 _ITEM_RE = re.compile(rf"^({'|'.join(q.name for q in QUEUES)})/([a-z]+)/({FILENAME_PATTERN})$")
 _BLOB_CHUNK = 2000  # blobs per `git cat-file --batch` call
 

@@ -47,6 +47,9 @@ PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 #: seconds from the first queue shown to keeping it for the next run (`Service.save_queue`),
 #: and between two such saves while the store keeps changing
 SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
+#: worker groups that run no git: quitting does not wait for them (a graph layout gives up
+#: once cancelled, which quitting does)
+NO_GIT_WORKERS = frozenset({"graph-layout"})
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
     ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
@@ -486,11 +489,12 @@ class AtkApp(App):
 
     def _busy_workers(self) -> list[Worker]:
         """Workers still running git (a write, a pull, a push, a read). A write parked on its
-        dialog runs nothing."""
+        dialog runs nothing; a graph layout runs no git (and gives up once cancelled: quitting
+        never waits for it)."""
         parked = isinstance(self.screen, ModalScreen)
         return [
             w for w in self.workers
-            if not w.is_finished and not (parked and w.group == "write")
+            if not w.is_finished and not (parked and w.group == "write") and w.group not in NO_GIT_WORKERS
         ]
 
     async def action_quit(self) -> None:

@@ -142,6 +142,34 @@ class Commands:
 
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
+    async def agent_hold_warning(self, targets: Sequence[Item]) -> str | None:
+        """SPEC §15: the person may change any hold; one an agent holds is said first (the
+        agent is working on it). The sentence, None when no target is an agent's."""
+        from ..core.holds import is_held_state
+
+        held = [t for t in targets if is_held_state(t.queue, t.state)]
+        if not held:
+            return None
+        holders = await asyncio.to_thread(self.service.held_by, held)
+        by_agents = [(t, h) for t in held if (h := holders.get(t.filename)) is not None and h.actor == "agent"]
+        if not by_agents:
+            return None
+        item, holder = by_agents[0]
+        first = safe_line(item.filename)
+        what = first if len(by_agents) == 1 else f"{len(by_agents)} of these items ({first} first)"
+        return (
+            f"{what} is {holder.describe()}: the agent took it to work on it and releases it when it is done; "
+            "it may find its work changed under it."
+        )
+
+    async def confirm_agent_hold(self, targets: Sequence[Item], verb: str) -> bool:
+        """Asks before `verb`-ing an item an agent holds (`agent_hold_warning`). True to go on."""
+        warning = await self.agent_hold_warning(targets)
+        if warning is None:
+            return True
+        verb = verb.capitalize()
+        return await self._ask("Held by an agent", Text(f"{warning} {verb} it anyway?"), f"{verb} anyway")
+
     # -- transitions ------------------------------------------------------------------------
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
@@ -173,6 +201,10 @@ class Commands:
         names = [t.filename for t in targets]
         states = {t.state for t in targets}
         svc = self.service
+        held = await self.agent_hold_warning(targets)
+        if held is not None:  # one question: the agent's hold, and what is unusual about the move
+            verb = "Release" if target == "inbox" and states == {"hold"} else "Move"
+            return await self._ask("Held by an agent", Text(f"{held} {verb} it to {target} anyway?"), f"{verb} anyway")
         leaving = bool(states & TERMINAL)
         unusual = [t for t in targets if not svc.agent_may_move(t, target)] if target in TERMINAL or leaving else []
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
@@ -232,6 +264,9 @@ class Commands:
         names = [t.filename for t in targets]
         what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
         message = Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it).")
+        held = await self.agent_hold_warning(targets)
+        if held is not None:
+            message.append(f"\n\n⚠ {held}", style="bold yellow")
         gone = set(names)
         for name in names:
             dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
@@ -400,6 +435,8 @@ class Commands:
         reason = self.disabled_reason("dependencies", [item])
         if reason is not None:  # the command palette does not ask first
             self.app.notify(reason, severity="warning", markup=False)
+            return None
+        if not await self.confirm_agent_hold([item], "change"):
             return None
         deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
         if deps is None:

@@ -20,6 +20,7 @@ from textual.message_pump import MessagePump
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from ..core.holds import Holder, is_held_state
 from ..core.model import Item
 from .widgets.detail import DetailPane, prepare_body
 
@@ -78,6 +79,18 @@ class DetailFollower:
     def __init__(self, screen: MainScreen, delay: float) -> None:
         self.screen = screen
         self.rest = RestTimer(screen, delay, lambda: self.follow(screen.selected, immediate=True))
+        #: who holds a held item (SPEC §15), by filename: (the HEAD it was found at, holder)
+        self.holders: dict[str, tuple[str | None, Holder | None]] = {}
+
+    def _holder(self, item: Item) -> tuple[bool, Holder | None]:
+        """(known, holder) of a held item at the view's HEAD; (True, None) for one not held."""
+        if not is_held_state(item.queue, item.state):
+            return True, None
+        view = self.screen.view
+        got = self.holders.get(item.filename)
+        if got is None or view is None or got[0] != view.head:
+            return False, None
+        return True, got[1]
 
     def follow(self, key: str | None, immediate: bool = False) -> None:
         """`key` was selected: shown once the cursor rests, or now (`immediate`: a refresh, a
@@ -93,7 +106,7 @@ class DetailFollower:
         self.rest.cancel()
         full = screen.full_items.get(key)
         detail = screen.query_one(DetailPane)
-        if full is not None and detail.rendered_body(full) is not None:
+        if full is not None and detail.rendered_body(full) is not None and self._holder(full)[0]:
             self.show(full)  # all of it is known: shown now
             return
         # read and rendered in a thread (a few milliseconds), then shown in one go: one change of
@@ -116,6 +129,7 @@ class DetailFollower:
             dependents=view.dependents.get(item.filename, []),
             blocks=view.blocks.get(item.filename),
             body=body,
+            holder=self._holder(item)[1],
         )
 
     def _load(self, key: str, item: Item | None, options: ConsoleOptions | None) -> None:
@@ -127,6 +141,13 @@ class DetailFollower:
         except Exception as exc:
             app.call_from_thread(self._unreadable, key, f"cannot read {key}: {exc}")
             return
+        if not self._holder(item)[0]:
+            head = self.screen.view.head if self.screen.view is not None else None
+            try:
+                found = app.service.held_by([item]).get(item.filename)
+            except Exception:  # who holds it is extra: the item shows without it
+                found = None
+            self.holders[item.filename] = (head, found)
         if item.body.count("\n") > SLOW_MARKDOWN_LINES:  # rendering it takes a while: the rest first
             app.call_from_thread(self._loaded, item, None)
         body = None if get_current_worker().is_cancelled else prepare_body(item, app.console, options)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SuspendNotSupported
 
-from ..core.editing import EditTicket, base_of, has_merge_markers, kept_scratches, merge_texts, scratch_item
+from ..core.editing import EditDrift, EditTicket, base_of, has_merge_markers, kept_scratches, merge_texts, scratch_item
 from ..core.errors import AtkError
 from ..core.model import TERMINAL
 from ..core.service import Outcome
@@ -107,6 +107,8 @@ class EditSession:
         item = await asyncio.to_thread(svc.read, filename)
         if item.state in TERMINAL:
             app.notify(f"{item.state} items are read-only", severity="warning")
+            return
+        if not await self.commands.confirm_agent_hold([item], "edit"):
             return
         resume = await self._offer_kept(filename)
         if resume is False:
@@ -293,6 +295,11 @@ class EditSession:
         it), "discard", or None (decide later)."""
         app = self.app
         state = ticket.state
+        moved = None
+        if out.code in ("changed", "state", "missing"):  # what happened to it meanwhile, exactly
+            moved = await asyncio.to_thread(app.service.edit_drift, ticket)
+        if moved is not None and moved.left:
+            return await self._moved_meanwhile(ticket, moved, mine)
         newer: bytes | None = None
         if out.code == "changed":
             try:
@@ -311,6 +318,8 @@ class EditSession:
                 else "Edit again opens the newer version merged with your text; the save is then based on the newer version.\n"
             )
         reason = "not valid UTF-8 text" if out.code == "invalid" and "UTF-8" in out.message else out.message
+        if moved is not None:  # changed where it is: say by whom
+            reason = f"Not saved: {moved.summary()}"
         message = f"{reason}\n\nYour text is kept in {kept}.\n{how}The item stays in {state} until you decide."
         choice = await app.push_screen_wait(
             ChoiceScreen(
@@ -328,6 +337,41 @@ class EditSession:
         if choice == "discard":
             return "discard"
         app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+        return None
+
+    async def _moved_meanwhile(self, ticket: EditTicket, moved: EditDrift, mine: bytes) -> bytes | str | None:
+        """The item left the session's state while the editor was open (another clone, an
+        agent, the person elsewhere): say exactly what happened, keep the text, offer what
+        makes sense -- edit again where it is now (held again from inbox) or discard; for an
+        item that is gone or terminal, only keeping or discarding the text."""
+        app = self.app
+        kept = shown_path(app, ticket.keep(mine))
+        ticket.held = False  # it left the session's hold: nothing of it is this session's to release
+        if moved.gone or moved.terminal:
+            message = f"{moved.summary()}\n\nNothing was saved. Your text is kept in {kept}."
+            choices = [("discard", "d", "Discard my text")]
+            escape = "Esc: keep my text"
+        else:
+            again = "holds it again and opens" if moved.now == "inbox" else f"opens it (in {moved.now})"
+            message = (
+                f"{moved.summary()}\n\nNothing was saved. Your text is kept in {kept}.\n"
+                f"Edit again {again} the version stored now merged with your text; the save is then based on it."
+            )
+            choices = [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")]
+            escape = f"Esc: decide later (it stays in {moved.now})"
+        choice = await app.push_screen_wait(ChoiceScreen("Not saved", Text(message), choices, escape_hint=escape))
+        if choice == "discard":
+            return "discard"
+        if choice == "again":
+            old_base = ticket.base
+            try:
+                newer = await asyncio.to_thread(app.service.retarget_edit, ticket)
+            except AtkError as exc:
+                app.report_error(f"{exc.message}; your text is kept in {kept}")
+                return None
+            return merge_texts(old_base, newer, mine)[0]
+        where = "it is gone" if moved.gone else f"it is in {moved.now} now"
+        app.notify(f"your text is kept in {kept}; {where}", severity="warning", markup=False, timeout=10)
         return None
 
     async def _abandon(self, ticket: EditTicket) -> None:

@@ -351,7 +351,9 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
     async with dashboard(demo, name) as (app, pilot):
         await press_all(pilot, "p")
         agent = Service(demo.root, actor="agent")
-        assert agent.edit(name, "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n").ok
+        rewrite = "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n"
+        assert agent.edit(name, rewrite).code == "held"  # the person's hold (SPEC §15)...
+        assert Service(demo.root, actor="user").edit(name, rewrite).ok  # ...changed in another session of theirs
         await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())  # that refusal is final: z moves on
     assert demo.written() == [f"atk: hold {name}", f"atk: edit {name}"]

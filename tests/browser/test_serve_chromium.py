@@ -194,3 +194,46 @@ def test_a_page_of_another_origin_cannot_open_the_dashboard(served, tmp_path: Pa
 
     result, _other = asyncio.run(drive())
     assert result.startswith("closed "), result
+
+
+def test_esc_in_the_browser_backs_out_of_the_editor_and_the_new_item_form(served, tmp_path: Path) -> None:
+    """Issue 29: in a browser the in-app editor's text area took Esc (it indents with Tab), and
+    the `+` form needed two Esc and dropped the typed text. One Esc now asks before anything
+    typed is dropped; with nothing typed it closes at once."""
+    binary = chromium_or_fail()
+    root, name, server = served
+    before = subjects(root)
+
+    async def drive() -> None:
+        browser = Browser(binary, tmp_path / "profile")
+        try:
+            await browser.start()
+            await browser.open(server.url)
+            await browser.wait_for_text("email validation")
+            await browser.evaluate("document.querySelector('.xterm-helper-textarea').focus(), true")
+            browser.mark()
+            await browser.key("e")
+            await browser.wait_for_text("Edit the file in the dashboard instead?")
+            await browser.key("y")
+            await browser.wait_for_text("Ctrl+S save")
+            await browser.key("x")  # typed into the text area
+            browser.mark()
+            await browser.key("escape")  # one Esc, from inside the text area
+            await browser.wait_for_text("Discard what you typed?")
+            browser.mark()
+            await browser.key("d")
+            await browser.wait_for_text("Needs you")
+            browser.mark()
+            await browser.key("+")
+            await browser.wait_for_text("New item (to inbox)")
+            browser.mark()
+            await browser.key("escape")  # nothing typed: closes at once
+            await browser.wait_for_text("Needs you")
+        finally:
+            await browser.close()
+
+    asyncio.run(drive())
+    # the edit was discarded: nothing but the edit session's hold and unhold, and the item is back
+    made = subjects(root)[: len(subjects(root)) - len(before)]
+    assert all(s in (f"atk: hold {name}", f"atk: unhold {name}") for s in made), made
+    assert list(root.glob(f"wi/inbox/{name}"))

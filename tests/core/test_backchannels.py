@@ -79,14 +79,15 @@ def test_titles_names_items_in_any_state(svc: Service) -> None:
 
 def test_history_parses_nul_separated_records_with_the_actor(svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     name = add_item(svc)
-    assert svc.hold(name).ok
     monkeypatch.setenv("CLAUDECODE", "1")
     agent = Service(svc.root, clock=svc.clock)
-    assert agent.unhold(name).ok
+    assert agent.hold(name).ok  # (an agent may not release the person's hold: SPEC §15)
+    monkeypatch.delenv("CLAUDECODE")
+    assert svc.unhold(name).ok
     hist = svc.history(name)
     assert [(h.subject, h.actor) for h in hist] == [
-        (f"atk: unhold {name}", "agent"),
-        (f"atk: hold {name}", "user"),
+        (f"atk: unhold {name}", "user"),
+        (f"atk: hold {name}", "agent"),
         (f"atk: add {name}", "user"),
     ]
     assert all(len(h.commit) == 40 for h in hist)

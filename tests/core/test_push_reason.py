@@ -75,3 +75,20 @@ def test_a_push_behind_the_remote_is_still_rebased_and_retried(remote_store: tup
     out = svc.add(kind="awi", target_repo="acme/webapp", body="# mine\n\nbody\n")
     assert out.ok and out.pushed is True, (out.message, out.warnings)
     assert git(root, "rev-list", "--count", "@{u}..HEAD").strip() == "0"
+
+
+def test_a_push_that_lost_the_race_for_the_ref_is_retried_a_hook_refusal_is_not() -> None:
+    """Two clones pushing at once: git's receive-pack refuses the loser with `[remote rejected]
+    ... (failed to update ref)` / `cannot lock ref ... but expected ...` (the soak saw it on
+    every transport): pulling and pushing again can help, as for `(fetch first)`."""
+    from atk_tui.core.store import push_behind_remote
+
+    raced = (
+        "error: cannot lock ref 'refs/heads/main': is at 1111 but expected 2222\n"
+        "To /tmp/remote.git\n ! [remote rejected] main -> main (failed to update ref)\n"
+        "error: failed to push some refs to '/tmp/remote.git'"
+    )
+    assert push_behind_remote(raced)
+    assert push_behind_remote(" ! [remote rejected] main -> main (failed to update ref)")
+    assert not push_behind_remote(" ! [remote rejected] main -> main (pre-receive hook declined)")
+    assert push_behind_remote(" ! [rejected]        main -> main (fetch first)")

@@ -66,6 +66,20 @@ def test_corpus_covers_issue_10(tmp_path: Path) -> None:
     } <= kinds  # fmt: skip
 
 
+def test_corpus_covers_issue_25(tmp_path: Path) -> None:
+    kinds = {c.kind for c in hostile_corpus(tmp_path / "PWNED")}
+    assert {
+        "newline-tab-in-filename", "uwi-empty-choice-line", "uwi-other-without-text", "uwi-complete-answer",
+        "cooldown-past-year-9999", "duplicate-keys", "duplicate-nested-key",
+    } <= kinds  # fmt: skip
+
+
+def test_corpus_answers_count_only_when_complete() -> None:
+    for case in hostile_corpus(Path("/nonexistent/PWNED")):
+        if case.answered is not None:
+            assert check_item(case.filename, case.data).answered is case.answered, case.kind
+
+
 # a symbolic link is a store-level defect, checked through `atk wi list` below
 @pytest.mark.parametrize(
     "case", [c for c in hostile_corpus(Path("/nonexistent/PWNED")) if c.special not in UNLISTED], ids=lambda c: c.kind

@@ -1237,6 +1237,139 @@ DECISION_ATTACKS = (
 )
 
 
+# --------------------------------------------------------------------------------------------
+# issue 25: decisions from a forged cache, incomplete answers, endless inputs, a graph too large
+
+
+def forged_cache_record(tmp: Path) -> str:
+    """The item cache and the judged listing say the question is answered and its dependent
+    ready (CRC-32 recomputed): nothing that gates work believes them, and nothing is committed."""
+    from support.forge import forge_item_record, forge_listing, process_loop_once
+
+    root, _, (awi, uwi) = make_store(tmp)
+    svc = Service(root, actor="user", pull=False, push=False)
+    check(svc.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
+    atk("wi", "list", "--json", "--store", str(root))  # the caches
+    forge_item_record(root, uwi, answered=True)
+    forge_listing(root, lambda b: b.replace(b'"ready": false', b'"ready": true'))
+    check(Service(root, actor="user").queue().judgements[awi].ready, "the forged record did not take")
+    head = git(root, "rev-parse", "HEAD")
+    agent = {**os.environ, "CLAUDECODE": "1"}
+    proc, handed = process_loop_once(root, tmp / "loop", env={"CLAUDECODE": "1"})
+    check(proc.returncode == 0 and not handed, f"the process-loop handed out {handed}: {proc.stderr[-300:]}")
+    out = atk("wi", "adopt", uwi, "--store", str(root), "--skip-pull", "--skip-push", env=agent)
+    check(out.returncode == 1, f"adopt of the unanswered question: exit {out.returncode}")
+    shown = atk("wi", "show", awi, "--json", "--store", str(root)).stdout
+    check('"ready": false' in shown, "show believed the cache")
+    check(git(root, "rev-parse", "HEAD") == head, "something was committed")
+    return "forged item record + listing: loop handed nothing, adopt refused, show from the file"
+
+
+def incomplete_answers(tmp: Path) -> str:
+    """`- 2:` by hand and `--choose 1=other` without text answer nothing."""
+    from support.forge import process_loop_once
+
+    root, _, (awi, uwi) = make_store(tmp)
+    svc = Service(root, actor="user", pull=False, push=False)
+    check(svc.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
+    out = atk("wi", "answer", uwi, "--choose", "1=other", "--store", str(root), "--skip-pull", "--skip-push")
+    check(out.returncode == 1 and "with no text" in out.stderr, f"--choose 1=other alone: {out.returncode} {out.stderr}")
+    path = root / "wi" / "inbox" / uwi
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1:\n")
+    check(svc.commit_pending().ok, "commit failed")
+    check(not Service(root, actor="user").read(uwi).answered, "an empty choice line counts as an answer")
+    _proc, handed = process_loop_once(root, tmp / "loop", env={"CLAUDECODE": "1"})
+    check(awi not in handed, "the dependent of an empty answer was handed out")
+    return "empty choice line and bare other: unanswered, dependent kept back"
+
+
+def endless_input(tmp: Path) -> str:
+    """`--body-file /dev/zero` and an endless stdin: refused past the item size limit."""
+    from support.forge import atk_run
+
+    root, _, _ = make_store(tmp)
+    head = git(root, "rev-parse", "HEAD")
+    add = ("wi", "add", "--kind", "awi", "--target-repo", "r", "--store", str(root), "--skip-pull", "--skip-push")
+    for src in ("/dev/zero", "-"):
+        with open("/dev/zero", "rb") as zero:
+            out = atk_run(*add, "--body-file", src, stdin=zero, timeout=WAIT, memory=1 << 31)
+        check(out.returncode == 2 and "size limit" in out.stderr, f"{src}: exit {out.returncode} {out.stderr[-300:]}")
+    check(git(root, "rev-parse", "HEAD") == head, "something was committed")
+    return "/dev/zero and endless stdin refused at 1 MiB + 1 byte"
+
+
+def cli_messages(tmp: Path) -> str:
+    """Messages, not tracebacks; one stderr line per record; duplicate keys are defects."""
+    root, _, (awi, _) = make_store(tmp)
+    out = atk("wi", "set-cooldown", awi, "--until", "999999999d", "--store", str(root))
+    check(out.returncode == 2 and "Traceback" not in out.stderr, f"set-cooldown: {out.returncode} {out.stderr[-300:]}")
+    full = tmp / "full"
+    full.mkdir()
+    (full / "mine.txt").write_text("x")
+    out = atk("init", str(full))
+    check(out.returncode == 1 and "not empty" in out.stderr and not (full / ".git").exists(), f"init: {out.stderr}")
+    (root / "wi" / "inbox" / "20261129-000001-x.md\n\tatk: fake line").write_text("x")
+    (root / "wi" / "inbox" / "20261129-000002-dup.md").write_text("---\nkind: awi\ntarget_repo: a\nkind: uwi\n---\n# d\n")
+    out = atk("wi", "list", "--store", str(root))
+    check(all(line.startswith("atk: ") for line in out.stderr.splitlines()) and "\t" not in out.stderr, "a raw line on stderr")
+    check("duplicate key 'kind'" in atk("wi", "list", "--json", "--store", str(root)).stdout, "duplicate key not a defect")
+    return "set-cooldown, init refused clearly; stderr one line per record; duplicate key defective"
+
+
+def graph_too_large(tmp: Path) -> str:
+    """A 3,000-item chain and one item depending on all of it: the layout refuses it before
+    making 4.5 million dummy nodes, the screen says so with its numbers, Esc closes it."""
+    from atk_tui.core.graph_layout import GraphNode, LayoutBudget, LayoutTooLarge, layout_graph
+    from support.forge import chain_and_star
+
+    files = chain_and_star(3000)
+    names = list(files)
+    nodes = [GraphNode(n, n, "ready") for n in names]
+    edges = [(names[i - 1], names[i]) for i in range(1, 3000)] + [(n, names[-1]) for n in names[:-1]]
+    t0 = time.monotonic()
+    try:
+        layout_graph(nodes, edges, budget=LayoutBudget())
+        check(False, "the layout took the whole graph")
+    except LayoutTooLarge as exc:
+        check(exc.nodes == 3001 and exc.edges == 5999, f"numbers: {exc.nodes} {exc.edges}")
+    spent = time.monotonic() - t0
+    root, _ = init_store(tmp / "huge")
+    for name, text in files.items():
+        (root / "wi" / "inbox" / name).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "huge")
+
+    async def drive() -> str:
+        from textual.widgets import Static
+
+        from atk_tui.tui.app import make_app
+        from atk_tui.tui.screens.graph import GraphScreen
+
+        app = make_app(root, watch=False, actor="user")
+        async with app.run_test(size=(120, 40)) as pilot:
+            deadline = time.time() + WAIT
+            while app.main.view is None or names[-1] not in app.main.view.items:
+                check(time.time() < deadline, "the queue never loaded")
+                await pilot.pause(0.05)
+            app.main.jump_to(names[-1])
+            await pilot.pause()
+            await pilot.press("v")
+            note = ""
+            while "too large" not in note:
+                check(time.time() < deadline, "no too-large message")
+                await pilot.pause(0.05)
+                if isinstance(app.screen, GraphScreen):
+                    note = app.screen.query_one("#graph-note", Static).content.plain
+            await pilot.press("escape")
+            await pilot.pause()
+            check(not isinstance(app.screen, GraphScreen), "Esc did not close the graph")
+            return note
+
+    note = asyncio.run(drive())
+    check("3,001 items, 5,999 links" in note, f"the message lacks the numbers: {note!r}")
+    return f"refused in {spent * 1000:.0f} ms; screen: {note[:60]!r}…; Esc closed it"
+
+
 SCENARIOS: dict[str, Callable[[Path], str]] = {
     "kill9-in-pre-commit-hook": kill9_in_pre_commit,
     "kill9-after-update-ref": kill9_after_update_ref,
@@ -1271,6 +1404,11 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "hand-moves-through-commit": hand_moves_through_commit,
     "shared-tree-user-commit": shared_tree_user_commit,
     "serve-driven-by-a-web-page": serve_driven_by_a_web_page,
+    "forged-cache-record": forged_cache_record,
+    "incomplete-answers": incomplete_answers,
+    "endless-input": endless_input,
+    "cli-messages": cli_messages,
+    "graph-too-large": graph_too_large,
 }
 
 

@@ -284,6 +284,7 @@ class Case:
     escaped: list[str] = field(default_factory=list)  # escaped forms the text must appear in
     special: str | None = None  # "symlink", "two-states", or one of LINK_SPECIALS
     link: str = "/etc/passwd"  # where a "symlink" case points
+    answered: bool | None = None  # a question: whether `atk wi list` must count it answered
 
 
 #: cases that are no regular item file (a linked folder, a linked plan): listed through their
@@ -298,6 +299,12 @@ OK_FM = "---\nkind: awi\ntarget_repo: acme/api\ncreated: 2026-11-29T05:12:00Z\n-
 
 def _ok(title: str, body: str = "- 反映内容: x\n") -> bytes:
     return (OK_FM + f"# {title}\n\n{body}").encode("utf-8", "surrogatepass")
+
+
+_TWO_Q = (
+    "---\nkind: uwi\ntarget_repo: acme/api\n---\n# two questions\n\n## 質問 1\nFirst?\n\n- A) yes -- y\n- B) no -- n\n\n"
+    "## 質問 2\nSecond?\n\n- A) yes -- y\n- B) no -- n\n"
+).encode()
 
 
 def hostile_corpus(marker: Path) -> list[Case]:
@@ -367,7 +374,8 @@ def hostile_corpus(marker: Path) -> list[Case]:
         Case("hostile-uwi-options", "20261129-000034-uwi.md",
              ("---\nkind: uwi\ntarget_repo: acme/api\n---\n# pick \x1b[5m\n\n## 質問\nWhich?\n\n"
               "- A) \x1b]52;c;aGk=\x07 -- clip\n- B) [red]markup[/red] -- x\n\n推奨: A)\n").encode(), escaped=["\\x1b[5m"]),
-        Case("duplicate-keys", "20261129-000035-dup-keys.md", b"---\nkind: awi\nkind: uwi\ntarget_repo: a\n---\n# dup\n"),
+        Case("duplicate-keys", "20261129-000035-dup-keys.md", b"---\nkind: awi\nkind: uwi\ntarget_repo: a\n---\n# dup\n",
+             defect="duplicate key 'kind'"),
         Case("yaml-merge-key", "20261129-000036-merge.md",
              b"---\nbase: &b {kind: awi, target_repo: acme/api}\n<<: *b\n---\n# merge\n"),
         Case("old-mac-cr-only", "20261129-000037-cr.md", _ok("carriage returns").replace(b"\n", b"\r"), defect="no frontmatter"),
@@ -393,6 +401,19 @@ def hostile_corpus(marker: Path) -> list[Case]:
              state="rejected"),
         Case("atk-trailer-markup-title", "20261129-000046-trailer.md", _ok("Atk-Actor: [/x] [@click=screen.submit]s[/]"),
              escaped=["[@click=screen.submit]s[/]"]),
+        # issue 25
+        Case("newline-tab-in-filename", "20261129-000047-x.md\n\tatk: all good\t.md", _ok("fake stderr line"),
+             defect="bad filename", escaped=["\\x0a\\x09atk: all good"]),
+        Case("uwi-empty-choice-line", "20261129-000048-empty-choice.md", _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2:\n".encode(),
+             answered=False),
+        Case("uwi-other-without-text", "20261129-000049-bare-other.md",
+             _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2: other — see notes\n".encode(), answered=False),
+        Case("uwi-complete-answer", "20261129-000050-complete.md",
+             _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2: other — see notes\n\nneither, a third way\n".encode(), answered=True),
+        Case("cooldown-past-year-9999", "20261129-000051-cooldown-9999.md",
+             b"---\nkind: awi\ntarget_repo: acme/api\ncooldown_until: 9999-12-31T23:59:59-05:00\n---\n# far\n", defect="out of range"),
+        Case("duplicate-nested-key", "20261129-000052-dup-nested.md",
+             b"---\nkind: awi\ntarget_repo: acme/api\nx: {a: 1, a: 2}\n---\n# dup nested\n", defect="duplicate key 'a'"),
     ]  # fmt: skip
     return c
 
@@ -543,6 +564,15 @@ def check_list_outputs(root: Path, cases: list[Case], env: dict[str, str]) -> di
         for esc in case.escaped:
             if esc not in tty_text:
                 problems.append(f"{case.kind}: {esc!r} not shown escaped on the tty")
+        if case.answered is not None and rec["answered"] is not case.answered:
+            problems.append(f"{case.kind}: answered is {rec['answered']!r}, not {case.answered!r}")
+    # stderr goes through the same sanitiser: one record a line, no raw tab (issue 25)
+    err_text = text.stderr.decode("utf-8", "replace")
+    if "\t" in err_text or any(not line.startswith("atk: ") for line in err_text.splitlines()):
+        problems.append(f"a raw line break or tab on stderr: {err_text[:300]!r}")
+    for ch in RAW_UNSAFE.findall(err_text.replace("\n", "")):
+        problems.append(f"raw control/bidi character U+{ord(ch):04X} on stderr")
+        break
     return {"json_rows": len(rows), "tty_bytes": len(tty), "problems": problems}
 
 

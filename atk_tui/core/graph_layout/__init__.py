@@ -54,6 +54,8 @@ from .model import (
     EdgeRoute,
     GraphNode,
     Layout,
+    LayoutBudget,
+    LayoutTooLarge,
     NodeBox,
 )
 from .navigation import nearest_in_direction, neighbors, node_at
@@ -69,6 +71,8 @@ __all__ = [
     "EdgeRoute",
     "GraphNode",
     "Layout",
+    "LayoutBudget",
+    "LayoutTooLarge",
     "NodeBox",
     "layout_graph",
     "nearest_in_direction",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 #: The node statuses the dashboard uses; any other string is accepted and used as a style key.
@@ -51,6 +53,50 @@ _ARROW_LOOP = "▲"  # a self-loop, drawn under the box
 
 # Characters `safe_line` lets through that still must not reach a terminal raw.
 _EXTRA_UNSAFE = re.compile(r"[\u061c\u2028\u2029\ud800-\udfff]")
+
+
+# --------------------------------------------------------------------------------------------
+# the budget
+
+
+class LayoutTooLarge(Exception):
+    """`layout_graph` gave up: the graph is over its `LayoutBudget` (`reason`: "elements", the
+    nodes plus the dummy nodes long edges need; "cells", the canvas; "time"; or "cancelled").
+    `nodes` and `edges` count the graph asked for; `elements`/`cells` what it would take (0
+    when not known yet)."""
+
+    def __init__(
+        self, reason: str, nodes: int, edges: int, elements: int = 0, cells: int = 0, limit: float = 0
+    ) -> None:
+        self.reason, self.nodes, self.edges = reason, nodes, edges
+        self.elements, self.cells, self.limit = elements, cells, limit
+        super().__init__(f"graph too large to lay out ({reason}): {nodes} nodes, {edges} edges")
+
+
+@dataclass
+class LayoutBudget:
+    """What `layout_graph` may spend: at most `max_elements` nodes and dummy nodes (an edge
+    spanning k columns needs k-1: a 3,000-item chain with one item depending on all of it
+    needs 4.5 million), a canvas of at most `max_cells` cells, until `deadline`
+    (`time.monotonic()`), while `cancelled()` is false. `tick`, when given, is called at every
+    check (a test holds a layout "in progress" with it). Raises `LayoutTooLarge` at the first
+    check that fails; the checks run between stages and inside every loop over the layers."""
+
+    max_elements: int = 60_000
+    max_cells: int = 30_000_000
+    deadline: float | None = None
+    cancelled: Callable[[], bool] | None = None
+    tick: Callable[[], None] | None = None
+    nodes: int = 0
+    edges: int = 0
+
+    def check(self) -> None:
+        if self.tick is not None:
+            self.tick()
+        if self.cancelled is not None and self.cancelled():
+            raise LayoutTooLarge("cancelled", self.nodes, self.edges)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LayoutTooLarge("time", self.nodes, self.edges)
 
 
 # --------------------------------------------------------------------------------------------

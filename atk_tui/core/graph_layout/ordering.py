@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .model import CROSSING_REDUCTION_LIMIT
 
@@ -97,6 +97,7 @@ def _order_layers(
     succ: list[list[int]],
     sweeps: int,
     transpose: bool,
+    check: Callable[[], None] | None = None,
 ) -> tuple[list[list[int]], int]:
     """Initial BFS order (keeps connected parts together), then barycenter sweeps, keeping the
     order with the fewest crossings."""
@@ -139,10 +140,14 @@ def _order_layers(
             indices = range(nlayers - 2, -1, -1)
             nbrs = succ
         for li in indices:
+            if check is not None and li % 64 == 0:
+                check()
             layers[li] = _barycenter_layer(layers[li], nbrs, pos)
             for i, v in enumerate(layers[li]):
                 pos[v] = i
         if transpose:
+            if check is not None:
+                check()
             _transpose(layers, pred, succ, pos)
         crossings = _total_crossings(layers, succ, pos)
         if crossings < best_crossings:

@@ -22,6 +22,8 @@ from .model import (
     EdgeRoute,
     GraphNode,
     Layout,
+    LayoutBudget,
+    LayoutTooLarge,
     NodeBox,
 )
 from .ordering import _order_layers, _sweep_budget
@@ -32,6 +34,10 @@ from .routing import _Net, _route_channel
 # the layout
 
 
+def _no_check() -> None:
+    """The budget check of a layout without a budget."""
+
+
 def layout_graph(
     nodes: Sequence[GraphNode],
     edges: Iterable[tuple[str, str]],
@@ -39,6 +45,7 @@ def layout_graph(
     max_label_cells: int = DEFAULT_MAX_LABEL_CELLS,
     max_sweeps: int | None = None,
     grid_width: int | None = None,
+    budget: LayoutBudget | None = None,
 ) -> Layout:
     """Lay out and render the dependency graph.
 
@@ -48,6 +55,11 @@ def layout_graph(
     the size-based number of barycenter sweeps (0 disables crossing reduction). Items without
     any link are laid out in a grid under the rest, `grid_width` cells wide (a screen's width;
     default: the width of the rest, or `DEFAULT_GRID_WIDTH` when there is no rest).
+
+    `budget` (none: no limit) bounds the work: over it, `LayoutTooLarge` is raised, before the
+    dummy nodes are made when there would be too many, else at the next check (between stages
+    and in every loop over the columns), so a caller in a thread can give up on time or when
+    cancelled.
     """
     by_id: dict[str, GraphNode] = {}
     for node in nodes:
@@ -66,8 +78,18 @@ def layout_graph(
     index = {node_id: i for i, node_id in enumerate(ids)}
     n = len(ids)
     orig = sorted((index[a], index[b]) for a, b in edge_set)
+    check = budget.check if budget is not None else _no_check
+    if budget is not None:
+        budget.nodes, budget.edges = n, len(orig)
+        if n > budget.max_elements:
+            raise LayoutTooLarge("elements", n, len(orig), n, 0, budget.max_elements)
     self_loops, comp, back, flags, layer_of = layer_edges(n, orig)
     nlayers = max(layer_of) + 1
+    if budget is not None:
+        elements = n + sum(layer_of[v] - layer_of[u] - 1 for u, v in flags)
+        if elements > budget.max_elements:
+            raise LayoutTooLarge("elements", n, len(orig), elements, 0, budget.max_elements)
+        check()
 
     # dummy chains for long edges; element ids: real nodes 0..n-1, dummies after
     pred: list[list[int]] = [[] for _ in range(n)]
@@ -103,7 +125,9 @@ def layout_graph(
     gridded = [v for v in isolated if v not in self_loops]
     in_grid = set(gridded)
     start_order = sorted((v for v in range(n) if pred[v] or succ[v]), key=lambda v: (layer_of[v], v))
-    layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose)
+    check()
+    layers, crossings = _order_layers(nlayers, elem_layer, start_order, pred, succ, sweeps, transpose, check)
+    check()
     layers[0].extend(v for v in isolated if v not in in_grid)
     pos = [0] * total
     for layer in layers:
@@ -135,11 +159,14 @@ def layout_graph(
     extent = [box_h[v] + (1 if v in self_loops else 0) for v in range(total)]
     port = [0 if dummy[v] else 1 for v in range(total)]
     y = _assign_rows(layers, pred, succ, extent, port, dummy)
+    check()
 
     # routing: one net per element with successors
     channel_nets: list[list[_Net]] = [[] for _ in range(nlayers)]
     chan_tracks = [0] * nlayers
     for li in range(nlayers - 1):
+        if li % 64 == 0:
+            check()
         by_targets: dict[tuple[int, ...], list[tuple[int, int, int, int]]] = {}
         for a in layers[li]:  # in column order, so nets come out in a deterministic order
             if succ[a]:
@@ -172,6 +199,9 @@ def layout_graph(
         height = max(height, max(gy + box_h[v] for v, (_, gy) in grid_at.items()))
 
     # drawing: direction masks and style ids
+    if budget is not None and width * height > budget.max_cells:
+        raise LayoutTooLarge("cells", n, len(orig), total, width * height, budget.max_cells)
+    check()
     canvas = _Canvas(width, height)
     style_keys: list[str] = ["", EDGE_STYLE, EDGE_CYCLE_STYLE]
     style_id: dict[str, int] = {EDGE_STYLE: 1, EDGE_CYCLE_STYLE: 2}
@@ -267,6 +297,7 @@ def layout_graph(
         if out_back[v]:
             overlay(by_ + 1, bx + w, _ARROW_BACK, 1, 2)
 
+    check()
     lines, spans = canvas.render(style_keys)
 
     # edges as drawn, and adjacency for navigation

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from .. import sections
 from ..items import parse_item
-from ..model import Item
+from ..model import Item, is_valid_filename
 from ..ops import Op, refusal
 from ..queues import queue_named
 from ..store import AtkError, Transaction, item_path
 from .base import ServiceBase
-from .types import Outcome
+from .types import Outcome, _body_of
 
 
 class Answers(ServiceBase):
@@ -24,8 +24,11 @@ class Answers(ServiceBase):
         replace: bool = False,
         partial: bool = False,
         base: bytes | None = None,
+        seen: str | None = None,
     ) -> Outcome:
-        """Write the UWI's `## 回答` section (SPEC §7, §11). `choices` maps a question number
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `seen`: the body the answer was
+        made against (the CLI: the local file before the pull); refused with code "changed",
+        saying what changed, when the questions the pull brought in read otherwise (SPEC §15). `choices` maps a question number
         to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
         the whole section, so a question left out becomes missing again (how a choice is
         cleared). Refused with code "partial" when a question is left without a choice unless
@@ -33,9 +36,20 @@ class Answers(ServiceBase):
         stored any more."""
 
         def change(tx: Transaction) -> Item:
-            return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base)
+            return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base, seen=seen)
 
         return self._write("answer", [filename], change)
+
+    def local_body(self, filename: str) -> str | None:
+        """The item's body as the local work tree has it now, read without any pull (what an
+        answer given on the command line was made against: `answer(seen=...)`)."""
+        found = self._find(filename) if is_valid_filename(filename) else []
+        if not found:
+            return None
+        try:
+            return self._parse_bounded(filename, found[0][1], found[0][0]).body
+        except (AtkError, OSError):
+            return None
 
     def accept_recommendations(self, filenames: list[str]) -> Outcome:
         """Answer each UWI with the recommended option of every question, all in one commit:
@@ -78,6 +92,7 @@ class Answers(ServiceBase):
         replace: bool = False,
         partial: bool = False,
         base: bytes | None = None,
+        seen: str | None = None,
     ) -> Item:
         """The answer of one UWI written into `tx` (see `answer`)."""
         from ..questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
@@ -85,6 +100,17 @@ class Answers(ServiceBase):
         choices = dict(choices or {})
         self._user_only("answer")
         item = self._current(filename)
+        if base is not None and base != self.store.read_bytes(item.state, item.filename, queue=item.queue):
+            seen = _body_of(base.decode("utf-8", "replace"))
+        if seen is not None:
+            changes = question_changes(seen, item.body)
+            if changes:
+                raise AtkError(
+                    f"not saved: the question in {filename} changed since you read it (a newer version came in "
+                    f"from the remote): {'; '.join(changes)}. Nothing was recorded: read it again "
+                    f"(`atk {item.queue} show {filename}`) and answer the new version",
+                    code="changed",
+                )
         self._check_base(item, base)
         self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
         if item.answered and not replace:
@@ -136,6 +162,16 @@ class Answers(ServiceBase):
             body += "\n"
         progress = answer_progress(body, parsed)
         if not progress.complete and not partial:
+            bare = [n for n in progress.missing if labels.get(n) == OTHER_LINE]
+            if bare:  # "other" says: see the notes; there are none (SPEC §11: other needs text)
+                which = ", ".join(str(n) for n in bare)
+                raise AtkError(
+                    f"not saved: question{'s' if len(bare) > 1 else ''} {which} of {filename} "
+                    f'{"are" if len(bare) > 1 else "is"} answered "other" with no text; say what with '
+                    "--text TEXT (or --text-file P), choose an option instead, or pass --partial to save "
+                    "a partial answer (the item then still blocks)",
+                    code="partial",
+                )
             missing = ", ".join(str(n) for n in progress.missing)
             raise AtkError(
                 f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
@@ -195,3 +231,44 @@ class Answers(ServiceBase):
                     raise refuse
                 return
         raise refuse
+
+
+def question_changes(before: str, after: str) -> list[str]:
+    """How the questions of body `after` differ from those of `before` (text, options,
+    their order and wording), one phrase each, at most eight; [] when they read the same
+    (a changed recommendation or context is not a changed question)."""
+    from ..questions import parse_questions
+
+    def short(text: str) -> str:
+        text = " ".join(text.split())
+        return repr(text if len(text) <= 70 else text[:69] + "…")
+
+    old = {q.number: q for q in parse_questions(before).questions}
+    new = {q.number: q for q in parse_questions(after).questions}
+    out: list[str] = []
+    for n in sorted(old.keys() | new.keys()):
+        a, b = old.get(n), new.get(n)
+        if a is None or b is None:
+            out.append(f"question {n} is {'new' if a is None else 'gone'}")
+            continue
+        if " ".join(a.text.split()) != " ".join(b.text.split()):
+            out.append(f"question {n} now reads {short(b.text)} (was {short(a.text)})")
+        if [o.letter for o in a.options] != [o.letter for o in b.options] or [o.label for o in a.options] != [
+            o.label for o in b.options
+        ]:
+            was = {o.letter: o for o in a.options}
+            for o in b.options:
+                p = was.get(o.letter)
+                if p is None:
+                    out.append(f"question {n} has a new option {o.letter}) {short(o.label)}")
+                elif (p.label, p.implications) != (o.label, o.implications):
+                    out.append(f"question {n} option {o.letter} is now {short(o.label)} (was {short(p.label)})")
+            gone = [letter for letter in was if letter not in {o.letter for o in b.options}]
+            if gone:
+                out.append(f"question {n} no longer has option{'s' if len(gone) > 1 else ''} {', '.join(gone)}")
+        elif [(o.label, o.implications) for o in a.options] != [(o.label, o.implications) for o in b.options]:
+            for p, o in zip(a.options, b.options, strict=True):
+                if p.implications != o.implications:
+                    now, was = short(o.implications), short(p.implications)
+                    out.append(f"question {n} option {o.letter} now says {now} (was {was})")
+    return out[:8]

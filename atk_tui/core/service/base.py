@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import headings, sections
 from ..config import is_agent_env
+from ..holds import Holder, agent_id_from_env, held_paths, held_refusal, holders, is_held_state, may_change
 from ..items import MAX_ITEM_BYTES, parse_item
 from ..model import Item, is_valid_filename
 from ..ops import Refusal
@@ -51,6 +52,16 @@ class ServiceBase:
         self.root = self.store.root
         self.clock = clock
         self.actor = actor or ("agent" if is_agent_env() else "user")
+        #: an agent session's own name (`ATK_AGENT_ID`, SPEC §15): on every agent commit, so
+        #: the holds it takes are its own; a bad value refuses every write (exit 2)
+        self.agent_id: str | None = None
+        self.agent_id_error: AtkError | None = None
+        if self.actor == "agent":
+            try:
+                self.agent_id = agent_id_from_env()
+            except AtkError as exc:
+                self.agent_id_error = exc
+        self.store.agent_id = self.agent_id
         self.only_repo = only_repo
         self.pull_on_write = pull  # pull before each write (off: offline tests)
         self.push_on_write = push
@@ -109,7 +120,10 @@ class ServiceBase:
         subject = f"atk: {op} {files[0]}" if len(files) == 1 else f"atk: {op} {len(files)} items"
         result = WriteResult()
         try:
+            if self.agent_id_error is not None:
+                raise self.agent_id_error
             with self.store.writing(subject, self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
+                self._guard_holds(files)  # who holds a named item, said before any other refusal
                 item = change(tx)
                 self._add_queue_folders(tx)
                 self._guard_tx(tx)
@@ -193,9 +207,12 @@ class ServiceBase:
         file it would commit is compared with the committed version of that item (whatever
         state folder it was in): a changed user-only section, or a new file holding one,
         refuses the whole write (nothing committed, files put back as they were). This also
-        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`."""
+        catches a hand-edited forgery riding along with a move, an edit or `atk wi commit`.
+        SPEC §15 in the same place: no item file it touches may be one the user or another
+        named agent holds at HEAD (`_guard_holds`)."""
         if self.actor != "agent":
             return
+        self._guard_holds(sorted({rel.split("/")[-1] for rel in tx.changed if rel.split("/")[0] in _FOLDERS}))
         for rel in sorted(set(tx.changed)):
             if rel.split("/")[0] not in _FOLDERS:
                 continue
@@ -210,6 +227,64 @@ class ServiceBase:
                 blob = self._blobs([f"HEAD:{rel}"])[0]
                 old = None if blob is None else blob.decode("utf-8", "replace")
             self._guard_user_sections(rel, old, new)
+
+    def _guard_holds(self, names: Sequence[str]) -> None:
+        """SPEC §15, every write path: an agent may not change an item held (as committed at
+        HEAD, after the pull, inside the lock) by the user or by another named agent
+        (`holds.may_change`); AtkError code "held" naming the holder and what to do. Runs on
+        the files a command names (before its own refusals, so the holder is what it says)
+        and, from `_guard_tx`, on every item file a write would commit (a hand `git mv`
+        committed by `atk wi commit` as well)."""
+        if self.actor != "agent":
+            return
+        paths = [p for name in names if is_valid_filename(name) for p in held_paths(name)]
+        if not paths:
+            return
+        for holder in self._holders(paths).values():
+            if not may_change(holder, self.actor, self.agent_id):
+                queue, _, filename = holder.path.split("/")
+                raise held_refusal(holder, filename, queue, self.agent_id)
+
+    def _holders(self, paths: Sequence[str]) -> dict[str, Holder]:
+        """`holds.holders` at HEAD, remembered for this HEAD (a write asks twice)."""
+        head = self.store.head() or ""
+        memo = getattr(self, "_holder_memo", None)
+        if memo is None or memo[0] != head:
+            memo = (head, {})
+            self._holder_memo = memo
+        known: dict[str, Holder | None] = memo[1]
+        missing = [p for p in paths if p not in known]
+        if missing:
+            found = holders(self.store, missing, cache=self.use_cache) if head else {}
+            for p in missing:
+                known[p] = found.get(p)
+        return {p: h for p in paths if (h := known.get(p)) is not None}
+
+    def held_by(self, items: Sequence[Item]) -> dict[str, Holder]:
+        """Who holds each of `items` that is in a held state (SPEC §15: `held_by` in the
+        listings, the holder in `show` and the detail pane): one git walk for them all."""
+        paths = {item_path(i.state, i.filename, i.queue): i.filename for i in items if is_held_state(i.queue, i.state)}
+        if not paths:
+            return {}
+        return {paths[p]: h for p, h in self._holders(list(paths)).items()}
+
+    def held_in(self, states: Sequence[str]) -> dict[str, Holder]:
+        """Who holds each item in the held ones of `states` (this service's queues), by
+        filename: the folders listed, one git walk for them all."""
+        paths: dict[str, str] = {}
+        for queue in self.queues:
+            for state in states:
+                if not is_held_state(queue, state) or self.store.state_dir_link(state, queue):
+                    continue
+                try:
+                    with os.scandir(self.root / queue / state) as entries:
+                        names = [e.name for e in entries if is_valid_filename(e.name) and not e.is_symlink()]
+                except OSError:
+                    continue
+                paths.update({f"{queue}/{state}/{n}": n for n in names})
+        if not paths:
+            return {}
+        return {paths[p]: h for p, h in self._holders(list(paths)).items()}
 
     def _guard_user_sections(self, path: str, old: str | None, new: str | None) -> None:
         """SPEC §11, every write path: an agent may not commit a file whose user-only sections
@@ -271,6 +346,8 @@ class ServiceBase:
         result = WriteResult()
         item = None
         try:
+            if self.agent_id_error is not None:
+                raise self.agent_id_error
             with self.store.writing(f"atk: {op}", self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
                 item = change(tx)
                 self._add_queue_folders(tx)

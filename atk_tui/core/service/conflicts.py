@@ -338,6 +338,11 @@ class Conflicts(ServiceBase):
 
             out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:
+                if out.code == "held":
+                    out.message += (
+                        "; your uncommitted change to it stays in the work tree: undo it (move the file back, or "
+                        "`git restore --staged --worktree -- PATH`)"
+                    )
                 return out
             warnings += out.warnings
             committed = f"committed {len(paths)} file{'s' if len(paths) != 1 else ''} ({(out.commit or '')[:10]}); "

@@ -16,12 +16,13 @@ from ..halves import can_fork, map_halves
 from ..items import MAX_ITEM_BYTES, import_parsers, parse_item
 from ..model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from ..queues import QUEUES, Queue, queue_named
-from ..store import AtkError, WriteResult, states_defect
+from ..store import AtkError, WriteResult, item_path, states_defect
 from .base import ServiceBase
 from .types import SHA_RE, HistoryEntry, Loaded, Outcome, QueueView, RemoteLook, SyncStatus, _code, utc_now
 
 if TYPE_CHECKING:
     from ..githistory import ItemCommit, ItemDiff, ItemLog
+    from ..readiness import Judgement
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
@@ -674,6 +675,96 @@ class Reads(ServiceBase):
         from .. import notices
 
         return notices.dismiss(self, list(filenames))
+
+    # -- decisions from the files, never from a cache ---------------------------------------
+
+    def items_from_files(
+        self, names: Iterable[str], *, committed_answers: bool = True, view: QueueView | None = None
+    ) -> dict[str, Item]:
+        """Every active item reachable from `names` along `depends_on` (`names` included),
+        read and parsed from its file in the work tree: never from the item cache, the judged
+        listing or a saved view, whose records are only guarded by a CRC-32 anyone can
+        recompute (issue 25). With `committed_answers`, a question counts as answered only
+        when its answer is committed (HEAD holds the same `## 回答`): an answer written into the
+        work tree and not committed decides nothing. Items in a terminal state are left out
+        (readiness judges them by their folder alone). `view` (a `queue` just loaded, from
+        the folders themselves) says where each item is, and which are in two places at once;
+        without it the folders are looked in one name at a time."""
+        from .. import sections
+
+        where = view.snapshot.states if view is not None else None
+        known = view.items if view is not None else {}
+        root = str(self.root)
+        out: dict[str, Item] = {}
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name in out or not is_valid_filename(name):
+                continue
+            seen = known.get(name)
+            if where is not None and name in where and (seen is not None or where[name] in TERMINAL):
+                queue, state = (seen.queue if seen is not None else "wi"), where[name]
+                found = None
+            else:
+                found = self.store.find(name)
+                if not found:
+                    continue
+                queue, state = found[0]
+            if state not in ACTIVE:
+                continue
+            item = self._parse_file(root, f"{queue_named(queue).folder}/{state}/{name}", name, state, queue)[0]
+            if found is not None:
+                self._dup_defect(item, found)
+            elif seen is not None:  # where the folders put it (in two places: a defect), not a record's word
+                item.defects = [*item.defects, *(d for d in seen.defects if d.startswith("filename is in "))]
+            out[name] = item
+            todo.extend(d for d in item.depends_on if isinstance(d, str) and d not in out)
+        if committed_answers:
+            asked = [i for i in out.values() if i.is_question and (i.answered or i.answer_partial)]
+            # the committed version, where the item is now (nearly always), else in another state
+            here = self._blobs([f"HEAD:{item_path(i.state, i.filename, i.queue)}" for i in asked]) if asked else []
+            moved = [i for i, b in zip(asked, here, strict=True) if b is None]
+            others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
+            there = self._blobs([f"HEAD:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
+            head = {i.filename: b for i, b in zip(asked, here, strict=True) if b is not None}
+            for (i, _s), b in zip(others, there, strict=True):
+                if b is not None:
+                    head.setdefault(i.filename, b)
+            for item in asked:
+                data = head.get(item.filename)
+                theirs = None if data is None else parse_item(item.filename, item.state, data, queue=item.queue)
+                if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(item.body):
+                    item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+        return out
+
+    def judge_from_files(
+        self, names: Iterable[str], view: QueueView | None = None
+    ) -> dict[str, tuple[Item, Judgement]]:
+        """`names` (each with its item as read) judged again from their files and those of everything they depend on
+        (`items_from_files`), at `clock()`: what gates work (the process-loop's hand-out)
+        asks this, not a listing. `view` gives where every other filename is (its folder
+        listing, not a cache record); without it the store's folders are listed."""
+        from ..readiness import _aware, cycle_edges, cycle_reps, judge_item
+
+        names = [n for n in names if is_valid_filename(n)]
+        fresh = self.items_from_files(names, view=view)
+        if view is not None:
+            states = dict(view.snapshot.states)
+        else:
+            states = {}
+            for q in QUEUES:
+                if q.name == "wi" or os.path.isdir(self.root / q.folder):
+                    states.update(self.store.scan_all(q.states, q.name).where)
+        for name, item in fresh.items():
+            states[name] = item.state
+        plans = [i.plan_file for i in fresh.values() if i.plan_file]
+        missing = set(plan_files_missing(self.root, plans)) if plans else set()
+        plan_missing = frozenset(n for n, i in fresh.items() if i.plan_file in missing)
+        snap = Snapshot(items=fresh, states=states, plan_missing=plan_missing)
+        # the closure holds every strongly connected component of `names`: its cycles are these edges'
+        rep = cycle_reps({n: cycle_edges(snap, i) for n, i in fresh.items()})
+        now = _aware(self.clock())
+        return {n: (fresh[n], judge_item(snap, n, fresh[n], now, rep)) for n in names if n in fresh}
 
     def loop_status(self) -> dict[str, object] | None:
         """What a running `atk wi process-loop` on this store reports (None when none runs)."""

@@ -18,7 +18,7 @@ from ..items import (
     set_keys,
     with_frontmatter,
 )
-from ..model import ACTIVE, TERMINAL, URGENCIES, Item, is_valid_filename
+from ..model import TERMINAL, URGENCIES, Item, is_valid_filename
 from ..ops import RULES, DependencyRules, Op, refusal, rules_for, terminal_hint, transition_refusal
 from ..queues import queue_named, queue_of_kind
 from ..sources import normalise_source
@@ -27,7 +27,7 @@ from .base import ServiceBase
 from .types import SHA_RE, Outcome
 
 if TYPE_CHECKING:
-    from ..editing import EditTicket
+    from ..editing import EditDrift, EditTicket
 
 
 class Writes(ServiceBase):
@@ -47,6 +47,20 @@ class Writes(ServiceBase):
         from ..editing import finish_edit
 
         return finish_edit(self, ticket, text)
+
+    def edit_drift(self, ticket: EditTicket) -> EditDrift | None:
+        """What happened to the session's item meanwhile (left its hold, moved, removed,
+        changed: `editing.EditDrift`), None when nothing did."""
+        from ..editing import drift
+
+        return drift(self, ticket)
+
+    def retarget_edit(self, ticket: EditTicket) -> bytes:
+        """Go on with a session whose item moved meanwhile: held again when it is in inbox,
+        else edited where it is; the stored bytes the next save is based on."""
+        from ..editing import retarget
+
+        return retarget(self, ticket)
 
     def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
         """End the session without saving: unhold what it held, drop (or keep) its text."""
@@ -577,9 +591,10 @@ class Writes(ServiceBase):
         return out
 
     def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
-        """`ops.DependencyRules` over the active items; dependencies that exist anywhere count."""
-        items, where, _ = self.load_items(ACTIVE)
-        known = {d for d in deps if d in where or self.store.exists_anywhere(d)}
+        """`ops.DependencyRules` over what `deps` lead to, read from the files (never a cache
+        record: a forged one could hide a cycle); dependencies that exist anywhere count."""
+        items = self.items_from_files(deps, committed_answers=False)
+        known = {d for d in deps if d in items or self.store.exists_anywhere(d)}
         return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
 
     def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:

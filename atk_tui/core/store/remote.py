@@ -33,7 +33,9 @@ def push_behind_remote(output: str) -> bool:
     (fetch first)` / `(non-fast-forward)`): pulling and pushing again can help. A hook or a
     policy refusing it (`! [remote rejected] ... (pre-receive hook declined)`) cannot."""
     if "[remote rejected]" in output:
-        return False
+        # another clone's push won the race for the branch's ref (`failed to update ref`,
+        # `cannot lock ref ... but expected ...`): pulling and pushing again can help
+        return "failed to update ref" in output or ("cannot lock ref" in output and "but expected" in output)
     return "(fetch first)" in output or "(non-fast-forward)" in output or "[rejected]" in output
 
 

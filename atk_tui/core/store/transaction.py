@@ -143,6 +143,9 @@ class Transaction:
         if tree == self.old_tree:
             raise AtkError("nothing to change: the files are already as requested", code="unchanged")
         message = f"{subject}\n\nAtk-Actor: {actor}\n"
+        agent_id = getattr(store, "agent_id", None)
+        if actor == "agent" and agent_id:
+            message += f"Atk-Agent: {agent_id}\n"  # who holds what it holds (core/holds.py)
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
         _write_private(msg_file, message.encode())
         _run_hook(hooks, store, "commit-msg", [str(msg_file)], env)

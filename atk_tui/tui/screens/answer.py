@@ -422,12 +422,12 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             else "⚠ This question changed while the form was open (pushed from another clone, or edited): "
             "what you see may not be what it asks now. "
         ) + "A submit is checked against the current version and refused if it differs; nothing is lost."
-        notice = Text(text, style="bold yellow")
         found = self.query("#answer-notice")
-        if found:
-            found.first(Static).update(notice)
+        if found:  # beside what the form already says (a write refused a moment ago), never over it
+            before = "\n".join([self.notice or "", *self.lost]).strip()
+            found.first(Static).update(Text(f"{before}\n{text}".strip(), style="bold yellow"))
         else:
-            self.query_one(VerticalScroll).mount(Static(notice, id="answer-notice"), before=0)
+            self.query_one(VerticalScroll).mount(Static(Text(text, style="bold yellow"), id="answer-notice"), before=0)
 
     @on(RadioSet.Changed)
     def _changed(self, event: RadioSet.Changed) -> None:

@@ -25,11 +25,19 @@ Decisions:
   view in place.
 * Enter on an active item goes back to the dashboard with it selected; on a done item or a
   missing dependency it says where that item is instead (there is no pane to select it in).
+* A layout has a budget (`LayoutBudget`: nodes plus the dummy nodes long edges need, canvas
+  cells, `layout_seconds` of time, and the worker being cancelled). A graph over it (a
+  3,000-item chain with one item depending on all of it needs 4.5 million dummy nodes) is
+  not drawn: the screen says "too large to draw: N items, M links (…)" and shows the focused
+  item with its direct links instead (at most `FALLBACK_NODES`), or the message alone. Esc
+  and `q` work at any time: the layout runs in a worker that gives up at its next check once
+  the screen is closed (and `q` does not wait for it: it runs no git).
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -39,9 +47,17 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
-from ...core.graph_layout import GraphNode, Layout, layout_graph, subgraph_around, truncate_cells
+from ...core.graph_layout import (
+    GraphNode,
+    Layout,
+    LayoutBudget,
+    LayoutTooLarge,
+    layout_graph,
+    subgraph_around,
+    truncate_cells,
+)
 from ...core.model import TERMINAL, Item
 from ...core.readiness import find_cycles, format_cycle
 from ...core.service import QueueView
@@ -72,6 +88,8 @@ _TERMINAL_INFO_LIMIT = 20_000
 SYNC_NODES = 150  # up to this many items a graph is laid out at once, in the UI thread (~25 ms)
 SYNC_READS = 8  # ... if at most this many done items must be read from the store for their titles
 PROGRESS_NODES = 300  # from this many nodes on, the canvas says "laying out N items…" while it works
+LAYOUT_SECONDS = 8.0  # a layout taking longer is given up (`LayoutBudget.deadline`)
+FALLBACK_NODES = 120  # a graph too large to draw: the focused item and at most this many direct links
 
 
 @dataclass(frozen=True)
@@ -213,8 +231,42 @@ def build_graph(
 @dataclass
 class GraphResult:
     model: GraphModel
-    layout: Layout
+    layout: Layout | None  # None: too large, nothing drawn (`note` says why)
     token: int
+    note: str = ""  # the graph was too large: what it holds and what is shown instead
+
+
+def too_large_note(exc: LayoutTooLarge, shown: str) -> str:
+    """What the screen says about a graph over the layout budget: its numbers, why, what is
+    shown instead."""
+    why = {
+        "elements": f"its long links need {exc.elements:,} layout cells, over the {int(exc.limit):,} allowed",
+        "cells": f"its canvas would be {exc.cells:,} cells, over the {int(exc.limit):,} allowed",
+        "time": "laying it out took longer than allowed",
+    }.get(exc.reason, exc.reason)
+    return f"too large to draw: {exc.nodes:,} items, {exc.edges:,} links ({why}) — {shown}"
+
+
+def neighbourhood(
+    view: QueueView, sel: GraphSelection, focus: str | None, limit: int = FALLBACK_NODES
+) -> GraphSelection:
+    """`focus` and what it links to directly within `sel` (its dependencies first, then its
+    dependents, by name), at most `limit` of them: what a graph too large to draw shows."""
+    if focus is None or focus not in sel.shown:
+        degree: dict[str, int] = {}
+        for a, b in sel.edges:
+            degree[a] = degree.get(a, 0) + 1
+            degree[b] = degree.get(b, 0) + 1
+        active = [n for n in sel.shown if n in view.items]
+        focus = max(sorted(active), key=lambda n: degree.get(n, 0), default=None)
+    if focus is None:
+        return GraphSelection(set(), [], None, sel.whole, sel.hidden_terminal, [])
+    deps = sorted({a for a, b in sel.edges if b == focus and a != focus})
+    users = sorted({b for a, b in sel.edges if a == focus and b != focus})
+    keep = {focus, *(deps + users)[:limit]}
+    edges = [(a, b) for a, b in sel.edges if a in keep and b in keep and focus in (a, b)]
+    terminal = [(n, st) for n, st in sel.terminal if n in keep]
+    return GraphSelection(keep, edges, focus, sel.whole, sel.hidden_terminal, terminal)
 
 
 class GraphScreen(ItemActionsScreen):
@@ -235,9 +287,16 @@ class GraphScreen(ItemActionsScreen):
     GraphScreen #graph-title, GraphScreen #graph-legend, GraphScreen #graph-info { text-wrap: nowrap; text-overflow: ellipsis; }
     GraphScreen #graph-cycles { height: auto; max-height: 4; padding: 0 1; background: $error-muted; display: none; }
     GraphScreen #graph-cycles.shown { display: block; }
+    GraphScreen #graph-note { height: auto; max-height: 3; padding: 0 1; background: $warning-muted; display: none; }
+    GraphScreen #graph-note.shown { display: block; }
     GraphScreen #graph-canvas { height: 1fr; }
     GraphScreen #graph-info { height: 2; background: $panel; color: $text; padding: 0 1; }
     """
+
+    #: seconds a layout may take (`LayoutBudget.deadline`); `layout_tick` is called at every
+    #: budget check (tests hold a layout in progress with it)
+    layout_seconds: float = LAYOUT_SECONDS
+    layout_tick: Callable[[], None] | None = None
 
     def __init__(self, center: str | None = None, *, whole: bool = False) -> None:
         super().__init__()
@@ -255,6 +314,7 @@ class GraphScreen(ItemActionsScreen):
         yield Static("", id="graph-title")
         yield Static("", id="graph-legend")
         yield Static("", id="graph-cycles")
+        yield Static("", id="graph-note")
         yield GraphCanvas(id="graph-canvas")
         yield Static("", id="graph-info")
         yield KeyFooter()
@@ -298,9 +358,14 @@ class GraphScreen(ItemActionsScreen):
             sel = select_graph(view, self.center, whole=self.whole, show_terminal=self.show_terminal)
             if len(sel.shown) <= SYNC_NODES and self._uncached(sel.terminal) <= SYNC_READS:
                 model = describe_graph(view, sel, self._terminal_info(sel.terminal))
-                layout = layout_graph(model.nodes, model.edges, grid_width=self._grid_width())
-                self._laid_out(GraphResult(model, layout, self._token))
-                return
+                try:  # a few boxes can still have long links (a chain and one item on all of it)
+                    width = self._grid_width()
+                    layout = layout_graph(model.nodes, model.edges, grid_width=width, budget=LayoutBudget())
+                except LayoutTooLarge:
+                    pass  # the worker says so and draws what it can
+                else:
+                    self._laid_out(GraphResult(model, layout, self._token))
+                    return
         if self.canvas.layout_ is None:
             self.canvas.show_message("laying out…")
         # not `@work`, and with a description: a worker without one is described by the `repr` of
@@ -326,14 +391,54 @@ class GraphScreen(ItemActionsScreen):
         token: int,
         grid_width: int,
     ) -> None:
-        """In a thread: the graph and its layout, handed back to `_laid_out`."""
+        """In a thread: the graph and its layout, handed back to `_laid_out`; within the
+        budget (`LayoutBudget`), else what `neighbourhood` keeps of it, else nothing (a note)."""
+        worker = get_current_worker()
+        budget = LayoutBudget(
+            deadline=time.monotonic() + self.layout_seconds,
+            cancelled=lambda: worker.is_cancelled,
+            tick=self.layout_tick,
+        )
         if sel is None:
             sel = select_graph(view, center, whole=whole, show_terminal=show_terminal)
         if len(sel.shown) >= PROGRESS_NODES:
-            self.app.call_from_thread(self._laying_out, len(sel.shown), token)
-        model = describe_graph(view, sel, self._terminal_info(sel.terminal) if sel.terminal else {})
-        layout = layout_graph(model.nodes, model.edges, grid_width=grid_width)
-        self.app.call_from_thread(self._laid_out, GraphResult(model, layout, token))
+            self._hand_back(self._laying_out, len(sel.shown), token)
+        try:
+            budget.check()
+            model = describe_graph(view, sel, self._terminal_info(sel.terminal) if sel.terminal else {})
+            layout = layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=budget)
+            self._hand_back(self._laid_out, GraphResult(model, layout, token))
+            return
+        except LayoutTooLarge as exc:
+            if exc.reason == "cancelled":
+                return  # closed, or a newer layout started: nobody waits for this one
+            big = exc
+        if not big.nodes:
+            big.nodes, big.edges = len(sel.shown), len(sel.edges)
+        part = neighbourhood(view, sel, self._cursor if self._cursor in sel.shown else center)
+        small = LayoutBudget(cancelled=lambda: worker.is_cancelled, tick=self.layout_tick)  # no deadline: it is small
+        try:
+            if not part.shown:
+                raise LayoutTooLarge("elements", big.nodes, big.edges)
+            model = describe_graph(view, part, self._terminal_info(part.terminal) if part.terminal else {})
+            layout = layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=small)
+        except LayoutTooLarge as exc:
+            if exc.reason == "cancelled":
+                return
+            note = too_large_note(big, "nothing is drawn; open the graph around one item (v on it) instead")
+            self._hand_back(self._laid_out, GraphResult(describe_graph(view, part, {}), None, token, note))
+            return
+        focus = part.center or ""
+        title = view.items[focus].title if focus in view.items else focus
+        shown = f"showing {safe_line(truncate_cells(title or focus, TITLE_CELLS))} and the {len(part.shown) - 1:,} items it links to directly"
+        self._hand_back(self._laid_out, GraphResult(model, layout, token, too_large_note(big, shown)))
+
+    def _hand_back(self, fn: Callable[..., object], *args: object) -> None:
+        """`fn(*args)` in the UI thread, unless the app is gone meanwhile (quit during a layout)."""
+        try:
+            self.app.call_from_thread(fn, *args)
+        except RuntimeError:
+            pass
 
     def _grid_width(self) -> int:
         """How wide the grid of items without links is laid out: the screen, less the canvas'
@@ -350,7 +455,7 @@ class GraphScreen(ItemActionsScreen):
         return sum(1 for name, state in wanted if (root, state, name) not in _TERMINAL_INFO)
 
     def _laying_out(self, count: int, token: int) -> None:
-        if token == self._token:
+        if token == self._token and self.is_attached:
             self.canvas.show_message(f"laying out {count:,} items…")
 
     def _terminal_info(self, wanted: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
@@ -386,10 +491,18 @@ class GraphScreen(ItemActionsScreen):
         return out
 
     def _laid_out(self, result: GraphResult) -> None:
-        if result.token != self._token:
-            return  # a newer layout is on its way
+        if result.token != self._token or not self.is_attached:
+            return  # a newer layout is on its way, or the screen is closed
         self.model = result.model
         canvas = self.canvas
+        note = self.query_one("#graph-note", Static)
+        note.update(Text(result.note))
+        note.set_class(bool(result.note), "shown")
+        if result.layout is None:
+            canvas.show_message(result.note)
+            self._title(None)
+            self._cycles(result.model)
+            return
         if not result.layout.nodes:
             canvas.show_message("no active items")
         else:

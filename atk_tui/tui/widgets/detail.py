@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from ...core.ages import ago
+from ...core.holds import Holder
 from ...core.model import Item
 from ...core.readiness import Judgement
 from ...core.sections import answer_text
@@ -227,12 +228,14 @@ class DetailPane(VerticalScroll):
         blocks: tuple[int, int] | None,
         history: list | None = None,
         body: RenderableType | None = None,
+        holder: Holder | None = None,
     ) -> None:
         """Show the item: its body as `body` (from `prepare_body`), else as the Markdown
         rendered for it last, else as plain text (its Markdown follows: `set_body`)."""
         self.item = item
         self._sections()
-        self.query_one("#detail-meta", Static).update(self._ahead(self._meta(item, judgement, now, blocks, history)))
+        meta = self._meta(item, judgement, now, blocks, history, holder)
+        self.query_one("#detail-meta", Static).update(self._ahead(meta))
         self._set_text("detail-reasons", self._reasons(item, judgement))
         self._show_deps(True)  # before filling the trees: a hidden tree does not count its lines
         self._fill_tree("deps-tree", item.depends_on, items, states, judgements, now)
@@ -306,7 +309,15 @@ class DetailPane(VerticalScroll):
         static.update(content if content is not None else "")
         static.display = content is not None
 
-    def _meta(self, item: Item, j: Judgement | None, now: datetime, blocks: tuple[int, int] | None, history: list | None) -> RenderableType:
+    def _meta(
+        self,
+        item: Item,
+        j: Judgement | None,
+        now: datetime,
+        blocks: tuple[int, int] | None,
+        history: list | None,
+        holder: Holder | None = None,
+    ) -> RenderableType:
         t = Text()
         t.append(safe_line(item.title), style="bold")
         t.append("\n")
@@ -325,6 +336,9 @@ class DetailPane(VerticalScroll):
         else:
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
+        if holder is not None:  # SPEC §15: whose hold it is (the person may release an agent's, after a question)
+            since = f"{holder.when()} ({ago(holder.since, now)})" if holder.since else holder.when()
+            rows.append(("held by", f"{holder.who()} since {since}"))
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
             rows.append(("created", f"{item.created.isoformat()} ({ago(item.created, now)})"))
