@@ -1,7 +1,7 @@
 """The docs are tested: every shell block marked runnable in README.md and docs/*.md is run,
 and its output compared with what the block shows (issue 30).
 
-The convention (docs/README.md says it for writers):
+The convention (docs/development.md#tested-docs says it for writers):
 
 - a fence whose info string is ``sh runnable`` (or ``console runnable``) is run; any other
   fence is only read;
