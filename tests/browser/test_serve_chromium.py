@@ -47,6 +47,15 @@ def served(tmp_path: Path):
         yield root, out.files[0], server
 
 
+async def open_in_app_editor(browser: Browser) -> None:
+    """`e` in a browser session: it offers the in-app editor (no terminal to hand to $EDITOR)."""
+    browser.mark()
+    await browser.key("e")
+    await browser.wait_for_text("Edit the file in the dashboard instead?")
+    await browser.key("y")
+    await browser.wait_for_text("Ctrl+S save")
+
+
 def subjects(root: Path) -> list[str]:
     return git(root, "log", "--format=%s").splitlines()
 
@@ -79,11 +88,7 @@ def test_answering_a_question_in_the_browser_makes_its_commit(served, tmp_path: 
             else:
                 raise AssertionError(f"no answer commit; the browser showed:\n{browser.screen_text()[-3000:]}")
             # the in-app editor: a browser session cannot hand the terminal to $EDITOR
-            browser.mark()
-            await browser.key("e")
-            await browser.wait_for_text("Edit the file in the dashboard instead?")
-            await browser.key("y")
-            await browser.wait_for_text("Ctrl+S save")
+            await open_in_app_editor(browser)
             await browser.key("escape")
         finally:
             await browser.close()
@@ -211,11 +216,7 @@ def test_esc_in_the_browser_backs_out_of_the_editor_and_the_new_item_form(served
             await browser.open(server.url)
             await browser.wait_for_text("email validation")
             await browser.evaluate("document.querySelector('.xterm-helper-textarea').focus(), true")
-            browser.mark()
-            await browser.key("e")
-            await browser.wait_for_text("Edit the file in the dashboard instead?")
-            await browser.key("y")
-            await browser.wait_for_text("Ctrl+S save")
+            await open_in_app_editor(browser)
             await browser.key("x")  # typed into the text area
             browser.mark()
             await browser.key("escape")  # one Esc, from inside the text area

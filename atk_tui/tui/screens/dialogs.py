@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 from textual import on
@@ -43,32 +43,6 @@ class DismissOnce:
             return AwaitComplete.nothing()
         self._dismissed = True
         return super().dismiss(result)  # type: ignore[misc]
-
-
-class KeepsTypedText:
-    """A form holding text the person typed: Esc (a priority binding: a text area with
-    `tab_behavior="indent"` would take the first Esc, as in a browser) cancels at once when
-    nothing was changed, and asks before it throws typed text away."""
-
-    def typed_changed(self) -> bool:  # the form says whether anything typed would be lost
-        raise NotImplementedError
-
-    def action_cancel(self) -> None:
-        if not self.typed_changed():
-            self.dismiss(None)  # type: ignore[attr-defined]
-            return
-
-        def answered(choice: str | None) -> None:
-            if choice == "discard":
-                self.dismiss(None)  # type: ignore[attr-defined]
-
-        self.app.push_screen(  # type: ignore[attr-defined]
-            ChoiceScreen(
-                "Discard what you typed?", "The text you typed here is not saved anywhere yet.",
-                [("keep", "k", "Keep editing"), ("discard", "d", "Discard")], escape_hint="Esc keeps editing",
-            ),
-            answered,
-        )  # fmt: skip
 
 
 class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
@@ -156,7 +130,36 @@ class CommitScreen(ChoiceScreen):
                     yield Button(Text(f"{label} [{key}]"), id=f"choice-{value}", variant=variant)
 
 
-class TextFormScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
+ResultT = TypeVar("ResultT")
+
+
+class KeepsTypedText(DismissOnce, ModalScreen[ResultT]):
+    """A form holding text the person typed: Esc (a priority binding: a text area with
+    `tab_behavior="indent"` would take the first Esc, as in a browser) cancels at once when
+    nothing was changed, and asks before it throws typed text away."""
+
+    def typed_changed(self) -> bool:  # the form says whether anything typed would be lost
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        if not self.typed_changed():
+            self.dismiss(None)
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "discard":
+                self.dismiss(None)
+
+        self.app.push_screen(
+            ChoiceScreen(
+                "Discard what you typed?", "The text you typed here is not saved anywhere yet.",
+                [("keep", "k", "Keep editing"), ("discard", "d", "Discard")], escape_hint="Esc keeps editing",
+            ),
+            answered,
+        )  # fmt: skip
+
+
+class TextFormScreen(KeepsTypedText[str | None]):
     """A multi-line text area (comment) or a one-line input (note). Ctrl+S submits."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="TextFormScreen") + """
@@ -205,7 +208,7 @@ class TextFormScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
         return self._value() != self.initial
 
 
-class InAppEditorScreen(KeepsTypedText, DismissOnce, ModalScreen[str | None]):
+class InAppEditorScreen(KeepsTypedText[str | None]):
     """The whole item file in a text area, for sessions that cannot hand the terminal to
     $EDITOR (a browser). Ctrl+S returns the text, Esc cancels (nothing saved)."""
 

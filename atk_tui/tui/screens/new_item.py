@@ -7,11 +7,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select, TextArea
 
 from ..safe import framed
-from .dialogs import DismissOnce, KeepsTypedText
+from .dialogs import KeepsTypedText
 
 AWI_TEMPLATE = """# One-line summary of the work
 
@@ -40,7 +39,7 @@ Which way?
 TEMPLATES = {"awi": AWI_TEMPLATE, "uwi": UWI_TEMPLATE}
 
 
-class NewItemScreen(KeepsTypedText, DismissOnce, ModalScreen[dict | None]):
+class NewItemScreen(KeepsTypedText[dict | None]):
     """Returns {"kind", "target_repo", "body"}, or None when cancelled."""
 
     BINDINGS = [
