@@ -129,6 +129,8 @@ class AtkApp(App):
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
         Binding("P", "push", "Push", show=False, id="push"),
+        # vim's `:` (its own action: one bound to `command_palette` would take Ctrl+P's place in the footer)
+        Binding("colon", "open_palette", "Command palette", show=False, id="palette"),
         # no description: the help screen lists described keys; the notice strip says "N to read"
         Binding("N", "notices", "Notices", show=False, id="notices"),
     ]
@@ -535,6 +537,9 @@ class AtkApp(App):
         if any(w.name == "push" and not w.is_finished for w in self.workers):
             return  # one at a time (P pressed twice)
         self.commands.run("push", self.commands.commit)
+
+    def action_open_palette(self) -> None:
+        self.action_command_palette()
 
     def action_refresh(self) -> None:
         self.reload()

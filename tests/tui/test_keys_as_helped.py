@@ -54,3 +54,24 @@ def test_messages_name_the_dashboards_keys_for_both_queues(queue: str) -> None:
     )
     assert f"atk {queue}" not in said
     assert "press `P`" in said and "`p` (hold)" in said and "`x` (remove)" in said and "`e` (edit)" in said
+
+
+async def test_colon_opens_the_palette_and_Y_copies_the_items_path(demo_store: Path) -> None:
+    from textual.command import CommandPalette
+
+    async with running(demo_store, (160, 48)) as (app, pilot):
+        name = app.main.selected
+        assert name
+        await press(pilot, "Y")
+        (path,) = demo_store.glob(f"wi/*/{name}")
+        assert app.clipboard == str(path)
+        await pilot.press("colon")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)
+        await pilot.press("escape")
+
+
+def test_the_new_keys_are_in_the_help_and_free_of_clashes() -> None:
+    assert {"palette", "copy_path"} <= binding_ids()
+    assert checked_keymap({"copy_path": "Y", "palette": ":"}, binding_ids())[1] == []

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..cache import RACY_NS, ItemCache, cache_key, from_record, paused_gc, to_record
@@ -189,6 +190,10 @@ class Reads(ServiceBase):
         item = self._parse_bounded(filename, where[0], found[0][0])
         self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
         return item
+
+    def path_of(self, item: Item) -> Path:
+        """Where the item's file is on disk (the dashboard copies it: `Y`)."""
+        return self.root / item_path(item.state, item.filename, item.queue)
 
     def read_bytes(self, filename: str) -> bytes:
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""

@@ -77,6 +77,7 @@ class MainScreen(ItemActionsScreen):
         Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
         Binding("escape", "clear_marks", "Clear marks", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
+        Binding("Y", "copy_path", "Copy the item file's path", show=False, id="copy_path"),
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
         Binding("plus", "new_item", "New item", show=False, id="new_item"),
         *ACTION_BINDINGS,
@@ -455,6 +456,16 @@ class MainScreen(ItemActionsScreen):
             return
         self.app.copy_to_clipboard(self.selected)
         self.notify(f"copied {self.selected}", timeout=3)
+
+    def action_copy_path(self) -> None:
+        """The selected item's file, as a full path (to open it in another editor or tool)."""
+        item = self.current_item()
+        if item is None:
+            self.notify("nothing selected to copy", severity="warning", timeout=3)
+            return
+        path = str(self.app.service.path_of(item))
+        self.app.copy_to_clipboard(path)
+        self.notify(f"copied {path}", timeout=3)
 
     def action_focus_detail(self) -> None:
         target = self.narrow.detail_target(self.focused)
