@@ -501,7 +501,17 @@ class AtkApp(App):
 
     async def action_quit(self) -> None:
         """`q`: quit; while git runs (a hook, a push), say so and quit when it ends. A second
-        `q` (or Ctrl+C) stops it now: the store rolls the write back (SPEC §14)."""
+        `q` (or Ctrl+C) stops it now: the store rolls the write back (SPEC §14). On a sub-screen
+        or a dialog, `q` backs out of it as its Esc does, the same everywhere (issue 29)."""
+        screen = self.screen
+        if screen is not self.main and not self._quit_requested:
+            esc = screen.active_bindings.get("escape")
+            if esc is not None and esc.node is not self:
+                await esc.node.run_action(esc.binding.action)
+                return
+            if len(self.screen_stack) > 1:
+                self.pop_screen()
+                return
         if self._quit_requested or not self._busy_workers():
             self.action_quit_now()
             return

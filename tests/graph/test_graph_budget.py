@@ -131,7 +131,9 @@ async def test_escape_closes_the_graph_while_its_layout_is_in_progress(huge: Pat
         assert not [w for w in app.workers if w.group == "graph-layout" and not w.is_finished]
 
 
-async def test_q_quits_while_a_layout_is_in_progress(huge: Path, held) -> None:
+async def test_q_backs_out_and_quits_while_a_layout_is_in_progress(huge: Path, held) -> None:
+    """`q` on a sub-screen backs out of it as Esc does (the same everywhere); the second `q`
+    quits: neither waits for the layout."""
     entered, release, _gave_up = held
     app = build_app(huge)
     async with app.run_test(size=SIZE) as pilot:
@@ -144,6 +146,12 @@ async def test_q_quits_while_a_layout_is_in_progress(huge: Path, held) -> None:
             await pilot.pause(0.01)
         assert entered.is_set(), "the layout never started"
         assert isinstance(app.screen, GraphScreen)
+        await pilot.press("q")
+        for _ in range(3000):
+            if not isinstance(app.screen, GraphScreen):
+                break
+            await pilot.pause(0.01)
+        assert app.screen is app.main and app.is_running
         await pilot.press("q")
         for _ in range(3000):
             if not app.is_running:

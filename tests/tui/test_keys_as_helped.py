@@ -75,3 +75,26 @@ async def test_colon_opens_the_palette_and_Y_copies_the_items_path(demo_store: P
 def test_the_new_keys_are_in_the_help_and_free_of_clashes() -> None:
     assert {"palette", "copy_path"} <= binding_ids()
     assert checked_keymap({"copy_path": "Y", "palette": ":"}, binding_ids())[1] == []
+
+
+@pytest.mark.parametrize(("key", "screen"), [
+    ("question_mark", "HelpScreen"), ("H", "HistoryScreen"), ("S", "StuckScreen"), ("v", "GraphScreen"),
+    ("L", "ItemLogScreen"), ("N", "NoticesScreen"),
+])  # fmt: skip
+async def test_q_backs_out_of_every_sub_screen_as_esc_does(demo_store: Path, key: str, screen: str) -> None:
+    """`q` closes a dialog or a sub-screen the same way everywhere (it quit the app from the
+    history, the graph and the item log); on the dashboard it quits."""
+    from support.apps import wait_for_screen
+
+    async with running(demo_store, (160, 48)) as (app, pilot):
+        await pilot.press(key)
+        await wait_for_screen(pilot, screen)
+        await pilot.press("q")
+        await wait_for_screen(pilot, "MainScreen")
+        assert app.is_running
+        await pilot.press("q")
+        for _ in range(500):
+            if not app.is_running:
+                break
+            await pilot.pause(0.01)
+        assert not app.is_running
