@@ -9,7 +9,14 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="atk-tui", description="Triage dashboard for an atk work-item store.")
+    p = argparse.ArgumentParser(
+        prog="atk-tui", description="Triage dashboard for an atk work-item store.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+        "  atk-tui --demo                 # look around a demo store (deleted on exit; --keep keeps it)\n"
+        "  atk-tui --store ~/notes        # the dashboard on a store (else $ATK_PRIVATE_NOTES)\n"
+        "  atk-tui --serve --port 8000    # the dashboard in a web browser: open the address it prints",
+    )
     p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or private_notes in the config file)")
     p.add_argument(
         "--demo",

@@ -40,6 +40,14 @@ $XDG_CONFIG_HOME/atk/config.toml. Agent environment: any of AI_AGENT, CODEX_CI,
 CLAUDECODE, CURSOR_AGENT set non-empty.
 """
 
+EXAMPLES = """
+
+examples:
+  atk wi list --status=ready                        # what an agent can pick up (JSON Lines for an agent)
+  atk wi show 20261129-051200-login-rule            # one item, by filename or a unique prefix
+  atk wi add --kind uwi --target-repo acme/web --source agent --body-file q.md   # ask the person
+"""
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with its usage errors escaped: they quote the arguments (which may hold a
@@ -109,6 +117,17 @@ def item_command(sub: Any, name: str, help_: str, epilog: str) -> argparse.Argum
 
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
 
+#: where each shell loads a completion script from on demand (docs/user-guide.md says the same)
+COMPLETION_INSTALL = {
+    "bash": ("~/.local/share/bash-completion/completions/{prog}", "needs the bash-completion package"),
+    "zsh": ("~/.zfunc/_{prog}", "with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc"),
+    "fish": ("~/.config/fish/completions/{prog}.fish", "fish loads it on demand"),
+}
+
+
+def completion_install_path(shell: str, prog: str = "atk") -> str:
+    return COMPLETION_INSTALL[shell][0].format(prog=prog)
+
 
 def completion_script(shell: str, prog: str = "atk") -> str:
     """The completion script for `prog` in `shell`, generated from the argparse parser itself
@@ -121,7 +140,21 @@ def completion_script(shell: str, prog: str = "atk") -> str:
         parser = tui_parser()
     else:
         parser = build_parser()
-    return shtab.complete(parser, shell=shell)
+    return _install_header(shtab.complete(parser, shell=shell), shell, prog)
+
+
+def _install_header(script: str, shell: str, prog: str) -> str:
+    """shtab's own "Usage" comment names folders no shell reads by default: say ours."""
+    lines = script.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.startswith("# Usage:")), None)
+    if start is None:
+        return script
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("#"):
+        end += 1
+    path, note = COMPLETION_INSTALL[shell]
+    mine = [f"# Install: atk completion {shell}{' --prog ' + prog if prog != 'atk' else ''} > {path.format(prog=prog)}", f"# ({note}), then open a new shell."]
+    return "\n".join(lines[:start] + mine + lines[end:])
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="atk",
         description="Work items in a git store, for agents and people.",
-        epilog=EPILOG,
+        epilog=EPILOG + EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action=VersionAction)

@@ -97,6 +97,8 @@ class GitLimits(BaseModel):
     timeout: float | None = Field(None, gt=0, description="seconds for fetch/pull (default for the two below)")
     push_timeout: float | None = Field(None, gt=0)
     hook_timeout: float | None = Field(None, gt=0)
+    read_window: float | None = Field(None, ge=0, description="seconds a read trusts its last look at the remote; 0: always ask")
+    read_timeout: float | None = Field(None, gt=0, description="seconds a read waits for the remote before answering from the local copy")
 
 
 class TuiSettings(BaseModel):
@@ -104,6 +106,9 @@ class TuiSettings(BaseModel):
 
     theme: str | None = None
     pull_interval: float | None = Field(None, ge=0, description="seconds between pulls; 0 turns pulling off")
+    remote_check_interval: float | None = Field(None, ge=0, description="seconds between looks at the remote (ls-remote); 0: never")
+    glyphs: Literal["unicode", "ascii"] | None = None
+    narrow_preview: Literal["bottom", "off"] | None = None
     default_sort: Literal["needs-you", "oldest", "newest", "title", "repo", "status"] | None = None
     keys: dict[str, str] | None = Field(None, description="action id -> key(s), e.g. hold = \"H\"")
     desktop_notifications: StrictBool | None = None

@@ -124,7 +124,7 @@ class AtkApp(App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit"),
         # quits at once even during a stuck write (a text area keeps Ctrl+C for copying)
-        Binding("ctrl+c", "quit_now", show=False, id="quit_now"),
+        Binding("ctrl+c", "quit_now", "Quit now (stops git)", show=False, id="quit_now"),
         Binding("question_mark", "help", "Help", id="help"),
         Binding("r", "refresh", "Refresh", id="refresh"),
         Binding("H", "history", "History", id="history"),
@@ -132,7 +132,7 @@ class AtkApp(App):
         # vim's `:` (its own action: one bound to `command_palette` would take Ctrl+P's place in the footer)
         Binding("colon", "open_palette", "Command palette", show=False, id="palette"),
         # no description: the help screen lists described keys; the notice strip says "N to read"
-        Binding("N", "notices", "", show=False, id="notices"),
+        Binding("N", "notices", "Notices", show=False, id="notices"),
     ]
 
     def __init__(

@@ -53,8 +53,12 @@ def run_real_editor(app: AtkApp, path: Path) -> int:
     argv = editor_command()
     if shutil.which(argv[0]) is None:
         raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
+    if os.sep in argv[0]:
+        argv[0] = os.path.abspath(argv[0])
+    # the editor runs in the scratch folder on the bare filename: vim's "name" 20L, 600B line
+    # then fits the screen (a long path made it ask "Press ENTER"), the item's name still shown
     with app.suspend():
-        return subprocess.call([*argv, str(path)])
+        return subprocess.call([*argv, path.name], cwd=path.parent)
 
 
 class EditorMissing(Exception):

@@ -19,9 +19,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from cdp import Browser, find_chromium
+from cdp import Browser
 from support.serve import serving
 from support.storekit import UWI_BODY, git
+from support.tools import need_tool
 
 from atk_tui.core.service import Service
 from atk_tui.core.store import init_store
@@ -30,15 +31,9 @@ pytestmark = pytest.mark.e2e
 
 
 def chromium_or_fail() -> str:
-    binary = find_chromium()
-    if binary:
-        return binary
     if os.environ.get("ATK_SKIP_BROWSER") == "1":
         pytest.skip("ATK_SKIP_BROWSER=1: no browser test")
-    raise AssertionError(
-        "no chromium on the PATH: install it (Debian: apt-get install -y chromium; .ci/run does) "
-        "or set ATK_SKIP_BROWSER=1 to leave this test out explicitly"
-    )
+    return need_tool("chromium")
 
 
 @pytest.fixture

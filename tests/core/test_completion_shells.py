@@ -8,24 +8,19 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from support.tmux import tmux_session
+from support.tools import need_tool
 
 ATK = Path(sys.executable).with_name("atk")
 
 
 def shell_or_skip(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        reason = f"{name} is not installed: `apt-get install {name}` (.ci/run installs it) to run this test"
-        print(reason, file=sys.stderr)
-        pytest.skip(reason)
-    return path
+    return need_tool(name)
 
 
 def script(tmp_path: Path, shell: str, name: str) -> Path:
@@ -82,6 +77,28 @@ def test_fish_completes_subcommands_with_their_help(tmp_path: Path) -> None:
     assert {"list", "show", "add", "hold", "log", "answer", "start-processing"} <= set(offered)
     assert offered["log"] and "commits that touched an item" in offered["log"][0]
     assert "--patch" in [c[0] for c in complete("atk wi log --pa")]
+
+
+@pytest.mark.parametrize("prog", ["atk", "atk-tui"])
+def test_fish_loads_the_script_from_the_path_its_header_names(tmp_path: Path, prog: str) -> None:
+    """The install path the script (and docs/user-guide.md) gives is where fish looks on demand:
+    no `source`, a fresh HOME, fish's own config dirs."""
+    fish = shell_or_skip("fish")
+    from atk_tui.cli import completion_install_path
+
+    out = subprocess.run([str(ATK), "completion", "fish", "--prog", prog], capture_output=True, text=True, check=True).stdout
+    where = completion_install_path("fish", prog)
+    assert f"> {where}" in out.splitlines()[1]
+    home = tmp_path / "home"
+    target = Path(where.replace("~", str(home), 1))
+    target.parent.mkdir(parents=True)
+    target.write_text(out)
+    env = {k: v for k, v in env_with_atk().items() if not k.startswith("XDG_")}
+    env["HOME"] = str(home)
+    line = "atk wi star" if prog == "atk" else "atk-tui --de"
+    got = subprocess.run([fish, "-c", f"complete -C {shlex.quote(line)}"], capture_output=True, text=True, env=env)
+    assert got.returncode == 0, got.stderr
+    assert [c.split("\t")[0] for c in got.stdout.splitlines()] == (["start-processing"] if prog == "atk" else ["--demo"])
 
 
 def test_zsh_script_parses_and_completes_after_compinit(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ what a web page the person visits could send to `atk-tui --serve` (`SERVE_ATTACK
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,6 +25,7 @@ from support.fuzz import (
     question_bodies,
 )
 from support.serve import SERVE_ATTACKS, run_attack, serving
+from support.tools import need_tool
 
 from atk_tui.core.store import init_store
 
@@ -113,8 +113,8 @@ def test_atk_wi_list_on_hostile_store(hostile_store) -> None:
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_dashboard_on_hostile_store(hostile_store) -> None:
+    need_tool("tmux")
     tmp, root, cases = hostile_store
     result = check_dashboard(root, cases, _env(tmp), tmp)
     assert result["problems"] == []

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
+from support.tools import need_tool
 
 ATK_TUI = Path(sys.executable).with_name("atk-tui")
 WIDTH, HEIGHT = 120, 36
@@ -93,9 +92,7 @@ E2E_PROMPT = "e2e-shell$ "  # the shell prompt of the dashboard's end-to-end ses
 def tmux_session(
     tmp_path: Path, prompt: str, *, requires: tuple[str, ...] = ("tmux",), shell: str | None = None
 ) -> Iterator[Tmux]:
-    missing = [tool for tool in requires if shutil.which(tool) is None]
-    if missing:
-        pytest.fail(f"{', '.join(missing)} required for the end-to-end tests")
+    need_tool(*requires)
     env = dict(os.environ)
     env.pop("TMUX", None)
     env["TERM"] = "xterm-256color"

@@ -4,6 +4,7 @@ submits from anywhere but the free-text area (Ctrl+S submits from there too)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from rich.text import Text
@@ -305,7 +306,10 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     def _heading(q: Question, *, current: bool) -> Text:
         # ▸ marks the question the keys go to (Tab moves it); a question's text is shown as
         # written: its line breaks are line breaks, control characters escaped
-        return Text(("▸ " if current else "  ") + f"Q{q.number}. " + safe_text(q.text.strip()))
+        text = q.text.strip()
+        # a question written "Q1. Which…" keeps its own number: not "Q1. Q1. Which…"
+        own = re.match(rf"Q{q.number}\s*[.:．：)]\s*", text, re.IGNORECASE)
+        return Text(("▸ " if current else "  ") + f"Q{q.number}. " + safe_text(text[own.end():] if own else text))
 
     def _help(self) -> Text:
         """What Enter would submit now — exactly what the highlights show — then the notes."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,11 +20,11 @@ EXTRA = [
     ("Panes", "Tab / Shift+Tab", "next / previous pane"),
     ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
     ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back"),
-    ("Panes", "l, l (narrow)", "the detail under the lists (↑↓ scroll), its trees"),
-    ("Panes", "Enter", "open the item (detail; jump from a dependency tree)"),
+    ("Panes", "l, l (narrow)", "the detail under the lists, then its trees"),
+    ("Panes", "Enter", "open the item; jump from a dependency tree"),
     ("Panes", "Space", "mark for bulk actions"),
-    ("Find", "/", "filter all panes as you type (fuzzy; Esc clears)"),
-    ("Find", "Ctrl+P", "command palette: every action and 'jump to item'"),
+    ("Find", "/", "filter all panes as you type; Esc clears"),
+    ("Find", "Ctrl+P", "command palette: every action, jump to item"),
 ]
 
 
@@ -48,15 +51,23 @@ class HelpScreen(ModalScreen[None]):
         for group, key, desc in EXTRA:
             table.add_row(group, key, desc, "")
         main = getattr(self.app, "main", None)
-        sources = [("Global", self.app)]
+        # (group, node, which of its bindings): the pane keys and the lists' own keys (first/last,
+        # half pages, mark) after the item and global ones; their ids are remappable too
+        sources: list[tuple[str, Any, Callable[[Binding], bool]]] = [("Global", self.app, lambda b: True)]
         if main is not None:
-            sources.insert(0, ("Items", main))
+            from ..widgets.item_list import ItemList
+
+            sources.insert(0, ("Items", main, lambda b: not b.action.startswith("focus_")))
+            sources.append(("Panes", main, lambda b: b.action.startswith("focus_")))
+            lists = list(main.query(ItemList))
+            if lists:
+                sources.append(("Panes", lists[0], lambda b: True))
         # one row per action, with every key bound to it (`q ^q`), in the order they are defined
         rows: dict[str, tuple[str, list[str], str, str]] = {}
-        for group, node in sources:
+        for group, node, wanted in sources:
             for bindings in node._bindings.key_to_bindings.values():
                 for b in bindings:
-                    if not b.description or b.action.startswith("focus_"):
+                    if not b.description or not wanted(b):
                         continue
                     key = self.app.get_key_display(b)
                     row = rows.setdefault(b.action, (group, [], b.description, b.id or ""))

@@ -32,6 +32,11 @@ from .narrow import NARROW_CSS, NarrowLayout
 PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
 PANE_TITLES = {"inbox": "Inbox", "processing": "Processing", "hold": "Hold"}
+#: what the panes say on a store with no items yet: what to do first (issue 30)
+EMPTY_STORE = {
+    "needs": "No items yet. Press + to add one; agents file work with `atk wi add`; `atk-tui --demo` opens a sample store to look around.",
+    "inbox": "empty: + adds an item (agents: atk wi add)",
+}
 #: the pane an item of each active state shows in: the feedback queue's `editing` and
 #: `planning` items are out of automatic processing like hold ones (SPEC §12)
 PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editing": "hold", "planning": "hold"}
@@ -233,7 +238,7 @@ class MainScreen(ItemActionsScreen):
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
-            lst.empty_text = "no match" if self.filter_text else "empty"
+            lst.empty_text = "no match" if self.filter_text else ("empty" if view.items else EMPTY_STORE.get(pane, "empty"))
             lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = totals[pane]
@@ -249,6 +254,8 @@ class MainScreen(ItemActionsScreen):
             f"{hidden} waiting, hidden by the filter (Esc clears it)"
             if hidden
             else "Nothing needs you right now: no unanswered questions."
+            if view.items
+            else EMPTY_STORE["needs"]
         )
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
