@@ -105,19 +105,24 @@ async def test_too_large_with_no_time_left_still_says_so(huge: Path, monkeypatch
         assert isinstance(app.screen, MainScreen)
 
 
+async def graph_being_laid_out(app, pilot, entered) -> None:
+    """The star item's graph opened (`v`), its layout started and held (`held`)."""
+    await settle(pilot)
+    assert app.main.jump_to(STAR)
+    await pilot.press("v")
+    for _ in range(3000):
+        if entered.is_set():
+            break
+        await pilot.pause(0.01)
+    assert entered.is_set(), "the layout never started"
+    assert isinstance(app.screen, GraphScreen)
+
+
 async def test_escape_closes_the_graph_while_its_layout_is_in_progress(huge: Path, held) -> None:
     entered, release, gave_up = held
     app = build_app(huge)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.main.jump_to(STAR)
-        await pilot.press("v")
-        for _ in range(3000):
-            if entered.is_set():
-                break
-            await pilot.pause(0.01)
-        assert entered.is_set(), "the layout never started"
-        assert isinstance(app.screen, GraphScreen)
+        await graph_being_laid_out(app, pilot, entered)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen), "Esc did not close the graph while it was laid out"
@@ -137,15 +142,7 @@ async def test_q_backs_out_and_quits_while_a_layout_is_in_progress(huge: Path, h
     entered, release, _gave_up = held
     app = build_app(huge)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        assert app.main.jump_to(STAR)
-        await pilot.press("v")
-        for _ in range(3000):
-            if entered.is_set():
-                break
-            await pilot.pause(0.01)
-        assert entered.is_set(), "the layout never started"
-        assert isinstance(app.screen, GraphScreen)
+        await graph_being_laid_out(app, pilot, entered)
         await pilot.press("q")
         for _ in range(3000):
             if not isinstance(app.screen, GraphScreen):

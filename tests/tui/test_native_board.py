@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from support.apps import running, wait_for_screen
@@ -106,42 +107,40 @@ async def test_plus_creates_a_uwi_from_the_board_in_one_commit(demo_store: Path)
         assert app.main.view.items[name].title == "Ship on Friday?"
 
 
-async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
+@asynccontextmanager
+async def new_item_form(demo_store: Path):
+    """The dashboard with the `+` form open: (app, pilot, form); nothing may be committed."""
     from support.tui_helpers import git
 
     async with running(demo_store, SIZE) as (app, pilot):
         before = git(demo_store, "rev-parse", "HEAD").strip()
         await opened(pilot, "NewItemScreen")
-        await press(pilot, "escape")
-        assert type(app.screen).__name__ != "NewItemScreen"
+        yield app, pilot, app.screen
         assert git(demo_store, "rev-parse", "HEAD").strip() == before
 
 
+async def test_esc_cancels_the_new_item_form(demo_store: Path) -> None:
+    async with new_item_form(demo_store) as (app, pilot, _form):
+        await press(pilot, "escape")
+        assert type(app.screen).__name__ != "NewItemScreen"
+
+
 async def test_the_untouched_template_or_no_title_is_not_saved(demo_store: Path) -> None:
-    from support.tui_helpers import git
     from textual.widgets import Input, TextArea
 
-    async with running(demo_store, SIZE) as (app, pilot):
-        before = git(demo_store, "rev-parse", "HEAD").strip()
-        await opened(pilot, "NewItemScreen")
-        form = app.screen
+    async with new_item_form(demo_store) as (app, pilot, form):
         form.query_one("#repo", Input).value = "acme/new"
         for body in (form.query_one("#body", TextArea).text, "no heading at all\n", "# One-line summary of the work\n\n- 反映内容: x\n"):
             form.query_one("#body", TextArea).text = body
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert app.screen is form, body  # refused: the form stays, with the text
-        assert git(demo_store, "rev-parse", "HEAD").strip() == before
 
 
 async def test_esc_in_the_body_asks_before_dropping_typed_text(demo_store: Path) -> None:
-    from support.tui_helpers import git
     from textual.widgets import TextArea
 
-    async with running(demo_store, SIZE) as (app, pilot):
-        before = git(demo_store, "rev-parse", "HEAD").strip()
-        await opened(pilot, "NewItemScreen")
-        form = app.screen
+    async with new_item_form(demo_store) as (app, pilot, form):
         body = form.query_one("#body", TextArea)
         body.focus()
         await pilot.pause()
@@ -156,4 +155,3 @@ async def test_esc_in_the_body_asks_before_dropping_typed_text(demo_store: Path)
         await pilot.press("d")
         await settle(pilot)
         assert type(app.screen).__name__ not in ("NewItemScreen", "ChoiceScreen")
-        assert git(demo_store, "rev-parse", "HEAD").strip() == before
