@@ -8,6 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
+def _say(text: str, *more: str) -> None:
+    """A line on stderr (and `more` lines of our own), through the one sanitiser: an error may
+    quote a store path or a filename from a hostile store (a raw newline would fake a line, an
+    escape would act)."""
+    from .core.textsafe import safe_line
+
+    print("\n".join(["atk-tui: " + safe_line(text), *more]), file=sys.stderr, flush=True)
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="atk-tui", description="Triage dashboard for an atk work-item store.",
@@ -59,15 +67,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         root = demo_main()
         demo_dir = root.parent
-        print(f"atk-tui: demo store at {root}", file=sys.stderr)
+        _say(f"demo store at {root}")
     else:
         try:
             root = resolve_store(args.store)
         except ConfigError as exc:
             # exit 1 as `atk` does; the demo hint only where there is no store at all (not after
             # a broken config file, where it would be beside the point)
-            hint = "\nTo try it on a sample store: atk-tui --demo" if isinstance(exc, NoStoreConfigured) else ""
-            print(f"atk-tui: {exc}{hint}", file=sys.stderr)
+            hint = ["To try it on a sample store: atk-tui --demo"] if isinstance(exc, NoStoreConfigured) else []
+            _say(f"{exc}", *hint)
             sys.exit(1)
     try:
         code = _serve(root, args) if args.serve else _run(root, args)
@@ -87,7 +95,7 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     try:
         app = make_app(root, theme=args.theme, read_only=args.read_only)
     except AtkError as exc:
-        print(f"atk-tui: {exc}", file=sys.stderr)
+        _say(f"{exc}")
         return 2
     app.run()
     return app.return_code or 0
@@ -112,18 +120,18 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
     try:
         GitStore(root)  # refuse a path that is not a store before listening
     except AtkError as exc:
-        print(f"atk-tui: {exc}", file=sys.stderr)
+        _say(f"{exc}")
         return 2
     from .serve import TokenError, make_token, serve
 
     try:
         token = make_token()
     except TokenError as exc:
-        print(f"atk-tui: {exc}", file=sys.stderr)
+        _say(f"{exc}")
         return 2
 
     def announce(guard) -> None:
-        print(f"atk-tui: serving {root}; open {guard.url} (Ctrl+C stops)", file=sys.stderr, flush=True)
+        _say(f"serving {root}; open {guard.url} (Ctrl+C stops)")
 
     host = "127.0.0.1" if args.host is None else args.host
     port = 8000 if args.port is None else args.port
@@ -134,13 +142,13 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
 def _end_demo(demo_dir: Path, root: Path, *, keep: bool) -> None:
     """The demo store (and its bare remote) is deleted on exit; with --keep, say where it is."""
     if keep:
-        print(f"atk-tui: demo store kept at {root} (open it again: atk-tui --store {root})", file=sys.stderr)
+        _say(f"demo store kept at {root} (open it again: atk-tui --store {root})")
         return
     import shutil
 
     shutil.rmtree(demo_dir, ignore_errors=True)
     if demo_dir.exists():
-        print(f"atk-tui: could not delete the demo store at {demo_dir}; remove it by hand", file=sys.stderr)
+        _say(f"could not delete the demo store at {demo_dir}; remove it by hand")
 
 
 if __name__ == "__main__":

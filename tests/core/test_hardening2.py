@@ -315,3 +315,17 @@ def test_a_duplicate_key_item_is_listed_as_defective(store: Path) -> None:
     seed(store, {"d.md": ("inbox", "---\nkind: awi\ntarget_repo: acme/api\nkind: uwi\n---\n# dup\n")})
     proc = atk_run("wi", "list", "--json", "--store", str(store))
     assert "duplicate key 'kind'" in proc.stdout and '"status": "defective"' in proc.stdout
+
+
+def test_atk_tui_says_its_errors_through_the_sanitiser(tmp_path: Path) -> None:
+    """`atk-tui`'s own stderr lines (a store path from the environment, which may be anything)
+    never carry a raw newline, tab or escape: a fake line on stderr is not possible."""
+    import sys
+
+    exe = Path(sys.executable).with_name("atk-tui")
+    env = {**os.environ, "ATK_PRIVATE_NOTES": str(tmp_path / "no\nsuch\t\x1b[31mstore"), "XDG_CONFIG_HOME": str(tmp_path)}
+    out = subprocess.run([str(exe)], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode != 0
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("atk-tui: ") and "\\x0a" in lines[0], out.stderr
+    assert "\x1b" not in out.stderr and "\t" not in out.stderr
