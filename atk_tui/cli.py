@@ -420,8 +420,9 @@ def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) 
 
 
 #: the commands that only read: each brings in what the remote has first (SPEC §15)
-READ_COMMANDS = {("wi", c) for c in ("list", "show", "log", "stats", "conflicts", "wait")} | {
-    ("mq", c) for c in ("list", "show", "log", "stats", "wait")
+#: (`wait` looks at the remote itself, once a second: cli_reports.cmd_wait)
+READ_COMMANDS = {("wi", c) for c in ("list", "show", "log", "stats", "conflicts")} | {
+    ("mq", c) for c in ("list", "show", "log", "stats")
 } | {("agents", "notices")}
 
 
@@ -429,7 +430,7 @@ def _freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
     """Before a read: the remote's commits brought in (`store.freshen`), unless --skip-pull.
     Returns why the copy may be stale (said once on stderr), None when it is current."""
     sub = getattr(args, "wicmd", None) or getattr(args, "agentscmd", None)
-    if args.skip_pull or (args.cmd, sub) not in READ_COMMANDS or sub == "wait":
+    if args.skip_pull or (args.cmd, sub) not in READ_COMMANDS:
         return None
     if sub == "conflicts" and args.action == "apply":
         return None

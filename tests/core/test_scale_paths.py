@@ -43,25 +43,25 @@ def test_terminal_names_are_newest_first_without_parsing(svc: Service) -> None:
 def test_remote_moved_only_when_another_clone_pushed(tmp_path: Path) -> None:
     root, remote = make_remote_pair(tmp_path)
     svc = Service(root, actor="user")
-    assert svc.remote_moved() is False
+    assert svc.look_at_remote().moved is False
     other = clone(remote, tmp_path / "other")
     osvc = Service(other, actor="user")
     add_item(osvc)  # pushes
-    assert svc.remote_moved() is True
+    assert svc.look_at_remote().moved is True
     svc.pull_now()
-    assert svc.remote_moved() is False
+    assert svc.look_at_remote().moved is False
     assert any((root / "wi" / "inbox").glob("*.md"))
 
 
 def test_remote_moved_is_false_without_an_upstream(svc: Service) -> None:
     assert svc.upstream() is None
-    assert svc.remote_moved() is False
+    assert svc.look_at_remote().moved is False
 
 
 def test_remote_moved_is_false_when_the_remote_is_gone(tmp_path: Path) -> None:
     root, _remote = make_remote_pair(tmp_path)
     git(root, "remote", "set-url", "origin", str(tmp_path / "nowhere.git"))
-    assert Service(root, actor="user").remote_moved() is False
+    assert Service(root, actor="user").look_at_remote().moved is False
 
 
 def test_the_history_names_cache_follows_every_move(svc: Service) -> None:

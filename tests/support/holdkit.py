@@ -15,14 +15,15 @@ import pytest
 
 from atk_tui.cli import run
 from support.environ import patched_environ
-from support.storekit import clone, git, make_remote_pair
+from support.remotes import bare_with_clones
+from support.storekit import git
 
 ANON = ""  # `agent=ANON`: an agent session that names itself with nothing
 
 
 @dataclass
 class Clones:
-    """A bare remote and named clones of it (the first made by `make_remote_pair`)."""
+    """A bare remote and named clones of it (`remotes.bare_with_clones`)."""
 
     remote: Path
     roots: dict[str, Path]
@@ -31,10 +32,7 @@ class Clones:
 
     @classmethod
     def make(cls, tmp: Path, capsys: pytest.CaptureFixture[str], *names: str) -> Clones:
-        first, remote = make_remote_pair(tmp, names[0])
-        roots = {names[0]: first}
-        for name in names[1:]:
-            roots[name] = clone(remote, tmp / name)
+        remote, roots = bare_with_clones(tmp, names)
         return cls(remote, roots, capsys)
 
     def __getitem__(self, name: str) -> Path:

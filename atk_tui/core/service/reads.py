@@ -82,11 +82,6 @@ class Reads(ServiceBase):
                 self.store._push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
 
-    def remote_moved(self) -> bool:
-        """Whether the upstream branch on the remote is not where this clone last saw it
-        (`look_at_remote`); False without an upstream or when the remote cannot be reached."""
-        return self.look_at_remote().moved
-
     def look_at_remote(self) -> RemoteLook:
         """One `git ls-remote` of the upstream branch (no objects fetched), so the dashboard
         can look every few seconds and pull only when something was pushed: whether it
