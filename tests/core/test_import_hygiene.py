@@ -1,9 +1,9 @@
-"""The layers, enforced on the source (as Harlequin's test_import_hygiene does): CLI/TUI ->
-service -> core -> git, with no arrow back.
+"""The architecture, enforced on the source.
 
-- `core/` never imports textual, the TUI or the CLI;
-- the TUI never imports `core.store` nor reaches through the service into its store
-  (`service.store...`): it asks the service;
+- the contracts of `.importlinter` (the layers, Textual only in the dashboard, no import
+  circles): `lint-imports` must keep them all (`.ci/run` runs it too);
+- the TUI never reaches through the service into its store (`service.store...`): it asks the
+  service;
 - only the TUI modules that launch programs (the editor, desktop notifications) import
   `subprocess`; the service never does (git runs through the store, with its time limits);
 - importing the CLI or the dashboard does not import pydantic or gitpython (they are
@@ -65,18 +65,23 @@ def _hits(mods: set[str], banned: tuple[str, ...]) -> list[str]:
 
 
 def test_the_source_tree_is_where_the_test_looks() -> None:
-    assert len(sources("core")) > 20 and len(sources("tui")) > 10
-    assert "atk_tui.core.store.gitstore" in imports(PKG / "core/store/__init__.py")  # relative resolution
+    assert len(sources("service")) > 10 and len(sources("tui")) > 10
+    assert "atk_tui.store.gitstore" in imports(PKG / "store/__init__.py")
 
 
-@pytest.mark.parametrize("path", sources("core"), ids=lambda p: str(p.relative_to(PKG)))
-def test_core_never_imports_textual_tui_or_cli(path: Path) -> None:
-    assert _hits(imports(path), ("textual", "atk_tui.tui", "atk_tui.cli", "atk_tui.__main__")) == []
+def test_the_import_contracts_are_kept() -> None:
+    """`lint-imports` (import-linter) with the contracts in `.importlinter`."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run(
+        [str(exe), str(PKG.parent / ".importlinter")],
+        cwd=PKG.parent, capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout
 
 
 @pytest.mark.parametrize("path", sources("tui"), ids=lambda p: str(p.relative_to(PKG)))
 def test_tui_never_reaches_into_the_store(path: Path) -> None:
-    assert _hits(imports(path), ("atk_tui.core.store",)) == []
     tree = ast.parse(path.read_text(encoding="utf-8"))
     reach = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "store"]
     assert reach == [], f"{path.name}: `.store` at lines {reach}: add a Service method instead"
@@ -97,7 +102,7 @@ def test_the_tui_runs_no_git(path: Path) -> None:
     assert found == [], f"{path.name}: \"git\" at lines {found}: ask the service or core"
 
 
-@pytest.mark.parametrize("path", sources("core/service"), ids=lambda p: str(p.relative_to(PKG)))
+@pytest.mark.parametrize("path", sources("service"), ids=lambda p: str(p.relative_to(PKG)))
 def test_service_runs_no_processes_itself(path: Path) -> None:
     assert _hits(imports(path), ("subprocess", "os.system")) == []
 
@@ -106,7 +111,7 @@ def test_a_banned_import_is_seen(tmp_path: Path) -> None:
     """The checker itself: a relative import of the TUI from core is found."""
     fake = tmp_path / "probe.py"
     fake.write_text("def f():\n    from ..tui import app\n    import subprocess\n", encoding="utf-8")
-    found = imports(fake, "atk_tui.core.probe")
+    found = imports(fake, "atk_tui.service.probe")
     assert _hits(found, ("atk_tui.tui",)) == ["atk_tui.tui", "atk_tui.tui.app"]
     assert _hits(found, ("subprocess",)) == ["subprocess"]
 
@@ -114,9 +119,9 @@ def test_a_banned_import_is_seen(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "banned"),
     [
-        ("atk_tui.cli", ("pydantic", "git", "textual")),
+        ("atk_tui.cli.main", ("pydantic", "git", "textual")),
         ("atk_tui.tui.app", ("pydantic", "git")),
-        ("atk_tui.core.service", ("pydantic", "git", "textual")),
+        ("atk_tui.service", ("pydantic", "git", "textual")),
     ],
 )
 def test_heavy_libraries_stay_off_the_start_up_path(module: str, banned: tuple[str, ...]) -> None:

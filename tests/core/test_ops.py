@@ -9,10 +9,18 @@ from pathlib import Path
 import pytest
 from support.storekit import SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, add_item
 
-from atk_tui.core.model import STATES, Item, Kind, State, Status, Urgency
-from atk_tui.core.ops import TRANSITIONS, WI, DependencyRules, Op, QueueRules, Transition, dependency_refusal, refusal
-from atk_tui.core.readiness import STATUSES
-from atk_tui.core.service import Service
+from atk_tui.domain.model import STATES, Item, Kind, State, Status, Urgency
+from atk_tui.domain.ops import (
+    TRANSITIONS,
+    WI,
+    DependencyRules,
+    Op,
+    QueueRules,
+    Transition,
+    refusal,
+)
+from atk_tui.domain.readiness import STATUSES
+from atk_tui.service import Service
 
 
 def item(name: str = "a.md", state: str = "inbox", kind: str = "awi", **kw) -> Item:
@@ -92,7 +100,7 @@ def test_move_op() -> None:
 @pytest.mark.parametrize("actor", ["user", "agent"])
 def test_service_refuses_exactly_what_refusal_says(tmp_path: Path, op: str, state: str, actor: str, monkeypatch) -> None:
     """The same judgement, in the lock: same ok, same code and message."""
-    from atk_tui.core.store import init_store
+    from atk_tui.store import init_store
 
     root, _ = init_store(tmp_path / "s")
     svc = Service(root, actor="user", pull=False, push=False)
@@ -117,13 +125,13 @@ def test_dependency_refusals(svc: Service) -> None:
     b = add_item(svc, depends_on=[a])
     c = add_item(svc, kind="uwi", body=UWI_BODY, depends_on=[b])
     view = svc.queue()
-    assert dependency_refusal(a, [b], view).code == "cycle"
-    r = dependency_refusal(a, [c], view)
+    assert view.dependency_rules(a).first([b]).code == "cycle"
+    r = view.dependency_rules(a).first([c])
     assert r is not None and r.code == "cycle" and r.cycle == (a, c, b)
     assert f"{a} -> {c} -> {b} -> {a}" in r.message
-    assert dependency_refusal(a, [a], view).code == "self"
-    assert dependency_refusal(a, ["nope.md"], view).code == "missing"
-    assert dependency_refusal(c, [a], view) is None
+    assert view.dependency_rules(a).first([a]).code == "self"
+    assert view.dependency_rules(a).first(["nope.md"]).code == "missing"
+    assert view.dependency_rules(c).first([a]) is None
     # the service refuses with the same codes inside the lock
     out = svc.set_dependencies(a, [c])
     assert not out.ok and out.code == "cycle" and f"{a} -> {c} -> {b} -> {a}" in out.message

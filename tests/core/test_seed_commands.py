@@ -13,7 +13,7 @@ import pytest
 from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
 from support.storekit import AWI_BODY, clone, git, make_remote_pair, tree_state
 
-from atk_tui.cli import run
+from atk_tui.cli.main import run
 
 
 @pytest.fixture

@@ -26,9 +26,9 @@ from support.graph_support import (
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
-from atk_tui.core.readiness import format_cycle
+from atk_tui.domain.readiness import format_cycle
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.screens.dependencies import DependenciesScreen, DependencyRules, candidates, search
+from atk_tui.tui.screens.dependencies import DependenciesScreen, candidates, search
 from atk_tui.tui.screens.main import MainScreen
 
 
@@ -218,7 +218,7 @@ def test_rules_agree_with_the_service(tmp_path: Path) -> None:
     svc = service(root)
     view = svc.queue()
     for item in names[1:]:
-        rules = DependencyRules(item, view)
+        rules = view.dependency_rules(item)
         for dep in names:
             if dep == item:
                 continue

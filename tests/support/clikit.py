@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from atk_tui.cli import run
+from atk_tui.cli.main import run
 from support.storekit import AWI_BODY, UWI_BODY, git
 
 ATK = Path(sys.executable).with_name("atk")

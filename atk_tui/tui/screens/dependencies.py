@@ -13,7 +13,6 @@ Results and the current set show item text as `rich.text.Text` — never markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -26,13 +25,13 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.model import TERMINAL, Item, is_valid_filename
-from ...core.ops import DependencyRules as _CoreDependencyRules
-from ...core.service import QueueView
-from ...core.textsafe import safe_line
-from ..present import STATUS_GLYPH, fuzzy_match, status_style
-from ..safe import framed
-from .dialogs import DIALOG_CSS
+from atk_tui.domain.model import TERMINAL, Item, deps_of, is_valid_filename
+from atk_tui.domain.ops import Refusal
+from atk_tui.service import QueueView
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import STATUS_GLYPH, fuzzy_match, status_style
+from atk_tui.tui.safe import framed
+from atk_tui.tui.screens.dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
 SEARCH_AT_ONCE = 5_000  # up to this many names the results follow every keystroke
@@ -45,33 +44,6 @@ class Candidate:
     state: str
     status: str  # judgement status, `terminal` for done items
     hay: str  # what the search matches against, casefolded
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    dep: str
-    code: str  # self | missing | cycle
-    message: str
-
-
-class DependencyRules(_CoreDependencyRules):
-    """`core.ops.DependencyRules` over a `QueueView` (the rules live in core)."""
-
-    def __init__(self, filename: str, view: QueueView) -> None:
-        super().__init__(filename, {n: _deps_of(i.depends_on) for n, i in view.items.items()}, set(view.items) | set(view.snapshot.states))
-        self.view = view
-
-    def exists(self, name: str) -> bool:
-        return name in self.known
-
-    def refusals(self, deps: Iterable[str]) -> list[Refusal]:  # type: ignore[override]
-        return [Refusal(r.filename, r.code, r.message) for r in super().refusals(deps)]
-
-
-def _deps_of(depends_on: object) -> list[str]:
-    if not isinstance(depends_on, (list, tuple)):
-        return []
-    return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
 
 
 def candidates(view: QueueView) -> list[Candidate]:
@@ -151,8 +123,8 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
         super().__init__()
         self.item = item
         self.view = view
-        self.rules = DependencyRules(item.filename, view)
-        self.original = _deps_of(item.depends_on)
+        self.rules = view.dependency_rules(item.filename)
+        self.original = deps_of(item.depends_on)
         self.deps: list[str] = list(self.original)
         self.pool = candidates(view)
         self._by_name = {c.name: c for c in self.pool}
@@ -196,7 +168,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
 
     def _show_current(self, highlight: int | None = None) -> None:
         self.refused = self.rules.refusals(self.deps)
-        by_dep = {r.dep: r for r in self.refused}
+        by_dep = {r.filename: r for r in self.refused}
         lst = self.query_one("#deps-current", OptionList)
         keep = lst.highlighted if highlight is None else highlight
         lst.clear_options()
@@ -349,7 +321,7 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
 
 def refusal_messages(filename: str, view: QueueView, deps: list[str]) -> list[str]:
     """What saving `deps` for `filename` would be refused for (empty: it may be saved)."""
-    return [r.message for r in DependencyRules(filename, view).refusals(deps)]
+    return [r.message for r in view.dependency_rules(filename).refusals(deps)]
 
 
-__all__ = ["DependenciesScreen", "DependencyRules", "Refusal", "candidates", "refusal_messages", "search"]
+__all__ = ["DependenciesScreen", "candidates", "refusal_messages", "search"]

@@ -49,7 +49,9 @@ from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
-from ...core.graph_layout import (
+from atk_tui.domain.model import TERMINAL, Item, deps_of
+from atk_tui.domain.readiness import find_cycles, format_cycle
+from atk_tui.graph import (
     GraphNode,
     Layout,
     LayoutBudget,
@@ -58,14 +60,12 @@ from ...core.graph_layout import (
     subgraph_around,
     truncate_cells,
 )
-from ...core.model import TERMINAL, Item
-from ...core.readiness import find_cycles, format_cycle
-from ...core.service import QueueView
-from ...core.textsafe import safe_line
-from ..present import STATUS_GLYPH
-from ..widgets.footer import KeyFooter
-from ..widgets.graph_canvas import GraphCanvas
-from .base import ItemActionsScreen
+from atk_tui.service import QueueView
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import STATUS_GLYPH
+from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.widgets.footer import KeyFooter
+from atk_tui.tui.widgets.graph_canvas import GraphCanvas
 
 STATUS_NAME = {
     "ready": "ready",
@@ -124,12 +124,6 @@ def _short_name(filename: str) -> str:
     return _STAMP.sub("", filename.removesuffix(".md")) or filename
 
 
-def _deps_of(depends_on: object) -> list[str]:
-    if not isinstance(depends_on, (list, tuple)):
-        return []
-    return list(dict.fromkeys(d for d in depends_on if isinstance(d, str)))
-
-
 @dataclass
 class GraphSelection:
     """Which items a graph holds, before anything about them is looked up."""
@@ -155,7 +149,7 @@ def select_graph(
     edges: set[tuple[str, str]] = set()
     hidden: dict[str, list[str]] = {}  # a hidden terminal dependency -> its dependents
     for name, item in items.items():
-        for dep in _deps_of(item.depends_on):
+        for dep in deps_of(item.depends_on):
             if not show_terminal and dep not in items and states.get(dep) in TERMINAL:
                 hidden.setdefault(dep, []).append(name)
                 continue
