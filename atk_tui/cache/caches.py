@@ -1,4 +1,7 @@
-"""A cache of parsed items keyed by git blob SHA, kept in the store's `.git`.
+"""The caches of listings and parsed items (their files: `cache.files`, the one place they
+are read and written, in one format under one scheme).
+
+Parsed items are kept by git blob SHA.
 
 A move does not change a file's blob SHA, so moving items costs no re-parse. Entries are keyed
 by blob *and* filename: a parse depends on the name too (the title falls back to the filename
@@ -6,17 +9,14 @@ stem, a bad filename is a defect), so a renamed copy of the same bytes is parsed
 cache holds the metadata needed for listing and readiness, not bodies (those are read on
 demand).
 
-The file is a header line (version, CRC-32 and size of the rest) and one JSON object of
-records, each a list of fields in a fixed order. The checksum makes a damaged, truncated or
-hand-edited file a miss as a whole, so records need no per-field type checks on the hot path
-(loading 10,000 of them is most of a warm listing). A missing file, another version or a
-bad checksum: the cache is silently rebuilt.
+The payload is one JSON object of records, each a list of fields in a fixed order. The
+checksum makes a damaged, truncated or hand-edited file a miss as a whole, so records need no
+per-field type checks on the hot path (loading 10,000 of them is most of a warm listing).
 
-The checksum tells damage, not forgery: a process that can write `.git` can rewrite a record
-and recompute it. So the caches here only ever make a listing faster; nothing that gates work
-rests on them (issue 25): the process-loop's hand-out, `show --json` and every write judge from
-the files (`Service.judge_from_files`, `Service._current`). A forged record can change what a
-listing shows (a view: a record stays until its item's file changes), not what is done.
+Nothing that gates work rests on these (issue 25): the process-loop's hand-out, `show --json`
+and every write judge from the files (`Service.judge_from_files`, `Service._current`). A
+forged record can change what a listing shows (a view: a record stays until its item's file
+changes), not what is done.
 """
 
 from __future__ import annotations
@@ -24,54 +24,51 @@ from __future__ import annotations
 import json
 import os
 import re
-import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from datetime import datetime
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+from atk_tui.cache import files
+from atk_tui.domain.fields import NAMES, TIMES
 from atk_tui.domain.model import Item
 from atk_tui.store.storesig import RACY_NS, PendingSignature, Signature, dirs_signature
 
-VERSION = 9  # 8: titles without an H1 (items.item_title); 9: an empty choice line or a bare "other" answers nothing, duplicate keys are defects (issue 25)
-#: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
-FIELDS = (
-    "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
-    "depends_on", "cooldown_until", "created", "urgency", "note", "commit", "answered", "has_comment",
-    "size", "answer_partial",
-)  # fmt: skip
-_N = len(FIELDS)
+#: what a parse derives beside the frontmatter: these `Item` fields start a record, then
+#: every frontmatter key of the table (`domain.fields`), date-times as ISO 8601 text
+DERIVED = ("defects", "warnings", "title", "answered", "has_comment", "size", "answer_partial")
+RECORD = (*DERIVED, *NAMES)
+_N = len(RECORD)
+_TIME_AT = tuple(RECORD.index(n) for n in TIMES)
+_LIST_AT = tuple(RECORD.index(n) for n in ("defects", "warnings", "depends_on"))  # copies: items may be changed
 
 
 def cache_key(blob: str, filename: str) -> str:
     return f"{blob}/{filename}"
 
 
+_get_record = attrgetter(*RECORD)
+
+
 def to_record(item: Item) -> list[Any]:
-    c, t = item.cooldown_until, item.created
-    return [
-        item.defects, item.warnings, item.title, item.kind, item.source, item.target_repo,
-        item.target_commit, item.plan_file, item.depends_on,
-        c.isoformat() if c is not None else None, t.isoformat() if t is not None else None,
-        item.urgency, item.note, item.commit, item.answered, item.has_comment, item.size,
-        item.answer_partial,
-    ]  # fmt: skip
+    r = list(_get_record(item))
+    for i in _TIME_AT:
+        if r[i] is not None:
+            r[i] = r[i].isoformat()
+    return r
 
 
 def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
-    # positional, in Item's field order: this runs once per listed item
-    c, t = r[9], r[10]
-    item = Item(
-        filename, state, "", None, "", {},
-        list(r[0]), list(r[1]), r[2], r[3], r[4], r[5], r[6], r[7], list(r[8]),  # copies: items may be changed
-        datetime.fromisoformat(c) if c else None, datetime.fromisoformat(t) if t else None,
-        r[11], r[12], r[13], r[14], r[15], r[16], blob, False, r[17],
-    )  # fmt: skip
-    return item
-
-
-_HEADER = 79  # bytes of the header line of an `ItemCache` file, padded with spaces
+    # this runs once per listed item: fields by keyword from the record's fixed order
+    v = list(r)
+    for i in _TIME_AT:
+        if v[i]:
+            v[i] = datetime.fromisoformat(v[i])
+    for i in _LIST_AT:
+        v[i] = list(v[i])
+    return Item(filename, state, blob=blob, complete=False, **dict(zip(RECORD, v, strict=True)))
 
 
 def _json_slices(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
@@ -91,69 +88,32 @@ def _json_slices(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
     yield b"}" if not first else b"{}"
 
 
-def framed_payload(raw: bytes, expect: dict[str, Any]) -> int | None:
-    """Where the payload of a cache file starts in `raw`: the file is a header line (JSON: the
-    `expect`ed values, and the size and CRC-32 of the rest) and the payload. None when the
-    header says otherwise, or the rest is not what it says (damaged, truncated, hand-edited)."""
-    try:
-        nl = raw.index(b"\n")
-        header = json.loads(raw[:nl])
-    except ValueError:  # no newline; not JSON
-        return None
-    if not isinstance(header, dict) or any(header.get(k) != v for k, v in expect.items()):
-        return None
-    payload = memoryview(raw)[nl + 1 :]
-    if header.get("size") != len(payload) or header.get("crc32") != zlib.crc32(payload):
-        return None
-    return nl + 1
-
-
 class ItemCache:
-    """One file per scope (`active`, `terminal`), so listing the active queue does not
-    load the history's entries."""
+    """Parsed items' records by blob and filename, one entry per scope (`active`,
+    `terminal`, `mq-active`, ...), so listing the active queue does not load the history's."""
 
-    def __init__(self, git_dir: Path, scope: str) -> None:
-        self.path = git_dir / "atk-cache" / f"{scope}-v{VERSION}.json"
-        self.entries: dict[str, list[Any]] = {}
+    def __init__(self, git_dir: Path, scope: str, key: Any = None) -> None:
+        self.git_dir, self.name, self.key = git_dir, f"items-{scope}", key
+        self.entries: dict[str, Any] = {}
         self.dirty = False
 
-    def _linked(self) -> bool:
-        """The cache folder is a symbolic link: never read or write through it (it could
-        lead out of the store); the cache is then simply not used."""
-        return os.path.islink(self.path.parent)
+    @property
+    def path(self) -> Path:
+        return files.path_of(self.git_dir, self.name)
 
     def load(self) -> None:
-        try:
-            if self._linked():
-                raise OSError("linked cache folder")
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                raw = fh.read()
-        except OSError:
-            if self._linked():
-                self.entries = {}
-                return
-            self.entries = {}
-            # files of other cache versions are dead weight
-            for old in self.path.parent.glob(self.path.name.split("-v")[0] + "-v*.json"):
-                try:
-                    old.unlink()
-                except OSError:
-                    pass
+        got = files.read(self.git_dir, self.name, self.key)
+        self.entries = {}
+        if got is None:
+            self.dirty = self.path.exists()  # damaged or another code's: written anew
             return
         try:
-            start = framed_payload(raw, {"version": VERSION})
-            if start is None:
-                raise ValueError("stale or damaged cache")
-            # decoded in place of the bytes (the file may be tens of MB): one text, then records
-            text = raw.decode("ascii")
-            del raw
-            entries, _end = json.JSONDecoder().raw_decode(text, start)
+            # decoded in place of the bytes (the payload may be tens of MB): one text, then records
+            entries = json.loads(bytes(got[1]).decode("ascii"))
             if not isinstance(entries, dict):
                 raise ValueError("bad cache")
             self.entries = entries
         except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
-            self.entries = {}
             self.dirty = True
 
     def get(self, filename: str, state: str, blob: str) -> Item | None:
@@ -184,61 +144,19 @@ class ItemCache:
         if keep is not None and not keep.issuperset(self.entries):
             self.entries = {k: v for k, v in self.entries.items() if k in keep}
             self.dirty = True
-        if not self.dirty or self._linked():
-            return
-
-        def write(fh: Any) -> None:
-            # the header (padded: JSON allows the spaces) is written last, so the records
-            # are encoded a slice at a time instead of as one text
-            fh.write(b" " * _HEADER + b"\n")
-            size = crc = 0
-            for data in _json_slices(self.entries):
-                size += len(data)
-                crc = zlib.crc32(data, crc)
-                fh.write(data)
-            fh.seek(0)
-            fh.write(json.dumps({"version": VERSION, "size": size, "crc32": crc}).encode("ascii").ljust(_HEADER))
-
-        if _replace_file(self.path, write):
+        if self.dirty and files.write(self.git_dir, self.name, _json_slices(self.entries), self.key):
             self.dirty = False
-
-
-def _replace_file(path: Path, write: Callable[[Any], None]) -> bool:
-    """Write `path` whole or not at all (`write(fh)` fills a temporary file in its folder,
-    renamed over it; never through a linked folder). Errors are ignored: a cache is only
-    ever an optimisation."""
-    tmp = None
-    try:
-        path.parent.mkdir(exist_ok=True)
-        if os.path.islink(path.parent):
-            return False
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-        tmp = None
-        return True
-    except (OSError, ValueError):
-        return False
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 class LineCache(ItemCache):
     """A terminal item's listing line with its kind and target_repo, keyed by what it is
     derived from alone (blob, state and filename: `Service.terminal_stream`): adopted and
     rejected items change only when moved, so `--status=all` parses each of them once.
-    `fmt` names the line format (a digest of a sample line): another format, another file."""
+    `fmt` names the line format (a digest of a sample line): another format, a miss."""
 
     def __init__(self, git_dir: Path, fmt: str) -> None:
-        super().__init__(git_dir, "lines")
-        self.path = git_dir / "atk-cache" / f"lines-v{VERSION}-{fmt}.json"
+        super().__init__(git_dir, "lines", key=fmt)
+        self.name = "lines"
 
     def line(self, key: str) -> list[str] | None:
         v = self.entries.get(key)
@@ -271,31 +189,26 @@ class NamesCache:
     history's 50,000 names without listing 50,000 files. Not saved while racy."""
 
     def __init__(self, git_dir: Path, name: str) -> None:
-        self.path = git_dir / "atk-cache" / f"{name}-v{VERSION}.json"
+        self.git_dir, self.name = git_dir, name
 
     def load(self, sig: str) -> Any:
+        got = files.read(self.git_dir, self.name, sig)
+        if got is None:
+            return None
         try:
-            if os.path.islink(self.path.parent):
-                return None
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                raw = fh.read()
             with paused_gc():
-                data = json.loads(raw)
-            return data["value"] if type(data) is dict and data.get("sig") == sig else None
-        except (OSError, ValueError, KeyError, RecursionError):
+                return json.loads(bytes(got[1]))
+        except (ValueError, RecursionError):
             return None
 
     def save(self, sig: str, newest_ns: int, taken_ns: int, value: Any) -> None:
         if newest_ns >= taken_ns - RACY_NS:
             return
-        payload = json.dumps({"sig": sig, "value": value}, separators=(",", ":")).encode("ascii")
-        _replace_file(self.path, lambda fh: fh.write(payload))
+        files.write(self.git_dir, self.name, [json.dumps(value, separators=(",", ":")).encode("ascii")], sig)
 
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 8  # 6: titles without an H1 (items.item_title); 7: as VERSION 9; 8: held_by (core/holds)
 MQ = "mq"
 
 
@@ -377,7 +290,8 @@ class ListingCache:
         self.root = Path(root)
         self.states = [s for s in all_states if s in set(states)]  # one order (ACTIVE is a set)
         self.git_dir = self.root / ".git"
-        self.path = self.git_dir / "atk-cache" / f"list-{'-'.join(self.states)}-v{LISTING_VERSION}"
+        self.name = f"list-{'-'.join(self.states)}"
+        self.path = files.path_of(self.git_dir, self.name)
         self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
         self.terminal_dirs = [f"wi/{s}" for s in self.states if s in mq_terminal]
 
@@ -407,37 +321,20 @@ class ListingCache:
         which plan_file values name no file now (asked only for plan files that are symbolic
         links).
 
-        The file: the payload's length (12 digits) and a newline, the payload, a newline,
-        `meta`, a newline, the header (JSON): written in one pass as the listing is printed."""
-        pending = None
+        The entry's payload is the lines, a newline and `meta` (`meta_at` in the header says
+        where it starts); its key is the store's signature."""
+        if not os.path.exists(self.path):
+            return None  # a cold listing: the signature is not worth taking
+        pending = self.begin_signature()  # git and find stat the store while this checks the file
+        if pending is None:
+            return None
         try:
-            # the file first: without one (a cold listing) the signature is not worth taking
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW)
-            try:
-                pending = self.begin_signature()  # git and find stat the store while this checks the file
-                if pending is None:
-                    return None
-                import mmap
-
-                # mapped, not read: a listing of everything is 30 MB, and a read costs a copy
-                # (the file is only ever replaced by a rename, never written in place)
-                raw = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-            finally:
-                os.close(fd)
-            size = int(raw[:12])
-            end = 13 + size
-            nl = raw.find(b"\n", end + 1)
-            if raw[12:13] != b"\n" or raw[end : end + 1] != b"\n" or nl < 0:
+            got = files.read(self.git_dir, self.name, check_key=False)
+            if got is None:
                 return None
-            meta = raw[end + 1 : nl]
-            header = json.loads(raw[nl + 1 :])
-            payload = memoryview(raw)[13:end]
-            if (
-                header.get("version") != LISTING_VERSION
-                or header.get("size") != len(meta) + len(payload)
-                or header.get("crc32") != zlib.crc32(meta, zlib.crc32(payload))
-            ):
-                return None
+            header, whole = got
+            cut = header["meta_at"]
+            payload, meta = whole[:cut], bytes(whole[cut + 1 :])
             until = header.get("until")
             if until is not None and now >= until:
                 return None
@@ -449,11 +346,11 @@ class ListingCache:
                 return None
             sig = pending.finish(header["unvouched"], with_newest=False)  # last: git has had the most time
             pending = None
-            if sig is None or header["sig"] != sig[0]:
+            if sig is None or header["key"] != sig[0]:
                 return None
-            cut = header["marked"]
-            if cut:  # markers are in the active lines, which come first: fill only those
-                return meta, (_fill_cooldowns(bytes(payload[:cut]), now), payload[cut:])
+            marked = header["marked"]
+            if marked:  # markers are in the active lines, which come first: fill only those
+                return meta, (_fill_cooldowns(bytes(payload[:marked]), now), payload[marked:])
             return meta, (payload,)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
@@ -475,64 +372,37 @@ class ListingCache:
     def writer(self) -> ListingWriter | None:
         """A listing written line by line as it is printed (`save` at once); None when
         the cache cannot be written."""
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            if os.path.islink(self.path.parent):
-                return None
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-        except OSError:
+        w = files.Writer(self.git_dir, self.name)
+        if w.failed:
+            w.abort()
             return None
-        return ListingWriter(self, fd, tmp)
+        return ListingWriter(self, w)
 
 
 class ListingWriter:
-    """One listing file being written (`ListingCache.writer`): `add` every line, then
-    `close` (kept only when the store did not change meanwhile) or `abort`."""
+    """One listing being written (`ListingCache.writer`): `add` every line, then `close`
+    (kept only when the store did not change meanwhile) or `abort`."""
 
-    def __init__(self, cache: ListingCache, fd: int, tmp: str) -> None:
-        self.cache, self.tmp = cache, tmp
-        self.fh: Any = os.fdopen(fd, "wb")
-        self.n = self.size = self.crc = self.marked = 0
-        self.failed = False
-        self._write(b"0" * 12 + b"\n")
-
-    def _write(self, data: bytes) -> None:
-        if self.failed:
-            return
-        try:
-            self.fh.write(data)
-        except (OSError, ValueError):
-            self.failed = True
+    def __init__(self, cache: ListingCache, out: files.Writer) -> None:
+        self.cache, self.out = cache, out
+        self.n = self.marked = 0
 
     def add(self, line: str) -> None:
-        data = (b"\n" if self.n else b"") + line.encode("utf-8")
+        self.out.add((b"\n" if self.n else b"") + line.encode("utf-8"))
         self.n += 1
-        self.size += len(data)
-        self.crc = zlib.crc32(data, self.crc)
-        self._write(data)
         if "\x00" in line:  # a cooldown marker (`cooldown_marker`): filled up to here when printed
-            self.marked = self.size
+            self.marked = self.out.size
 
     def abort(self) -> None:
-        try:
-            self.fh.close()
-        except OSError:
-            pass
-        try:
-            os.unlink(self.tmp)
-        except OSError:
-            pass
+        self.out.abort()
 
     def close(self, sig: Signature | None, meta: list[list[Any]], until: float | None,
               plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
         """Keep the listing computed from the store as it was at `sig` (taken before the
         listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
         cache = self.cache
-        ok = False
         try:
-            if self.failed or sig is None or sig[1] >= taken_ns - RACY_NS:
+            if sig is None or sig[1] >= taken_ns - RACY_NS:
                 return False
             plan_sig, plan_newest, volatile, plan_dirs = plan_signature(cache.root, list(plans), leaves=True)
             if plan_newest >= taken_ns - RACY_NS:
@@ -540,25 +410,13 @@ class ListingWriter:
             again = cache.signature(with_newest=False, unvouched=sig[2])
             if again is None or again[0] != sig[0]:
                 return False  # changed while it was read: the listing may mix two states
-            meta_raw = json.dumps(meta, separators=(",", ":")).encode("ascii")
-            header = {"version": LISTING_VERSION, "sig": sig[0], "until": until, "plans": plans, "plan_sig": plan_sig,
-                      "plan_dirs": plan_dirs, "volatile": volatile, "unvouched": sig[2], "marked": self.marked, "size": len(meta_raw) + self.size,
-                      "crc32": zlib.crc32(meta_raw, self.crc)}  # fmt: skip
-            self._write(b"\n" + meta_raw + b"\n" + json.dumps(header, separators=(",", ":")).encode("ascii"))
-            if self.failed:
-                return False
-            self.fh.seek(0)
-            self.fh.write(b"%012d" % self.size)
-            self.fh.close()
-            os.replace(self.tmp, cache.path)
-            ok = True
-            for old in cache.path.parent.glob(cache.path.name.rsplit("-v", 1)[0] + "-v*"):
-                if old.name != cache.path.name and not old.name.endswith(".tmp"):
-                    with suppress(OSError):
-                        old.unlink()  # another version's listing: dead weight (tens of MB)
-            return True
+            meta_at = self.out.size
+            self.out.add(b"\n" + json.dumps(meta, separators=(",", ":")).encode("ascii"))
+            return self.out.close(
+                sig[0], until=until, plans=plans, plan_sig=plan_sig, plan_dirs=plan_dirs, volatile=volatile,
+                unvouched=sig[2], marked=self.marked, meta_at=meta_at,
+            )  # fmt: skip
         except (OSError, ValueError):
             return False
         finally:
-            if not ok:
-                self.abort()
+            self.out.abort()  # nothing once closed

@@ -18,6 +18,7 @@ from typing import Any
 
 from atk_tui.cli.items import Nouns, add_item_commands
 from atk_tui.cli.quicklist import DERIVED, listing_cache, serve, write_listing
+from atk_tui.domain.fields import FIELDS, TIMES
 from atk_tui.domain.model import KINDS, STATES, Item
 from atk_tui.domain.ops import TRANSITIONS
 from atk_tui.domain.queues import MQ, WI, Queue
@@ -339,30 +340,25 @@ def _body(args: argparse.Namespace, *, attr: str = "body_file") -> str:
 def item_json(
     item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
 ) -> dict[str, Any]:
-    question, c, t = item.is_question, item.cooldown_until, item.created  # once: 10,000 lines a listing
+    """The `--json` record of an item (`atk wi schema --which record`): what atk derives, then
+    every frontmatter key of the table (`domain.fields`), then the defects and warnings."""
+    question = item.is_question  # once: 10,000 lines a listing
     d: dict[str, Any] = {
         "filename": item.filename,
         "state": item.state,
-        "kind": item.kind,
         "type": item.awi_type if item.is_request else None,
-        "target_repo": item.target_repo,
         "title": item.title,
-        "source": item.source,
         "status": j.status if j else None,
         "ready": j.ready if j else False,
         "reasons": [r.message for r in j.reasons] if j else [],
-        "depends_on": item.depends_on,
-        "urgency": item.urgency if question else None,
         "answered": item.answered if question else None,
         "answer_partial": item.answer_partial if question else None,
-        "plan_file": item.plan_file,
-        "cooldown_until": c.isoformat() if c else None,
-        "created": t.isoformat() if t else None,
-        "note": item.note,
-        "commit": item.commit,
-        "defects": item.defects,
-        "warnings": item.warnings,
     }
+    for name, time, question_only in _JSON_FIELDS:
+        v = getattr(item, name)
+        d[name] = None if (question_only and not question) or v is None else v.isoformat() if time else v
+    d["defects"] = item.defects
+    d["warnings"] = item.warnings
     if blocks:
         d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
     if holder is not None:
@@ -370,6 +366,8 @@ def item_json(
     return d
 
 
+#: (key, is a date-time, a question's only) of every frontmatter key, in the table's order
+_JSON_FIELDS = tuple((f.name, f.name in TIMES, f.question_only) for f in FIELDS)
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
 
 

@@ -39,6 +39,7 @@ from typing import Any
 
 import yaml
 
+from atk_tui.domain.fields import NAMES
 from atk_tui.domain.model import STATES
 from atk_tui.host.config import PLAN_PREFIX
 from atk_tui.itemfile.items import dump_value
@@ -135,8 +136,6 @@ def _ago(d: int = 0, h: int = 0, m: int = 0, s: int = 0) -> timedelta:
     return timedelta(days=d, hours=h, minutes=m, seconds=s)
 
 
-_FM_ORDER = ("kind", "source", "target_repo", "target_commit", "plan_file", "depends_on",
-             "cooldown_until", "created", "urgency")
 
 
 class _Demo:
@@ -195,7 +194,7 @@ class _Demo:
             self.plan_paths[key] = rel
             if plan_text is not None:
                 files[rel] = plan_text
-        fm = [(k, values[k]) for k in _FM_ORDER if values[k] is not None]
+        fm = [(k, values[k]) for k in NAMES if values.get(k) is not None]
         for after, ckey, cvalue in custom:
             pos = next(i for i, (k, _) in enumerate(fm) if k == after) + 1
             fm.insert(pos, (ckey, cvalue))

@@ -12,6 +12,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from atk_tui.domain.fields import NAMES
+
 
 class _Vocabulary(StrEnum):
     """A closed vocabulary of strings: members compare equal to their values (files and
@@ -90,20 +92,8 @@ URGENCIES: tuple[str, ...] = Urgency.values()
 FILENAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md"
 FILENAME_RE = re.compile(rf"\A{FILENAME_PATTERN}\Z")
 
-#: Keys the tool owns; anything else in the frontmatter is preserved verbatim.
-RESERVED_KEYS: tuple[str, ...] = (
-    "kind",
-    "source",
-    "target_repo",
-    "target_commit",
-    "plan_file",
-    "depends_on",
-    "cooldown_until",
-    "created",
-    "urgency",
-    "note",
-    "commit",
-)
+#: Keys the tool owns (the table: `domain.fields`); anything else in the frontmatter is preserved verbatim.
+RESERVED_KEYS: tuple[str, ...] = NAMES
 
 #: User-only H2 sections (SPEC §8). Canonical heading first, English alias second.
 ANSWER_HEADINGS: tuple[str, ...] = ("回答", "Answer")

@@ -13,6 +13,7 @@ import warnings
 from datetime import UTC, date, datetime
 from typing import Any
 
+from atk_tui.domain.fields import FIELDS, TIMES, Field
 from atk_tui.domain.model import (
     ANSWER_HEADINGS,
     AWI_BULLETS,
@@ -125,7 +126,6 @@ _KIND_VALUES = KINDS
 _URGENCY_VALUES = URGENCIES
 #: the valid kinds per queue (core/queues.py; kept here as data so parsing imports nothing more)
 _QUEUE_KINDS: dict[str, tuple[str, ...]] = {"wi": _KIND_VALUES, "mq": ("feedback", "tbd")}
-_TEXT_KEYS = ("source", "target_commit", "note", "commit")  # a number or yes/no here means text
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
 
@@ -134,108 +134,112 @@ def _one_of(values: tuple[str, ...]) -> str:
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
-def _time_value(key: str, v: Any, errors: list[str]) -> datetime | None:
+def _time_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], _kinds: tuple[str, ...]) -> None:
+    key = f.name
     if v is None:
-        return None
+        out[key] = None
+        return
     if isinstance(v, datetime):
         dt = v
     elif isinstance(v, date):
         errors.append(f"{key}: needs a time and a timezone, {_TZ_HINT}")
-        return None
+        return
     elif isinstance(v, str):
         try:
             dt = datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
         except ValueError:
             errors.append(f"{key}: not an ISO 8601 date-time: {v!r}")
-            return None
+            return
     else:
         errors.append(f"{key}: must be a date-time, got {type(v).__name__}")
-        return None
-    if key == "cooldown_until" and dt.tzinfo is None:
+        return
+    if f.shape == "zoned-time" and dt.tzinfo is None:
         errors.append(f"{key}: needs a timezone, {_TZ_HINT}")
-        return None
+        return
     if dt.year in (1, 9999) and dt.tzinfo is not None:
         try:
             dt.astimezone(UTC)  # 9999-12-31T23:00-05:00 is past the last time there is
         except OverflowError:
             errors.append(f"{key}: out of range (before year 1 or after 9999 in UTC): {v!r}")
-            return None
-    return dt
+            return
+    out[key] = dt
 
 
-def _text_value(key: str, v: Any, errors: list[str], out: dict[str, Any]) -> None:
+def _text_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], _kinds: tuple[str, ...]) -> None:
     if v is None or type(v) is str:  # the usual, decided at once
-        out[key] = v
+        out[f.name] = v
         return
-    if key in _TEXT_KEYS and isinstance(v, bool | int | float):
-        v = str(v)  # YAML reads `commit: 1234567` as an int and `note: yes` as a bool
-    if v is None or isinstance(v, str):
-        out[key] = v
+    if f.shape == "text" and isinstance(v, bool | int | float):
+        out[f.name] = str(v)  # YAML reads `commit: 1234567` as an int and `note: yes` as a bool
     else:
-        errors.append(f"{key}: must be text, got {type(v).__name__}")
+        errors.append(f"{f.name}: must be text, got {type(v).__name__}")
+
+
+def _kind_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], kinds: tuple[str, ...]) -> None:
+    if isinstance(v, str) and v in kinds:
+        out[f.name] = v
+    else:
+        errors.append(f"{f.name}: {v!r} is not one of {_one_of(kinds)}")
+
+
+def _repo_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], _kinds: tuple[str, ...]) -> None:
+    if not isinstance(v, str):
+        errors.append(f"{f.name}: must be text, got {type(v).__name__}")
+    elif not v.strip():
+        errors.append(f"{f.name}: must not be empty")
+    else:
+        out[f.name] = v
+
+
+def _filenames_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], _kinds: tuple[str, ...]) -> None:
+    key = f.name
+    if v is None:
+        out[key] = None
+    elif not isinstance(v, list):
+        errors.append(f"{key}: must be a list, got {type(v).__name__}")
+    else:
+        wrong = [f"{key}.{i}: must be text, got {type(d).__name__}" for i, d in enumerate(v) if not isinstance(d, str)]
+        bad = next((d for d in v if not is_valid_filename(d)), None) if not wrong else None
+        if wrong:
+            errors.extend(wrong)
+        elif bad is not None:
+            errors.append(f"{key}: bad filename {bad!r} (must be a plain item filename like 20261129-101500-x.md)")
+        else:
+            out[key] = v
+
+
+def _urgency_value(f: Field, v: Any, errors: list[str], out: dict[str, Any], _kinds: tuple[str, ...]) -> None:
+    if v is None or (isinstance(v, str) and v in _URGENCY_VALUES):
+        out[f.name] = v
+    else:
+        errors.append(f"{f.name}: {v!r} is not one of {_one_of(_URGENCY_VALUES)}")
+
+
+#: how a value of each shape (`domain.fields`) is checked: into `out`, or an error
+_CHECKS = {
+    "kind": _kind_value, "repo": _repo_value, "text": _text_value, "string": _text_value,
+    "filenames": _filenames_value, "time": _time_value, "zoned-time": _time_value, "urgency": _urgency_value,
+}  # fmt: skip
+_CHECKED = tuple((f, _CHECKS[f.shape]) for f in FIELDS)
 
 
 def validate_frontmatter(data: dict[str, Any], kinds: tuple[str, ...] = _KIND_VALUES) -> tuple[dict[str, Any], list[str]]:
-    """The reserved keys of a loaded frontmatter mapping, typed, and every validation error
-    (in key order, one message per problem). Unknown keys are allowed and ignored here.
+    """The reserved keys (`domain.fields`) of a loaded frontmatter mapping, typed (None when
+    absent), and every validation error (in key order, one message per problem). Unknown keys
+    are allowed and ignored here.
 
     Hand-written rather than a pydantic model: the rules are few, and this is on the path
     of every listing (importing pydantic alone takes longer than listing a warm queue).
     """
     errors: list[str] = []
     out: dict[str, Any] = {}
-
-    kind = data.get("kind")
-    if "kind" not in data:
-        errors.append("kind: required")
-    elif not (isinstance(kind, str) and kind in kinds):
-        errors.append(f"kind: {kind!r} is not one of {_one_of(kinds)}")
-    else:
-        out["kind"] = kind
-
-    _text_value("source", data.get("source"), errors, out)
-    if "target_repo" not in data:
-        errors.append("target_repo: required")
-    else:
-        repo = data["target_repo"]
-        if not isinstance(repo, str):
-            errors.append(f"target_repo: must be text, got {type(repo).__name__}")
-        elif not repo.strip():
-            errors.append("target_repo: must not be empty")
+    for f, check in _CHECKED:
+        if f.name in data:
+            check(f, data[f.name], errors, out, kinds)
+        elif f.required:
+            errors.append(f"{f.name}: required")
         else:
-            out["target_repo"] = repo
-    _text_value("target_commit", data.get("target_commit"), errors, out)
-    _text_value("plan_file", data.get("plan_file"), errors, out)
-
-    deps = data.get("depends_on")
-    if deps is None:
-        out["depends_on"] = None
-    elif not isinstance(deps, list):
-        errors.append(f"depends_on: must be a list, got {type(deps).__name__}")
-    else:
-        wrong = [f"depends_on.{i}: must be text, got {type(d).__name__}" for i, d in enumerate(deps) if not isinstance(d, str)]
-        bad = next((d for d in deps if not is_valid_filename(d)), None) if not wrong else None
-        if wrong:
-            errors.extend(wrong)
-        elif bad is not None:
-            errors.append(f"depends_on: bad filename {bad!r} (must be a plain item filename like 20261129-101500-x.md)")
-        else:
-            out["depends_on"] = deps
-
-    for key in ("cooldown_until", "created"):
-        n = len(errors)
-        dt = _time_value(key, data.get(key), errors)
-        if len(errors) == n:
-            out[key] = dt
-
-    urgency = data.get("urgency")
-    if urgency is None or (isinstance(urgency, str) and urgency in _URGENCY_VALUES):
-        out["urgency"] = urgency
-    else:
-        errors.append(f"urgency: {urgency!r} is not one of {_one_of(_URGENCY_VALUES)}")
-
-    _text_value("note", data.get("note"), errors, out)
-    _text_value("commit", data.get("commit"), errors, out)
+            out[f.name] = None
     return out, errors
 
 
@@ -563,34 +567,33 @@ def _load_meta(item: Item, defects: list[str]) -> None:
         defects.extend(errors)
         _best_effort(item, data)
         return
-    item.kind = fm["kind"]
-    item.source = fm["source"]
-    item.target_repo = fm["target_repo"]
-    item.target_commit = fm["target_commit"]
-    item.plan_file = fm["plan_file"]
-    item.depends_on = list(fm["depends_on"] or [])
-    item.cooldown_until = fm["cooldown_until"]
-    created = fm["created"]
-    item.created = created if created is None or created.tzinfo else created.replace(tzinfo=UTC)
-    item.urgency = fm["urgency"] or "blocking"
-    item.note = fm["note"]
-    item.commit = fm["commit"]
+    for name, value in fm.items():
+        if value is not None:
+            setattr(item, name, value)
+    item.depends_on = list(item.depends_on)  # the item's own list (the mapping's stays as read)
+    for name in TIMES:  # a time without a zone is UTC (a zoned-time has one: checked above)
+        t = getattr(item, name)
+        if t is not None and t.tzinfo is None:
+            setattr(item, name, t.replace(tzinfo=UTC))
     if fm["kind"] in QUESTION_KINDS and fm["plan_file"]:
         defects.append(f"plan_file: only {'a feedback item' if item.queue == 'mq' else 'an AWI'} can have a plan file")
 
 
 def _best_effort(item: Item, data: dict[str, Any]) -> None:
     """Fill what is readable from a mapping that failed validation, for display only."""
-    if data.get("kind") in _QUEUE_KINDS.get(item.queue, _KIND_VALUES):
-        item.kind = data["kind"]
-    for key in ("target_repo", "source", "plan_file", "note"):
-        if isinstance(data.get(key), str):
-            setattr(item, key, data[key])
-    deps = data.get("depends_on")
-    if isinstance(deps, list):
-        item.depends_on = [d for d in deps if isinstance(d, str)]
-    if data.get("urgency") in URGENCIES:
-        item.urgency = data["urgency"]
+    for f in FIELDS:
+        v = data.get(f.name)
+        if f.shape == "kind":
+            if v in _QUEUE_KINDS.get(item.queue, _KIND_VALUES):
+                item.kind = v
+        elif f.shape in ("repo", "text", "string"):
+            if isinstance(v, str):
+                setattr(item, f.name, v)
+        elif f.shape == "filenames":
+            if isinstance(v, list):
+                setattr(item, f.name, [d for d in v if isinstance(d, str)])
+        elif f.shape == "urgency" and v in URGENCIES:
+            setattr(item, f.name, v)
 
 
 # --- writing -------------------------------------------------------------------------

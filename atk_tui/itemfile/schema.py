@@ -14,8 +14,9 @@ import json
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, create_model
 
+from atk_tui.domain.fields import FIELDS
 from atk_tui.domain.model import FILENAME_RE, is_valid_filename
 
 KindName = Literal["awi", "uwi"]
@@ -70,25 +71,33 @@ Time = Annotated[datetime | None, BeforeValidator(_time)]
 Filename = Annotated[StrictStr, Field(pattern=FILENAME_RE.pattern.replace(r"\A", "^").replace(r"\Z", "$"))]
 
 
-class Frontmatter(BaseModel):
-    """The keys atk owns in an item's YAML frontmatter (SPEC §4). Other keys are kept verbatim
-    (`extra = allow`) and never rewritten."""
+#: a frontmatter value's type by its shape (`domain.fields`)
+_SHAPES: dict[str, Any] = {
+    "kind": KindName,
+    "repo": Annotated[StrictStr, AfterValidator(_not_blank)],
+    "text": Text,
+    "string": StrictStr | None,
+    "filenames": Annotated[list[Filename] | None, AfterValidator(_filenames)],
+    "time": Time,
+    "zoned-time": Annotated[Time, AfterValidator(_aware)],
+    "urgency": UrgencyName | None,
+}
 
-    model_config = ConfigDict(extra="allow", title="atk item frontmatter")
 
-    kind: KindName = Field(description="awi: an action item for an agent; uwi: a question for the user")
-    source: Text = Field(None, description="where the item comes from (agents must set it), e.g. process-wi")
-    target_repo: Annotated[StrictStr, AfterValidator(_not_blank)] = Field(description="the repository it is about")
-    target_commit: Text = None
-    plan_file: StrictStr | None = Field(None, description="an AWI's plan, `$(atk config get private_notes)/plans/...`")
-    depends_on: Annotated[list[Filename] | None, AfterValidator(_filenames)] = Field(
-        None, description="item filenames this item waits for"
+def _frontmatter_model() -> type[BaseModel]:
+    fields: dict[str, Any] = {
+        f.name: (_SHAPES[f.shape], Field(... if f.required else None, description=f.description)) for f in FIELDS
+    }
+    return create_model(
+        "Frontmatter",
+        __config__=ConfigDict(extra="allow", title="atk item frontmatter"),
+        __doc__="The keys atk owns in an item's YAML frontmatter (SPEC §4, the table in `domain.fields`). "
+        "Other keys are kept verbatim (`extra = allow`) and never rewritten.",
+        **fields,
     )
-    cooldown_until: Annotated[Time, AfterValidator(_aware)] = Field(None, description="not ready before this time")
-    created: Time = None
-    urgency: UrgencyName | None = Field(None, description="a UWI's urgency; blocking when absent")
-    note: Text = Field(None, description="set by adopt/reject")
-    commit: Text = Field(None, description="the commit an adopt produced (40 hex)")
+
+
+Frontmatter = _frontmatter_model()
 
 
 class GitLimits(BaseModel):
@@ -142,39 +151,42 @@ class HeldBy(BaseModel):
     state: str
 
 
-class Record(BaseModel):
-    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`
-    and `plan_file_at`)."""
+#: a frontmatter key's type in the `--json` record (date-times as ISO 8601 text)
+_RECORD_SHAPES: dict[str, Any] = {
+    "kind": KindName | MqKindName, "repo": str, "text": str | None, "string": str | None,
+    "filenames": list[str], "time": str | None, "zoned-time": str | None, "urgency": UrgencyName | None,
+}  # fmt: skip
 
-    model_config = ConfigDict(title="atk --json record")
 
-    filename: str
-    state: StateName | MqStateName
-    kind: KindName | MqKindName
-    type: Literal["normal", "plan"] | None
-    target_repo: str
-    title: str
-    source: str | None
-    status: StatusName | None
-    ready: bool
-    reasons: list[str]
-    depends_on: list[str]
-    urgency: UrgencyName | None
-    answered: bool | None
-    answer_partial: bool | None
-    plan_file: str | None
-    cooldown_until: str | None
-    created: str | None
-    note: str | None
-    commit: str | None
-    defects: list[str]
-    warnings: list[str]
-    blocks: Blocks | None = None
-    held_by: HeldBy | None = None
-    body: str | None = None
-    plan_file_at: Literal["store", "planning root"] | None = Field(
-        None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"
-    )
+def _record_model() -> type[BaseModel]:
+    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds
+    `body` and `plan_file_at`): the keys atk derives, then every frontmatter key of the table,
+    in the order `cli.item_json` writes them."""
+    fields: dict[str, Any] = {
+        "filename": (str, ...),
+        "state": (StateName | MqStateName, ...),
+        "type": (Literal["normal", "plan"] | None, ...),
+        "title": (str, ...),
+        "status": (StatusName | None, ...),
+        "ready": (bool, ...),
+        "reasons": (list[str], ...),
+        "answered": (bool | None, ...),
+        "answer_partial": (bool | None, ...),
+        **{f.name: (_RECORD_SHAPES[f.shape], Field(..., description=f.description)) for f in FIELDS},
+        "defects": (list[str], ...),
+        "warnings": (list[str], ...),
+        "blocks": (Blocks | None, None),
+        "held_by": (HeldBy | None, None),
+        "body": (str | None, None),
+        "plan_file_at": (
+            Literal["store", "planning root"] | None,
+            Field(None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"),
+        ),
+    }
+    return create_model("Record", __config__=ConfigDict(title="atk --json record"), __doc__=_record_model.__doc__, **fields)
+
+
+Record = _record_model()
 
 
 MODELS: dict[str, type[BaseModel]] = {"item": Frontmatter, "config": Config, "record": Record}

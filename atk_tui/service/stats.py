@@ -24,11 +24,9 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from atk_tui.domain.model import FILENAME_PATTERN, QUESTION_KINDS, TERMINAL
@@ -36,7 +34,6 @@ from atk_tui.domain.queues import QUEUES
 from atk_tui.itemfile.items import fast_load, find_title, parse_item, split_frontmatter
 from atk_tui.itemfile.questions import answer_progress
 
-CACHE_VERSION = 2  # 2: an empty choice line or a bare "other" answers nothing (issue 25)
 _ITEM_RE = re.compile(rf"^({'|'.join(q.name for q in QUEUES)})/([a-z]+)/({FILENAME_PATTERN})$")
 _BLOB_CHUNK = 2000  # blobs per `git cat-file --batch` call
 
@@ -65,11 +62,11 @@ class HistoryIndex:
     lives: dict[str, Life] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": CACHE_VERSION, "head": self.head, "lives": {k: asdict(v) for k, v in self.lives.items()}}
+        return {"head": self.head, "lives": {k: asdict(v) for k, v in self.lives.items()}}
 
     @classmethod
     def from_json(cls, data: Any) -> HistoryIndex | None:
-        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+        if not isinstance(data, dict):
             return None
         try:
             lives = {k: Life(**v) for k, v in data["lives"].items()}
@@ -225,12 +222,15 @@ def _is_ancestor(store: Any, old: str, new: str) -> bool:
 
 def load_index(store: Any) -> HistoryIndex:
     """The history index up to HEAD: from the cache, brought up to date incrementally."""
-    path: Path = store.git_dir / "atk-stats.json"
+    from atk_tui.cache import files
+
     index: HistoryIndex | None = None
-    try:
-        index = HistoryIndex.from_json(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        index = None
+    got = files.read(store.git_dir, "stats")  # an index of any earlier HEAD: brought up to date
+    if got is not None:
+        try:
+            index = HistoryIndex.from_json(json.loads(bytes(got[1])))
+        except (ValueError, RecursionError):
+            index = None
     head = store.head()
     if index is not None and index.head == head:
         return index
@@ -242,12 +242,8 @@ def load_index(store: Any) -> HistoryIndex:
     wanted = sorted({blob for c in commits for status, *_, blob in c.changes if status != "D"})
     _apply(index, commits, _read_blobs(store, wanted))
     index.head = head
-    tmp = path.with_name(f"atk-stats.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(json.dumps(index.to_json(), separators=(",", ":")), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only .git: the stats are still right, only not cached
+    # a read-only .git: the stats are still right, only not cached
+    files.write(store.git_dir, "stats", [json.dumps(index.to_json(), separators=(",", ":")).encode("utf-8")])
     return index
 
 

@@ -11,51 +11,27 @@ here decides what is current: the saved view is only ever used as `previous`, an
 checks every file and folder against it (a stat key names a file's content as long as the
 file stays the same; a folder's lstat its names).
 
-The file is a header line (version, size and CRC-32 of the rest) and one JSON document; a
-missing, damaged or other-version file is simply no saved view. JSON, not pickle: the file is
-data, never code, whoever wrote it.
+The entry (`cache.files`) is one JSON document; a missing, damaged or other code's entry is
+simply no saved view. JSON, not pickle: the file is data, never code, whoever wrote it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import zlib
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from atk_tui.cache.caches import _replace_file, framed_payload, from_record, paused_gc, to_record
+from atk_tui.cache import files
+from atk_tui.cache.caches import from_record, paused_gc, to_record
 from atk_tui.domain.model import Item, Reason, Snapshot, StoreDefect
 from atk_tui.domain.readiness import Judgement
 from atk_tui.service.types import Loaded, QueueView
 
-VERSION = 2
-_HEADER = 119  # bytes of the header line, padded with spaces
 
-
-def code_stamp() -> str:
-    """What names the code that judged a saved view: the stat (size, mtime) of every module of
-    `core/`. A view judged by other rules (an upgrade, an edited checkout) is no saved view: its
-    unchanged items' judgements would otherwise be taken over as they are."""
-    import hashlib
-
-    core = Path(__file__).resolve().parent.parent
-    h = hashlib.blake2b(digest_size=12)
-    for folder, _subdirs, files in sorted(os.walk(core)):
-        for name in sorted(files):
-            if name.endswith(".py"):
-                try:
-                    st = os.stat(os.path.join(folder, name))
-                except OSError:
-                    continue
-                h.update(f"{folder}/{name} {st.st_size} {st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
-
-
-def view_path(git_dir: Path, states: Iterable[str]) -> Path:
-    return git_dir / "atk-cache" / f"view-{'-'.join(sorted(states))}-v{VERSION}.json"
+def _name(states: Iterable[str]) -> str:
+    return f"view-{'-'.join(sorted(states))}"
 
 
 def _iso(dt: datetime | None) -> str | None:
@@ -148,24 +124,17 @@ def decode(doc: dict[str, Any]) -> QueueView:
 
 
 def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
-    """The view saved for `states`, or None (none, another version, damaged: a miss)."""
-    path = view_path(git_dir, states)
+    """The view saved for `states`, or None (none, other code's, damaged: a miss)."""
+    got = files.read(git_dir, _name(states))
+    if got is None:
+        return None
     try:
-        if os.path.islink(path.parent):
-            return None  # never through a linked cache folder (it could lead out of the store)
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as fh:
-            raw = fh.read()
-        start = framed_payload(raw, {"version": VERSION, "code": code_stamp()})
-        if start is None:
-            return None
         with paused_gc():
-            doc = json.loads(raw[start:])
-            view = decode(doc)
+            view = decode(json.loads(bytes(got[1])))
         if view.loaded is None or view.loaded.states != frozenset(states):
             return None
         return view
-    except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
         return None
 
 
@@ -175,32 +144,14 @@ def save(git_dir: Path, view: QueueView) -> bool:
     if view.loaded is None:
         return False
 
-    def write(fh: Any) -> None:
-        # the header (padded: JSON allows the spaces) is written last, once the size and
-        # checksum of what follows it are known
-        fh.write(b" " * _HEADER + b"\n")
-        size = crc = 0
+    def parts() -> Iterator[bytes]:
         with paused_gc():
             for n, (key, value) in enumerate(encode(view)):
-                data = (("{" if n == 0 else ",") + json.dumps(key) + ":" + json.dumps(value, separators=(",", ":"))).encode("ascii")
+                yield (("{" if n == 0 else ",") + json.dumps(key) + ":" + json.dumps(value, separators=(",", ":"))).encode("ascii")
                 del value
-                size, crc = size + len(data), zlib.crc32(data, crc)
-                fh.write(data)
-        fh.write(b"}")
-        size, crc = size + 1, zlib.crc32(b"}", crc)
-        fh.seek(0)
-        fh.write(json.dumps({"version": VERSION, "code": code_stamp(), "size": size, "crc32": crc}).encode("ascii").ljust(_HEADER))
+        yield b"}"
 
-    path = view_path(git_dir, view.loaded.states)
     try:
-        if not _replace_file(path, write):
-            return False
-    except (TypeError, OverflowError, RecursionError):  # a value JSON does not carry (ValueError: _replace_file)
+        return files.write(git_dir, _name(view.loaded.states), parts())
+    except (TypeError, ValueError, OverflowError, RecursionError):  # a value JSON does not carry
         return False
-    for old in path.parent.glob(path.name.rsplit("-v", 1)[0] + "-v*.json"):
-        if old != path:  # another version's view of the same states: dead weight
-            try:
-                old.unlink()
-            except OSError:
-                pass
-    return True

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from atk_tui.domain.fields import BY_NAME, FIELDS
 from atk_tui.domain.model import TERMINAL, URGENCIES, Item, is_valid_filename
 from atk_tui.domain.ops import (
     RULES,
@@ -494,7 +495,7 @@ class Writes(ServiceBase):
             if not same:
                 raise AtkError(
                     f"the body's frontmatter says {key}: {new!r}, but {item.filename} has {old!r}; an edit does not "
-                    f"change it ({_KEY_COMMAND[key].format(q=item.queue)}): leave {key} out of the body file or give "
+                    f"change it ({BY_NAME[key].changed_by.format(q=item.queue)}): leave {key} out of the body file or give "
                     "the stored value",
                     exit_code=2,
                     code="invalid",
@@ -640,21 +641,7 @@ class Writes(ServiceBase):
 
 
 #: the reserved keys atk writes itself (adopt/reject, the time of creation): never from a body
-_ATK_KEYS = ("created", "note", "commit")
-#: what changes a reserved key of a stored item (an `edit` body's frontmatter may only repeat it)
-_KEY_COMMAND = {
-    "kind": "the kind is fixed once an item is added",
-    "target_repo": "target_repo is fixed once an item is added",
-    "source": "a stored source is never rewritten (wi-standards)",
-    "target_commit": "target_commit is written when the item is added",
-    "plan_file": "`atk {q} edit F --plan-file P` (or `convert-to-plan`) sets it",
-    "depends_on": "`atk {q} set-dependencies F --add G` / `--remove G` changes it",
-    "cooldown_until": "`atk {q} set-cooldown F --until T` / `--clear` changes it",
-    "urgency": "`atk {q} set-urgency F LEVEL` changes it",
-    "created": "atk writes it when the item is added",
-    "note": "adopt/reject --note writes it",
-    "commit": "adopt --commit writes it",
-}
+_ATK_KEYS = tuple(f.name for f in FIELDS if f.by_atk)
 
 
 class _BodyKeys:
@@ -668,7 +655,7 @@ class _BodyKeys:
         v = self.data.get(key)
         if v is None:
             return None
-        if key in ("target_commit", "source") and isinstance(v, bool | int | float):
+        if BY_NAME[key].shape == "text" and isinstance(v, bool | int | float):
             v = str(v)
         if not isinstance(v, str) or not v.strip():
             raise AtkError(f"the body's frontmatter has {key}: {v!r}; it takes text, as its flag does", exit_code=2)
@@ -725,7 +712,7 @@ class _BodyKeys:
         found = [k for k in _ATK_KEYS if k in self.data]
         if found:
             raise AtkError(
-                f"the body's frontmatter has {found[0]}, which atk writes itself ({_KEY_COMMAND[found[0]]}); "
+                f"the body's frontmatter has {found[0]}, which atk writes itself ({BY_NAME[found[0]].changed_by}); "
                 "remove it from the body file",
                 exit_code=2,
             )

@@ -10,12 +10,13 @@ import pytest
 from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
 import atk_tui.service.reads as service_mod  # load_items parses here
-from atk_tui.cache.caches import VERSION, ItemCache, cache_key
+from atk_tui.cache import files
+from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.cli.main import item_json
 from atk_tui.domain.model import ACTIVE, STATES
 from atk_tui.service import Service
 
-CACHE = Path(".git") / "atk-cache" / f"active-v{VERSION}.json"
+CACHE = Path(".git") / "atk-cache" / "items-active.cache"
 
 
 def snapshot(svc: Service, states: tuple[str, ...] = tuple(s for s in STATES if s in ACTIVE)) -> list[dict]:
@@ -79,8 +80,9 @@ def test_cache_entries_are_keyed_by_blob_and_name(populated: Service) -> None:
         b"",
         b"{}",
         b'{"version": 5}\n{}',
-        json.dumps({"version": VERSION - 1, "entries": {}}).encode(),
-        b'{"version": %d, "size": 2, "crc32": 0}\n{}' % VERSION,
+        b'000000000002\n{}\n{"code": "other code", "key": null, "size": 2, "crc32": 2745614147}',
+        b'000000000002\n{}\n{"code": "%s", "key": null, "size": 2, "crc32": 0}' % files.code_stamp().encode(),
+        b'000000000009\n{}\n{"code"',
         b"[" * 100_000,
     ],
 )
@@ -98,24 +100,21 @@ def test_corrupt_cache_is_rebuilt_silently(populated: Service, content: bytes, c
 def test_valid_json_with_wrong_types_is_rebuilt(populated: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     good = snapshot(populated)
     path = populated.root / CACHE
-    header, _, payload = path.read_bytes().partition(b"\n")
-    entries = json.loads(payload)
+    _header, payload = files.read(populated.root / ".git", "items-active")
+    entries = json.loads(bytes(payload))
     for rec in entries.values():
         rec[0] = "not a list"  # defects
         rec[2] = 12  # title
         rec[8] = [1, 2]  # depends_on
     tampered = json.dumps(entries).encode()
-    path.write_bytes(header + b"\n" + tampered)  # header checksum no longer matches
+    raw = path.read_bytes()
+    path.write_bytes(raw.replace(bytes(payload), tampered[: len(payload)].ljust(len(payload)), 1))  # checksum fails
     counter = Counter(monkeypatch)
     assert snapshot(populated) == good
     assert len(counter.names) == len(good)  # all re-parsed
     # records of the wrong shape under a valid checksum are dropped one by one
-    import zlib
-
     entries = {k: ["short"] for k in entries}
-    payload = json.dumps(entries).encode()
-    header = json.dumps({"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}).encode()
-    path.write_bytes(header + b"\n" + payload)
+    assert files.write(populated.root / ".git", "items-active", [json.dumps(entries).encode()])
     assert snapshot(populated) == good
 
 
@@ -186,12 +185,12 @@ def test_renamed_copy_is_parsed_under_its_own_name(svc: Service) -> None:
 
 def test_active_listing_does_not_touch_terminal_cache(populated: Service) -> None:
     snapshot(populated)
-    assert not (populated.root / ".git" / "atk-cache" / f"terminal-v{VERSION}.json").exists()
+    assert not (populated.root / ".git" / "atk-cache" / "items-terminal.cache").exists()
     name = add_item(populated)
     assert populated.start_processing([name]).ok and populated.adopt(name).ok
     items, _ = populated.list(["adopted"])
     assert [i.filename for i in items] == [name]
-    assert (populated.root / ".git" / "atk-cache" / f"terminal-v{VERSION}.json").exists()
+    assert (populated.root / ".git" / "atk-cache" / "items-terminal.cache").exists()
 
 
 def test_cached_items_do_not_share_lists_with_the_cache(populated: Service) -> None:

@@ -204,12 +204,12 @@ def test_too_many_unvouched_paths_fall_back_to_stat(tmp_path: Path, monkeypatch)
     assert lc.signature()[2] is None
 
 
-def test_another_version_s_listing_is_removed_when_one_is_saved(tmp_path: Path, capsys, monkeypatch) -> None:
+def test_an_earlier_format_s_listing_is_removed_when_one_is_saved(tmp_path: Path, capsys, monkeypatch) -> None:
     root = history_store(tmp_path)
     lc = ListingCache(root, list(STATES), STATES, tuple(TERMINAL))
     lc.path.parent.mkdir(exist_ok=True)
-    old = lc.path.with_name(lc.path.name.rsplit("-v", 1)[0] + "-v1")
-    other = lc.path.with_name("list-inbox-v1")
+    old = lc.path.with_name("list-inbox-processing-hold-adopted-rejected-v8")
+    other = lc.path.with_name("list-inbox.cache")  # another listing of this format: kept
     old.write_bytes(b"x")
     other.write_bytes(b"x")
     warm(root, capsys, monkeypatch)

@@ -531,15 +531,15 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
 
 
 def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from atk_tui.service import viewstore
+    from atk_tui.cache import files
 
     world = World(tmp_path)
     view = world.svc.queue(STATES)
     assert world.svc.saved_queue(STATES) is None  # none kept yet
-    path = viewstore.view_path(world.root / ".git", STATES)
+    path = files.path_of(world.root / ".git", "view-" + "-".join(sorted(STATES)))
     path.parent.mkdir(exist_ok=True)
-    older = path.with_name(path.name.replace(f"-v{viewstore.VERSION}.json", "-v0.json"))
-    older.write_bytes(b"another version's view")
+    older = path.with_name("view-adopted-hold-inbox-processing-rejected-v2.json")
+    older.write_bytes(b"an earlier format's view")
     assert world.svc.save_queue(view)
     assert not older.exists()  # removed when a view is kept
     assert world.svc.saved_queue({"inbox"}) is None  # kept for other states
@@ -548,18 +548,13 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     for damaged in (raw[:-10], raw.replace(b'"inbox"', b'"hold!"', 1), b"", raw[: raw.index(b"\n")] + b"\n[]"):
         path.write_bytes(damaged)
         assert world.svc.saved_queue(STATES) is None
-    # a valid header over a document of another shape: no saved view, no exception
-    import json
-    import zlib
-
-    odd = b'{"items": 3}'
-    header = {"version": viewstore.VERSION, "code": viewstore.code_stamp(), "size": len(odd), "crc32": zlib.crc32(odd)}
-    path.write_bytes(json.dumps(header).encode() + b"\n" + odd)
+    # a valid entry holding a document of another shape: no saved view, no exception
+    assert files.write(world.root / ".git", path.name.removesuffix(".cache"), [b'{"items": 3}'])
     assert world.svc.saved_queue(STATES) is None
     # judged by other code (an upgrade): not taken over
     path.write_bytes(raw)
     assert world.svc.saved_queue(STATES) is not None
-    monkeypatch.setattr(viewstore, "code_stamp", lambda: "another version")
+    monkeypatch.setattr(files, "code_stamp", lambda: "another version")
     assert world.svc.saved_queue(STATES) is None
     monkeypatch.undo()
     # never through a linked cache folder

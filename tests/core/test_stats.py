@@ -77,7 +77,7 @@ def test_items_waiting_on_questions_and_headline(store) -> None:
 def test_the_cache_is_incremental_and_never_stale(store) -> None:
     root, h = store
     _stats(root)
-    cache = root / ".git" / "atk-stats.json"
+    cache = root / ".git" / "atk-cache" / "stats.cache"
     assert cache.exists()
     # a new commit: read incrementally, same result as from scratch
     h.write("inbox", "q2.md", uwi("Q two", answer=ANSWER_A))

@@ -51,7 +51,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from atk_tui.cache.caches import VERSION, ItemCache
+from atk_tui.cache import files as cache_files
+from atk_tui.cache.caches import RECORD, ItemCache
 from atk_tui.service import Service
 from atk_tui.store import AtkError, GitStore, init_store
 from support.environ import patched_environ
@@ -409,14 +410,14 @@ def disk_full_after_update_ref(tmp: Path) -> str:
 
 
 def _rewrite_payload(p: Path, change: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
-    """Rewrite the cache's records *with a valid header* (a bug or a hand edit, not damage)."""
-    import hashlib
+    """Rewrite the cache's records *as a valid entry* (a bug or a hand edit, not damage)."""
+    got = cache_files.read(p.parent.parent, p.name.removesuffix(".cache"))
+    assert got is not None, "no valid entry to rewrite"
+    payload = json.dumps(change(json.loads(bytes(got[1])))).encode()
+    assert cache_files.write(p.parent.parent, p.name.removesuffix(".cache"), [payload])
 
-    raw = p.read_bytes()
-    entries = json.loads(raw[raw.index(b"\n") + 1 :])
-    payload = json.dumps(change(entries)).encode()
-    header = json.dumps({"version": VERSION, "size": len(payload), "sha1": hashlib.sha1(payload).hexdigest()})
-    p.write_bytes(header.encode() + b"\n" + payload)
+
+_AT_COOLDOWN = RECORD.index("cooldown_until")
 
 
 CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
@@ -427,13 +428,13 @@ CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
     "nul-bytes": lambda p: p.write_bytes(b"\0" * 1000),
     "invalid-utf8": lambda p: p.write_bytes(b"\xff\xfe" + p.read_bytes()),
     "header-only": lambda p: p.write_bytes(p.read_bytes().split(b"\n")[0] + b"\n"),
-    "wrong-version": lambda p: p.write_bytes(p.read_bytes().replace(b'"version": %d' % VERSION, b'"version": 999', 1)),
+    "other-code": lambda p: p.write_bytes(p.read_bytes().replace(cache_files.code_stamp().encode(), b"another-code", 1)),
     "not-json-header": lambda p: p.write_bytes(b"[1, 2, 3]\n{}"),
     "deep-nesting": lambda p: p.write_text("[" * 200_000 + "]" * 200_000),
     "records-wrong-shape": lambda p: _rewrite_payload(p, lambda e: {k: {"title": 1} for k in e}),
     "records-too-short": lambda p: _rewrite_payload(p, lambda e: {k: v[:-3] for k, v in e.items()}),
     "records-bad-datetime": lambda p: _rewrite_payload(
-        p, lambda e: {k: [*v[:10], "yesterday-ish", *v[11:]] for k, v in e.items()}
+        p, lambda e: {k: [*v[:_AT_COOLDOWN], "yesterday-ish", *v[_AT_COOLDOWN + 1 :]] for k, v in e.items()}
     ),
     "payload-not-a-mapping": lambda p: _rewrite_payload(p, lambda e: list(e)),  # type: ignore[arg-type,return-value]
     "directory-in-its-place": lambda p: (p.unlink(), p.mkdir()),

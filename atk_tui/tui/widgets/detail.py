@@ -27,7 +27,8 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 
 from atk_tui.domain.ages import ago
-from atk_tui.domain.model import Item
+from atk_tui.domain.fields import FIELDS, TIMES
+from atk_tui.domain.model import RESERVED_KEYS, Item
 from atk_tui.domain.readiness import Judgement
 from atk_tui.itemfile.sections import answer_text
 from atk_tui.service.holds import Holder
@@ -342,20 +343,14 @@ class DetailPane(VerticalScroll):
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
             rows.append(("created", f"{item.created.isoformat()} ({ago(item.created, now)})"))
-        if item.target_commit:
-            rows.append(("target", item.target_commit))
-        if item.plan_file:
-            rows.append(("plan", item.plan_file))
-        if item.cooldown_until:
-            rows.append(("cooldown", item.cooldown_until.isoformat()))
-        if item.note:
-            rows.append(("note", item.note))
-        if item.commit:
-            rows.append(("commit", item.commit))
+        for f in FIELDS:  # the frontmatter keys with a row of their own (domain.fields)
+            value = getattr(item, f.name) if f.label else None
+            if value:
+                rows.append((f.label, value.isoformat() if f.name in TIMES else value))
         if blocks and blocks[1]:
             rows.append(("blocks", f"{blocks[0]} directly, {blocks[1]} in all"))
         if item.complete:
-            extra = [k for k in item.data if k not in _RESERVED]
+            extra = [k for k in item.data if k not in RESERVED_KEYS]
             for k in extra:
                 rows.append((k, repr(item.data[k]) if not isinstance(item.data[k], str) else item.data[k]))
         # a grid, so that a long value (a filename) wraps inside its own column
@@ -507,7 +502,3 @@ def literal_checkpoints(body: str) -> str:
     return "\n".join(lines)
 
 
-_RESERVED = {
-    "kind", "source", "target_repo", "target_commit", "plan_file", "depends_on", "cooldown_until",
-    "created", "urgency", "note", "commit",
-}  # fmt: skip
