@@ -25,7 +25,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from datetime import datetime
 from operator import attrgetter
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 from atk_tui.cache import files
 from atk_tui.domain.fields import NAMES, TIMES
 from atk_tui.domain.model import Item
+from atk_tui.host.gcpause import paused_gc
 from atk_tui.store.storesig import RACY_NS, PendingSignature, Signature, dirs_signature
 
 #: what a parse derives beside the frontmatter: these `Item` fields start a record, then
@@ -165,22 +165,6 @@ class LineCache(ItemCache):
     def put_line(self, key: str, kind: str, target_repo: str, line: str) -> None:
         self.entries[key] = [kind, target_repo, line]
         self.dirty = True
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """No cycle collection while tens of thousands of objects (holding no cycles) are made in
-    a process with a big heap (the dashboard): the collector's passes over that heap would
-    cost several times the work itself."""
-    import gc
-
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class NamesCache:

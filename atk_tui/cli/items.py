@@ -1,16 +1,18 @@
 """The item commands `atk wi` and `atk mq` share, declared once for both queues' parsers.
 
-Each queue passes its nouns (what a question and a request are called), its kinds and what its
-`--status` and `return-to-inbox --state` take; the commands, flags and help are otherwise the
-same, as the service behind them is (a queue is a parameter of the service)."""
+Each queue passes its nouns (what a question and a request are called), its kinds, what its
+`--status` takes and its transition table (one command per row: `transition_command`); the
+commands, flags and help are otherwise the same, as the service behind them is (a queue is a
+parameter of the service)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from atk_tui.domain.model import URGENCIES
+from atk_tui.domain.model import STATES, URGENCIES
+from atk_tui.domain.ops import Transition
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,8 @@ class Nouns:
     kinds: Sequence[str]
     default_kind: str
     status_help: str
-    return_states: Sequence[str]
+    #: the queue's transition table (`domain.ops`): one command per row that has one
+    transitions: Mapping[str, Transition]
 
 
 def _number(least: int) -> Callable[[str], int]:
@@ -110,29 +113,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
         help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
     )
 
-    for name, help_ in (
-        ("hold", "inbox -> hold"),
-        ("unhold", "hold -> inbox"),
-        ("rm", "remove an inbox or hold item (kept in git history)"),
-    ):
-        ps[name] = cmd(name, help_)
-        ps[name].add_argument("filename")
-    p = ps["start-processing"] = cmd("start-processing", "inbox -> processing, all or nothing (every file checked before any moves)")
-    p.add_argument("filenames", nargs="+")
-    p = ps["adopt"] = cmd("adopt", f"processing -> adopted (an answered {n.question} also from inbox)")
+    for op, row in n.transitions.items():
+        if row.command:
+            transition_command(ps, cmd, op, row, n)
+    p = ps["rm"] = cmd("rm", "remove an inbox or hold item (kept in git history)")
     p.add_argument("filename")
-    p.add_argument("--note")
-    p.add_argument("--commit", dest="sha", metavar="SHA", help="the full (40-hex) commit SHA that adopted it")
-    p = ps["reject"] = cmd("reject", f"processing -> rejected (an answered {n.question} also from inbox)")
-    p.add_argument("filename")
-    p.add_argument("--note")
-    p = ps["return-to-inbox"] = cmd(
-        "return-to-inbox",
-        "processing -> inbox (or rejected -> inbox with --state=rejected: that clears the reject's note, "
-        "which git history keeps, and says so)",
-    )
-    p.add_argument("filename")
-    p.add_argument("--state", choices=list(n.return_states), default="processing")
     p = ps["set-dependencies"] = cmd(
         "set-dependencies",
         "replace depends_on with the --depends-on list (none clears it), or change it with --add/--remove "
@@ -191,3 +176,48 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("filename")
     p.add_argument("level", choices=list(URGENCIES))
     return ps
+
+
+def _order(state: str) -> int:
+    return STATES.index(state) if state in STATES else len(STATES)
+
+
+def transition_help(row: Transition, n: Nouns) -> str:
+    """A transition command's help, said from its row of the table."""
+    froms = sorted(row.agent_from, key=_order)
+    text = f"{froms[0]} -> {row.target}"
+    if row.takes_plan:
+        text += " with plan_file set"
+    if row.several:
+        text += ", all or nothing (every file checked before any moves)"
+    if row.answered_from:
+        text += f" (an answered {n.question} also from {' or '.join(sorted(row.answered_from, key=_order))})"
+    if row.named_from and len(froms) > 1:
+        into = {r.target: op for op, r in n.transitions.items()}  # rejected: reject
+        others = "; ".join(
+            f"{s} -> {row.target} with --state={s}"
+            + (f": that clears the {into[s]}'s note, which git history keeps, and says so" if s in into and s != row.target else "")
+            for s in froms[1:]
+        )
+        text += f" (or {others})"
+    return text
+
+
+def transition_command(
+    ps: dict[str, argparse.ArgumentParser], cmd: Callable[[str, str], argparse.ArgumentParser], op: str, row: Transition, n: Nouns
+) -> None:
+    """`atk wi <op>` for one row of the transition table: its arguments are what the row takes."""
+    p = ps[op] = cmd(op, transition_help(row, n))
+    if row.several:
+        p.add_argument("filenames", nargs="+")
+    else:
+        p.add_argument("filename")
+    if row.takes_note:
+        p.add_argument("--note")
+    if row.takes_commit:
+        p.add_argument("--commit", dest="sha", metavar="SHA", help="the full (40-hex) commit SHA that adopted it")
+    if row.named_from:
+        states = sorted(row.agent_from, key=_order)
+        p.add_argument("--state", choices=states, default=states[0])
+    if row.takes_plan:
+        p.add_argument("--plan-file", required=True)

@@ -3,16 +3,18 @@
 The service takes the queue as a parameter (`Service(root, queue="mq")`), so every command
 here runs the very code of its `atk wi` twin: same lock, commits (`atk: <op> …` with
 `Atk-Actor`), pull/push, agent boundary and integrity rules. This module only declares the
-mq parser (its kinds, `add --state=planning`, `finish-planning`) and runs the commands that
-have no `wi` twin; `cli.run` dispatches the rest.
+mq parser: its kinds, its transition table (which adds `finish-planning`) and `add
+--state=planning`.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from atk_tui.cli.items import Nouns, add_item_commands
+from atk_tui.domain.ops import MQ as MQ_RULES
 from atk_tui.domain.queues import MQ
 
 MQ_EPILOG = """\
@@ -23,16 +25,16 @@ states: inbox, processing, editing, hold, planning, adopted, rejected.
 """
 
 
-def add_mq_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> None:
-    """Register `atk mq …` on the top-level subparsers (`sub`)."""
+def add_mq_parser(
+    sub: Any, epilog: str, item_command: Callable[[Any, str, str, str], argparse.ArgumentParser]
+) -> dict[str, argparse.ArgumentParser]:
+    """Register `atk mq …` on the top-level subparsers (`sub`); its command parsers by name."""
     full_epilog = MQ_EPILOG + "\n" + epilog
     mq = sub.add_parser(
         "mq", help="feedback queue commands (feedback items and TBD questions)", epilog=full_epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    m = mq.add_subparsers(dest="wicmd", required=True)  # the same dest: `cli.run` dispatches both queues
-
-    from atk_tui.cli.main import item_command
+    m = mq.add_subparsers(dest="wicmd", required=True)  # the same dest as `atk wi`: one set of commands
 
     def cmd(name: str, help_: str) -> argparse.ArgumentParser:
         return item_command(m, name, help_, full_epilog)
@@ -45,20 +47,11 @@ def add_mq_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> Non
             kinds=list(MQ.kinds),
             default_kind=MQ.request_kind,
             status_help="active (default), processable, ready, blocked, planning, all (every state but planning), or a state",
-            return_states=["processing", "rejected"],
+            transitions=MQ_RULES.transitions,
         ),
     )
     ps["add"].add_argument(
         "--state", dest="add_state", choices=list(MQ.add_states), default="inbox",
         help="inbox (default) or planning (a feedback item whose plan is being written)",
     )
-    p = cmd("finish-planning", "planning -> inbox with plan_file set, all or nothing")
-    p.add_argument("filenames", nargs="+")
-    p.add_argument("--plan-file", required=True)
-
-
-def run_mq_only(svc: Any, args: argparse.Namespace, report: Any) -> int | None:
-    """The mq commands without a `wi` twin; None for the others (`cli.run` runs them)."""
-    if args.wicmd == "finish-planning":
-        return report(svc.finish_planning(args.filenames, args.plan_file))
-    return None
+    return ps

@@ -1,6 +1,5 @@
 """`atk` commands with their own output beside the item commands: an item's log, wait
-statistics, set-aside conflicts, plan files and the agents' notices. Imported by `cli.run` when one of them runs
-(after `cli` is loaded: the shared output helpers come from there)."""
+statistics, set-aside conflicts, plan files and the agents' notices."""
 
 from __future__ import annotations
 
@@ -11,19 +10,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from atk_tui.cli.main import (
-    _JSON,
-    _body,
-    _err,
-    _err_line,
-    _out,
-    _push_said,
-    _report,
-    _write,
-    is_agent_env,
+from atk_tui.cli.output import (
+    JSON,
+    body_of,
+    push_said,
+    report,
+    say,
+    say_err,
+    say_err_line,
     terminal_table,
+    write_text,
 )
 from atk_tui.domain.errors import AtkError
+from atk_tui.host.config import is_agent_env
 from atk_tui.text.textsafe import safe_json, safe_line, safe_text
 
 
@@ -44,17 +43,17 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
                 d["patch"] = svc.item_diff(args.filename, c).patch
             if getattr(args, "stale", None):
                 d["stale"] = args.stale
-            _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
+            write_text(sys.stdout, safe_json(JSON.encode(d)) + "\n")
             continue
         fields = [c.short, f"{c.date:%Y-%m-%d %H:%M}", c.actor_label, c.summary, c.subject]
         if args.patch:
-            _out(("\n" if n else "") + "  ".join(safe_line(f) for f in fields))
-            _out(safe_text(svc.item_diff(args.filename, c).patch) or "(no change to the text)")
+            say(("\n" if n else "") + "  ".join(safe_line(f) for f in fields))
+            say(safe_text(svc.item_diff(args.filename, c).patch) or "(no change to the text)")
         else:
-            _out(("  " if tty else "\t").join(safe_line(f) for f in fields))
+            say(("  " if tty else "\t").join(safe_line(f) for f in fields))
     if log.older:
         older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
-        _err(f"{older} not shown (--limit {args.limit + log.older} shows them)")
+        say_err(f"{older} not shown (--limit {args.limit + log.older} shows them)")
     return 0
 
 
@@ -69,35 +68,35 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
         record = st.to_json()
         if getattr(args, "stale", None):
             record["stale"] = args.stale
-        _write(sys.stdout, safe_json(json.dumps(record, ensure_ascii=False)) + "\n")
+        write_text(sys.stdout, safe_json(json.dumps(record, ensure_ascii=False)) + "\n")
         return 0
-    _out(st.headline())
+    say(st.headline())
     if st.open:
-        _out("")
-        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
+        say("")
+        say(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
         for w in st.open:
-            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
-    _out("")
+            say(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
+    say("")
     period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
     if st.answered:
         med = duration(st.median) if st.median is not None else "-"
         p90 = duration(st.p90) if st.p90 is not None else "-"
-        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
+        say(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
     else:
-        _out(f"{period}: no questions answered")
+        say(f"{period}: no questions answered")
     if st.removed:
-        _out(f"{len(st.removed)} removed unanswered")
+        say(f"{len(st.removed)} removed unanswered")
     if st.longest:
-        _out("")
-        _out("longest waits:")
+        say("")
+        say("longest waits:")
         for w in st.longest:
-            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
+            say(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
     if st.per_day and any(n for _, n in st.per_day):
-        _out("")
-        _out("answers per day:")
+        say("")
+        say("answers per day:")
         for day, n in st.per_day:
             if n:
-                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
+                say(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
     return 0
 
 
@@ -107,19 +106,19 @@ def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
     change and the user's decisions among them (`Service.pending_changes`), then asks (a
     terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
     if svc.actor != "user":
-        return _report(svc.commit_pending())
+        return report(svc.commit_pending())
     changes = svc.pending_changes()
     if not changes:
-        return _report(svc.commit_pending(confirmed=changes))
+        return report(svc.commit_pending(confirmed=changes))
     n = len(changes)
     decisions = sum(1 for c in changes if c.notes)
-    _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
+    say(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
          + (f", {decisions} with your decisions (answers, comments, moves)" if decisions else ""))  # fmt: skip
     for c in changes:
-        _out(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
+        say(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
     if not args.yes:
         if not sys.stdin.isatty():
-            _err(
+            say_err(
                 "not committed: these changes are in the work tree but were not made through atk (an agent in the "
                 f"same store may have written them); check them, then run `atk {args.cmd} commit --yes` to commit them "
                 "as yours"
@@ -129,9 +128,9 @@ def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
         sys.stderr.flush()
         answer = sys.stdin.readline().strip().casefold()
         if answer not in ("y", "yes"):
-            _err("not committed (nothing changed)")
+            say_err("not committed (nothing changed)")
             return 1
-    return _report(svc.commit_pending(confirmed=changes))
+    return report(svc.commit_pending(confirmed=changes))
 
 
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
@@ -140,9 +139,9 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
             raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
         found = svc.conflicts()
         if not found:
-            _out("no set-aside conflicts")
+            say("no set-aside conflicts")
         for c in found:
-            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+            say("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
         return 0
     if not args.ref:
         raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
@@ -151,12 +150,12 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
             raise AtkError("--mine/--theirs go with apply", exit_code=2)
         for path, mine, theirs in svc.conflict_versions(args.ref):
             for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
-                _out(f"=== {safe_line(path)}: {label} ===")
-                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
+                say(f"=== {safe_line(path)}: {label} ===")
+                say(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
         return 0
     if not (args.mine or args.theirs):
         raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
-    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
+    return report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
 
 
 def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
@@ -166,15 +165,15 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
     if not out.ok:
         for w in out.warnings:
-            _err_line(f"warning: {w}")
-        _err(out.message)
+            say_err_line(f"warning: {w}")
+        say_err(out.message)
         return out.exit_code or 1
-    said, warnings = _push_said(out) if out.commit else ("", out.warnings)
+    said, warnings = push_said(out) if out.commit else ("", out.warnings)
     for w in warnings:
-        _err_line(f"warning: {w}")
-    _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
+        say_err_line(f"warning: {w}")
+    say(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
     for line in out.stored:
-        _out(line)
+        say(line)
     return 0
 
 
@@ -194,30 +193,30 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
             )
         source, said = normalise_source(args.source)
         if said:
-            _err_line(f"warning: {said}")
-        return _report(notices.notify(svc, _body(args), source=source))
+            say_err_line(f"warning: {said}")
+        return report(notices.notify(svc, body_of(args), source=source))
     if c == "dismiss":
         from atk_tui.service.resolve import resolve_among
 
         known = {n.filename for n in notices.list_notices(svc.root)}
-        return _report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
+        return report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
     listed = notices.list_notices(svc.root)
     if args.json or (is_agent_env() and not args.no_json):
         for n in listed:
-            _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
+            write_text(sys.stdout, JSON.encode(n.as_json()) + "\n")
         return 0
     rows = [[safe_line(f) for f in (n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title)]
             for n in listed]
     if not sys.stdout.isatty():
         for row in rows:
-            _out("\t".join(row))
+            say("\t".join(row))
         return 0
     import shutil
 
     if not rows:
-        _out("no notices")
+        say("no notices")
     for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
-        _out(line)
+        say(line)
     return 0
 
 
@@ -225,13 +224,13 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
 WAIT_STEP, WAIT_MAX_STEP = 1.0, 8.0
 
 
-def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
+def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
     """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
     `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
     once a second (`store.freshen`, window 0), backing off while it does not answer."""
     import time
 
-    from atk_tui.store.freshen import freshen, stale_message
+    from atk_tui.service.reading import freshen, stale_message
 
     noun = "TBD" if svc.q.name == "mq" else "UWI"
     for name in args.filenames:
@@ -246,16 +245,18 @@ def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
             stale = freshen(svc.root, window=0).stale
             if stale != said:  # said once per change of reason, not every second
                 if stale:
-                    _err_line(stale_message(stale))
+                    say_err_line(stale_message(stale))
                 said = stale
             step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
         open_ = [n for n in args.filenames if not _answered(svc.show(n))]
         if not open_:
             args.stale = stale
-            return show(svc, args)
+            from atk_tui.cli.commands import cmd_show
+
+            return cmd_show(svc, args)
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            _err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
+            say_err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
             return 1
         time.sleep(step if left is None else min(step, left))
 

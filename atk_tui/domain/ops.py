@@ -72,6 +72,12 @@ class Transition:
     named_from: bool = False
     takes_note: bool = False
     takes_commit: bool = False
+    #: the command takes several items, all or nothing (`start-processing F...`)
+    several: bool = False
+    #: the command sets plan_file on the way (`finish-planning F... --plan-file P`)
+    takes_plan: bool = False
+    #: a command of its own (`atk wi <op>`); False: only the dashboard's edit session runs it
+    command: bool = True
 
 
 #: the frontmatter keys adopt and reject write (SPEC §4), cleared when the item leaves the
@@ -138,7 +144,7 @@ WI = QueueRules(
     transitions={
         Op.HOLD.value: Transition(State.HOLD.value, frozenset({State.INBOX.value})),
         Op.UNHOLD.value: Transition(State.INBOX.value, frozenset({State.HOLD.value})),
-        Op.START_PROCESSING.value: Transition(State.PROCESSING.value, frozenset({State.INBOX.value})),
+        Op.START_PROCESSING.value: Transition(State.PROCESSING.value, frozenset({State.INBOX.value}), several=True),
         Op.ADOPT.value: Transition(
             State.ADOPTED.value, frozenset({State.PROCESSING.value}), answered_from=frozenset({State.INBOX.value}),
             takes_note=True, takes_commit=True,
@@ -174,10 +180,10 @@ MQ = QueueRules(
     terminal=MQ_QUEUE.terminal,
     transitions={
         **WI.transitions,
-        Op.START_EDITING.value: Transition("editing", frozenset()),
-        Op.STOP_EDITING.value: Transition(State.INBOX.value, frozenset()),
+        Op.START_EDITING.value: Transition("editing", frozenset(), command=False),
+        Op.STOP_EDITING.value: Transition(State.INBOX.value, frozenset(), command=False),
         Op.FINISH_PLANNING.value: Transition(
-            State.INBOX.value, frozenset({"planning"}), user_from=frozenset({"planning"})
+            State.INBOX.value, frozenset({"planning"}), user_from=frozenset({"planning"}), several=True, takes_plan=True
         ),
     },
     removable=WI.removable,

@@ -1,7 +1,7 @@
 """The one facade every front end calls: the `atk` CLI, the dashboard, the tests.
 
 It takes a store root and a clock, enforces who may do what (SPEC §5, §8; the rules
-themselves are `core/ops.py`), and returns results and errors as values (`Outcome`) with
+themselves are `domain/ops.py`), and returns results and errors as values (`Outcome`) with
 messages a person can act on. `Service` is assembled from one module per concern:
 
 - `base.py`      construction, the write wrapper, the guards every write path runs
@@ -10,44 +10,59 @@ messages a person can act on. `Service` is assembled from one module per concern
 - `answers.py`   the user-only writes: answer, comment
 - `conflicts.py` set-aside conflicts, `atk wi commit`, undo
 - `types.py`     the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
+
+Beside it, use cases a front end asks without a `Service`: `listing` (the judged listing and its
+cache, for the CLI's fast path), `reading` (a read brings in what the remote has), `editing`,
+`notices`, `plans`, `loop`, `stats`, `holds`, `resolve`, `itemmeta`.
+
+The names below are loaded when first asked for (`__getattr__`): importing one of the modules
+beside the facade (the CLI's fast path imports `service.listing`) does not load the facade.
 """
 
 from __future__ import annotations
 
-from atk_tui.service.answers import Answers
-from atk_tui.service.conflicts import Conflicts, PendingChange, undo_commit
-from atk_tui.service.reads import Reads
-from atk_tui.service.types import (
-    CONFLICT_PREFIX,
-    SHA_RE,
-    Clock,
-    Conflict,
-    HistoryEntry,
-    Outcome,
-    QueueView,
-    SyncStatus,
-    utc_now,
-)
-from atk_tui.service.writes import Writes
-from atk_tui.store import is_alarm
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from atk_tui.service.conflicts import PendingChange, undo_commit
+    from atk_tui.service.facade import Service
+    from atk_tui.service.types import (
+        CONFLICT_PREFIX,
+        SHA_RE,
+        Clock,
+        Conflict,
+        HistoryEntry,
+        Outcome,
+        QueueView,
+        SyncStatus,
+        utc_now,
+    )
+    from atk_tui.store import init_store, is_alarm, item_path
+
+#: name -> the module it lives in
+_WHERE = {
+    "Service": "atk_tui.service.facade",
+    "PendingChange": "atk_tui.service.conflicts",
+    "undo_commit": "atk_tui.service.conflicts",
+    **dict.fromkeys(
+        ("CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "QueueView", "SyncStatus", "utc_now"),
+        "atk_tui.service.types",
+    ),
+    **dict.fromkeys(("init_store", "is_alarm", "item_path"), "atk_tui.store"),
+}
 
 
-class Service(Reads, Writes, Answers, Conflicts):
-    """`Service(root, clock=..., actor=...)`: every read and write of one store."""
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'atk_tui.service' has no attribute {name!r}")
+    value = getattr(import_module(where), name)
+    globals()[name] = value
+    return value
 
 
-__all__ = [
-    "CONFLICT_PREFIX",
-    "SHA_RE",
-    "Clock",
-    "Conflict",
-    "HistoryEntry",
-    "Outcome",
-    "PendingChange",
-    "QueueView",
-    "Service",
-    "SyncStatus",
-    "is_alarm",
-    "undo_commit",
-    "utc_now",
-]
+__all__ = [  # the same names as _WHERE's (a test checks)
+    "CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "PendingChange", "QueueView",
+    "Service", "SyncStatus", "init_store", "is_alarm", "item_path", "undo_commit", "utc_now",
+]  # fmt: skip

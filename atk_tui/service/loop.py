@@ -37,8 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from atk_tui.domain.model import PROCESSABLE
+from atk_tui.service.watch import store_signature
 from atk_tui.store import AtkError
-from atk_tui.store.watch import store_signature
 from atk_tui.text.textsafe import safe_line
 
 LOOP_DIR = "atk-loop"

@@ -11,11 +11,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atk_tui.cache.caches import ItemCache, cache_key, from_record, paused_gc, to_record
+from atk_tui.cache.caches import ItemCache, cache_key, from_record, to_record
 from atk_tui.cache.halves import can_fork, map_halves
 from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
+from atk_tui.host.gcpause import paused_gc
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, import_parsers, parse_item
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (

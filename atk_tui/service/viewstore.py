@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from atk_tui.cache import files
-from atk_tui.cache.caches import from_record, paused_gc, to_record
+from atk_tui.cache.caches import from_record, to_record
 from atk_tui.domain.model import Item, Reason, Snapshot, StoreDefect
 from atk_tui.domain.readiness import Judgement
+from atk_tui.host.gcpause import paused_gc
 from atk_tui.service.types import Loaded, QueueView
 
 

@@ -187,6 +187,25 @@ class Writes(ServiceBase):
             return self._refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
         return self.transition("finish-planning", files, plan_file=portable)
 
+    def transition_command(
+        self,
+        op: str,
+        files: Sequence[str],
+        *,
+        note: str | None = None,
+        commit: str | None = None,
+        from_state: str | None = None,
+        plan_file: str | None = None,
+    ) -> Outcome:
+        """A transition as its command names it (`atk wi <op>`, one row of the table), with
+        what the row takes: `unhold` of an item in inbox already is a no-op that says so,
+        `finish-planning` writes its plan file in the portable form."""
+        if op == "unhold" and len(files) == 1:
+            return self.unhold(files[0])
+        if op == "finish-planning":
+            return self.finish_planning(files, plan_file or "")
+        return self.transition(op, files, note=note, commit=commit, from_state=from_state)
+
     def hold(self, filename: str, **kw) -> Outcome:
         return self.transition("hold", [filename], **kw)
 

@@ -30,7 +30,7 @@ from atk_tui.domain.model import SHOWN, Item
 from atk_tui.host.config import is_agent_env
 from atk_tui.service import QueueView, Service, utc_now
 from atk_tui.service.notices import attention
-from atk_tui.store.watch import dashboard_signature
+from atk_tui.service.watch import dashboard_signature
 from atk_tui.tui.alerts import Alerts
 from atk_tui.tui.commands import Commands
 from atk_tui.tui.config import TuiConfig, binding_ids, load_tui_config

@@ -12,7 +12,7 @@ from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 import atk_tui.service.reads as service_mod  # load_items parses here
 from atk_tui.cache import files
 from atk_tui.cache.caches import ItemCache, cache_key
-from atk_tui.cli.main import item_json
+from atk_tui.cli.output import item_json
 from atk_tui.domain.model import ACTIVE, STATES
 from atk_tui.service import Service
 

@@ -12,7 +12,9 @@ import pytest
 from support.fuzz import run_on_pty
 from support.storekit import add_item
 
-from atk_tui.cli.main import completion_script, run, terminal_table
+from atk_tui.cli.main import run
+from atk_tui.cli.output import terminal_table
+from atk_tui.cli.parser import completion_script
 from atk_tui.text.cells import cell_len, cut, fit
 
 BIN = Path(sys.executable).parent

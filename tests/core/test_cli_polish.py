@@ -14,7 +14,7 @@ from support.clikit import Atk
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock, add_item, clone, git
 
-from atk_tui.cli.main import TARGET_REPO_ITEMS, target_repo_help
+from atk_tui.cli.parser import TARGET_REPO_ITEMS, target_repo_help
 from atk_tui.domain.ages import age, ago, time_left
 from atk_tui.itemfile.items import parse_item
 from atk_tui.service import Service
@@ -265,7 +265,7 @@ def test_return_to_inbox_help_says_what_leaving_rejected_clears(capsys: pytest.C
 
 
 def _help(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    from atk_tui.cli.main import build_parser
+    from atk_tui.cli.parser import build_parser
 
     with pytest.raises(SystemExit):
         build_parser().parse_args([*args, "--help"])

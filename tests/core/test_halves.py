@@ -14,6 +14,7 @@ from support.storekit import UWI_BODY, add_item
 
 from atk_tui.cache import halves
 from atk_tui.cli import main as cli
+from atk_tui.cli import output
 from atk_tui.service import Service, reads
 
 LISTINGS = (
@@ -54,7 +55,7 @@ def test_a_result_marshal_cannot_carry_is_made_by_the_parent() -> None:
     {"a": 1.5, "b": [None, True, "ü\u202e"], "c": {"d": float("inf")}}, {}, {"x": "\udcff", "y": 10**30},
 ])  # fmt: skip
 def test_the_line_encoder_writes_what_json_does(value: dict) -> None:
-    assert cli._encode_dict(value) == cli._JSON.encode(value)
+    assert output.encode_dict(value) == output.JSON.encode(value)
 
 
 def test_no_fork_while_another_thread_runs() -> None:

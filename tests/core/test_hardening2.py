@@ -233,7 +233,7 @@ def test_an_endless_input_is_refused_after_the_size_limit(
 
 
 def test_a_file_at_the_limit_is_read_and_one_byte_more_is_refused(store: Path, tmp_path: Path, atk: Atk) -> None:
-    from atk_tui.cli.main import _read_file
+    from atk_tui.cli.output import read_input_file as _read_file
 
     src = tmp_path / "big.md"
     src.write_bytes(b"x" * MAX_ITEM_BYTES)

@@ -68,7 +68,7 @@ def test_agent_cannot_start_editing(store: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_mq_json_records_fit_the_schema(store: Path) -> None:
-    from atk_tui.cli.main import item_json
+    from atk_tui.cli.output import item_json
     from atk_tui.itemfile import schema
 
     seed(store, {"f.md": ("editing", feedback()), "t.md": ("inbox", tbd()), "p.md": ("planning", feedback())})

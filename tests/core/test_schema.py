@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from support.storekit import UWI_BODY, add_item
 
-from atk_tui.cli.main import item_json, run
+from atk_tui.cli.main import run
+from atk_tui.cli.output import item_json
 from atk_tui.domain.model import Kind, State, Status, Urgency
 from atk_tui.itemfile import schema
 from atk_tui.itemfile.items import validate_frontmatter

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from atk_tui.cache import caches as cache_mod
+from atk_tui.cli import commands
 from atk_tui.cli import main as cli
 from atk_tui.service import Service
 from atk_tui.store import init_store
@@ -56,7 +57,7 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
             *, scratch: bool) -> tuple[str, bool]:  # fmt: skip
     """(stdout, served from the listing cache) of `atk ARGV --store ROOT`."""
     served = []
-    real = cli.cached_list
+    real = commands.cached_list
 
     def spy(r: Path, args: object, stale: str | None = None) -> bool:
         hit = False if scratch else real(r, args, stale)  # type: ignore[arg-type]
@@ -64,9 +65,9 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
         return hit
 
     with monkeypatch.context() as m:
-        m.setattr(cli, "cached_list", spy)
+        m.setattr(commands, "cached_list", spy)
         if scratch:
-            m.setattr(cli, "_listing_cache", lambda *_a: None)
+            m.setattr(commands, "_listing_cache", lambda *_a: None)
             m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
             m.setattr(cache_mod.ItemCache, "save", lambda self, keep=None: None)
         capsys.readouterr()

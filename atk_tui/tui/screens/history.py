@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from atk_tui.cache.caches import paused_gc
 from atk_tui.domain import readiness
 from atk_tui.domain.model import Item, Snapshot
+from atk_tui.host.gcpause import paused_gc
 from atk_tui.service import Outcome
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.present import age

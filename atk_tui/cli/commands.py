@@ -1,0 +1,325 @@
+"""The item commands of `atk wi` and `atk mq` (one service, the queue a parameter): each is
+`cmd_<name>(svc, args) -> exit code`, named by the parser (`cli.parser`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from atk_tui.cli.output import (
+    JSON,
+    body_of,
+    item_json,
+    json_line,
+    read_input_file,
+    report,
+    say,
+    say_err_line,
+    stale_of,
+    terminal_table,
+    write_text,
+    written_line,
+)
+from atk_tui.domain.errors import AtkError
+from atk_tui.domain.model import STATES, Item
+from atk_tui.domain.queues import MQ, WI, Queue
+from atk_tui.domain.readiness import Judgement
+from atk_tui.host.config import is_agent_env
+from atk_tui.service.listing import DERIVED, listing_cache, serve, write_listing
+from atk_tui.text.textsafe import safe_json, safe_line, safe_text
+
+
+def states_of(status: str, queue: Queue = WI) -> list[str]:
+    if status == "active":
+        return sorted(queue.active)
+    if status == "processable" or status in DERIVED:
+        return sorted(queue.processable)
+    if status == "all":
+        return list(queue.listed_all)  # planning (mq) is seen only when named (SPEC §12)
+    if status in queue.states:
+        return [status]
+    raise AtkError(
+        f"--status takes active, processable, ready, blocked, all or a state ({', '.join(queue.states)})", exit_code=2
+    )
+
+
+def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
+    """The judged-listing cache for this `list`, when one can answer it: JSON or a count,
+    no `--text` (that reads bodies)."""
+    if args.text or not (args.count or args.json or (is_agent_env() and not args.no_json)):
+        return None
+    return listing_cache(root, args.status)
+
+
+def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) -> bool:
+    """A warm `atk wi list`: the cached judged listing printed when the store is as it was
+    (no Service, no git). False when the full listing must run."""
+    if args.text:
+        return False
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit), stale)
+
+
+def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
+    """`json_line` with each held item's holder (`held_by`): found for every item the
+    listing's states hold, in one git walk, before the lines are made (a listing of no held
+    state asks git nothing)."""
+    held = svc.held_in(states_of(status, svc.q))
+
+    def line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
+        return json_line(i, j, blocks, held.get(i.filename) if held else None)
+
+    return line
+
+
+def cmd_list(svc: Any, args: argparse.Namespace) -> int:
+    # one listing, then exit (`--text` reads every body: the items parsed on a second core
+    # come without theirs, which would be read again)
+    svc.one_shot = not args.text
+    cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
+    if cache is not None:
+        lines = _held_lines(svc, args.status)
+        page = (args.offset, args.limit)
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, stale_of(args))
+        return 0
+    items, view = svc.list(states_of(args.status, svc.q), kind=args.kind, text=args.text)
+    if args.status in DERIVED:
+        want_ready = args.status == "ready"
+        items = [i for i in items if (j := view.judgements.get(i.filename)) is not None and j.ready == want_ready]
+    if args.count:
+        say(str(len(items)))
+        return 0
+    items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
+    if args.json or (is_agent_env() and not args.no_json):
+        judgements, blocks = view.judgements, view.blocks
+        held = svc.held_by(items)
+        lines = [json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
+        if stale_of(args):
+            from atk_tui.service.reading import with_stale
+
+            lines = [with_stale(line, stale_of(args)) for line in lines]
+        if lines:
+            write_text(sys.stdout, "\n".join(lines) + "\n")
+        return 0
+    from atk_tui.domain.ages import time_left
+
+    tty = sys.stdout.isatty()
+    rows = []
+    for item in items:
+        j = view.judgements.get(item.filename)
+        badge = j.status if j else "?"
+        if j and j.reasons and j.status in ("blocked", "defective"):
+            badge += f" ({j.reasons[0].message})"
+        elif j and j.status == "cooldown" and j.cooldown_until is not None:
+            badge += " " + time_left(j.cooldown_until, view.now)
+        kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
+        # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
+        rows.append([safe_line(f) for f in (item.filename, item.state, kind, item.target_repo, item.title, badge)])
+    if not tty:
+        for row in rows:
+            say("\t".join(row))
+    else:
+        import shutil
+
+        if not rows:
+            say("no items" + ("" if args.status == "active" else f" (--status={args.status})"))
+        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
+            say(line)
+    for d in view.store_defects:
+        say_err_line(f"store defect: {d.path}: {d.message}")
+    return 0
+
+
+def cmd_show(svc: Any, args: argparse.Namespace) -> int:
+    """One or several items; every name is read before anything is printed (all or nothing).
+    Text in and out of an agent environment (process-feedbacks: JSON Lines by default is for
+    `list` only; `show` keeps its text): several items each after a `==> wi/inbox/F.md <==`
+    line naming its file; `--json` for JSON Lines."""
+    from atk_tui.service import item_path
+
+    items = [svc.show(name) for name in args.filenames]
+    if args.json:
+        view = svc.queue({*STATES, *MQ.states})
+        judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
+        held = svc.held_by(items)
+        for item in items:
+            name = item.filename
+            j = judged[name][1] if name in judged else view.judgements.get(name)
+            d = item_json(item, j, view.blocks.get(name), held.get(name))
+            d["body"] = item.body
+            d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
+            if stale_of(args):
+                d["stale"] = stale_of(args)
+            write_text(sys.stdout, safe_json(JSON.encode(d)) + "\n")
+        return 0
+    held = svc.held_by(items)
+    for n, item in enumerate(items):
+        if len(items) > 1:
+            say(("\n" if n else "") + f"==> {item_path(item.state, item.filename, item.queue)} <==")
+        say(item.text)
+        for w in item.defects:
+            say_err_line(f"defect: {item.filename}: {w}" if len(items) > 1 else f"defect: {w}")
+        if item.filename in held:  # on stderr, beside the defects: stdout is the stored text
+            say_err_line(f"{item.filename}: {held[item.filename].describe()}")
+    return 0
+
+
+def choices_of(values: Sequence[str]) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for v in values:
+        num, sep, letter = v.partition("=")
+        if not sep:
+            num, letter = "1", v
+        letter = letter.strip()
+        if letter.casefold() == "other":
+            letter = "other"
+        elif len(letter) != 1 or not letter.isascii() or not letter.isalpha():
+            letter = ""
+        if not num.strip().isdigit() or not letter:
+            raise AtkError(f"--choose takes N=LETTER (e.g. 2=B), N=other, or a LETTER, got {v!r}", exit_code=2)
+        out[int(num)] = letter if letter == "other" else letter.upper()
+    return out
+
+
+def resolve_arguments(svc: Any, args: argparse.Namespace) -> None:
+    """Every item filename argument through the one resolver (without `.md`, a unique prefix)."""
+    from atk_tui.service.resolve import resolve_name, resolve_names
+
+    if getattr(args, "filename", None):
+        args.filename = resolve_name(svc.store, args.filename, svc.queues)
+    if getattr(args, "filenames", None):
+        args.filenames = resolve_names(svc.store, args.filenames, svc.queues)
+    if getattr(args, "depends_on", None):  # a dependency may be an item of either queue
+        args.depends_on = resolve_names(svc.store, args.depends_on, None)
+    if getattr(args, "dep_add", None):
+        args.dep_add = resolve_names(svc.store, args.dep_add, None)
+    if getattr(args, "dep_remove", None):  # one to remove may be gone already: then as given
+        args.dep_remove = [_resolve_or_given(svc, name) for name in args.dep_remove]
+
+
+def _resolve_or_given(svc: Any, name: str) -> str:
+    from atk_tui.service.resolve import resolve_name
+
+    try:
+        return resolve_name(svc.store, name, None)
+    except AtkError:
+        return name if name.endswith(".md") else name + ".md"
+
+
+def report_plan(svc: Any, out: Any) -> int:
+    """`report`, then where the saved item's plan file is when not in the store yet."""
+    code = report(out)
+    if out.ok and out.item is not None:
+        for note in svc.plan_notes(out.item):
+            say_err_line(f"note: {note}")
+    return code
+
+
+def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
+    """`edit F --plan-file P` goes through convert-to-plan (one place normalises plan_file);
+    with a body as well, the body is saved next (a second commit)."""
+    if args.whole_file:
+        if args.message is not None or args.body_file or args.plan_file is not None:
+            raise AtkError("--whole-file replaces everything: give no MESSAGE, --body-file or --plan-file with it", exit_code=2)
+        return report_plan(svc, svc.save_text(args.filename, read_input_file(args.whole_file)))
+    if args.plan_file is None:
+        return report_plan(svc, svc.edit(args.filename, body_of(args)))
+    has_body = args.message is not None or args.body_file
+    body = body_of(args) if has_body else None
+    from atk_tui.host.config import portable_plan_file
+
+    same = svc.show(args.filename).plan_file in (args.plan_file, portable_plan_file(svc.root, args.plan_file))
+    if body is not None and same:
+        return report_plan(svc, svc.edit(args.filename, body))  # the plan file is set already
+    out = svc.convert_to_plan(args.filename, args.plan_file)
+    if not out.ok or body is None:
+        if out.ok:
+            out.op = "edit"
+            out.item = svc.show(args.filename)
+        return report_plan(svc, out)
+    line, warnings = written_line(out)  # two writes, two lines: the edit's stdout is its saved item
+    for w in warnings:
+        say_err_line(f"warning: {w}")
+    write_text(sys.stderr, safe_text(line).rstrip("\n") + "\n")
+    return report_plan(svc, svc.edit(args.filename, body))
+
+
+def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
+    from atk_tui.service.loop import ProcessLoop
+
+    if args.max_parallel < 1:
+        raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
+    loop = ProcessLoop(svc, args.command, max_parallel=args.max_parallel, interval=args.interval,
+                       pull_interval=args.pull_interval, log=say_err_line)
+    return loop.run(once=args.once)
+
+
+def cmd_add(svc: Any, args: argparse.Namespace) -> int:
+    out = svc.add(
+        kind=args.kind, target_repo=args.only_repo or "", body=body_of(args), source=args.source,
+        plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
+        target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
+    )  # fmt: skip
+    if out.ok and out.item is not None:  # the item is written: what the dashboard would warn about
+        out.warnings = (*out.warnings, *svc.item_warnings(out.item))
+    return report_plan(svc, out)
+
+
+def cmd_transition(svc: Any, args: argparse.Namespace) -> int:
+    """Every command of the transition table (`domain.ops`): hold, unhold, start-processing,
+    adopt, reject, return-to-inbox, finish-planning; what each takes is its row's."""
+    files = args.filenames if hasattr(args, "filenames") else [args.filename]
+    return report(
+        svc.transition_command(
+            args.wicmd, files, note=getattr(args, "note", None), commit=getattr(args, "sha", None),
+            from_state=getattr(args, "state", None), plan_file=getattr(args, "plan_file", None),
+        )
+    )  # fmt: skip
+
+
+def cmd_rm(svc: Any, args: argparse.Namespace) -> int:
+    return report(svc.rm(args.filename))
+
+
+def cmd_set_dependencies(svc: Any, args: argparse.Namespace) -> int:
+    if args.depends_on and (args.dep_add or args.dep_remove):
+        raise AtkError(
+            "set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other",
+            exit_code=2,
+        )
+    return report(svc.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove))
+
+
+def cmd_convert_to_plan(svc: Any, args: argparse.Namespace) -> int:
+    return report(svc.convert_to_plan(args.filename, args.plan_file))
+
+
+def cmd_answer(svc: Any, args: argparse.Namespace) -> int:
+    text = read_input_file(args.text_file) if args.text_file else (args.text or "")
+    seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+    return report(
+        svc.answer(
+            args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,
+            seen=seen,
+        )
+    )  # fmt: skip
+
+
+def cmd_comment(svc: Any, args: argparse.Namespace) -> int:
+    return report(svc.comment(args.filename, body_of(args, attr="text_file")))
+
+
+def cmd_set_cooldown(svc: Any, args: argparse.Namespace) -> int:
+    from atk_tui.service.itemmeta import parse_until, set_cooldown
+
+    until = None if args.clear else parse_until(args.until, svc.clock(), future=True)
+    return report(set_cooldown(svc, args.filename, until))
+
+
+def cmd_set_urgency(svc: Any, args: argparse.Namespace) -> int:
+    from atk_tui.service.itemmeta import set_urgency
+
+    return report(set_urgency(svc, args.filename, args.level))

@@ -1,0 +1,239 @@
+"""What `atk` prints, said one way for every command: text through the one sanitiser, the
+`--json` record of an item, and the one line a write prints (README "Say what was written").
+
+Exit codes: 0 success; 1 refused or failed; 2 usage error, or a user-only write attempted
+from an agent environment."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from atk_tui.domain.errors import AtkError
+from atk_tui.domain.fields import FIELDS, TIMES
+from atk_tui.domain.model import Item
+from atk_tui.domain.readiness import Judgement
+from atk_tui.text.textsafe import safe_json_line, safe_line, safe_text
+
+#: the service of the command running now (`cli.main.run`): `report` asks it why a commit was
+#: not pushed
+SERVICE: Any = None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def write_text(stream: Any, text: str) -> None:
+    """Write `text` as valid text: the surrogates a file name that is not UTF-8 decodes to are
+    written as backslash escapes (`\\udcff`, also a valid JSON escape), never as raw bytes,
+    and characters the stream cannot encode are escaped instead of raising."""
+    if _SURROGATE.search(text):
+        text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        enc = getattr(stream, "encoding", None) or "utf-8"
+        stream.write(text.encode(enc, "backslashreplace").decode(enc))
+
+
+def say(text: str = "") -> None:
+    # escaped piped or not: `atk wi show F | cat` (or `| less -R`) must not replay an OSC 52
+    text = safe_text(text)
+    write_text(sys.stdout, text if text.endswith("\n") or not text else text + "\n")
+
+
+def say_err(text: str) -> None:
+    """A message on stderr, through the one sanitiser as stdout is (`safe_text`: line breaks
+    the message itself makes are kept). A field from the store in it (a filename, a defect,
+    a warning) goes through `safe_line` first, `say_err_line` for a one-line record: a raw
+    newline or tab in a filename must not make a line of its own (issue 25)."""
+    write_text(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
+
+
+def say_err_line(text: str) -> None:
+    """One record on one stderr line (a warning, a loop's log line): newlines and tabs in it
+    are shown escaped (`safe_line`)."""
+    say_err(safe_line(text))
+
+
+def read_input_file(path: str) -> str:
+    """A user-given file's text (`-`: stdin), read for an item: at most the item size limit
+    and one byte more, so an endless stream (`/dev/zero`, a FIFO, a pipe) is refused once it
+    is over the limit instead of read until memory runs out (issue 25)."""
+    from atk_tui.itemfile.items import MAX_ITEM_BYTES
+
+    try:
+        if path == "-":
+            raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
+            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_ITEM_BYTES + 1)
+    except OSError as exc:
+        raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
+    if len(data) > MAX_ITEM_BYTES:
+        where = "stdin" if path == "-" else path
+        raise AtkError(
+            f"{where} is larger than the item size limit ({MAX_ITEM_BYTES // (1024 * 1024)} MiB); read stopped there "
+            "and nothing was changed (an item must fit in 1 MiB: shorten it, or keep the long part in a plan file)",
+            exit_code=2,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AtkError(f"{path} is not UTF-8 text", exit_code=2) from exc
+
+
+def body_of(args: argparse.Namespace, *, attr: str = "body_file") -> str:
+    file = getattr(args, attr, None)
+    if file and args.message is not None:
+        raise AtkError("give the body as MESSAGE or as a file, not both", exit_code=2)
+    if file:
+        return read_input_file(file)
+    if args.message is None:
+        raise AtkError("no body: give MESSAGE or --body-file", exit_code=2)
+    return args.message
+
+
+def item_json(
+    item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
+) -> dict[str, Any]:
+    """The `--json` record of an item (`atk wi schema --which record`): what atk derives, then
+    every frontmatter key of the table (`domain.fields`), then the defects and warnings."""
+    question = item.is_question  # once: 10,000 lines a listing
+    d: dict[str, Any] = {
+        "filename": item.filename,
+        "state": item.state,
+        "type": item.awi_type if item.is_request else None,
+        "title": item.title,
+        "status": j.status if j else None,
+        "ready": j.ready if j else False,
+        "reasons": [r.message for r in j.reasons] if j else [],
+        "answered": item.answered if question else None,
+        "answer_partial": item.answer_partial if question else None,
+    }
+    for name, time, question_only in _JSON_FIELDS:
+        v = getattr(item, name)
+        d[name] = None if (question_only and not question) or v is None else v.isoformat() if time else v
+    d["defects"] = item.defects
+    d["warnings"] = item.warnings
+    if blocks:
+        d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
+    if holder is not None:
+        d["held_by"] = holder.as_json()  # SPEC §15: who holds it, since when
+    return d
+
+
+#: (key, is a date-time, a question's only) of every frontmatter key, in the table's order
+_JSON_FIELDS = tuple((f.name, f.name in TIMES, f.question_only) for f in FIELDS)
+
+
+JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
+
+
+def _dict_encoder() -> Callable[[dict[str, Any]], str]:
+    """`JSON.encode` of a dict (the same text), without the encoder `JSONEncoder.encode`
+    sets up again for every call: json's C encoder made once (without the circular reference
+    check: a listing's line holds none). `JSON.encode` where json has no C encoder."""
+    make, strings = getattr(json.encoder, "c_make_encoder", None), getattr(json.encoder, "c_encode_basestring", None)
+    if make is None or strings is None:
+        return JSON.encode
+    j = JSON
+    encode = make(None, j.default, strings, j.indent, j.key_separator, j.item_separator, j.sort_keys, j.skipkeys, j.allow_nan)
+    return lambda d: "".join(encode(d, 0))
+
+
+encode_dict = _dict_encoder()
+
+
+def json_line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None, holder: Any = None) -> str:
+    """A listing's JSON line, as `write_text` prints it: a name that is not UTF-8 as its escape
+    (the listing cache is UTF-8)."""
+    return safe_json_line(encode_dict(item_json(i, j, blocks, holder)))
+
+
+def terminal_table(rows: list[list[str]], width: int, caps: Sequence[int] = ()) -> list[str]:
+    """Rows as aligned columns measured in terminal cells (a CJK character is two), each
+    column padded to its widest cell (at most its cap, longer cells cut with `…`), every
+    line cut to `width` cells."""
+    from atk_tui.text.cells import cell_len, cut, fit
+
+    if not rows:
+        return []
+    ncol = max(len(r) for r in rows)
+    widths = []
+    for c in range(ncol):
+        w = max((cell_len(r[c]) for r in rows if c < len(r)), default=0)
+        widths.append(min(w, caps[c]) if c < len(caps) else w)
+    out = []
+    for r in rows:
+        cells = [fit(v, widths[c]) if c < ncol - 1 else cut(v, widths[c]) for c, v in enumerate(r)]
+        out.append(cut("  ".join(cells).rstrip(), max(width - 1, 10)))
+    return out
+
+
+#: the warning a write whose push failed carries (store.remote): said in its one line instead
+_UNPUSHED = ("unpushed commit", "the commit is kept locally")
+
+
+def push_said(out: Any) -> tuple[str, tuple[str, ...]]:
+    """(` pushed` / ` not pushed: <why>`, the warnings left to print) for a write that made
+    `out.commit`; the reason a push failed is said here, not again as a warning."""
+    warnings = tuple(out.warnings)
+    if out.pushed:
+        return " pushed", warnings
+    if out.pushed is False:
+        # the warning (kept: it asks for `atk wi commit`) says why; the line says it short
+        why = next((w for w in warnings if any(k in w for k in _UNPUSHED)), "")
+        m = re.search(r"unpushed commits? \((.*)\); run `atk wi commit`", why, re.S)
+        reason = m.group(1) if m else "the remote did not answer" if "did not answer" in why else "the push failed"
+        return f" not pushed: {reason} (`atk wi commit` pushes it later)", warnings
+    svc = SERVICE
+    if svc is not None and svc.store.upstream() is None:
+        return " not pushed: no remote (no upstream branch is configured)", warnings
+    if svc is not None and not svc.push_on_write:
+        return " not pushed: --skip-push (run `atk wi commit` to push it)", warnings
+    return " not pushed: no remote", warnings
+
+
+def written_line(out: Any) -> tuple[str, tuple[str, ...]]:
+    """(the one line saying what `out`'s write did, the warnings to print beside it)."""
+    if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
+        said, warnings = push_said(out)
+        return f"{out.message} ({out.commit[:10]}){said}", warnings
+    return out.message, tuple(out.warnings)
+
+
+def report(out: Any) -> int:
+    """What a write did, said one way (README "Say what was written"): warnings on stderr,
+    then exactly one line `<verb> <file> (<sha>) pushed|not pushed: <why>` for a write that
+    committed (the message alone for one that committed nothing: a no-op), on stdout; `add`
+    and `edit` print the saved item on stdout instead, filename first (what they promise),
+    and that line on stderr. A refusal is its message on stderr (exit 1 or 2)."""
+    if not out.ok:
+        for w in out.warnings:
+            say_err_line(f"warning: {w}")
+        if out.code == "conflict":
+            say(out.message)  # what was not pushed and how to resolve it: the command's result
+        else:
+            say_err(out.message)
+        return out.exit_code or 1
+    line, warnings = written_line(out)
+    for w in warnings:
+        say_err_line(f"warning: {w}")
+    if out.op in ("add", "edit") and out.item is not None:
+        say(out.item.filename)
+        say(out.item.text)
+        write_text(sys.stderr, safe_text(line).rstrip("\n") + "\n")
+    else:
+        say(line)
+    return 0
+
+
+def stale_of(args: argparse.Namespace) -> str | None:
+    """Why this read's copy may be behind the remote (`freshen_for_read`), None if current."""
+    return getattr(args, "stale", None)

@@ -1,0 +1,104 @@
+"""The `atk` commands that need no store: `init`, `config`, `wi schema` (and `completion`, beside
+the parser it prints: `cli.parser`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from atk_tui.cli.output import say
+from atk_tui.host.config import ConfigError, resolve_store
+
+#: each takes the parser (for its usage errors) and the arguments, and needs no store
+
+
+def cmd_init(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from atk_tui.service import init_store
+
+    had_store = (Path(args.path).expanduser() / "wi").is_dir()
+    root, created = init_store(args.path)
+    if created and had_store:
+        say(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")
+    else:
+        say(f"initialised store at {root}" if created else f"{root} is already a store; nothing changed")
+        if created:
+            from atk_tui.host.config import how_to_point_at
+
+            say(how_to_point_at(root))
+    return 0
+
+
+def cmd_config(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.action is None:
+        if args.key is not None:
+            parser.error("config: `atk config` prints everything; `atk config get KEY` prints one value")
+        for line in config_lines(args.store):
+            say(line)
+        return 0
+    if args.key is None:
+        parser.error("config get: which key? private_notes or plans_root")
+    if args.key == "plans_root":
+        from atk_tui.host.config import plans_root
+
+        say(str(plans_root()))
+        return 0
+    # the resolved path, store or not yet: scripts build plan paths from it
+    say(str(resolve_store(args.store)))
+    return 0
+
+
+def cmd_schema(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from atk_tui.itemfile.schema import json_schema  # pydantic: imported for this command only
+
+    say(json_schema(args.which))
+    return 0
+
+
+
+def config_lines(store_option: str | None) -> list[str]:
+    """`atk config`: every key atk reads, its resolved value and where it comes from."""
+    from atk_tui.host.config import DEFAULT_GIT_TIMEOUT, DEFAULT_PLANS_ROOT, config_path, load_config, plans_root
+
+    cfg = load_config()
+    in_file = f"config file {config_path()}"
+    lines = []
+    try:
+        store = str(resolve_store(store_option))
+        where = ("--store" if store_option else "$ATK_PRIVATE_NOTES" if os.environ.get("ATK_PRIVATE_NOTES")
+                 else in_file)  # fmt: skip
+    except ConfigError:
+        store, where = "(none)", "not set: --store, $ATK_PRIVATE_NOTES or private_notes in the config file"
+    lines.append(f"private_notes = {json.dumps(store, ensure_ascii=False)}  # {where}")
+    raw = cfg.get("plans_root")
+    lines.append(
+        f"plans_root = {json.dumps(str(plans_root()), ensure_ascii=False)}  # "
+        + (in_file if raw else f"default ({DEFAULT_PLANS_ROOT})")
+    )
+    git = cfg.get("git") if isinstance(cfg.get("git"), dict) else {}
+    from atk_tui.host.config import git_limits
+
+    limits = git_limits(cfg)
+    for key, value in limits.items():
+        given = git.get(key)
+        if isinstance(given, int | float) and not isinstance(given, bool) and float(given) == value:
+            said = in_file
+        elif key != "timeout" and value == limits["timeout"] and value != DEFAULT_GIT_TIMEOUT:
+            said = "git.timeout (its default)"
+        else:
+            said = f"default ({DEFAULT_GIT_TIMEOUT:g} s)"
+        lines.append(f"git.{key} = {value:g}  # {said}")
+    shown = {"private_notes", "plans_root", "git.timeout", "git.push_timeout", "git.hook_timeout"}
+
+    def walk(prefix: str, table: dict[str, Any]) -> None:
+        for k, v in table.items():
+            name = f"{prefix}{k}"
+            if isinstance(v, dict):
+                walk(name + ".", v)
+            elif name not in shown:
+                lines.append(f"{name} = {json.dumps(v, ensure_ascii=False, default=str)}  # {in_file}")
+
+    walk("", cfg)
+    return lines
