@@ -65,12 +65,6 @@ def sccs(nodes: Iterable[N], adj: Mapping[N, Sequence[N]]) -> list[list[N]]:
     return result
 
 
-def scc_index(n: int, succ: list[list[int]]) -> list[int]:
-    """The strongly connected component number of every vertex 0..n-1 (iterative Tarjan
-    over successor lists: the form the layout uses on thousands of vertices)."""
-    return scc_and_back_edges(n, succ)[0]
-
-
 def scc_and_back_edges(
     n: int, succ: list[list[int]], roots: Iterable[int] | None = None
 ) -> tuple[list[int], set[tuple[int, int]]]:

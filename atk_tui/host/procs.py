@@ -207,3 +207,39 @@ def lock_is_held(lock: Path | str, root: Path | str) -> bool:
         return bool(holders(lock)) or bool(git_processes_in(root))
     except OSError:
         return True
+
+
+Popen = subprocess.Popen
+
+
+def start_session(cmd: str, env: dict[str, str], log: Path | str) -> subprocess.Popen:
+    """A long-running session (`atk wi process-loop --run CMD`) through the shell, its output
+    to `log`, in its own process group: the loop stops it, a terminal's ^C does not. Raises
+    OSError when it cannot be started."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            cmd, shell=True, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
+def stop_sessions(procs: Sequence[subprocess.Popen], grace: float) -> list[int]:
+    """Stop sessions (`start_session`): SIGTERM to each process group, then SIGKILL to those
+    still running after `grace` seconds; each one's exit code."""
+    for proc in procs:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    codes = []
+    for proc in procs:
+        try:
+            code = proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            code = proc.wait()
+        codes.append(code)
+    return codes

@@ -13,8 +13,6 @@ text, `<stem>~<n>.md.base` the version it was based on (for a merge when resumed
 from __future__ import annotations
 
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import TYPE_CHECKING
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import State
 from atk_tui.domain.queues import QUEUES, queue_named
+from atk_tui.store.merge import merge_texts as merge_texts  # re-exported: the edit session's merge
 
 if TYPE_CHECKING:
     from atk_tui.service import Outcome, Service
@@ -310,30 +309,6 @@ def abandon_edit(service: Service, ticket: EditTicket, *, keep_text: bool = Fals
     if not keep_text:
         drop_scratch(ticket.scratch)
     return Outcome(True, "edit", "nothing saved", (ticket.filename,), warnings=tuple(warnings))
-
-
-# -- the user's text merged into a newer stored version ------------------------------------
-
-MERGE_LABELS = ("your text", "when you started", "stored now")
-
-
-def merge_texts(base: bytes | None, stored: bytes, mine: bytes) -> tuple[bytes, int]:
-    """Three-way merge of the user's text into the newer stored version (`git merge-file`):
-    the result and how many conflicts are marked in it. Without a base every difference is
-    a conflict."""
-    with tempfile.TemporaryDirectory(prefix="atk-merge-") as tmp:
-        paths = [Path(tmp, n) for n in ("mine", "base", "stored")]
-        for path, data in zip(paths, (mine, base or b"", stored), strict=True):
-            path.write_bytes(data)
-        argv = ["git", "merge-file", "-p"]
-        for label in MERGE_LABELS:
-            argv += ["-L", label]
-        proc = subprocess.run([*argv, *map(str, paths)], capture_output=True, check=False)
-    if proc.returncode < 0 or proc.returncode > 127:
-        # git could not merge (binary text?): both versions, one after the other
-        both = b"<<<<<<< your text\n" + mine + b"\n=======\n" + stored + b"\n>>>>>>> stored now\n"
-        return both, 1
-    return proc.stdout, proc.returncode
 
 
 def has_merge_markers(text: str) -> bool:

@@ -27,19 +27,6 @@ ACTOR_TRAILER = "Atk-Actor"
 _TRAILER_RE = re.compile(r"^([A-Za-z0-9-]+):\s*(.*)$")
 
 
-def trailer_values(message: str, key: str = ACTOR_TRAILER) -> list[str]:
-    """The values of trailer `key` in the last paragraph of a commit message."""
-    paragraphs = [p for p in message.strip().split("\n\n") if p.strip()]
-    if len(paragraphs) < 2:
-        return []
-    found = []
-    for line in paragraphs[-1].splitlines():
-        m = _TRAILER_RE.match(line.strip())
-        if m and m[1].casefold() == key.casefold():
-            found.append(m[2].strip())
-    return found
-
-
 def item_history(store: GitStore, filename: str, limit: int = 50) -> list[HistoryEntry]:
     """Commits that touched `filename` in any state folder, newest first, with the actor (the
     detail pane's short list; `item_log` has each commit's change)."""

@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,7 +36,7 @@ AGENT_ID_RE = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 #: how long the history walk may take before the holder is given up as unknown
 WALK_TIMEOUT = 60.0
 HELD_FOLDERS = tuple(f"{q}/{s}" for q, states in HELD_STATES.items() for s in states)
-#: holders kept in `.git/atk-cache/holders.json` at most (beyond: only those asked last)
+#: holders kept in the holders cache at most (beyond: only those asked last)
 MAX_CACHED = 5000
 
 
@@ -170,7 +168,7 @@ def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD", *, cache: 
     the newest commit that added it there. A path not in `rev` (not held, or held only in the
     work tree) is left out, as is one whose commit the walk did not reach in time.
 
-    Cost: one `git ls-tree`, then what `.git/atk-cache/holders.json` (`cache`) does not
+    Cost: one `git ls-tree`, then what the holders cache (`cache`) does not
     answer: the holders found at an earlier HEAD stay right at a later one unless a commit
     since added the path again (one `git log` of the commits since, when that HEAD is an
     ancestor); the rest are found by one walk back from `rev`, stopped as soon as each has
@@ -217,38 +215,17 @@ def _walk(store: GitStore, args: list[str], present: set[str] | None) -> dict[st
     first one, the walk ended as soon as every path has one; None: every held path the
     commits add (the whole range is read)."""
     stop = present is not None
-    argv = ["git", "log", "--no-renames", "--diff-filter=A", "-z", "--name-only", f"--format={_FORMAT}", *args]
     found: dict[str, Holder] = {}
-    try:
-        child = subprocess.Popen(
-            argv, cwd=store.root, env=store.read_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-    except OSError:
-        return {}
-    deadline = time.monotonic() + WALK_TIMEOUT
     buf = b""
-    assert child.stdout is not None
-    try:
-        while not stop or len(found) < len(present or ()):
-            chunk = child.stdout.read1(1 << 16)
-            final = not chunk
-            done, buf = _records(buf + chunk, final)
-            for rec in done:
-                _take(rec, present, found)
-                if present is not None and len(found) == len(present):
-                    break
-            if final or time.monotonic() > deadline:
-                break
-    finally:
-        if child.poll() is None:
-            child.kill()
-        child.stdout.close()
-        child.wait()
+    for chunk in store.stream(
+        "log", "--no-renames", "--diff-filter=A", "-z", "--name-only", f"--format={_FORMAT}", *args, timeout=WALK_TIMEOUT
+    ):
+        done, buf = _records(buf + chunk, not chunk)
+        for rec in done:
+            _take(rec, present, found)
+        if stop and len(found) >= len(present or ()):
+            break  # every path has its commit: the rest of the history is not read
     return found
-
-
-_CACHE = "atk-cache/holders.json"
 
 
 def _is_ancestor(store: GitStore, older: str, newer: str) -> bool:
@@ -256,36 +233,37 @@ def _is_ancestor(store: GitStore, older: str, newer: str) -> bool:
 
 
 def _load(store: GitStore) -> tuple[str, dict[str, Holder]] | None:
-    """(the HEAD the cached holders were found at, path -> holder), None without a cache."""
+    """(the HEAD the cached holders were found at, path -> holder), None without a cache
+    (the entry `holders`: `cache.files`)."""
     import json
 
+    from atk_tui.cache import files
+
+    got = files.read(store.git_dir, "holders")
+    if got is None:
+        return None
     try:
-        data = json.loads((store.git_dir / _CACHE).read_bytes())
+        data = json.loads(bytes(got[1]))
         head, rows = data["head"], data["holders"]
         known = {
             p: Holder(p, actor, agent, _parse_time(str(stamp)), sha, subject)
             for p, (sha, stamp, actor, agent, subject) in rows.items()
         }
         return str(head), known
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
 def _save(store: GitStore, head: str, found: Mapping[str, Holder]) -> None:
     import json
 
+    from atk_tui.cache import files
+
     rows = {
         p: [h.commit, int(h.since.timestamp()) if h.since else "", h.actor, h.agent_id, h.subject]
         for p, h in found.items()
     }
-    path = store.git_dir / _CACHE
-    try:
-        path.parent.mkdir(exist_ok=True)
-        tmp = path.with_name(f"holders.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"head": head, "holders": rows}), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    files.write(store.git_dir, "holders", [json.dumps({"head": head, "holders": rows}).encode("utf-8")])
 
 
 def _take(rec: bytes, present: set[str] | None, found: dict[str, Holder]) -> None:

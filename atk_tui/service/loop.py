@@ -29,7 +29,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from atk_tui.domain.model import PROCESSABLE
+from atk_tui.host.procs import Popen, start_session, stop_sessions
 from atk_tui.service.watch import store_signature
 from atk_tui.store import AtkError
 from atk_tui.text.textsafe import safe_line
@@ -93,7 +93,7 @@ class Session:
     id: str
     repo: str
     files: list[str]
-    proc: subprocess.Popen
+    proc: Popen
     log: Path
     started: str
     signature: tuple = field(default_factory=tuple)
@@ -221,11 +221,7 @@ class ProcessLoop:
             ATK_LOOP_SESSION=sid,
         )
         try:
-            with open(log, "wb") as out:
-                proc = subprocess.Popen(
-                    self.cmd, shell=True, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                    start_new_session=True,  # its own process group: the loop stops it, a terminal's ^C does not
-                )
+            proc = start_session(self.cmd, env, log)
         except OSError as exc:  # no session was started: nothing to stop or record as running
             self.log(f"could not start a session for {repo}: {exc}; will try again when the store changes")
             self.ended[repo] = (frozenset(files), signature)
@@ -255,20 +251,7 @@ class ProcessLoop:
 
     def _terminate_all(self) -> None:
         sessions = list(self.running.values())
-        for s in sessions:
-            try:
-                os.killpg(s.proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for s in sessions:
-            try:
-                code = s.proc.wait(timeout=self.grace)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(s.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                code = s.proc.wait()
+        for s, code in zip(sessions, stop_sessions([s.proc for s in sessions], self.grace), strict=True):
             self._finish(s, code, stopped=True)
 
     def _fill(self, groups: dict[str, list[str]], signature: tuple) -> None:

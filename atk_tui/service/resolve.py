@@ -39,7 +39,12 @@ def _names(store: GitStore, queues: Sequence[str] | None) -> set[str]:
 
 def resolve_name(store: GitStore, given: str, queues: Sequence[str] | None = ("wi",)) -> str:
     """The stored item filename `given` names (see the module doc), among the items of
-    `queues` (None: both; dependencies may name an item of either queue)."""
+    `queues` (None: both; dependencies may name an item of either queue). A whole filename
+    (with or without `.md`) that is there is found by a look in each state folder, not a
+    listing of every folder (`atk wi show F` in a store of 60,000 items)."""
+    for whole in (given,) if given.endswith(".md") else (f"{given}.md",):
+        if is_valid_filename(whole) and store.find(whole, queues):
+            return whole
     return resolve_among(given, _names(store, queues))
 
 

@@ -172,6 +172,3 @@ class QueueView:
     @property
     def items(self) -> dict[str, Item]:
         return self.snapshot.items
-
-    def in_state(self, state: str) -> list[Item]:
-        return [i for i in self.snapshot.items.values() if i.state == state]

@@ -38,11 +38,9 @@ TIMEOUT_ENV = "ATK_READ_TIMEOUT"
 @dataclass(frozen=True)
 class Freshness:
     """What a read's look at the remote found. `stale`: why the local copy may be behind the
-    remote (None: it has what the remote had, or there is no remote). `pulled`: commits
-    were brought in. `asked`: the remote was asked (False within the window, or without one)."""
+    remote (None: it has what the remote had, or there is no remote). `asked`: the remote was asked (False within the window, or without one)."""
 
     stale: str | None = None
-    pulled: bool = False
     asked: bool = False
 
 
@@ -312,7 +310,7 @@ def _fast_forward(root: Path, tracking: str) -> Freshness:
                 asked=True,
             )
         return Freshness(stale=_reason(proc, "could not fast-forward to the remote"), asked=True)
-    return Freshness(pulled=True, asked=True)
+    return Freshness(asked=True)
 
 
 _EARLIER: dict[str, Freshness] = {}

@@ -365,6 +365,31 @@ class GitStore(RemoteSync):
             return False
         return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
 
+    def stream(self, *args: str, timeout: float) -> Iterator[bytes]:
+        """`git ARGS`'s output as it comes, a chunk at a time, then one empty chunk at its
+        end; stopped (killed) when the caller stops reading or after `timeout` seconds. For a
+        read that may end early (a walk back through the history). Errors end the stream."""
+        try:
+            child = subprocess.Popen(
+                ["git", *args], cwd=self.root, env=self.read_env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+        except OSError:
+            return
+        assert child.stdout is not None
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                chunk = child.stdout.read1(1 << 16)
+                yield chunk
+                if not chunk or time.monotonic() > deadline:
+                    return
+        finally:
+            if child.poll() is None:
+                child.kill()
+            child.stdout.close()
+            child.wait()
+
     def locate(self, filename: str, queue: str = "wi") -> str | None:
         """The state `filename` is in, or None. Safe against path tricks."""
         for state in queue_named(queue).states:

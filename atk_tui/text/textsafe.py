@@ -78,11 +78,6 @@ def safe_json_dumps(value: Any, **kw: Any) -> str:
     return safe_json(json.dumps(value, **kw))
 
 
-def safe_json_str(text: str) -> str:
-    """One JSON string literal (with its quotes), safe for a terminal."""
-    return safe_json_dumps(text)
-
-
 #: what `safe_json_line` escapes: the unsafe characters and the lone surrogates a file name
 #: that is not UTF-8 decodes to
 _JSON_LINE_UNSAFE = re.compile(f"[{_UNSAFE_SET}\ud800-\udfff]")

@@ -199,12 +199,3 @@ def test_edit_session_refuses_an_unpushed_hold_unless_allowed(remote_store: tupl
     assert ticket.held and ticket.pushed is False
     assert svc.abandon_edit(ticket).ok
     assert svc.store.locate(name) == "inbox"
-
-
-def test_trailer_values_reads_the_last_paragraph_only() -> None:
-    from atk_tui.service.githistory import trailer_values
-
-    assert trailer_values("atk: hold a.md\n\nAtk-Actor: user\n") == ["user"]
-    assert trailer_values("atk: hold a.md\n\nAtk-Actor: agent\nAtk-Actor: user") == ["agent", "user"]
-    assert trailer_values("Atk-Actor: user") == []  # a subject, not a trailer
-    assert trailer_values("x\n\nAtk-Actor: user\n\nbody after") == []

@@ -5,16 +5,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atk_tui.domain.graphs import cycle_through, reachable, scc_and_back_edges, scc_index, sccs
+from atk_tui.domain.graphs import cycle_through, reachable, scc_and_back_edges, sccs
 
 
-def test_sccs_and_scc_index_agree() -> None:
+def test_sccs_and_the_component_numbers_agree() -> None:
     adj = {"a": ["b"], "b": ["c"], "c": ["a", "d"], "d": [], "e": ["e"]}
     comps = sorted(sorted(c) for c in sccs(adj, adj))
     assert comps == [["a", "b", "c"], ["d"], ["e"]]
     names = sorted(adj)
     idx = {n: i for i, n in enumerate(names)}
-    comp = scc_index(len(names), [[idx[w] for w in adj[v]] for v in names])
+    comp = scc_and_back_edges(len(names), [[idx[w] for w in adj[v]] for v in names])[0]
     assert comp[idx["a"]] == comp[idx["b"]] == comp[idx["c"]] != comp[idx["d"]]
 
 
@@ -52,7 +52,7 @@ def test_back_edges_are_the_edges_to_the_search_path() -> None:
     succ = [[1], [2], [0, 3], []]
     comp, back = scc_and_back_edges(4, succ)
     assert back == {(2, 0)}
-    assert comp == scc_index(4, succ)
+    assert comp == scc_and_back_edges(4, succ)[0]
     # started from 1 instead, the same cycle is broken at another edge
     assert scc_and_back_edges(4, succ, [1])[1] == {(0, 1)}
 

@@ -78,7 +78,7 @@ def _run(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tup
     capsys.readouterr()
     assert cli.run([*argv, "--store", str(root)]) == 0
     out = capsys.readouterr().out
-    files = {f.name: f.read_bytes() for f in sorted(cache.glob("*-v*.json")) if not f.name.startswith("list")}
+    files = {f.name: f.read_bytes() for f in sorted(cache.glob("items-*.cache"))}
     return out, files
 
 

@@ -177,17 +177,17 @@ def test_listing_many_held_items_is_one_walk_and_right(world: Clones, monkeypatc
     for n, name in enumerate(names):
         agent = Service(world["a"], actor="agent" if n % 2 else "user", pull=False, push=False)
         assert agent.hold(name).ok
-    from atk_tui.service import holds
+    from atk_tui.store.gitstore import GitStore
 
-    walks: list[list[str]] = []
-    real = holds.subprocess.Popen
+    walks: list[tuple[str, ...]] = []
+    real = GitStore.stream
 
-    def spy(argv, *a, **kw):
-        if argv[:2] == ["git", "log"]:
-            walks.append(argv)
-        return real(argv, *a, **kw)
+    def spy(self, *args, **kw):
+        if args[:1] == ("log",):
+            walks.append(args)
+        return real(self, *args, **kw)
 
-    monkeypatch.setattr(holds.subprocess, "Popen", spy)
+    monkeypatch.setattr(GitStore, "stream", spy)
     found = Service(world["a"], actor="user").held_in(["hold"])
     assert len(walks) == 1
     assert {n: h.actor for n, h in found.items()} == {n: ("agent" if i % 2 else "user") for i, n in enumerate(names)}
@@ -297,7 +297,7 @@ def test_the_holders_cache_follows_new_holds_and_rewritten_history(world: Clones
 
     assert world.atk("a", "wi", "hold", name)[0] == 0
     assert holder() == ("user", None)
-    assert (world["a"] / ".git" / "atk-cache" / "holders.json").is_file()
+    assert (world["a"] / ".git" / "atk-cache" / "holders.cache").is_file()
     assert world.atk("a", "wi", "unhold", name)[0] == 0
     assert world.atk("a", "wi", "hold", name, agent="worker-x")[0] == 0
     assert holder() == ("agent", "worker-x")  # held again since the cached HEAD: the newer hold

@@ -15,7 +15,6 @@ from atk_tui.text.textsafe import (
     safe_json,
     safe_json_dumps,
     safe_json_line,
-    safe_json_str,
     safe_line,
     safe_markdown,
     safe_text,
@@ -51,7 +50,6 @@ def test_json_stays_exact_and_safe() -> None:
     assert not has_unsafe(out)
     assert json.loads(out) == value
     assert json.loads(safe_json(json.dumps(value, ensure_ascii=False))) == value
-    assert json.loads(safe_json_str(ESCAPES)) == ESCAPES
 
 
 def test_markdown_character_references_to_controls_are_made_literal() -> None:

@@ -43,7 +43,7 @@ async def test_starts_on_inbox_with_every_pane_filled(app_factory) -> None:
         assert view is not None
         assert focused_id(app) == "inbox"
         for state in ("inbox", "processing", "hold"):
-            assert sorted(keys_of(app, state)) == sorted(i.filename for i in view.in_state(state))
+            assert sorted(keys_of(app, state)) == sorted(i.filename for i in (i for i in view.items.values() if i.state == state))
         assert keys_of(app, "needs")[0] == DEMO["chain-uwi"]  # blocking, and blocks three items
         assert app.main.selected == keys_of(app, "inbox")[0] == detail_item(app)
         text = screen_text(app)
@@ -88,7 +88,7 @@ async def test_s_cycles_the_sort_order(app_factory) -> None:
     async with running(app_factory(), SIZE) as (app, pilot):
         view = app.main.view
         assert view is not None
-        inbox = view.in_state("inbox")
+        inbox = [i for i in view.items.values() if i.state == "inbox"]
         assert app.main.sort_mode == SORTS[0] == "needs-you"
         needs_first = keys_of(app, "inbox")
         waiting = [n for n in needs_first if view.judgements[n].status == "waiting"]
