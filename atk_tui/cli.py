@@ -607,12 +607,16 @@ def _push_said(out: Any) -> tuple[str, tuple[str, ...]]:
     return " not pushed: no remote", warnings
 
 
-def _line(out: Any) -> tuple[str, tuple[str, ...]]:
-    """(the one line saying what `out`'s write did, the warnings to print beside it)."""
+def _line(out: Any) -> tuple[str, list[str]]:
+    """(the one line saying what `out`'s write did, the stderr lines to print beside it: its
+    warnings, and as a note what the message says after `<verb> <file>`: the line is exactly
+    `<verb> <file> (<sha>) pushed|not pushed: <why>`; a filename has no space or parenthesis)."""
     if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
         said, warnings = _push_said(out)
-        return f"{out.message} ({out.commit[:10]}){said}", warnings
-    return out.message, tuple(out.warnings)
+        head, paren, extra = out.message.partition(" (")
+        notes = [f"note: {head}: {extra[:-1]}"] if paren and extra.endswith(")") else []
+        return f"{head if notes else out.message} ({out.commit[:10]}){said}", [f"warning: {w}" for w in warnings] + notes
+    return out.message, [f"warning: {w}" for w in out.warnings]
 
 
 def _report(out: Any) -> int:
@@ -629,9 +633,9 @@ def _report(out: Any) -> int:
         else:
             _err(out.message)
         return out.exit_code or 1
-    line, warnings = _line(out)
-    for w in warnings:
-        _err_line(f"warning: {w}")
+    line, beside = _line(out)
+    for w in beside:
+        _err_line(w)
     if out.op in ("add", "edit") and out.item is not None:
         _out(out.item.filename)
         _out(out.item.text)
@@ -714,9 +718,9 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
             out.op = "edit"
             out.item = svc.show(args.filename)
         return _report_plan(svc, out)
-    line, warnings = _line(out)  # two writes, two lines: the edit's stdout is its saved item
-    for w in warnings:
-        _err_line(f"warning: {w}")
+    line, beside = _line(out)  # two writes, two lines: the edit's stdout is its saved item
+    for w in beside:
+        _err_line(w)
     _write(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     return _report_plan(svc, svc.edit(args.filename, body))
 
@@ -754,7 +758,16 @@ def _config_lines(store_option: str | None) -> list[str]:
         else:
             said = f"default ({DEFAULT_GIT_TIMEOUT:g} s)"
         lines.append(f"git.{key} = {value:g}  # {said}")
-    shown = {"private_notes", "plans_root", "git.timeout", "git.push_timeout", "git.hook_timeout"}
+    from .core.freshen import DEFAULT_READ_TIMEOUT, DEFAULT_READ_WINDOW, TIMEOUT_ENV, WINDOW_ENV, read_limits
+
+    for key, env, default, value in zip(("read_window", "read_timeout"), (WINDOW_ENV, TIMEOUT_ENV),
+                                        (DEFAULT_READ_WINDOW, DEFAULT_READ_TIMEOUT), read_limits(cfg), strict=True):
+        raw = git.get(key)
+        said = (f"${env}" if os.environ.get(env, "").strip()
+                else in_file if isinstance(raw, int | float) and not isinstance(raw, bool) and float(raw) == value
+                else f"default ({default:g} s)")  # fmt: skip
+        lines.append(f"git.{key} = {value:g}  # {said}")
+    shown = {"private_notes", "plans_root", *(f"git.{k}" for k in (*limits, "read_window", "read_timeout"))}
 
     def walk(prefix: str, table: dict[str, Any]) -> None:
         for k, v in table.items():

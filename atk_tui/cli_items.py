@@ -21,6 +21,7 @@ class Nouns:
     default_kind: str
     status_help: str
     return_states: Sequence[str]
+    queue: str = "wi"  # the folder its items live under ("wi" / "mq")
 
 
 def _number(least: int) -> Callable[[str], int]:
@@ -58,7 +59,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
 
     p = ps["show"] = cmd(
-        "show", "print items as text; several in one call, each after a line '==> wi/inbox/F.md <==' naming its file"
+        "show", f"print items as text; several in one call, each after a line '==> {n.queue}/inbox/F.md <==' naming its file"
     )
     p.add_argument("filenames", nargs="+", metavar="filename")
     g = p.add_mutually_exclusive_group()
@@ -112,7 +113,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
 
     for name, help_ in (
         ("hold", "inbox -> hold"),
-        ("unhold", "hold -> inbox"),
+        ("unhold", "hold -> inbox (an item in inbox already: nothing to do, exit 0, and it says whether the item is ready)"),
         ("rm", "remove an inbox or hold item (kept in git history)"),
     ):
         ps[name] = cmd(name, help_)

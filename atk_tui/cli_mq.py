@@ -46,6 +46,7 @@ def add_mq_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> Non
             default_kind=MQ.request_kind,
             status_help="active (default), processable, ready, blocked, planning, all (every state but planning), or a state",
             return_states=["processing", "rejected"],
+            queue="mq",
         ),
     )
     ps["add"].add_argument(

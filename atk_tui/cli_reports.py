@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .cli import _JSON, _body, _err, _err_line, _out, _push_said, _report, _write, is_agent_env, terminal_table
+from .cli import _JSON, _body, _err, _err_line, _line, _out, _report, _write, is_agent_env, terminal_table
 from .core.errors import AtkError
 from .core.textsafe import safe_json, safe_line, safe_text
 
@@ -157,10 +157,10 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
             _err_line(f"warning: {w}")
         _err(out.message)
         return out.exit_code or 1
-    said, warnings = _push_said(out) if out.commit else ("", out.warnings)
-    for w in warnings:
-        _err_line(f"warning: {w}")
-    _out(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
+    line, beside = _line(out)
+    for w in beside:
+        _err_line(w)
+    _out(line)
     for line in out.stored:
         _out(line)
     return 0
