@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.clikit import ATK, Atk, Clone, awi, last_commit, seed, typed, uwi, write_line
+from support.environ import patched_environ
 from support.storekit import AWI_BODY, clone, git, make_remote_pair, tree_state
 
 from atk_tui.cli import run
@@ -603,6 +604,10 @@ def test_config_with_no_arguments_prints_every_key(
     assert lines["private_notes"] == f'"{store}"  # --store'
     assert lines["plans_root"].startswith(f'"{plans_dir}"  # config file ')
     assert lines["git.timeout"] == "30  # default (30 s)"
+    assert lines["git.read_window"] == "2  # default (2 s)" and lines["git.read_timeout"] == "3  # default (3 s)"
+    with patched_environ(ATK_READ_WINDOW="0"):  # what every read of atk obeys, from where it comes
+        rc, out, err = bare(capsys, "config", "--store", str(store))
+    assert "git.read_window = 0  # $ATK_READ_WINDOW\n" in out
     rc, out, _ = bare(capsys, "config", "get", "private_notes", "--store", str(store))
     assert rc == 0 and out.strip() == str(store)
 
@@ -1007,3 +1012,80 @@ def test_confirmation_and_uwi_hold_notify_and_reject_replayed_on_two_clones(
     rc, out, err = agent(*typed("atk wi unhold <元項目ファイル名>", ("<元項目ファイル名>", orig)))
     assert rc == 0 and out == f"{orig} is already in inbox (not held): nothing to unhold, nothing committed; it is ready\n"
     assert _head(agent.store) == before == git(remote, "rev-parse", "main").strip()
+
+
+# --- the audit's findings, one test each ------------------------------------------------------
+
+
+def test_set_dependencies_to_the_set_it_has_is_a_no_op(atk: Atk, env_agent: None) -> None:
+    """process-feedbacks 1.4 makes every item's depends_on equal to the derived set on every run:
+    the set it has already (or none, with none) is no failure."""
+    seed(atk.store, {"f.md": ("inbox", awi(extra="depends_on: [g.md]\n")), "g.md": ("inbox", awi()), "h.md": ("inbox", awi())})
+    before = tree_state(atk.store)
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--depends-on=g.md")
+    assert rc == 0 and out == "f.md depends on exactly [g.md] already: nothing to change, nothing committed\n", err
+    rc, out, err = atk("wi", "set-dependencies", "h.md")
+    assert rc == 0 and out == "h.md has no dependencies already: nothing to change, nothing committed\n", err
+    rc, _, err = atk("wi", "set-dependencies", "f.md", "--depends-on=")  # the seed's `--depends-on=` of an empty set
+    assert rc == 2 and "give no --depends-on" in err and "`set-dependencies f.md` alone clears them" in err
+    rc, _, err = atk("wi", "set-dependencies", "f.md", "--depends-on=g.md", "--depends-on=nope.md")
+    assert rc == 1 and "no item named nope.md" in err  # a set with a missing one is refused as before
+    assert tree_state(atk.store) == before
+
+
+def test_a_write_line_is_only_verb_file_sha_and_push(
+    atk: Atk, env_agent: None, plans_dir: Path
+) -> None:
+    """What else a write has to say goes on its own `atk: note:` line, never inside the one line."""
+    seed(atk.store, {"r.md": ("rejected", awi(extra="note: a duplicate\n")), "f.md": ("inbox", awi(extra="depends_on: [g.md]\n")),
+                     "g.md": ("inbox", awi()), "h.md": ("inbox", awi())})  # fmt: skip
+    rc, out, err = atk("wi", "return-to-inbox", "r.md", "--state=rejected")
+    assert rc == 0 and write_line(out).group(0) == out.rstrip() and out.startswith("return-to-inbox r.md ("), out
+    assert "atk: note: return-to-inbox r.md: cleared the note 'a duplicate', left from rejected; git history keeps it" in err
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--add", "g.md", "--add", "h.md")
+    assert rc == 0 and out.startswith("set-dependencies f.md (") and write_line(out).group(0) == out.rstrip(), out
+    assert "atk: note: set-dependencies f.md: f.md already depends on g.md" in err
+    (plans_dir / "login.md").write_text("# Plan\n")
+    (plans_dir / "login.review.md").write_text("notes\n")
+    rc, out, err = atk("plans", "commit", "login.md")
+    assert rc == 0 and write_line(out)["verb"] == "stored" and out.splitlines()[0].startswith("stored login.md ("), out
+    assert "atk: note: stored login.md: with the same-stem file login.review.md" in err
+
+
+def _seed_mq(root: Path, files: dict[str, str]) -> None:
+    for name, state in files.items():
+        (root / "mq" / state / name).write_text(f"---\nkind: feedback\ntarget_repo: {REPO}\n---\n# {name}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "seed mq")
+
+
+def test_refusals_never_name_a_command_that_does_not_exist(atk: Atk, env_agent: None) -> None:
+    """An adopted item is done (no `return-to-inbox --state=adopted`: the command takes processing or
+    rejected); an item being edited or planned says so for every command that meets it."""
+    seed(atk.store, {"done.md": ("adopted", awi()), "busy.md": ("processing", awi())})
+    _seed_mq(atk.store, {"e.md": "editing", "p.md": "planning", "m.md": "adopted"})
+    for queue, name, ops in (("wi", "done.md", ("hold", "start-processing", "reject", "return-to-inbox")),
+                             ("mq", "m.md", ("hold", "start-processing", "reject"))):  # fmt: skip
+        for op in ops:
+            rc, _, err = atk(queue, op, name)
+            assert rc == 1 and "--state=adopted" not in err and f"new work is a new item (`atk {queue} add`)" in err, (op, err)
+    for op, extra in (("set-dependencies", ["--add", "m.md"]), ("rm", []), ("unhold", [])):
+        rc, _, err = atk("mq", op, "e.md", *extra)
+        assert rc == 1 and "the user is editing it in the dashboard" in err, (op, err)
+    for op in ("set-dependencies", "rm"):
+        rc, _, err = atk("mq", op, "p.md")
+        assert rc == 1 and "`atk mq finish-planning p.md --plan-file=P`" in err, (op, err)
+    rc, _, err = atk("wi", "return-to-inbox", "busy.md", "--state=rejected")
+    assert rc == 1 and "`atk wi return-to-inbox busy.md`, without --state" in err
+    rc, _, err = atk("wi", "unhold", "busy.md")
+    assert rc == 1 and "its work goes on in processing" in err
+    rc, out, _ = bare(atk.capsys, "mq", "show", "--help")
+    assert "'==> mq/inbox/F.md <=='" in out.replace("\n", " ") and "wi/inbox" not in out
+
+
+def test_answering_a_closed_question_names_the_way_back(atk: Atk) -> None:
+    seed(atk.store, {"qa.md": ("adopted", uwi()), "qr.md": ("rejected", uwi())})
+    rc, _, err = atk("wi", "answer", "qa.md", "--choose", "A")
+    assert rc == 1 and "move it to inbox in the dashboard" in err and "--state=adopted" not in err
+    rc, _, err = atk("wi", "answer", "qr.md", "--choose", "A")
+    assert rc == 1 and "`atk wi return-to-inbox qr.md --state=rejected`" in err
