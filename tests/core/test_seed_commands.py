@@ -1089,3 +1089,44 @@ def test_answering_a_closed_question_names_the_way_back(atk: Atk) -> None:
     assert rc == 1 and "move it to inbox in the dashboard" in err and "--state=adopted" not in err
     rc, _, err = atk("wi", "answer", "qr.md", "--choose", "A")
     assert rc == 1 and "`atk wi return-to-inbox qr.md --state=rejected`" in err
+
+
+def test_set_dependencies_add_keeps_what_another_clone_added(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """wi-standards: 既存依存を保持してUWIを`depends_on`へ加え — the dependency the person added on
+    their clone a moment ago is kept by the agent's `--add` from its older copy (read in the lock,
+    after the pull), where re-sending the list it last read would have dropped it."""
+    agent, person, remote = _two_clones(tmp_path, capsys, monkeypatch)
+    names = {}
+    for key, args in (("orig", ["--source=process-wi", AGENT_AWI]), ("x", ["--source=agent", "Prepare the validator module"]),
+                      ("q", ["--kind=uwi", "--source=process-wi", CHECKPOINT])):  # fmt: skip
+        rc, out, err = agent("wi", "add", f"--target-repo={REPO}", *args)
+        names[key] = out.splitlines()[0]
+    rc, out, err = person("wi", "set-dependencies", names["orig"], "--add", names["x"])  # the person's, on their clone
+    assert rc == 0 and write_line(out), err
+    assert git(agent.store, "rev-parse", "HEAD") != git(remote, "rev-parse", "main")  # the agent's copy is behind
+    rc, out, err = agent("wi", "set-dependencies", names["orig"], "--add", names["q"])
+    assert rc == 0 and write_line(out).group(0).endswith(" pushed"), err
+    text = (agent.store / "wi/inbox" / names["orig"]).read_text()
+    assert f"depends_on: [{names['x']}, {names['q']}]\n" in text
+
+
+def test_mq_edit_merges_a_body_files_frontmatter(atk: Atk, env_agent: None, tmp_path: Path) -> None:
+    """wi-standards 8 checks non-reserved frontmatter: `atk mq edit --body-file` writes a body's own
+    keys in (hold → edit → unhold), and refuses a reserved one that differs, naming why."""
+    body = tmp_path / "b.md"
+    body.write_text("---\nkind: tbd\nbatch: b-42\n---\n# Which order?\n\n## 質問\nWhich first?\n\n- A) x -- y\n- B) z -- w\n")
+    rc, out, err = atk("mq", "add", "--source=process-feedbacks", f"--target-repo={REPO}", f"--body-file={body}")
+    assert rc == 0 and "kind: tbd\n" in out and "batch: b-42\n---\n# Which order?" in out, err
+    name = out.splitlines()[0]
+    assert atk("mq", "hold", name)[0] == 0
+    body.write_text(body.read_text().replace("b-42", "b-43").replace("Which order?", "Which order, then?"))
+    rc, out, err = atk("mq", "edit", name, f"--body-file={body}")
+    assert rc == 0 and "batch: b-43\n---\n# Which order, then?" in out and out.count("---\n") == 2, err
+    before = tree_state(atk.store)
+    body.write_text("---\nkind: feedback\n---\n# Now a feedback\n")
+    rc, _, err = atk("mq", "edit", name, f"--body-file={body}")
+    assert rc == 2 and "the kind is fixed once an item is added" in err
+    assert tree_state(atk.store) == before
+    assert atk("mq", "unhold", name)[0] == 0
