@@ -12,7 +12,7 @@ def _say(text: str, *more: str) -> None:
     """A line on stderr (and `more` lines of our own), through the one sanitiser: an error may
     quote a store path or a filename from a hostile store (a raw newline would fake a line, an
     escape would act)."""
-    from .core.textsafe import safe_line
+    from atk_tui.text.textsafe import safe_line
 
     print("\n".join(["atk-tui: " + safe_line(text), *more]), file=sys.stderr, flush=True)
 
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", help="with --serve: the address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, help="with --serve: the port (default 8000)")
-    from .version import VersionAction
+    from atk_tui.version import VersionAction
 
     p.add_argument("--version", action=VersionAction)
     return p
@@ -59,11 +59,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         parser.error("--keep goes with --demo (it keeps the demo store on exit)")
     if not args.serve and (args.host is not None or args.port is not None):
         parser.error("--host and --port go with --serve (atk-tui --serve --host H --port N)")
-    from .core.config import ConfigError, NoStoreConfigured, resolve_store
+    from atk_tui.host.config import ConfigError, NoStoreConfigured, resolve_store
 
     demo_dir: Path | None = None
     if args.demo:
-        from .demo import demo_main
+        from atk_tui.demo import demo_main
 
         root = demo_main()
         demo_dir = root.parent
@@ -86,11 +86,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(root: Path, args: argparse.Namespace) -> int:
-    from .tui.startup import pause_gc
+    from atk_tui.tui.startup import pause_gc
 
     pause_gc()  # until the first frame: what start-up makes is never garbage (tui/startup.py)
-    from .core.errors import AtkError
-    from .tui.app import make_app
+    from atk_tui.domain.errors import AtkError
+    from atk_tui.tui.app import make_app
 
     try:
         app = make_app(root, theme=args.theme, read_only=args.read_only)
@@ -114,15 +114,15 @@ def serve_command(root: Path, args: argparse.Namespace) -> str:
 
 
 def _serve(root: Path, args: argparse.Namespace) -> int:
-    from .core.errors import AtkError
-    from .core.store import GitStore
+    from atk_tui.domain.errors import AtkError
+    from atk_tui.store import GitStore
 
     try:
         GitStore(root)  # refuse a path that is not a store before listening
     except AtkError as exc:
         _say(f"{exc}")
         return 2
-    from .serve import TokenError, make_token, serve
+    from atk_tui.tui.serve import TokenError, make_token, serve
 
     try:
         token = make_token()

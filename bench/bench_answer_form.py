@@ -24,8 +24,8 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from atk_tui.core.questions import parse_questions  # noqa: E402
-from atk_tui.core.store import init_store  # noqa: E402
+from atk_tui.itemfile.questions import parse_questions  # noqa: E402
+from atk_tui.store import init_store  # noqa: E402
 
 
 def uwi_body(n: int) -> str:

@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 
-from atk_tui.core.graph_layout import GraphNode, layout_graph
+from atk_tui.graph import GraphNode, layout_graph
 
 STATUSES = ("ready", "blocked", "waiting", "answered", "cooldown", "hold")
 WORDS = ("fix login", "refactor store", "add cache layer", "docs", "更新する", "split the parser", "retry push")

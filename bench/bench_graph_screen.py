@@ -23,11 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_graph import dependency_graph, print_machine_load
 
-from atk_tui.core import readiness
-from atk_tui.core.graph_layout import layout_graph
-from atk_tui.core.model import Item, Snapshot
-from atk_tui.core.service import QueueView
-from atk_tui.core.store import init_store
+from atk_tui.domain import readiness
+from atk_tui.domain.model import Item, Snapshot
+from atk_tui.graph import layout_graph
+from atk_tui.service import QueueView
+from atk_tui.store import init_store
 from atk_tui.tui.app import make_app
 from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.graph import GraphScreen, build_graph

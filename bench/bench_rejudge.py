@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_graph import print_machine_load
 from gen_store import generate_store
 
-from atk_tui.core.model import ACTIVE
-from atk_tui.core.service import QueueView, Service
+from atk_tui.domain.model import ACTIVE
+from atk_tui.service import QueueView, Service
 
 STATES = ACTIVE | {"planning"}  # what the dashboard loads
 

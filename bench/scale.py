@@ -192,7 +192,7 @@ def bench_list(root: Path, env: dict[str, str], reps: int) -> dict[str, float]:
 
 
 def bench_transition(root: Path, env: dict[str, str]) -> dict[str, float]:
-    from atk_tui.core.service import Service
+    from atk_tui.service import Service
 
     svc = Service(root, actor="user", pull=False, push=False)
     inbox = sorted(p.name for p in (root / "wi" / "inbox").iterdir() if not p.name.startswith("."))
@@ -276,7 +276,7 @@ def bench_stats(root: Path, env: dict[str, str], reps: int, events: int = 200) -
 def bench_graph(reps: int) -> dict[str, float]:
     from bench_graph import dependency_graph
 
-    from atk_tui.core.graph_layout import layout_graph
+    from atk_tui.graph import layout_graph
 
     nodes, edges = dependency_graph(1000)
     times = [timed(lambda: layout_graph(nodes, edges)) for _ in range(reps)]

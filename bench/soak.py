@@ -436,7 +436,7 @@ class Agent:
 
 class Person:
     def __init__(self, clone: Path, seed: int, budget: int, log: Log) -> None:
-        from atk_tui.core.service import Service
+        from atk_tui.service import Service
 
         self.svc = Service(clone, actor="user")
         self.clone = clone
@@ -476,7 +476,7 @@ class Person:
 
     def refresh(self):
         """What the dashboard does every minute: pull (under the lock), then reload."""
-        from atk_tui.core.store import AtkError, WriteResult
+        from atk_tui.store import AtkError, WriteResult
 
         t0 = time.time()
         try:
@@ -489,7 +489,7 @@ class Person:
         return view
 
     def run(self) -> None:
-        from atk_tui.core.questions import parse_questions
+        from atk_tui.itemfile.questions import parse_questions
 
         svc, rng = self.svc, self.rng
         while self.budget > 0:
@@ -603,7 +603,7 @@ class Person:
 
 def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
     sys.path.insert(0, str(ROOT))
-    from atk_tui.core.store import init_store
+    from atk_tui.store import init_store
 
     remote = tmp / "remote.git"
     env = base_env(tmp, "setup")
@@ -614,7 +614,7 @@ def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
     old = os.environ.copy()
     os.environ.update(env)
     try:
-        from atk_tui.core.service import Service
+        from atk_tui.service import Service
 
         svc = Service(seedroot, actor="user", pull=False, push=False)
         rng = random.Random(seed)
@@ -919,7 +919,7 @@ def check_answers(tmp: Path, remote: Path, agent_clones: list[Path], recs: list[
     an `rm` commit, or the answer undone by the person (`atk: undo answer F` on the remote).
     Every read must exit 0. `answers_pulled_by_read` counts the (answer, clone) pairs the clone
     did not have before its read: those prove the read pulled."""
-    from atk_tui.core.items import parse_item
+    from atk_tui.itemfile.items import parse_item
 
     shas, fps = landed_on(remote)
     by_fp = {tuple(fp): sha for sha, fp in fingerprint_map(remote)}

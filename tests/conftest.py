@@ -13,9 +13,9 @@ from support.apps import build_app
 from support.clock import NOW
 from support.storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
 from atk_tui.demo import create_demo_store, demo_filenames
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from atk_tui.tui.app import AtkApp
 
 

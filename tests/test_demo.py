@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from atk_tui.core.model import FILENAME_RE, STATES
 from atk_tui.demo import DEMO_KEYS, create_demo_store, demo_filenames
+from atk_tui.domain.model import FILENAME_RE, STATES
 
 NOW = datetime(2026, 11, 29, 16, 0, 0, tzinfo=UTC)
 PLAN_PREFIX = "$(atk config get private_notes)/plans/"

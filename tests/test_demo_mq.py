@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from support.storekit import git
 
-from atk_tui.core.service import Service
 from atk_tui.demo import create_demo_store
+from atk_tui.service import Service
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

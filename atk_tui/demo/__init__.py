@@ -39,9 +39,9 @@ from typing import Any
 
 import yaml
 
-from ..core.config import PLAN_PREFIX
-from ..core.items import dump_value
-from ..core.model import STATES
+from atk_tui.domain.model import STATES
+from atk_tui.host.config import PLAN_PREFIX
+from atk_tui.itemfile.items import dump_value
 
 __all__ = ["DEMO_KEYS", "create_demo_store", "demo_filenames", "demo_main"]
 
@@ -440,7 +440,7 @@ def create_demo_store(base: Path, now: datetime | None = None, *, feedback_queue
     _git("reset", "-q", "--hard", "main", cwd=store)
     _git("push", "-q", "-u", "origin", "main", cwd=store)
     if feedback_queue:  # the mq queue, written through the service (feedback.py)
-        from .feedback import add_feedback_queue
+        from atk_tui.demo.feedback import add_feedback_queue
 
         add_feedback_queue(store, now, wi_dependency=demo.items["adopt-429"].filename)
     return store.resolve()

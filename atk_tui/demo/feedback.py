@@ -130,8 +130,8 @@ class _Clock:
 def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | None = None) -> dict[str, str]:
     """Fill the demo store's `mq/` queue (see the module doc); returns key -> filename.
     `wi_dependency`: a wi item's filename `fb-cross` depends on (none: no cross-queue edge)."""
-    from ..core.plans import commit_plans
-    from ..core.service import Service
+    from atk_tui.service import Service
+    from atk_tui.service.plans import commit_plans
 
     clock = _Clock(now - timedelta(hours=6))
 

@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
-from ..core.textsafe import safe_line
+from atk_tui.text.textsafe import safe_line
 
 TITLE = "atk-tui"
 

@@ -26,21 +26,21 @@ from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from ..core.config import is_agent_env
-from ..core.model import SHOWN, Item
-from ..core.notices import attention
-from ..core.service import QueueView, Service, utc_now
-from ..core.watch import dashboard_signature
-from .alerts import Alerts
-from .commands import Commands
-from .config import TuiConfig, binding_ids, load_tui_config
-from .safe import safe_content, safe_line, safe_text
-from .screens.base import ItemActionsScreen
-from .screens.main import MainScreen
-from .screens.notices import NoticesScreen
-from .startup import resume_gc
-from .widgets.item_list import ItemList
-from .widgets.notices import NoticeStrip
+from atk_tui.domain.model import SHOWN, Item
+from atk_tui.host.config import is_agent_env
+from atk_tui.service import QueueView, Service, utc_now
+from atk_tui.service.notices import attention
+from atk_tui.store.watch import dashboard_signature
+from atk_tui.tui.alerts import Alerts
+from atk_tui.tui.commands import Commands
+from atk_tui.tui.config import TuiConfig, binding_ids, load_tui_config
+from atk_tui.tui.safe import safe_content, safe_line, safe_text
+from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.screens.main import MainScreen
+from atk_tui.tui.screens.notices import NoticesScreen
+from atk_tui.tui.startup import resume_gc
+from atk_tui.tui.widgets.item_list import ItemList
+from atk_tui.tui.widgets.notices import NoticeStrip
 
 WATCH_INTERVAL = 0.5
 PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
@@ -184,7 +184,7 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
-        from .present import set_monochrome, use_glyphs
+        from atk_tui.tui.present import set_monochrome, use_glyphs
 
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
@@ -201,7 +201,7 @@ class AtkApp(App):
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
-            from .keymap import checked_keymap
+            from atk_tui.tui.keymap import checked_keymap
 
             keymap, errors = checked_keymap(self.tui_config.keys, binding_ids())
             self.tui_config.errors.extend(errors)
@@ -445,7 +445,7 @@ class AtkApp(App):
 
     def _remember_theme(self, theme) -> None:
         """A theme picked in the command palette is the one the next start uses."""
-        from .state import save_state
+        from atk_tui.tui.state import save_state
 
         if theme.name == self._remembered_theme:
             return
@@ -476,14 +476,14 @@ class AtkApp(App):
 
     def key_for(self, binding_id: str) -> str:
         """The key that does `binding_id` now (after `[tui.keys]`), as the footer shows it."""
-        from .keymap import key_label
+        from atk_tui.tui.keymap import key_label
 
         return key_label(binding_id, self._keymap)
 
     def dashboard_words(self, message: str) -> str:
         """A core message with the CLI commands it suggests replaced by this app's keys
         (`press P`, not `run atk wi commit`)."""
-        from ..core.hints import for_dashboard
+        from atk_tui.domain.hints import for_dashboard
 
         return for_dashboard(message, self.key_for)
 
@@ -566,18 +566,18 @@ class AtkApp(App):
         self.action_notices()
 
     def action_help(self) -> None:
-        from .screens.help import HelpScreen
+        from atk_tui.tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
 
     def action_stats(self) -> None:
-        from .screens.stats import StatsScreen
+        from atk_tui.tui.screens.stats import StatsScreen
 
         if not isinstance(self.screen, StatsScreen):
             self.push_screen(StatsScreen())
 
     def action_history(self) -> None:
-        from .screens.history import HistoryScreen
+        from atk_tui.tui.screens.history import HistoryScreen
 
         if isinstance(self.screen, HistoryScreen):
             self.pop_screen()

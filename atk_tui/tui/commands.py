@@ -18,21 +18,21 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.worker import Worker
 
-from ..core.errors import AtkError
-from ..core.items import blob_sha
-from ..core.model import STATES, TERMINAL, Item, State
-from ..core.ops import Op, defect_refusal, refusal
-from ..core.queues import queue_named
-from ..core.service import Outcome, QueueView, is_alarm
-from ..core.textsafe import safe_line
+from atk_tui.domain.errors import AtkError
+from atk_tui.domain.model import STATES, TERMINAL, Item, State
+from atk_tui.domain.ops import Op, defect_refusal, refusal
+from atk_tui.domain.queues import queue_named
+from atk_tui.itemfile.items import blob_sha
+from atk_tui.service import Outcome, QueueView, is_alarm
+from atk_tui.text.textsafe import safe_line
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
 # the dashboard's first frame
 if TYPE_CHECKING:
-    from .app import AtkApp
-    from .screens.answer import AnswerResult
-    from .screens.conflicts import Resolution
-    from .screens.dialogs import MoveChoice
+    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.answer import AnswerResult
+    from atk_tui.tui.screens.conflicts import Resolution
+    from atk_tui.tui.screens.dialogs import MoveChoice
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
 WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
@@ -138,14 +138,14 @@ class Commands:
         return full, b""
 
     async def _ask(self, title: str, message: str | Text, yes: str, *, danger: bool = False) -> bool:
-        from .screens.dialogs import confirm
+        from atk_tui.tui.screens.dialogs import confirm
 
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
     async def agent_hold_warning(self, targets: Sequence[Item]) -> str | None:
         """SPEC §15: the person may change any hold; one an agent holds is said first (the
         agent is working on it). The sentence, None when no target is an agent's."""
-        from ..core.holds import is_held_state
+        from atk_tui.service.holds import is_held_state
 
         held = [t for t in targets if is_held_state(t.queue, t.state)]
         if not held:
@@ -174,7 +174,7 @@ class Commands:
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
         """`m`: the moves valid for `targets`, then `move`."""
-        from .screens.dialogs import MoveScreen
+        from atk_tui.tui.screens.dialogs import MoveScreen
 
         if self.refuse_read_only() or not targets:
             return None
@@ -227,7 +227,7 @@ class Commands:
     ) -> Outcome | None:
         """Move `targets` to `target` (confirmed when unusual); a note the user typed survives
         a failed write: it is offered again with a retry. The last outcome, None if cancelled."""
-        from .screens.dialogs import TextFormScreen
+        from atk_tui.tui.screens.dialogs import TextFormScreen
 
         if self.refuse_read_only() or not targets:
             return None
@@ -299,7 +299,7 @@ class Commands:
     async def answer(self, item: Item) -> Outcome | None:
         """`a`: the answer form for `item`; nothing typed is lost when the write is refused
         (the form comes back with it). The saved outcome, None if nothing was saved."""
-        from .screens.answer import AnswerScreen
+        from atk_tui.tui.screens.answer import AnswerScreen
 
         if self.refuse_read_only():
             return None
@@ -316,7 +316,7 @@ class Commands:
             if not await self._ask("Replace the answer?", f"This question is {what} already. Replace its answer?", "Replace"):
                 return None
             replace = True
-        from ..core.questions import parse_questions  # not on the way to the first frame
+        from atk_tui.itemfile.questions import parse_questions  # not on the way to the first frame
 
         kept: AnswerResult | None = None
         notice: str | None = None
@@ -358,7 +358,7 @@ class Commands:
             what = "partially answered" if full.answer_partial else "already answered"
             self.app.notify(f"{what}: use a to change the answer", severity="warning")
             return None
-        from ..core.questions import parse_questions
+        from atk_tui.itemfile.questions import parse_questions
 
         parsed = parse_questions(full.body)
         choices = {q.number: q.recommendation for q in parsed.questions if q.recommendation}
@@ -374,7 +374,7 @@ class Commands:
     async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
         """`A` with questions marked: each one's recommendations, after one confirmation that
         lists them, in one commit (`Service.accept_recommendations`)."""
-        from .screens.dialogs import confirm
+        from atk_tui.tui.screens.dialogs import confirm
 
         if self.refuse_read_only():
             return None
@@ -396,7 +396,7 @@ class Commands:
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
         back with a retry when the write is refused."""
-        from .screens.dialogs import TextFormScreen
+        from atk_tui.tui.screens.dialogs import TextFormScreen
 
         if self.refuse_read_only() or not item.is_request:
             return None
@@ -428,7 +428,7 @@ class Commands:
 
     async def set_dependencies(self, item: Item, view: QueueView) -> Outcome | None:
         """`d`: the dependency editor, then the write."""
-        from .screens.dependencies import DependenciesScreen
+        from atk_tui.tui.screens.dependencies import DependenciesScreen
 
         if self.refuse_read_only():
             return None
@@ -445,7 +445,7 @@ class Commands:
 
     async def conflicts(self) -> Outcome | None:
         """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""
-        from .screens.conflicts import ConflictsScreen
+        from atk_tui.tui.screens.conflicts import ConflictsScreen
 
         svc = self.service
         found = await asyncio.to_thread(svc.conflicts)
@@ -462,7 +462,7 @@ class Commands:
         """`P`: commit what is in the work tree (as the user's) and push. Files there are
         listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
         commit` lists them); only the confirmed list is committed (refused when it changed)."""
-        from .screens.dialogs import CommitScreen
+        from atk_tui.tui.screens.dialogs import CommitScreen
 
         if self.refuse_read_only():
             return None
@@ -475,7 +475,7 @@ class Commands:
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
-        from .edit_session import EditSession
+        from atk_tui.tui.edit_session import EditSession
 
         if self.refuse_read_only():
             return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.config import ConfigError, load_config
+from atk_tui.host.config import ConfigError, load_config
 
 SORTS = ("needs-you", "oldest", "newest", "title", "repo", "status")
 ALERT_FLAGS = ("desktop_notifications", "bell", "title_count")
@@ -47,7 +47,7 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
         else:
             valid = f"; themes: {', '.join(sorted(themes))}" if themes else ""
             cfg.errors.append(f"config: unknown theme {theme!r}; using {cfg.theme}{valid}")
-    from .state import load_state
+    from atk_tui.tui.state import load_state
 
     state, state_error = load_state()
     if state_error:
@@ -104,7 +104,7 @@ def binding_ids() -> set[str]:
     from textual.binding import Binding
     from textual.dom import DOMNode
 
-    from . import screens, widgets
+    from atk_tui.tui import screens, widgets
 
     for pkg in (screens, widgets):  # the app imports some screens only when they open
         for mod in pkgutil.iter_modules(pkg.__path__):

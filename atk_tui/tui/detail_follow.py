@@ -20,12 +20,12 @@ from textual.message_pump import MessagePump
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from ..core.holds import Holder, is_held_state
-from ..core.model import Item
-from .widgets.detail import DetailPane, prepare_body
+from atk_tui.domain.model import Item
+from atk_tui.service.holds import Holder, is_held_state
+from atk_tui.tui.widgets.detail import DetailPane, prepare_body
 
 if TYPE_CHECKING:
-    from .screens.main import MainScreen
+    from atk_tui.tui.screens.main import MainScreen
 
 #: a body longer than this is shown as plain text before its Markdown rendering is ready
 SLOW_MARKDOWN_LINES = 200

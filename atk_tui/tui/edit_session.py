@@ -25,16 +25,24 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import SuspendNotSupported
 
-from ..core.editing import EditDrift, EditTicket, base_of, has_merge_markers, kept_scratches, merge_texts, scratch_item
-from ..core.errors import AtkError
-from ..core.model import TERMINAL
-from ..core.service import Outcome
-from ..core.textsafe import safe_line
-from .screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
+from atk_tui.domain.errors import AtkError
+from atk_tui.domain.model import TERMINAL
+from atk_tui.service import Outcome
+from atk_tui.service.editing import (
+    EditDrift,
+    EditTicket,
+    base_of,
+    has_merge_markers,
+    kept_scratches,
+    merge_texts,
+    scratch_item,
+)
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.screens.dialogs import ChoiceScreen, InAppEditorScreen, confirm
 
 if TYPE_CHECKING:
-    from .app import AtkApp
-    from .commands import Commands
+    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.commands import Commands
 
 
 

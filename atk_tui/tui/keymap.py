@@ -27,10 +27,10 @@ def _split(keys: str) -> tuple[str, ...]:
 def main_entries() -> list[KeyEntry]:
     """Every binding live on the triage screen: the app's and the main screen's (where a
     remapped key could shadow another one)."""
-    from .app import AtkApp
-    from .screens.base import ItemActionsScreen
-    from .screens.main import MainScreen
-    from .widgets.item_list import ItemList
+    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.base import ItemActionsScreen
+    from atk_tui.tui.screens.main import MainScreen
+    from atk_tui.tui.widgets.item_list import ItemList
 
     out: list[KeyEntry] = []
     # the focused list's keys come first in Textual's lookup: `g` (the first key of `gg`)

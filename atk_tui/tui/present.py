@@ -10,11 +10,11 @@ from functools import lru_cache, partial
 
 from rich.text import Text
 
-from ..core.ages import age, time_left
-from ..core.model import URGENCIES, Item
-from ..core.readiness import Judgement
-from ..core.textsafe import safe_line
-from .widgets.item_list import Column, Row
+from atk_tui.domain.ages import age, time_left
+from atk_tui.domain.model import URGENCIES, Item
+from atk_tui.domain.readiness import Judgement
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.widgets.item_list import Column, Row
 
 BADGE_STYLE = {
     "ready": "bold green",

@@ -16,7 +16,7 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.content import Content
 
-from ..core.textsafe import has_unsafe, safe_line, safe_text
+from atk_tui.text.textsafe import has_unsafe, safe_line, safe_text
 
 __all__ = ["notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ..core.config import config_path
+from atk_tui.host.config import config_path
 
 
 def state_path() -> Path:

@@ -13,7 +13,7 @@ from support.actions_support import (
     settle,
 )
 
-from atk_tui.core.sections import answer_text
+from atk_tui.itemfile.sections import answer_text
 from atk_tui.tui.screens.answer import AnswerScreen, OptionSet
 
 

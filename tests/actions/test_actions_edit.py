@@ -9,7 +9,7 @@ import pytest
 from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, messages, press_all, select, started
 from support.storekit import git
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
 
 ADDED = "- 追記: the logo must also be used in the favicon\n"

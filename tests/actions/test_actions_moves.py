@@ -21,8 +21,8 @@ from support.actions_support import (
 from support.apps import rendered_lines
 from textual.widgets import OptionList
 
-from atk_tui.core.items import parse_item
-from atk_tui.core.service import Service
+from atk_tui.itemfile.items import parse_item
+from atk_tui.service import Service
 from atk_tui.tui.app import PALETTE_ACTIONS, WriteProvider
 from atk_tui.tui.commands import WRITE_ACTIONS
 from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen

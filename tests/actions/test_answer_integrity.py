@@ -9,7 +9,7 @@ from rich.console import Console
 from support.actions_support import Demo, dashboard, press_all, select, settle
 from textual.widgets import Input, Static, TextArea
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.answer import OTHER, AnswerScreen, OptionSet
 from atk_tui.tui.screens.dialogs import ChoiceScreen, TextFormScreen
 
@@ -387,7 +387,7 @@ async def test_a_choice_whose_option_was_removed_meanwhile_is_not_guessed(demo: 
 
 
 async def test_a_busy_store_keeps_the_comment_with_a_retry(demo: Demo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from atk_tui.core.store import GitStore
+    from atk_tui.store import GitStore
 
     name = demo["lint"]
     monkeypatch.setenv("ATK_LOCK_TIMEOUT", "0.2")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from support.actions_support import Demo, dashboard, errors_shown, git, messages, press_all
 from support.storekit import rewind_remote
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import REWRITTEN
+from atk_tui.service import Service
+from atk_tui.store import REWRITTEN
 from atk_tui.tui.screens.dialogs import CommitScreen
 
 ANSWER = "\n## 回答\n\n- 1: A)\n"

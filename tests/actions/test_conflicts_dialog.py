@@ -7,7 +7,7 @@ import subprocess
 
 from support.actions_support import Demo, dashboard, git, messages, press_all
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.conflicts import ConflictsScreen
 
 MINE = "- 追記: mine, set aside\n"

@@ -11,7 +11,7 @@ import pytest
 from support.actions_support import Demo
 from test_actions_e2e_tmux import Tmux, launch, on_logo, pick, quit_app, tmux, wait_until  # noqa: F401 (fixture)
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 pytestmark = pytest.mark.e2e
 

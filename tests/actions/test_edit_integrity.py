@@ -20,8 +20,8 @@ from support.actions_support import (
 from test_actions_edit import ADDED, Editor, append, break_yaml, fix_yaml, run_edit
 from textual.widgets import TextArea
 
-from atk_tui.core.editing import merge_texts
-from atk_tui.core.service import Service
+from atk_tui.service import Service
+from atk_tui.service.editing import merge_texts
 from atk_tui.tui.screens.dialogs import ChoiceScreen, InAppEditorScreen
 
 AGENT_LINE = "- 追記 (agent): the favicon is out of scope\n"

@@ -14,7 +14,7 @@ from support.apps import screen_text
 from support.storekit import clone, git
 from test_actions_edit import ADDED, Editor, append, run_edit
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from support.actions_support import Demo, dashboard, press_all, select
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.dialogs import ChoiceScreen
 
 

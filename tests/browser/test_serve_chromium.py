@@ -24,8 +24,8 @@ from support.serve import serving
 from support.storekit import UWI_BODY, git
 from support.tools import need_tool
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.service import Service
+from atk_tui.store import init_store
 
 pytestmark = pytest.mark.e2e
 

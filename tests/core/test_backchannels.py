@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from support.storekit import UWI_BODY, add_item, clone, git
 
-from atk_tui.core.editing import EditTicket, base_of, kept_scratches
-from atk_tui.core.service import Service, SyncStatus
-from atk_tui.core.store import AtkError
+from atk_tui.service import Service, SyncStatus
+from atk_tui.service.editing import EditTicket, base_of, kept_scratches
+from atk_tui.store import AtkError
 
 
 def test_sync_status_without_a_remote(svc: Service) -> None:
@@ -109,7 +109,7 @@ def test_blob_at_reads_old_bytes_exactly(svc: Service) -> None:
 
 
 def test_service_has_no_subprocess() -> None:
-    import atk_tui.core.service as service
+    import atk_tui.service as service
 
     for path in Path(service.__file__).parent.glob("*.py"):
         assert "subprocess" not in path.read_text(encoding="utf-8"), path
@@ -202,7 +202,7 @@ def test_edit_session_refuses_an_unpushed_hold_unless_allowed(remote_store: tupl
 
 
 def test_trailer_values_reads_the_last_paragraph_only() -> None:
-    from atk_tui.core.githistory import trailer_values
+    from atk_tui.service.githistory import trailer_values
 
     assert trailer_values("atk: hold a.md\n\nAtk-Actor: user\n") == ["user"]
     assert trailer_values("atk: hold a.md\n\nAtk-Actor: agent\nAtk-Actor: user") == ["agent", "user"]

@@ -1,4 +1,4 @@
-"""The parsed-item cache (atk_tui/core/cache.py) as the listing uses it."""
+"""The parsed-item cache (atk_tui/cache/caches.py) as the listing uses it."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
-import atk_tui.core.service.reads as service_mod  # load_items parses here
-from atk_tui.cli import item_json
-from atk_tui.core.cache import VERSION, ItemCache, cache_key
-from atk_tui.core.model import ACTIVE, STATES
-from atk_tui.core.service import Service
+import atk_tui.service.reads as service_mod  # load_items parses here
+from atk_tui.cache.caches import VERSION, ItemCache, cache_key
+from atk_tui.cli.main import item_json
+from atk_tui.domain.model import ACTIVE, STATES
+from atk_tui.service import Service
 
 CACHE = Path(".git") / "atk-cache" / f"active-v{VERSION}.json"
 

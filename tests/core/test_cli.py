@@ -17,8 +17,8 @@ import pytest
 from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
 from support.storekit import AWI_BODY, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, git, tree_state
 
-from atk_tui.cli import run
-from atk_tui.core.model import STATES
+from atk_tui.cli.main import run
+from atk_tui.domain.model import STATES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -418,8 +418,8 @@ def test_console_script_exit_codes(store: Path) -> None:
 def test_cli_and_core_never_import_textual() -> None:
     code = (
         "import sys, pkgutil, importlib\n"
-        "import atk_tui.cli\n"
-        "assert 'textual' not in sys.modules, 'atk_tui.cli imported textual'\n"
+        "import atk_tui.cli.main\n"
+        "assert 'textual' not in sys.modules, 'atk_tui.cli.main imported textual'\n"
         "import atk_tui.core\n"
         "for m in pkgutil.iter_modules(atk_tui.core.__path__):\n"
         "    importlib.import_module('atk_tui.core.' + m.name)\n"
@@ -499,7 +499,7 @@ def test_no_store_is_one_exit_code_for_both_binaries_and_the_demo_hint_only_then
     env = {k: v for k, v in os.environ.items() if k != "ATK_PRIVATE_NOTES"}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "cfg")
     env["HOME"] = str(tmp_path)
-    atk = [sys.executable, "-m", "atk_tui.cli", "wi", "list"]
+    atk = [sys.executable, "-m", "atk_tui.cli.main", "wi", "list"]
     tui = [sys.executable, "-m", "atk_tui"]
     a = subprocess.run(atk, env=env, capture_output=True, text=True, timeout=60)
     t = subprocess.run(tui, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)

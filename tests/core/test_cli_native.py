@@ -12,8 +12,8 @@ import pytest
 from support.fuzz import run_on_pty
 from support.storekit import add_item
 
-from atk_tui.cli import completion_script, run, terminal_table
-from atk_tui.core.cells import cell_len, cut, fit
+from atk_tui.cli.main import completion_script, run, terminal_table
+from atk_tui.text.cells import cell_len, cut, fit
 
 BIN = Path(sys.executable).parent
 ATK = BIN / "atk"

@@ -14,11 +14,11 @@ from support.clikit import Atk
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock, add_item, clone, git
 
-from atk_tui.cli import TARGET_REPO_ITEMS, target_repo_help
-from atk_tui.core.ages import age, ago, time_left
-from atk_tui.core.items import parse_item
-from atk_tui.core.service import Service
-from atk_tui.core.store import git_error_lines, push_failure_reason
+from atk_tui.cli.main import TARGET_REPO_ITEMS, target_repo_help
+from atk_tui.domain.ages import age, ago, time_left
+from atk_tui.itemfile.items import parse_item
+from atk_tui.service import Service
+from atk_tui.store import git_error_lines, push_failure_reason
 
 # --- 1. one relative-time function: "just now", never "now ago" -------------------------
 
@@ -266,7 +266,7 @@ def test_return_to_inbox_help_says_what_leaving_rejected_clears(capsys: pytest.C
 
 
 def _help(capsys: pytest.CaptureFixture[str], *args: str) -> str:
-    from atk_tui.cli import build_parser
+    from atk_tui.cli.main import build_parser
 
     with pytest.raises(SystemExit):
         build_parser().parse_args([*args, "--help"])

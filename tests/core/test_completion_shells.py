@@ -84,7 +84,7 @@ def test_fish_loads_the_script_from_the_path_its_header_names(tmp_path: Path, pr
     """The install path the script (and docs/user-guide.md) gives is where fish looks on demand:
     no `source`, a fresh HOME, fish's own config dirs."""
     fish = shell_or_skip("fish")
-    from atk_tui.cli import completion_install_path
+    from atk_tui.cli.main import completion_install_path
 
     out = subprocess.run([str(ATK), "completion", "fish", "--prog", prog], capture_output=True, text=True, check=True).stdout
     where = completion_install_path("fish", prog)

@@ -16,8 +16,8 @@ import pytest
 from filelock import FileLock
 from support.storekit import AWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state
 
-from atk_tui import cli
-from atk_tui.core.service import Service
+from atk_tui.cli import main as cli
+from atk_tui.service import Service
 
 ATK = Path(sys.executable).with_name("atk")
 
@@ -33,7 +33,7 @@ def subjects(root: Path, n: int) -> list[str]:
 def worker(script: str, store: Path, *args: str) -> subprocess.Popen[str]:
     """A Python process running `script` against the store through the CLI entry point
     (`store` and `args` are in `sys.argv[1:]`)."""
-    code = "import sys\nfrom atk_tui.cli import run\nstore = sys.argv[1]\n" + textwrap.dedent(script)
+    code = "import sys\nfrom atk_tui.cli.main import run\nstore = sys.argv[1]\n" + textwrap.dedent(script)
     return subprocess.Popen(
         [sys.executable, "-c", code, str(store), *args],
         stdout=subprocess.PIPE,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, git, tree_state
 
-from atk_tui.cli import run
-from atk_tui.core.service import Service
+from atk_tui.cli.main import run
+from atk_tui.service import Service
 
 GOOD = f"---\nkind: awi\ntarget_repo: acme/webapp\n---\n{AWI_BODY}"
 LAUGHS = "---\nkind: awi\ntarget_repo: r\n" + "".join(

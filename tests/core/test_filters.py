@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from support.storekit import UWI_BODY, add_item
 
-from atk_tui.core.filters import Query, matches, parse_query
+from atk_tui.domain.filters import Query, matches, parse_query
 
 
 def test_tokens_and_free_text_are_split() -> None:
@@ -63,7 +63,7 @@ def test_matches_against_items_and_judgements(svc) -> None:
 
 def test_the_feedback_queue_s_kinds_filter_too(mq_store) -> None:
     """The board shows both queues: `kind:tbd` / `is:feedback` pick the feedback queue's items."""
-    from atk_tui.core.service import Service
+    from atk_tui.service import Service
 
     view = Service(mq_store, actor="user").queue()
     by_kind: dict[str, set[str]] = {}

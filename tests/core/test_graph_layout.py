@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len, split_graphemes
 
-from atk_tui.core.graph_layout import (
+from atk_tui.graph import (
     DEFAULT_GRID_WIDTH,
     EDGE_CYCLE_STYLE,
     EDGE_STYLE,

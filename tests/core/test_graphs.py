@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from atk_tui.core.graphs import cycle_through, reachable, scc_and_back_edges, scc_index, sccs
+from atk_tui.domain.graphs import cycle_through, reachable, scc_and_back_edges, scc_index, sccs
 
 
 def test_sccs_and_scc_index_agree() -> None:

@@ -12,9 +12,9 @@ import pytest
 from gen_store import generate_store
 from support.storekit import UWI_BODY, add_item
 
-from atk_tui import cli
-from atk_tui.core import halves
-from atk_tui.core.service import Service, reads
+from atk_tui.cache import halves
+from atk_tui.cli import main as cli
+from atk_tui.service import Service, reads
 
 LISTINGS = (
     ["wi", "list", "--json"],

@@ -13,7 +13,7 @@ import pytest
 from support.clikit import ATK, Atk, awi, seed, uwi
 from support.storekit import clone, git, tree_state
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 ANSWER = "\n## 回答\n\n- 1: B)\n"
 

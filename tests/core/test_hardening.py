@@ -18,9 +18,9 @@ import pytest
 from support.faults import diverged, hook, kill_pidfile, retitle
 from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_state
 
-from atk_tui.core.config import git_limits
-from atk_tui.core.service import Outcome, Service
-from atk_tui.core.store import AtkError, GitStore
+from atk_tui.host.config import git_limits
+from atk_tui.service import Outcome, Service
+from atk_tui.store import AtkError, GitStore
 
 HANG = 3600  # what a stuck child sleeps: far longer than any test may take
 GUARD = 120.0  # a write that is not done by then hung
@@ -242,7 +242,7 @@ def test_a_symlinked_journal_is_not_read(svc: Service, tmp_path: Path) -> None:
 def test_an_item_over_the_size_limit_is_defective_without_being_read_whole(svc: Service) -> None:
     import tracemalloc
 
-    from atk_tui.core.items import MAX_ITEM_BYTES
+    from atk_tui.itemfile.items import MAX_ITEM_BYTES
 
     big = svc.root / "wi" / "inbox" / "big.md"
     big.write_bytes(b"---\nkind: awi\n---\n# Big\n" + b"x" * (MAX_ITEM_BYTES * 3))
@@ -486,7 +486,7 @@ def test_a_sleeping_post_commit_hook_is_stopped_and_the_commit_kept(svc: Service
 
 
 def test_a_time_limit_kills_the_childs_whole_process_group(tmp_path: Path) -> None:
-    from atk_tui.core.procs import Children, ChildTimeout, holders
+    from atk_tui.host.procs import Children, ChildTimeout, holders
 
     pidfile = tmp_path / "grandchild.pid"
     try:

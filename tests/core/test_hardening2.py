@@ -14,9 +14,9 @@ from support.clikit import Atk, awi, seed, uwi
 from support.forge import atk_run, forge_item_record, forge_listing, process_loop_once
 from support.storekit import git
 
-from atk_tui.core import questions
-from atk_tui.core.items import MAX_ITEM_BYTES, parse_item
-from atk_tui.core.service import Service
+from atk_tui.itemfile import questions
+from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
+from atk_tui.service import Service
 
 TWO_Q = """# Test layout
 
@@ -233,13 +233,13 @@ def test_an_endless_input_is_refused_after_the_size_limit(
 
 
 def test_a_file_at_the_limit_is_read_and_one_byte_more_is_refused(store: Path, tmp_path: Path, atk: Atk) -> None:
-    from atk_tui.cli import _read_file
+    from atk_tui.cli.main import _read_file
 
     src = tmp_path / "big.md"
     src.write_bytes(b"x" * MAX_ITEM_BYTES)
     assert len(_read_file(str(src))) == MAX_ITEM_BYTES
     src.write_bytes(b"x" * (MAX_ITEM_BYTES + 1))
-    from atk_tui.core.store import AtkError
+    from atk_tui.store import AtkError
 
     with pytest.raises(AtkError, match="size limit"):
         _read_file(str(src))

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from atk_tui.core import sections
-from atk_tui.core.headings import heading_key, scan_headings, user_only_headings, user_only_sections
+from atk_tui.itemfile import sections
+from atk_tui.itemfile.headings import heading_key, scan_headings, user_only_headings, user_only_sections
 
 MD = MarkdownIt("commonmark")
 GFM = MarkdownIt("gfm-like")  # what Textual's Markdown widget renders with
@@ -214,7 +214,7 @@ def test_readers_use_the_same_definition(heading: str) -> None:
     """An item's `answered` flag (the listing's reader) sees every ATX H2 spelling."""
     from support.storekit import UWI_BODY
 
-    from atk_tui.core.items import parse_item
+    from atk_tui.itemfile.items import parse_item
 
     text = f"---\nkind: uwi\ntarget_repo: r\n---\n{UWI_BODY}\n{heading}\n\n- 1: A) Strict RFC 5322\n"
     assert parse_item("q.md", "inbox", text.encode()).answered
@@ -224,7 +224,7 @@ def test_readers_use_the_same_definition(heading: str) -> None:
     "heading", ["## ユーザーコメント", "## ユーザー\u200bコメント", "## ﾕｰｻﾞｰｺﾒﾝﾄ", "## *User comment*"]
 )
 def test_comment_reader_uses_the_same_definition(heading: str) -> None:
-    from atk_tui.core.items import parse_item
+    from atk_tui.itemfile.items import parse_item
 
     text = f"---\nkind: awi\ntarget_repo: r\n---\n# T\n\n{heading}\n\nhi\n"
     assert parse_item("a.md", "inbox", text.encode()).has_comment

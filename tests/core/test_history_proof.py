@@ -14,9 +14,9 @@ import pytest
 from support.listingkit import items_in, listing, make_store, rewrite_in_place, settle
 from support.storekit import AWI_BODY, add_item, git
 
-from atk_tui.core import storesig
-from atk_tui.core.cache import ListingCache
-from atk_tui.core.model import STATES, TERMINAL
+from atk_tui.cache.caches import ListingCache
+from atk_tui.domain.model import STATES, TERMINAL
+from atk_tui.store import storesig
 
 ALL = ["wi", "list", "--json", "--status=all"]
 ADOPTED = ["wi", "list", "--json", "--status=adopted"]

@@ -13,7 +13,7 @@ import pytest
 from support.holdkit import ANON, Clones, trailers
 from support.storekit import UWI_BODY, git
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 
 @pytest.fixture
@@ -177,7 +177,7 @@ def test_listing_many_held_items_is_one_walk_and_right(world: Clones, monkeypatc
     for n, name in enumerate(names):
         agent = Service(world["a"], actor="agent" if n % 2 else "user", pull=False, push=False)
         assert agent.hold(name).ok
-    from atk_tui.core import holds
+    from atk_tui.service import holds
 
     walks: list[list[str]] = []
     real = holds.subprocess.Popen

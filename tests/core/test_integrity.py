@@ -10,8 +10,8 @@ import pytest
 from support.clikit import Atk, awi, seed, uwi
 from support.storekit import UWI_BODY, clone, git
 
-from atk_tui.core import questions
-from atk_tui.core.service import Service
+from atk_tui.itemfile import questions
+from atk_tui.service import Service
 
 TWO_Q = """# Test layout
 
@@ -193,8 +193,8 @@ def test_conflict_apply_theirs_drops_ref(tmp_path: Path, remote_store: tuple[Pat
 
 KILL = """
 import os, sys
-from atk_tui.core import store
-from atk_tui.core.service import Service
+from atk_tui import store
+from atk_tui.service import Service
 store.Transaction.commit = lambda *a, **k: os._exit(9)  # killed between the file write and the commit
 Service(sys.argv[1], actor="user").answer("q.md", choices={1: "B"})
 """

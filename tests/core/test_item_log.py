@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, add_item, git
 
-from atk_tui.cli import run
-from atk_tui.core.errors import AtkError
-from atk_tui.core.service import Service
+from atk_tui.cli.main import run
+from atk_tui.domain.errors import AtkError
+from atk_tui.service import Service
 
 EDITED = AWI_BODY.replace("replace the two validators with one", "replace both validators with the auth one")
 

@@ -1,4 +1,4 @@
-"""Reading and writing one item file (atk_tui/core/items.py, SPEC §4)."""
+"""Reading and writing one item file (atk_tui/itemfile/items.py, SPEC §4)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.storekit import AWI_BODY, UWI_BODY
 
-from atk_tui.core import sections
-from atk_tui.core.items import (
+from atk_tui.itemfile import sections
+from atk_tui.itemfile.items import (
     blob_sha,
     fast_load,
     find_title,

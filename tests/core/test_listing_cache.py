@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from support.listingkit import age, items_in, listing, make_store, rewrite_in_place, settle
 from support.storekit import AWI_BODY, add_item, git
 
-from atk_tui.core import cache as cache_mod
-from atk_tui.core.service import Service
+from atk_tui.cache import caches as cache_mod
+from atk_tui.service import Service
 
 LISTINGS = (
     ["wi", "list", "--json"],
@@ -175,7 +175,7 @@ def test_a_warm_listing_reads_the_cache_without_the_service(tmp_path: Path, caps
     first, hit = listing(root, ["wi", "list", "--json"], capsys, monkeypatch, scratch=False)
     assert not hit and first.count("\n") == 4
     with monkeypatch.context() as m:
-        import atk_tui.core.service as service_mod
+        import atk_tui.service as service_mod
 
         def no_service(*_a: object, **_k: object) -> None:
             raise AssertionError("a warm listing built a Service")
@@ -210,7 +210,7 @@ def test_a_plan_file_that_appears_ends_the_cached_listing(tmp_path: Path) -> Non
     lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
     plan = "$(atk config get private_notes)/plans/2026/11/p.md"
     assert lc.save(lc.signature(), [], [], until=None, plans={plan: True}, taken_ns=time.time_ns())
-    from atk_tui.core.config import plan_files_missing
+    from atk_tui.host.config import plan_files_missing
 
     assert lc.load(0.0, lambda v: plan_files_missing(root, v)) is not None
     (root / "plans" / "2026" / "11").mkdir(parents=True)
@@ -247,7 +247,7 @@ def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
     ],
 )
 def test_the_quick_entry_takes_only_plain_listings(argv: list[str], expected: dict | None) -> None:
-    from atk_tui.quicklist import parse
+    from atk_tui.cli.quicklist import parse
 
     got = parse(argv)
     if expected is None:
@@ -257,15 +257,15 @@ def test_the_quick_entry_takes_only_plain_listings(argv: list[str], expected: di
 
 
 def test_the_quick_entry_prints_the_cached_listing(tmp_path: Path, capsys, monkeypatch) -> None:
-    from atk_tui import quicklist
+    from atk_tui.cli import quicklist
 
     root, _svc = make_store(tmp_path)
     age(root)
     first, _ = listing(root, ["wi", "list", "--json", "--kind", "awi"], capsys, monkeypatch, scratch=False)
     monkeypatch.setattr("sys.argv", ["atk", "--store", str(root), "wi", "list", "--json", "--kind", "awi"])
-    import atk_tui.cli
+    import atk_tui.cli.main
 
-    monkeypatch.setattr(atk_tui.cli, "main", lambda: pytest.fail("the cached listing was not used"))
+    monkeypatch.setattr(atk_tui.cli.main, "main", lambda: pytest.fail("the cached listing was not used"))
     with pytest.raises(SystemExit) as exit_:
         quicklist.main()
     assert exit_.value.code == 0
@@ -296,7 +296,7 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     argv = ["wi", "list", "--json", "--status=all"]
     before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
     assert f'"filename": "{first}", "state": "adopted"' in before
-    from atk_tui.core.service import reads
+    from atk_tui.service import reads
 
     parsed: list[str] = []
     real = reads.parse_item

@@ -252,7 +252,7 @@ def test_process_loop_sees_work_filed_on_another_clone(tmp_path: Path) -> None:
 
 
 def test_the_read_limits_come_from_the_environment_then_the_config_file(monkeypatch: pytest.MonkeyPatch) -> None:
-    from atk_tui.core.freshen import read_limits
+    from atk_tui.store.freshen import read_limits
 
     monkeypatch.delenv("ATK_READ_WINDOW", raising=False)
     monkeypatch.delenv("ATK_READ_TIMEOUT", raising=False)

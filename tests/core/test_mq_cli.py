@@ -12,8 +12,8 @@ import pytest
 from support.clikit import Atk, awi, last_commit, uwi
 from support.storekit import git, make_remote_pair, tree_state
 
-from atk_tui.core.queues import MQ
-from atk_tui.core.store import init_store
+from atk_tui.domain.queues import MQ
+from atk_tui.store import init_store
 
 PLAN = "$(atk config get private_notes)/plans/2026/11/login.md"
 
@@ -107,7 +107,7 @@ def test_an_existing_store_gets_the_mq_folders_on_first_use(tmp_path: Path, caps
 
 
 def test_atk_init_adds_the_mq_folders_to_an_older_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from atk_tui.cli import run
+    from atk_tui.cli.main import run
 
     root, _ = init_store(tmp_path / "s")
     git(root, "rm", "-q", "-r", "mq")
@@ -463,7 +463,7 @@ def test_repair_reasons(atk: Atk) -> None:
 
 
 def test_global_options_before_mq_and_one_name_in_both_queues(atk: Atk, capsys: pytest.CaptureFixture[str]) -> None:
-    from atk_tui.cli import run
+    from atk_tui.cli.main import run
 
     seed(atk.store, {"a.md": ("inbox", feedback("acme/one")), "b.md": ("inbox", feedback("acme/two"))})
     capsys.readouterr()

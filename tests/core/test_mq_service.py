@@ -10,8 +10,8 @@ import pytest
 from support.storekit import Clock, git, tree_state
 from test_mq_cli import TBD, feedback, seed, tbd
 
-from atk_tui.core.queues import MQ, WI, queue_named, queue_of_kind
-from atk_tui.core.service import Service
+from atk_tui.domain.queues import MQ, WI, queue_named, queue_of_kind
+from atk_tui.service import Service
 
 
 def test_queue_table() -> None:
@@ -68,8 +68,8 @@ def test_agent_cannot_start_editing(store: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_mq_json_records_fit_the_schema(store: Path) -> None:
-    from atk_tui.cli import item_json
-    from atk_tui.core import schema
+    from atk_tui.cli.main import item_json
+    from atk_tui.itemfile import schema
 
     seed(store, {"f.md": ("editing", feedback()), "t.md": ("inbox", tbd()), "p.md": ("planning", feedback())})
     svc = Service(store, clock=Clock(), actor="user", queue="mq")

@@ -9,10 +9,19 @@ from pathlib import Path
 import pytest
 from support.storekit import SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, add_item
 
-from atk_tui.core.model import STATES, Item, Kind, State, Status, Urgency
-from atk_tui.core.ops import TRANSITIONS, WI, DependencyRules, Op, QueueRules, Transition, dependency_refusal, refusal
-from atk_tui.core.readiness import STATUSES
-from atk_tui.core.service import Service
+from atk_tui.domain.model import STATES, Item, Kind, State, Status, Urgency
+from atk_tui.domain.ops import (
+    TRANSITIONS,
+    WI,
+    DependencyRules,
+    Op,
+    QueueRules,
+    Transition,
+    dependency_refusal,
+    refusal,
+)
+from atk_tui.domain.readiness import STATUSES
+from atk_tui.service import Service
 
 
 def item(name: str = "a.md", state: str = "inbox", kind: str = "awi", **kw) -> Item:
@@ -92,7 +101,7 @@ def test_move_op() -> None:
 @pytest.mark.parametrize("actor", ["user", "agent"])
 def test_service_refuses_exactly_what_refusal_says(tmp_path: Path, op: str, state: str, actor: str, monkeypatch) -> None:
     """The same judgement, in the lock: same ok, same code and message."""
-    from atk_tui.core.store import init_store
+    from atk_tui.store import init_store
 
     root, _ = init_store(tmp_path / "s")
     svc = Service(root, actor="user", pull=False, push=False)

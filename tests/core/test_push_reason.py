@@ -7,9 +7,9 @@ from pathlib import Path
 
 from support.storekit import Clock, add_item, clone, git
 
-from atk_tui.cli import run
-from atk_tui.core.service import Service
-from atk_tui.core.store import push_behind_remote, push_failure_reason
+from atk_tui.cli.main import run
+from atk_tui.service import Service
+from atk_tui.store import push_behind_remote, push_failure_reason
 
 HOOK_REJECTION = """\
 remote: rejected by policy hook
@@ -81,7 +81,7 @@ def test_a_push_that_lost_the_race_for_the_ref_is_retried_a_hook_refusal_is_not(
     """Two clones pushing at once: git's receive-pack refuses the loser with `[remote rejected]
     ... (failed to update ref)` / `cannot lock ref ... but expected ...` (the soak saw it on
     every transport): pulling and pushing again can help, as for `(fetch first)`."""
-    from atk_tui.core.store import push_behind_remote
+    from atk_tui.store import push_behind_remote
 
     raced = (
         "error: cannot lock ref 'refs/heads/main': is at 1111 but expected 2222\n"

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atk_tui.core import questions as Q
-from atk_tui.core import sections as S
-from atk_tui.core.questions import Option, ParsedQuestions, parse_questions
+from atk_tui.itemfile import questions as Q
+from atk_tui.itemfile import sections as S
+from atk_tui.itemfile.questions import Option, ParsedQuestions, parse_questions
 
 SPEC_MARKDOWN = """# Which email validation should be the project standard?
 
@@ -513,7 +513,7 @@ def test_several_checkpoints_are_concatenated_and_renumbered():
 
 
 def test_checkpoint_spans_cover_the_block_and_skip_fenced_ones() -> None:
-    from atk_tui.core.questions import checkpoint_spans
+    from atk_tui.itemfile.questions import checkpoint_spans
 
     body = "# T\n\nAWAITING_USER_INPUT\n---\nUrgency: blocking\nContext: a/__b__/\n---\nafter\n```\nAWAITING_USER_INPUT\n---\nx\n---\n```\n"
     lines = body.split("\n")

@@ -1,4 +1,4 @@
-"""Tests for atk_tui.core.readiness (SPEC §6)."""
+"""Tests for atk_tui.domain.readiness (SPEC §6)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atk_tui.core.model import ACTIVE, STATES, Item, Snapshot
-from atk_tui.core.readiness import (
+from atk_tui.domain.model import ACTIVE, STATES, Item, Snapshot
+from atk_tui.domain.readiness import (
     Judgement,
     blocks_count,
     canonical_cycle,
@@ -601,7 +601,7 @@ def test_capped_component_still_gives_every_node_a_cycle():
 @settings(max_examples=150, deadline=None)
 def test_cycle_reasons_valid_with_tiny_cap(cap, s):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("atk_tui.core.readiness.MAX_CYCLES_PER_COMPONENT", cap)
+        mp.setattr("atk_tui.domain.readiness.MAX_CYCLES_PER_COMPONENT", cap)
         j = judge(s, NOW)
     _assert_valid_cycle_reasons(s, j)
     active = {n for n, i in s.items.items() if i.state in ACTIVE}

@@ -18,14 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, spy_parses
 
-import atk_tui.core.service.reads as reads_mod
-from atk_tui.core import cache as cache_mod
-from atk_tui.core import readiness
-from atk_tui.core.cache import to_record
-from atk_tui.core.model import ACTIVE, Item, Snapshot
-from atk_tui.core.rejudge import changed, refresh, rejudge, rejudge_changes
-from atk_tui.core.service import QueueView, Service
-from atk_tui.core.store import AtkError
+import atk_tui.service.reads as reads_mod
+from atk_tui.cache import caches as cache_mod
+from atk_tui.cache.caches import to_record
+from atk_tui.domain import readiness
+from atk_tui.domain.model import ACTIVE, Item, Snapshot
+from atk_tui.domain.rejudge import changed, refresh, rejudge, rejudge_changes
+from atk_tui.service import QueueView, Service
+from atk_tui.store import AtkError
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -531,7 +531,7 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
 
 
 def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from atk_tui.core.service import viewstore
+    from atk_tui.service import viewstore
 
     world = World(tmp_path)
     view = world.svc.queue(STATES)

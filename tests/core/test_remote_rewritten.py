@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from support.storekit import UWI_BODY, Clock, add_item, clone, git, make_remote_pair, rewind_remote
 
-from atk_tui import cli
-from atk_tui.core.service import Service
-from atk_tui.core.store import REWRITTEN, is_alarm
+from atk_tui.cli import main as cli
+from atk_tui.service import Service
+from atk_tui.store import REWRITTEN, is_alarm
 
 
 def answered_and_pushed(tmp_path: Path) -> tuple[Path, Path, Service, str, str, str, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from support.storekit import AWI_BODY, add_item, git
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 
 def test_save_text_refuses_when_the_file_changed_since_it_was_opened(svc: Service) -> None:

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from support.storekit import UWI_BODY, add_item
 
-from atk_tui.cli import item_json, run
-from atk_tui.core import schema
-from atk_tui.core.items import validate_frontmatter
-from atk_tui.core.model import Kind, State, Status, Urgency
-from atk_tui.core.service import Service
+from atk_tui.cli.main import item_json, run
+from atk_tui.domain.model import Kind, State, Status, Urgency
+from atk_tui.itemfile import schema
+from atk_tui.itemfile.items import validate_frontmatter
+from atk_tui.service import Service
 
 JUNK = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 10**8), st.floats(allow_nan=False, allow_infinity=False),

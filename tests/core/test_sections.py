@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from atk_tui.core import headings
-from atk_tui.core import sections as S
+from atk_tui.itemfile import headings
+from atk_tui.itemfile import sections as S
 
 SPEC_ANSWER = "## 回答\n\n- 1: A) Strict RFC 5322\n- 2: B) Top-level (tests/auth/)\n\nFree-text notes\n"
 

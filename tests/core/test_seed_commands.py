@@ -14,7 +14,7 @@ from support.clikit import ATK, Atk, Clone, awi, last_commit, seed, typed, uwi, 
 from support.environ import patched_environ
 from support.storekit import AWI_BODY, clone, git, make_remote_pair, tree_state
 
-from atk_tui.cli import run
+from atk_tui.cli.main import run
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from support.serve import ATK_TUI, serving
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
-from atk_tui.serve import TOKEN_ENV, Guard, TokenError, guarded_app, make_token
+from atk_tui.service import Service
+from atk_tui.store import init_store
+from atk_tui.tui.serve import TOKEN_ENV, Guard, TokenError, guarded_app, make_token
 
 UWI = "# Which retry policy?\n\n## 質問\nWhich?\n\n- A) Fixed -- simple\n- B) Exponential -- kind\n\n推奨: B)\n"
 
@@ -159,7 +159,7 @@ async def test_textual_serve_app_has_the_guard_on_every_route() -> None:
     from aiohttp.test_utils import TestClient, TestServer
     from textual_serve.server import Server
 
-    assert hasattr(Server, "_make_app"), "textual-serve's Server._make_app is gone: see atk_tui/serve.py guarded_app"
+    assert hasattr(Server, "_make_app"), "textual-serve's Server._make_app is gone: see atk_tui/tui/serve.py guarded_app"
     logged: list[str] = []
     guard = Guard("k" * 43, "127.0.0.1", 8000, log=logged.append)
     app = await guarded_app(Server("true", host="127.0.0.1", port=8000, public_url=guard.origin), guard)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, Clock, add_item, git, tree_state
 
-from atk_tui.core.model import STATES
-from atk_tui.core.service import Service
+from atk_tui.domain.model import STATES
+from atk_tui.service import Service
 
 AGENT_FROM, TARGET = SPEC_AGENT_FROM, SPEC_TARGET
 

@@ -14,20 +14,20 @@ import pytest
 
 #: imported on first use, never on the way to the dashboard's first frame
 DEFERRED = (
-    "atk_tui.cli",
+    "atk_tui.cli.main",
     "atk_tui.tui.edit_session",
     "atk_tui.tui.screens.answer",
     "atk_tui.tui.screens.conflicts",
     "atk_tui.tui.screens.dependencies",
     "atk_tui.tui.screens.dialogs",
     "atk_tui.tui.screens.graph",
-    "atk_tui.core.graph_layout",
+    "atk_tui.graph",
     "rich.markdown",
     "markdown_it",
     # the first rows need them (the detail's questions, the needs-you headline), not the frame
-    "atk_tui.core.questions",
-    "atk_tui.core.question_lines",
-    "atk_tui.core.stats",
+    "atk_tui.itemfile.questions",
+    "atk_tui.itemfile.question_lines",
+    "atk_tui.service.stats",
     "textual.widgets._text_area",  # the dialogs make the first TextArea
 )
 
@@ -51,7 +51,7 @@ def test_the_dashboard_defers_what_its_first_frame_does_not_draw() -> None:
 @pytest.mark.parametrize("argv", [["--store", "/nowhere"], ["--demo", "--read-only"]])
 def test_atk_tui_parses_its_arguments_without_the_cli(argv: list[str]) -> None:
     mods = imported_after(f"from atk_tui.__main__ import build_parser\nbuild_parser().parse_args({argv!r})")
-    assert "atk_tui.cli" not in mods and "textual" not in mods
+    assert "atk_tui.cli.main" not in mods and "textual" not in mods
 
 
 def test_atk_tui_version_without_the_cli() -> None:
@@ -61,7 +61,7 @@ def test_atk_tui_version_without_the_cli() -> None:
     )  # fmt: skip
     first, mods = proc.stdout.splitlines()[0], proc.stdout.splitlines()[-1]
     assert first.startswith("atk-tui ")
-    assert "atk_tui.cli" not in mods and "atk_tui.version" in mods
+    assert "atk_tui.cli.main" not in mods and "atk_tui.version" in mods
 
 
 # -- the collector until the first frame (tui/startup.py) ------------------------------------------

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from support.stats_history import ANSWER_A, ANSWER_B, NOW, T0, History, awi, scripted_store, uwi
 
-from atk_tui.core import stats
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.service import Service, stats
+from atk_tui.store import init_store
 
 
 @pytest.fixture
@@ -133,7 +132,7 @@ def test_parse_since() -> None:
 
 
 def test_cli_stats_text_and_json(store, capsys, monkeypatch) -> None:
-    from atk_tui.cli import run
+    from atk_tui.cli.main import run
 
     root, _ = store
     monkeypatch.delenv("CLAUDECODE", raising=False)

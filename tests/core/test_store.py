@@ -15,9 +15,9 @@ import pytest
 from support.faults import hook
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, git, tree_state
 
-from atk_tui.core.model import STATES
-from atk_tui.core.service import Service
-from atk_tui.core.store import (
+from atk_tui.domain.model import STATES
+from atk_tui.service import Service
+from atk_tui.store import (
     AtkError,
     GitStore,
     NotAStore,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
-from atk_tui.core.stuck import stuck_items
+from atk_tui.service import Service
+from atk_tui.service.stuck import stuck_items
+from atk_tui.store import init_store
 
 
 def test_fresh_processing_items_of_either_queue_are_not_stuck(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""The one sanitiser (atk_tui/core/textsafe.py, SPEC §14): every control and bidi character is
+"""The one sanitiser (atk_tui/text/textsafe.py, SPEC §14): every control and bidi character is
 escaped, newlines kept only by `safe_text`; JSON stays valid and exact; Markdown character
 references cannot smuggle a control in."""
 
@@ -10,7 +10,7 @@ import re
 import pytest
 from support.hostile_text import ENTITIES, ESCAPES
 
-from atk_tui.core.textsafe import (
+from atk_tui.text.textsafe import (
     has_unsafe,
     safe_json,
     safe_json_dumps,

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from atk_tui.core import freshen, schema
-from atk_tui.core.config import git_limits
+from atk_tui.host.config import git_limits
+from atk_tui.itemfile import schema
+from atk_tui.store import freshen
 from atk_tui.tui.config import ALERT_FLAGS, load_tui_config
 from atk_tui.tui.keymap import key_label, main_entries
 

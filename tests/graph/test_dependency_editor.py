@@ -26,7 +26,7 @@ from support.graph_support import (
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, Static
 
-from atk_tui.core.readiness import format_cycle
+from atk_tui.domain.readiness import format_cycle
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.dependencies import DependenciesScreen, DependencyRules, candidates, search
 from atk_tui.tui.screens.main import MainScreen

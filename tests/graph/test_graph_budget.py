@@ -16,8 +16,8 @@ from support.graph_support import SIZE, build_app, press, settle, write_items
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from atk_tui.core.graph_layout import GraphNode, LayoutBudget, LayoutTooLarge, layout_graph
-from atk_tui.core.store import init_store
+from atk_tui.graph import GraphNode, LayoutBudget, LayoutTooLarge, layout_graph
+from atk_tui.store import init_store
 from atk_tui.tui.screens.graph import GraphScreen
 from atk_tui.tui.screens.main import MainScreen
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas

@@ -13,7 +13,7 @@ from support.apps import running
 from support.graph_support import build_app, item_text, new_store, press, settle, write_items
 from textual.pilot import Pilot
 
-from atk_tui.core.graph_layout import Layout
+from atk_tui.graph import Layout
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.graph import GraphScreen
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas

@@ -40,7 +40,7 @@ from support.graph_support import (
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from atk_tui.core.graph_layout import layout_graph
+from atk_tui.graph import layout_graph
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens import graph as graph_module
 from atk_tui.tui.screens.graph import GraphScreen, build_graph

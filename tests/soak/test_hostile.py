@@ -27,7 +27,7 @@ from support.fuzz import (
 from support.serve import SERVE_ATTACKS, run_attack, serving
 from support.tools import need_tool
 
-from atk_tui.core.store import init_store
+from atk_tui.store import init_store
 
 CI = settings(max_examples=300, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 

@@ -13,7 +13,7 @@ from textual import events
 from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
-from atk_tui.core.model import STATES
+from atk_tui.domain.model import STATES
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.dialogs import ChoiceScreen
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from atk_tui.cli import run
+from atk_tui.cli.main import run
 from support.environ import patched_environ
 from support.storekit import AWI_BODY, UWI_BODY, git
 

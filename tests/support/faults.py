@@ -51,9 +51,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from atk_tui.core.cache import VERSION, ItemCache
-from atk_tui.core.service import Service
-from atk_tui.core.store import AtkError, GitStore, init_store
+from atk_tui.cache.caches import VERSION, ItemCache
+from atk_tui.service import Service
+from atk_tui.store import AtkError, GitStore, init_store
 from support.environ import patched_environ
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,7 @@ Which?
 
 WRITER = """
 import sys
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 svc = Service(sys.argv[1], actor="user")
 out = svc.transition(sys.argv[2], [sys.argv[3]])
 print(out.ok, out.message)
@@ -442,7 +442,7 @@ CACHE_CORRUPTIONS: dict[str, Callable[[Path], None]] = {
 
 def corrupted_cache(tmp: Path) -> str:
     root, _, files = make_store(tmp)
-    from atk_tui.core.cache import to_record
+    from atk_tui.cache.caches import to_record
 
     def listing(svc: Service) -> dict[str, Any]:
         items, _ = svc.list()
@@ -1319,7 +1319,7 @@ def cli_messages(tmp: Path) -> str:
 def graph_too_large(tmp: Path) -> str:
     """A 3,000-item chain and one item depending on all of it: the layout refuses it before
     making 4.5 million dummy nodes, the screen says so with its numbers, Esc closes it."""
-    from atk_tui.core.graph_layout import GraphNode, LayoutBudget, LayoutTooLarge, layout_graph
+    from atk_tui.graph import GraphNode, LayoutBudget, LayoutTooLarge, layout_graph
     from support.forge import chain_and_star
 
     files = chain_and_star(3000)

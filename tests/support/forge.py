@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from atk_tui.core.cache import _HEADER, FIELDS, LISTING_VERSION, VERSION
+from atk_tui.cache.caches import _HEADER, FIELDS, LISTING_VERSION, VERSION
 
 ATK = Path(sys.executable).with_name("atk")
 

@@ -47,11 +47,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atk_tui.core import items as items_mod
-from atk_tui.core import questions as questions_mod
-from atk_tui.core.config import ConfigError, load_config, resolve_store
-from atk_tui.core.model import FILENAME_RE, RESERVED_KEYS, Item
-from atk_tui.core.textsafe import safe_line
+from atk_tui.domain.model import FILENAME_RE, RESERVED_KEYS, Item
+from atk_tui.host.config import ConfigError, load_config, resolve_store
+from atk_tui.itemfile import items as items_mod
+from atk_tui.itemfile import questions as questions_mod
+from atk_tui.text.textsafe import safe_line
 from support.environ import patched_environ
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -420,7 +420,7 @@ def hostile_corpus(marker: Path) -> list[Case]:
 
 def build_hostile_store(tmp: Path) -> tuple[Path, list[Case]]:
     """A store with the corpus committed (in one commit, with git itself)."""
-    from atk_tui.core.store import init_store
+    from atk_tui.store import init_store
 
     root, _ = init_store(tmp / "hostile")
     marker = tmp / "PWNED"

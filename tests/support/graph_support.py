@@ -16,8 +16,8 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from atk_tui.tui.app import AtkApp
 from support.apps import DEMO, STORE_LABEL, THEME, build_app, make_recorded, press, screen_text, settle  # noqa: F401 (re-exported)
 from support.clock import NOW, SteppingClock, frozen_clock  # noqa: F401 (re-exported)

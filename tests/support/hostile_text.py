@@ -10,7 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from atk_tui.core.store import init_store
+from atk_tui.store import init_store
 
 # Escape sequences: C0, C1, OSC 2 (window title), OSC 8 (hyperlink), OSC 52 (clipboard), CSI, DCS,
 # 8-bit CSI/OSC/DCS, bidi controls (incl. U+061C, U+2066–2069).

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from atk_tui import cli
-from atk_tui.core import cache as cache_mod
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.cache import caches as cache_mod
+from atk_tui.cli import main as cli
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
 

@@ -7,7 +7,7 @@ import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from atk_tui.core.store import init_store
+from atk_tui.store import init_store
 
 T0 = datetime(2026, 11, 1, 0, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=4)

@@ -9,8 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from support.clock import NOW
 
 FROZEN = NOW
@@ -136,7 +136,7 @@ def tree_state(root: Path) -> dict[str, object]:
 def spy_parses(monkeypatch: Any) -> list[str]:
     """The names of the item files the service parses from now on, in order (every read of an
     item file by a listing or refresh goes through `Reads._parse_file`)."""
-    from atk_tui.core.service import reads
+    from atk_tui.service import reads
 
     parsed: list[str] = []
     real = reads.Reads._parse_file

@@ -12,9 +12,9 @@ from support.apps import build_app, screen_text, settle
 from support.clock import NOW
 from support.storekit import Clock, add_item
 
-from atk_tui.core.cells import cell_len
-from atk_tui.core.readiness import Judgement
-from atk_tui.core.service import Service
+from atk_tui.domain.readiness import Judgement
+from atk_tui.service import Service
+from atk_tui.text.cells import cell_len
 from atk_tui.tui import present
 
 

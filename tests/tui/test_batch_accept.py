@@ -8,7 +8,7 @@ from pathlib import Path
 from support.apps import wait_for_screen
 from support.tui_helpers import DEMO, build_app, git, press, screen_text, settle
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 SIZE = (140, 40)
 

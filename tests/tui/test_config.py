@@ -12,7 +12,7 @@ import pytest
 from support.apps import running
 from support.tui_helpers import build_app, keys_of_pane, press, screen_text, settle
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.config import TuiConfig, load_tui_config
 

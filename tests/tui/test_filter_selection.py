@@ -10,7 +10,7 @@ from support.apps import DEMO, settle
 from support.tui_helpers import keys_of_pane, press
 from textual.widgets import Input, Static
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.widgets.detail import DetailPane
 from atk_tui.tui.widgets.item_list import ItemList

@@ -10,7 +10,7 @@ from rich.console import Console
 from support.apps import running
 from support.tui_helpers import press, screen_text
 
-from atk_tui.core.store import init_store
+from atk_tui.store import init_store
 from atk_tui.tui.keymap import main_entries
 
 SIZE = (160, 60)
@@ -48,7 +48,7 @@ async def test_a_store_with_items_keeps_the_short_empty_texts(app_factory) -> No
 
 
 def test_the_answer_form_heading_does_not_double_a_questions_own_number() -> None:
-    from atk_tui.core.question_lines import Question
+    from atk_tui.itemfile.question_lines import Question
     from atk_tui.tui.screens.answer import AnswerScreen
 
     def heading(number: int, text: str) -> str:

@@ -13,8 +13,8 @@ from support.apps import build_app, make_recorded, press, screen_text, settle, w
 from support.clock import NOW
 from support.storekit import AWI_BODY, Clock
 
-from atk_tui.core.service import Service
-from atk_tui.core.store import init_store
+from atk_tui.service import Service
+from atk_tui.store import init_store
 from atk_tui.tui.config import TuiConfig, binding_ids
 from atk_tui.tui.keymap import checked_keymap
 from atk_tui.tui.screens import item_history

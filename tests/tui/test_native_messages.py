@@ -12,8 +12,8 @@ from support.apps import running
 from support.tui_helpers import DEMO, keys_of_pane, press, screen_text, settle
 from test_config import config_app, notifications, write_config
 
-from atk_tui.core.hints import binding_ids as hinted_ids
-from atk_tui.core.hints import for_dashboard
+from atk_tui.domain.hints import binding_ids as hinted_ids
+from atk_tui.domain.hints import for_dashboard
 from atk_tui.tui.config import binding_ids
 
 SIZE = (120, 36)

@@ -11,7 +11,7 @@ from pathlib import Path
 from support.storekit import UWI_BODY
 from support.tui_helpers import build_app, git, screen_text, settle
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.notices import NoticesScreen
 from atk_tui.tui.widgets.notices import NoticeStrip

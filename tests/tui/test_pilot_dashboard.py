@@ -10,8 +10,8 @@ from support.tui_helpers import DEMO, NOW, git, press, screen_text, settle
 from textual import events
 from textual.widgets import Input, Static
 
-from atk_tui.core.model import Item
-from atk_tui.core.service import Service
+from atk_tui.domain.model import Item
+from atk_tui.service import Service
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.config import SORTS
 from atk_tui.tui.widgets.detail import DepTree, DetailPane

@@ -19,7 +19,7 @@ import test_e2e_tmux
 from support import faults
 from support.tui_helpers import git, settle
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 
 ATK = Path(sys.executable).with_name("atk")
 HANG = 3600

@@ -14,7 +14,7 @@ from support.remotes import bare_with_clones
 from support.storekit import UWI_BODY, git
 from support.tui_helpers import keys_of_pane
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.screens.answer import AnswerScreen
 
 SIZE = (120, 36)

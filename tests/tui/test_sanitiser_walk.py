@@ -22,7 +22,7 @@ from support.apps import press, rendered_lines, wait_for_text
 from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
 from support.tui_helpers import build_app, screen_text
 
-from atk_tui.core.textsafe import UNSAFE_CHARS
+from atk_tui.text.textsafe import UNSAFE_CHARS
 from atk_tui.tui.app import AtkApp
 
 SIZE = (150, 50)

@@ -10,9 +10,9 @@ import pytest
 from support.storekit import AWI_BODY, add_item, clone, make_remote_pair, spy_parses
 from support.tui_helpers import build_app, keys_of_pane, settle
 
-from atk_tui.core.model import SHOWN
-from atk_tui.core.service import Service
-from atk_tui.core.service import reads as service_mod
+from atk_tui.domain.model import SHOWN
+from atk_tui.service import Service
+from atk_tui.service import reads as service_mod
 from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.history import HistoryScreen
 from atk_tui.tui.widgets.item_list import ItemList
@@ -91,7 +91,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
     start reads only the files that changed since and shows the same rows (`saved_queue`)."""
     import time
 
-    from atk_tui.core import cache as cache_mod
+    from atk_tui.cache import caches as cache_mod
     from atk_tui.tui import app as app_mod
 
     monkeypatch.setattr(service_mod, "RACY_NS", 50_000_000)

@@ -19,7 +19,7 @@ from support.tui_helpers import DEMO, frozen_clock, press, settle
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from atk_tui.core.service import Service
+from atk_tui.service import Service
 from atk_tui.tui.app import AtkApp
 
 WIDE = (120, 36)

@@ -16,12 +16,19 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
 
-from ...core import sections
-from ...core.model import Item
-from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress, typed_choices
-from ...core.textsafe import safe_line, safe_text
-from ..safe import framed
-from .dialogs import ChoiceScreen, DismissOnce
+from atk_tui.domain.model import Item
+from atk_tui.itemfile import sections
+from atk_tui.itemfile.questions import (
+    OTHER,
+    OTHER_LINE,
+    ParsedQuestions,
+    Question,
+    answer_progress,
+    typed_choices,
+)
+from atk_tui.text.textsafe import safe_line, safe_text
+from atk_tui.tui.safe import framed
+from atk_tui.tui.screens.dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
 

@@ -19,12 +19,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
-from ...core.model import Item
-from ...core.service import Outcome, QueueView
-from ..commands import WRITE_ACTIONS, Commands
+from atk_tui.domain.model import Item
+from atk_tui.service import Outcome, QueueView
+from atk_tui.tui.commands import WRITE_ACTIONS, Commands
 
 if TYPE_CHECKING:
-    from ..app import AtkApp
+    from atk_tui.tui.app import AtkApp
 
 
 def typing_in(widget: object) -> bool:
@@ -152,7 +152,7 @@ class ItemActionsScreen(Screen):
         if item is None:
             self.app.notify(f"select an item to see its history ({self.app.key_for('item_log')})", severity="warning")
             return
-        from .item_history import ItemLogScreen
+        from atk_tui.tui.screens.item_history import ItemLogScreen
 
         self.app.push_screen(ItemLogScreen(item.filename, item.title))
 

@@ -16,10 +16,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.service import Conflict
-from ...core.textsafe import safe_line, safe_text
-from ..safe import framed
-from .dialogs import DIALOG_CSS, DismissOnce
+from atk_tui.service import Conflict
+from atk_tui.text.textsafe import safe_line, safe_text
+from atk_tui.tui.safe import framed
+from atk_tui.tui.screens.dialogs import DIALOG_CSS, DismissOnce
 
 MAX_DIFF_LINES = 400
 

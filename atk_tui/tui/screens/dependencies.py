@@ -26,13 +26,13 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.model import TERMINAL, Item, is_valid_filename
-from ...core.ops import DependencyRules as _CoreDependencyRules
-from ...core.service import QueueView
-from ...core.textsafe import safe_line
-from ..present import STATUS_GLYPH, fuzzy_match, status_style
-from ..safe import framed
-from .dialogs import DIALOG_CSS
+from atk_tui.domain.model import TERMINAL, Item, is_valid_filename
+from atk_tui.domain.ops import DependencyRules as _CoreDependencyRules
+from atk_tui.service import QueueView
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import STATUS_GLYPH, fuzzy_match, status_style
+from atk_tui.tui.safe import framed
+from atk_tui.tui.screens.dialogs import DIALOG_CSS
 
 MAX_RESULTS = 50
 SEARCH_AT_ONCE = 5_000  # up to this many names the results follow every keystroke

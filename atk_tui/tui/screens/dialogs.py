@@ -16,11 +16,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from ...core.model import TERMINAL
-from ..safe import framed, safe_rich
+from atk_tui.domain.model import TERMINAL
+from atk_tui.tui.safe import framed, safe_rich
 
 if TYPE_CHECKING:
-    from ...core.service import PendingChange
+    from atk_tui.service import PendingChange
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}

@@ -49,7 +49,9 @@ from textual.binding import Binding
 from textual.widgets import Static
 from textual.worker import Worker, get_current_worker
 
-from ...core.graph_layout import (
+from atk_tui.domain.model import TERMINAL, Item
+from atk_tui.domain.readiness import find_cycles, format_cycle
+from atk_tui.graph import (
     GraphNode,
     Layout,
     LayoutBudget,
@@ -58,14 +60,12 @@ from ...core.graph_layout import (
     subgraph_around,
     truncate_cells,
 )
-from ...core.model import TERMINAL, Item
-from ...core.readiness import find_cycles, format_cycle
-from ...core.service import QueueView
-from ...core.textsafe import safe_line
-from ..present import STATUS_GLYPH
-from ..widgets.footer import KeyFooter
-from ..widgets.graph_canvas import GraphCanvas
-from .base import ItemActionsScreen
+from atk_tui.service import QueueView
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import STATUS_GLYPH
+from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.widgets.footer import KeyFooter
+from atk_tui.tui.widgets.graph_canvas import GraphCanvas
 
 STATUS_NAME = {
     "ready": "ready",

@@ -55,7 +55,7 @@ class HelpScreen(ModalScreen[None]):
         # half pages, mark) after the item and global ones; their ids are remappable too
         sources: list[tuple[str, Any, Callable[[Binding], bool]]] = [("Global", self.app, lambda b: True)]
         if main is not None:
-            from ..widgets.item_list import ItemList
+            from atk_tui.tui.widgets.item_list import ItemList
 
             sources.insert(0, ("Items", main, lambda b: not b.action.startswith("focus_")))
             sources.append(("Panes", main, lambda b: b.action.startswith("focus_")))

@@ -11,16 +11,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Static
 
-from ...core import readiness
-from ...core.cache import paused_gc
-from ...core.model import Item, Snapshot
-from ...core.service import Outcome
-from ...core.textsafe import safe_line
-from ..present import age
-from ..widgets.detail import DetailPane
-from ..widgets.footer import KeyFooter
-from ..widgets.item_list import Column, ItemList, Row
-from .base import ItemActionsScreen
+from atk_tui.cache.caches import paused_gc
+from atk_tui.domain import readiness
+from atk_tui.domain.model import Item, Snapshot
+from atk_tui.service import Outcome
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import age
+from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.widgets.detail import DetailPane
+from atk_tui.tui.widgets.footer import KeyFooter
+from atk_tui.tui.widgets.item_list import Column, ItemList, Row
 
 HISTORY_COLUMNS = (
     Column("state", 9),

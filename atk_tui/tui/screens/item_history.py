@@ -20,14 +20,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from ...core.textsafe import safe_line
-from ..present import age
-from ..safe import safe_content
-from ..widgets.footer import KeyFooter
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.present import age
+from atk_tui.tui.safe import safe_content
+from atk_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
-    from ...core.githistory import ItemCommit, ItemDiff, ItemLog
-    from ..app import AtkApp
+    from atk_tui.service.githistory import ItemCommit, ItemDiff, ItemLog
+    from atk_tui.tui.app import AtkApp
 
 #: commits listed; older ones are counted ("N older commits not shown")
 LOG_LIMIT = 200

@@ -14,20 +14,29 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from ...core.filters import Query, matches, parse_query
-from ...core.model import ACTIVE, STATES, Item
-from ...core.service import Outcome, QueueView
-from ...core.textsafe import safe_line
-from ..config import SORTS
-from ..detail_follow import DetailFollower
-from ..present import NEEDS_COLUMNS, PANE_COLUMNS, contains, fuzzy_match, match_spans, needs_row, pane_row, sort_items
-from ..widgets.detail import DepTree, DetailPane
-from ..widgets.filter_input import FilterInput
-from ..widgets.footer import KeyFooter
-from ..widgets.item_list import ItemList
-from ..widgets.notices import NoticeStrip
-from .base import ItemActionsScreen
-from .narrow import NARROW_CSS, NarrowLayout
+from atk_tui.domain.filters import Query, matches, parse_query
+from atk_tui.domain.model import ACTIVE, STATES, Item
+from atk_tui.service import Outcome, QueueView
+from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.config import SORTS
+from atk_tui.tui.detail_follow import DetailFollower
+from atk_tui.tui.present import (
+    NEEDS_COLUMNS,
+    PANE_COLUMNS,
+    contains,
+    fuzzy_match,
+    match_spans,
+    needs_row,
+    pane_row,
+    sort_items,
+)
+from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.screens.narrow import NARROW_CSS, NarrowLayout
+from atk_tui.tui.widgets.detail import DepTree, DetailPane
+from atk_tui.tui.widgets.filter_input import FilterInput
+from atk_tui.tui.widgets.footer import KeyFooter
+from atk_tui.tui.widgets.item_list import ItemList
+from atk_tui.tui.widgets.notices import NoticeStrip
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
@@ -158,7 +167,7 @@ class MainScreen(ItemActionsScreen):
         self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
 
     def _offer_kept(self) -> None:
-        from ..edit_session import offer_kept_at_start
+        from atk_tui.tui.edit_session import offer_kept_at_start
 
         offer_kept_at_start(self.app)  # editor text an earlier session could not save
 
@@ -261,7 +270,7 @@ class MainScreen(ItemActionsScreen):
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         needs.border_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
-        from ...core.stats import needs_headline  # with the first rows, not before the first frame
+        from atk_tui.service.stats import needs_headline  # with the first rows, not before the first frame
 
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
@@ -422,7 +431,7 @@ class MainScreen(ItemActionsScreen):
         """An AWI or UWI written from the board: a form, then one commit (`atk wi add`)."""
         if self.commands.refuse_read_only():
             return
-        from .new_item import NewItemScreen
+        from atk_tui.tui.screens.new_item import NewItemScreen
 
         item = self.current_item()
 
@@ -440,7 +449,7 @@ class MainScreen(ItemActionsScreen):
     def action_stuck(self) -> None:
         if self.view is None:
             return
-        from .stuck import StuckScreen
+        from atk_tui.tui.screens.stuck import StuckScreen
 
         def jump(name: str | None) -> None:
             if name:
@@ -654,7 +663,7 @@ class MainScreen(ItemActionsScreen):
         self._answer_with("accept", self.commands.accept)
 
     def action_graph(self) -> None:
-        from .graph import GraphScreen
+        from atk_tui.tui.screens.graph import GraphScreen
 
         item = self.current_item()
         self.app.push_screen(GraphScreen(item.filename if item is not None else None))

@@ -19,8 +19,8 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widget import Widget
 
-from ..widgets.detail import DetailPane
-from ..widgets.item_list import ItemList
+from atk_tui.tui.widgets.detail import DetailPane
+from atk_tui.tui.widgets.item_list import ItemList
 
 NARROW_BELOW = 100  # columns: narrower, the detail goes under the lists (or in their place)
 DETAIL_SHARE = "45%"  # of the height under the needs-you strip, in the bottom preview

@@ -11,8 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.notices import Notice
-from ...core.textsafe import safe_line, safe_text
+from atk_tui.service.notices import Notice
+from atk_tui.text.textsafe import safe_line, safe_text
 
 
 class NoticesScreen(ModalScreen[None]):

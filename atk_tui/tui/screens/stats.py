@@ -17,11 +17,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Sparkline, Static
 
-from ...core.stats import WaitStats, duration
-from ...core.textsafe import safe_line
+from atk_tui.service.stats import WaitStats, duration
+from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
-    from ..app import AtkApp
+    from atk_tui.tui.app import AtkApp
 
 
 class StatsScreen(ModalScreen[None]):

@@ -11,9 +11,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core import stuck as stuck_rules
-from ...core.stuck import Stuck, stuck_items
-from ...core.textsafe import safe_line
+from atk_tui.service import stuck as stuck_rules
+from atk_tui.service.stuck import Stuck, stuck_items
+from atk_tui.text.textsafe import safe_line
 
 
 class StuckScreen(ModalScreen[str | None]):

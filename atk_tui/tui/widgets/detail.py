@@ -26,18 +26,18 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, Tree
 
-from ...core.ages import ago
-from ...core.holds import Holder
-from ...core.model import Item
-from ...core.readiness import Judgement
-from ...core.sections import answer_text
-from ...core.textsafe import safe_line, safe_markdown, safe_text
-from .. import present
-from ..present import badge, status_style
-from ..safe import safe
+from atk_tui.domain.ages import ago
+from atk_tui.domain.model import Item
+from atk_tui.domain.readiness import Judgement
+from atk_tui.itemfile.sections import answer_text
+from atk_tui.service.holds import Holder
+from atk_tui.text.textsafe import safe_line, safe_markdown, safe_text
+from atk_tui.tui import present
+from atk_tui.tui.present import badge, status_style
+from atk_tui.tui.safe import safe
 
 if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
-    from ...core.questions import ParsedQuestions
+    from atk_tui.itemfile.questions import ParsedQuestions
 
 PREVIEW_LINES = 60
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
@@ -328,7 +328,7 @@ class DetailPane(VerticalScroll):
             if item.answered:
                 t.append(" · answered", style="cyan")
             elif item.answer_partial:
-                from ...core.questions import answer_progress
+                from atk_tui.itemfile.questions import answer_progress
 
                 missing = answer_progress(item.body).missing
                 which = ", ".join(f"Q{n}" for n in missing)
@@ -406,7 +406,7 @@ class DetailPane(VerticalScroll):
         if self._parsed is not None and self._parsed[0] == key:
             parsed = self._parsed[1]
         else:
-            from ...core.questions import parse_questions
+            from atk_tui.itemfile.questions import parse_questions
 
             parsed = parse_questions(item.body)
             self._parsed = (key, parsed)
@@ -496,7 +496,7 @@ class DetailPane(VerticalScroll):
 def literal_checkpoints(body: str) -> str:
     """`body` with every AWAITING_USER_INPUT block fenced as a code block, so Markdown shows it
     as written (`auth/__tests__/` is a path, not emphasis; `---` is not a heading underline)."""
-    from ...core.questions import checkpoint_spans
+    from atk_tui.itemfile.questions import checkpoint_spans
 
     spans = checkpoint_spans(body)
     if not spans:

@@ -24,8 +24,8 @@ from textual.geometry import Region, Size, Spacing
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.graph_layout import EDGE_CYCLE_STYLE, EDGE_STYLE, STATUSES, Layout, nearest_in_direction, node_at
-from .messages import ControlMessage
+from atk_tui.graph import EDGE_CYCLE_STYLE, EDGE_STYLE, STATUSES, Layout, nearest_in_direction, node_at
+from atk_tui.tui.widgets.messages import ControlMessage
 
 #: Style keys the layout can produce: node statuses and the two edge styles.
 STYLE_KEYS: tuple[str, ...] = (*STATUSES, EDGE_STYLE, EDGE_CYCLE_STYLE)

@@ -22,8 +22,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.cells import fit
-from .messages import ControlMessage
+from atk_tui.text.cells import fit
+from atk_tui.tui.widgets.messages import ControlMessage
 
 KeyT = TypeVar("KeyT", bound="str | None")
 

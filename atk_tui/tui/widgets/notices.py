@@ -8,8 +8,8 @@ from textual.events import Click
 from textual.message import Message
 from textual.widgets import Static
 
-from ...core.notices import Notice
-from ...core.textsafe import safe_line
+from atk_tui.service.notices import Notice
+from atk_tui.text.textsafe import safe_line
 
 
 class NoticeStrip(Static):

@@ -1,0 +1,1 @@
+"""`atk`, the agent-facing command line."""

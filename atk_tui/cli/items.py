@@ -1,0 +1,194 @@
+"""The item commands `atk wi` and `atk mq` share, declared once for both queues' parsers.
+
+Each queue passes its nouns (what a question and a request are called), its kinds and what its
+`--status` and `return-to-inbox --state` take; the commands, flags and help are otherwise the
+same, as the service behind them is (a queue is a parameter of the service)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from atk_tui.domain.model import URGENCIES
+
+
+@dataclass(frozen=True)
+class Nouns:
+    question: str  # "UWI" / "TBD"
+    request: str  # "AWI" / "feedback item"
+    kinds: Sequence[str]
+    default_kind: str
+    status_help: str
+    return_states: Sequence[str]
+    queue: str = "wi"  # the folder its items live under ("wi" / "mq")
+
+
+def _number(least: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not (text.isascii() and text.isdigit()) or int(text) < least:
+            raise argparse.ArgumentTypeError(f"takes a whole number >= {least}, not {text!r}")
+        return int(text)
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not (0 <= value <= 10**7):  # NaN fails too
+        raise argparse.ArgumentTypeError(f"takes a number of seconds >= 0, not {text!r}")
+    return value
+
+
+def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nouns) -> dict[str, argparse.ArgumentParser]:
+    """Register the shared commands through `cmd(name, help)`; returns the parsers by name
+    (a queue adds its own flags to them)."""
+    ps: dict[str, argparse.ArgumentParser] = {}
+    p = ps["list"] = cmd("list", "list items (JSON Lines by default in an agent environment)")
+    p.add_argument("--status", default="active", help=n.status_help)
+    p.add_argument("--kind", choices=list(n.kinds))
+    p.add_argument("--text", help="only items whose filename, title, repo or body contains TEXT")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="JSON Lines")
+    g.add_argument("--no-json", action="store_true", help="text rows")
+    g.add_argument("--count", action="store_true", help="print the number of items")
+    p.add_argument("--offset", type=_number(0), default=0, metavar="K", help="skip the first K items listed (paging)")
+    p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
+
+    p = ps["show"] = cmd(
+        "show", f"print items as text; several in one call, each after a line '==> {n.queue}/inbox/F.md <==' naming its file"
+    )
+    p.add_argument("filenames", nargs="+", metavar="filename")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="metadata, readiness and body as JSON (one line per item)")
+    g.add_argument("--no-json", action="store_true", help="the item text (the default, also in an agent environment)")
+
+    p = ps["wait"] = cmd(
+        "wait",
+        f"wait until each {n.question} named is answered, then print them as `show` does (exit 0); "
+        "exit 1 when the time is up, naming what is still open",
+    )
+    p.add_argument("filenames", nargs="+", metavar="filename")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS",
+                   help="give up after this many seconds (default: wait until answered)")  # fmt: skip
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="print the answered items as JSON (as `show --json`)")
+    g.add_argument("--no-json", action="store_true", help="print the item text, even for several items as an agent")
+
+    p = ps["log"] = cmd("log", "the commits that touched an item (any state; moves followed), newest first, with who made them (JSON Lines in an agent environment)")
+    p.add_argument("filename")
+    p.add_argument("--patch", "-p", action="store_true", help="each commit's diff of the item (a move is shown as 'moved inbox → processing')")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="JSON Lines (the default in an agent environment): commit, date, author, actor, subject, change, paths (and patch)")
+    g.add_argument("--no-json", action="store_true", help="text rows, even in an agent environment")
+    p.add_argument("--limit", type=int, default=200, metavar="N", help="at most N commits (default 200); older ones are counted")
+
+    p = ps["add"] = cmd("add", f"add a {n.request} or a {n.question} to inbox; prints the saved item, filename first")
+    p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
+    p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
+    p.add_argument("--kind", choices=list(n.kinds), help=f"default: the body's frontmatter kind, else {n.default_kind}")
+    p.add_argument(
+        "--source",
+        help="where the item comes from (required for agents): the skill's name without its plugin "
+        "(add-awi, plan-and-add-awi, process-wi, session-review, …; agent-toolkit:add-awi is stored as add-awi), "
+        "or agent",
+    )
+    p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
+    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
+    p.add_argument("--urgency", choices=list(URGENCIES))
+    p.add_argument("--target-commit")
+
+    p = ps["edit"] = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")
+    p.add_argument("filename")
+    p.add_argument("message", nargs="?")
+    p.add_argument("--body-file")
+    p.add_argument("--plan-file", help=f"make the {n.request} plan-type (as convert-to-plan)")
+    p.add_argument(
+        "--whole-file", metavar="P",
+        help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
+    )
+
+    for name, help_ in (
+        ("hold", "inbox -> hold"),
+        ("unhold", "hold -> inbox (an item in inbox already: nothing to do, exit 0, and it says whether the item is ready)"),
+        ("rm", "remove an inbox or hold item (kept in git history)"),
+    ):
+        ps[name] = cmd(name, help_)
+        ps[name].add_argument("filename")
+    p = ps["start-processing"] = cmd("start-processing", "inbox -> processing, all or nothing (every file checked before any moves)")
+    p.add_argument("filenames", nargs="+")
+    p = ps["adopt"] = cmd("adopt", f"processing -> adopted (an answered {n.question} also from inbox)")
+    p.add_argument("filename")
+    p.add_argument("--note")
+    p.add_argument("--commit", dest="sha", metavar="SHA", help="the full (40-hex) commit SHA that adopted it")
+    p = ps["reject"] = cmd("reject", f"processing -> rejected (an answered {n.question} also from inbox)")
+    p.add_argument("filename")
+    p.add_argument("--note")
+    p = ps["return-to-inbox"] = cmd(
+        "return-to-inbox",
+        "processing -> inbox (or rejected -> inbox with --state=rejected: that clears the reject's note, "
+        "which git history keeps, and says so)",
+    )
+    p.add_argument("filename")
+    p.add_argument("--state", choices=list(n.return_states), default="processing")
+    p = ps["set-dependencies"] = cmd(
+        "set-dependencies",
+        "replace depends_on with the --depends-on list (none clears it), or change it with --add/--remove "
+        "(the others kept, atomically); wi and mq items alike",
+    )
+    p.add_argument("filename")
+    p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME", help="replace: the whole new list")
+    p.add_argument(
+        "--add",
+        dest="dep_add",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="add this dependency, keeping the others (repeatable)",
+    )
+    p.add_argument(
+        "--remove",
+        dest="dep_remove",
+        action="append",
+        default=[],
+        metavar="FILENAME",
+        help="remove this dependency, keeping the others (repeatable)",
+    )
+    p = ps["convert-to-plan"] = cmd("convert-to-plan", f"set plan_file on a {n.request}")
+    p.add_argument("filename")
+    p.add_argument("--plan-file", required=True)
+    p = ps["answer"] = cmd("answer", f"answer a {n.question} (user only)")
+    p.add_argument("filename")
+    p.add_argument(
+        "--choose", action="append", default=[], metavar="N=LETTER",
+        help="N=LETTER, N=other (other / see notes: explain in --text), or LETTER alone for question 1",
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--text")
+    g.add_argument("--text-file")
+    p.add_argument(
+        "--replace", action="store_true",
+        help="replace an existing answer (a question left out is then unanswered again)",
+    )
+    p.add_argument("--partial", action="store_true", help="save even though some question has no choice (it still blocks)")
+    p = ps["comment"] = cmd("comment", f"append to a {n.request}'s ## ユーザーコメント section (user only)")
+    p.add_argument("filename")
+    p.add_argument("message", nargs="?")
+    p.add_argument("--text-file")
+    p = ps["commit"] = cmd("commit", "commit pending item files and push unpushed commits")
+    p.add_argument(
+        "--yes", "-y", action="store_true",
+        help="as the user: commit the listed changes as yours without asking (needed when stdin is not a terminal)",
+    )  # fmt: skip
+    p = ps["set-cooldown"] = cmd("set-cooldown", "set or clear cooldown_until (time-based waits only)")
+    p.add_argument("filename")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--until", metavar="TIME", help="a time with a timezone (2026-11-30T09:00:00+09:00) or a duration (2h, 30m, 1d)")
+    g.add_argument("--clear", action="store_true", help="remove cooldown_until")
+    p = ps["set-urgency"] = cmd("set-urgency", f"set a {n.question}'s urgency")
+    p.add_argument("filename")
+    p.add_argument("level", choices=list(URGENCIES))
+    return ps

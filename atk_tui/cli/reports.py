@@ -1,0 +1,263 @@
+"""`atk` commands with their own output beside the item commands: an item's log, wait
+statistics, set-aside conflicts, plan files and the agents' notices. Imported by `cli.run` when one of them runs
+(after `cli` is loaded: the shared output helpers come from there)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from atk_tui.cli.main import (
+    _JSON,
+    _body,
+    _err,
+    _err_line,
+    _line,
+    _out,
+    _report,
+    _write,
+    is_agent_env,
+    terminal_table,
+)
+from atk_tui.domain.errors import AtkError
+from atk_tui.text.textsafe import safe_json, safe_line, safe_text
+
+
+def cmd_log(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi log F [--patch] [--json]`: the dashboard's `L` screen as text (the same
+    `Service.item_log` / `item_diff`)."""
+    if args.limit < 1:
+        raise AtkError("--limit takes a number of commits >= 1", exit_code=2)
+    log = svc.item_log(args.filename, limit=args.limit)
+    if not log.commits:
+        raise AtkError(f"no commit touched {args.filename}; `atk {args.cmd} list --status=all` lists the items")
+    tty = sys.stdout.isatty()
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    for n, c in enumerate(log.commits):
+        if as_json:
+            d = c.as_json()
+            if args.patch:
+                d["patch"] = svc.item_diff(args.filename, c).patch
+            if getattr(args, "stale", None):
+                d["stale"] = args.stale
+            _write(sys.stdout, safe_json(_JSON.encode(d)) + "\n")
+            continue
+        fields = [c.short, f"{c.date:%Y-%m-%d %H:%M}", c.actor_label, c.summary, c.subject]
+        if args.patch:
+            _out(("\n" if n else "") + "  ".join(safe_line(f) for f in fields))
+            _out(safe_text(svc.item_diff(args.filename, c).patch) or "(no change to the text)")
+        else:
+            _out(("  " if tty else "\t").join(safe_line(f) for f in fields))
+    if log.older:
+        older = f"{log.older} older commit{'s' if log.older != 1 else ''}"
+        _err(f"{older} not shown (--limit {args.limit + log.older} shows them)")
+    return 0
+
+
+def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
+    from datetime import UTC
+
+    from atk_tui.service.stats import duration, parse_since
+
+    since = parse_since(args.since or "30d", now=datetime.now(UTC))
+    st = svc.wait_stats(since=since)
+    if args.json:
+        record = st.to_json()
+        if getattr(args, "stale", None):
+            record["stale"] = args.stale
+        _write(sys.stdout, safe_json(json.dumps(record, ensure_ascii=False)) + "\n")
+        return 0
+    _out(st.headline())
+    if st.open:
+        _out("")
+        _out(f"{'WAITED':>12}  {'BLOCKS':>9}  QUESTION")
+        for w in st.open:
+            _out(f"{duration(w.wait):>12}  {w.blocked_direct:>4}/{w.blocked_all:<4}  {safe_line(w.filename)}  {safe_line(w.title)}")
+    _out("")
+    period = f"since {st.since:%Y-%m-%d}" if st.since else "all time"
+    if st.answered:
+        med = duration(st.median) if st.median is not None else "-"
+        p90 = duration(st.p90) if st.p90 is not None else "-"
+        _out(f"{period}: {len(st.answered)} answered · median wait {med} · 90th percentile {p90}")
+    else:
+        _out(f"{period}: no questions answered")
+    if st.removed:
+        _out(f"{len(st.removed)} removed unanswered")
+    if st.longest:
+        _out("")
+        _out("longest waits:")
+        for w in st.longest:
+            _out(f"{duration(w.wait):>12}  {w.status:<8}  {safe_line(w.filename)}")
+    if st.per_day and any(n for _, n in st.per_day):
+        _out("")
+        _out("answers per day:")
+        for day, n in st.per_day:
+            if n:
+                _out(f"  {day.isoformat()}  {'#' * min(n, 60)} {n}")
+    return 0
+
+
+def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi commit`. As the user it commits what is in the work tree as the user's
+    (`Atk-Actor: user`), whoever wrote it (agents work in the same tree): it lists every
+    change and the user's decisions among them (`Service.pending_changes`), then asks (a
+    terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
+    if svc.actor != "user":
+        return _report(svc.commit_pending())
+    changes = svc.pending_changes()
+    if not changes:
+        return _report(svc.commit_pending(confirmed=changes))
+    n = len(changes)
+    decisions = sum(1 for c in changes if c.notes)
+    _out(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
+         + (f", {decisions} with your decisions (answers, comments, moves)" if decisions else ""))  # fmt: skip
+    for c in changes:
+        _out(f"  {'!' if c.notes else ' '} {safe_line(c.describe())}")
+    if not args.yes:
+        if not sys.stdin.isatty():
+            _err(
+                "not committed: these changes are in the work tree but were not made through atk (an agent in the "
+                f"same store may have written them); check them, then run `atk {args.cmd} commit --yes` to commit them "
+                "as yours"
+            )
+            return 2
+        sys.stderr.write("Commit these as yours? [y/N] ")
+        sys.stderr.flush()
+        answer = sys.stdin.readline().strip().casefold()
+        if answer not in ("y", "yes"):
+            _err("not committed (nothing changed)")
+            return 1
+    return _report(svc.commit_pending(confirmed=changes))
+
+
+def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
+    if args.action == "list":
+        if args.ref or args.mine or args.theirs:
+            raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
+        found = svc.conflicts()
+        if not found:
+            _out("no set-aside conflicts")
+        for c in found:
+            _out("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+        return 0
+    if not args.ref:
+        raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)
+    if args.action == "show":
+        if args.mine or args.theirs:
+            raise AtkError("--mine/--theirs go with apply", exit_code=2)
+        for path, mine, theirs in svc.conflict_versions(args.ref):
+            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
+                _out(f"=== {safe_line(path)}: {label} ===")
+                _out(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
+        return 0
+    if not (args.mine or args.theirs):
+        raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
+    return _report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
+
+
+def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
+    from atk_tui.service.plans import commit_plans, plans_root
+
+    out = commit_plans(svc, args.paths, plans_root(args.plans_root))
+    if not out.ok:
+        for w in out.warnings:
+            _err_line(f"warning: {w}")
+        _err(out.message)
+        return out.exit_code or 1
+    line, beside = _line(out)
+    for w in beside:
+        _err_line(w)
+    _out(line)
+    for line in out.stored:
+        _out(line)
+    return 0
+
+
+def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
+    from atk_tui.service import notices
+
+    c = args.agentscmd
+    if c == "notify":
+        from atk_tui.domain.sources import normalise_source
+
+        given = args.body_file
+        if given and given != "-" and not Path(given).expanduser().is_absolute():
+            raise AtkError(
+                f"--body-file needs an absolute path (confirmation-and-uwi sends `--body-file=<絶対パス>`), got {given!r}; "
+                f"relative to where atk runs now it would be {Path.cwd() / given}: pass that absolute path",
+                exit_code=2,
+            )
+        source, said = normalise_source(args.source)
+        if said:
+            _err_line(f"warning: {said}")
+        return _report(notices.notify(svc, _body(args), source=source))
+    if c == "dismiss":
+        from atk_tui.service.resolve import resolve_among
+
+        known = {n.filename for n in notices.list_notices(svc.root)}
+        return _report(notices.dismiss(svc, [resolve_among(f, known) for f in args.filenames]))
+    listed = notices.list_notices(svc.root)
+    if args.json or (is_agent_env() and not args.no_json):
+        for n in listed:
+            _write(sys.stdout, _JSON.encode(n.as_json()) + "\n")
+        return 0
+    rows = [[safe_line(f) for f in (n.filename, n.created.isoformat() if n.created else "?", n.source or "-", n.title)]
+            for n in listed]
+    if not sys.stdout.isatty():
+        for row in rows:
+            _out("\t".join(row))
+        return 0
+    import shutil
+
+    if not rows:
+        _out("no notices")
+    for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 25, 20)):
+        _out(line)
+    return 0
+
+
+#: how often `wait` looks at the remote: every second, backing off to 8 s while it does not answer
+WAIT_STEP, WAIT_MAX_STEP = 1.0, 8.0
+
+
+def cmd_wait(svc: Any, args: argparse.Namespace, show: Any) -> int:
+    """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
+    `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
+    once a second (`store.freshen`, window 0), backing off while it does not answer."""
+    import time
+
+    from atk_tui.store.freshen import freshen, stale_message
+
+    noun = "TBD" if svc.q.name == "mq" else "UWI"
+    for name in args.filenames:
+        item = svc.show(name)
+        if not item.is_question:
+            raise AtkError(f"{name} is not a {noun}: only a question is answered (`atk {svc.q.name} show {name}`)", exit_code=2)
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    step, said = WAIT_STEP, None
+    while True:
+        stale = None
+        if svc.pull_on_write:
+            stale = freshen(svc.root, window=0).stale
+            if stale != said:  # said once per change of reason, not every second
+                if stale:
+                    _err_line(stale_message(stale))
+                said = stale
+            step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
+        open_ = [n for n in args.filenames if not _answered(svc.show(n))]
+        if not open_:
+            args.stale = stale
+            return show(svc, args)
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            _err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
+            return 1
+        time.sleep(step if left is None else min(step, left))
+
+
+def _answered(item: Any) -> bool:
+    return bool(item.answered and not item.answer_partial)

@@ -1,1 +1,0 @@
-"""The store, item model, readiness and the service facade. Never imports Textual."""

@@ -1,0 +1,1 @@
+"""Pure rules, no I/O: states, transitions, readiness, graphs, filters."""

@@ -1,0 +1,46 @@
+"""How long ago, and how long until, in words: the one place both front ends say an item's
+age (`3h`, `created … (3h ago)`, `just now`) and a cooldown's time left (`2h 10m left`).
+
+A naive time is taken as UTC (as readiness judges it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from atk_tui.domain.readiness import format_duration
+
+__all__ = ["age", "ago", "time_left"]
+
+_UNITS = (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60))
+
+
+def _aware(t: datetime) -> datetime:
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+def age(then: datetime | None, now: datetime) -> str:
+    """The compact age of a table column: `now` under a minute, then `3m`, `2h`, `5d`, `2w`;
+    `?` when unknown."""
+    if then is None:
+        return "?"
+    secs = max((_aware(now) - _aware(then)).total_seconds(), 0)
+    for unit, size in _UNITS:
+        if secs >= size:
+            return f"{int(secs // size)}{unit}"
+    return "now"
+
+
+def ago(then: datetime | None, now: datetime) -> str:
+    """The age in a sentence: `just now` under a minute (also for a time a little ahead of
+    the clock), then `3m ago`, `2h ago`, `5d ago`; `unknown` when unknown. Never `now ago`."""
+    short = age(then, now)
+    if short == "?":
+        return "unknown"
+    return "just now" if short == "now" else f"{short} ago"
+
+
+def time_left(until: datetime, now: datetime, *, compact: bool = False) -> str:
+    """The time left until `until`: `2h 10m left` (`compact`: `2h10m left`, for a narrow
+    badge), `<1m left` in the last minute."""
+    left = format_duration((_aware(until) - _aware(now)).total_seconds())
+    return f"{left.replace(' ', '') if compact else left} left"

@@ -1,0 +1,1 @@
+"""What comes from the machine: the config file, the environment, child processes."""

@@ -1,0 +1,1 @@
+"""One item file: frontmatter kept byte-exact, sections, headings, questions."""

@@ -1,0 +1,185 @@
+"""The data shapes, declared once with pydantic (SPEC §4, §13): an item's frontmatter keys, the
+config file, and the `--json` record `atk wi list/show` print. `atk wi schema` prints their
+JSON Schema for agents.
+
+Not on the hot paths: importing pydantic costs more than listing a warm queue, so parsing an
+item uses the hand-written `items.validate_frontmatter`, and a property test
+(tests/core/test_schema.py) proves the two accept exactly the same mappings. Import this
+module lazily (only `atk wi schema` and the tests do).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr
+
+from atk_tui.domain.model import FILENAME_RE, is_valid_filename
+
+KindName = Literal["awi", "uwi"]
+UrgencyName = Literal["blocking", "next-review", "informational"]
+StateName = Literal["inbox", "processing", "hold", "adopted", "rejected"]
+StatusName = Literal[
+    "ready", "blocked", "cooldown", "waiting", "answered", "hold", "editing", "planning", "terminal", "defective"
+]
+#: the feedback queue's (`atk mq`, SPEC §12): its kinds and the states wi does not have
+MqKindName = Literal["feedback", "tbd"]
+MqStateName = Literal["editing", "planning"]
+
+
+def _text(v: Any) -> Any:
+    """YAML reads `commit: 1234567` as an int and `note: yes` as a bool: such keys mean text."""
+    return str(v) if isinstance(v, bool | int | float) else v
+
+
+def _time(v: Any) -> Any:
+    """A date-time: a YAML timestamp or an ISO 8601 string (`Z` allowed); a bare date is not one."""
+    if v is None or isinstance(v, datetime):
+        return v
+    if isinstance(v, date):
+        raise ValueError("needs a time and a timezone")
+    if isinstance(v, str):
+        return datetime.fromisoformat(v.strip().replace("Z", "+00:00"))
+    raise ValueError(f"must be a date-time, got {type(v).__name__}")
+
+
+def _aware(v: datetime | None) -> datetime | None:
+    if v is not None and v.tzinfo is None:
+        raise ValueError("needs a timezone, e.g. 2026-11-30T09:00:00+09:00")
+    return v
+
+
+def _not_blank(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must not be empty")
+    return v
+
+
+def _filenames(v: list[str] | None) -> list[str] | None:
+    if v is not None:
+        bad = next((d for d in v if not is_valid_filename(d)), None)
+        if bad is not None:
+            raise ValueError(f"bad filename {bad!r}")
+    return v
+
+
+Text = Annotated[StrictStr | None, BeforeValidator(_text)]
+Time = Annotated[datetime | None, BeforeValidator(_time)]
+Filename = Annotated[StrictStr, Field(pattern=FILENAME_RE.pattern.replace(r"\A", "^").replace(r"\Z", "$"))]
+
+
+class Frontmatter(BaseModel):
+    """The keys atk owns in an item's YAML frontmatter (SPEC §4). Other keys are kept verbatim
+    (`extra = allow`) and never rewritten."""
+
+    model_config = ConfigDict(extra="allow", title="atk item frontmatter")
+
+    kind: KindName = Field(description="awi: an action item for an agent; uwi: a question for the user")
+    source: Text = Field(None, description="where the item comes from (agents must set it), e.g. process-wi")
+    target_repo: Annotated[StrictStr, AfterValidator(_not_blank)] = Field(description="the repository it is about")
+    target_commit: Text = None
+    plan_file: StrictStr | None = Field(None, description="an AWI's plan, `$(atk config get private_notes)/plans/...`")
+    depends_on: Annotated[list[Filename] | None, AfterValidator(_filenames)] = Field(
+        None, description="item filenames this item waits for"
+    )
+    cooldown_until: Annotated[Time, AfterValidator(_aware)] = Field(None, description="not ready before this time")
+    created: Time = None
+    urgency: UrgencyName | None = Field(None, description="a UWI's urgency; blocking when absent")
+    note: Text = Field(None, description="set by adopt/reject")
+    commit: Text = Field(None, description="the commit an adopt produced (40 hex)")
+
+
+class GitLimits(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    timeout: float | None = Field(None, gt=0, description="seconds for fetch/pull (default for the two below)")
+    push_timeout: float | None = Field(None, gt=0)
+    hook_timeout: float | None = Field(None, gt=0)
+    read_window: float | None = Field(None, ge=0, description="seconds a read trusts its last look at the remote; 0: always ask")
+    read_timeout: float | None = Field(None, gt=0, description="seconds a read waits for the remote before answering from the local copy")
+
+
+class TuiSettings(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    theme: str | None = None
+    pull_interval: float | None = Field(None, ge=0, description="seconds between pulls; 0 turns pulling off")
+    remote_check_interval: float | None = Field(None, ge=0, description="seconds between looks at the remote (ls-remote); 0: never")
+    glyphs: Literal["unicode", "ascii"] | None = None
+    narrow_preview: Literal["bottom", "off"] | None = None
+    default_sort: Literal["needs-you", "oldest", "newest", "title", "repo", "status"] | None = None
+    keys: dict[str, str] | None = Field(None, description="action id -> key(s), e.g. hold = \"H\"")
+    desktop_notifications: StrictBool | None = None
+    bell: StrictBool | None = None
+    title_count: StrictBool | None = None
+
+
+class Config(BaseModel):
+    """`~/.config/atk/config.toml` ($XDG_CONFIG_HOME/atk/config.toml)."""
+
+    model_config = ConfigDict(extra="allow", title="atk config file")
+
+    private_notes: str | None = Field(None, description="the store (overridden by ATK_PRIVATE_NOTES and --store)")
+    plans_root: str | None = None
+    git: GitLimits | None = None
+    tui: TuiSettings | None = None
+
+
+class Blocks(BaseModel):
+    direct: int
+    transitive: int
+
+
+class HeldBy(BaseModel):
+    """Who holds a held item (SPEC §15): the commit that moved it into its held state."""
+
+    actor: Literal["user", "agent"] | None = Field(description="that commit's Atk-Actor (None: made outside atk)")
+    agent_id: str | None = Field(description="that commit's Atk-Agent (an agent's ATK_AGENT_ID), if any")
+    since: str | None = Field(description="when (UTC, ISO 8601)")
+    commit: str
+    state: str
+
+
+class Record(BaseModel):
+    """One line of `atk wi list --json` / `atk mq list --json` (and `show --json`, which adds `body`
+    and `plan_file_at`)."""
+
+    model_config = ConfigDict(title="atk --json record")
+
+    filename: str
+    state: StateName | MqStateName
+    kind: KindName | MqKindName
+    type: Literal["normal", "plan"] | None
+    target_repo: str
+    title: str
+    source: str | None
+    status: StatusName | None
+    ready: bool
+    reasons: list[str]
+    depends_on: list[str]
+    urgency: UrgencyName | None
+    answered: bool | None
+    answer_partial: bool | None
+    plan_file: str | None
+    cooldown_until: str | None
+    created: str | None
+    note: str | None
+    commit: str | None
+    defects: list[str]
+    warnings: list[str]
+    blocks: Blocks | None = None
+    held_by: HeldBy | None = None
+    body: str | None = None
+    plan_file_at: Literal["store", "planning root"] | None = Field(
+        None, description="show --json: which place holds the plan (before `atk plans commit`: the planning root)"
+    )
+
+
+MODELS: dict[str, type[BaseModel]] = {"item": Frontmatter, "config": Config, "record": Record}
+
+
+def json_schema(which: str = "item") -> str:
+    """The JSON Schema of `item` (frontmatter), `config` or `record`, as indented JSON."""
+    return json.dumps(MODELS[which].model_json_schema(), indent=2, ensure_ascii=False)

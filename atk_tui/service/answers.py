@@ -1,0 +1,274 @@
+"""The user-only writes: a UWI's answer, an AWI's comment (SPEC §7, §8, §11)."""
+
+from __future__ import annotations
+
+from atk_tui.domain.model import Item, is_valid_filename
+from atk_tui.domain.ops import Op, refusal
+from atk_tui.domain.queues import queue_named
+from atk_tui.itemfile import sections
+from atk_tui.itemfile.items import parse_item
+from atk_tui.service.base import ServiceBase
+from atk_tui.service.types import Outcome, _body_of
+from atk_tui.store import AtkError, Transaction, item_path
+
+
+class Answers(ServiceBase):
+    """The user-only writes."""
+
+    def answer(
+        self,
+        filename: str,
+        *,
+        choices: dict[int, str] | None = None,
+        text: str = "",
+        replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
+        seen: str | None = None,
+    ) -> Outcome:
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `seen`: the body the answer was
+        made against (the CLI: the local file before the pull); refused with code "changed",
+        saying what changed, when the questions the pull brought in read otherwise (SPEC §15). `choices` maps a question number
+        to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
+        the whole section, so a question left out becomes missing again (how a choice is
+        cleared). Refused with code "partial" when a question is left without a choice unless
+        `partial`; with code "changed" when `base` (the bytes the user saw) is not what is
+        stored any more."""
+
+        def change(tx: Transaction) -> Item:
+            return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base, seen=seen)
+
+        return self._write("answer", [filename], change)
+
+    def local_body(self, filename: str) -> str | None:
+        """The item's body as the local work tree has it now, read without any pull (what an
+        answer given on the command line was made against: `answer(seen=...)`)."""
+        found = self._find(filename) if is_valid_filename(filename) else []
+        if not found:
+            return None
+        try:
+            return self._parse_bounded(filename, found[0][1], found[0][0]).body
+        except (AtkError, OSError):
+            return None
+
+    def accept_recommendations(self, filenames: list[str]) -> Outcome:
+        """Answer each UWI with the recommended option of every question, all in one commit:
+        the dashboard's batch approval ("one OK for the batch"). Nothing is written, and the
+        items are named, when one of them has a question without a recommendation."""
+        from atk_tui.itemfile.questions import parse_questions
+
+        def change(tx: Transaction) -> Item | None:
+            self._user_only("answer")
+            plans: list[tuple[str, dict[int, str]]] = []
+            without: list[str] = []
+            for name in filenames:
+                item = self._current(name)
+                questions = parse_questions(item.body).questions
+                missing = [q.number for q in questions if not q.recommendation]
+                if missing or not questions:
+                    without.append(f"{name} (question {missing[0]})" if missing else f"{name} (no questions)")
+                else:
+                    plans.append((name, {q.number: q.recommendation for q in questions}))
+            if without:
+                raise AtkError(
+                    f"nothing accepted: no recommendation to accept in {', '.join(without)}; "
+                    "answer those one by one, or leave them out of the batch",
+                    code="invalid",
+                )
+            last = None
+            for name, choices in plans:
+                last = self._answer_in(tx, name, choices, "")
+            return last
+
+        return self._write("answer", list(filenames), change)
+
+    def _answer_in(
+        self,
+        tx: Transaction,
+        filename: str,
+        choices: dict[int, str] | None,
+        text: str,
+        *,
+        replace: bool = False,
+        partial: bool = False,
+        base: bytes | None = None,
+        seen: str | None = None,
+    ) -> Item:
+        """The answer of one UWI written into `tx` (see `answer`)."""
+        from atk_tui.itemfile.questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
+
+        choices = dict(choices or {})
+        self._user_only("answer")
+        item = self._current(filename)
+        if base is not None and base != self.store.read_bytes(item.state, item.filename, queue=item.queue):
+            seen = _body_of(base.decode("utf-8", "replace"))
+        if seen is not None:
+            changes = question_changes(seen, item.body)
+            if changes:
+                raise AtkError(
+                    f"not saved: the question in {filename} changed since you read it (a newer version came in "
+                    f"from the remote): {'; '.join(changes)}. Nothing was recorded: read it again "
+                    f"(`atk {item.queue} show {filename}`) and answer the new version",
+                    code="changed",
+                )
+        self._check_base(item, base)
+        self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
+        if item.answered and not replace:
+            raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
+        parsed = parse_questions(item.body)
+        kept: dict[int, str] = {}
+        if item.answer_partial and not replace:
+            # a partial answer is added to (SPEC §11: it still needs the user): its choices stay,
+            # a choice for one of its questions must say the same (else --replace), its notes stay
+            kept, notes = sections.split_answer(sections.answer_text(item.body) or "")
+            given = answer_progress(item.body, parsed).answered
+            for number, letter in choices.items():
+                had = kept.get(number)
+                if had is None:
+                    continue
+                now = OTHER if letter.strip().casefold() == OTHER else letter.upper()
+                if given.get(number) != now:
+                    raise AtkError(
+                        f"question {number} of {filename} is answered already in its partial answer ({had}); "
+                        "--replace replaces the whole answer (questions left out are then unanswered again)",
+                        code="state",
+                    )
+            if notes.strip():
+                text = notes.strip() + ("\n\n" + text if text.strip() else "")
+        labels: dict[int, str] = {}
+        for number, letter in sorted(choices.items()):
+            q = next((q for q in parsed.questions if q.number == number), None)
+            if q is None:
+                raise AtkError(
+                    f"there is no question {number} (questions: {', '.join(str(q.number) for q in parsed.questions)})",
+                    exit_code=2,
+                )
+            if letter.strip().casefold() == OTHER:
+                labels[number] = OTHER_LINE
+                continue
+            opt = q.option(letter)
+            if opt is None:
+                letters = ", ".join(o.letter for o in q.options) or "none"
+                raise AtkError(
+                    f"question {number} has no option {letter} (options: {letters}; or {number}=other with --text)",
+                    exit_code=2,
+                )
+            labels[number] = opt.display
+        if not labels and not text.strip():
+            raise AtkError("an answer needs a choice or some text", exit_code=2)
+        labels = {**kept, **labels}
+        body = sections.set_answer(item.body, sections.format_answer(labels, text))
+        if not body.endswith("\n"):
+            body += "\n"
+        progress = answer_progress(body, parsed)
+        if not progress.complete and not partial:
+            bare = [n for n in progress.missing if labels.get(n) == OTHER_LINE]
+            if bare:  # "other" says: see the notes; there are none (SPEC §11: other needs text)
+                which = ", ".join(str(n) for n in bare)
+                raise AtkError(
+                    f"not saved: question{'s' if len(bare) > 1 else ''} {which} of {filename} "
+                    f'{"are" if len(bare) > 1 else "is"} answered "other" with no text; say what with '
+                    "--text TEXT (or --text-file P), choose an option instead, or pass --partial to save "
+                    "a partial answer (the item then still blocks)",
+                    code="partial",
+                )
+            missing = ", ".join(str(n) for n in progress.missing)
+            raise AtkError(
+                f"not saved: question{'s' if len(progress.missing) > 1 else ''} {missing} of {filename} "
+                f"ha{'ve' if len(progress.missing) > 1 else 's'} no answer; choose one "
+                f"(--choose {progress.missing[0]}=LETTER, or {progress.missing[0]}=other with --text), "
+                "or pass --partial to save a partial answer (the item then still blocks)",
+                code="partial",
+            )
+        return self._save(tx, item, item.fm_block + body)
+
+    def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
+        """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
+        user saw), refused with code "changed" when the stored file differs."""
+
+        def change(tx: Transaction) -> Item:
+            self._user_only("comment")
+            item = self._current(filename)
+            self._check_base(item, base)
+            self._raise_refusal(refusal(Op.COMMENT, [item], self.actor))
+            if not text.strip():
+                raise AtkError("the comment is empty", exit_code=2)
+            body = sections.append_comment(item.body, text)
+            return self._save(tx, item, item.fm_block + body)
+
+        return self._write("comment", [filename], change)
+
+    def _check_answer_author(self, item: Item) -> None:
+        """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
+        introduced its current answer is a user's (`Atk-Actor: user`)."""
+        current = sections.answer_text(item.body)
+        if not (current or "").strip():
+            return
+        name = item.filename
+        refuse = AtkError(
+            f"refused: the answer in {name} was not written by the user (its newest change is not an "
+            "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
+            exit_code=2,
+            code="user-only",
+        )
+        head_text = self._committed_text("HEAD", name, item.state, item.queue)
+        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
+            raise refuse  # the answer is not even committed
+        fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob){item.queue}/*/{name}", check=False).stdout
+        commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
+
+        revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
+        states = queue_named(item.queue).states
+        blobs = self._blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
+        answers: dict[str, str | None] = {}
+        for n, rev in enumerate(revs):
+            data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)
+            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data, queue=item.queue).body)
+        for sha, actor in commits:
+            if answers[sha] != answers[f"{sha}^"]:
+                if actor.strip() != "user":
+                    raise refuse
+                return
+        raise refuse
+
+
+def question_changes(before: str, after: str) -> list[str]:
+    """How the questions of body `after` differ from those of `before` (text, options,
+    their order and wording), one phrase each, at most eight; [] when they read the same
+    (a changed recommendation or context is not a changed question)."""
+    from atk_tui.itemfile.questions import parse_questions
+
+    def short(text: str) -> str:
+        text = " ".join(text.split())
+        return repr(text if len(text) <= 70 else text[:69] + "…")
+
+    old = {q.number: q for q in parse_questions(before).questions}
+    new = {q.number: q for q in parse_questions(after).questions}
+    out: list[str] = []
+    for n in sorted(old.keys() | new.keys()):
+        a, b = old.get(n), new.get(n)
+        if a is None or b is None:
+            out.append(f"question {n} is {'new' if a is None else 'gone'}")
+            continue
+        if " ".join(a.text.split()) != " ".join(b.text.split()):
+            out.append(f"question {n} now reads {short(b.text)} (was {short(a.text)})")
+        if [o.letter for o in a.options] != [o.letter for o in b.options] or [o.label for o in a.options] != [
+            o.label for o in b.options
+        ]:
+            was = {o.letter: o for o in a.options}
+            for o in b.options:
+                p = was.get(o.letter)
+                if p is None:
+                    out.append(f"question {n} has a new option {o.letter}) {short(o.label)}")
+                elif (p.label, p.implications) != (o.label, o.implications):
+                    out.append(f"question {n} option {o.letter} is now {short(o.label)} (was {short(p.label)})")
+            gone = [letter for letter in was if letter not in {o.letter for o in b.options}]
+            if gone:
+                out.append(f"question {n} no longer has option{'s' if len(gone) > 1 else ''} {', '.join(gone)}")
+        elif [(o.label, o.implications) for o in a.options] != [(o.label, o.implications) for o in b.options]:
+            for p, o in zip(a.options, b.options, strict=True):
+                if p.implications != o.implications:
+                    now, was = short(o.implications), short(p.implications)
+                    out.append(f"question {n} option {o.letter} now says {now} (was {was})")
+    return out[:8]

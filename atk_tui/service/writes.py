@@ -1,0 +1,744 @@
+"""Writes: transitions (rules in core/ops.py), add, edit, dependencies, plans, edit sessions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from atk_tui.domain.model import TERMINAL, URGENCIES, Item, is_valid_filename
+from atk_tui.domain.ops import (
+    RULES,
+    DependencyRules,
+    Op,
+    refusal,
+    rules_for,
+    terminal_hint,
+    transition_refusal,
+)
+from atk_tui.domain.queues import queue_named, queue_of_kind
+from atk_tui.domain.sources import normalise_source
+from atk_tui.host.config import PLAN_PREFIX, portable_plan_file
+from atk_tui.itemfile import sections
+from atk_tui.itemfile.items import (
+    body_frontmatter,
+    item_title,
+    merge_extra_keys,
+    new_file_text,
+    parse_item,
+    set_keys,
+    with_frontmatter,
+)
+from atk_tui.service.base import ServiceBase
+from atk_tui.service.types import SHA_RE, Outcome
+from atk_tui.store import AtkError, StateConflict, Transaction, item_path
+
+if TYPE_CHECKING:
+    from atk_tui.service.editing import EditDrift, EditTicket
+
+
+class Writes(ServiceBase):
+    """Writes that move or change items (one commit each, all-or-nothing)."""
+
+    def begin_edit(self, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
+        """Open an edit session: hold the item unless it is held (or defective: repaired in
+        place), refuse (AtkError code "unpushed", nothing left held) when the hold could not
+        be pushed unless `allow_unpushed`. The ticket has the base bytes and a scratch file."""
+        from atk_tui.service.editing import begin_edit
+
+        return begin_edit(self, filename, allow_unpushed=allow_unpushed)
+
+    def finish_edit(self, ticket: EditTicket, text: bytes) -> Outcome:
+        """Save the session's text against its base, then unhold what it held (code
+        "unchanged" when the text is the base; "changed" when the item changed meanwhile)."""
+        from atk_tui.service.editing import finish_edit
+
+        return finish_edit(self, ticket, text)
+
+    def edit_drift(self, ticket: EditTicket) -> EditDrift | None:
+        """What happened to the session's item meanwhile (left its hold, moved, removed,
+        changed: `editing.EditDrift`), None when nothing did."""
+        from atk_tui.service.editing import drift
+
+        return drift(self, ticket)
+
+    def retarget_edit(self, ticket: EditTicket) -> bytes:
+        """Go on with a session whose item moved meanwhile: held again when it is in inbox,
+        else edited where it is; the stored bytes the next save is based on."""
+        from atk_tui.service.editing import retarget
+
+        return retarget(self, ticket)
+
+    def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
+        """End the session without saving: unhold what it held, drop (or keep) its text."""
+        from atk_tui.service.editing import abandon_edit
+
+        return abandon_edit(self, ticket, keep_text=keep_text)
+
+    def transition(
+        self,
+        op: str,
+        files: Sequence[str],
+        *,
+        note: str | None = None,
+        commit: str | None = None,
+        from_state: str | None = None,
+        expect: str | None = None,
+        base: bytes | None = None,
+        plan_file: str | None = None,
+        already_ok: bool = False,
+    ) -> Outcome:
+        """hold, unhold, start-processing, adopt, reject, return-to-inbox (and mq's
+        start-editing, stop-editing, finish-planning): all or nothing, every file checked
+        before any moves (a refusal names each bad file). `already_ok`: an item already in the
+        target state is refused with code "not-held" (the caller's no-op, `unhold`). `base`
+        (one file only): the bytes the user saw; refused with code "changed" when the stored
+        file differs (e.g. a note written against a question that changed)."""
+        row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
+        if row is None:
+            return self._refuse(op, f"unknown transition {op!r}", files, 2)
+        if not files:
+            return self._refuse(op, "no item given", files, 2)
+        if len(set(files)) != len(files):
+            return self._refuse(op, "the same item is named twice", files, 2)
+        if commit is not None and not SHA_RE.match(commit):
+            return self._refuse(op, f"--commit needs a full 40-hex commit SHA, got {commit!r}", files, 2)
+        if (note is not None or commit is not None) and not row.takes_note:
+            return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
+        if commit is not None and not row.takes_commit:
+            return self._refuse(op, "--commit goes with adopt only", files, 2)
+        if from_state is not None and not any(from_state in queue_named(q).states for q in self.queues):
+            return self._refuse(op, f"unknown state {from_state!r}", files, 2)
+        if base is not None and len(files) != 1:
+            return self._refuse(op, "a base goes with one item only", files, 2)
+
+        def check(name: str) -> tuple[Item, str]:
+            """The item and its target state, or AtkError saying why `op` cannot take it."""
+            item = self._current(name)
+            self._check_base(item, base)
+            if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
+                raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
+            refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
+            if refused is not None:
+                cls = StateConflict if refused.code == "state" else AtkError
+                raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
+            if row.answered_from and self.actor == "agent" and item.is_question:
+                self._check_answer_author(item)
+            return item, rules_for(item).transitions[op].target
+
+        cleared: list[str] = []  # what leaving a terminal state removed, said in the result
+        left: set[str] = set()  # ... and the terminal states it was left from
+
+        def change(tx: Transaction) -> Item | None:
+            last = None
+            checked, errors = [], []
+            for name in files:
+                try:
+                    checked.append(check(name))
+                except AtkError as exc:
+                    if len(files) == 1:
+                        raise
+                    errors.append(exc)
+            if errors:
+                raise AtkError(
+                    f"nothing moved: {len(errors)} of {len(files)} items cannot {op}:\n"
+                    + "\n".join(f"- {e.message}" for e in errors),
+                    exit_code=max(e.exit_code for e in errors),
+                    code=errors[0].code or ("invalid" if errors[0].exit_code == 2 else ""),
+                )
+            for item, target in checked:
+                name = item.filename
+                src = item_path(item.state, name, item.queue)
+                updates = {}
+                if note is not None:
+                    updates["note"] = note
+                if commit is not None:
+                    updates["commit"] = commit
+                if plan_file is not None:
+                    updates["plan_file"] = plan_file
+                for key in rules_for(item).cleared_on_leaving(item.state, target):
+                    value = getattr(item, key)
+                    if value is not None and key not in updates:
+                        updates[key] = None
+                        cleared.append(f"{'the' if len(files) == 1 else name + chr(39) + 's'} {key} {value!r}")
+                        left.add(item.state)
+                if updates:
+                    new_fm = set_keys(item.fm_text or "", updates)
+                    self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+                tx.move(src, item_path(target, name, item.queue))
+                last = item
+            return last
+
+        out = self._write(op, list(files), change)
+        if out.ok and cleared:
+            out.message += f" (cleared {', '.join(cleared)}, left from {' and '.join(sorted(left))}; git history keeps it)"
+        return out
+
+    def finish_planning(self, files: Sequence[str], plan_file: str) -> Outcome:
+        """`atk mq finish-planning F... --plan-file=P`: planning -> inbox, each with plan_file P
+        (portable form), all or nothing (SPEC §12)."""
+        if not plan_file or not plan_file.strip() or "\n" in plan_file:
+            return self._refuse("finish-planning", "--plan-file needs a path", files, 2)
+        try:
+            portable = self._portable_plan(plan_file)
+        except AtkError as exc:
+            return self._refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
+        return self.transition("finish-planning", files, plan_file=portable)
+
+    def hold(self, filename: str, **kw) -> Outcome:
+        return self.transition("hold", [filename], **kw)
+
+    def unhold(self, filename: str, **kw) -> Outcome:
+        """hold -> inbox. An item already in inbox is a no-op that says so (exit 0, nothing
+        committed) and whether it is ready now: on the wi-standards path a UWI wait leaves
+        the original in inbox, blocked by its question, so confirmation-and-uwi step 4
+        (`atk wi unhold <original>`) finds it there."""
+        out = self.transition("unhold", [filename], already_ok=True, **kw)
+        if not out.ok and out.code == "not-held":  # judged inside the lock, after the pull
+            return self._not_held(self.show(filename))
+        return out
+
+    def _not_held(self, item: Item) -> Outcome:
+        from atk_tui.domain.model import PROCESSABLE
+
+        view = self.queue(PROCESSABLE)
+        j = view.judgements.get(item.filename)
+        if j is None:
+            now = "its readiness could not be judged"
+        elif j.ready:
+            now = "it is ready"
+        else:
+            reasons = "; ".join(r.message for r in j.reasons) or j.status
+            now = f"it is {j.status}: {reasons}"
+        return Outcome(
+            True,
+            "unhold",
+            f"{item.filename} is already in {item.state} (not held): nothing to unhold, nothing committed; {now}",
+            (item.filename,),
+        )
+
+    def start_processing(self, files: Sequence[str], **kw) -> Outcome:
+        return self.transition("start-processing", files, **kw)
+
+    def adopt(self, filename: str, *, note: str | None = None, commit: str | None = None, **kw) -> Outcome:
+        return self.transition("adopt", [filename], note=note, commit=commit, **kw)
+
+    def reject(self, filename: str, *, note: str | None = None, **kw) -> Outcome:
+        return self.transition("reject", [filename], note=note, **kw)
+
+    def return_to_inbox(self, filename: str, *, from_state: str = "processing", **kw) -> Outcome:
+        return self.transition("return-to-inbox", [filename], from_state=from_state, **kw)
+
+    def move(
+        self,
+        files: Sequence[str],
+        to_state: str,
+        *,
+        note: str | None = None,
+        expect: str | None = None,
+        base: bytes | None = None,
+    ) -> Outcome:
+        """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
+        if self.actor != "user":
+            return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
+        found = self._find(files[0]) if files else []
+        rules = RULES[found[0][0] if found else self.q.name]
+        if to_state in rules.fenced:
+            return self._refuse(
+                "move", "an item enters planning only when it is added there (`atk mq add --state=planning`)", files, 2
+            )
+        op = rules.move_op(expect or "", to_state)
+        if op is None:
+            return self._refuse("move", f"unknown state {to_state!r}", files, 2)
+        return self.transition(op, files, note=note if rules.transitions[op].takes_note else None, expect=expect, base=base)
+
+    def agent_may_move(self, item: Item, to_state: str) -> bool:
+        """Whether an agent could make the user's move of `item` to `to_state` itself (its
+        transition rules, SPEC §5/§11): the dashboard confirms the moves agents never make."""
+        rules = rules_for(item)
+        op = rules.move_op(item.state, to_state)
+        if op is None or item.state == to_state or op not in rules.transitions:
+            return False
+        # return-to-inbox names the state it starts from (`--state`), as an agent would
+        from_state = item.state if rules.transitions[op].named_from else None
+        return item.state in rules.allowed_from(op, item, actor="agent", from_state=from_state)
+
+    def rm(self, files: Sequence[str] | str, *, expect: str | None = None) -> Outcome:
+        files = [files] if isinstance(files, str) else list(files)
+        out = self._rm(files, expect=expect)
+        if out.ok:
+            gone = set(files)
+            notes = []
+            for name in files:
+                deps = [d for d in self.dependents_of(name) if d not in gone]
+                if deps:
+                    notes.append(
+                        f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
+                        f"update them with `atk {self.q.name} set-dependencies`"
+                    )
+            out.warnings = (*out.warnings, *notes)
+        return out
+
+    def _rm(self, files: list[str], *, expect: str | None = None) -> Outcome:
+
+        def change(tx: Transaction) -> None:
+            for name in files:
+                item = self._current(name, allow_defective=True)
+                self._raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
+                tx.delete(item_path(item.state, name, item.queue))
+
+        return self._write("rm", files, change)
+
+    def _new_filename(self, title: str | None, body: str, now: datetime | None = None) -> str:
+        stamp = (now or self.clock()).astimezone(UTC).strftime("%Y%m%d-%H%M%S")
+        words = re.findall(r"[a-z0-9]+", (title or "").lower())
+        slug = "-".join(words)[:60].strip("-")
+        if not slug:
+            import hashlib  # rarely needed: keep it off the start-up path
+
+            slug = hashlib.sha1(body.encode()).hexdigest()[:8]
+        name = f"{stamp}-{slug}.md"
+        n = 2
+        while self.store.exists_anywhere(name):
+            name = f"{stamp}-{slug}-{n}.md"
+            n += 1
+        return name
+
+    def add(
+        self,
+        *,
+        kind: str | None,
+        target_repo: str,
+        body: str,
+        source: str | None = None,
+        plan_file: str | None = None,
+        depends_on: Sequence[str] = (),
+        urgency: str | None = None,
+        target_commit: str | None = None,
+        cooldown_until: datetime | None = None,
+        state: str = "inbox",
+    ) -> Outcome:
+        """A new item in inbox (in mq also `state="planning"` for a feedback item, SPEC §12);
+        its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq; None: the kind the
+        body's frontmatter names, else this queue's request).
+
+        A body that starts with its own frontmatter is merged into the item's: each reserved
+        key counts as its flag (validated the same way; a flag and a key that disagree are
+        refused), every other key is kept exactly as written. `--source` takes a bare skill
+        name (`core.sources`); a plugin-qualified one is stored bare and said so."""
+        notes: list[str] = []
+        extra = ""
+        try:
+            fm = body_frontmatter(body)
+        except ValueError as exc:
+            return self._refuse("add", f"the body starts with a frontmatter block, but {exc}", exit_code=2)
+        try:
+            if fm is not None:
+                data, extra, body = fm
+                given = _BodyKeys(data, self._portable_plan)
+                kind = given.merge("kind", kind, "--kind")
+                target_repo = given.merge("target_repo", target_repo or None, "--target-repo") or ""
+                source = given.merge("source", source, "--source", normalise=lambda v: normalise_source(v)[0])
+                plan_file = given.merge("plan_file", plan_file, "--plan-file", normalise=self._portable_plan)
+                urgency = given.merge("urgency", urgency, "--urgency")
+                target_commit = given.merge("target_commit", target_commit, "--target-commit")
+                depends_on = given.merge_list("depends_on", list(depends_on), "--depends-on")
+                cooldown_until = given.merge_time("cooldown_until", cooldown_until)
+                given.refuse_atk_keys()
+            kind = kind or self.q.request_kind
+            source, said = normalise_source(source)
+            if said:
+                notes.append(said)
+        except AtkError as exc:
+            return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
+        q = queue_of_kind(kind)
+        try:
+            if q is None or q.name not in self.queues:
+                kinds = [k for name in self.queues for k in queue_named(name).kinds]
+                raise AtkError(f"--kind must be {' or '.join(kinds)}, got {kind!r}", exit_code=2)
+            if state not in q.add_states or (state != "inbox" and kind != q.request_kind):
+                raise AtkError(
+                    f"--state takes {' or '.join(q.add_states)}"
+                    + (f" (planning: a {q.request_kind} item only)" if len(q.add_states) > 1 else "")
+                    + f", got {state!r}",
+                    exit_code=2,
+                )
+            if not target_repo or not target_repo.strip():
+                raise AtkError("--target-repo is required", exit_code=2)
+            if self.actor == "agent" and not source:
+                raise AtkError(
+                    "agents must say where an item comes from: pass --source (wi-standards: the skill's name "
+                    "without its plugin, e.g. --source=add-awi or process-wi; `agent` when no skill files it)",
+                    exit_code=2,
+                )
+            self._guard_user_headings(body)
+            if not body.strip():
+                raise AtkError("the body is empty", exit_code=2)
+            if urgency is not None and (kind != q.question_kind or urgency not in URGENCIES):
+                raise AtkError(
+                    f"--urgency takes {', '.join(URGENCIES)} and goes with --kind {q.question_kind} only", exit_code=2
+                )
+            if plan_file and kind != q.request_kind:
+                raise AtkError(f"--plan-file goes with --kind {q.request_kind} only", exit_code=2)
+            if plan_file:
+                plan_file = self._portable_plan(plan_file)
+            if kind == q.question_kind and urgency is None:
+                from atk_tui.itemfile.questions import checkpoint_urgency
+
+                urgency = checkpoint_urgency(body)  # SPEC §11: the checkpoint's Urgency goes into the frontmatter
+            for dep in depends_on:
+                if not is_valid_filename(dep):
+                    raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
+                if not self.store.exists_anywhere(dep):
+                    raise AtkError(f"--depends-on names no existing item (in wi or mq): {dep}", code="missing")
+        except AtkError as exc:
+            return self._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
+        now = self.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
+        meta = {
+            "kind": kind,
+            "source": source,
+            "target_repo": target_repo,
+            "target_commit": target_commit,
+            "plan_file": plan_file,
+            "depends_on": list(dict.fromkeys(depends_on)) or None,
+            "cooldown_until": cooldown_until,
+            "created": now,
+            "urgency": urgency,
+        }
+        holder: list[str] = []
+
+        def change(tx: Transaction) -> Item:
+            name = self._new_filename(item_title(body, kind, ""), body, now)
+            holder.append(name)
+            text = new_file_text(meta, body, extra)
+            item = parse_item(name, state, text.encode(), queue=q.name)
+            if item.defects:
+                raise AtkError(f"the new item would be defective: {'; '.join(item.defects)}", code="invalid")
+            tx.write(item_path(state, name, q.name), text.encode())
+            return item
+
+        # the filename is only known inside the lock; the subject is patched after
+        out = self._write_named("add", change, holder)
+        if out.ok and notes:
+            out.warnings = (*notes, *out.warnings)
+        return out
+
+    def edit(self, filename: str, body: str) -> Outcome:
+        """Replace an item's body (frontmatter untouched), keeping stored user-only sections.
+        A body that starts with its own frontmatter: its non-reserved keys are written into
+        the item's (exactly as given; the others stay), its reserved keys must say what is
+        stored (each has its own command, named in the refusal). An agent editing an inbox
+        item in place is warned: wi-standards edits in the order hold → edit → unhold."""
+        try:
+            fm = body_frontmatter(body)
+        except ValueError as exc:
+            return self._refuse("edit", f"the body starts with a frontmatter block, but {exc}", [filename], 2)
+        extra = ""
+        if fm is not None:
+            _data, extra, body = fm
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename, allow_defective=True)
+            if fm is not None:
+                self._check_edit_keys(item, fm[0])
+            if item.state in TERMINAL:
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
+                )
+            if item.fm_text is None:
+                raise AtkError(
+                    f"{filename} has no frontmatter; repair the whole file with "
+                    f"`atk {item.queue} edit {filename} --whole-file FILE`",
+                    code="invalid",
+                )
+            self._guard_user_headings(body)
+            new_body = sections.keep_user_sections(item.body, body, is_uwi=item.is_question)
+            if new_body and not new_body.endswith("\n"):
+                new_body += "\n"
+            head = item.fm_block
+            if extra:
+                head = with_frontmatter(item.fm_block, item.fm_text or "", merge_extra_keys(item.fm_text or "", extra))
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, head + new_body)
+            return self._save(tx, item, head + new_body)
+
+        out = self._write("edit", [filename], change)
+        if out.ok and self.actor == "agent" and out.item is not None and out.item.state == "inbox":
+            cli = f"atk {out.item.queue}"
+            out.warnings = (
+                *out.warnings,
+                f"{filename} was edited in inbox, where the resident process-loop may take it mid-edit; wi-standards edits "
+                f"a submitted item in the order hold → edit → unhold (`{cli} hold {filename}`, `{cli} edit {filename} …`, "
+                f"`{cli} unhold {filename}`)",
+            )
+        return out
+
+    def _check_edit_keys(self, item: Item, data: dict) -> None:
+        """An edit body's frontmatter may repeat a reserved key as stored, never change it."""
+        from atk_tui.domain.model import RESERVED_KEYS
+
+        stored = item.data or {}
+        for key in RESERVED_KEYS:
+            if key not in data:
+                continue
+            new, old = data[key], stored.get(key)
+            if key == "plan_file" and isinstance(new, str) and isinstance(old, str):
+                try:
+                    same = self._portable_plan(new) == self._portable_plan(old)
+                except AtkError:
+                    same = False
+            elif key == "depends_on":
+                same = set(new or []) == set(old or []) if isinstance(new, list | type(None)) else False
+            else:
+                same = new == old or (new in (None, "") and old is None)
+            if not same:
+                raise AtkError(
+                    f"the body's frontmatter says {key}: {new!r}, but {item.filename} has {old!r}; an edit does not "
+                    f"change it ({_KEY_COMMAND[key].format(q=item.queue)}): leave {key} out of the body file or give "
+                    "the stored value",
+                    exit_code=2,
+                    code="invalid",
+                )
+
+    def save_text(self, filename: str, text: str, *, expect: str | None = None, base: bytes | None = None) -> Outcome:
+        """Replace the whole file (the $EDITOR flow). Refused, with the reason, when the new
+        text is not a valid item, or (with `base`) when the file no longer holds `base`:
+        somebody else changed it while it was being edited. Nothing is written then."""
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename, allow_defective=True)
+            if expect and item.state != expect:
+                raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
+            if base is not None and self.store.read_bytes(item.state, filename, queue=item.queue) != base:
+                raise StateConflict(
+                    f"not saved: {filename} was changed by someone else while you edited it "
+                    "(see its history); edit again to merge your text, or discard it",
+                    code="changed",
+                )
+            if item.state in TERMINAL:
+                raise AtkError(
+                    f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
+                )
+            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
+            return self._save(tx, item, text)
+
+        return self._write("edit", [filename], change)
+
+    def set_dependencies(
+        self,
+        filename: str,
+        depends_on: Sequence[str] | None = (),
+        *,
+        add: Sequence[str] = (),
+        remove: Sequence[str] = (),
+    ) -> Outcome:
+        """Replace `depends_on` with `depends_on` (empty: clear it); or, with `add`/`remove`,
+        change the stored list inside the store lock (the others kept as they are: no lost
+        update against another writer). The added ones are refused as a replacement's are
+        (missing, self, cycle); adding one already there or removing one not there changes
+        nothing (exit 0, nothing committed, said so)."""
+        delta = bool(add or remove)
+        if delta and depends_on:
+            return self._refuse(
+                "set-dependencies", "give --depends-on (replace) or --add/--remove (change), not both", [filename], 2
+            )
+        for flag, names in (("--depends-on", depends_on or ()), ("--add", add), ("--remove", remove)):
+            for dep in names:
+                if not dep.strip() and flag == "--depends-on":  # `--depends-on=` of an empty set
+                    return self._refuse(
+                        "set-dependencies",
+                        f"--depends-on= names no file; to clear {filename}'s dependencies give no --depends-on "
+                        f"(process-feedbacks: `set-dependencies {filename}` alone clears them)",
+                        [filename], 2,
+                    )  # fmt: skip
+                if not is_valid_filename(dep):
+                    return self._refuse("set-dependencies", f"bad filename in {flag}: {dep!r}", [filename], 2)
+        if delta:
+            return self._change_dependencies(filename, list(dict.fromkeys(add)), list(dict.fromkeys(remove)))
+        deps = list(dict.fromkeys(depends_on or ()))
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            first = self._dependency_rules(filename, deps).first(deps)
+            if first is not None:
+                prefix = "refused: " if first.code == "cycle" else ""
+                raise AtkError(prefix + first.message, code=first.code)
+            if list(item.depends_on) == deps:  # process-feedbacks makes each item's set equal, every run
+                raise AtkError("nothing to change", code="unchanged")
+            new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
+            text = with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body
+            return self._save(tx, item, text)
+
+        out = self._write("set-dependencies", [filename], change)
+        if not out.ok and out.code == "unchanged":
+            said = f"depends on exactly [{', '.join(deps)}] already" if deps else "has no dependencies already"
+            return Outcome(True, "set-dependencies", f"{filename} {said}: nothing to change, nothing committed", (filename,))
+        return out
+
+    def _change_dependencies(self, filename: str, add: list[str], remove: list[str]) -> Outcome:
+        both = [d for d in add if d in remove]
+        if both:
+            return self._refuse("set-dependencies", f"{both[0]} is both added and removed", [filename], 2)
+        said: list[str] = []
+
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            old = list(item.depends_on)
+            new_adds = [d for d in add if d not in old]
+            first = self._dependency_rules(filename, new_adds).first(new_adds)
+            if first is not None:
+                prefix = "refused: " if first.code == "cycle" else ""
+                raise AtkError(prefix + first.message, code=first.code)
+            said.extend(f"{filename} already depends on {d}" for d in add if d in old)
+            said.extend(f"{filename} does not depend on {d}" for d in remove if d not in old)
+            deps = [d for d in old if d not in remove] + new_adds
+            if deps == old:
+                raise AtkError("nothing to change", code="unchanged")
+            new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
+            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+
+        out = self._write("set-dependencies", [filename], change)
+        if not out.ok and out.code == "unchanged":
+            current = self.show(filename).depends_on
+            return Outcome(
+                True, "set-dependencies",
+                f"{'; '.join(said)}: nothing to change, nothing committed (depends_on: [{', '.join(current)}])",
+                (filename,),
+            )  # fmt: skip
+        if out.ok and said:
+            out.message += f" ({'; '.join(said)})"
+        return out
+
+    def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
+        """`ops.DependencyRules` over what `deps` lead to, read from the files (never a cache
+        record: a forged one could hide a cycle); dependencies that exist anywhere count."""
+        items = self.items_from_files(deps, committed_answers=False)
+        known = {d for d in deps if d in items or self.store.exists_anywhere(d)}
+        return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
+
+    def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:
+        """The cycle through `filename` that giving it `deps` would create, if any."""
+        rules = self._dependency_rules(filename, deps)
+        for dep in deps:
+            cycle = rules.cycle_through(dep)
+            if cycle is not None:
+                return cycle
+        return None
+
+    def _portable_plan(self, plan_file: str) -> str:
+        portable = portable_plan_file(self.root, plan_file)
+        if portable is None:
+            raise AtkError(
+                f"--plan-file {plan_file!r} is outside the store ({self.root}); move the plan into the store "
+                f"first (`atk plans commit PATH`, or put it under {self.root}/plans/YYYY/MM/) and pass "
+                f"'{PLAN_PREFIX}/plans/YYYY/MM/<name>.md'",
+                exit_code=2,
+                code="invalid",
+            )
+        return portable
+
+    def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
+        def change(tx: Transaction) -> Item:
+            item = self._current(filename)
+            self._raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.actor))
+            if not plan_file.strip() or "\n" in plan_file:
+                raise AtkError("--plan-file needs a path", exit_code=2)
+            portable = self._portable_plan(plan_file)
+            new_fm = set_keys(item.fm_text or "", {"plan_file": portable})
+            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+
+        return self._write("convert-to-plan", [filename], change)
+
+
+#: the reserved keys atk writes itself (adopt/reject, the time of creation): never from a body
+_ATK_KEYS = ("created", "note", "commit")
+#: what changes a reserved key of a stored item (an `edit` body's frontmatter may only repeat it)
+_KEY_COMMAND = {
+    "kind": "the kind is fixed once an item is added",
+    "target_repo": "target_repo is fixed once an item is added",
+    "source": "a stored source is never rewritten (wi-standards)",
+    "target_commit": "target_commit is written when the item is added",
+    "plan_file": "`atk {q} edit F --plan-file P` (or `convert-to-plan`) sets it",
+    "depends_on": "`atk {q} set-dependencies F --add G` / `--remove G` changes it",
+    "cooldown_until": "`atk {q} set-cooldown F --until T` / `--clear` changes it",
+    "urgency": "`atk {q} set-urgency F LEVEL` changes it",
+    "created": "atk writes it when the item is added",
+    "note": "adopt/reject --note writes it",
+    "commit": "adopt --commit writes it",
+}
+
+
+class _BodyKeys:
+    """The reserved keys of a body's own frontmatter, each taken as its flag would be."""
+
+    def __init__(self, data: dict, portable) -> None:
+        self.data = data
+        self.portable = portable
+
+    def _text(self, key: str) -> str | None:
+        v = self.data.get(key)
+        if v is None:
+            return None
+        if key in ("target_commit", "source") and isinstance(v, bool | int | float):
+            v = str(v)
+        if not isinstance(v, str) or not v.strip():
+            raise AtkError(f"the body's frontmatter has {key}: {v!r}; it takes text, as its flag does", exit_code=2)
+        return v
+
+    def merge(self, key: str, flag_value: str | None, flag: str, normalise=None) -> str | None:
+        value = self._text(key)
+        if value is None:
+            return flag_value
+        if flag_value is None:
+            return value
+        same = flag_value == value
+        if not same and normalise is not None:
+            try:
+                same = normalise(flag_value) == normalise(value)
+            except AtkError:
+                same = False
+        if not same:
+            raise AtkError(
+                f"{flag} {flag_value!r} and the body's frontmatter {key}: {value!r} disagree; give the value once "
+                "(as the flag or in the frontmatter)",
+                exit_code=2,
+            )
+        return flag_value
+
+    def merge_list(self, key: str, flag_value: list[str], flag: str) -> list[str]:
+        v = self.data.get(key)
+        if v is None:
+            return flag_value
+        if not isinstance(v, list) or not all(isinstance(d, str) for d in v):
+            raise AtkError(f"the body's frontmatter has {key}: {v!r}; it takes a list of item filenames", exit_code=2)
+        if flag_value and set(flag_value) != set(v):
+            raise AtkError(
+                f"{flag} {', '.join(flag_value)} and the body's frontmatter {key}: [{', '.join(v)}] disagree; "
+                "give the list once (as flags or in the frontmatter)",
+                exit_code=2,
+            )
+        return flag_value or list(v)
+
+    def merge_time(self, key: str, flag_value: datetime | None) -> datetime | None:
+        from atk_tui.itemfile.items import validate_frontmatter
+
+        if self.data.get(key) is None:
+            return flag_value
+        _, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})
+        if errors:
+            raise AtkError(f"the body's frontmatter: {errors[0]}", exit_code=2)
+        got = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})[0][key]
+        if flag_value is not None and flag_value != got:
+            raise AtkError(f"{key} is given twice with different values", exit_code=2)
+        return got
+
+    def refuse_atk_keys(self) -> None:
+        found = [k for k in _ATK_KEYS if k in self.data]
+        if found:
+            raise AtkError(
+                f"the body's frontmatter has {found[0]}, which atk writes itself ({_KEY_COMMAND[found[0]]}); "
+                "remove it from the body file",
+                exit_code=2,
+            )

@@ -1,0 +1,703 @@
+"""The git store (SPEC §3, §5, §9): layout, lock, atomic write-and-commit, pull/push.
+
+Writes go through `GitStore.writing()`, which holds the store-wide lock, journals what it is
+about to change, applies the change to the work tree, and commits with git plumbing on a copy
+of the index (so a failure anywhere leaves the real index untouched). If anything fails the
+journal puts every touched file back and HEAD where it was; a journal left by a process
+killed mid-write is rolled back by the next writer. Every git child runs through
+`procs.Children` with a time limit; commits use plumbing through `git` itself, an order of
+magnitude faster than gitpython's pure-Python index on large stores (gitpython only reads
+an item's history: core/githistory.py).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from atk_tui.domain.errors import (
+    AtkError,
+    GitFailed,
+    GitTimeout,
+    Interrupted,
+    NotAStore,
+    StateConflict,
+    StoreBusy,
+)
+from atk_tui.domain.model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
+from atk_tui.domain.queues import QUEUES, queue_named
+from atk_tui.host.procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
+from atk_tui.store.files import (
+    _atomic_write,
+    _b64_digest,
+    _digest,
+    _journal_path_ok,
+    _read_private,
+    _restore_files,
+    _stat_key,
+    _write_private,
+    b64decode,
+)
+from atk_tui.store.remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
+from atk_tui.store.scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
+from atk_tui.store.storesig import STAT_CHECK
+from atk_tui.store.transaction import Transaction, _hooks_dir
+
+
+def states_defect(states: Sequence[str]) -> str:
+    """The defect of a filename found in more than one state folder of a queue."""
+    return f"filename is in {len(states)} states at once: {', '.join(states)}"
+
+
+def item_path(state: str, filename: str, queue: str = "wi") -> str:
+    """The store-relative path of an item; refuses anything that could leave the store."""
+    states = queue_named(queue).states
+    if state not in states:
+        raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
+    if not is_valid_filename(filename):
+        raise AtkError(
+            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
+            exit_code=2,
+        )
+    return f"{queue_named(queue).folder}/{state}/{filename}"
+
+
+LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
+
+
+class GitStore(RemoteSync):
+    """A store on disk. Cheap to construct; every method talks to git or the files."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root).resolve()
+        git_dir = self.root / ".git"
+        if not git_dir.is_dir() or not (self.root / "wi").is_dir():
+            raise NotAStore(
+                f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
+            )
+        self.git_dir = git_dir
+        #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
+        self.lock_timeout: float | None = None
+        #: told LOCK_WAIT_MESSAGE when a write has to wait for the lock, then None when the
+        #: wait is over (acquired or given up): front ends show it (stderr, the status line)
+        self.on_lock_wait: Callable[[str | None], None] | None = None
+        self._env: dict[str, str] | None = None
+        self._read_env: dict[str, str] | None = None
+        self._hooks: tuple[object, Path] | None = None
+        self._upstream_memo: object = None  # (upstream,) while the lock is held
+        self._repo = None
+        #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
+        #: `Atk-Agent` trailer, so its holds are its own (core/holds.py)
+        self.agent_id: str | None = None
+        #: every child process the store runs right now (`interrupt()` kills them)
+        self.children = Children()
+        #: time limits of writes' children (see config.git_limits); read from the config file
+        #: at the first write when not set
+        self.limits: dict[str, float] | None = None
+
+    def limit(self, key: str) -> float:
+        """A time limit in seconds: "timeout" (fetch/pull), "push_timeout" or "hook_timeout"."""
+        if self.limits is None:
+            from atk_tui.host.config import git_limits
+
+            self.limits = git_limits()
+        return self.limits[key]
+
+    def interrupt(self) -> int:
+        """Kill every child process this store runs now (git, hooks, with their process
+        groups), so that a write blocked on one fails promptly and rolls back; until the next
+        write starts, no new fetch/pull/push or hook starts. Returns how many were killed."""
+        return self.children.interrupt()
+
+    @property
+    def read_env(self) -> dict[str, str]:
+        """The environment for git commands that only read (no identity needed)."""
+        if self._read_env is None:
+            env = dict(os.environ)
+            env.pop("GIT_INDEX_FILE", None)
+            env["GIT_TERMINAL_PROMPT"] = "0"
+            env.setdefault("GIT_EDITOR", "true")
+            env["LC_ALL"] = "C"
+            self._read_env = env
+        return self._read_env
+
+    @property
+    def env(self) -> dict[str, str]:
+        """`read_env` plus a fallback identity when git has none configured (commits)."""
+        if self._env is None:
+            env = dict(self.read_env)
+            found = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False, env=env).stdout
+            keys = {line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()}
+            name, email = "user.name" in keys, "user.email" in keys
+            if not name:
+                env.setdefault("GIT_AUTHOR_NAME", "atk")
+                env.setdefault("GIT_COMMITTER_NAME", "atk")
+            if not email:
+                env.setdefault("GIT_AUTHOR_EMAIL", "atk@localhost")
+                env.setdefault("GIT_COMMITTER_EMAIL", "atk@localhost")
+            self._env = env
+        return self._env
+
+    def git(
+        self,
+        *args: str,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        input: bytes | str | None = None,
+        timeout: float | None = 120,
+        slow: bool = False,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run git in the store. Retries when another git process holds `index.lock`.
+
+        Runs in its own process group, killed with it after `timeout` seconds (GitTimeout) or
+        by `interrupt()` (Interrupted). `slow`: talks to a remote (refused after an interrupt)."""
+        for attempt in range(20):
+            try:
+                # git speaks bytes: file names need not be UTF-8, so undecodable bytes are
+                # carried through as surrogates instead of raising
+                proc = self.children.run(
+                    ["git", *args],
+                    cwd=self.root,
+                    env=env if env is not None else self.env,
+                    input=input.decode("utf-8", "surrogateescape") if isinstance(input, bytes) else input,
+                    timeout=timeout,
+                    slow=slow,
+                )
+            except ChildTimeout:
+                raise GitTimeout(f"git {args[0]} timed out after {timeout:g} s") from None
+            except ChildInterrupted:
+                raise Interrupted(f"interrupted: git {args[0]} was stopped") from None
+            # `update-index -q` fails on a taken index.lock without saying so
+            lock_busy = "index.lock" in proc.stderr or (
+                not proc.stderr.strip() and (self.root / ".git" / "index.lock").exists()
+            )
+            if proc.returncode != 0 and lock_busy and attempt < 19:
+                self._clear_stale_index_lock()
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            break
+        if check and proc.returncode != 0:
+            if lock_busy:
+                raise GitFailed(
+                    f"git {args[0]} failed: another git process is using the store ({self.git_dir / 'index.lock'} "
+                    "is held by a running process); wait for it to finish, then retry"
+                )
+            raise GitFailed(f"git {args[0]} failed: {(proc.stderr or proc.stdout).strip()}")
+        return proc
+
+    def _clear_stale_index_lock(self) -> None:
+        """An index.lock that no process holds belongs to a git process that died. Checked
+        through /proc (open files, git processes working in the store), never guessed from
+        the lock's age: a `git commit` running a slow hook keeps a lock for minutes."""
+        lock = self.git_dir / "index.lock"
+        try:
+            if os.path.lexists(lock) and not lock_is_held(lock, self.root):
+                lock.unlink()
+        except OSError:
+            pass
+
+    def blobs(self, specs: Sequence[str]) -> list[bytes | None]:
+        """`git cat-file --batch` for `REV:PATH` specs: each object's exact bytes, None where
+        there is no such blob. One git process (with the store's time limit) for them all."""
+        if not specs:
+            return []
+        proc = self.git("cat-file", "--batch", check=False, env=self.read_env, input="\n".join(specs) + "\n")
+        data = proc.stdout.encode("utf-8", "surrogateescape")  # lossless: git's bytes back
+        out: list[bytes | None] = []
+        pos = 0
+        for _ in specs:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                out.append(None)
+                continue
+            header = data[pos:nl].split()
+            pos = nl + 1
+            if len(header) == 3 and header[1] == b"blob":
+                size = int(header[2])
+                out.append(data[pos : pos + size])
+                pos += size + 1
+            else:
+                out.append(None)
+        return out
+
+    def blob_at(self, rev: str, path: str) -> bytes | None:
+        """The file `path` (store-relative) as it was at commit `rev`, None when it did not exist."""
+        return self.blobs([f"{rev}:{path}"])[0]
+
+    def head(self) -> str | None:
+        """HEAD's commit SHA, None on an unborn branch. Read from the ref files when they are
+        plainly there (every listing and every refresh of the dashboard asks), else by git."""
+        sha = self._head_from_files()
+        if sha is not None:
+            return sha
+        proc = self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False, env=self.read_env)
+        return proc.stdout.strip() or None
+
+    def _head_from_files(self) -> str | None:
+        try:
+            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
+            if _SHA.fullmatch(text):
+                return text  # detached
+            if not text.startswith("ref: refs/heads/") or ".." in text:
+                return None
+            ref = text[5:]
+            try:
+                sha = (self.git_dir / ref).read_text(encoding="ascii").strip()
+                return sha if _SHA.fullmatch(sha) else None
+            except FileNotFoundError:
+                with open(self.git_dir / "packed-refs", encoding="ascii") as fh:
+                    for line in fh:
+                        if line.rstrip("\n").endswith(" " + ref) and _SHA.fullmatch(line[:40]):
+                            return line[:40]
+        except (OSError, ValueError):
+            pass
+        return None  # unborn, or a layout this does not know (reftable): ask git
+
+    def hooks_dir(self) -> Path:
+        """Where git looks for hooks (`core.hooksPath`), asked again when .git/config changes."""
+        try:
+            key: object = _stat_key(self.git_dir / "config")
+        except OSError:
+            key = None
+        if self._hooks is None or self._hooks[0] != key:
+            self._hooks = (key, _hooks_dir(self))
+        return self._hooks[1]
+
+    @property
+    def _index_state_path(self) -> Path:
+        return self.git_dir / "atk-index-state.json"
+
+    def clean_index(self) -> tuple[tuple[int, int, int], str] | None:
+        """(stat of the index file, tree) as `remember_clean_index` left them: while the index
+        file is that very file, it holds that tree and nothing else is staged."""
+        try:
+            data = json.loads(_read_private(self._index_state_path))
+            return (tuple(data["index"]), data["tree"])  # type: ignore[return-value]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def remember_clean_index(self, tree: str) -> None:
+        try:
+            state = {"index": list(_stat_key(self.git_dir / "index")), "tree": tree}
+            _write_private(self._index_state_path, json.dumps(state).encode())
+        except OSError:
+            pass
+
+    def head_and_tree(self) -> tuple[str | None, str | None]:
+        """HEAD's commit and tree in one call; (None, None) on an unborn branch."""
+        proc = self.git("rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--", check=False)
+        parts = [x for x in proc.stdout.split() if x != "--"]
+        if proc.returncode != 0 or len(parts) != 2:
+            return None, None
+        return parts[0], parts[1]
+
+    def scan_all(
+        self, states: Sequence[str] | None = None, queue: str = "wi", folders: FolderMemo | None = None
+    ) -> ScanResult:
+        """The item files of the given state folders (see `ScanResult`).
+
+        Written for folders of tens of thousands of files: the per-name work stays in C
+        (scandir's cached d_type, dict.fromkeys, one regex over a folder's names).
+
+        `folders` (path -> what an earlier scan found there, see `FolderMemo`): a folder whose
+        lstat is what it was then is not listed again (a name added, removed or renamed changes
+        its mtime); this scan's trustworthy folders are put in it."""
+        q = queue_named(queue)
+        order = q.states
+        top = q.folder
+        if states is None:
+            states = order
+        names: dict[str, list[str]] = {}
+        defects: list[StoreDefect] = []
+        root = str(self.root)
+        for state in states:
+            link = self.state_dir_link(state, queue)
+            if link:
+                defects.append(StoreDefect(f"{top}/{state}", link))
+                continue
+            got = list_folder(os.path.join(root, top, state), f"{top}/{state}", folders)
+            if got is not None:
+                names[state] = got[0]
+                defects += got[1]
+        where: dict[str, str] = {}
+        for state in reversed([s for s in order if s in names]):  # the first state in the queue's order wins
+            where.update(dict.fromkeys(names[state], state))
+        dups: dict[str, list[str]] = {}
+        if len(where) != sum(map(len, names.values())):
+            counts = Counter(n for listed in names.values() for n in listed)
+            sets = {state: set(listed) for state, listed in names.items()}
+            for name, n in counts.items():
+                if n > 1:
+                    dups[name] = [s for s in order if s in sets and name in sets[s]]
+            for name, where_ in dups.items():
+                defects.append(StoreDefect(name, states_defect(where_)))
+        return ScanResult(names, where, dups, defects)
+
+    def state_dir_link(self, state: str, queue: str = "wi") -> str | None:
+        """Why the folder of `state` must not be read (a symbolic link: it may lead out of the
+        store), or None. Links are never followed, wherever they lead."""
+        top = queue_named(queue).folder
+        for rel in (top, f"{top}/{state}"):
+            if os.path.islink(os.path.join(self.root, rel)):
+                return (
+                    f"{rel} is a symbolic link; atk never reads through links (they can lead out of the "
+                    f"store): replace it with a real folder (git rm {rel}, then mkdir {rel})"
+                )
+        return None
+
+    def _present(self, state: str, filename: str, queue: str = "wi") -> bool:
+        """An entry named `filename` in the state's folder (a symbolic link counts: it is
+        there, as a defect), never looked for through a linked folder."""
+        if self.state_dir_link(state, queue):
+            return False
+        path = self.root / item_path(state, filename, queue)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return False
+        return stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)
+
+    def locate(self, filename: str, queue: str = "wi") -> str | None:
+        """The state `filename` is in, or None. Safe against path tricks."""
+        for state in queue_named(queue).states:
+            if self._present(state, filename, queue):
+                return state
+        return None
+
+    def locate_all(self, filename: str, queue: str = "wi") -> list[str]:
+        """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
+        return [s for s in queue_named(queue).states if self._present(s, filename, queue)]
+
+    def find(self, filename: str, queues: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """Every (queue, state) holding `filename`, over the given queues (default: all).
+        Filenames are unique across queues: more than one is a store defect."""
+        names = [q.name for q in QUEUES] if queues is None else list(queues)
+        return [(q, s) for q in names for s in self.locate_all(filename, q)]
+
+    def exists_anywhere(self, filename: str) -> bool:
+        """Whether an item of that name exists in either queue (new names must not reuse it)."""
+        return any(self.locate(filename, q.name) is not None for q in QUEUES)
+
+    def read_bytes(self, state: str, filename: str, *, max_bytes: int | None = None, queue: str = "wi") -> bytes:
+        """An item file's bytes (the first `max_bytes` when given). Refuses (AtkError) a file
+        that is a symbolic link or lies in a linked folder: it could be anything outside the
+        store (`/etc/passwd`)."""
+        rel = item_path(state, filename, queue)
+        link = self.state_dir_link(state, queue)
+        if link:
+            raise AtkError(f"cannot read {rel}: {link}")
+        try:
+            # O_NONBLOCK: opening a named pipe planted in the store must not block
+            fd = os.open(self.root / rel, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise AtkError(f"cannot read {rel}: {LINK_DEFECT}") from None
+            raise
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise AtkError(f"cannot read {rel}: not a regular file")
+            return fh.read() if max_bytes is None else fh.read(max_bytes)
+
+    def check_inside(self, rel: str) -> None:
+        """Refuse (AtkError) to change `rel` through a symbolic link: a linked state folder
+        would take a write out of the store."""
+        parts = rel.split("/")
+        for i in range(1, len(parts)):
+            sub = "/".join(parts[:i])
+            if os.path.islink(os.path.join(self.root, sub)):
+                raise AtkError(
+                    f"refused: {sub} is a symbolic link and a write through it could leave the store; "
+                    f"replace it with a real folder (git rm {sub}, then mkdir {sub})"
+                )
+
+    def index_blobs_async(self, states: Sequence[str], queue: str = "wi") -> Callable[[], dict[str, str]]:
+        """`index_blobs`, started now and collected by calling the result, so that git stats
+        the work tree while the caller does other work. One git call: `ls-files -c -m -v`
+        tags every index entry `H` and every entry that differs from its file `C`; an entry
+        git is told not to look at (assume-unchanged: `h`, skip-worktree: `S`) has no blob
+        here, its file may differ. Whatever the user's configuration, git compares every
+        stat field (`storesig.STAT_CHECK`): a blob names the file's content for good."""
+        dirs = [f"{queue_named(queue).folder}/{s}" for s in states]
+        try:
+            proc = subprocess.Popen(
+                ["git", *STAT_CHECK, "ls-files", "-z", "-s", "-c", "-m", "-v", "--", *dirs],
+                cwd=self.root,
+                env=self.read_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            return dict
+
+        def collect() -> dict[str, str]:
+            try:
+                out, _ = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                return {}
+            if proc.returncode != 0:
+                return {}
+            blobs: dict[str, str] = {}
+            changed: list[str] = []
+            # records: "<tag> <mode> <sha> <stage>\t<path>"
+            for rec in out.decode("utf-8", "surrogateescape").split("\0"):
+                if not rec:
+                    continue
+                meta, _, path = rec.partition("\t")
+                if meta[0] == "H" and meta.endswith(" 0"):
+                    blobs[path] = meta[9:49]
+                else:
+                    changed.append(path)
+            for path in changed:
+                blobs.pop(path, None)
+            return blobs
+
+        return collect
+
+    @contextmanager
+    def locked(self, timeout: float | None = None) -> Iterator[None]:
+        from filelock import FileLock, Timeout  # only writers need it, and it is slow to import
+
+        if timeout is None:
+            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
+        path = self.git_dir / "atk.lock"
+        if os.path.islink(path):
+            path.unlink()  # opening it would create or truncate whatever it points at
+        lock = FileLock(str(path), timeout=timeout)
+        waiting = False
+        try:
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                if timeout <= 0:
+                    raise
+                waiting = self.on_lock_wait is not None
+                if waiting:
+                    self.on_lock_wait(LOCK_WAIT_MESSAGE.format(timeout=timeout))
+                lock.acquire()
+        except Timeout:
+            raise StoreBusy(
+                f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
+            ) from None
+        finally:
+            if waiting and self.on_lock_wait is not None:
+                self.on_lock_wait(None)
+        try:
+            self.children.reset()
+            self._recover_pull()
+            self.recover()
+            self._upstream_memo = _UNSET  # asked at most once per locked operation
+            yield
+        finally:
+            self._upstream_memo = None
+            lock.release()
+
+    @contextmanager
+    def writing(
+        self,
+        subject: str,
+        actor: str,
+        *,
+        pull: bool = True,
+        push: bool = True,
+        result: WriteResult | None = None,
+        lock_timeout: float | None = None,
+    ) -> Iterator[Transaction]:
+        """One operation = one commit. Yields a `Transaction` to change files through;
+        commits on a clean exit, rolls everything back on an exception."""
+        result = result if result is not None else WriteResult()
+        with self.locked(lock_timeout):
+            self.check_git_state()
+            self.wait_for_index_lock(lock_timeout)
+            remote_down = pull and not self._pull(result)
+            if remote_down:
+                push = False  # the remote did not answer: do not wait for it a second time
+            tx = Transaction(self, subject)
+            try:
+                yield tx
+                if not tx.changed:
+                    raise AtkError("nothing to change", code="unchanged")
+                result.commit = tx.commit(tx.subject, actor)
+            except BaseException:
+                tx.rollback()
+                raise
+            finally:
+                tx.close()
+            if push:
+                self._push(result)
+                if result.superseded:
+                    raise StateConflict(
+                        f"state conflict: another machine made the same change first ({result.superseded}); "
+                        "nothing of yours was committed"
+                    )
+            else:
+                result.pushed = None
+                if remote_down:
+                    result.pushed = False
+                    result.warnings.append(
+                        "the commit is kept locally (the remote did not answer); run `atk wi commit` to push it later"
+                    )
+
+    @property
+    def journal_path(self) -> Path:
+        return self.git_dir / "atk-journal.json"
+
+    def recover(self) -> bool:
+        """Roll back a write that a killed process left half done. True when it did."""
+        path = self.journal_path
+        if not os.path.lexists(path):
+            return False
+        try:
+            journal = json.loads(_read_private(path))
+            files = journal["files"]
+            new_head = journal.get("new_head")
+            if not isinstance(files, dict) or not all(
+                _journal_path_ok(rel) and (v is None or isinstance(v, str)) for rel, v in files.items()
+            ):
+                raise ValueError("bad journal")
+            for v in files.values():
+                if v is not None:
+                    b64decode(v, validate=True)
+        except (ValueError, KeyError, TypeError, OSError):
+            path.unlink(missing_ok=True)
+            return False
+        current = self.head()
+        if new_head and current == new_head:
+            # The commit landed; only the real index may lag behind it.
+            self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
+            path.unlink(missing_ok=True)
+            return True
+        # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
+        # index was never touched: put the files back and leave HEAD and the index alone. A
+        # HEAD that moved since was moved by someone else; resetting it would lose their work.
+        # A file changed again after the crash (the user edited it) is not put back: that
+        # would discard the user's later edit. It stays as it is, uncommitted, for
+        # `atk wi commit` (a moved one goes back to where it came from, with the edit).
+        wrote = journal.get("wrote")
+        if isinstance(wrote, dict):
+            files = dict(files)
+            moves = journal.get("moves")
+            for pair in moves if isinstance(moves, list) else []:
+                if not (isinstance(pair, list) and len(pair) == 2):
+                    continue
+                src, dst = pair
+                if not (_journal_path_ok(src) and _journal_path_ok(dst)) or src not in files or dst not in files:
+                    continue
+                now = _digest(self.root / dst)
+                if now is not None and now != wrote.get(dst):
+                    _atomic_write(self.root / src, (self.root / dst).read_bytes())
+                    (self.root / dst).unlink()
+                    files.pop(src)
+                    files.pop(dst)
+            for rel in list(files):
+                if rel in wrote and _digest(self.root / rel) not in (wrote[rel], _b64_digest(files[rel])):
+                    files.pop(rel)  # changed since the crash: keep it
+        _restore_files(self.root, files)
+        path.unlink(missing_ok=True)
+        return True
+
+
+def init_store(path: Path | str) -> tuple[Path, bool]:
+    """Make `path` a store. Returns (root, created); an existing store is left unchanged,
+    except that one made before the feedback queue gets its `mq/<state>/` folders (one commit)."""
+    root = Path(path).expanduser().resolve()
+    if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
+        return root, ensure_queue_folders(root)
+    _check_init_target(root)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        if not (root / ".git").exists():
+            subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+        keep = queue_gitkeeps()
+        for rel in keep:
+            d = (root / rel).parent
+            d.mkdir(parents=True, exist_ok=True)
+            (root / rel).touch()
+        (root / "plans").mkdir(exist_ok=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else (exc.stderr or b"").decode("utf-8", "replace").strip()
+        raise AtkError(f"cannot make a store at {root}: {why or exc}", exit_code=1) from None
+    store = GitStore(root)
+    store.git("add", "--", *keep)
+    store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *keep)
+    return root, True
+
+
+def _check_init_target(root: Path) -> None:
+    """Refuse (AtkError, nothing changed) a place `init_store` must not make a store in: a
+    file, a folder that is neither empty nor a git repository (its files would be left lying
+    in the new store's work tree), a `.git` that is not a folder, a file where one of the
+    store's folders goes, or a folder inside another store."""
+    for up in root.parents:
+        if (up / ".git").is_dir() and (up / "wi").is_dir():
+            raise AtkError(
+                f"{root} is inside the store {up}; nothing changed. Make the new store outside it (atk init PATH)",
+                exit_code=1,
+            )
+    if not os.path.lexists(root):
+        return
+    if root.is_symlink() or not root.is_dir():
+        raise AtkError(f"{root} is not a folder (a file is there); nothing changed. Give a new or empty folder", exit_code=1)
+    git_dir = root / ".git"
+    if os.path.lexists(git_dir) and (git_dir.is_symlink() or not git_dir.is_dir()):
+        raise AtkError(
+            f"{root}/.git is not a folder (a linked worktree or a separate git directory); nothing changed. "
+            "atk keeps its store in a plain repository: make it in a new or empty folder",
+            exit_code=1,
+        )
+    if not os.path.lexists(git_dir):
+        try:
+            entries = sorted(os.listdir(root))
+        except OSError as exc:
+            raise AtkError(f"cannot read {root}: {exc.strerror}", exit_code=1) from None
+        if entries:
+            shown = ", ".join(repr(e) if not e.isprintable() else e for e in entries[:5])
+            more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
+            raise AtkError(
+                f"{root} is not empty and not a store (it holds {shown}{more}); nothing changed. Make the store in a "
+                "new or empty folder (atk init PATH); to keep these files in the store's repository, run `git init` "
+                "in the folder first and then atk init again",
+                exit_code=1,
+            )
+    layout = ["wi", "plans", *{rel.rsplit("/", 1)[0] for rel in queue_gitkeeps()}, *{q.folder for q in QUEUES}]
+    for rel in sorted(set(layout)):
+        p = root / rel
+        if os.path.lexists(p) and (p.is_symlink() or not p.is_dir()):
+            raise AtkError(
+                f"{root}/{rel} is there and is not a folder; nothing changed. The store needs a folder of that "
+                "name: move the file away and run atk init again",
+                exit_code=1,
+            )
+
+
+def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
+    """The `.gitkeep` files that keep every state folder of the queues in git."""
+    chosen = [q for q in QUEUES if queues is None or q.name in queues]
+    return [f"{q.folder}/{s}/.gitkeep" for q in chosen for s in q.states]
+
+
+def missing_queue_folders(root: Path) -> list[str]:
+    """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
+    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
+
+
+def ensure_queue_folders(root: Path | str) -> bool:
+    """Give an existing store the state folders it lacks (the `mq/` queue of a store made
+    before it), in one commit. False when nothing was missing."""
+    store = GitStore(root)
+    if not missing_queue_folders(store.root):
+        return False
+    with store.writing("atk: init mq queue", "user", pull=False, push=False) as tx:
+        for rel in missing_queue_folders(store.root):
+            tx.write(rel, b"")
+    return True

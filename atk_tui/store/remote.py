@@ -1,0 +1,494 @@
+"""The store against its remote and git's own state: pull (rebase), push, commits set aside
+on conflict, guards against a rebase or merge in progress (SPEC §9, §14)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
+from atk_tui.host.procs import lock_is_held
+from atk_tui.store.files import _write_private
+
+LOCK_TIMEOUT = 10.0
+LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
+_SHA = re.compile(r"[0-9a-f]{40}")
+PUSH_TRIES = 3
+PULL_MARKER = "atk-pulling"
+#: the remote branch tip this clone last pushed or integrated ("<upstream> <sha>"): a remote
+#: that no longer contains it was rewritten (force-pushed back), see `_note_rewrite`
+REMOTE_SEEN = "atk-remote-pushed"
+#: how the warning about a rewritten remote begins (front ends show it as an error)
+REWRITTEN = "the remote was rewritten"
+_FINGERPRINT = "%s%x00%an <%ae>%x00%ad"  # what a rebase keeps of a commit (`_fingerprints`)
+_UNSET = object()
+
+
+
+def push_behind_remote(output: str) -> bool:
+    """git refused the push only because the remote has commits we lack (`! [rejected] ...
+    (fetch first)` / `(non-fast-forward)`): pulling and pushing again can help. A hook or a
+    policy refusing it (`! [remote rejected] ... (pre-receive hook declined)`) cannot."""
+    if "[remote rejected]" in output:
+        # another clone's push won the race for the branch's ref (`failed to update ref`,
+        # `cannot lock ref ... but expected ...`): pulling and pushing again can help
+        return "failed to update ref" in output or ("cannot lock ref" in output and "but expected" in output)
+    return "(fetch first)" in output or "(non-fast-forward)" in output or "[rejected]" in output
+
+
+def push_failure_reason(output: str) -> str:
+    """git's own reason for a failed push, in one line: what the remote said (`remote: ...`
+    lines: a hook's message) and the refusal (`[remote rejected] main -> main (pre-receive
+    hook declined)`); else the last line that says something (not a `hint:`)."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    remote = [ln.removeprefix("remote:").strip() for ln in lines if ln.startswith("remote:")]
+    remote = [ln for ln in remote if ln]
+    refused = [ln.lstrip("! ").strip() for ln in lines if ln.startswith("!")]
+    parts = remote + refused
+    if parts:
+        return "; ".join(parts)
+    return git_error_lines(output, "push failed")
+
+
+#: what git adds after every failure to reach a remote: true, and never the reason
+_BOILERPLATE = {"please make sure you have the correct access rights", "and the repository exists"}
+
+
+def git_error_lines(output: str, fallback: str = "unknown error") -> str:
+    """git's reason for a failed pull, fetch or push, in one line: its `fatal:` and `error:`
+    lines (`'/x' does not appear to be a git repository; Could not read from remote
+    repository.`), else the last line that says something (not a `hint:`, not the access
+    rights boilerplate); `fallback` when git said nothing."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    said = [ln for ln in lines if not ln.startswith("hint:") and ln.rstrip(".").casefold() not in _BOILERPLATE]
+    marked = [ln.partition(":")[2].strip() for ln in said if ln.startswith(("fatal:", "error:"))]
+    picked = [ln for ln in marked if ln] or said[-1:]
+    return "; ".join(dict.fromkeys(picked)) or fallback
+
+
+def is_alarm(warning: str) -> bool:
+    """A write's warning that must not pass as a mere warning: the remote was rewritten and
+    commits this clone had pushed were dropped from it (shown as an error)."""
+    return warning.startswith(REWRITTEN)
+
+
+def lock_timeout() -> float:
+    """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
+    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = -1.0
+        if value >= 0:
+            return value
+    return LOCK_TIMEOUT
+
+
+@dataclass
+class WriteResult:
+    commit: str | None = None
+    pushed: bool | None = None  # None: no remote, or push skipped
+    warnings: list[str] = field(default_factory=list)
+    #: the subject of this write's commit when the rebase before its push dropped it because
+    #: the remote already had the very same change (made on another machine meanwhile)
+    superseded: str | None = None
+    #: (sha, subject) of commits `push_pending` set aside as refs/atk/conflicts/<sha>
+    set_aside: list[tuple[str, str]] = field(default_factory=list)
+    #: (sha before the rebase, subject) of commits this clone had pushed or pulled that a
+    #: rewritten remote dropped: kept on the branch (rebased) and pushed again
+    repushed: list[tuple[str, str]] = field(default_factory=list)
+
+
+class RemoteSync:
+    """Mixed into GitStore: everything that talks to the remote or to git's in-progress state."""
+
+    def upstream(self) -> str | None:
+        """The upstream branch (e.g. origin/main) when one is configured."""
+        memo = self._upstream_memo
+        if memo is not None and memo is not _UNSET:
+            return memo[0]
+        proc = self.git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
+        found = proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
+        if memo is _UNSET:
+            self._upstream_memo = (found,)
+        return found
+
+    def unpushed(self) -> int:
+        if not self.upstream():
+            return 0
+        proc = self.git("rev-list", "--count", "@{u}..HEAD", check=False)
+        return int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
+
+    def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
+        """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
+        keeps of a commit (its SHA changes)."""
+        proc = self.git("log", f"--format={_FINGERPRINT}", "--date=raw", *log_args, check=False)
+        return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
+
+    def _rebased_sha(self, fingerprint: tuple[str, str, str]) -> str | None:
+        """The SHA a rebase gave the unpushed commit with this fingerprint; None when the
+        rebase dropped it (the newest one when several match)."""
+        proc = self.git("log", f"--format=%H%x00{_FINGERPRINT}", "--date=raw", "@{u}..HEAD", check=False)
+        for line in proc.stdout.splitlines():
+            sha, _, rest = line.partition("\0")
+            if tuple(rest.split("\0")) == fingerprint:
+                return sha
+        return None
+
+    def _pull(self, result: WriteResult) -> bool:
+        """Pull (rebase) before a write. False when the remote timed out (do not push then)."""
+        if self._rebase_in_progress():
+            # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
+            # periodic pull does not): never pull into it, nor abort it
+            result.warnings.append("not pulling: " + (self.git_state_problem() or "a rebase is in progress"))
+            return True
+        if not self.upstream():
+            return True
+        try:
+            proc = self._pull_rebase(result)
+        except Interrupted:
+            self._abort_rebase()
+            raise
+        except GitFailed as exc:
+            self._abort_rebase()
+            result.warnings.append(f"could not pull from the remote: {exc}")
+            return not isinstance(exc, GitTimeout)
+        if proc.returncode != 0:
+            self._abort_rebase()
+            result.warnings.append("could not pull from the remote: " + git_error_lines(proc.stderr or proc.stdout))
+            return True
+        self._check_autostash(proc)
+        return True
+
+    def _pull_rebase(self, result: WriteResult | None = None) -> subprocess.CompletedProcess[str]:
+        """Fetch, then rebase onto the upstream without fork-point (`--no-fork-point`), under
+        the time limit, with a marker file saying a pull is under way: a writer killed during
+        it leaves a rebase half done, which the next writer aborts (`_recover_pull`).
+
+        Not `git pull --rebase`: its fork-point takes a commit the remote-tracking ref once
+        pointed at as upstream's, so a commit we pushed that the remote then lost (a force
+        push back) would be dropped from our branch without a word. Rebasing onto `@{u}`
+        keeps every commit the remote lacks; `_note_rewrite` says so in `result`."""
+        marker = self.git_dir / PULL_MARKER
+        _write_private(marker, str(os.getpid()).encode())
+        try:
+            before = self._tracking_tip()
+            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            if fetch.returncode != 0:
+                return fetch
+            self._note_rewrite(result, before)
+            _write_private(marker, str(os.getpid()).encode())  # the rebase starts now
+            proc = self.git(
+                "rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=self.limit("timeout")
+            )
+            if proc.returncode == 0:
+                self._remember_remote()
+            return proc
+        finally:
+            marker.unlink(missing_ok=True)
+
+    # -- a rewritten remote ---------------------------------------------------------------
+
+    def _tracking_tip(self) -> str | None:
+        proc = self.git("rev-parse", "-q", "--verify", "@{u}^{commit}", check=False)
+        sha = proc.stdout.strip()
+        return sha if proc.returncode == 0 and _SHA.fullmatch(sha) else None
+
+    def _remember_remote(self) -> None:
+        """Record the upstream tip (after a push or a rebase onto it: our branch contains it)."""
+        upstream, tip = self.upstream(), self._tracking_tip()
+        if upstream and tip:
+            try:
+                _write_private(self.git_dir / REMOTE_SEEN, f"{upstream} {tip}\n".encode())
+            except OSError:
+                pass
+
+    def _remembered_remote(self, tip: str | None = None) -> str | None:
+        """The tip `_remember_remote` recorded for the current upstream, when still known
+        (None as well when it is `tip`: nothing to look at)."""
+        try:
+            upstream, _, sha = (self.git_dir / REMOTE_SEEN).read_text(encoding="utf-8").strip().partition(" ")
+        except (OSError, UnicodeDecodeError):
+            return None
+        if upstream != self.upstream() or not _SHA.fullmatch(sha) or sha == tip:
+            return None
+        known = self.git("cat-file", "-e", f"{sha}^{{commit}}", check=False)
+        return sha if known.returncode == 0 else None
+
+    def _is_ancestor(self, older: str, newer: str) -> bool:
+        return self.git("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
+
+    def dropped_by_remote(self, before: str | None = None) -> list[tuple[str, str]]:
+        """(sha, subject) of the commits on our branch that the remote had (we pushed them,
+        or pulled them from it) and no longer has: it was rewritten (force-pushed back). The
+        remote's tip is the fetched `@{u}`; what it had is the tip we recorded last
+        (`REMOTE_SEEN`) and `before`, the remote-tracking ref before this fetch."""
+        tip = self._tracking_tip()
+        if tip is None:
+            return []
+        found: dict[str, str] = {}
+        for seen in dict.fromkeys(s for s in (self._remembered_remote(tip), before) if s and s != tip):
+            if self._is_ancestor(seen, tip):
+                continue
+            # only what our branch still holds: a commit the person dropped on purpose (a
+            # reset) is not brought back
+            base = seen if self._is_ancestor(seen, "HEAD") else self.git("merge-base", seen, "HEAD", check=False).stdout.strip()
+            if not _SHA.fullmatch(base):
+                continue
+            log = self.git("log", "--format=%H%x00%s", base, f"^{tip}", check=False).stdout
+            for line in log.splitlines():
+                sha, _, subject = line.partition("\0")
+                found.setdefault(sha, subject)
+        return list(found.items())
+
+    def _note_rewrite(self, result: WriteResult | None, before: str | None) -> None:
+        """After a fetch: when the remote dropped commits our branch holds, say so loudly in
+        `result` (they are kept: the rebase onto `@{u}` replays them, the push sends them)."""
+        if result is None:
+            return
+        dropped = [c for c in self.dropped_by_remote(before) if c[0] not in {s for s, _ in result.repushed}]
+        if not dropped:
+            return
+        result.repushed += dropped
+        n = len(dropped)
+        names = ", ".join(f"{sha[:10]} '{subject}'" for sha, subject in dropped[:5]) + (" …" if n > 5 else "")
+        result.warnings.append(
+            f"{REWRITTEN} (force-pushed back): {self.upstream()} no longer has {n} commit{'s' if n != 1 else ''} "
+            f"this clone had pushed or pulled: {names}. They are kept on your branch and pushed again (one "
+            "that conflicts with what the remote has now stays unpushed or is set aside: `atk wi commit` says "
+            "which); nothing was dropped. Tell whoever rewrote the remote (their copy lacks them)"
+        )
+
+    def _check_autostash(self, proc: subprocess.CompletedProcess[str]) -> None:
+        """`git pull --autostash` exits 0 when putting the user's uncommitted edits back
+        conflicts with what it pulled (it leaves unmerged files and keeps the edits in the
+        stash). Never silent: refuse the write and say how to get the edits back."""
+        said = f"{proc.stdout}\n{proc.stderr}"
+        unmerged = self.unmerged_paths()
+        if not unmerged and "autostash" not in said.lower():
+            return
+        if not unmerged and "conflict" not in said.lower():
+            return
+        files = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "") if unmerged else "your edited files"
+        raise AtkError(
+            "the pull before this write brought in changes that conflict with your uncommitted edits "
+            f"({files}); your edits are kept in the stash (`git -C {self.root} stash list`). Resolve the "
+            f"conflict in those files and `git add` them (or `git -C {self.root} checkout HEAD -- FILE` and "
+            "`git stash pop` again), then retry; nothing was written"
+        )
+
+    def unmerged_paths(self) -> list[str]:
+        """Paths with an unresolved conflict in the index."""
+        proc = self.git("ls-files", "-u", "-z", check=False, env=self.read_env)
+        paths = {rec.partition("\t")[2] for rec in proc.stdout.split("\0") if "\t" in rec}
+        return sorted(paths)
+
+    def git_state_problem(self) -> str | None:
+        """Why a write must not happen now (a git operation in progress, a detached HEAD,
+        unresolved conflicts), with what to do; None when the store is fine to write."""
+        g, where = self.git_dir, f"git -C {self.root}"
+        if (g / "rebase-apply" / "applying").exists():
+            return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"
+        if (g / "rebase-merge").exists() or (g / "rebase-apply").exists():
+            return (
+                f"the store is in the middle of a rebase: finish or abort it first ({where} rebase --continue, "
+                f"or {where} rebase --abort), then retry"
+            )
+        for head, op in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert")):
+            if os.path.lexists(g / head):
+                return (
+                    f"the store is in the middle of a {op}: finish or abort it first ({where} {op} --continue, "
+                    f"or {where} {op} --abort), then retry"
+                )
+        if (g / "sequencer").is_dir() and not os.path.islink(g / "sequencer"):
+            return f"the store is in the middle of a cherry-pick or revert sequence: {where} cherry-pick --abort, then retry"
+        try:
+            head = (g / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            head = ""
+        if _SHA.fullmatch(head):
+            return (
+                f"the store's HEAD is detached (at {head[:10]}): a write would be lost on the next checkout; "
+                f"check out a branch first ({where} switch main, or the branch you use), then retry"
+            )
+        unmerged = self.unmerged_paths()
+        if unmerged:
+            names = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "")
+            return (
+                f"the store has unresolved conflicts ({names}): resolve them and `git add` the files "
+                f"(or {where} checkout HEAD -- FILE to drop a change), then retry"
+            )
+        return None
+
+    def wait_for_index_lock(self, timeout: float | None = None) -> None:
+        """Before a write changes anything: wait (as for the store lock) while a live process
+        holds git's `index.lock`, remove one no process holds, and refuse when it stays held,
+        so that a write never fails half way (and rolls back) on someone else's git command."""
+        lock = self.git_dir / "index.lock"
+        if not os.path.lexists(lock):
+            return
+        if timeout is None:
+            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
+        deadline = time.monotonic() + timeout
+        while os.path.lexists(lock):
+            if not lock_is_held(lock, self.root):
+                try:
+                    lock.unlink()
+                except FileNotFoundError:
+                    pass
+                continue
+            if time.monotonic() >= deadline:
+                raise GitFailed(
+                    f"another git process is using the store ({lock} is held by a running process); wait for it "
+                    "to finish, then retry (nothing was changed)"
+                )
+            time.sleep(0.1)
+
+    def check_git_state(self) -> None:
+        """Refuse a write (AtkError, exit 1) when `git_state_problem()` names one."""
+        problem = self.git_state_problem()
+        if problem:
+            raise AtkError(f"refused: {problem}")
+
+    def _abort_rebase(self) -> None:
+        if (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists():
+            self.git("rebase", "--abort", check=False)
+
+    def _push(self, result: WriteResult) -> None:
+        if not self.upstream():
+            result.pushed = None
+            return
+        last = ""
+        mine = next(iter(self._fingerprints("-1", result.commit)), None) if result.commit else None
+        for _ in range(PUSH_TRIES):
+            try:
+                proc = self.git("push", "-q", check=False, timeout=self.limit("push_timeout"), slow=True)
+            except Interrupted:
+                last = "the push was interrupted; the commit is kept locally"
+                break
+            except GitTimeout:
+                last = f"git push timed out after {self.limit('push_timeout'):g} s; the commit is kept locally"
+                break
+            except GitFailed as exc:
+                last = str(exc)
+                break
+            if proc.returncode == 0:
+                result.pushed = True
+                self._remember_remote()
+                return
+            last = (proc.stderr or proc.stdout).strip()
+            if not push_behind_remote(last):
+                break  # refused by a hook or policy, or another failure: a rebase cannot help
+            try:
+                reb = self._pull_rebase(result)
+            except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
+                self._abort_rebase()
+                last = f"{exc}; your commit is kept locally"
+                break
+            if reb.returncode != 0:
+                self._abort_rebase()
+                said = f"{reb.stdout}\n{reb.stderr}"
+                if "CONFLICT" in said or "could not apply" in said:
+                    last = "rebase onto the remote hit a conflict; your commit is kept locally"
+                else:  # the pull itself failed (the remote went away meanwhile): git's reason
+                    last = f"could not pull from the remote: {git_error_lines(reb.stderr or reb.stdout)}"
+                break
+            if mine:
+                # the rebase gave our commit a new SHA: report the one that is pushed
+                rebased = self._rebased_sha(mine)
+                if rebased is None:
+                    # the rebase dropped our commit: the remote already had the same change
+                    result.superseded = mine[0]
+                    mine = None
+                else:
+                    result.commit = rebased
+        result.pushed = False
+        n = self.unpushed()
+        reason = push_failure_reason(last)
+        result.warnings.append(
+            f"{n} unpushed commit{'s' if n != 1 else ''} ({reason}); run `atk wi commit` to push later"
+        )
+
+    def push_pending(self, *, pull: bool = True) -> WriteResult:
+        """`atk wi commit`: push commits that earlier writes could not push.
+
+        The unpushed commits are rebased onto the remote one by one. One that conflicts with
+        a change made on the remote meanwhile (two machines moved or edited the same item) is
+        set aside, kept as `refs/atk/conflicts/<sha>` and named in a warning, and the rest is
+        pushed: without that the clone could never push again (every later write would stack
+        onto the same conflict)."""
+        result = WriteResult()
+        with self.locked():
+            self.check_git_state()
+            if not self.upstream():
+                result.warnings.append("no remote with an upstream branch is configured; nothing to push")
+                return result
+            if pull:
+                try:
+                    self._rebase_setting_aside(result)
+                except Interrupted:
+                    self._abort_rebase()  # never leave our own rebase half done
+                    raise
+            self._push(result)
+        return result
+
+    def _rebase_setting_aside(self, result: WriteResult) -> None:
+        before = self._tracking_tip()
+        try:
+            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+        except GitFailed as exc:
+            result.warnings.append(f"could not pull from the remote: {exc}")
+            return
+        if fetch.returncode != 0:
+            result.warnings.append("could not pull from the remote: " + git_error_lines(fetch.stderr or fetch.stdout, "fetch failed"))
+            return
+        self._note_rewrite(result, before)
+        before_fp = self._fingerprints("@{u}..HEAD")
+        aside: set[tuple[str, str, str]] = set()
+        proc = self.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
+        for _ in range(10_000):
+            if proc.returncode == 0 or not self._rebase_in_progress():
+                break
+            stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
+            if not stopped:
+                break
+            subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
+            self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            result.set_aside.append((stopped, subject))
+            aside |= self._fingerprints("-1", stopped)
+            result.warnings.append(
+                f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "
+                f"meanwhile; kept as refs/atk/conflicts/{stopped} (see it with `git show {stopped[:10]}`)"
+            )
+            proc = self.git("rebase", "--skip", check=False, timeout=60)
+        if self._rebase_in_progress():
+            self._abort_rebase()
+            result.warnings.append("could not rebase onto the remote: " + git_error_lines(proc.stderr or proc.stdout))
+            return
+        self._remember_remote()
+        for subject, _, _ in sorted(before_fp - aside - self._fingerprints("@{u}..HEAD")):
+            result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")
+
+    def _rebase_in_progress(self) -> bool:
+        return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()
+
+    def _recover_pull(self) -> None:
+        """A writer killed during its pre-write pull left the marker, and maybe a rebase half
+        done (and the user's autostashed edits in it): abort that rebase, which also puts the
+        edits back. Runs under the store lock, so the marker's writer is gone."""
+        marker = self.git_dir / PULL_MARKER
+        try:
+            started = os.lstat(marker).st_mtime
+        except FileNotFoundError:
+            return
+        rebase = next((d for d in (self.git_dir / "rebase-merge", self.git_dir / "rebase-apply") if d.is_dir()), None)
+        # only the rebase that pull made: it last changed while the pull could run. One the
+        # user started later is theirs (the guard then refuses the write with what to do).
+        if rebase is not None and rebase.stat().st_mtime <= started + self.limit("timeout") + 5:
+            self._clear_stale_index_lock()
+            self.git("rebase", "--abort", check=False)
+        marker.unlink(missing_ok=True)

@@ -1,0 +1,222 @@
+"""One write: journal, apply, commit with plumbing on a copy of the index, roll back (SPEC §9)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
+from atk_tui.host.procs import ChildInterrupted, ChildTimeout
+from atk_tui.store.files import (
+    ZERO,
+    _atomic_write,
+    _copy_file,
+    _digest,
+    _install_index,
+    _restore_files,
+    _stat_key,
+    _write_private,
+    b64encode,
+)
+
+if TYPE_CHECKING:
+    from atk_tui.store.gitstore import GitStore
+
+
+class Transaction:
+    """The changes of one write. Every touched path is journaled before it is changed."""
+
+    def __init__(self, store: GitStore, subject: str = "atk: write") -> None:
+        self.store = store
+        self.subject = subject
+        self.root = store.root
+        self.old_head, self.old_tree = store.head_and_tree()
+        self.originals: dict[str, str | None] = {}
+        #: what this write put in each journaled path (SHA-256, None: no file), so that
+        #: recovery can tell a file changed again after a crash from one it left half done
+        self.wrote: dict[str, str | None] = {}
+        self.moves: list[tuple[str, str]] = []
+        self.changed: list[str] = []
+        self._tmp_index = store.git_dir / "atk-index.tmp"
+        self._index_touched = False  # the real index is only written once HEAD has moved
+
+    def _journal(self, rel: str, wrote: dict[str, str | None] | None = None) -> None:
+        """Record `rel`'s original content (first time only) and what is about to be
+        written (`wrote`: path -> SHA-256 or None), before anything changes on disk."""
+        if wrote:
+            self.wrote.update(wrote)
+        if rel not in self.originals:
+            path = self.root / rel
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                with os.fdopen(fd, "rb") as fh:
+                    self.originals[rel] = b64encode(fh.read()).decode()
+            except FileNotFoundError:
+                self.originals[rel] = None
+        elif not wrote:
+            return
+        self._write_journal()
+
+    def _write_journal(self, new_head: str | None = None) -> None:
+        data = {
+            "head": self.old_head,
+            "files": self.originals,
+            "new_head": new_head,
+            "wrote": self.wrote,
+            "moves": self.moves,
+        }
+        tmp = self.store.journal_path.with_suffix(".tmp")
+        _write_private(tmp, json.dumps(data).encode())
+        os.replace(tmp, self.store.journal_path)
+
+    def write(self, rel: str, data: bytes) -> None:
+        self.store.check_inside(rel)
+        import hashlib
+
+        self._journal(rel, {rel: hashlib.sha256(data).hexdigest()})
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, data)
+        self.changed.append(rel)
+
+    def move(self, src: str, dst: str) -> None:
+        self.store.check_inside(src)
+        self.store.check_inside(dst)
+        if os.path.lexists(self.root / dst):
+            raise AtkError(f"cannot move: {dst} already exists")
+        self.moves.append((src, dst))
+        self._journal(src, {src: None, dst: _digest(self.root / src)})
+        self._journal(dst)
+        (self.root / dst).parent.mkdir(parents=True, exist_ok=True)
+        os.rename(self.root / src, self.root / dst)
+        self.changed += [src, dst]
+
+    def include(self, rels: Sequence[str]) -> None:
+        """Commit paths already changed in the work tree (not journaled: a failure must not
+        undo the user's own edits)."""
+        self.changed += list(rels)
+
+    def delete(self, rel: str) -> None:
+        self.store.check_inside(rel)
+        self._journal(rel, {rel: None})
+        (self.root / rel).unlink()
+        self.changed.append(rel)
+
+    def commit(self, subject: str, actor: str) -> str:
+        """Commit exactly the changed paths on top of HEAD, with plumbing on a copy of the
+        index, running the hooks `git commit` would run; then move HEAD and bring the real
+        index up to date."""
+        store = self.store
+        paths = sorted(set(self.changed))
+        stdin = "\0".join(paths) + "\0"
+        index = store.git_dir / "index"
+        tmp = self._tmp_index
+        env = dict(store.env, GIT_INDEX_FILE=str(tmp))
+        hooks = store.hooks_dir()
+        # Start from a copy of the real index (it has the stat data that makes git fast on a
+        # big store) unless it holds changes someone staged: those are not ours to commit.
+        # An index that is still the one our last commit left needs no look (see `_clean`).
+        copied_from = None
+        if self.old_tree is not None:
+            try:
+                copied_from = _stat_key(index)
+                if os.path.islink(tmp):
+                    tmp.unlink()  # never write through a link out of .git
+                _copy_file(index, tmp)
+            except OSError:
+                copied_from = None
+            if copied_from is not None and store.clean_index() != (copied_from, self.old_tree):
+                staged = store.git("write-tree", env=env, check=False).stdout.strip()
+                if staged != self.old_tree:
+                    copied_from = None
+            if copied_from is None:
+                tmp.unlink(missing_ok=True)
+                store.git("read-tree", self.old_tree, env=env)
+        else:
+            tmp.unlink(missing_ok=True)
+        store.git("update-index", "--add", "--remove", "-z", "--stdin", env=env, input=stdin)
+        _run_hook(hooks, store, "pre-commit", [], env)
+        tree = store.git("write-tree", env=env).stdout.strip()
+        if tree == self.old_tree:
+            raise AtkError("nothing to change: the files are already as requested", code="unchanged")
+        message = f"{subject}\n\nAtk-Actor: {actor}\n"
+        agent_id = getattr(store, "agent_id", None)
+        if actor == "agent" and agent_id:
+            message += f"Atk-Agent: {agent_id}\n"  # who holds what it holds (core/holds.py)
+        msg_file = store.git_dir / "ATK_COMMIT_MSG"
+        _write_private(msg_file, message.encode())
+        _run_hook(hooks, store, "commit-msg", [str(msg_file)], env)
+        args = ["commit-tree", tree, "-F", str(msg_file)]
+        if self.old_head:
+            args[2:2] = ["-p", self.old_head]
+        new = store.git(*args, env=env).stdout.strip()
+        self._write_journal(new_head=new)
+        store.git("update-ref", "-m", subject, "HEAD", new, self.old_head or ZERO)
+        self._index_touched = True
+        if copied_from is not None and _install_index(tmp, index, copied_from):
+            store.remember_clean_index(tree)
+        else:
+            store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=stdin)
+        _run_hook(hooks, store, "post-commit", [], store.env, check=False)
+        self.store.journal_path.unlink(missing_ok=True)
+        self.originals = {}
+        return new
+
+    def rollback(self) -> None:
+        if not self.originals:
+            return
+        _restore_files(self.root, self.originals)
+        if self.old_head and self.store.head() != self.old_head:
+            self.store.git("update-ref", "HEAD", self.old_head, check=False)
+        if self._index_touched:
+            # the real index is only touched after update-ref; refresh the touched paths from
+            # disk. Before that it still holds exactly what it held: leave it alone (refreshing
+            # would stage a user's uncommitted edits of those files).
+            paths = "\0".join(self.originals) + "\0"
+            self.store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input=paths, check=False)
+        self.store.journal_path.unlink(missing_ok=True)
+        self.originals = {}
+
+    def close(self) -> None:
+        self._tmp_index.unlink(missing_ok=True)
+        (self.store.git_dir / "ATK_COMMIT_MSG").unlink(missing_ok=True)
+
+
+def _hooks_dir(store: GitStore) -> Path:
+    proc = store.git("config", "core.hooksPath", check=False)
+    path = proc.stdout.strip()
+    if path:
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else store.root / p
+    return store.git_dir / "hooks"
+
+
+def _run_hook(
+    hooks: Path, store: GitStore, name: str, args: list[str], env: dict[str, str], *, check: bool = True
+) -> None:
+    """Run a git hook the way `git commit` would (we commit with plumbing, which does not)."""
+    hook = hooks / name
+    if not (hook.is_file() and os.access(hook, os.X_OK)):
+        return
+    limit = store.limit("hook_timeout")
+    # its own process group and output to files (see procs): a hook's background child
+    # neither keeps the write waiting nor outlives the time limit's kill of the group
+    try:
+        proc = store.children.run([str(hook), *args], cwd=store.root, env=env, timeout=limit, slow=True)
+    except ChildTimeout:
+        if not check:
+            return  # post-commit: the commit is made; a stuck hook must not undo it
+        raise GitTimeout(
+            f"the {name} hook did not finish within {limit:g} s and was stopped; nothing was committed. "
+            "Fix the hook, or raise `hook_timeout` in the [git] table of the atk config file"
+        ) from None
+    except ChildInterrupted:
+        if not check:
+            return
+        raise Interrupted(f"interrupted: the {name} hook was stopped; nothing was committed") from None
+    if check and proc.returncode != 0:
+        out = (proc.stderr or proc.stdout).strip()
+        raise GitFailed(f"the {name} hook refused the commit (exit {proc.returncode})" + (f": {out}" if out else ""))

@@ -1,0 +1,1 @@
+"""Text on its way to a terminal: the one sanitiser, cell widths."""

@@ -1,0 +1,277 @@
+"""`atk-tui --serve`: the dashboard in a browser, which no other web page can drive (issue 25).
+
+A local web server that acts as its user needs what Jupyter's has, or any page the person
+visits can connect to the port (cross-site WebSocket hijacking) or reach it through DNS
+rebinding, send keys and make commits as the person. Every request, on every route
+textual-serve serves (the page, its static files, downloads, the terminal's WebSocket, and a
+path that matches none), passes `Guard.check` first:
+
+- the Host header is one of this server's names with its port: 127.0.0.1, localhost, [::1],
+  the `--host` given and the addresses it resolves to. Anything else is refused: a rebound
+  DNS name reaches the port, but its Host header is the attacker's name;
+- a WebSocket upgrade, a request that is not GET/HEAD, and any request that carries an Origin
+  header must come from the page's own origin (`Guard.origin`, e.g. http://127.0.0.1:8000); a
+  WebSocket without an Origin is refused too;
+- the secret token of this start (`secrets.token_urlsafe(32)`, or `$ATK_SERVE_TOKEN` for
+  scripts) is in the cookie `atk-tui-token-PORT` (HttpOnly, SameSite=Strict, Path=/; the port
+  in its name, since cookies ignore ports) or in `?token=`, compared with
+  `hmac.compare_digest`. The page loaded with `?token=` sets the cookie and redirects to the
+  same address without the token.
+
+A refused request gets 403 and one line on stderr with the reason (header values sanitised,
+a token never printed). The page is only ever served on `Guard.origin`: another allowed name
+is redirected there, so the page's WebSocket is same-origin and carries the cookie.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import os
+import re
+import secrets
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from atk_tui.text.textsafe import safe_line
+
+if TYPE_CHECKING:
+    from aiohttp import web
+    from textual_serve.server import Server
+
+TOKEN_ENV = "ATK_SERVE_TOKEN"
+#: what a fixed token from $ATK_SERVE_TOKEN must look like: long enough not to be guessed,
+#: and characters that go into a URL and a cookie as they are
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9._~-]{32,256}")
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
+SAFE_METHODS = ("GET", "HEAD")
+
+
+class TokenError(ValueError):
+    """$ATK_SERVE_TOKEN is set to something that cannot be a token."""
+
+
+def make_token(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """A random token for this start, or the fixed one in $ATK_SERVE_TOKEN (taken out of the
+    environment, so the dashboards textual-serve starts do not inherit it)."""
+    env = os.environ if environ is None else environ
+    fixed = env.pop(TOKEN_ENV, None)
+    if not fixed:
+        return secrets.token_urlsafe(32)
+    if not TOKEN_SHAPE.fullmatch(fixed):
+        raise TokenError(
+            f"${TOKEN_ENV} must be 32 to 256 characters from A-Z a-z 0-9 . _ ~ - "
+            "(e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        )
+    return fixed
+
+
+def _bracketed(host: str) -> str:
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def page_host(host: str) -> str:
+    """The name the page is served on for `--host HOST`: a loopback or wildcard address is
+    127.0.0.1 (or [::1] for IPv6), any other name is itself."""
+    h = host.strip().lower()
+    if h in ("", "localhost", "127.0.0.1", "0.0.0.0"):
+        return "127.0.0.1"
+    if h in ("::", "::1", "[::]", "[::1]"):
+        return "[::1]"
+    return _bracketed(h)
+
+
+def _addresses(host: str) -> set[str]:
+    """The addresses `host` resolves to (what binding it listens on), bracketed when IPv6."""
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return set()
+    return {_bracketed(str(info[4][0]).split("%", 1)[0].lower()) for info in infos}
+
+
+def _shown(value: str, limit: int = 120) -> str:
+    """A header value quoted for the log: control characters escaped, ASCII only, bounded."""
+    text = safe_line(value).encode("ascii", "backslashreplace").decode("ascii")
+    return "'" + text[:limit] + ("..." if len(text) > limit else "") + "'"
+
+
+def _redirect(location: str) -> web.Response:
+    from aiohttp import web
+
+    return web.Response(status=302, headers={"Location": location, "Cache-Control": "no-store"})
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@dataclass
+class Guard:
+    """Who may use this server: the token, the Host names and the page's origin."""
+
+    token: str
+    host: str  # what --host said (the address listened on)
+    port: int
+    log: Callable[[str], None] = _stderr
+    names: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        names = {*LOOPBACK, page_host(self.host), _bracketed(self.host.strip().lower())}
+        names |= _addresses(self.host.strip("[]"))
+        names.discard("")
+        with_port = {f"{n}:{self.port}" for n in names}
+        if self.port == 80:  # a browser leaves the default port out of Host and Origin
+            with_port |= names
+        self.names = frozenset(with_port)
+
+    @property
+    def page(self) -> str:
+        """host:port of the page (the Host and Origin it is served with)."""
+        host = page_host(self.host)
+        return host if self.port == 80 else f"{host}:{self.port}"
+
+    @property
+    def origin(self) -> str:
+        return f"http://{self.page}"
+
+    @property
+    def url(self) -> str:
+        """The address to open: the page with this start's token."""
+        return f"{self.origin}/?token={self.token}"
+
+    @property
+    def cookie(self) -> str:
+        return f"atk-tui-token-{self.port}"
+
+    def _token_ok(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "surrogateescape"), self.token.encode())
+
+    def check(self, method: str, headers, query, cookies) -> str | None:
+        """Why this request is refused (its Host, its Origin, then its token), or None."""
+        return self.check_origin(method, headers) or self.check_token(query, cookies)
+
+    def check_origin(self, method: str, headers) -> str | None:
+        """Why this request's Host or Origin header is refused, or None."""
+        host = headers.get("Host")
+        if host is None:
+            return "no Host header"
+        if host.lower() not in self.names:
+            return f"Host {_shown(host)} is not this server's (DNS rebinding?); it answers to {self.origin}"
+        origin = headers.get("Origin")
+        if origin is None and "websocket" in headers.get("Upgrade", "").lower():
+            return "a WebSocket without an Origin header"
+        if origin is None and method not in SAFE_METHODS:
+            return f"a {_shown(method)} request without an Origin header"
+        if origin is not None and origin.lower() != self.origin:
+            return f"Origin {_shown(origin)} is not this dashboard's page ({self.origin})"
+        return None
+
+    def check_token(self, query, cookies) -> str | None:
+        """Why this request's token is refused (`?token=` first, else the cookie), or None."""
+        given = query.get("token")
+        if given is not None:
+            return None if self._token_ok(given) else "a wrong token in ?token="
+        given = cookies.get(self.cookie)
+        if given is None:
+            return f"no token (neither the cookie {self.cookie} nor ?token=)"
+        return None if self._token_ok(given) else f"a wrong token in the cookie {self.cookie}"
+
+    def refuse(self, request: web.Request, reason: str) -> web.Response:
+        from aiohttp import web
+
+        peer = request.remote or "?"
+        self.log(f"atk-tui: refused {request.method} {_shown(request.path)} from {peer}: {reason}")
+        body = (
+            f"atk-tui refused this request. Open the address atk-tui printed when it started "
+            f"({self.origin}/?token=...); pages of other sites cannot use this dashboard.\n"
+        )
+        return web.Response(status=403, text=body, headers={"Cache-Control": "no-store"})
+
+    def middleware(self):
+        """The aiohttp middleware that puts `check` in front of every route."""
+        from aiohttp import web
+
+        @web.middleware
+        async def atk_serve_guard(request: web.Request, handler):
+            reason = self.check_origin(request.method, request.headers)
+            if reason is not None:
+                return self.refuse(request, reason)
+            page = request.path == "/" and request.method in SAFE_METHODS
+            if page and request.host.lower() != self.page:
+                # another of this server's names: the page lives on one origin only, where its
+                # WebSocket is same-origin and its cookie is (the token, if any, goes along)
+                return _redirect(f"{self.origin}{request.rel_url}")
+            reason = self.check_token(request.query, request.cookies)
+            if reason is not None:
+                return self.refuse(request, reason)
+            if page and "token" in request.query:
+                # the first load: the token goes into the cookie and out of the address bar
+                # (and the history); the page proper is served on the next request
+                target = request.rel_url.with_query([(k, v) for k, v in request.query.items() if k != "token"])
+                found = _redirect(str(target))
+                found.set_cookie(self.cookie, self.token, httponly=True, samesite="Strict", path="/")
+                return found
+            response = await handler(request)
+            if not response.prepared:  # not a WebSocket (nor a download, already under way)
+                response.headers.setdefault("Content-Security-Policy", "frame-ancestors 'self'")
+                response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+                response.headers.setdefault("Referrer-Policy", "no-referrer")
+            return response
+
+        atk_serve_guard.guard = self  # type: ignore[attr-defined]  # for guarded_app's check
+        return atk_serve_guard
+
+
+async def guarded_app(server: Server, guard: Guard) -> web.Application:
+    """textual-serve's aiohttp app (page, static files, downloads, WebSocket) with the guard
+    in front of every route. `Server._make_app` is the one private name of textual-serve used:
+    it has no public hook that hands over its app before it is frozen. If it goes away this
+    fails at start (an AttributeError, nothing served), and tests/core/test_serve_guard.py
+    fails loudly."""
+    from aiohttp import web
+
+    app = await server._make_app()
+    if not isinstance(app, web.Application) or app.frozen:
+        raise RuntimeError("textual-serve's Server._make_app no longer returns an unfrozen aiohttp Application")
+    app.middlewares.append(guard.middleware())
+    return app
+
+
+def serve(
+    command: str, *, host: str, port: int, title: str, announce: Callable[[Guard], None], token: str | None = None
+) -> None:
+    """Serve `command` (one dashboard per browser tab) behind a `Guard` until SIGINT/SIGTERM.
+    `announce(guard)` is called once the port is listening (it prints the address to open)."""
+    from aiohttp import web
+    from textual_serve.server import Server
+
+    guard = Guard(token or make_token(), host, port)
+
+    class _Server(Server):
+        async def on_startup(self, app: web.Application) -> None:
+            """textual-serve prints its logo and the address without the token here: nothing."""
+
+    server = _Server(command, host=host, port=port, title=title, public_url=guard.origin)
+    server.initialize_logging()
+    loop = asyncio.new_event_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, server.request_exit)
+        loop.add_signal_handler(signal.SIGTERM, server.request_exit)
+    except NotImplementedError:  # pragma: no cover - not on Linux
+        pass
+    web.run_app(
+        guarded_app(server, guard),
+        host=host,
+        port=port,
+        handle_signals=False,
+        loop=loop,
+        print=lambda *_: announce(guard),
+        # no access log: it would print each first load's token, and request lines raw;
+        # the refusals are logged by the guard
+        access_log=None,
+    )
