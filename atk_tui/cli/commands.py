@@ -240,9 +240,9 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
             out.op = "edit"
             out.item = svc.show(args.filename)
         return report_plan(svc, out)
-    line, warnings = written_line(out)  # two writes, two lines: the edit's stdout is its saved item
-    for w in warnings:
-        say_err_line(f"warning: {w}")
+    line, beside = written_line(out)  # two writes, two lines: the edit's stdout is its saved item
+    for w in beside:
+        say_err_line(w)
     write_text(sys.stderr, safe_text(line).rstrip("\n") + "\n")
     return report_plan(svc, svc.edit(args.filename, body))
 

@@ -22,6 +22,7 @@ class Nouns:
     kinds: Sequence[str]
     default_kind: str
     status_help: str
+    queue: str  # the folder its items live under ("wi" / "mq")
     #: the queue's transition table (`domain.ops`): one command per row that has one
     transitions: Mapping[str, Transition]
 
@@ -61,7 +62,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
 
     p = ps["show"] = cmd(
-        "show", "print items as text; several in one call, each after a line '==> wi/inbox/F.md <==' naming its file"
+        "show", f"print items as text; several in one call, each after a line '==> {n.queue}/inbox/F.md <==' naming its file"
     )
     p.add_argument("filenames", nargs="+", metavar="filename")
     g = p.add_mutually_exclusive_group()
@@ -188,6 +189,8 @@ def transition_help(row: Transition, n: Nouns) -> str:
     text = f"{froms[0]} -> {row.target}"
     if row.takes_plan:
         text += " with plan_file set"
+    if row.already_ok:
+        text += f" (an item in {row.target} already: nothing to do, exit 0, and it says whether the item is ready)"
     if row.several:
         text += ", all or nothing (every file checked before any moves)"
     if row.answered_from:

@@ -47,6 +47,7 @@ def add_mq_parser(
             kinds=list(MQ.kinds),
             default_kind=MQ.request_kind,
             status_help="active (default), processable, ready, blocked, planning, all (every state but planning), or a state",
+            queue="mq",
             transitions=MQ_RULES.transitions,
         ),
     )

@@ -200,12 +200,16 @@ def push_said(out: Any) -> tuple[str, tuple[str, ...]]:
     return " not pushed: no remote", warnings
 
 
-def written_line(out: Any) -> tuple[str, tuple[str, ...]]:
-    """(the one line saying what `out`'s write did, the warnings to print beside it)."""
+def written_line(out: Any) -> tuple[str, list[str]]:
+    """(the one line saying what `out`'s write did, the stderr lines to print beside it: its
+    warnings, and as a note what the message says after `<verb> <file>`: the line is exactly
+    `<verb> <file> (<sha>) pushed|not pushed: <why>`; a filename has no space or parenthesis)."""
     if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
         said, warnings = push_said(out)
-        return f"{out.message} ({out.commit[:10]}){said}", warnings
-    return out.message, tuple(out.warnings)
+        head, paren, extra = out.message.partition(" (")
+        notes = [f"note: {head}: {extra[:-1]}"] if paren and extra.endswith(")") else []
+        return f"{head if notes else out.message} ({out.commit[:10]}){said}", [f"warning: {w}" for w in warnings] + notes
+    return out.message, [f"warning: {w}" for w in out.warnings]
 
 
 def report(out: Any) -> int:
@@ -222,9 +226,9 @@ def report(out: Any) -> int:
         else:
             say_err(out.message)
         return out.exit_code or 1
-    line, warnings = written_line(out)
-    for w in warnings:
-        say_err_line(f"warning: {w}")
+    line, beside = written_line(out)
+    for w in beside:
+        say_err_line(w)
     if out.op in ("add", "edit") and out.item is not None:
         say(out.item.filename)
         say(out.item.text)

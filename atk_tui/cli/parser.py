@@ -233,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
             kinds=KINDS,
             default_kind="awi",
             status_help="active (default), processable, ready, blocked, all, or a state",
+            queue="wi",
             transitions=TRANSITIONS,
         ),
     )

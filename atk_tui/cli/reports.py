@@ -13,13 +13,13 @@ from typing import Any
 from atk_tui.cli.output import (
     JSON,
     body_of,
-    push_said,
     report,
     say,
     say_err,
     say_err_line,
     terminal_table,
     write_text,
+    written_line,
 )
 from atk_tui.domain.errors import AtkError
 from atk_tui.host.config import is_agent_env
@@ -168,10 +168,10 @@ def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
             say_err_line(f"warning: {w}")
         say_err(out.message)
         return out.exit_code or 1
-    said, warnings = push_said(out) if out.commit else ("", out.warnings)
-    for w in warnings:
-        say_err_line(f"warning: {w}")
-    say(out.message + (f" ({out.commit[:10]}){said}" if out.commit else ""))
+    line, beside = written_line(out)
+    for w in beside:
+        say_err_line(w)
+    say(line)
     for line in out.stored:
         say(line)
     return 0

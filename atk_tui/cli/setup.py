@@ -90,7 +90,16 @@ def config_lines(store_option: str | None) -> list[str]:
         else:
             said = f"default ({DEFAULT_GIT_TIMEOUT:g} s)"
         lines.append(f"git.{key} = {value:g}  # {said}")
-    shown = {"private_notes", "plans_root", "git.timeout", "git.push_timeout", "git.hook_timeout"}
+    from atk_tui.service.reading import DEFAULT_READ_TIMEOUT, DEFAULT_READ_WINDOW, TIMEOUT_ENV, WINDOW_ENV, read_limits
+
+    for key, env, default, value in zip(("read_window", "read_timeout"), (WINDOW_ENV, TIMEOUT_ENV),
+                                        (DEFAULT_READ_WINDOW, DEFAULT_READ_TIMEOUT), read_limits(cfg), strict=True):
+        raw = git.get(key)
+        said = (f"${env}" if os.environ.get(env, "").strip()
+                else in_file if isinstance(raw, int | float) and not isinstance(raw, bool) and float(raw) == value
+                else f"default ({default:g} s)")  # fmt: skip
+        lines.append(f"git.{key} = {value:g}  # {said}")
+    shown = {"private_notes", "plans_root", *(f"git.{k}" for k in (*limits, "read_window", "read_timeout"))}
 
     def walk(prefix: str, table: dict[str, Any]) -> None:
         for k, v in table.items():

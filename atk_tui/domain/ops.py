@@ -78,6 +78,8 @@ class Transition:
     takes_plan: bool = False
     #: a command of its own (`atk wi <op>`); False: only the dashboard's edit session runs it
     command: bool = True
+    #: an item in the target state already is a no-op that says so (confirmation-and-uwi step 4)
+    already_ok: bool = False
 
 
 #: the frontmatter keys adopt and reject write (SPEC §4), cleared when the item leaves the
@@ -143,7 +145,7 @@ WI = QueueRules(
     terminal=frozenset({State.ADOPTED.value, State.REJECTED.value}),
     transitions={
         Op.HOLD.value: Transition(State.HOLD.value, frozenset({State.INBOX.value})),
-        Op.UNHOLD.value: Transition(State.INBOX.value, frozenset({State.HOLD.value})),
+        Op.UNHOLD.value: Transition(State.INBOX.value, frozenset({State.HOLD.value}), already_ok=True),
         Op.START_PROCESSING.value: Transition(State.PROCESSING.value, frozenset({State.INBOX.value}), several=True),
         Op.ADOPT.value: Transition(
             State.ADOPTED.value, frozenset({State.PROCESSING.value}), answered_from=frozenset({State.INBOX.value}),
@@ -219,6 +221,21 @@ def terminal_hint(item: Item) -> str:
     return f"it is done; new work is a new item (`{cli} add`)"
 
 
+def state_hint(item: Item, rules: QueueRules) -> str | None:
+    """What to do about an item that is where no agent step takes it (held, being edited,
+    being planned, terminal), as the seeds prescribe; None for the other states."""
+    cli, name = f"atk {rules.name}", item.filename
+    if item.state == State.HOLD:
+        return f"it is held while someone edits it; wi-standards: whoever holds it runs `{cli} unhold {name}` when the edit is done"
+    if item.state == "editing":
+        return "the user is editing it in the dashboard; wait until the edit is saved"
+    if item.state in rules.fenced:
+        return f"a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`"
+    if item.state in rules.terminal:
+        return terminal_hint(item)
+    return None
+
+
 def _terminal(item: Item) -> Refusal:
     return Refusal(
         "state",
@@ -275,21 +292,16 @@ def transition_refusal(
         )
     elif row.answered_from and item.state in row.answered_from:
         hint = f" (`{cli} start-processing {name}` first)"
-    elif item.state == State.HOLD:
-        hint = (
-            " (it is held while someone edits it; wi-standards: whoever holds it runs "
-            f"`{cli} unhold {name}` when the edit is done, then it can {op})"
+    elif op == Op.UNHOLD and item.state != "editing":
+        hint = f" (only a held item is unheld; {name} is not held, so there is nothing to unhold" + (
+            ": its work goes on in processing)" if item.state == State.PROCESSING else ")"
         )
-    elif op == Op.UNHOLD:
-        hint = f" (only a held item is unheld; {name} is not held, so there is nothing to unhold)"
     elif op == Op.RETURN_TO_INBOX and item.state == State.INBOX:
         hint = f" ({name} is in inbox already: nothing to return)"
-    elif item.state in rules.fenced:
-        hint = f" (a planning item leaves planning only with `{cli} finish-planning {name} --plan-file=P`)"
-    elif item.state == "editing":
-        hint = " (the user is editing it in the dashboard; wait until the edit is saved)"
-    elif item.state in rules.terminal:
-        hint = f" (`{cli} return-to-inbox {name} --state={item.state}` first)"
+    elif op == Op.RETURN_TO_INBOX and item.state == State.PROCESSING:
+        hint = f" (a processing item goes back with `{cli} return-to-inbox {name}`, without --state)"
+    elif (said := state_hint(item, rules)) is not None:
+        hint = f" ({said}{f', then it can {op}' if item.state == State.HOLD else ''})"
     return Refusal(
         "state",
         f"state conflict: {name} is in {item.state}; {op} expects {' or '.join(sorted(allowed))}{hint}",
@@ -385,12 +397,15 @@ def _item_refusal(
         if expect and item.state != expect:
             return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
         if item.state not in rules.removable:
+            said = state_hint(item, rules) if item.state not in rules.terminal else None
             why = (
                 " (wi-standards: a processing item ends with adopt or reject, or goes back with "
                 f"`atk {rules.name} return-to-inbox {name}`)"
                 if item.state == State.PROCESSING
                 else " (a terminal item stays; git history is the record)"
                 if item.state in rules.terminal
+                else f" ({said})"
+                if said
                 else ""
             )
             return Refusal(
@@ -417,12 +432,12 @@ def _item_refusal(
             what, question = ("a feedback item", "a question (TBD)") if rules.name == "mq" else ("an AWI", "a UWI (question)")
             return Refusal("invalid", f"{name} is {what}; only {question} can be answered — comment instead", filename=name)
         if item.state in rules.terminal:
-            return Refusal(
-                "state",
-                f"{name} is {item.state}: return it to inbox (`atk {rules.name} return-to-inbox --state={item.state}`) "
-                "before answering it again",
-                filename=name,
+            back = (
+                f"`atk {rules.name} return-to-inbox {name} --state=rejected`"
+                if item.state == State.REJECTED
+                else "move it to inbox in the dashboard"
             )
+            return Refusal("state", f"{name} is {item.state}: return it to inbox ({back}) before answering it again", filename=name)
         return None
     if op == Op.COMMENT:
         if not item.is_request:
@@ -431,13 +446,8 @@ def _item_refusal(
     if op == Op.SET_DEPENDENCIES:
         allowed = rules.dependencies_user if actor == "user" else rules.dependencies_agent
         if item.state not in allowed:
-            why = (
-                f" (it is held while someone edits it: whoever holds it runs `atk {rules.name} unhold {name}` first)"
-                if item.state == State.HOLD
-                else f" ({terminal_hint(item)})"
-                if item.state in rules.terminal
-                else ""
-            )
+            said = state_hint(item, rules)
+            why = f" ({said})" if said else ""
             return Refusal(
                 "state",
                 f"state conflict: {name} is in {item.state}; set-dependencies takes {' or '.join(sorted(allowed))} items{why}",

@@ -39,6 +39,7 @@ class PlansOutcome:
     warnings: tuple[str, ...] = ()
     exit_code: int = 0
     pushed: bool | None = None
+    op: str = "plans commit"
 
 
 def _referenced_months(svc) -> dict[str, tuple[str, str]]:
@@ -160,11 +161,11 @@ def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
             src.unlink()
         except OSError as exc:
             warnings.append(f"stored, but could not remove {src}: {exc.strerror}")
-    n = len(moves)
+    extra = sorted(Path(dst).name for src, dst in moves.items() if src not in plans)  # the same-stem companions
     first = plans[0].name if len(plans) == 1 else f"{len(plans)} plans"
     return PlansOutcome(
         True,
-        f"stored {first} ({n} file{'s' if n > 1 else ''})",
+        f"stored {first}" + (f" (with the same-stem {'files' if len(extra) > 1 else 'file'} {', '.join(extra[:20])}{', …' if len(extra) > 20 else ''})" if extra else ""),
         result.commit,
         stored,
         tuple(warnings),

@@ -4,6 +4,20 @@ store's (`store.freshen`)."""
 
 from __future__ import annotations
 
-from atk_tui.store.freshen import Freshness, freshen, freshen_once, stale_message, with_stale
+from atk_tui.store.freshen import (
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_READ_WINDOW,
+    TIMEOUT_ENV,
+    WINDOW_ENV,
+    Freshness,
+    freshen,
+    freshen_once,
+    read_limits,
+    stale_message,
+    with_stale,
+)
 
-__all__ = ["Freshness", "freshen", "freshen_once", "stale_message", "with_stale"]
+__all__ = [
+    "DEFAULT_READ_TIMEOUT", "DEFAULT_READ_WINDOW", "TIMEOUT_ENV", "WINDOW_ENV", "Freshness", "freshen", "freshen_once",
+    "read_limits", "stale_message", "with_stale",
+]  # fmt: skip

@@ -564,6 +564,13 @@ class Writes(ServiceBase):
             )
         for flag, names in (("--depends-on", depends_on or ()), ("--add", add), ("--remove", remove)):
             for dep in names:
+                if not dep.strip() and flag == "--depends-on":  # `--depends-on=` of an empty set
+                    return self._refuse(
+                        "set-dependencies",
+                        f"--depends-on= names no file; to clear {filename}'s dependencies give no --depends-on "
+                        f"(process-feedbacks: `set-dependencies {filename}` alone clears them)",
+                        [filename], 2,
+                    )  # fmt: skip
                 if not is_valid_filename(dep):
                     return self._refuse("set-dependencies", f"bad filename in {flag}: {dep!r}", [filename], 2)
         if delta:
@@ -577,11 +584,17 @@ class Writes(ServiceBase):
             if first is not None:
                 prefix = "refused: " if first.code == "cycle" else ""
                 raise AtkError(prefix + first.message, code=first.code)
+            if list(item.depends_on) == deps:  # process-feedbacks makes each item's set equal, every run
+                raise AtkError("nothing to change", code="unchanged")
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
             text = with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body
             return self._save(tx, item, text)
 
-        return self._write("set-dependencies", [filename], change)
+        out = self._write("set-dependencies", [filename], change)
+        if not out.ok and out.code == "unchanged":
+            said = f"depends on exactly [{', '.join(deps)}] already" if deps else "has no dependencies already"
+            return Outcome(True, "set-dependencies", f"{filename} {said}: nothing to change, nothing committed", (filename,))
+        return out
 
     def _change_dependencies(self, filename: str, add: list[str], remove: list[str]) -> Outcome:
         both = [d for d in add if d in remove]

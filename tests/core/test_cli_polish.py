@@ -219,7 +219,8 @@ def test_return_from_rejected_clears_the_note_and_says_so(
     text = (store / queue / "inbox" / name).read_text()
     assert parse_item(name, "inbox", text.encode(), queue=queue).note is None
     assert "note:" not in text
-    assert "cleared the note 'a duplicate'" in out and "history" in out, out
+    assert "cleared the note 'a duplicate'" in err and "history" in err, err  # a note beside the one line
+    assert out.startswith(f"return-to-inbox {name} (") and "cleared" not in out, out
     assert "note: a duplicate" in git(store, "show", f"HEAD~1:{queue}/rejected/{name}")  # kept as history
 
 

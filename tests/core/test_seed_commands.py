@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.clikit import ATK, Atk, awi, last_commit, seed, uwi
+from support.clikit import ATK, Atk, Clone, awi, last_commit, seed, typed, uwi, write_line
+from support.environ import patched_environ
 from support.storekit import AWI_BODY, clone, git, make_remote_pair, tree_state
 
 from atk_tui.cli.main import run
@@ -603,6 +604,10 @@ def test_config_with_no_arguments_prints_every_key(
     assert lines["private_notes"] == f'"{store}"  # --store'
     assert lines["plans_root"].startswith(f'"{plans_dir}"  # config file ')
     assert lines["git.timeout"] == "30  # default (30 s)"
+    assert lines["git.read_window"] == "2  # default (2 s)" and lines["git.read_timeout"] == "3  # default (3 s)"
+    with patched_environ(ATK_READ_WINDOW="0"):  # what every read of atk obeys, from where it comes
+        rc, out, err = bare(capsys, "config", "--store", str(store))
+    assert "git.read_window = 0  # $ATK_READ_WINDOW\n" in out
     rc, out, _ = bare(capsys, "config", "get", "private_notes", "--store", str(store))
     assert rc == 0 and out.strip() == str(store)
 
@@ -730,3 +735,398 @@ def test_unhold_judges_after_the_pull(tmp_path: Path, capsys: pytest.CaptureFixt
     rc, out, err = Atk(here, capsys)("wi", "unhold", name)
     assert rc == 0 and out.startswith(f"unhold {name} (") and out.rstrip().endswith(" pushed"), (out, err)
     assert (here / "wi/inbox" / name).exists() and last_commit(here) == f"atk: unhold {name}|agent"
+
+
+# --- each seed's command sequence, replayed verbatim on two clones of one remote ----------------
+#
+# The seed's command line is the first argument of `typed` exactly as the seed writes it; the
+# placeholders it leaves are filled, nothing else changes. The agent's clone runs with
+# CLAUDECODE=1, the person's without; a read asks the remote every time (a poll minutes later).
+
+REPO = "acme/webapp"
+
+
+def _two_clones(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Clone, Clone, Path]:
+    monkeypatch.setenv("ATK_READ_WINDOW", "0")
+    agent_root, remote = make_remote_pair(tmp_path, "agent")
+    person_root = clone(remote, tmp_path / "person")
+    return Clone(agent_root, capsys, agent=True), Clone(person_root, capsys, agent=False), remote
+
+
+def _head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def _listed(clone_: Clone, queue: str, *flags: str) -> dict[str, dict]:
+    rc, out, err = clone_(queue, "list", "--json", *flags)
+    assert rc == 0, err
+    return {r["filename"]: r for r in map(json.loads, out.splitlines())}
+
+
+def test_wi_standards_replayed_on_two_clones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, plans_dir: Path
+) -> None:
+    """wi-standards in its order: add --body-file (its own frontmatter merged), hold → edit →
+    unhold, show --target-repo --skip-pull, set-dependencies (and the same set again: a no-op),
+    start-processing → reject → return-to-inbox --state=rejected → rm, a portable plan_file before
+    and after `atk plans commit`, convert-to-plan, adopt with --skip-push then `atk wi commit`,
+    process-loop picking up what the person filed; each write says exactly its one line."""
+    agent, person, remote = _two_clones(tmp_path, capsys, monkeypatch)
+    # 投入と取得 9: `atk config get private_notes` (through a shell, as an agent runs it)
+    rc, out, err = agent.shell("atk config get private_notes")
+    assert rc == 0 and out == f"{agent.store}\n", err
+    # 投入と取得 4: `atk wi add --body-file <path>`; 8: the non-reserved frontmatter is kept
+    body = tmp_path / "awi.md"
+    body.write_text("---\nreviewed_by: lane-1\n---\n" + AGENT_AWI)
+    rc, out, err = agent(*typed("atk wi add --body-file <path>", ("<path>", str(body))), "--source=add-awi", f"--target-repo={REPO}")
+    assert rc == 0 and write_line(err)["verb"] == "added" and err.rstrip().endswith(" pushed"), err
+    name = out.splitlines()[0]
+    assert "source: add-awi\ntarget_repo: acme/webapp\n" in out and "reviewed_by: lane-1\n---\n# Use one" in out
+    assert name in _listed(person, "wi")  # the person's read brings it in
+    # 状態と依存: `atk wi hold` → `atk wi edit` → `atk wi unhold`, the person seeing the hold meanwhile
+    rc, out, err = agent(*typed("atk wi hold", then=[name]))
+    assert rc == 0 and write_line(out)["verb"] == "hold", err
+    assert _listed(person, "wi")[name]["state"] == "hold"
+    body.write_text(AGENT_AWI.replace("# Use one email validator everywhere", "# Use one email validator, tests first"))
+    rc, out, err = agent(*typed("atk wi edit", then=[name, "--body-file", str(body)]))
+    assert rc == 0 and write_line(err)["verb"] == "saved" and "warning" not in err, err
+    assert "reviewed_by: lane-1\n" in out  # a body without frontmatter keeps the stored keys
+    rc, out, err = agent(*typed("atk wi unhold", then=[name]))
+    assert rc == 0 and write_line(out)["verb"] == "unhold", err
+    # 投入と取得 8: `atk wi show <filename> --target-repo=<repo> --skip-pull`: the saved text
+    rc, out, err = agent(*typed("atk wi show <filename> --target-repo=<repo> --skip-pull", ("<filename>", name), ("<repo>", REPO)))
+    assert rc == 0 and out.startswith("---\nkind: awi\n") and "# Use one email validator, tests first" in out, err
+    # `atk wi set-dependencies <filename> --depends-on <filename>`; the same set again changes nothing
+    rc, out, err = agent("wi", "add", "--source=agent", f"--target-repo={REPO}", "Prepare the shared validator module")
+    dep = out.splitlines()[0]
+    line = "atk wi set-dependencies <filename> --depends-on <filename>"
+    rc, out, err = agent(*typed(line, ("<filename>", name), ("<filename>", dep)))
+    assert rc == 0 and write_line(out)["verb"] == "set-dependencies", err
+    before = _head(agent.store)
+    rc, out, err = agent(*typed(line, ("<filename>", name), ("<filename>", dep)))
+    assert rc == 0 and out == f"{name} depends on exactly [{dep}] already: nothing to change, nothing committed\n", err
+    assert _head(agent.store) == before
+    # an item filed by mistake: start-processing → reject → `atk wi return-to-inbox --state=rejected` → `atk wi rm`
+    rc, out, err = agent("wi", "add", "--source=agent", f"--target-repo={REPO}", "Bump the copyright year")
+    extra = out.splitlines()[0]
+    for words in (typed("atk wi start-processing", then=[extra]), typed("atk wi reject", then=[extra, "--note=a duplicate"])):
+        rc, out, err = agent(*words)
+        assert rc == 0 and write_line(out), err
+    rc, out, err = agent(*typed("atk wi return-to-inbox --state=rejected", then=[extra]))
+    assert rc == 0 and write_line(out)["verb"] == "return-to-inbox", (out, err)
+    assert f"atk: note: return-to-inbox {extra}: cleared the note 'a duplicate'" in err
+    rc, out, err = agent(*typed("atk wi rm", then=[extra]))
+    assert rc == 0 and write_line(out)["verb"] == "rm", err
+    # 型と計画: `plan_file` is `$(atk config get private_notes)/plans/yyyy/MM/<メイン計画ファイル名>`, written
+    # while the plan is still in the planning work root; `atk wi edit --plan-file` in the hold order
+    (plans_dir / "login.md").write_text("# Plan: login\n")
+    assert agent("wi", "hold", name)[0] == 0
+    rc, out, err = agent.shell(f'atk wi edit {name} --plan-file "$(atk config get private_notes)/plans/2026/12/login.md"')
+    assert rc == 0 and "plan_file: $(atk config get private_notes)/plans/2026/12/login.md\n" in out, err
+    assert "in the planning work root" in err and "plan file missing" not in err
+    assert agent("wi", "unhold", name)[0] == 0
+    rc, out, err = agent("wi", "show", name, "--json")
+    assert json.loads(out)["plan_file_at"] == "planning root" and json.loads(out)["ready"] is False  # dep is open
+    rc, out, err = agent(*typed("atk plans commit", then=[str(plans_dir / "login.md")]))
+    assert rc == 0 and write_line(out)["verb"] == "stored", err
+    assert out.splitlines()[1] == "$(atk config get private_notes)/plans/2026/12/login.md"
+    rc, out, err = person("wi", "show", name, "--json")  # the other clone: the same value, the plan pulled
+    assert json.loads(out)["plan_file_at"] == "store"
+    rc, out, err = agent.shell(f"atk wi convert-to-plan {dep} --plan-file '$(atk config get private_notes)/plans/2026/12/login.md'")
+    assert rc == 0 and write_line(out)["verb"] == "convert-to-plan", err
+    # the picker takes both, the lane adopts them; --skip-push, then `atk wi commit` pushes
+    rc, out, err = agent(*typed("atk wi start-processing", then=[dep, name]))
+    assert rc == 0 and write_line(out)["file"] == "2 items", err
+    sha = _head(agent.store)
+    for f in (dep, name):
+        rc, out, err = agent(*typed("atk wi adopt", then=[f, "--note=merged", f"--commit={sha}", "--skip-push"]))
+        assert rc == 0 and write_line(out).group(0).endswith("not pushed: --skip-push (run `atk wi commit` to push it)"), err
+    rc, out, err = agent(*typed("atk wi commit"))
+    assert rc == 0 and out == "pushed 2 earlier commits\n", (out, err)
+    assert _head(agent.store) == git(remote, "rev-parse", "main").strip()
+    states = _listed(person, "wi", "--status=all")
+    assert (states[name]["state"], states[dep]["state"]) == ("adopted", "adopted")
+    # 状態と依存: the resident `atk wi process-loop` picks up what the person filed on their clone
+    rc, out, err = person("wi", "add", f"--target-repo={REPO}", AWI_BODY)
+    filed = out.splitlines()[0]
+    seen = tmp_path / "session.env"
+    rc, out, err = agent.shell(f"atk wi process-loop --run 'env | grep ^ATK_READY > {seen}' --once")
+    assert rc == 0, err
+    env = dict(line.split("=", 1) for line in seen.read_text().splitlines())
+    assert env == {"ATK_READY_FILES": filed, "ATK_READY_INBOX_FILES": filed, "ATK_READY_PROCESSING_FILES": ""}
+
+
+TBD_BODY = """# feedbacks-planner could not start: retry?
+
+## 質問
+How should the batch go on?
+
+- A) Retry -- start the planner again with the same plan
+- B) Stop -- keep the items waiting
+
+推奨: A) Retry
+"""
+
+
+def test_process_feedbacks_replayed_on_two_clones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """process-feedbacks in its order on the agent's clone, feedback filed and a TBD answered on the
+    person's: list --status=active, bulk and single show --skip-pull (text), set-dependencies
+    --depends-on= (again: a no-op; none: clears), start-processing of the batch, a technical
+    failure parked behind a TBD (the person answers it), the planning path, convert-to-plan,
+    adopt/reject one by one with --skip-push on all but the last, process-loop over mq."""
+    agent, person, remote = _two_clones(tmp_path, capsys, monkeypatch)
+    repo = "/home/dev/src/webapp"  # 1. 対象リポジトリの絶対パス
+    names = []
+    for title in ("Export buttons are hard to find", "Export runs twice", "Export has no progress"):
+        rc, out, err = person("mq", "add", f"--target-repo={repo}", f"# {title}\n\n- 反映内容: fix it\n")
+        assert rc == 0 and write_line(err)["verb"] == "added", err
+        names.append(out.splitlines()[0])
+    a, b, c = sorted(names)
+    # 1.1 `atk mq list --status=active --target-repo=` (JSON Lines: an agent environment)
+    rc, out, err = agent(*typed("atk mq list --status=active --target-repo=", ("--target-repo=", repo)))
+    assert rc == 0 and [json.loads(r)["filename"] for r in out.splitlines()] == [a, b, c], err
+    # 1.2 / 2: `atk mq show ... --target-repo= --skip-pull` once for several, text with a line per file
+    rc, out, err = agent(*typed("atk mq show ... --target-repo= --skip-pull", ("...", [a, b, c]), ("--target-repo=", repo)))
+    assert rc == 0, err
+    assert out.startswith(f"==> mq/inbox/{a} <==\n---\nkind: feedback\n") and f"\n\n==> mq/inbox/{c} <==\n---\n" in out
+    assert '"filename"' not in out
+    rc, out, err = agent(*typed("atk mq show --target-repo= --skip-pull", ("--target-repo=", repo), then=[b]))
+    assert rc == 0 and out == (agent.store / "mq/inbox" / b).read_text(), err
+    # 1.4 `atk mq set-dependencies --depends-on= ... --target-repo=`; the same set again; none clears
+    line = "atk mq set-dependencies --depends-on= ... --target-repo="
+    rc, out, err = agent(*typed(line, ("--depends-on=", a), ("...", [c]), ("--target-repo=", repo)))
+    assert rc == 0 and write_line(out)["file"] == c, err
+    before = _head(agent.store)
+    rc, out, err = agent(*typed(line, ("--depends-on=", a), ("...", [c]), ("--target-repo=", repo)))
+    assert rc == 0 and "nothing to change, nothing committed" in out and _head(agent.store) == before, (out, err)
+    rc, out, err = agent(*typed(line, ("--depends-on=", ""), ("...", [c]), ("--target-repo=", repo)))  # an empty set typed as `--depends-on=`
+    assert rc == 2 and f"give no --depends-on (process-feedbacks: `set-dependencies {c}` alone clears them)" in err
+    rc, out, err = agent(*typed("atk mq set-dependencies ... --target-repo=", ("...", [c]), ("--target-repo=", repo)))
+    assert rc == 0 and write_line(out)["verb"] == "set-dependencies", err
+    rc, out, err = agent(*typed("atk mq set-dependencies ... --target-repo=", ("...", [c]), ("--target-repo=", repo)))
+    assert rc == 0 and out == f"{c} has no dependencies already: nothing to change, nothing committed\n", err
+    # 1.7 `atk mq start-processing ... --target-repo=`, the batch in filename order, once
+    rc, out, err = agent(*typed("atk mq start-processing ... --target-repo=", ("...", [a, b, c]), ("--target-repo=", repo)))
+    assert rc == 0 and write_line(out)["file"] == "3 items", err
+    # 2. a technical failure of c: a TBD, c depends on it (the others kept), back to inbox, blocked
+    rc, out, err = agent("mq", "add", "--kind=tbd", "--source=process-feedbacks", f"--target-repo={repo}", TBD_BODY)
+    assert rc == 0, err
+    tbd = out.splitlines()[0]
+    rc, out, err = agent("mq", "set-dependencies", c, "--add", tbd, f"--target-repo={repo}")
+    assert rc == 0 and write_line(out), err
+    rc, out, err = agent(*typed("atk mq return-to-inbox", then=[c, f"--target-repo={repo}"]))
+    assert rc == 0 and write_line(out), err
+    assert _listed(agent, "mq", "--status=blocked")[c]["reasons"] == [f"waiting on {tbd} (inbox, unanswered)"]
+    # the person answers the TBD on their clone; `atk mq show --target-repo=` reads it on the agent's
+    rc, out, err = person("mq", "answer", tbd, "--choose", "A")
+    assert rc == 0 and write_line(out)["verb"] == "answer", err
+    rc, out, err = agent(*typed("atk mq show --target-repo=", ("--target-repo=", repo)), tbd)
+    assert rc == 0 and "## 回答\n\n- 1: A) Retry" in out, err
+    rc, out, err = agent("mq", "adopt", tbd, "--note=the person chose to retry", f"--target-repo={repo}")
+    assert rc == 0 and write_line(out)["verb"] == "adopt", err
+    assert c in _listed(agent, "mq", "--status=ready")
+    rc, out, err = agent("mq", "unhold", c, f"--target-repo={repo}")  # it waited in inbox: a no-op
+    assert rc == 0 and out.rstrip().endswith("nothing committed; it is ready"), err
+    # the planning path: add --state=planning, --status=planning, finish-planning F... --plan-file=
+    plan = "$(atk config get private_notes)/plans/2026/12/export.md"
+    (agent.store / "plans/2026/12").mkdir(parents=True)
+    (agent.store / "plans/2026/12/export.md").write_text("# Plan: export\n")
+    git(agent.store, "add", "plans")
+    git(agent.store, "commit", "-qm", "plan")
+    rc, out, err = agent("mq", "add", "--state=planning", "--source=plan-and-add-feedback", f"--target-repo={repo}", "# Export as CSV\n")
+    planned = out.splitlines()[0]
+    assert rc == 0 and list(_listed(agent, "mq", "--status=planning")) == [planned], err
+    assert planned not in _listed(agent, "mq", "--status=active")
+    rc, out, err = agent("mq", "finish-planning", planned, f"--plan-file={plan}", f"--target-repo={repo}")
+    assert rc == 0 and write_line(out)["verb"] == "finish-planning", err
+    # 4. `atk mq convert-to-plan` records the planner's plan on a normal feedback item
+    rc, out, err = agent(*typed("atk mq convert-to-plan", then=[a, f"--plan-file={plan}", f"--target-repo={repo}"]))
+    assert rc == 0 and write_line(out)["verb"] == "convert-to-plan", err
+    # 5. one by one in filename order: `atk mq adopt --note=<反映概要> --commit=<完全長SHA>`, `atk mq reject`,
+    # --skip-push on all but the last, which pushes them all
+    sha = _head(agent.store)
+    adopt = "atk mq adopt --note=<反映概要> --commit=<完全長SHA>"
+    rc, out, err = agent(*typed(adopt, ("<反映概要>", "moved the buttons up"), ("<完全長SHA>", sha), then=[a, "--skip-push"]))
+    assert rc == 0 and "not pushed: --skip-push" in write_line(out).group(0), err
+    rc, out, err = agent(*typed("atk mq reject", then=[b, "--note=not wanted: the export runs once", "--skip-push"]))
+    assert rc == 0 and "not pushed: --skip-push" in write_line(out).group(0), err
+    pushed_before = git(remote, "rev-parse", "main").strip()
+    assert pushed_before != _head(agent.store)
+    rc, out, err = agent(*typed(adopt, ("<反映概要>", "progress bar added"), ("<完全長SHA>", sha), then=[planned]))
+    assert rc == 1 and f"`atk mq start-processing {planned}` first" in err  # planned went to inbox
+    assert agent("mq", "start-processing", planned, f"--target-repo={repo}")[0] == 0
+    rc, out, err = agent(*typed(adopt, ("<反映概要>", "CSV export added"), ("<完全長SHA>", sha), then=[planned]))
+    assert rc == 0 and write_line(out).group(0).endswith(" pushed"), err
+    assert _head(agent.store) == git(remote, "rev-parse", "main").strip()
+    states = {f: r["state"] for f, r in _listed(person, "mq", "--status=all").items()}
+    assert (states[a], states[b], states[planned], states[tbd], states[c]) == ("adopted", "rejected", "adopted", "adopted", "inbox")
+    # 3. `process-loop` starts a session for what is ready: c, in inbox
+    seen = tmp_path / "session.env"
+    rc, out, err = agent.shell(f"atk wi process-loop --queue mq --run 'env | grep ^ATK_READY > {seen}' --once")
+    assert rc == 0, err
+    env = dict(line.split("=", 1) for line in seen.read_text().splitlines())
+    assert env == {"ATK_READY_FILES": c, "ATK_READY_INBOX_FILES": c, "ATK_READY_PROCESSING_FILES": ""}
+
+
+def test_confirmation_and_uwi_hold_notify_and_reject_replayed_on_two_clones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """confirmation-and-uwi's other branches: its `atk wi hold` of the original being processed
+    (wi-standards wins, SPEC §11: refused, naming the steps that replace it, which the agent then
+    types), a delegate's `atk agents notify --body-file=<絶対パス>` read on the person's clone, an
+    answer that turns the question down closed with `reject` (step 3), and step 4's unhold."""
+    agent, person, remote = _two_clones(tmp_path, capsys, monkeypatch)
+    rc, out, err = agent("wi", "add", "--source=process-wi", f"--target-repo={REPO}", AGENT_AWI)
+    orig = out.splitlines()[0]
+    assert agent("wi", "start-processing", orig)[0] == 0
+    rc, out, err = agent("wi", "add", "--kind=uwi", "--source=process-wi", f"--target-repo={REPO}", CHECKPOINT)
+    q = out.splitlines()[0]
+    # 確認経路: `atk wi hold` of the original: not a hold (wi-standards), and the refusal says what is
+    before = _head(agent.store)
+    rc, out, err = agent(*typed("atk wi hold", then=[orig]))
+    assert rc == 1 and "then hold it" not in err and _head(agent.store) == before
+    steps = [f"atk wi set-dependencies {orig} --add {q}", f"atk wi return-to-inbox {orig}"]
+    assert all(f"`{step.replace(q, '<question filename>')}`" in err for step in steps), err
+    for step in steps:  # typed as the refusal names them
+        rc, out, err = agent(*typed(step))
+        assert rc == 0 and write_line(out), err
+    assert _listed(agent, "wi", "--status=blocked")[orig]["reasons"] == [f"waiting on {q} (inbox, unanswered)"]
+    # 確認経路: the delegate's notice, `--body-file=<絶対パス>`; the person reads it on their clone
+    notice = tmp_path / "notice.md"
+    notice.write_text(f"# Decision pending: the email validator\n\nSee {q}.\n")
+    rc, out, err = agent(*typed("atk agents notify --body-file=<絶対パス>", ("<絶対パス>", str(notice))))
+    assert rc == 0 and write_line(out)["verb"] == "notified", err
+    rc, out, err = person("agents", "notices")
+    assert rc == 0 and out.rstrip().endswith("Decision pending: the email validator"), err
+    # the person turns the question down; 1. `atk wi show ` reads it, 3. `reject` closes it
+    rc, out, err = person("wi", "answer", q, "--choose", "other", "--text", "Neither: keep both validators for now")
+    assert rc == 0 and write_line(out)["verb"] == "answer", err
+    rc, out, err = agent(*typed("atk wi show ", then=[q]))
+    assert rc == 0 and "Neither: keep both validators for now" in out, err
+    rc, out, err = agent("wi", "reject", q, "--note=the person kept both validators")
+    assert rc == 0 and write_line(out)["verb"] == "reject", err
+    # 4. `atk wi unhold <元項目ファイル名>`: it waited in inbox; now ready, nothing committed
+    before = _head(agent.store)
+    rc, out, err = agent(*typed("atk wi unhold <元項目ファイル名>", ("<元項目ファイル名>", orig)))
+    assert rc == 0 and out == f"{orig} is already in inbox (not held): nothing to unhold, nothing committed; it is ready\n"
+    assert _head(agent.store) == before == git(remote, "rev-parse", "main").strip()
+
+
+# --- the audit's findings, one test each ------------------------------------------------------
+
+
+def test_set_dependencies_to_the_set_it_has_is_a_no_op(atk: Atk, env_agent: None) -> None:
+    """process-feedbacks 1.4 makes every item's depends_on equal to the derived set on every run:
+    the set it has already (or none, with none) is no failure."""
+    seed(atk.store, {"f.md": ("inbox", awi(extra="depends_on: [g.md]\n")), "g.md": ("inbox", awi()), "h.md": ("inbox", awi())})
+    before = tree_state(atk.store)
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--depends-on=g.md")
+    assert rc == 0 and out == "f.md depends on exactly [g.md] already: nothing to change, nothing committed\n", err
+    rc, out, err = atk("wi", "set-dependencies", "h.md")
+    assert rc == 0 and out == "h.md has no dependencies already: nothing to change, nothing committed\n", err
+    rc, _, err = atk("wi", "set-dependencies", "f.md", "--depends-on=")  # the seed's `--depends-on=` of an empty set
+    assert rc == 2 and "give no --depends-on" in err and "`set-dependencies f.md` alone clears them" in err
+    rc, _, err = atk("wi", "set-dependencies", "f.md", "--depends-on=g.md", "--depends-on=nope.md")
+    assert rc == 1 and "no item named nope.md" in err  # a set with a missing one is refused as before
+    assert tree_state(atk.store) == before
+
+
+def test_a_write_line_is_only_verb_file_sha_and_push(
+    atk: Atk, env_agent: None, plans_dir: Path
+) -> None:
+    """What else a write has to say goes on its own `atk: note:` line, never inside the one line."""
+    seed(atk.store, {"r.md": ("rejected", awi(extra="note: a duplicate\n")), "f.md": ("inbox", awi(extra="depends_on: [g.md]\n")),
+                     "g.md": ("inbox", awi()), "h.md": ("inbox", awi())})  # fmt: skip
+    rc, out, err = atk("wi", "return-to-inbox", "r.md", "--state=rejected")
+    assert rc == 0 and write_line(out).group(0) == out.rstrip() and out.startswith("return-to-inbox r.md ("), out
+    assert "atk: note: return-to-inbox r.md: cleared the note 'a duplicate', left from rejected; git history keeps it" in err
+    rc, out, err = atk("wi", "set-dependencies", "f.md", "--add", "g.md", "--add", "h.md")
+    assert rc == 0 and out.startswith("set-dependencies f.md (") and write_line(out).group(0) == out.rstrip(), out
+    assert "atk: note: set-dependencies f.md: f.md already depends on g.md" in err
+    (plans_dir / "login.md").write_text("# Plan\n")
+    (plans_dir / "login.review.md").write_text("notes\n")
+    rc, out, err = atk("plans", "commit", "login.md")
+    assert rc == 0 and write_line(out)["verb"] == "stored" and out.splitlines()[0].startswith("stored login.md ("), out
+    assert "atk: note: stored login.md: with the same-stem file login.review.md" in err
+
+
+def _seed_mq(root: Path, files: dict[str, str]) -> None:
+    for name, state in files.items():
+        (root / "mq" / state / name).write_text(f"---\nkind: feedback\ntarget_repo: {REPO}\n---\n# {name}\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "seed mq")
+
+
+def test_refusals_never_name_a_command_that_does_not_exist(atk: Atk, env_agent: None) -> None:
+    """An adopted item is done (no `return-to-inbox --state=adopted`: the command takes processing or
+    rejected); an item being edited or planned says so for every command that meets it."""
+    seed(atk.store, {"done.md": ("adopted", awi()), "busy.md": ("processing", awi())})
+    _seed_mq(atk.store, {"e.md": "editing", "p.md": "planning", "m.md": "adopted"})
+    for queue, name, ops in (("wi", "done.md", ("hold", "start-processing", "reject", "return-to-inbox")),
+                             ("mq", "m.md", ("hold", "start-processing", "reject"))):  # fmt: skip
+        for op in ops:
+            rc, _, err = atk(queue, op, name)
+            assert rc == 1 and "--state=adopted" not in err and f"new work is a new item (`atk {queue} add`)" in err, (op, err)
+    for op, extra in (("set-dependencies", ["--add", "m.md"]), ("rm", []), ("unhold", [])):
+        rc, _, err = atk("mq", op, "e.md", *extra)
+        assert rc == 1 and "the user is editing it in the dashboard" in err, (op, err)
+    for op in ("set-dependencies", "rm"):
+        rc, _, err = atk("mq", op, "p.md")
+        assert rc == 1 and "`atk mq finish-planning p.md --plan-file=P`" in err, (op, err)
+    rc, _, err = atk("wi", "return-to-inbox", "busy.md", "--state=rejected")
+    assert rc == 1 and "`atk wi return-to-inbox busy.md`, without --state" in err
+    rc, _, err = atk("wi", "unhold", "busy.md")
+    assert rc == 1 and "its work goes on in processing" in err
+    rc, out, _ = bare(atk.capsys, "mq", "show", "--help")
+    assert "'==> mq/inbox/F.md <=='" in out.replace("\n", " ") and "wi/inbox" not in out
+
+
+def test_answering_a_closed_question_names_the_way_back(atk: Atk) -> None:
+    seed(atk.store, {"qa.md": ("adopted", uwi()), "qr.md": ("rejected", uwi())})
+    rc, _, err = atk("wi", "answer", "qa.md", "--choose", "A")
+    assert rc == 1 and "move it to inbox in the dashboard" in err and "--state=adopted" not in err
+    rc, _, err = atk("wi", "answer", "qr.md", "--choose", "A")
+    assert rc == 1 and "`atk wi return-to-inbox qr.md --state=rejected`" in err
+
+
+def test_set_dependencies_add_keeps_what_another_clone_added(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """wi-standards: 既存依存を保持してUWIを`depends_on`へ加え — the dependency the person added on
+    their clone a moment ago is kept by the agent's `--add` from its older copy (read in the lock,
+    after the pull), where re-sending the list it last read would have dropped it."""
+    agent, person, remote = _two_clones(tmp_path, capsys, monkeypatch)
+    names = {}
+    for key, args in (("orig", ["--source=process-wi", AGENT_AWI]), ("x", ["--source=agent", "Prepare the validator module"]),
+                      ("q", ["--kind=uwi", "--source=process-wi", CHECKPOINT])):  # fmt: skip
+        rc, out, err = agent("wi", "add", f"--target-repo={REPO}", *args)
+        names[key] = out.splitlines()[0]
+    rc, out, err = person("wi", "set-dependencies", names["orig"], "--add", names["x"])  # the person's, on their clone
+    assert rc == 0 and write_line(out), err
+    assert git(agent.store, "rev-parse", "HEAD") != git(remote, "rev-parse", "main")  # the agent's copy is behind
+    rc, out, err = agent("wi", "set-dependencies", names["orig"], "--add", names["q"])
+    assert rc == 0 and write_line(out).group(0).endswith(" pushed"), err
+    text = (agent.store / "wi/inbox" / names["orig"]).read_text()
+    assert f"depends_on: [{names['x']}, {names['q']}]\n" in text
+
+
+def test_mq_edit_merges_a_body_files_frontmatter(atk: Atk, env_agent: None, tmp_path: Path) -> None:
+    """wi-standards 8 checks non-reserved frontmatter: `atk mq edit --body-file` writes a body's own
+    keys in (hold → edit → unhold), and refuses a reserved one that differs, naming why."""
+    body = tmp_path / "b.md"
+    body.write_text("---\nkind: tbd\nbatch: b-42\n---\n# Which order?\n\n## 質問\nWhich first?\n\n- A) x -- y\n- B) z -- w\n")
+    rc, out, err = atk("mq", "add", "--source=process-feedbacks", f"--target-repo={REPO}", f"--body-file={body}")
+    assert rc == 0 and "kind: tbd\n" in out and "batch: b-42\n---\n# Which order?" in out, err
+    name = out.splitlines()[0]
+    assert atk("mq", "hold", name)[0] == 0
+    body.write_text(body.read_text().replace("b-42", "b-43").replace("Which order?", "Which order, then?"))
+    rc, out, err = atk("mq", "edit", name, f"--body-file={body}")
+    assert rc == 0 and "batch: b-43\n---\n# Which order, then?" in out and out.count("---\n") == 2, err
+    before = tree_state(atk.store)
+    body.write_text("---\nkind: feedback\n---\n# Now a feedback\n")
+    rc, _, err = atk("mq", "edit", name, f"--body-file={body}")
+    assert rc == 2 and "the kind is fixed once an item is added" in err
+    assert tree_state(atk.store) == before
+    assert atk("mq", "unhold", name)[0] == 0

@@ -625,5 +625,6 @@ def test_history_reports_actor(svc: Service) -> None:
 def test_nothing_to_change_makes_no_commit(svc: Service) -> None:
     name = add_item(svc)
     n = ncommits(svc.root)
-    assert not svc.set_dependencies(name, []).ok
+    out = svc.set_dependencies(name, [])  # a no-op (process-feedbacks sets each item's set every run): exit 0
+    assert out.ok and out.commit is None and "nothing committed" in out.message
     assert ncommits(svc.root) == n
