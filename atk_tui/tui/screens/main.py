@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.css.query import NoMatches
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
@@ -281,6 +282,12 @@ class MainScreen(ItemActionsScreen):
         return "Nothing selected."
 
     def update_status(self) -> None:
+        try:
+            self._update_status()
+        except NoMatches:  # closing: the panes are gone (a sync thread that ended late)
+            pass
+
+    def _update_status(self) -> None:
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
