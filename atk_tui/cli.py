@@ -554,6 +554,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     from .core.store import item_path
 
     items = [svc.show(name) for name in args.filenames]
+    svc.note_shown(items)  # the person's `answer` is checked against what they read here
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
         judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
@@ -907,7 +908,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return _report(svc.convert_to_plan(args.filename, args.plan_file))
         if c == "answer":
             text = _read_file(args.text_file) if args.text_file else (args.text or "")
-            seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+            seen = svc.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
             choices = _choices(args.choose)
             return _report(
                 svc.answer(
