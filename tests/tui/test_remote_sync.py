@@ -15,7 +15,9 @@ from support.storekit import UWI_BODY, git
 from support.tui_helpers import keys_of_pane
 
 from atk_tui.core.service import Service
+from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.answer import AnswerScreen
+from atk_tui.tui.screens.dialogs import confirm
 
 SIZE = (120, 36)
 ROUNDS = 600  # bounded polls of 0.05 s: never reached when all is well
@@ -136,3 +138,21 @@ async def test_a_sync_that_ends_while_the_dashboard_closes_is_no_crash(tmp_path:
         app._synced("could not reach the remote")
         await pilot.pause()
     assert app.worker_errors == []
+
+
+async def test_at_the_default_settings_a_push_shows_under_a_dialog_without_a_key(tmp_path: Path) -> None:
+    """No config file: the defaults look at the remote every 5 s (a push shows within 10 s),
+    and a dialog on top does not stop it."""
+    _, c = bare_with_clones(tmp_path)
+    app = recording(build_app(c["a"], config=None, watch=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(pilot, lambda: app.queue is not None, "the first rows")
+        assert app.tui_config.remote_check_interval == TuiConfig().remote_check_interval == 5.0
+        app.push_screen(confirm("Sure?", "A question the person has not answered yet", "Yes"))
+        await pilot.pause()
+        dialog = app.screen
+        other = agent_adds(c["b"], "Arrived under a dialog")
+        await poll(pilot, lambda: other in app.queue.items, "the push arrives under the dialog")
+        assert app.screen is dialog
+        await poll(pilot, lambda: other in keys_of_pane(app, "inbox"), "the row is listed")
+        assert "synced " in status_text(app)
