@@ -141,6 +141,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     from atk_tui.service import item_path
 
     items = [svc.show(name) for name in args.filenames]
+    svc.note_shown(items)  # the person's `answer` is checked against what they read here
     if args.json:
         view = svc.queue({*STATES, *MQ.states})
         judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
@@ -299,7 +300,7 @@ def cmd_convert_to_plan(svc: Any, args: argparse.Namespace) -> int:
 
 def cmd_answer(svc: Any, args: argparse.Namespace) -> int:
     text = read_input_file(args.text_file) if args.text_file else (args.text or "")
-    seen = svc.local_body(args.filename)  # as read here: the pull may bring another question (SPEC §15)
+    seen = svc.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
     return report(
         svc.answer(
             args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,

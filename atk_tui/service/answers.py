@@ -11,9 +11,53 @@ from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import Outcome, _body_of
 from atk_tui.store import AtkError, Transaction, item_path
 
+#: in .git: the question bodies `atk wi show` last printed to the person (`Answers.note_shown`)
+SHOWN_FILE = "atk-shown.json"
+SHOWN_KEEP = 16  # questions remembered at most (the newest shown)
+
 
 class Answers(ServiceBase):
     """The user-only writes."""
+
+    def note_shown(self, items: list[Item]) -> None:
+        """Remember the body of each question printed to the person (`atk wi show`; never an
+        agent's read): an answer given on the command line is checked against what they read
+        (`read_by_person`), not against whatever a later read pulled in (SPEC §15)."""
+        import json
+
+        from atk_tui.store.files import _atomic_write
+
+        questions = [i for i in items if i.is_question]
+        if self.actor != "user" or not questions:
+            return
+        path = self.store.git_dir / SHOWN_FILE
+        shown = self._shown(path)
+        for item in questions:
+            shown.pop(item.filename, None)
+            shown[item.filename] = item.body
+        kept = dict(list(shown.items())[-SHOWN_KEEP:])
+        try:
+            _atomic_write(path, json.dumps(kept, ensure_ascii=False).encode("utf-8"))
+        except OSError:
+            pass  # then the answer is checked against the local copy, as without a show
+
+    @staticmethod
+    def _shown(path) -> dict[str, str]:
+        import json
+
+        from atk_tui.store.files import _read_private
+
+        try:
+            data = json.loads(_read_private(path))
+        except (OSError, ValueError):
+            return {}
+        return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+    def read_by_person(self, filename: str) -> str | None:
+        """What the person read of this question before answering it on the command line: the
+        body `atk wi show` last printed to them, else the local copy as it is before the
+        answer's pull (`local_body`)."""
+        return self._shown(self.store.git_dir / SHOWN_FILE).get(filename) or self.local_body(filename)
 
     def answer(
         self,

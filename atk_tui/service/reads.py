@@ -85,11 +85,21 @@ class Reads(ServiceBase):
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
         (the dashboard's periodic pull); when the remote was rewritten and dropped commits
-        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy, an
-        autostash conflict). Never pulls into, nor aborts, a rebase someone else started."""
+        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy).
+        Never pulls into, nor aborts, a rebase someone else started.
+
+        Like a read (SPEC §15) it never touches uncommitted work: with uncommitted changes in
+        the work tree it only fast-forwards, as a read command does (`core.freshen`), and says
+        what stopped it ("not pulling: …"); the rebase runs only on a clean work tree, without
+        a stash."""
+        if not self.store._rebase_in_progress() and self.store.has_uncommitted():  # (a rebase: `_pull` says so)
+            from atk_tui.store.freshen import freshen
+
+            found = freshen(self.root, window=0)
+            return [f"not pulling: {found.stale.removeprefix('not pulled: ')}"] if found.stale else []
         result = WriteResult()
         with self.store.locked(lock_timeout):
-            self.store._pull(result)
+            self.store._pull(result, autostash=False)
             if result.repushed and self.push_on_write:
                 self.store._push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
@@ -114,6 +124,10 @@ class Reads(ServiceBase):
             return RemoteLook(False, "could not reach the remote: " + git_error_lines(proc.stderr or proc.stdout))
         there = proc.stdout.split()[0] if proc.stdout.strip() else ""
         here = self.store.git("rev-parse", "-q", "--verify", f"refs/remotes/{upstream}", check=False).stdout.strip()
+        if there and there == here:
+            # fetched earlier but not brought in (a pull that could not fast-forward): not in step
+            behind = self.store.git("merge-base", "--is-ancestor", there, "HEAD", check=False, env=self.store.read_env)
+            return RemoteLook(behind.returncode != 0)
         return RemoteLook(there != here)
 
     def pull(self, *, lock_timeout: float | None = 2) -> Outcome:

@@ -264,7 +264,9 @@ def _look(root: Path, git_dir: Path, timeout: float, seen: dict) -> Freshness:
     if there != here:
         left = max(deadline - time.monotonic(), 0.5)
         proc = _git(root, "fetch", "-q", "--no-tags", remote, f"+{branch}:{tracking}", timeout=left)
-        if proc.returncode != 0:
+        # (another read on this clone may have fetched the same tip meanwhile: git then fails
+        # this fetch's ref update, and what it would have brought is there all the same)
+        if proc.returncode != 0 and _sha(root, tracking) != there:
             return Freshness(stale=_reason(proc, "could not fetch from the remote"), asked=True)
     return _fast_forward(root, tracking)
 

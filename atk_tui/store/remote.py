@@ -139,8 +139,10 @@ class RemoteSync:
                 return sha
         return None
 
-    def _pull(self, result: WriteResult) -> bool:
-        """Pull (rebase) before a write. False when the remote timed out (do not push then)."""
+    def _pull(self, result: WriteResult, *, autostash: bool = True) -> bool:
+        """Pull (rebase) before a write. False when the remote timed out (do not push then).
+        `autostash` False (the dashboard's pull): a work tree with uncommitted changes is
+        not pulled into (git refuses the rebase; the warning says so)."""
         if self._rebase_in_progress():
             # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
             # periodic pull does not): never pull into it, nor abort it
@@ -149,7 +151,7 @@ class RemoteSync:
         if not self.upstream():
             return True
         try:
-            proc = self._pull_rebase(result)
+            proc = self._pull_rebase(result, autostash=autostash)
         except Interrupted:
             self._abort_rebase()
             raise
@@ -164,7 +166,7 @@ class RemoteSync:
         self._check_autostash(proc)
         return True
 
-    def _pull_rebase(self, result: WriteResult | None = None) -> subprocess.CompletedProcess[str]:
+    def _pull_rebase(self, result: WriteResult | None = None, *, autostash: bool = True) -> subprocess.CompletedProcess[str]:
         """Fetch, then rebase onto the upstream without fork-point (`--no-fork-point`), under
         the time limit, with a marker file saying a pull is under way: a writer killed during
         it leaves a rebase half done, which the next writer aborts (`_recover_pull`).
@@ -183,8 +185,9 @@ class RemoteSync:
             self._note_rewrite(result, before)
             _write_private(marker, str(os.getpid()).encode())  # the rebase starts now
             proc = self.git(
-                "rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=self.limit("timeout")
-            )
+                "rebase", "-q", "--autostash" if autostash else "--no-autostash", "--no-fork-point", "@{u}",
+                check=False, timeout=self.limit("timeout"),
+            )  # fmt: skip
             if proc.returncode == 0:
                 self._remember_remote()
             return proc
@@ -280,6 +283,12 @@ class RemoteSync:
             f"conflict in those files and `git add` them (or `git -C {self.root} checkout HEAD -- FILE` and "
             "`git stash pop` again), then retry; nothing was written"
         )
+
+    def has_uncommitted(self) -> bool:
+        """Whether a tracked file has uncommitted changes (staged or not)."""
+        env = {**self.read_env, "GIT_OPTIONAL_LOCKS": "0"}  # a look: never takes the index lock from a writer
+        proc = self.git("status", "--porcelain", "--untracked-files=no", "-z", check=False, env=env)
+        return proc.returncode != 0 or bool(proc.stdout.strip("\0"))
 
     def unmerged_paths(self) -> list[str]:
         """Paths with an unresolved conflict in the index."""

@@ -360,10 +360,12 @@ class EditSession:
             choices = [("discard", "d", "Discard my text")]
             escape = "Esc: keep my text"
         else:
-            again = "holds it again and opens" if moved.now == "inbox" else f"opens it (in {moved.now})"
+            again = "holds it again and opens the version stored now" if moved.now == "inbox" else (
+                f"opens the version stored now (it stays in {moved.now})"
+            )
             message = (
                 f"{moved.summary()}\n\nNothing was saved. Your text is kept in {kept}.\n"
-                f"Edit again {again} the version stored now merged with your text; the save is then based on it."
+                f"Edit again {again}, merged with your text; the save is then based on it."
             )
             choices = [("again", "e", "Edit again"), ("discard", "d", "Discard my changes")]
             escape = f"Esc: decide later (it stays in {moved.now})"

@@ -174,3 +174,23 @@ async def test_changed_elsewhere_in_hold_says_by_whom(demo: Demo, tmp_path: Path
     assert f"{name} was changed by someone else while you edited it; it is still in hold." in shown
     assert f"atk: edit {name} — the user" in shown
     assert "The item stays in hold until you decide." in shown  # true: it is in hold
+
+
+async def test_item_picked_up_elsewhere_while_editing_offers_to_edit_it_where_it_is(demo: Demo, tmp_path: Path) -> None:
+    name = demo["hand-svg-logo"]
+    laptop = other_clone(demo, tmp_path)
+
+    def moved_elsewhere(text: str) -> tuple[str, int]:
+        assert laptop.start_processing([name]).ok
+        return text + ADDED, 0
+
+    _, _, _, screen, _ = await run_edit(demo, name, moved_elsewhere, keys=("e",))
+    assert isinstance(screen, ChoiceScreen)
+    shown = " ".join(screen.message.plain.split())
+    assert f"{name} left hold while you edited it: it is in processing now." in shown
+    assert (
+        "Edit again opens the version stored now (it stays in processing), merged with your text; "
+        "the save is then based on it."
+    ) in shown
+    assert screen.escape_hint == "Esc: decide later (it stays in processing)"
+    assert demo.state(name) == "processing" and ADDED not in demo.text(name)

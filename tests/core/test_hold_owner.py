@@ -305,3 +305,33 @@ def test_the_holders_cache_follows_new_holds_and_rewritten_history(world: Clones
     assert holder() == ("user", None)
     rc, _, err = world.atk("a", "wi", "unhold", name, "--skip-pull", "--skip-push", agent="worker-x")
     assert rc == 1 and "held by the user" in err  # the write's check asks this HEAD too
+
+
+def test_an_answer_is_refused_when_a_read_since_the_persons_show_brought_a_reworded_question(
+    world: Clones, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reads pull (SPEC §15): a plain `atk wi list` after the person read the question with
+    `atk wi show` may bring in a reworded one; the answer is checked against what `show`
+    printed to the person, not against whatever the clone holds by then."""
+    monkeypatch.setenv("ATK_READ_WINDOW", "0")
+    name = _question(world)
+    rc, out, _ = world.atk("a", "wi", "show", name)  # the person reads: A is Strict RFC 5322
+    assert rc == 0 and "A) Strict RFC 5322" in out
+    _agent_rewrites(world, name, REWORDED, tmp_path)
+    assert world.atk("a", "wi", "list")[0] == 0  # this read brings the new wording in, unseen
+    assert "A) Simple regex" in (world["a"] / "wi" / "inbox" / name).read_text(encoding="utf-8")
+    remote = world.remote_head()
+    rc, out, err = world.atk("a", "wi", "answer", name, "--choose", "A")
+    assert rc == 1, (out, err)
+    assert "option A is now 'Simple regex' (was 'Strict RFC 5322')" in err and "Nothing was recorded" in err
+    assert world.remote_head() == remote
+    assert "## 回答" not in (world["a"] / "wi" / "inbox" / name).read_text(encoding="utf-8")
+    rc, out, _ = world.atk("a", "wi", "show", name)  # read again: the new version is the one read
+    assert rc == 0 and "A) Simple regex" in out
+    rc, _, err = world.atk("a", "wi", "answer", name, "--choose", "A")
+    assert rc == 0, err
+    # an agent's show is no person's reading of it
+    other = _question(world)
+    world.atk("a", "wi", "show", other, agent=ANON)
+    rc, _, err = world.atk("a", "wi", "answer", other, "--choose", "B")
+    assert rc == 0, err

@@ -262,3 +262,32 @@ def test_the_read_limits_come_from_the_environment_then_the_config_file(monkeypa
     monkeypatch.setenv("ATK_READ_WINDOW", "7")
     monkeypatch.setenv("ATK_READ_TIMEOUT", "nonsense")
     assert read_limits({"git": {"read_timeout": 4}}) == (7.0, 4.0)
+
+
+def test_a_fetch_another_read_made_first_is_not_a_failure(tmp_path: Path) -> None:
+    """Reads on one clone run side by side (agents of one clone, the loop's sessions, the
+    dashboard): when this read's fetch fails because another process's fetch of the same tip
+    got there first (git: "cannot lock ref … but expected …"), the read carries on from what
+    that fetch brought, without a stale warning. Here the fetch fails outright just after
+    another process fetched the tip: the same case, made deterministic."""
+    _, c = bare_with_clones(tmp_path)
+    uwi = add_uwi(c["b"])
+    atk(c["a"], "wi", "list")
+    assert atk(c["a"], "wi", "answer", uwi, "--choose", "1=A", "--text", "raced").returncode == 0
+    count = tmp_path / "calls"
+    # the second upload-pack (this read's fetch, after its ls-remote) lets another process
+    # fetch the same tip into this clone, then fails this one
+    wrapper = tmp_path / "upload-pack"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'echo x >> "{count}"\n'
+        f'if [ "$(wc -l < "{count}")" -eq 2 ]; then git -C "{c["b"]}" fetch -q origin; exit 1; fi\n'
+        'exec git-upload-pack "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    git(c["b"], "config", "remote.origin.uploadpack", str(wrapper))
+    shown = atk(c["b"], "wi", "show", uwi, agent=True)
+    assert count.read_text().count("x") == 3  # ls-remote, the fetch, the other process's fetch
+    assert shown.returncode == 0 and "may be stale" not in shown.stderr, shown.stderr
+    assert "raced" in shown.stdout
+    assert head(c["b"]) == head(c["a"])

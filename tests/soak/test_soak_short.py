@@ -43,6 +43,10 @@ def test_short_soak_loses_nothing_and_converges(tmp_path: Path, transport: str) 
     assert report["failures"] == [], proc.stdout
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert report["transport"] == transport
+    assert report["clones"] == 3  # agents on two, the person on the third
+    # every clone came level with the remote through its own read (no hand pull): checked commit
+    # for commit in `failures`; here that each such read answered
+    assert [f["read"] for f in report["final"] if "read" in f] == [0, 0, 0]
     assert report["lost"] == 0
     assert report["usage_errors"] == 0, report["refusal_samples"]
     assert report["attempted"] >= 24

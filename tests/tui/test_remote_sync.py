@@ -15,7 +15,9 @@ from support.storekit import UWI_BODY, git
 from support.tui_helpers import keys_of_pane
 
 from atk_tui.service import Service
+from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.answer import AnswerScreen
+from atk_tui.tui.screens.dialogs import confirm
 
 SIZE = (120, 36)
 ROUNDS = 600  # bounded polls of 0.05 s: never reached when all is well
@@ -85,3 +87,72 @@ async def test_a_push_from_another_clone_shows_while_the_answer_form_is_open(tmp
         notice = str(form.query_one("#answer-notice").render())
         assert "changed while the form was open" in notice
         assert app.screen is form  # nothing closed the form: the person's choices are still there
+
+
+async def test_the_sync_never_touches_uncommitted_work_and_keeps_saying_why(tmp_path: Path) -> None:
+    """The dashboard's sync is a read: the person's uncommitted edit of a file the remote
+    changed stays as it is (no conflict markers, nothing stashed, no rebase left), the status
+    line says why it did not pull, and keeps saying it at the next looks (the remote has not
+    moved again: that is not "in step"). Once the edit is committed elsewhere or undone, it pulls."""
+    fast_remote_checks()
+    _, c = bare_with_clones(tmp_path)
+    name = agent_adds(c["b"], "Shared item")
+    Service(c["a"], actor="user").pull()
+    mine = c["a"] / "wi" / "inbox" / name
+    original = mine.read_text(encoding="utf-8")
+    edited = original + "\nmy uncommitted note\n"
+    mine.write_text(edited, encoding="utf-8")
+    theirs = c["b"] / "wi" / "inbox" / name
+    theirs.write_text(theirs.read_text(encoding="utf-8").replace("body", "body changed on b"), encoding="utf-8")
+    git(c["b"], "commit", "-qam", "b changes the item")
+    git(c["b"], "push", "-q")
+    app = recording(build_app(c["a"], config=None, watch=True))
+    looks: list[object] = []
+    look = app.service.look_at_remote
+    app.service.look_at_remote = lambda: looks.append(look()) or looks[-1]  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(pilot, lambda: "sync failed" in status_text(app), "the status line says it did not pull")
+        assert "uncommitted" in status_text(app)
+        assert mine.read_text(encoding="utf-8") == edited
+        assert git(c["a"], "stash", "list").strip() == ""
+        assert git(c["a"], "status", "--porcelain").strip() == f"M wi/inbox/{name}"
+        assert not (c["a"] / ".git" / "rebase-merge").exists()
+        # the next looks find the remote where it was: still not in step, still said
+        seen = len(looks)
+        await poll(pilot, lambda: len(looks) >= seen + 2, "two more looks at the remote")
+        assert "sync failed" in status_text(app) and "uncommitted" in status_text(app)
+        mine.write_text(original, encoding="utf-8")  # the person undoes the edit
+        await poll(pilot, lambda: "sync failed" not in status_text(app), "it pulls once nothing is in the way")
+        assert "body changed on b" in mine.read_text(encoding="utf-8")
+
+
+async def test_a_sync_that_ends_while_the_dashboard_closes_is_no_crash(tmp_path: Path) -> None:
+    """A look at the remote or a pull runs in a thread; it may end while the app is closing,
+    its panes already gone: its status line update is then dropped, not a traceback."""
+    _, c = bare_with_clones(tmp_path)
+    app = recording(build_app(c["a"], config=None))
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(pilot, lambda: app.queue is not None, "the first rows")
+        await app.main.query_one("#needs").remove()  # as the app's teardown does
+        app._sync_counts(1, 0, 2)
+        app._synced("could not reach the remote")
+        await pilot.pause()
+    assert app.worker_errors == []
+
+
+async def test_at_the_default_settings_a_push_shows_under_a_dialog_without_a_key(tmp_path: Path) -> None:
+    """No config file: the defaults look at the remote every 5 s (a push shows within 10 s),
+    and a dialog on top does not stop it."""
+    _, c = bare_with_clones(tmp_path)
+    app = recording(build_app(c["a"], config=None, watch=True))
+    async with app.run_test(size=SIZE) as pilot:
+        await poll(pilot, lambda: app.queue is not None, "the first rows")
+        assert app.tui_config.remote_check_interval == TuiConfig().remote_check_interval == 5.0
+        app.push_screen(confirm("Sure?", "A question the person has not answered yet", "Yes"))
+        await pilot.pause()
+        dialog = app.screen
+        other = agent_adds(c["b"], "Arrived under a dialog")
+        await poll(pilot, lambda: other in app.queue.items, "the push arrives under the dialog")
+        assert app.screen is dialog
+        await poll(pilot, lambda: other in keys_of_pane(app, "inbox"), "the row is listed")
+        assert "synced " in status_text(app)

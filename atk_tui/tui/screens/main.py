@@ -10,6 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
@@ -290,6 +291,12 @@ class MainScreen(ItemActionsScreen):
         return "Nothing selected."
 
     def update_status(self) -> None:
+        try:
+            self._update_status()
+        except NoMatches:  # closing: the panes are gone (a sync thread that ended late)
+            pass
+
+    def _update_status(self) -> None:
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
