@@ -223,7 +223,6 @@ class Guard:
                 response.headers.setdefault("Referrer-Policy", "no-referrer")
             return response
 
-        atk_serve_guard.guard = self  # type: ignore[attr-defined]  # for guarded_app's check
         return atk_serve_guard
 
 

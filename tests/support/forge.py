@@ -8,48 +8,46 @@ import json
 import os
 import subprocess
 import sys
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from atk_tui.cache.caches import _HEADER, FIELDS, LISTING_VERSION, VERSION
+from atk_tui.cache import files
+from atk_tui.cache.caches import RECORD
 
 ATK = Path(sys.executable).with_name("atk")
 
 
 def forge_item_record(root: Path, filename: str, scope: str = "active", **fields: Any) -> Path:
-    """Rewrite `filename`'s record in the store's item cache (`.git/atk-cache/<scope>-vN.json`)
-    with `fields` (names of `cache.FIELDS`), header and CRC-32 recomputed: a forgery the
+    """Rewrite `filename`'s record in the store's item cache (the entry `items-<scope>`) with
+    `fields` (names of `cache.caches.RECORD`), size and CRC-32 recomputed: a forgery the
     checksum cannot tell from the real thing. Returns the cache file."""
-    path = root / ".git" / "atk-cache" / f"{scope}-v{VERSION}.json"
-    raw = path.read_bytes()
-    entries = json.loads(raw[raw.index(b"\n") + 1 :])
+    got = files.read(root / ".git", f"items-{scope}")
+    assert got is not None, f"no item cache items-{scope}"
+    entries = json.loads(bytes(got[1]))
     keys = [k for k in entries if k.endswith("/" + filename)]
-    assert keys, f"no cache record for {filename} in {path.name}"
+    assert keys, f"no cache record for {filename} in items-{scope}"
     for key in keys:
         for name, value in fields.items():
-            entries[key][FIELDS.index(name)] = value
-    payload = json.dumps(entries, separators=(",", ":")).encode("ascii")
-    header = json.dumps({"version": VERSION, "size": len(payload), "crc32": zlib.crc32(payload)}).encode("ascii")
-    path.write_bytes(header.ljust(_HEADER) + b"\n" + payload)
-    return path
+            entries[key][RECORD.index(name)] = value
+    assert files.write(root / ".git", f"items-{scope}", [json.dumps(entries, separators=(",", ":")).encode("ascii")])
+    return files.path_of(root / ".git", f"items-{scope}")
 
 
 def forge_listing(root: Path, change: Callable[[bytes], bytes]) -> list[Path]:
-    """Rewrite every judged listing the store keeps (`.git/atk-cache/list-*`): its lines and
-    meta through `change`, size and CRC-32 recomputed. Returns the files rewritten."""
+    """Rewrite every judged listing the store keeps (the entries `list-*`): its lines and meta
+    through `change`, size and CRC-32 recomputed. Returns the files rewritten."""
     done = []
-    for path in sorted((root / ".git" / "atk-cache").glob(f"list-*-v{LISTING_VERSION}")):
-        raw = path.read_bytes()
-        size = int(raw[:12])
-        end = 13 + size
-        nl = raw.find(b"\n", end + 1)
-        payload, meta = change(raw[13:end]), change(raw[end + 1 : nl])
-        header = json.loads(raw[nl + 1 :])
-        header["size"] = len(meta) + len(payload)
-        header["crc32"] = zlib.crc32(meta, zlib.crc32(payload))
-        path.write_bytes(b"%012d\n" % len(payload) + payload + b"\n" + meta + b"\n" + json.dumps(header).encode())
+    for path in sorted((root / ".git" / "atk-cache").glob("list-*.cache")):
+        name = path.name.removesuffix(".cache")
+        got = files.read(root / ".git", name, check_key=False)
+        assert got is not None, name
+        header, whole = got
+        cut = header["meta_at"]
+        payload, meta = change(bytes(whole[:cut])), change(bytes(whole[cut + 1 :]))
+        extra = {k: v for k, v in header.items() if k not in ("code", "key", "size", "crc32")}
+        extra["meta_at"] = len(payload)
+        assert files.write(root / ".git", name, [payload, b"\n" + meta], header["key"], **extra)
         done.append(path)
     return done
 
