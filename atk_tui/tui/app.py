@@ -188,8 +188,16 @@ class AtkApp(App):
 
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
+        from .legible import Legible
+
+        self._legible = Legible()
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
+
+    def get_line_filters(self):  # type: ignore[override]
+        """Textual's filters (NO_COLOR's greys, ANSI to true colour), then every text made
+        legible against what is behind it, in every theme (legible.py)."""
+        return [*super().get_line_filters(), self._legible]
 
     @property
     def read_only(self) -> bool:

@@ -308,6 +308,12 @@ class ItemList(ScrollView, can_focus=True):
         self._g_armed = False
         self._refresh_row(self.cursor)
 
+    def notify_style_update(self) -> None:
+        """A new theme (or any restyle): the drawn rows carry the old colours."""
+        super().notify_style_update()
+        self._strip_cache.clear()
+        self.refresh()
+
     def on_resize(self) -> None:
         self._strip_cache.clear()
         self.virtual_size = Size(self.size.width, self._virtual_height())
