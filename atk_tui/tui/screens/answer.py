@@ -20,7 +20,7 @@ from ...core import sections
 from ...core.model import Item
 from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress, typed_choices
 from ...core.textsafe import safe_line, safe_text
-from ..safe import framed
+from ..safe import Wrapped, framed
 from .dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
@@ -272,11 +272,11 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             with VerticalScroll():
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
-                    yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
+                    yield Static(Wrapped(Text(ctx[:600] + ("…" if len(ctx) > 600 else ""))), classes="q-context")
                 if self.too_many:
-                    yield Static(self._too_many_text(), classes="q-text", id="too-many")
+                    yield Static(Wrapped(self._too_many_text()), classes="q-text", id="too-many")
                 for q in self.parsed.questions if not self.too_many else ():
-                    yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
+                    yield Static(Wrapped(self._heading(q, current=False)), classes="q-text", id=f"qt{q.number}")
                     if q.options:
                         if q.number in self.initial:
                             yield OptionSet(q, initial=self.initial[q.number], id=f"q{q.number}")
@@ -328,7 +328,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
         focused = self.focused
         for q in self.parsed.questions if self.has_options else ():
             if q.options:
-                self.query_one(f"#qt{q.number}", Static).update(self._heading(q, current=focused is self.query_one(f"#q{q.number}")))
+                self.query_one(f"#qt{q.number}", Static).update(Wrapped(self._heading(q, current=focused is self.query_one(f"#q{q.number}"))))
         self.query_one("#answer-help", Static).update(self._help())
 
     def on_descendant_focus(self) -> None:

@@ -14,6 +14,7 @@ nor a long body waits on it; without a rendering (`body`), the body shows as pla
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -34,7 +35,7 @@ from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
 from .. import present
 from ..present import badge, status_style
-from ..safe import safe
+from ..safe import Wrapped, safe
 
 if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
     from ...core.questions import ParsedQuestions
@@ -129,9 +130,23 @@ def markdown_body(item: Item) -> RenderableType | None:
     body = safe_markdown(item.body)
     if body.count("\n") > MARKDOWN_MAX_LINES:
         return None
-    from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+    return _markdown_class()(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
 
-    return Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
+
+@lru_cache(1)
+def _markdown_class() -> type:
+    """Rich's `Markdown` whose paragraphs wrap as `Wrapped` does (kinsoku, whole tokens)."""
+    from rich.markdown import Markdown, Paragraph  # markdown-it: imported on first use, not at start-up
+
+    class BreakingParagraph(Paragraph):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            self.text.justify = self.justify
+            yield Wrapped(self.text)
+
+    class BodyMarkdown(Markdown):
+        elements = {**Markdown.elements, "paragraph_open": BreakingParagraph}
+
+    return BodyMarkdown
 
 
 def prepare_body(item: Item, console: Console, options: ConsoleOptions | None) -> RenderableType | None:
@@ -250,7 +265,7 @@ class DetailPane(VerticalScroll):
                 preview = "\n".join(lines[:PREVIEW_LINES])
                 if len(lines) > PREVIEW_LINES:
                     preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
-                self._set_text("detail-preview", Text(preview))
+                self._set_text("detail-preview", Wrapped(Text(preview)))
             else:
                 self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
@@ -415,7 +430,7 @@ class DetailPane(VerticalScroll):
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
             head.append(safe_text(q.text.strip()), style="bold")  # its line breaks as line breaks
-            parts.append(head)
+            parts.append(Wrapped(head))
             if not q.options:
                 continue
             grid = Table.grid(padding=(0, 1))
@@ -428,7 +443,7 @@ class DetailPane(VerticalScroll):
                     label.append("  ★ recommended", style="green")
                 if o.implications:
                     label.append("\n" + safe_line(o.implications), style="dim")
-                grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), label)
+                grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), Wrapped(label))
             parts.append(grid)
         more = len(parsed.questions) - DETAIL_MAX_QUESTIONS
         if more > 0:  # thousands of rows would stall the pane: the body below still has them all
