@@ -67,6 +67,10 @@ class MainScreen(ItemActionsScreen):
         Binding("1", "focus_pane('inbox')", "Inbox", show=False, id="pane.inbox"),
         Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
         Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
+        # vim's n / N after `/`: the next / previous row the filter kept, across the panes
+        # (only while a filter is on: otherwise `n` is the needs-you pane and `N` the notices)
+        Binding("n", "match(1)", "Next match (after /)", show=False, id="match.next"),
+        Binding("N", "match(-1)", "Previous match (after /)", show=False, id="match.previous"),
         Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
         # priority: handled before the keys typed after it are routed, so they reach the filter
         Binding("slash", "filter", "Filter", id="filter", priority=True),
@@ -75,7 +79,8 @@ class MainScreen(ItemActionsScreen):
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
-        Binding("escape", "clear_marks", "Clear marks", show=False),
+        # one level back: the detail to the lists, then the marks, then the filter
+        Binding("escape", "back", "Back: detail, marks, filter", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         Binding("Y", "copy_path", "Copy the item file's path", show=False, id="copy_path"),
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
@@ -482,6 +487,8 @@ class MainScreen(ItemActionsScreen):
         self.notify(self.narrow.toggle(), timeout=3)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "match":
+            return bool(self.filter_text) and not isinstance(self.focused, Input)  # else n / N as without a filter
         if action == "filter" and isinstance(self.focused, Input):
             return False  # `/` is a character in the filter (and any other input)
         if action == "graph":
@@ -514,11 +521,29 @@ class MainScreen(ItemActionsScreen):
         self.refresh_bindings()
         self.update_status()
 
-    def action_clear_marks(self) -> None:
-        if self.marked():
+    def action_back(self) -> None:
+        """Esc: back out one level, the innermost first."""
+        if self.focused is not None and not isinstance(self.focused, (ItemList, Input)):
+            self.action_focus_panes()  # the detail pane (or its dependency tree)
+        elif self.marked():
             self.clear_marks()
         else:
             self.action_clear_filter()
+
+    def action_match(self, step: int) -> None:
+        """`n` / `N` after `/`: the next (previous) row the filter kept, from the pane in focus
+        on into the next pane with any, round to the first."""
+        panes = self._pane_order()
+        focused = self.focused if isinstance(self.focused, ItemList) else self.query_one(f"#{self._last_list}", ItemList)
+        here = next((i for i, p in enumerate(panes) if p is focused), 0)
+        stops = [(i, r) for i, p in enumerate(panes) for r in range(len(p.rows))]
+        if not stops:
+            return
+        now = (here, panes[here].cursor if panes[here].rows else (-1 if step > 0 else len(panes[here].rows)))
+        later = [s for s in stops if (s > now if step > 0 else s < now)]
+        pane, row = (later[0] if step > 0 else later[-1]) if later else (stops[0] if step > 0 else stops[-1])
+        self.set_focus(panes[pane])
+        panes[pane].cursor = row
 
     def action_clear_filter(self) -> None:
         if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)
