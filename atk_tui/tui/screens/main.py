@@ -313,6 +313,8 @@ class MainScreen(ItemActionsScreen):
             k = app.key_for
             parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
         status = Text(" · ".join(safe_line(p) for p in parts))
+        if app.activity and app.spinner:  # a slow hook: what the write is waiting for
+            status = Text.assemble((f"{app.spinner} running the {app.activity}…", "bold"), " · ", status)
         if app.conflicts:
             n = app.conflicts
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
