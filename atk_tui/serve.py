@@ -236,8 +236,8 @@ FONT_ROUTE = "/atk-fonts/"
 #: bundled Noto Sans Mono CJK JP subset (fonts/OFL.txt), each for its own `unicode-range`.
 FONT_CSS = """<style>
 @font-face { font-family: "Roboto Mono"; font-display: block; src: url("{static}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); unicode-range: U+0000-2FFF; }
-@font-face { font-family: "Roboto Mono"; font-display: block; src: url("%satk-mono-cjk.woff2") format("woff2"); unicode-range: U+3000-30FF, U+31F0-31FF, U+4E00-9FFF, U+FF01-FF9F; }
-</style>""" % FONT_ROUTE
+@font-face { font-family: "Roboto Mono"; font-display: block; src: url("{fonts}atk-mono-cjk.woff2") format("woff2"); unicode-range: U+3000-30FF, U+31F0-31FF, U+4E00-9FFF, U+FF01-FF9F; }
+</style>""".replace("{fonts}", FONT_ROUTE)
 _WEB_FONT_LINK = re.compile(r"<link[^>]*fonts\.googleapis\.com[^>]*>", re.DOTALL)
 
 

@@ -14,6 +14,8 @@ Widths are in terminal cells (`cells.cell_len`): a CJK character takes two.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from rich.cells import get_character_cell_size
 
 #: characters that never start a line (closing brackets and punctuation, small kana, marks)
@@ -29,7 +31,7 @@ NO_END = frozenset("(（[［{｛〔〈《「『【〘〖〝‘“")
 def _is_cjk(ch: str) -> bool:
     """A character between which and its neighbours a Japanese line may break: wide ones
     (kana, kanji, full-width forms) and Japanese punctuation."""
-    return get_character_cell_size(ch) == 2 or ch in NO_START and ord(ch) > 0x2000 or ch in NO_END and ord(ch) > 0x2000
+    return get_character_cell_size(ch) == 2 or (ord(ch) > 0x2000 and (ch in NO_START or ch in NO_END))
 
 
 def _may_break(text: str, i: int) -> bool:
@@ -84,5 +86,5 @@ def wrap(text: str, width: int) -> list[str]:
     out: list[str] = []
     for para in text.split("\n"):
         bounds = [0, *line_starts(para, width), len(para)]
-        out.extend(para[a:b].rstrip() for a, b in zip(bounds, bounds[1:], strict=False))
+        out.extend(para[a:b].rstrip() for a, b in pairwise(bounds))
     return out

@@ -3,6 +3,7 @@ token (issue 29): what the terminal shows, at 80 columns."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -42,7 +43,7 @@ def check_lines(text: str) -> list[str]:
     """The lines shown; fails on a kinsoku break or a token split across lines."""
     lines = [line.strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
-    for before, line in zip(lines, lines[1:], strict=False):
+    for before, line in pairwise(lines):
         assert line[0] not in NO_START, f"a line starts with {line[0]!r}:\n{before}\n{line}"
         assert before[-1] not in NO_END, f"a line ends with {before[-1]!r}:\n{before}\n{line}"
     shown = "\n".join(lines)

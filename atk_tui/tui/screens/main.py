@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from ...core.ages import ago
 from ...core.filters import Query, matches, parse_query
 from ...core.model import ACTIVE, STATES, Item
 from ...core.service import Outcome, QueueView
@@ -289,7 +290,7 @@ class MainScreen(ItemActionsScreen):
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
-            parts.append(f"synced {app.last_pull.astimezone():%H:%M:%S}")
+            parts.append(f"synced {ago(app.last_pull, app.service.clock())}")
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
         if getattr(app, "behind", 0):

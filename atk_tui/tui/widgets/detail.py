@@ -27,7 +27,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, Tree
 
-from ...core.ages import ago
+from ...core.ages import dated, stamp, time_left
 from ...core.holds import Holder
 from ...core.model import Item
 from ...core.readiness import Judgement
@@ -352,17 +352,19 @@ class DetailPane(VerticalScroll):
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         if holder is not None:  # SPEC §15: whose hold it is (the person may release an agent's, after a question)
-            since = f"{holder.when()} ({ago(holder.since, now)})" if holder.since else holder.when()
+            since = dated(holder.since, now) if holder.since else holder.when()
             rows.append(("held by", f"{holder.who()} since {since}"))
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
-            rows.append(("created", f"{item.created.isoformat()} ({ago(item.created, now)})"))
+            rows.append(("created", dated(item.created, now)))
         if item.target_commit:
             rows.append(("target", item.target_commit))
         if item.plan_file:
             rows.append(("plan", item.plan_file))
         if item.cooldown_until:
-            rows.append(("cooldown", item.cooldown_until.isoformat()))
+            until = item.cooldown_until
+            left = time_left(until, now) if until > now else "over"
+            rows.append(("cooldown", f"{left} (until {stamp(until)})"))
         if item.note:
             rows.append(("note", item.note))
         if item.commit:
