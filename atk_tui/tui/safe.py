@@ -18,10 +18,11 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.content import Content
 
+from ..core.cells import cut_middle
 from ..core.linebreak import line_starts
 from ..core.textsafe import has_unsafe, safe_line, safe_text
 
-__all__ = ["Wrapped", "notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
+__all__ = ["MiddleCut", "Wrapped", "notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
 
 
 def safe(text: object, style: str = "") -> Text:
@@ -85,3 +86,18 @@ class Wrapped:
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.text)
+
+
+class MiddleCut:
+    """One line (a filename, a repo) cut in the middle to the width it is drawn at, never
+    wrapped: both ends stay readable (`core.cells.cut_middle`)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        plain = self.text.plain
+        yield Text(cut_middle(plain, options.max_width), style=self.text.style, no_wrap=True, end="")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(self.text.cell_len, 12), self.text.cell_len)

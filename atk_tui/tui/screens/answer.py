@@ -12,11 +12,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
 
 from ...core import sections
+from ...core.linebreak import line_starts
 from ...core.model import Item
 from ...core.questions import OTHER, OTHER_LINE, ParsedQuestions, Question, answer_progress, typed_choices
 from ...core.textsafe import safe_line, safe_text
@@ -76,6 +79,29 @@ class Choice(RadioButton):
     @property
     def BUTTON_INNER(self) -> str:  # type: ignore[override]  (Textual's name)
         return "●" if self.value else " "
+
+    #: the button and the space after it: a wrapped label's next lines start under its text
+    INDENT = 4
+
+    def _label_lines(self, width: int) -> list[Content]:
+        """The label wrapped to the button's width by `core.linebreak` (kinsoku, whole tokens):
+        an option's implications are what the choice means, never cut off at the edge."""
+        room = width - self.INDENT - 1
+        label = self._label
+        starts = line_starts(label.plain, room) if room > 0 else []
+        return [part.rstrip() for part in label.divide(starts)] if starts else [label]
+
+    def render(self) -> Content:
+        lines = self._label_lines(self.content_region.width)
+        if len(lines) == 1:
+            return super().render()
+        style = self.get_visual_style("toggle--label")
+        first = Content.assemble(self._button, " ", lines[0].stylize_before(style))
+        rest = [Content.assemble(" " * self.INDENT, line.stylize_before(style)) for line in lines[1:]]
+        return Content("\n").join([first, *rest])
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._label_lines(width))
 
 
 class OptionSet(RadioSet, inherit_bindings=False):
@@ -224,6 +250,8 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     AnswerScreen .q-context { color: $text-muted; margin-top: 1; }
     AnswerScreen OptionSet { width: 100%; border: none; padding: 0; background: $surface; }
     AnswerScreen OptionSet:focus { border: none; background: $boost; }
+    /* an option wraps (its implications are what the choice means), it is not cut at the edge */
+    AnswerScreen Choice { width: 1fr; height: auto; text-wrap: nowrap; text-overflow: clip; }
     AnswerScreen TextArea { height: 5; margin-top: 1; }
     AnswerScreen #answer-help { color: $text-muted; height: 1; }
     """
@@ -263,7 +291,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     def compose(self) -> ComposeResult:
         title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
         if self.has_options:
-            keys = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
+            keys = "★ rec · a-z/↑↓ pick · o other · Tab next · ⏎ submit · Esc cancel"  # (fits 80 columns)
         else:  # free text only: Enter is a newline there
             keys = "Ctrl+S submit · Esc cancel"
         with framed(title, keys):
@@ -321,7 +349,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             t.append("choices ")
             t.append(picks, style="bold")
             t.append(" · ")
-        t.append("notes (optional) in the box, Ctrl+S submits from there")
+        t.append("Del clears one · notes (optional) in the box, Ctrl+S submits there")
         return t
 
     def _refresh_marks(self) -> None:

@@ -151,11 +151,11 @@ class MainScreen(ItemActionsScreen):
         yield KeyFooter()
 
     def on_resize(self, event) -> None:
-        self.narrow.resize(event.size.width)
+        self.narrow.resize(event.size.width, event.size.height)
 
     def on_mount(self) -> None:
         self.narrow.bottom = self.app.tui_config.narrow_preview == "bottom"
-        self.narrow.resize(self.size.width)
+        self.narrow.resize(self.size.width, self.size.height)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
         self.query_one("#inbox", ItemList).focus()

@@ -35,12 +35,13 @@ from ...core.sections import answer_text
 from ...core.textsafe import safe_line, safe_markdown, safe_text
 from .. import present
 from ..present import badge, status_style
-from ..safe import Wrapped, safe
+from ..safe import MiddleCut, Wrapped, safe
 
 if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
     from ...core.questions import ParsedQuestions
 
 PREVIEW_LINES = 60
+ONE_LINE_FIELDS = frozenset({"file", "repo", "plan", "target"})  # cut in the middle, never wrapped
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
 
@@ -380,8 +381,9 @@ class DetailPane(VerticalScroll):
         # a long key (any frontmatter key an item carries) is cut, never crowding out the values
         grid.add_column(style="dim", justify="right", no_wrap=True, max_width=24, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        for k, v in rows:
-            grid.add_row(safe(k), safe(v))  # a frontmatter key is untrusted too (SPEC §14)
+        for k, v in rows:  # a frontmatter key is untrusted too (SPEC §14)
+            # a filename or a repo keeps both ends on one line; other values wrap (whole tokens)
+            grid.add_row(safe(k), MiddleCut(safe(v)) if k in ONE_LINE_FIELDS else Wrapped(safe(v)))
         parts: list[RenderableType] = [t, grid]
         if history:
             hist = Table.grid(padding=(0, 1))

@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...core.cells import fit
+from ...core.cells import cut_middle, fit
 from .messages import ControlMessage
 
 KeyT = TypeVar("KeyT", bound="str | None")
@@ -35,6 +35,7 @@ class Column:
     min_width: int = 8  # for the flexible column: below this, columns with `drop` > 0 are hidden
     drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
     label: str = ""  # the column header ("" : the key)
+    middle: bool = False  # cut in the middle, not at the end (a repo, a filename: both ends tell)
 
 
 class Row:
@@ -386,6 +387,8 @@ class ItemList(ScrollView, can_focus=True):
             if w is None:
                 continue
             c = cell.copy()
+            if col.middle and c.cell_len > w:
+                c = Text(cut_middle(c.plain, w), style=cell.style)
             if match is not None and col.key in self.match_columns:
                 for start, end in match(c.plain):  # spans on the sanitised text: never markup
                     c.stylize(match_style, start, end)
