@@ -16,65 +16,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from support.actions_support import Demo, set_aside
-from support.apps import DEMO, build_app, settle, wait_for_screen
-from support.clock import NOW
+from support.apps import build_app, settle
 from support.contrast import AA, low_contrast
+from support.screens import SCREENS, prepared
 from textual.pilot import Pilot
 from textual.theme import BUILTIN_THEMES
 
-from atk_tui.demo import demo_filenames
 from atk_tui.tui.app import AtkApp
 
 THEMES = [name for name, theme in BUILTIN_THEMES.items() if not theme.ansi]
 SIZE = (120, 36)
-
-
-async def _keys(pilot: Pilot, *keys: str, screen: str | None = None, jump: str | None = None) -> None:
-    app = pilot.app
-    assert isinstance(app, AtkApp)
-    if jump:
-        assert app.main.jump_to(DEMO[jump])
-        await settle(pilot)
-    for key in keys:
-        await pilot.press(key)
-    if screen:
-        await wait_for_screen(pilot, screen)
-    await settle(pilot)
-
-
-def opens(*keys: str, screen: str | None = None, jump: str | None = None) -> Callable[[Pilot], Awaitable[None]]:
-    return lambda pilot: _keys(pilot, *keys, screen=screen, jump=jump)
-
-
-async def _stats(pilot: Pilot) -> None:
-    app = pilot.app
-    assert isinstance(app, AtkApp)
-    app.action_stats()
-    await wait_for_screen(pilot, "StatsScreen")
-    await settle(pilot)
-
-
-#: every screen of the dashboard, and how a person opens it
-SCREENS: dict[str, Callable[[Pilot], Awaitable[None]]] = {
-    "main": opens(),
-    "detail": opens("l", jump="chain-uwi"),
-    "answer form": opens("a", screen="AnswerScreen", jump="md-multi"),
-    "move menu": opens("m", screen="MoveScreen", jump="hand-svg-logo"),
-    "comment dialog": opens("c", screen="TextFormScreen", jump="hand-svg-logo"),
-    "confirm dialog": opens("x", screen="ChoiceScreen", jump="hand-svg-logo"),
-    "dependencies": opens("d", screen="DependenciesScreen", jump="chain-2"),
-    "help": opens("question_mark", screen="HelpScreen"),
-    "history": opens("H", screen="HistoryScreen"),
-    "graph": opens("v", screen="GraphScreen", jump="chain-2"),
-    "stats": _stats,
-    "stuck": opens("S", screen="StuckScreen"),
-    "notices": opens("N", screen="NoticesScreen"),
-    "item log": opens("L", screen="ItemLogScreen", jump="comment"),
-    "new item": opens("plus", screen="NewItemScreen"),
-    "conflicts": opens("C", screen="ConflictsScreen"),
-    "filter": opens("slash", "s", "e", "s", "s"),
-}
 
 
 async def measure(app: AtkApp, pilot: Pilot, opener: Callable[[Pilot], Awaitable[None]], themes: list[str]) -> dict[str, float]:
@@ -95,15 +46,9 @@ async def measure(app: AtkApp, pilot: Pilot, opener: Callable[[Pilot], Awaitable
     return lowest
 
 
-def _store(screen: str, demo_store: Path, tmp_path: Path) -> Path:
-    if screen == "conflicts":
-        set_aside(Demo(demo_store, demo_filenames(NOW)), tmp_path)
-    return demo_store
-
-
 @pytest.mark.parametrize("screen", list(SCREENS))
 async def test_every_text_reads_in_every_theme(screen: str, demo_store: Path, tmp_path: Path) -> None:
-    app = build_app(_store(screen, demo_store, tmp_path))
+    app = build_app(prepared(screen, demo_store, tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await measure(app, pilot, SCREENS[screen], THEMES)
 
@@ -112,7 +57,7 @@ async def test_every_text_reads_in_every_theme(screen: str, demo_store: Path, tm
 async def test_every_text_reads_with_no_color(screen: str, demo_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """NO_COLOR (Textual draws every colour as its grey): headings and badges were 1.5:1."""
     monkeypatch.setenv("NO_COLOR", "1")
-    app = build_app(_store(screen, demo_store, tmp_path))
+    app = build_app(prepared(screen, demo_store, tmp_path))
     assert app.no_color
     async with app.run_test(size=SIZE) as pilot:
         await measure(app, pilot, SCREENS[screen], ["textual-dark", "textual-light"])
