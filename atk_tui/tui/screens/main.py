@@ -68,9 +68,7 @@ class MainScreen(ItemActionsScreen):
         Binding("1", "focus_pane('inbox')", "Inbox", show=False, id="pane.inbox"),
         Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
         Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
-        # vim's n / N after `/`: the next / previous row the filter kept, across the panes
-        # (only while a filter is on: otherwise `n` is the needs-you pane and `N` the notices)
-        Binding("n", "match(1)", "Next match (after /)", show=False, id="match.next"),
+        Binding("n", "match(1)", "Next match (after /)", show=False, id="match.next"),  # vim; else needs you
         Binding("N", "match(-1)", "Previous match (after /)", show=False, id="match.previous"),
         Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
         # priority: handled before the keys typed after it are routed, so they reach the filter
@@ -534,19 +532,16 @@ class MainScreen(ItemActionsScreen):
             self.action_clear_filter()
 
     def action_match(self, step: int) -> None:
-        """`n` / `N` after `/`: the next (previous) row the filter kept, from the pane in focus
-        on into the next pane with any, round to the first."""
+        """`n` / `N` after `/`: the next (previous) row the filter kept, across the panes, round."""
         panes = self._pane_order()
-        focused = self.focused if isinstance(self.focused, ItemList) else self.query_one(f"#{self._last_list}", ItemList)
-        here = next((i for i, p in enumerate(panes) if p is focused), 0)
+        here = next((i for i, p in enumerate(panes) if p.id == self._last_list), 0)
         stops = [(i, r) for i, p in enumerate(panes) for r in range(len(p.rows))]
-        if not stops:
-            return
-        now = (here, panes[here].cursor if panes[here].rows else (-1 if step > 0 else len(panes[here].rows)))
-        later = [s for s in stops if (s > now if step > 0 else s < now)]
-        pane, row = (later[0] if step > 0 else later[-1]) if later else (stops[0] if step > 0 else stops[-1])
-        self.set_focus(panes[pane])
-        panes[pane].cursor = row
+        now = (here, panes[here].cursor if panes[here].rows else -step)
+        ahead = [s for s in stops if (s > now if step > 0 else s < now)] or stops
+        if ahead:
+            pane, row = ahead[0] if step > 0 else ahead[-1]
+            self.set_focus(panes[pane])
+            panes[pane].cursor = row
 
     def action_clear_filter(self) -> None:
         if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)
