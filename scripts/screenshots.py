@@ -23,7 +23,8 @@ from pathlib import Path
 
 from rich.cells import cell_len
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
+from textual.screen import ModalScreen
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from atk_tui.demo import create_demo_store, demo_filenames
 from atk_tui.tui.app import AtkApp, make_app
@@ -40,9 +41,12 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
     app = pilot.app
     quiet = 0
     for _ in range(max_rounds):
+        # a write parked on its dialog (the answer form) waits for keys: not for it
+        parked = isinstance(app.screen, ModalScreen)
+        running = [w for w in app.workers if not w.is_finished and not (parked and w.group == "write")]
         try:
-            await app.workers.wait_for_complete()
-        except WorkerCancelled:
+            await asyncio.gather(*(w.wait() for w in running))
+        except (WorkerCancelled, WorkerFailed):
             pass
         await pilot.pause()
         screen = app.screen
@@ -51,7 +55,8 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
             t._repeat == 0 and t._task is not None and not t._task.done() and t._interval <= 1.0 for t in timers
         )
         pending_screen = screen._layout_required or screen._repaint_required or screen._dirty_widgets
-        if pending_timer or pending_screen or any(not w.is_finished for w in app.workers):
+        parked = isinstance(app.screen, ModalScreen)
+        if pending_timer or pending_screen or any(not w.is_finished and not (parked and w.group == "write") for w in app.workers):
             quiet = 0
             await pilot.pause(0.02)
             continue
