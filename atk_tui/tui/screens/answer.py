@@ -291,7 +291,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     def compose(self) -> ComposeResult:
         title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
         if self.has_options:
-            keys = "★ rec · a-z/↑↓ pick · o other · Tab next · ⏎ submit · Esc cancel"  # (fits 80 columns)
+            keys = "★ rec · a-z/↑↓ pick · o other · Tab next · Enter submit · Esc cancel"  # (fits 80 columns)
         else:  # free text only: Enter is a newline there
             keys = "Ctrl+S submit · Esc cancel"
         with framed(title, keys):
