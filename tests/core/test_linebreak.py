@@ -34,3 +34,14 @@ def test_the_known_cases() -> None:
     assert wrap("ファイル foo/bar.md を見る", 12) == ["ファイル", "foo/bar.md", "を見る"]
     assert wrap("see src/session/store.py now", 12) == ["see", "src/session/", "store.py now"]  # only a token wider than the line folds
     assert wrap("two\nlines", 20) == ["two", "lines"]
+
+
+def test_cut_middle_keeps_both_ends() -> None:
+    from atk_tui.core.cells import cut_middle
+
+    name = "20261126-065751-upstream-timeout-default.md"
+    assert cut_middle(name, 60) == name
+    for width in range(4, len(name)):
+        cut = cut_middle(name, width)
+        assert cell_len(cut) <= width and "…" in cut and cut[0] == "2" and cut.endswith("d") or width < 6, (width, cut)
+    assert cut_middle("セッションストアに Redis", 9) == "セッ…edis"
