@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import html
+import re
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from rich.cells import cell_len
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
+from textual.screen import ModalScreen
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from atk_tui.demo import create_demo_store, demo_filenames
 from atk_tui.tui.app import AtkApp, make_app
@@ -37,9 +41,12 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
     app = pilot.app
     quiet = 0
     for _ in range(max_rounds):
+        # a write parked on its dialog (the answer form) waits for keys: not for it
+        parked = isinstance(app.screen, ModalScreen)
+        running = [w for w in app.workers if not w.is_finished and not (parked and w.group == "write")]
         try:
-            await app.workers.wait_for_complete()
-        except WorkerCancelled:
+            await asyncio.gather(*(w.wait() for w in running))
+        except (WorkerCancelled, WorkerFailed):
             pass
         await pilot.pause()
         screen = app.screen
@@ -48,7 +55,8 @@ async def settle(pilot: Pilot, max_rounds: int = 400) -> None:
             t._repeat == 0 and t._task is not None and not t._task.done() and t._interval <= 1.0 for t in timers
         )
         pending_screen = screen._layout_required or screen._repaint_required or screen._dirty_widgets
-        if pending_timer or pending_screen or any(not w.is_finished for w in app.workers):
+        parked = isinstance(app.screen, ModalScreen)
+        if pending_timer or pending_screen or any(not w.is_finished and not (parked and w.group == "write") for w in app.workers):
             quiet = 0
             await pilot.pause(0.02)
             continue
@@ -91,8 +99,24 @@ SHOTS: dict[str, tuple[str, Step]] = {
     "filter": ("Filtering every pane as you type", keys("slash", *"session")),
     "history": ("History: adopted and rejected items with notes and commits", keys("H")),
     "help": ("Every key", keys("question_mark")),
-    "graph": ("The dependency graph around the selected item", select("chain-2", "g")),
+    "graph": ("The dependency graph around the selected item", select("chain-2", "v")),
+    "answer": ("Answering a question: options wrap, the choice marked ●", select("md-multi", "a")),
+    "light": ("The light theme: every text at 4.5:1 or more", select("chain-uwi")),
 }
+THEMES = {"light": "textual-light"}  # a shot not named here is in textual-dark
+
+#: Rich's SVG export gives each run of text a `textLength` of its characters, not its cells: a
+#: CJK run (two cells a character) was squeezed into half its width. Each is set to its cells.
+_TEXT = re.compile(r'(<text class="[^"]*" x="[0-9.]+" y="[0-9.]+" textLength=")([0-9.]+)("[^>]*>)(.*?)(</text>)')
+CELL = 20 * 0.61  # the export's cell width (its font size times its aspect ratio)
+
+
+def unsqueeze(svg: str) -> str:
+    def fix(m: re.Match[str]) -> str:
+        cells = cell_len(html.unescape(m.group(4)).replace("\xa0", " "))
+        return f"{m.group(1)}{cells * CELL:g}{m.group(3)}{m.group(4)}{m.group(5)}"
+
+    return _TEXT.sub(fix, svg)
 
 
 async def shoot(name: str, step: Step, out: Path, size: tuple[int, int], workdir: Path) -> Path:
@@ -100,7 +124,7 @@ async def shoot(name: str, step: Step, out: Path, size: tuple[int, int], workdir
     store = create_demo_store(base, NOW)
     app = make_app(
         store,
-        theme="textual-dark",
+        theme=THEMES.get(name, "textual-dark"),
         clock=lambda: NOW,
         watch=False,
         actor="user",
@@ -114,7 +138,7 @@ async def shoot(name: str, step: Step, out: Path, size: tuple[int, int], workdir
             inp.cursor_blink = False  # type: ignore[attr-defined]
         await step(pilot)
         await settle(pilot)
-        app.save_screenshot(filename=path.name, path=str(out))
+        path.write_text(unsqueeze(app.export_screenshot(title=app.title)), encoding="utf-8")
     return path
 
 

@@ -1,6 +1,10 @@
 """How long ago, and how long until, in words: the one place both front ends say an item's
 age (`3h`, `created … (3h ago)`, `just now`) and a cooldown's time left (`2h 10m left`).
 
+One time format across the dashboard's screens: relative in lists and lines (`age`, `ago`), and
+relative with the absolute time after it where one thing is shown in full, the detail pane
+(`dated`: `3h ago (2026-11-28 05:59 UTC)`); an absolute time alone is `stamp`.
+
 A naive time is taken as UTC (as readiness judges it)."""
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from datetime import UTC, datetime
 
 from atk_tui.domain.readiness import format_duration
 
-__all__ = ["age", "ago", "time_left"]
+__all__ = ["age", "ago", "dated", "stamp", "time_left"]
 
 _UNITS = (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60))
 
@@ -37,6 +41,16 @@ def ago(then: datetime | None, now: datetime) -> str:
     if short == "?":
         return "unknown"
     return "just now" if short == "now" else f"{short} ago"
+
+
+def stamp(t: datetime) -> str:
+    """The absolute time, to the minute, in UTC (as the store writes it): `2026-11-28 05:59 UTC`."""
+    return f"{_aware(t).astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def dated(then: datetime | None, now: datetime) -> str:
+    """Relative, then absolute: `3h ago (2026-11-28 05:59 UTC)`."""
+    return "unknown" if then is None else f"{ago(then, now)} ({stamp(then)})"
 
 
 def time_left(until: datetime, now: datetime, *, compact: bool = False) -> str:

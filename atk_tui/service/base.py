@@ -80,6 +80,11 @@ class ServiceBase:
         writes), `listener(None)` when that wait is over; called from the writing thread."""
         self.store.on_lock_wait = listener
 
+    def set_activity_listener(self, listener: Callable[[str | None], None] | None) -> None:
+        """`listener(step)` when a write starts a slow step (a git hook), `listener(None)` when
+        it ends; called from the writing thread."""
+        self.store.on_activity = listener
+
     def interrupt(self) -> int:
         """Kill every child process (git, hooks) the store runs now, so that a write blocked
         on one (a stuck hook, a remote that never answers) fails promptly and rolls back; the

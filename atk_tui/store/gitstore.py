@@ -89,6 +89,9 @@ class GitStore(RemoteSync):
         #: told LOCK_WAIT_MESSAGE when a write has to wait for the lock, then None when the
         #: wait is over (acquired or given up): front ends show it (stderr, the status line)
         self.on_lock_wait: Callable[[str | None], None] | None = None
+        #: told what slow step a write runs now ("pre-commit hook"), then None once it is done:
+        #: front ends show progress (the dashboard's spinner)
+        self.on_activity: Callable[[str | None], None] | None = None
         self._env: dict[str, str] | None = None
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None

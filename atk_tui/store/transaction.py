@@ -204,6 +204,8 @@ def _run_hook(
     limit = store.limit("hook_timeout")
     # its own process group and output to files (see procs): a hook's background child
     # neither keeps the write waiting nor outlives the time limit's kill of the group
+    if store.on_activity is not None:
+        store.on_activity(f"{name} hook")
     try:
         proc = store.children.run([str(hook), *args], cwd=store.root, env=env, timeout=limit, slow=True)
     except ChildTimeout:
@@ -217,6 +219,9 @@ def _run_hook(
         if not check:
             return
         raise Interrupted(f"interrupted: the {name} hook was stopped; nothing was committed") from None
+    finally:
+        if store.on_activity is not None:
+            store.on_activity(None)
     if check and proc.returncode != 0:
         out = (proc.stderr or proc.stdout).strip()
         raise GitFailed(f"the {name} hook refused the commit (exit {proc.returncode})" + (f": {out}" if out else ""))

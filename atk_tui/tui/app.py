@@ -115,6 +115,18 @@ class LockWait(Message):
         self.text = text
 
 
+class Activity(Message):
+    """A write started (what) or ended (None) a slow step: a git hook."""
+
+    def __init__(self, what: str | None) -> None:
+        super().__init__()
+        self.what = what
+
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+SPINNER_DELAY = 0.3  # seconds a step runs before the spinner shows (a quick hook shows nothing)
+
+
 class AtkApp(App):
     CSS_PATH = "app.tcss"
     TITLE = "atk-tui"
@@ -188,8 +200,21 @@ class AtkApp(App):
 
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
+        from atk_tui.tui.legible import Legible
+
+        self._legible = Legible()
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
+        service.set_activity_listener(lambda what: self.post_message(Activity(what)))
+        #: the slow step a write runs (a hook), and the spinner's frame once it ran SPINNER_DELAY
+        self.activity: str | None = None
+        self.spinner = ""
+        self._spin_timer: Timer | None = None
+
+    def get_line_filters(self):  # type: ignore[override]
+        """Textual's filters (NO_COLOR's greys, ANSI to true colour), then every text made
+        legible against what is behind it, in every theme (legible.py)."""
+        return [*super().get_line_filters(), self._legible]
 
     @property
     def read_only(self) -> bool:
@@ -458,6 +483,26 @@ class AtkApp(App):
         self.lock_wait = event.text
         if event.text:
             self.notify(event.text, severity="warning", timeout=4)
+        if self.main.is_mounted:
+            self.main.update_status()
+
+    def on_activity(self, event: Activity) -> None:
+        """A slow hook shows progress: after SPINNER_DELAY, a spinner with the hook's name in
+        the status line until it ends."""
+        self.activity = event.what
+        if self._spin_timer is not None:
+            self._spin_timer.stop()
+            self._spin_timer = None
+        self.spinner = ""
+        if event.what:
+            frames = iter(range(1 << 30))
+            self._spin_timer = self.set_interval(0.1, lambda: self._spin(next(frames)), pause=True)
+            self.set_timer(SPINNER_DELAY, lambda timer=self._spin_timer: timer.resume())
+        if self.main.is_mounted:
+            self.main.update_status()
+
+    def _spin(self, frame: int) -> None:
+        self.spinner = SPINNER[frame % len(SPINNER)]
         if self.main.is_mounted:
             self.main.update_status()
 

@@ -116,14 +116,14 @@ PANE_COLUMNS = (
     Column("badge", 14, label="status"),
     Column("kind", 9, drop=2),
     Column("title", 0, min_width=16),
-    Column("repo", 12, drop=3),
+    Column("repo", 12, drop=3, middle=True),
     Column("age", 4, drop=1),
 )
 NEEDS_COLUMNS = (
     Column("urgency", 13),
     Column("blocks", 9),
     Column("title", 0, min_width=16),
-    Column("repo", 14, drop=2),
+    Column("repo", 14, drop=2, middle=True),
     Column("age", 4, drop=1),
 )
 

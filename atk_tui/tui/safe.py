@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.text import Text
 from textual.containers import Vertical
 from textual.content import Content
 
+from atk_tui.text.cells import cut_middle
+from atk_tui.text.linebreak import line_starts
 from atk_tui.text.textsafe import has_unsafe, safe_line, safe_text
 
-__all__ = ["notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
+__all__ = ["MiddleCut", "Wrapped", "notify_safe", "safe", "safe_block", "safe_content", "safe_line", "safe_rich", "safe_text"]
 
 
 def safe(text: object, style: str = "") -> Text:
@@ -62,3 +66,38 @@ def notify_safe(target: Any, message: object, *, title: str = "", **kw: Any) -> 
     never parsed as markup."""
     kw["markup"] = False
     target.notify(safe_text(str(message)), title=safe_line(title), **kw)
+
+
+class Wrapped:
+    """A `Text` wrapped where reading needs it, by `core.linebreak` (kinsoku; a word, filename or
+    URL never split) at whatever width it is drawn: every wrapping site of item text in the
+    dashboard draws through this (a `Static`, a table cell, a Markdown paragraph)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        for line in self.text.split("\n", allow_blank=True):
+            for part in line.divide(line_starts(line.plain, width)):
+                part.rstrip()
+                part.no_wrap, part.overflow, part.end = True, "crop", "\n"
+                yield part
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
+
+
+class MiddleCut:
+    """One line (a filename, a repo) cut in the middle to the width it is drawn at, never
+    wrapped: both ends stay readable (`core.cells.cut_middle`)."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        plain = self.text.plain
+        yield Text(cut_middle(plain, options.max_width), style=self.text.style, no_wrap=True, end="")
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(self.text.cell_len, 12), self.text.cell_len)

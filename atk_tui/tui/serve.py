@@ -35,6 +35,7 @@ import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from atk_tui.text.textsafe import safe_line
@@ -226,6 +227,38 @@ class Guard:
         return atk_serve_guard
 
 
+FONTS = Path(__file__).resolve().parent / "fonts"
+FONT_ROUTE = "/atk-fonts/"
+#: the page's fonts, served by this server (issue 29): no web font host is asked, and CJK text
+#: has glyphs on a machine without CJK fonts. textual-serve's terminal draws in "Roboto Mono"
+#: (its script names the family): Latin from the Roboto Mono textual-serve ships, CJK from the
+#: bundled Noto Sans Mono CJK JP subset (fonts/OFL.txt), each for its own `unicode-range`.
+FONT_CSS = """<style>
+@font-face { font-family: "Roboto Mono"; font-display: block; src: url("{static}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); unicode-range: U+0000-2FFF; }
+@font-face { font-family: "Roboto Mono"; font-display: block; src: url("{fonts}atk-mono-cjk.woff2") format("woff2"); unicode-range: U+3000-30FF, U+31F0-31FF, U+4E00-9FFF, U+FF01-FF9F; }
+</style>""".replace("{fonts}", FONT_ROUTE)
+_WEB_FONT_LINK = re.compile(r"<link[^>]*fonts\.googleapis\.com[^>]*>", re.DOTALL)
+
+
+def page_template(server: Server) -> str:
+    """textual-serve's page with its web font link (a third-party host) replaced by the fonts
+    this server serves."""
+    page = (Path(server.templates_path) / "app_index.html").read_text(encoding="utf-8")
+    css = FONT_CSS.replace("{static}", "{{ config.static.url }}")
+    page, n = _WEB_FONT_LINK.subn(css, page)
+    return page if n else page.replace("</head>", css + "\n</head>", 1)
+
+
+async def font_file(request: web.Request) -> web.StreamResponse:
+    from aiohttp import web
+
+    name = request.match_info["name"]
+    path = FONTS / name
+    if name != path.name or path.suffix != ".woff2" or not path.is_file():
+        raise web.HTTPNotFound()
+    return web.FileResponse(path, headers={"Content-Type": "font/woff2", "Cache-Control": "max-age=86400"})
+
+
 async def guarded_app(server: Server, guard: Guard) -> web.Application:
     """textual-serve's aiohttp app (page, static files, downloads, WebSocket) with the guard
     in front of every route. `Server._make_app` is the one private name of textual-serve used:
@@ -238,6 +271,11 @@ async def guarded_app(server: Server, guard: Guard) -> web.Application:
     if not isinstance(app, web.Application) or app.frozen:
         raise RuntimeError("textual-serve's Server._make_app no longer returns an unfrozen aiohttp Application")
     app.middlewares.append(guard.middleware())
+    import aiohttp_jinja2
+    import jinja2
+
+    aiohttp_jinja2.setup(app, loader=jinja2.DictLoader({"app_index.html": page_template(server)}))
+    app.router.add_get(FONT_ROUTE + "{name}", font_file)
     return app
 
 

@@ -3,32 +3,10 @@ the palette's "Conflicts") lists them with both versions, and keeping one applie
 
 from __future__ import annotations
 
-import subprocess
-
-from support.actions_support import Demo, dashboard, git, messages, press_all
+from support.actions_support import MINE, THEIRS, Demo, dashboard, git, messages, press_all, set_aside
 
 from atk_tui.service import Service
 from atk_tui.tui.screens.conflicts import ConflictsScreen
-
-MINE = "- 追記: mine, set aside\n"
-THEIRS = "- 追記: theirs, pushed first\n"
-
-
-def set_aside(demo: Demo, tmp_path) -> str:  # type: ignore[no-untyped-def]
-    """The same item changed here (not pushed) and on another clone (pushed first); `atk wi
-    commit` then sets ours aside. Returns our commit."""
-    name = demo["hand-svg-logo"]
-    other = tmp_path / "other"
-    subprocess.run(["git", "clone", "-q", str(demo.root.parent / "remote.git"), str(other)], check=True)
-    here = Service(demo.root, actor="user", pull=False, push=False)
-    assert here.save_text(name, here.read(name).text + MINE).ok
-    there = Service(other, actor="user")
-    assert there.save_text(name, there.read(name).text + THEIRS).ok
-    mine = git(demo.root, "rev-parse", "HEAD").strip()
-    out = Service(demo.root, actor="user").commit_pending()
-    assert not out.ok
-    assert [c.commit for c in Service(demo.root).conflicts()] == [mine]
-    return mine
 
 
 def status_line(app) -> str:  # type: ignore[no-untyped-def]

@@ -238,3 +238,50 @@ def test_esc_in_the_browser_backs_out_of_the_editor_and_the_new_item_form(served
     made = subjects(root)[: len(subjects(root)) - len(before)]
     assert all(s in (f"atk: hold {name}", f"atk: unhold {name}") for s in made), made
     assert list(root.glob(f"wi/inbox/{name}"))
+
+
+#: the font family textual-serve's script gives the terminal
+TERMINAL_FONTS = "'Roboto Mono', Monaco, 'Courier New', monospace"
+JAPANESE_UWI = UWI_BODY.replace("# Which email validation should be the project standard?", "# 保存先を決める：セッションストア")
+
+
+def test_cjk_text_is_drawn_with_the_bundled_font(tmp_path: Path) -> None:
+    """Issue 29: the page asked a web font host for Roboto Mono and left CJK to the machine's
+    fonts (tofu where there are none). It now loads only fonts this server serves, and CJK text
+    in the terminal's font family is drawn with the bundled Noto Sans Mono CJK JP subset (a web
+    font, `isCustomFont`), whatever the machine has installed."""
+    binary = chromium_or_fail()
+    root, _ = init_store(tmp_path / "notes")
+    assert Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
+    with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
+
+        async def drive() -> tuple[list[str], list[str], list[dict]]:
+            browser = Browser(binary, tmp_path / "profile")
+            try:
+                await browser.start()
+                await browser.open(server.url)
+                await browser.wait_for_text("セッションストア")
+                faces = await browser.evaluate(
+                    "document.fonts.load('16px \"Roboto Mono\"', '保存先を決める').then(fs => fs.map(f => f.status + ' ' + f.unicodeRange))"
+                )
+                await browser.evaluate(
+                    "(() => { const s = document.createElement('span'); s.id = 'probe';"
+                    f" s.style.fontFamily = {TERMINAL_FONTS!r};"
+                    " s.textContent = '保存先を決める、セッション。'; document.body.appendChild(s); return true })()"
+                )
+                await browser.send("DOM.enable")
+                await browser.send("CSS.enable")
+                doc = await browser.send("DOM.getDocument")
+                node = await browser.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#probe"})
+                used = (await browser.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]}))["fonts"]
+                loaded = await browser.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
+                return faces, loaded, used
+            finally:
+                await browser.close()
+
+        faces, loaded, used = asyncio.run(drive())
+    assert any(f.startswith("loaded ") and "U+4E00" in f.upper() for f in faces), faces
+    assert f"{server.origin}/atk-fonts/atk-mono-cjk.woff2" in loaded, loaded
+    assert all(url.startswith(server.origin) for url in loaded), loaded  # no web font host
+    assert [f["familyName"] for f in used if f["isCustomFont"]] == ["Noto Sans Mono CJK JP"], used
+    assert sum(f["glyphCount"] for f in used if f["isCustomFont"]) == len("保存先を決める、セッション。"), used

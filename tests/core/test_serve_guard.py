@@ -165,17 +165,20 @@ async def test_textual_serve_app_has_the_guard_on_every_route() -> None:
     app = await guarded_app(Server("true", host="127.0.0.1", port=8000, public_url=guard.origin), guard)
     assert any(getattr(m, "guard", None) is guard for m in app.middlewares)
     routes = {r.canonical for r in app.router.resources()}
-    assert routes == {"/", "/ws", "/download/{key}", "/static"}, f"textual-serve's routes changed: {routes}"
+    # textual-serve's four, and the bundled fonts' (atk_tui/tui/serve.py FONT_ROUTE)
+    assert routes == {"/", "/ws", "/download/{key}", "/static", "/atk-fonts/{name}"}, f"textual-serve's routes changed: {routes}"
     client = TestClient(TestServer(app))
     await client.start_server()
     try:
-        paths = ["/", "/ws", "/download/x", "/static/js/textual.js", "/static/", "/nothing-here"]
+        paths = ["/", "/ws", "/download/x", "/static/js/textual.js", "/static/", "/nothing-here", "/atk-fonts/atk-mono-cjk.woff2"]
         for path in paths:
             resp = await client.get(path, headers={"Host": "127.0.0.1:8000"})
             assert resp.status == 403, path
-        for path in ("/static/js/textual.js", "/"):
+        for path in ("/static/js/textual.js", "/", "/atk-fonts/atk-mono-cjk.woff2"):
             resp = await client.get(path, headers={"Host": "127.0.0.1:8000", "Cookie": f"{guard.cookie}={'k' * 43}"})
             assert resp.status == 200, path
+        page = await (await client.get("/", headers={"Host": "127.0.0.1:8000", "Cookie": f"{guard.cookie}={'k' * 43}"})).text()
+        assert "fonts.googleapis.com" not in page and "/atk-fonts/atk-mono-cjk.woff2" in page  # no web font host
     finally:
         await client.close()
     assert len(logged) == len(paths) and all("no token" in x for x in logged)

@@ -141,3 +141,28 @@ def burst(pilot: Pilot, *keys: str) -> None:
         event = events.Key(key, char)
         event.set_sender(app)
         app.post_message(event)
+
+#: the two versions of `set_aside`'s conflict
+MINE = "- 追記: mine, set aside\n"
+THEIRS = "- 追記: theirs, pushed first\n"
+
+
+def set_aside(demo: Demo, tmp_path: Path) -> str:
+    """A set-aside push conflict (SPEC §11): the same item changed here (not pushed) and on
+    another clone (pushed first); `atk wi commit` then sets ours aside. Returns our commit."""
+    import subprocess
+
+    from atk_tui.service import Service
+
+    name = demo["hand-svg-logo"]
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(demo.root.parent / "remote.git"), str(other)], check=True)
+    here = Service(demo.root, actor="user", pull=False, push=False)
+    assert here.save_text(name, here.read(name).text + MINE).ok
+    there = Service(other, actor="user")
+    assert there.save_text(name, there.read(name).text + THEIRS).ok
+    mine = git(demo.root, "rev-parse", "HEAD").strip()
+    out = Service(demo.root, actor="user").commit_pending()
+    assert not out.ok
+    assert [c.commit for c in Service(demo.root).conflicts()] == [mine]
+    return mine

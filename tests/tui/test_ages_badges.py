@@ -40,5 +40,5 @@ async def test_a_just_created_item_is_created_just_now(store: Path) -> None:
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         shown = screen_text(app)
-    assert "(just now)" in shown and "now ago" not in shown, shown
+    assert "created just now (" in shown and "now ago" not in shown, shown  # relative, then the absolute
     assert "2h10m left" in shown, shown

@@ -98,3 +98,42 @@ async def test_q_backs_out_of_every_sub_screen_as_esc_does(demo_store: Path, key
                 break
             await pilot.pause(0.01)
         assert not app.is_running
+
+
+async def test_n_and_N_go_to_the_next_and_previous_match_after_a_filter(demo_store: Path) -> None:
+    """Vim's `n` / `N` after `/`: every row the filter kept, pane after pane, round to the first;
+    without a filter `n` is the needs-you pane and `N` the notices, as before."""
+    async with running(demo_store, (160, 48)) as (app, pilot):
+        main = app.main
+        await press(pilot, "slash", *"session", "enter")
+        kept = [(p.id, r.key) for p in main._pane_order() for r in p.rows]
+        assert len({pane for pane, _ in kept}) >= 2, kept  # the matches span more than one pane
+        start = (main.focused.id, main.focused.current_key)
+        at = kept.index(start)
+        seen = []
+        for _ in kept:
+            await press(pilot, "n")
+            seen.append((main.focused.id, main.focused.current_key))
+        assert seen == kept[at + 1 :] + kept[: at + 1]  # every match once, in order, round again
+        await press(pilot, "N")
+        assert (main.focused.id, main.focused.current_key) == kept[at - 1]
+        await press(pilot, "escape")  # the filter goes: n is the needs-you pane again
+        assert not main.filter_text
+        await press(pilot, "n")
+        assert main.focused.id == "needs"
+        await press(pilot, "N")
+        assert type(app.screen).__name__ == "NoticesScreen"
+
+
+async def test_esc_backs_out_one_level_at_a_time(demo_store: Path) -> None:
+    """The detail, then the marks, then the filter: one Esc each."""
+    async with running(demo_store, (160, 48)) as (app, pilot):
+        main = app.main
+        await press(pilot, "slash", *"session", "enter", "space", "l")
+        assert not isinstance(main.focused, ItemList) and main.marked() and main.filter_text
+        await press(pilot, "escape")
+        assert isinstance(main.focused, ItemList) and main.marked() and main.filter_text
+        await press(pilot, "escape")
+        assert not main.marked() and main.filter_text
+        await press(pilot, "escape")
+        assert not main.filter_text

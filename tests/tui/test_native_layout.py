@@ -37,7 +37,11 @@ async def test_the_needs_you_strip_shows_every_question(demo_store: Path, size: 
     async with running(demo_store, size) as (app, _pilot):
         needs = app.main.query_one("#needs", ItemList)
         assert len(needs.rows) == 6
-        assert needs.content_region.height == len(needs.rows) + needs.header  # no row hidden, none empty
+        if size[1] >= 32:  # no row hidden, none empty
+            assert needs.content_region.height == len(needs.rows) + needs.header
+        else:  # a short terminal (issue 29): three rows (it scrolls; its title counts them all)
+            assert needs.content_region.height == 3 + needs.header
+            assert "Needs you 6" in str(needs.border_title)
 
 
 async def test_with_the_bottom_preview_off_the_detail_takes_the_lists_place(demo_store: Path) -> None:

@@ -3,6 +3,7 @@ worker, and a snapshot on a store with a scripted history (fixed commit times, f
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from support.stats_history import NOW, T0, scripted_store
@@ -27,6 +28,12 @@ async def test_the_palette_opens_the_stats_with_the_waits(tmp_path: Path) -> Non
         assert "1 question waiting · oldest 3 d 22 h · answering q2.md unblocks 1 item" in text
         assert "3 answered · median wait 5 h · 90th percentile 1 d" in text
         assert "1 removed unanswered" in text
+        # the chart has axes (issue 29: a bare sparkline said neither how many nor when)
+        chart = [line.strip(" │") for line in text.splitlines() if "┤" in line or "└" in line]
+        assert chart[0].startswith(f"{max(n for _, n in app.screen.stats.per_day)} ┤"), chart
+        assert any(line.startswith("0 ┤") for line in chart) and any("└─" in line for line in chart), chart
+        first, last = app.screen.stats.per_day[0][0], app.screen.stats.per_day[-1][0]
+        assert re.search(rf"{first:%m-%d}\s.*{last:%m-%d}", text), text
         table = app.screen.query_one("#stats-open", DataTable)
         assert table.row_count == 1 and "q2.md" in str(table.get_row_at(0)[3])
         await pilot.press("escape")

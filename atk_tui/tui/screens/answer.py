@@ -12,6 +12,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import RadioButton, RadioSet, Static, TextArea
@@ -26,8 +28,9 @@ from atk_tui.itemfile.questions import (
     answer_progress,
     typed_choices,
 )
+from atk_tui.text.linebreak import line_starts
 from atk_tui.text.textsafe import safe_line, safe_text
-from atk_tui.tui.safe import framed
+from atk_tui.tui.safe import Wrapped, framed
 from atk_tui.tui.screens.dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
@@ -83,6 +86,29 @@ class Choice(RadioButton):
     @property
     def BUTTON_INNER(self) -> str:  # type: ignore[override]  (Textual's name)
         return "●" if self.value else " "
+
+    #: the button and the space after it: a wrapped label's next lines start under its text
+    INDENT = 4
+
+    def _label_lines(self, width: int) -> list[Content]:
+        """The label wrapped to the button's width by `core.linebreak` (kinsoku, whole tokens):
+        an option's implications are what the choice means, never cut off at the edge."""
+        room = width - self.INDENT - 1
+        label = self._label
+        starts = line_starts(label.plain, room) if room > 0 else []
+        return [part.rstrip() for part in label.divide(starts)] if starts else [label]
+
+    def render(self) -> Content:
+        lines = self._label_lines(self.content_region.width)
+        if len(lines) == 1:
+            return super().render()
+        style = self.get_visual_style("toggle--label")
+        first = Content.assemble(self._button, " ", lines[0].stylize_before(style))
+        rest = [Content.assemble(" " * self.INDENT, line.stylize_before(style)) for line in lines[1:]]
+        return Content("\n").join([first, *rest])
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._label_lines(width))
 
 
 class OptionSet(RadioSet, inherit_bindings=False):
@@ -231,6 +257,8 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     AnswerScreen .q-context { color: $text-muted; margin-top: 1; }
     AnswerScreen OptionSet { width: 100%; border: none; padding: 0; background: $surface; }
     AnswerScreen OptionSet:focus { border: none; background: $boost; }
+    /* an option wraps (its implications are what the choice means), it is not cut at the edge */
+    AnswerScreen Choice { width: 1fr; height: auto; text-wrap: nowrap; text-overflow: clip; }
     AnswerScreen TextArea { height: 5; margin-top: 1; }
     AnswerScreen #answer-help { color: $text-muted; height: 1; }
     """
@@ -270,7 +298,7 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
     def compose(self) -> ComposeResult:
         title = ("Re-answer: " if self.replacing else "Answer: ") + safe_line(self.item.title)[:80]
         if self.has_options:
-            keys = "★ recommended · letter/↑↓ pick · o other · Del clear · Tab next · Enter submit · Esc cancel"
+            keys = "★ rec · a-z/↑↓ pick · o other · Tab next · Enter submit · Esc cancel"  # (fits 80 columns)
         else:  # free text only: Enter is a newline there
             keys = "Ctrl+S submit · Esc cancel"
         with framed(title, keys):
@@ -279,11 +307,11 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             with VerticalScroll():
                 if self.parsed.context.strip():
                     ctx = safe_text(self.parsed.context.strip())
-                    yield Static(Text(ctx[:600] + ("…" if len(ctx) > 600 else "")), classes="q-context")
+                    yield Static(Wrapped(Text(ctx[:600] + ("…" if len(ctx) > 600 else ""))), classes="q-context")
                 if self.too_many:
-                    yield Static(self._too_many_text(), classes="q-text", id="too-many")
+                    yield Static(Wrapped(self._too_many_text()), classes="q-text", id="too-many")
                 for q in self.parsed.questions if not self.too_many else ():
-                    yield Static(self._heading(q, current=False), classes="q-text", id=f"qt{q.number}")
+                    yield Static(Wrapped(self._heading(q, current=False)), classes="q-text", id=f"qt{q.number}")
                     if q.options:
                         if q.number in self.initial:
                             yield OptionSet(q, initial=self.initial[q.number], id=f"q{q.number}")
@@ -328,14 +356,14 @@ class AnswerScreen(DismissOnce, ModalScreen[AnswerResult | None]):
             t.append("choices ")
             t.append(picks, style="bold")
             t.append(" · ")
-        t.append("notes (optional) in the box, Ctrl+S submits from there")
+        t.append("Del clears one · notes (optional) in the box, Ctrl+S submits there")
         return t
 
     def _refresh_marks(self) -> None:
         focused = self.focused
         for q in self.parsed.questions if self.has_options else ():
             if q.options:
-                self.query_one(f"#qt{q.number}", Static).update(self._heading(q, current=focused is self.query_one(f"#q{q.number}")))
+                self.query_one(f"#qt{q.number}", Static).update(Wrapped(self._heading(q, current=focused is self.query_one(f"#q{q.number}"))))
         self.query_one("#answer-help", Static).update(self._help())
 
     def on_descendant_focus(self) -> None:

@@ -52,6 +52,7 @@ from textual.worker import Worker, get_current_worker
 from atk_tui.domain.model import TERMINAL, Item, deps_of
 from atk_tui.domain.readiness import find_cycles, format_cycle
 from atk_tui.graph import (
+    DEFAULT_MAX_LABEL_CELLS,
     GraphNode,
     Layout,
     LayoutBudget,
@@ -61,6 +62,7 @@ from atk_tui.graph import (
     truncate_cells,
 )
 from atk_tui.service import QueueView
+from atk_tui.text.cells import cell_len
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.present import STATUS_GLYPH
 from atk_tui.tui.screens.base import ItemActionsScreen
@@ -263,6 +265,32 @@ def neighbourhood(
     return GraphSelection(keep, edges, focus, sel.whole, sel.hidden_terminal, terminal)
 
 
+#: the widest a box's title gets when the screen has room (cells), and up to how many items
+#: the graph is laid out a second time to use that room
+WIDE_LABEL_CELLS, WIDEN_NODES = 60, 400
+
+
+def widened(model, layout, width: int, budget):  # type: ignore[no-untyped-def]
+    """`layout` again with longer titles when the drawing leaves room across the screen and a
+    title was cut (issue 29: titles were cut at 20 cells on a 160-column screen)."""
+    columns = len(layout.layers)
+    if not columns or layout.width >= width or len(model.nodes) > WIDEN_NODES:
+        return layout
+    longest = max((cell_len(n.label) for n in model.nodes), default=0)
+    extra = (width - layout.width) // columns
+    if longest <= DEFAULT_MAX_LABEL_CELLS or extra < 2:
+        return layout
+    cells = min(DEFAULT_MAX_LABEL_CELLS + extra, longest, WIDE_LABEL_CELLS)
+    for _ in range(3):  # (a wide character that does not fit the cut leaves a cell or so over)
+        wider = layout_graph(model.nodes, model.edges, max_label_cells=cells, grid_width=width, budget=budget)
+        if wider.width <= width:
+            return wider
+        cells -= -(-(wider.width - width) // columns)
+        if cells <= DEFAULT_MAX_LABEL_CELLS:
+            break
+    return layout
+
+
 class GraphScreen(ItemActionsScreen):
     """The dependency graph; Enter opens the focused item in the dashboard."""
 
@@ -354,7 +382,8 @@ class GraphScreen(ItemActionsScreen):
                 model = describe_graph(view, sel, self._terminal_info(sel.terminal))
                 try:  # a few boxes can still have long links (a chain and one item on all of it)
                     width = self._grid_width()
-                    layout = layout_graph(model.nodes, model.edges, grid_width=width, budget=LayoutBudget())
+                    budget = LayoutBudget()
+                    layout = widened(model, layout_graph(model.nodes, model.edges, grid_width=width, budget=budget), width, budget)
                 except LayoutTooLarge:
                     pass  # the worker says so and draws what it can
                 else:
@@ -400,7 +429,7 @@ class GraphScreen(ItemActionsScreen):
         try:
             budget.check()
             model = describe_graph(view, sel, self._terminal_info(sel.terminal) if sel.terminal else {})
-            layout = layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=budget)
+            layout = widened(model, layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=budget), grid_width, budget)
             self._hand_back(self._laid_out, GraphResult(model, layout, token))
             return
         except LayoutTooLarge as exc:
@@ -415,7 +444,7 @@ class GraphScreen(ItemActionsScreen):
             if not part.shown:
                 raise LayoutTooLarge("elements", big.nodes, big.edges)
             model = describe_graph(view, part, self._terminal_info(part.terminal) if part.terminal else {})
-            layout = layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=small)
+            layout = widened(model, layout_graph(model.nodes, model.edges, grid_width=grid_width, budget=small), grid_width, small)
         except LayoutTooLarge as exc:
             if exc.reason == "cancelled":
                 return

@@ -19,11 +19,14 @@ EXTRA = [
     ("Panes", "g g / Home, G / End", "first, last"),
     ("Panes", "Tab / Shift+Tab", "next / previous pane"),
     ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
-    ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back"),
+    # h / l move left and right as in vim: the lists are the left column, the detail the right
+    # one (the lists are stacked: Tab, 1 2 3 and n move between them)
+    ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back to the lists"),
     ("Panes", "l, l (narrow)", "the detail under the lists, then its trees"),
     ("Panes", "Enter", "open the item; jump from a dependency tree"),
     ("Panes", "Space", "mark for bulk actions"),
-    ("Find", "/", "filter all panes as you type; Esc clears"),
+    ("Find", "/", "filter all panes as you type; n / N the next / previous match; Esc clears"),
+    ("Panes", "Esc", "back one level: the detail, the marks, the filter; a dialog or sub-screen closes"),
     ("Find", "Ctrl+P", "command palette: every action, jump to item"),
 ]
 

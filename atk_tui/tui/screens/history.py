@@ -25,7 +25,7 @@ from atk_tui.tui.widgets.item_list import Column, ItemList, Row
 HISTORY_COLUMNS = (
     Column("state", 9),
     Column("title", 0, min_width=24),
-    Column("repo", 14, drop=2),
+    Column("repo", 14, drop=2, middle=True),
     Column("note", 24, drop=1),
     Column("age", 4),
 )

@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from atk_tui.domain.ages import dated, stamp
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.present import age
 from atk_tui.tui.safe import safe_content
@@ -138,7 +139,7 @@ class ItemLogScreen(Screen):
         table.clear()
         wide = any(label == "date" for label, _ in self._columns())
         for c in log.commits:
-            date = [Text(f"{c.date:%Y-%m-%d %H:%M}", style="dim")] if wide else []
+            date = [Text(stamp(c.date), style="dim")] if wide else []
             table.add_row(
                 Text(c.short, style="yellow"), *date, Text(age(c.date, self.now), style="dim"),
                 Text(safe_line(c.actor_label), style=ACTOR_STYLE.get(c.actor, "dim")),
@@ -176,7 +177,7 @@ class ItemLogScreen(Screen):
     def _show_diff(self, commit: ItemCommit) -> None:
         box = self.query_one("#item-log-diff", VerticalScroll)
         box.border_title = safe_content(f"Change in {commit.short}")
-        box.border_subtitle = safe_content(f"{commit.actor_label} · {commit.date:%Y-%m-%d %H:%M}")
+        box.border_subtitle = safe_content(f"{commit.actor_label} · {dated(commit.date, self.now or self.app.service.clock())}")
         self.query_one("#item-log-diff-text", Static).update(Text("Reading the diff…", style="dim"))
         self._load_diff(commit)
 

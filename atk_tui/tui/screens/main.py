@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
+from atk_tui.domain.ages import ago
 from atk_tui.domain.filters import Query, matches, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
 from atk_tui.service import Outcome, QueueView
@@ -77,6 +78,8 @@ class MainScreen(ItemActionsScreen):
         Binding("1", "focus_pane('inbox')", "Inbox", show=False, id="pane.inbox"),
         Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
         Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
+        Binding("n", "match(1)", "Next match (after /)", show=False, id="match.next"),  # vim; else needs you
+        Binding("N", "match(-1)", "Previous match (after /)", show=False, id="match.previous"),
         Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
         # priority: handled before the keys typed after it are routed, so they reach the filter
         Binding("slash", "filter", "Filter", id="filter", priority=True),
@@ -85,7 +88,8 @@ class MainScreen(ItemActionsScreen):
         Binding("right,l", "focus_detail", "Detail", show=False),
         Binding("left,h", "focus_panes", "Panes", show=False),
         Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
-        Binding("escape", "clear_marks", "Clear marks", show=False),
+        # one level back: the detail to the lists, then the marks, then the filter
+        Binding("escape", "back", "Back: detail, marks, filter", show=False),
         Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
         Binding("Y", "copy_path", "Copy the item file's path", show=False, id="copy_path"),
         Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
@@ -155,11 +159,11 @@ class MainScreen(ItemActionsScreen):
         yield KeyFooter()
 
     def on_resize(self, event) -> None:
-        self.narrow.resize(event.size.width)
+        self.narrow.resize(event.size.width, event.size.height)
 
     def on_mount(self) -> None:
         self.narrow.bottom = self.app.tui_config.narrow_preview == "bottom"
-        self.narrow.resize(self.size.width)
+        self.narrow.resize(self.size.width, self.size.height)
         self.sort_mode = self.app.tui_config.default_sort
         self.refresh_rows()  # the queue may have loaded before this screen was mounted
         self.query_one("#inbox", ItemList).focus()
@@ -300,7 +304,7 @@ class MainScreen(ItemActionsScreen):
         app = self.app
         parts = [f"store {app.store_label}"]
         if app.last_pull:
-            parts.append(f"synced {app.last_pull.astimezone():%H:%M:%S}")
+            parts.append(f"synced {ago(app.last_pull, app.service.clock())}")
         if app.unpushed:
             parts.append(f"{app.unpushed} unpushed")
         if getattr(app, "behind", 0):
@@ -324,6 +328,8 @@ class MainScreen(ItemActionsScreen):
             k = app.key_for
             parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
         status = Text(" · ".join(safe_line(p) for p in parts))
+        if app.activity and app.spinner:  # a slow hook: what the write is waiting for
+            status = Text.assemble((f"{app.spinner} running the {app.activity}…", "bold"), " · ", status)
         if app.conflicts:
             n = app.conflicts
             status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
@@ -498,6 +504,8 @@ class MainScreen(ItemActionsScreen):
         self.notify(self.narrow.toggle(), timeout=3)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "match":
+            return bool(self.filter_text) and not isinstance(self.focused, Input)  # else n / N as without a filter
         if action == "filter" and isinstance(self.focused, Input):
             return False  # `/` is a character in the filter (and any other input)
         if action == "graph":
@@ -530,11 +538,26 @@ class MainScreen(ItemActionsScreen):
         self.refresh_bindings()
         self.update_status()
 
-    def action_clear_marks(self) -> None:
-        if self.marked():
+    def action_back(self) -> None:
+        """Esc: back out one level, the innermost first."""
+        if self.focused is not None and not isinstance(self.focused, (ItemList, Input)):
+            self.action_focus_panes()  # the detail pane (or its dependency tree)
+        elif self.marked():
             self.clear_marks()
         else:
             self.action_clear_filter()
+
+    def action_match(self, step: int) -> None:
+        """`n` / `N` after `/`: the next (previous) row the filter kept, across the panes, round."""
+        panes = self._pane_order()
+        here = next((i for i, p in enumerate(panes) if p.id == self._last_list), 0)
+        stops = [(i, r) for i, p in enumerate(panes) for r in range(len(p.rows))]
+        now = (here, panes[here].cursor if panes[here].rows else -step)
+        ahead = [s for s in stops if (s > now if step > 0 else s < now)] or stops
+        if ahead:
+            pane, row = ahead[0] if step > 0 else ahead[-1]
+            self.set_focus(panes[pane])
+            panes[pane].cursor = row
 
     def action_clear_filter(self) -> None:
         if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)

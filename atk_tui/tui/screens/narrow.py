@@ -24,6 +24,7 @@ from atk_tui.tui.widgets.item_list import ItemList
 
 NARROW_BELOW = 100  # columns: narrower, the detail goes under the lists (or in their place)
 DETAIL_SHARE = "45%"  # of the height under the needs-you strip, in the bottom preview
+SHORT_BELOW = 32  # rows: lower, the needs-you strip keeps three rows (it scrolls) for the rest
 
 NARROW_CSS = f"""
 /* "off": the lists take the whole width; the detail shows in their place (`l`) */
@@ -37,6 +38,8 @@ NARROW_CSS = f"""
 #body.-bottom #panes ItemList {{ height: 1fr; }}
 #body.-bottom #panes ItemList.-collapsed {{ height: 1; border-bottom: none; }}
 #body.-bottom #filter {{ height: 1; border: none; border-left: wide $accent; }}
+/* a short terminal: the needs-you strip is not the screen (it took 10 of 24 rows) */
+MainScreen.-short #needs {{ max-height: 6; }}
 """
 
 
@@ -50,8 +53,10 @@ class NarrowLayout:
         self.narrow = False
         self.expanded = panes[0]
 
-    def resize(self, width: int) -> None:
+    def resize(self, width: int, height: int | None = None) -> None:
         self.narrow = width < NARROW_BELOW
+        if height is not None:
+            self.screen.set_class(height < SHORT_BELOW, "-short")
         self._apply()
 
     def toggle(self) -> str:

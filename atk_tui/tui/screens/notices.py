@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from atk_tui.domain.ages import age
 from atk_tui.service.notices import Notice
 from atk_tui.text.textsafe import safe_line, safe_text
 
@@ -51,8 +52,9 @@ class NoticesScreen(ModalScreen[None]):
         keep = self.current.filename if self.current else None
         self.notices = list(notices)
         ol.clear_options()
+        now = self.app.service.clock()
         for n in self.notices:
-            when = f"{n.created:%Y-%m-%d %H:%M}" if n.created else "?"
+            when = age(n.created, now).rjust(3)
             ol.add_option(Option(Text(f"{when}  {safe_line(n.title)}"), id=n.filename))
         if not self.notices:
             self.query_one("#notice-text", Static).update(Text("No notices."))

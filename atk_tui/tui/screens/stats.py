@@ -6,22 +6,74 @@ once with "Reading the history…" and fills in when they are ready."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Sparkline, Static
+from textual.widgets import DataTable, Static
 
 from atk_tui.service.stats import WaitStats, duration
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp
+
+
+BARS = " ▁▂▃▄▅▆▇█"
+
+
+class DayChart:
+    """Answers per day as a bar chart with its axes: counts up the left (0 and the highest),
+    dates along the bottom (the first, the middle and the last day), at whatever width it is
+    drawn. More days than columns: each column sums consecutive days."""
+
+    def __init__(self, per_day: list[tuple[date, int]], height: int = 5) -> None:
+        self.per_day = per_day
+        self.height = height
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        days = self.per_day
+        if not days:
+            yield Text("no answers yet", style="dim")
+            return
+        top_label = str(max(n for _, n in days))
+        gutter = len(top_label) + 1
+        room = max(options.max_width - gutter - 1, 1)
+        per_col = -(-len(days) // room)  # days per column
+        cols = [days[i : i + per_col] for i in range(0, len(days), per_col)]
+        counts = [sum(n for _, n in c) for c in cols]
+        peak = max(max(counts), 1)
+        width = max(room // len(cols), 1)  # cells per column when there is room
+        top = str(peak)
+        gutter = max(gutter, len(top) + 1)
+        for row in range(self.height, 0, -1):
+            label = top if row == self.height else ("0" if row == 1 else "")
+            line = Text(label.rjust(gutter - 1) + " ┤" if label else " " * gutter + "│", style="dim", end="\n")
+            for n in counts:
+                eighths = round(n / peak * self.height * 8) - (row - 1) * 8
+                line.append(BARS[max(0, min(eighths, 8))] * width, style="bold")
+            yield line
+        yield Text(" " * gutter + "└" + "─" * (width * len(cols)), style="dim")
+        first, last = cols[0][0][0], cols[-1][-1][0]
+        span = width * len(cols)
+        axis = [" "] * (span + 1)
+        marks = [(0, f"{first:%m-%d}")]
+        if len(cols) > 2 and span >= 24:
+            mid = len(cols) // 2
+            marks.append((mid * width, f"{cols[mid][0][0]:%m-%d}"))
+        if last != first:
+            marks.append((max(span - 5, 0), f"{last:%m-%d}"))
+        for at, text in marks:
+            axis[at : at + len(text)] = text
+        yield Text(" " * (gutter + 1) + "".join(axis).rstrip(), style="dim")
+        if per_col > 1:
+            yield Text(" " * (gutter + 1) + f"each bar: {per_col} days", style="dim")
 
 
 class StatsScreen(ModalScreen[None]):
@@ -35,7 +87,7 @@ class StatsScreen(ModalScreen[None]):
     StatsScreen #stats-head { height: auto; text-style: bold; }
     StatsScreen #stats-summary { height: auto; margin-top: 1; }
     StatsScreen .stats-label { height: 1; margin-top: 1; color: $text-muted; }
-    StatsScreen Sparkline { height: 3; margin: 0 0; }
+    StatsScreen #stats-chart { height: auto; }
     StatsScreen #stats-days { height: 1; color: $text-muted; }
     StatsScreen DataTable { height: auto; max-height: 12; }
     """
@@ -54,7 +106,7 @@ class StatsScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static("", id="stats-summary")
                 yield Static("Answers per day", classes="stats-label")
-                yield Sparkline([], id="stats-spark")
+                yield Static("", id="stats-chart")
                 yield Static("", id="stats-days")
                 yield Static("Questions waiting now", classes="stats-label")
                 yield DataTable(id="stats-open", cursor_type="row", zebra_stripes=True)
@@ -98,8 +150,7 @@ class StatsScreen(ModalScreen[None]):
             top = st.items[0]
             summary.append(f"\nLongest wait of a work item on questions: {duration(top.waited)} ({safe_line(top.filename)})")
         self.query_one("#stats-summary", Static).update(summary)
-        counts = [float(n) for _, n in st.per_day]
-        self.query_one("#stats-spark", Sparkline).data = counts or [0.0]
+        self.query_one("#stats-chart", Static).update(DayChart(st.per_day))
         if st.per_day:
             first, last = st.per_day[0][0], st.per_day[-1][0]
             busiest = max(st.per_day, key=lambda d: d[1])

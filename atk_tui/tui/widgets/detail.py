@@ -14,6 +14,7 @@ nor a long body waits on it; without a rendering (`body`), the body shows as pla
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
@@ -26,7 +27,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Static, Tree
 
-from atk_tui.domain.ages import ago
+from atk_tui.domain.ages import dated, stamp, time_left
 from atk_tui.domain.fields import FIELDS, TIMES
 from atk_tui.domain.model import RESERVED_KEYS, Item
 from atk_tui.domain.readiness import Judgement
@@ -35,12 +36,13 @@ from atk_tui.service.holds import Holder
 from atk_tui.text.textsafe import safe_line, safe_markdown, safe_text
 from atk_tui.tui import present
 from atk_tui.tui.present import badge, status_style
-from atk_tui.tui.safe import safe
+from atk_tui.tui.safe import MiddleCut, Wrapped, safe
 
 if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
     from atk_tui.itemfile.questions import ParsedQuestions
 
 PREVIEW_LINES = 60
+ONE_LINE_FIELDS = frozenset({"file", "repo", "plan", "target"})  # cut in the middle, never wrapped
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
 
@@ -130,9 +132,23 @@ def markdown_body(item: Item) -> RenderableType | None:
     body = safe_markdown(item.body)
     if body.count("\n") > MARKDOWN_MAX_LINES:
         return None
-    from rich.markdown import Markdown  # markdown-it: imported on first use, not at start-up
+    return _markdown_class()(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
 
-    return Markdown(literal_checkpoints(body), hyperlinks=False, code_theme="ansi_dark")
+
+@lru_cache(1)
+def _markdown_class() -> type:
+    """Rich's `Markdown` whose paragraphs wrap as `Wrapped` does (kinsoku, whole tokens)."""
+    from rich.markdown import Markdown, Paragraph  # markdown-it: imported on first use, not at start-up
+
+    class BreakingParagraph(Paragraph):
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            self.text.justify = self.justify
+            yield Wrapped(self.text)
+
+    class BodyMarkdown(Markdown):
+        elements = {**Markdown.elements, "paragraph_open": BreakingParagraph}
+
+    return BodyMarkdown
 
 
 def prepare_body(item: Item, console: Console, options: ConsoleOptions | None) -> RenderableType | None:
@@ -251,7 +267,7 @@ class DetailPane(VerticalScroll):
                 preview = "\n".join(lines[:PREVIEW_LINES])
                 if len(lines) > PREVIEW_LINES:
                     preview += f"\n… {len(lines) - PREVIEW_LINES} more lines"
-                self._set_text("detail-preview", Text(preview))
+                self._set_text("detail-preview", Wrapped(Text(preview)))
             else:
                 self._set_text("detail-preview", Text("loading…", style="dim"))
         self.scroll_home(animate=False)
@@ -338,15 +354,17 @@ class DetailPane(VerticalScroll):
             t.append(f"{'FEEDBACK' if item.queue == 'mq' else 'AWI'} · {safe_line(str(item.awi_type))}", style="cyan")
         rows: list[tuple[str, str]] = [("file", item.filename), ("repo", item.target_repo or "—")]
         if holder is not None:  # SPEC §15: whose hold it is (the person may release an agent's, after a question)
-            since = f"{holder.when()} ({ago(holder.since, now)})" if holder.since else holder.when()
+            since = dated(holder.since, now) if holder.since else holder.when()
             rows.append(("held by", f"{holder.who()} since {since}"))
         rows.append(("source", item.source if item.source is not None else "(human)"))
         if item.created:
-            rows.append(("created", f"{item.created.isoformat()} ({ago(item.created, now)})"))
+            rows.append(("created", dated(item.created, now)))
         for f in FIELDS:  # the frontmatter keys with a row of their own (domain.fields)
             value = getattr(item, f.name) if f.label else None
+            if value and f.name in TIMES:  # a time still to come: how long until; else when
+                value = f"{time_left(value, now) if value > now else 'over'} (until {stamp(value)})"
             if value:
-                rows.append((f.label, value.isoformat() if f.name in TIMES else value))
+                rows.append((f.label, value))
         if blocks and blocks[1]:
             rows.append(("blocks", f"{blocks[0]} directly, {blocks[1]} in all"))
         if item.complete:
@@ -358,8 +376,9 @@ class DetailPane(VerticalScroll):
         # a long key (any frontmatter key an item carries) is cut, never crowding out the values
         grid.add_column(style="dim", justify="right", no_wrap=True, max_width=24, overflow="ellipsis")
         grid.add_column(overflow="fold")
-        for k, v in rows:
-            grid.add_row(safe(k), safe(v))  # a frontmatter key is untrusted too (SPEC §14)
+        for k, v in rows:  # a frontmatter key is untrusted too (SPEC §14)
+            # a filename or a repo keeps both ends on one line; other values wrap (whole tokens)
+            grid.add_row(safe(k), MiddleCut(safe(v)) if k in ONE_LINE_FIELDS else Wrapped(safe(v)))
         parts: list[RenderableType] = [t, grid]
         if history:
             hist = Table.grid(padding=(0, 1))
@@ -410,7 +429,7 @@ class DetailPane(VerticalScroll):
             head = Text()
             head.append(f"Q{q.number}. ", style="bold magenta")
             head.append(safe_text(q.text.strip()), style="bold")  # its line breaks as line breaks
-            parts.append(head)
+            parts.append(Wrapped(head))
             if not q.options:
                 continue
             grid = Table.grid(padding=(0, 1))
@@ -423,7 +442,7 @@ class DetailPane(VerticalScroll):
                     label.append("  ★ recommended", style="green")
                 if o.implications:
                     label.append("\n" + safe_line(o.implications), style="dim")
-                grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), label)
+                grid.add_row(Text(f" {o.letter})", style="bold green" if rec else "bold"), Wrapped(label))
             parts.append(grid)
         more = len(parsed.questions) - DETAIL_MAX_QUESTIONS
         if more > 0:  # thousands of rows would stall the pane: the body below still has them all

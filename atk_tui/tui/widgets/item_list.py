@@ -22,7 +22,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from atk_tui.text.cells import fit
+from atk_tui.text.cells import cut_middle, fit
 from atk_tui.tui.widgets.messages import ControlMessage
 
 KeyT = TypeVar("KeyT", bound="str | None")
@@ -35,6 +35,7 @@ class Column:
     min_width: int = 8  # for the flexible column: below this, columns with `drop` > 0 are hidden
     drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
     label: str = ""  # the column header ("" : the key)
+    middle: bool = False  # cut in the middle, not at the end (a repo, a filename: both ends tell)
 
 
 class Row:
@@ -308,6 +309,12 @@ class ItemList(ScrollView, can_focus=True):
         self._g_armed = False
         self._refresh_row(self.cursor)
 
+    def notify_style_update(self) -> None:
+        """A new theme (or any restyle): the drawn rows carry the old colours."""
+        super().notify_style_update()
+        self._strip_cache.clear()
+        self.refresh()
+
     def on_resize(self) -> None:
         self._strip_cache.clear()
         self.virtual_size = Size(self.size.width, self._virtual_height())
@@ -380,6 +387,8 @@ class ItemList(ScrollView, can_focus=True):
             if w is None:
                 continue
             c = cell.copy()
+            if col.middle and c.cell_len > w:
+                c = Text(cut_middle(c.plain, w), style=cell.style)
             if match is not None and col.key in self.match_columns:
                 for start, end in match(c.plain):  # spans on the sanitised text: never markup
                     c.stylize(match_style, start, end)
