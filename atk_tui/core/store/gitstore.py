@@ -85,6 +85,7 @@ class GitStore(RemoteSync):
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
+        self._clean_index: tuple[tuple[int, ...], str] | None = None  # `clean_index`
         self._repo = None
         #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
         #: `Atk-Agent` trailer, so its holds are its own (core/holds.py)
@@ -263,25 +264,18 @@ class GitStore(RemoteSync):
             self._hooks = (key, _hooks_dir(self))
         return self._hooks[1]
 
-    @property
-    def _index_state_path(self) -> Path:
-        return self.git_dir / "atk-index-state.json"
-
-    def clean_index(self) -> tuple[tuple[int, int, int], str] | None:
-        """(stat of the index file, tree) as `remember_clean_index` left them: while the index
-        file is that very file, it holds that tree and nothing else is staged."""
-        try:
-            data = json.loads(_read_private(self._index_state_path))
-            return (tuple(data["index"]), data["tree"])  # type: ignore[return-value]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+    def clean_index(self) -> tuple[tuple[int, ...], str] | None:
+        """(stat of the index file, tree) as `remember_clean_index` left them in this process:
+        while the index file is that very file, it holds that tree and nothing else is staged.
+        Kept in memory only (issue 25): a record in `.git` could be forged to pass a staged
+        change off as clean, which the next write would then commit along with its own."""
+        return self._clean_index
 
     def remember_clean_index(self, tree: str) -> None:
         try:
-            state = {"index": list(_stat_key(self.git_dir / "index")), "tree": tree}
-            _write_private(self._index_state_path, json.dumps(state).encode())
+            self._clean_index = (_stat_key(self.git_dir / "index"), tree)
         except OSError:
-            pass
+            self._clean_index = None
 
     def head_and_tree(self) -> tuple[str | None, str | None]:
         """HEAD's commit and tree in one call; (None, None) on an unborn branch."""
