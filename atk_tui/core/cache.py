@@ -34,7 +34,7 @@ from typing import Any
 from .model import Item
 from .storesig import PendingSignature, Signature, dirs_signature
 
-VERSION = 9  # 8: titles without an H1 (items.item_title); 9: an empty choice line or a bare "other" answers nothing, duplicate keys are defects (issue 25)
+VERSION = 10  # 8: titles without an H1 (items.item_title); 9: an empty choice line or a bare "other" answers nothing, duplicate keys are defects (issue 25); 10: an invisible choice or a letter no option has answers nothing
 #: Record layout: these `Item` fields in this order (the order of `Item`'s own fields).
 FIELDS = (
     "defects", "warnings", "title", "kind", "source", "target_repo", "target_commit", "plan_file",
@@ -295,7 +295,7 @@ class NamesCache:
 
 # -- the judged listing ------------------------------------------------------------------------
 
-LISTING_VERSION = 8  # 6: titles without an H1 (items.item_title); 7: as VERSION 9; 8: held_by (core/holds)
+LISTING_VERSION = 9  # 6: titles without an H1 (items.item_title); 7: as VERSION 9; 8: held_by (core/holds); 9: as VERSION 10
 #: A stat time this close (ns) to the moment a signature is taken is not trusted: a file
 #: written again within the file system's timestamp granularity could keep its mtime and size
 #: (git's "racily clean" case). A listing whose signature has one is not saved.
