@@ -87,24 +87,26 @@ class Conflicts(ServiceBase):
         return list(zip(paths, mine, theirs, strict=True))
 
     def conflict_user_content(self, ref: str) -> str | None:
-        """What of the user's a set-aside commit holds, or None: it is an `Atk-Actor: user`
-        commit, or its version of an item has user-only sections (an answer, a user comment,
-        SPEC §8) it changed or that the current branch lacks. Either side of such a conflict
-        decides the user's content: only the user resolves it."""
+        """What of the user's a set-aside conflict holds, or None: its commit is not an agent's
+        (`Atk-Actor: user`, or made outside atk: no `Atk-Actor: agent` trailer, e.g. the
+        person's own `git commit`), or any version of an item it touches (the set-aside one,
+        its parent, the current branch's) has a user-only section (an answer, a user comment,
+        SPEC §8). Either side of such a conflict decides the user's content: only the user
+        resolves it (issue 25)."""
         _, sha = self._conflict_ref(ref)
         trailer = "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)"
-        actors = self.store.git("show", "-s", trailer, sha, check=False)
-        if "user" in {a.strip() for a in actors.stdout.split(",")}:
+        actors = {a.strip() for a in self.store.git("show", "-s", trailer, sha, check=False).stdout.split(",")} - {""}
+        if "user" in actors:
             return "an `Atk-Actor: user` commit"
+        if actors != {"agent"}:
+            return "a commit made outside atk (no `Atk-Actor: agent` trailer: the person's own, as far as atk can tell)"
         paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
         blobs = self._blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
         for n, path in enumerate(paths):
-            mine, parent, theirs = (
-                headings.user_only_sections(_body_of(b.decode("utf-8", "replace"))) if b is not None else []
-                for b in blobs[3 * n : 3 * n + 3]
-            )
-            if mine != parent or any(sec not in theirs for sec in mine):
-                return f"the user-only section '{(mine or parent)[0][1].splitlines()[0].strip()}' of {path}"
+            for data in blobs[3 * n : 3 * n + 3]:
+                found = _user_sections(data)
+                if found:
+                    return f"the user-only section '{found[0][1].splitlines()[0].strip()}' of {path}"
         return None
 
     def resolve_conflict(self, ref: str, keep: str) -> Outcome:
