@@ -262,10 +262,13 @@ class Conflicts(ServiceBase):
         as `add` (an agent adds into the states `add` takes), for this actor; the first
         refusal refuses the whole commit (nothing committed, the work tree left as it is)."""
         seen: dict[tuple[str, str], int] = {}
+        removed: dict[str, str] = {}  # name -> the queue a removal takes it out of
         for change, _ in pending:
             if change.kind in ("add", "edit", "move"):
                 top, _, name = change.path.split("/")
                 seen[(top, name)] = seen.get((top, name), 0) + 1
+            elif change.kind == "delete":
+                removed[change.path.split("/")[2]] = change.path.split("/")[0]
         for change, item in pending:
             parts = change.path.split("/")
             refused: Refusal | None = None
@@ -273,7 +276,8 @@ class Conflicts(ServiceBase):
                 to_state = parts[1]
                 refused = move_refusal(item, to_state, self.actor)
                 row = RULES[item.queue].transitions.get(RULES[item.queue].move_op(item.state, to_state) or "")
-                closes = row is not None and item.is_question and item.state in row.answered_from
+                # as the verb does (`Writes.transition`): from any state it starts from
+                closes = row is not None and bool(row.answered_from) and item.is_question
                 if refused is None and self.actor == "agent" and closes:
                     self._check_answer_author(item)  # type: ignore[attr-defined]
             elif change.kind == "delete" and item is not None:
@@ -282,8 +286,16 @@ class Conflicts(ServiceBase):
                 refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
             elif change.kind == "add":
                 top, state, name = parts
-                if seen.get((top, name), 0) > 1 or any(s != state for q, s in self.store.find(name, [top]) if q == top):
-                    copy = f"{name} would be in two states at once ({change.path} beside its other copy)"
+                if removed.get(name, top) != top:
+                    refused = Refusal(
+                        "invalid",
+                        f"{name} would move from the {removed[name]} queue into {top}: no transition moves an item "
+                        "between queues (a new item there is `atk " + top + " add`)",
+                        exit_code=2,
+                    )
+                elif seen.get((top, name), 0) > 1 or any((q, s) != (top, state) for q, s in self.store.find(name)):
+                    where = "queues" if any(q != top for q, _ in self.store.find(name)) else "states"
+                    copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
                 elif self.actor == "agent" and state not in queue_named(top).add_states:
                     refused = Refusal(
