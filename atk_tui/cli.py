@@ -285,16 +285,39 @@ def _out(text: str = "") -> None:
 
 def _err(text: str) -> None:
     """A message on stderr, through the one sanitiser as stdout is (`safe_text`: line breaks
-    the message itself makes are kept). A field from the store in it (a filename, a defect,
+    the message itself makes are kept, the lines after the first indented; a tab is shown
+    escaped). A field from the store in it (a filename, a defect,
     a warning) goes through `safe_line` first, `_err_line` for a one-line record: a raw
     newline or tab in a filename must not make a line of its own (issue 25)."""
-    _write(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
+    lines = safe_text(text).rstrip("\n").replace("\t", "\\t").split("\n")
+    # the message's own further lines are indented: a newline in a path or a name it quotes
+    # cannot start a line that passes for a record of its own ("atk: ...")
+    _write(sys.stderr, "atk: " + "\n  ".join(lines) + "\n")
 
 
 def _err_line(text: str) -> None:
     """One record on one stderr line (a warning, a loop's log line): newlines and tabs in it
     are shown escaped (`safe_line`)."""
     _err(safe_line(text))
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from `fd`, waiting for more in short steps: a pipe or a FIFO whose
+    writer is quiet (and never closes it) blocks no read for long, so Ctrl-C is always seen
+    (a signal that came just before a blocking read would otherwise wait for the writer)."""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        if not select.select([fd], [], [], 0.25)[0]:
+            continue
+        chunk = os.read(fd, min(1 << 16, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def _read_file(path: str) -> str:
@@ -306,10 +329,20 @@ def _read_file(path: str) -> str:
     try:
         if path == "-":
             raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
-            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+            if raw is None:
+                data = sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+            else:
+                try:
+                    fd = raw.fileno()
+                except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+                    fd = None
+                data = _read_bounded(fd, MAX_ITEM_BYTES + 1) if fd is not None else raw.read(MAX_ITEM_BYTES + 1)
         else:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_ITEM_BYTES + 1)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                data = _read_bounded(fd, MAX_ITEM_BYTES + 1)
+            finally:
+                os.close(fd)
     except OSError as exc:
         raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
     if len(data) > MAX_ITEM_BYTES:
@@ -583,6 +616,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
 
 #: the service of the command running now (`run`): `_report` asks it why a commit was not pushed
 _SVC: Any = None
+_HEAD_AT_START: list[str | None] = []  # its store's HEAD when the command began
 
 #: the warning a write whose push failed carries (store.remote): said in its one line instead
 _UNPUSHED = ("unpushed commit", "the commit is kept locally")
@@ -794,7 +828,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             _out(json_schema(args.which))
             return 0
         if args.cmd == "init":
-            had_store = (Path(args.path).expanduser() / "wi").is_dir()
+            try:
+                had_store = (Path(args.path).expanduser() / "wi").is_dir()
+            except OSError:  # init_store says what is wrong with the path
+                had_store = False
             root, created = init_store(args.path)
             if created and had_store:
                 _out(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")
@@ -836,6 +873,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and _err_line(msg))  # a write is not silent for 10 s
         _SVC = svc
+        _HEAD_AT_START[:] = [svc.store.head()]  # what Ctrl-C compares with (`_interrupted`)
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit
 
@@ -948,6 +986,19 @@ def _exit_on_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _interrupted() -> str:
+    """What Ctrl-C stopped: a write not committed yet rolls back (nothing changed); one whose
+    commit was made (its push stopped) keeps it."""
+    svc = _SVC
+    try:
+        moved = svc is not None and [svc.store.head()] != _HEAD_AT_START
+    except Exception:  # the store is in whatever state the interrupt left: say what is sure
+        return "interrupted"
+    if moved:
+        return "interrupted; the commit is made but maybe not pushed (`atk wi commit` pushes it)"
+    return "interrupted; nothing was changed"
+
+
 def main() -> None:
     import signal
 
@@ -956,7 +1007,12 @@ def main() -> None:
             signal.signal(sig, _exit_on_signal)
         except (ValueError, OSError):  # not the main thread, or no such signal here
             pass
-    sys.exit(run())
+    try:
+        code = run()
+    except KeyboardInterrupt:  # Ctrl-C: a message, not a traceback (a write under way rolled back)
+        _err(_interrupted())
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,11 @@ class GitStore(RemoteSync):
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).resolve()
         git_dir = self.root / ".git"
-        if not git_dir.is_dir() or not (self.root / "wi").is_dir():
+        try:
+            found = git_dir.is_dir() and (self.root / "wi").is_dir()
+        except OSError as exc:  # a name too long, a folder not to be read: a message, not a traceback
+            raise NotAStore(f"{self.root} cannot be a store: {exc.strerror}") from None
+        if not found:
             raise NotAStore(
                 f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
             )
@@ -597,9 +601,12 @@ def init_store(path: Path | str) -> tuple[Path, bool]:
     """Make `path` a store. Returns (root, created); an existing store is left unchanged,
     except that one made before the feedback queue gets its `mq/<state>/` folders (one commit)."""
     root = Path(path).expanduser().resolve()
-    if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
-        return root, ensure_queue_folders(root)
-    _check_init_target(root)
+    try:
+        if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
+            return root, ensure_queue_folders(root)
+        _check_init_target(root)
+    except OSError as exc:  # a name too long, a folder not to be read
+        raise AtkError(f"cannot make a store at {root}: {exc.strerror}; nothing changed", exit_code=1) from None
     try:
         root.mkdir(parents=True, exist_ok=True)
         if not (root / ".git").exists():
@@ -615,6 +622,8 @@ def init_store(path: Path | str) -> tuple[Path, bool]:
         raise AtkError(f"cannot make a store at {root}: {why or exc}", exit_code=1) from None
     store = GitStore(root)
     store.git("add", "--", *keep)
+    if store.head() and store.git("diff", "--cached", "--quiet", "--", *keep, check=False).returncode == 0:
+        return root, False  # a store that had only lost state folders from its work tree: put back
     store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *keep)
     return root, True
 
