@@ -163,7 +163,7 @@ def test_an_answer_a_hand_pull_dropped_after_a_rewrite_is_set_aside_and_said(tmp
     out = svc.hold(awi)
     assert out.ok, out.message
     [said] = loud(out.warnings, answer)
-    assert "no longer on your branch either" in said and "atk wi conflicts" in said, said
+    assert "no longer on your branch either" in said and "`atk wi conflicts`" in said, said
     assert [c.commit for c in Service(root).conflicts()] == [answer]
     assert Service(root).conflict_user_content(answer)  # the person's to resolve
     assert not loud(svc.unhold(awi).warnings, answer)  # said once

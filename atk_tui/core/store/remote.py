@@ -279,8 +279,7 @@ class RemoteSync:
                 f"{REWRITTEN} (force-pushed back) and {len(lost)} commit{'s' if len(lost) != 1 else ''} this clone had "
                 f"pushed {'are' if len(lost) != 1 else 'is'} no longer on your branch either (a `git pull --rebase` or a "
                 f"reset after the rewrite dropped {'them' if len(lost) != 1 else 'it'}): {names}. Set aside as "
-                "refs/atk/conflicts/<sha>, nothing is lost: `atk wi conflicts` lists them, `atk wi conflicts apply REF "
-                "--mine` puts one back (the dashboard: C)"
+                "refs/atk/conflicts/<sha>, nothing is lost: resolve it with `atk wi conflicts` (keeping yours puts it back)"
             )
         dropped = [c for c in self.dropped_by_remote(before) if c[0] not in {s for s, _ in result.repushed}]
         if not dropped:
