@@ -616,7 +616,6 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
 
 #: the service of the command running now (`run`): `_report` asks it why a commit was not pushed
 _SVC: Any = None
-_HEAD_AT_START: list[str | None] = []  # its store's HEAD when the command began
 
 #: the warning a write whose push failed carries (store.remote): said in its one line instead
 _UNPUSHED = ("unpushed commit", "the commit is kept locally")
@@ -873,7 +872,6 @@ def run(argv: Sequence[str] | None = None) -> int:
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and _err_line(msg))  # a write is not silent for 10 s
         _SVC = svc
-        _HEAD_AT_START[:] = [svc.store.head()]  # what Ctrl-C compares with (`_interrupted`)
         if args.cmd == "plans":
             from .cli_reports import cmd_plans_commit
 
@@ -990,11 +988,7 @@ def _interrupted() -> str:
     """What Ctrl-C stopped: a write not committed yet rolls back (nothing changed); one whose
     commit was made (its push stopped) keeps it."""
     svc = _SVC
-    try:
-        moved = svc is not None and [svc.store.head()] != _HEAD_AT_START
-    except Exception:  # the store is in whatever state the interrupt left: say what is sure
-        return "interrupted"
-    if moved:
+    if svc is not None and svc.store.made_commit:
         return "interrupted; the commit is made but maybe not pushed (`atk wi commit` pushes it)"
     return "interrupted; nothing was changed"
 

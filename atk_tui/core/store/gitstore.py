@@ -90,6 +90,8 @@ class GitStore(RemoteSync):
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._clean_index: tuple[tuple[int, ...], str] | None = None  # `clean_index`
+        #: the last commit a write of this process made (a Ctrl-C after it says it is kept)
+        self.made_commit: str | None = None
         self._repo = None
         #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
         #: `Atk-Agent` trailer, so its holds are its own (core/holds.py)
@@ -517,7 +519,7 @@ class GitStore(RemoteSync):
                 yield tx
                 if not tx.changed:
                     raise AtkError("nothing to change", code="unchanged")
-                result.commit = tx.commit(tx.subject, actor)
+                result.commit = self.made_commit = tx.commit(tx.subject, actor)
             except BaseException:
                 tx.rollback()
                 raise
