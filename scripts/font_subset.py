@@ -7,7 +7,7 @@
 Kept: ASCII, Latin-1 punctuation, general punctuation and arrows, CJK symbols and punctuation,
 hiragana, katakana (and their phonetic extensions), the half-width and full-width forms, and the
 2,965 kanji of JIS X 0208 level 1 (the common ones: every jōyō kanji but a handful). Written to
-atk_tui/fonts/ next to its licence; nothing here runs when the app does.
+atk_tui/tui/fonts/ next to its licence; nothing here runs when the app does.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from fontTools.ttLib import TTCollection
 
 SOURCE = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")  # Debian's fonts-noto-cjk
 FAMILY = "Noto Sans Mono CJK JP"
-OUT = Path(__file__).resolve().parent.parent / "atk_tui" / "fonts" / "atk-mono-cjk.woff2"
+OUT = Path(__file__).resolve().parent.parent / "atk_tui" / "tui" / "fonts" / "atk-mono-cjk.woff2"
 RANGES = [(0x20, 0x7E), (0xA0, 0xFF), (0x2010, 0x2027), (0x2030, 0x203B), (0x2190, 0x2199), (0x2460, 0x2473),
           (0x25A0, 0x25CF), (0x3000, 0x303F), (0x3040, 0x309F), (0x30A0, 0x30FF), (0x31F0, 0x31FF), (0xFF01, 0xFF9F)]  # fmt: skip
 

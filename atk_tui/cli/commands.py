@@ -143,6 +143,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     items = [svc.show(name) for name in args.filenames]
     svc.note_shown(items)  # the person's `answer` is checked against what they read here
     if args.json:
+        svc.drop_uncommitted_answers(items)  # "answered" as committed (issue 25), as `ready` is judged
         view = svc.queue({*STATES, *MQ.states})
         judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
         held = svc.held_by(items)

@@ -81,6 +81,15 @@ def _exit_on_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def _interrupted() -> str:
+    """What Ctrl-C stopped: a write not committed yet rolls back (nothing changed); one whose
+    commit was made (its push stopped) keeps it."""
+    svc = output.SERVICE
+    if svc is not None and svc.store.made_commit:
+        return "interrupted; the commit is made but maybe not pushed (`atk wi commit` pushes it)"
+    return "interrupted; nothing was changed"
+
+
 def main() -> None:
     import signal
 
@@ -89,7 +98,12 @@ def main() -> None:
             signal.signal(sig, _exit_on_signal)
         except (ValueError, OSError):  # not the main thread, or no such signal here
             pass
-    sys.exit(run())
+    try:
+        code = run()
+    except KeyboardInterrupt:  # Ctrl-C: a message, not a traceback (a write under way rolled back)
+        say_err(_interrupted())
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":

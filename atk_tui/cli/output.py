@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -48,16 +49,39 @@ def say(text: str = "") -> None:
 
 def say_err(text: str) -> None:
     """A message on stderr, through the one sanitiser as stdout is (`safe_text`: line breaks
-    the message itself makes are kept). A field from the store in it (a filename, a defect,
-    a warning) goes through `safe_line` first, `say_err_line` for a one-line record: a raw
-    newline or tab in a filename must not make a line of its own (issue 25)."""
-    write_text(sys.stderr, "atk: " + safe_text(text).rstrip("\n") + "\n")
+    the message itself makes are kept, the lines after the first indented; a tab is shown
+    escaped). A field from the store in it (a filename, a defect, a warning) goes through
+    `safe_line` first, `say_err_line` for a one-line record: a raw newline or tab in a
+    filename must not make a line of its own (issue 25)."""
+    lines = safe_text(text).rstrip("\n").replace("\t", "\\t").split("\n")
+    # the message's own further lines are indented: a newline in a path or a name it quotes
+    # cannot start a line that passes for a record of its own ("atk: ...")
+    write_text(sys.stderr, "atk: " + "\n  ".join(lines) + "\n")
 
 
 def say_err_line(text: str) -> None:
     """One record on one stderr line (a warning, a loop's log line): newlines and tabs in it
     are shown escaped (`safe_line`)."""
     say_err(safe_line(text))
+
+
+def _read_bounded(fd: int, limit: int) -> bytes:
+    """At most `limit` bytes from `fd`, waiting for more in short steps: a pipe or a FIFO whose
+    writer is quiet (and never closes it) blocks no read for long, so Ctrl-C is always seen
+    (a signal that came just before a blocking read would otherwise wait for the writer)."""
+    import select
+
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        if not select.select([fd], [], [], 0.25)[0]:
+            continue
+        chunk = os.read(fd, min(1 << 16, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read_input_file(path: str) -> str:
@@ -69,10 +93,20 @@ def read_input_file(path: str) -> str:
     try:
         if path == "-":
             raw = getattr(sys.stdin, "buffer", None)  # a text stream in its place (a test, an embedder)
-            data = raw.read(MAX_ITEM_BYTES + 1) if raw is not None else sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+            if raw is None:
+                data = sys.stdin.read(MAX_ITEM_BYTES + 1).encode()
+            else:
+                try:
+                    fd = raw.fileno()
+                except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+                    fd = None
+                data = _read_bounded(fd, MAX_ITEM_BYTES + 1) if fd is not None else raw.read(MAX_ITEM_BYTES + 1)
         else:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_ITEM_BYTES + 1)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                data = _read_bounded(fd, MAX_ITEM_BYTES + 1)
+            finally:
+                os.close(fd)
     except OSError as exc:
         raise AtkError(f"cannot read {path}: {exc.strerror}", exit_code=2) from exc
     if len(data) > MAX_ITEM_BYTES:

@@ -68,6 +68,14 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
 
 
 def main() -> None:
+    try:
+        _main()
+    except KeyboardInterrupt:  # Ctrl-C before the full command line took over: a read, nothing changed
+        sys.stderr.write("atk: interrupted; nothing was changed\n")
+        sys.exit(130)
+
+
+def _main() -> None:
     opts = parse(sys.argv[1:])
     if opts is not None:
         import gc

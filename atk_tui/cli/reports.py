@@ -248,7 +248,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
                     say_err_line(stale_message(stale))
                 said = stale
             step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
-        open_ = [n for n in args.filenames if not _answered(svc.show(n))]
+        open_ = [n for n in args.filenames if not _answered(svc.show(n), svc)]
         if not open_:
             args.stale = stale
             from atk_tui.cli.commands import cmd_show
@@ -261,5 +261,8 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
         time.sleep(step if left is None else min(step, left))
 
 
-def _answered(item: Any) -> bool:
+def _answered(item: Any, svc: Any) -> bool:
+    """Whether `item` is answered in full by a committed answer (an answer written into the
+    work tree and not committed is no answer yet: issue 25)."""
+    svc.drop_uncommitted_answers([item])
     return bool(item.answered and not item.answer_partial)

@@ -18,7 +18,10 @@ from atk_tui.host.config import ConfigError, resolve_store
 def cmd_init(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from atk_tui.service import init_store
 
-    had_store = (Path(args.path).expanduser() / "wi").is_dir()
+    try:
+        had_store = (Path(args.path).expanduser() / "wi").is_dir()
+    except OSError:  # init_store says what is wrong with the path
+        had_store = False
     root, created = init_store(args.path)
     if created and had_store:
         say(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")

@@ -66,10 +66,17 @@ HOW_TO_SET = (
 
 def _store_path(value: str, where: str) -> Path:
     try:
-        return Path(value).expanduser().resolve()
+        path = Path(value).expanduser().resolve()
     except (ValueError, RuntimeError, OSError) as exc:
         # a NUL byte, `~nosuchuser/...`, a symlink loop
         raise ConfigError(f"the store path from {where} is unusable ({value[:200]!r}): {exc}") from exc
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        pass  # not there: the command says what to do
+    except OSError as exc:  # a name too long, a folder that may not be looked into
+        raise ConfigError(f"the store path from {where} is unusable ({value[:200]!r}): {exc.strerror}") from None
+    return path
 
 
 def resolve_store(option: str | None = None) -> Path:

@@ -27,6 +27,7 @@ line regexes only run on lines up to `MAX_LINE` characters (longer lines are pla
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from atk_tui.domain.model import URGENCIES
@@ -431,18 +432,36 @@ class AnswerProgress:
 _OTHER_FILLER_RE = re.compile(r"^other\W*(?:see\W+notes?\W*)?$", re.I)
 
 
+#: letters that show as nothing (Hangul fillers, the blank Braille pattern)
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(text: str) -> str:
+    """`text` without the characters that show nothing (format controls such as zero-width
+    spaces, joiners, the BOM, the soft hyphen; blank fillers), edges stripped."""
+    return "".join(c for c in text if c not in _BLANK_LETTERS and unicodedata.category(c) != "Cf").strip()
+
+
+def says_something(text: str) -> bool:
+    """Whether `text` holds a visible letter, digit or symbol: not only spaces, punctuation
+    or characters that show nothing (an answer's words, issue 25)."""
+    return any(unicodedata.category(c)[0] in "LNS" for c in _visible(text))
+
+
 def _choice_value(value: str, question: Question, has_text: bool) -> str | None:
     """The choice a ``- N: value`` line records: a letter, "other", or None when the line
-    answers nothing (SPEC §11): it is empty, or it says "other" (see notes) while there are no
-    notes."""
-    value = value.strip()
-    if not value:
+    answers nothing (SPEC §11): it is empty or shows nothing, names a letter that is none of
+    the question's options, or says "other" (see notes) while there are no notes."""
+    value = _visible(value)
+    if not says_something(value):
         return None
     if value.casefold().startswith(OTHER):
         return OTHER if has_text or not _OTHER_FILLER_RE.match(value) else None
     m = _CHOICE_LETTER_RE.match(value)
     if m and question.option(m.group(1)) is not None:
         return m.group(1).upper()
+    if m and question.options:
+        return None  # a choice the question does not offer: nothing was chosen
     return OTHER  # something else recorded for it: the user's own words
 
 
@@ -479,16 +498,18 @@ def answer_progress(body: str, parsed: ParsedQuestions | None = None) -> AnswerP
     text alone does not say which it answers: each needs a line (a choice or N=other).
     Complete when no question is missing.
 
-    A line answers nothing when it is empty (``- 2:``) or says "other" without any words of
-    its own while there are no notes (``--choose 2=other`` with no text): "other" needs text.
-    An empty line counts as no line at all."""
+    A line answers nothing when it is empty (``- 2:``) or shows nothing (spaces, zero-width
+    or other invisible characters, punctuation alone), names a letter none of the question's
+    options has, or says "other" without any words of its own while there are no notes
+    (``--choose 2=other`` with no text): "other" needs text, and notes that show nothing are
+    none. Such a line counts as no line at all."""
     parsed = parsed or parse_questions(body)
     numbers = tuple(q.number for q in parsed.questions)
     text = sections.answer_text(body)
     if text is None or not text.strip():
         return AnswerProgress({}, numbers, False)
     choices, free = sections.split_answer(text)
-    has_text = bool(free.strip())
+    has_text = says_something(free)
     answered: dict[int, str] = {}
     for q in parsed.questions:
         raw = choices.get(q.number)

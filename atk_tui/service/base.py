@@ -253,22 +253,27 @@ class ServiceBase:
         paths = [p for name in names if is_valid_filename(name) for p in held_paths(name)]
         if not paths:
             return
-        for holder in self._holders(paths).values():
+        # from git's history itself, never the holders cache: a record there could be forged to
+        # name an agent as the holder of the person's hold (issue 25; the cache serves listings)
+        for holder in self._holders(paths, cache=False).values():
             if not may_change(holder, self.actor, self.agent_id):
                 queue, _, filename = holder.path.split("/")
                 raise held_refusal(holder, filename, queue, self.agent_id)
 
-    def _holders(self, paths: Sequence[str]) -> dict[str, Holder]:
-        """`holds.holders` at HEAD, remembered for this HEAD (a write asks twice)."""
+    def _holders(self, paths: Sequence[str], *, cache: bool = True) -> dict[str, Holder]:
+        """`holds.holders` at HEAD, remembered for this HEAD (a write asks twice). `cache`
+        False: found in git's history, not in the holders cache (`.git/atk-cache/holders.cache`) (what a write
+        obeys; remembered apart from what a listing was told)."""
         head = self.store.head() or ""
-        memo = getattr(self, "_holder_memo", None)
+        cache = cache and self.use_cache
+        memos = self.__dict__.setdefault("_holder_memo", {})
+        memo = memos.get(cache)
         if memo is None or memo[0] != head:
-            memo = (head, {})
-            self._holder_memo = memo
+            memo = memos[cache] = (head, {})
         known: dict[str, Holder | None] = memo[1]
         missing = [p for p in paths if p not in known]
         if missing:
-            found = holders(self.store, missing, cache=self.use_cache) if head else {}
+            found = holders(self.store, missing, cache=cache) if head else {}
             for p in missing:
                 known[p] = found.get(p)
         return {p: h for p in paths if (h := known.get(p)) is not None}

@@ -87,24 +87,26 @@ class Conflicts(ServiceBase):
         return list(zip(paths, mine, theirs, strict=True))
 
     def conflict_user_content(self, ref: str) -> str | None:
-        """What of the user's a set-aside commit holds, or None: it is an `Atk-Actor: user`
-        commit, or its version of an item has user-only sections (an answer, a user comment,
-        SPEC §8) it changed or that the current branch lacks. Either side of such a conflict
-        decides the user's content: only the user resolves it."""
+        """What of the user's a set-aside conflict holds, or None: its commit is not an agent's
+        (`Atk-Actor: user`, or made outside atk: no `Atk-Actor: agent` trailer, e.g. the
+        person's own `git commit`), or any version of an item it touches (the set-aside one,
+        its parent, the current branch's) has a user-only section (an answer, a user comment,
+        SPEC §8). Either side of such a conflict decides the user's content: only the user
+        resolves it (issue 25)."""
         _, sha = self._conflict_ref(ref)
         trailer = "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)"
-        actors = self.store.git("show", "-s", trailer, sha, check=False)
-        if "user" in {a.strip() for a in actors.stdout.split(",")}:
+        actors = {a.strip() for a in self.store.git("show", "-s", trailer, sha, check=False).stdout.split(",")} - {""}
+        if "user" in actors:
             return "an `Atk-Actor: user` commit"
+        if actors != {"agent"}:
+            return "a commit made outside atk (no `Atk-Actor: agent` trailer: the person's own, as far as atk can tell)"
         paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
         blobs = self._blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
         for n, path in enumerate(paths):
-            mine, parent, theirs = (
-                headings.user_only_sections(_body_of(b.decode("utf-8", "replace"))) if b is not None else []
-                for b in blobs[3 * n : 3 * n + 3]
-            )
-            if mine != parent or any(sec not in theirs for sec in mine):
-                return f"the user-only section '{(mine or parent)[0][1].splitlines()[0].strip()}' of {path}"
+            for data in blobs[3 * n : 3 * n + 3]:
+                found = _user_sections(data)
+                if found:
+                    return f"the user-only section '{found[0][1].splitlines()[0].strip()}' of {path}"
         return None
 
     def resolve_conflict(self, ref: str, keep: str) -> Outcome:
@@ -260,10 +262,13 @@ class Conflicts(ServiceBase):
         as `add` (an agent adds into the states `add` takes), for this actor; the first
         refusal refuses the whole commit (nothing committed, the work tree left as it is)."""
         seen: dict[tuple[str, str], int] = {}
+        removed: dict[str, str] = {}  # name -> the queue a removal takes it out of
         for change, _ in pending:
             if change.kind in ("add", "edit", "move"):
                 top, _, name = change.path.split("/")
                 seen[(top, name)] = seen.get((top, name), 0) + 1
+            elif change.kind == "delete":
+                removed[change.path.split("/")[2]] = change.path.split("/")[0]
         for change, item in pending:
             parts = change.path.split("/")
             refused: Refusal | None = None
@@ -271,7 +276,8 @@ class Conflicts(ServiceBase):
                 to_state = parts[1]
                 refused = move_refusal(item, to_state, self.actor)
                 row = RULES[item.queue].transitions.get(RULES[item.queue].move_op(item.state, to_state) or "")
-                closes = row is not None and item.is_question and item.state in row.answered_from
+                # as the verb does (`Writes.transition`): from any state it starts from
+                closes = row is not None and bool(row.answered_from) and item.is_question
                 if refused is None and self.actor == "agent" and closes:
                     self._check_answer_author(item)  # type: ignore[attr-defined]
             elif change.kind == "delete" and item is not None:
@@ -280,8 +286,16 @@ class Conflicts(ServiceBase):
                 refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
             elif change.kind == "add":
                 top, state, name = parts
-                if seen.get((top, name), 0) > 1 or any(s != state for q, s in self.store.find(name, [top]) if q == top):
-                    copy = f"{name} would be in two states at once ({change.path} beside its other copy)"
+                if removed.get(name, top) != top:
+                    refused = Refusal(
+                        "invalid",
+                        f"{name} would move from the {removed[name]} queue into {top}: no transition moves an item "
+                        "between queues (a new item there is `atk " + top + " add`)",
+                        exit_code=2,
+                    )
+                elif seen.get((top, name), 0) > 1 or any((q, s) != (top, state) for q, s in self.store.find(name)):
+                    where = "queues" if any(q != top for q, _ in self.store.find(name)) else "states"
+                    copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
                 elif self.actor == "agent" and state not in queue_named(top).add_states:
                     refused = Refusal(

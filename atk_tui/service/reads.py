@@ -716,8 +716,6 @@ class Reads(ServiceBase):
         (readiness judges them by their folder alone). `view` (a `queue` just loaded, from
         the folders themselves) says where each item is, and which are in two places at once;
         without it the folders are looked in one name at a time."""
-        from atk_tui.itemfile import sections
-
         where = view.snapshot.states if view is not None else None
         known = view.items if view is not None else {}
         root = str(self.root)
@@ -746,22 +744,34 @@ class Reads(ServiceBase):
             out[name] = item
             todo.extend(d for d in item.depends_on if isinstance(d, str) and d not in out)
         if committed_answers:
-            asked = [i for i in out.values() if i.is_question and (i.answered or i.answer_partial)]
-            # the committed version, where the item is now (nearly always), else in another state
-            here = self._blobs([f"HEAD:{item_path(i.state, i.filename, i.queue)}" for i in asked]) if asked else []
-            moved = [i for i, b in zip(asked, here, strict=True) if b is None]
-            others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
-            there = self._blobs([f"HEAD:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
-            head = {i.filename: b for i, b in zip(asked, here, strict=True) if b is not None}
-            for (i, _s), b in zip(others, there, strict=True):
-                if b is not None:
-                    head.setdefault(i.filename, b)
-            for item in asked:
-                data = head.get(item.filename)
-                theirs = None if data is None else parse_item(item.filename, item.state, data, queue=item.queue)
-                if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(item.body):
-                    item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+            self.drop_uncommitted_answers(out.values())
         return out
+
+    def drop_uncommitted_answers(self, items: Iterable[Item]) -> None:
+        """Each question of `items` whose answer is not committed as it reads (HEAD holds
+        another `## 回答`, or no such item) counts as unanswered: `answered` and
+        `answer_partial` set False. What gates work asks this (issue 25: `wait`, `show --json`,
+        the process-loop): an answer written into the work tree and not committed decides
+        nothing. Two git calls at most, for the answered questions only."""
+        from atk_tui.itemfile import sections
+
+        asked = [i for i in items if i.is_question and (i.answered or i.answer_partial)]
+        if not asked:
+            return
+        # the committed version, where the item is now (nearly always), else in another state
+        here = self._blobs([f"HEAD:{item_path(i.state, i.filename, i.queue)}" for i in asked])
+        moved = [i for i, b in zip(asked, here, strict=True) if b is None]
+        others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
+        there = self._blobs([f"HEAD:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
+        head = {i.filename: b for i, b in zip(asked, here, strict=True) if b is not None}
+        for (i, _s), b in zip(others, there, strict=True):
+            if b is not None:
+                head.setdefault(i.filename, b)
+        for item in asked:
+            data = head.get(item.filename)
+            theirs = None if data is None else parse_item(item.filename, item.state, data, queue=item.queue)
+            if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(item.body):
+                item.answered = item.answer_partial = False  # not committed: not the user's decision yet
 
     def judge_from_files(
         self, names: Iterable[str], view: QueueView | None = None

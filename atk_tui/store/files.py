@@ -101,12 +101,14 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def _stat_key(path: Path) -> tuple[int, int, int]:
+def _stat_key(path: Path) -> tuple[int, ...]:
+    """What tells a file rewritten since: its inode, size, mtime and ctime (no one can set a
+    ctime back)."""
     st = os.stat(path)
-    return st.st_ino, st.st_size, st.st_mtime_ns
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _install_index(new: Path, index: Path, expected: tuple[int, int, int]) -> bool:
+def _install_index(new: Path, index: Path, expected: tuple[int, ...]) -> bool:
     """Make `new` the real index the way git writes it (through `index.lock`), but only when
     the real index is still the one `new` was copied from. False: not done, use git."""
     lock = index.with_name("index.lock")

@@ -43,7 +43,6 @@ from atk_tui.store.files import (
     _read_private,
     _restore_files,
     _stat_key,
-    _write_private,
     b64decode,
 )
 from atk_tui.store.remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
@@ -79,7 +78,11 @@ class GitStore(RemoteSync):
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).resolve()
         git_dir = self.root / ".git"
-        if not git_dir.is_dir() or not (self.root / "wi").is_dir():
+        try:
+            found = git_dir.is_dir() and (self.root / "wi").is_dir()
+        except OSError as exc:  # a name too long, a folder not to be read: a message, not a traceback
+            raise NotAStore(f"{self.root} cannot be a store: {exc.strerror}") from None
+        if not found:
             raise NotAStore(
                 f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
             )
@@ -96,6 +99,9 @@ class GitStore(RemoteSync):
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
+        self._clean_index: tuple[tuple[int, ...], str] | None = None  # `clean_index`
+        #: the last commit a write of this process made (a Ctrl-C after it says it is kept)
+        self.made_commit: str | None = None
         self._repo = None
         #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
         #: `Atk-Agent` trailer, so its holds are its own (core/holds.py)
@@ -274,25 +280,18 @@ class GitStore(RemoteSync):
             self._hooks = (key, _hooks_dir(self))
         return self._hooks[1]
 
-    @property
-    def _index_state_path(self) -> Path:
-        return self.git_dir / "atk-index-state.json"
-
-    def clean_index(self) -> tuple[tuple[int, int, int], str] | None:
-        """(stat of the index file, tree) as `remember_clean_index` left them: while the index
-        file is that very file, it holds that tree and nothing else is staged."""
-        try:
-            data = json.loads(_read_private(self._index_state_path))
-            return (tuple(data["index"]), data["tree"])  # type: ignore[return-value]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
+    def clean_index(self) -> tuple[tuple[int, ...], str] | None:
+        """(stat of the index file, tree) as `remember_clean_index` left them in this process:
+        while the index file is that very file, it holds that tree and nothing else is staged.
+        Kept in memory only (issue 25): a record in `.git` could be forged to pass a staged
+        change off as clean, which the next write would then commit along with its own."""
+        return self._clean_index
 
     def remember_clean_index(self, tree: str) -> None:
         try:
-            state = {"index": list(_stat_key(self.git_dir / "index")), "tree": tree}
-            _write_private(self._index_state_path, json.dumps(state).encode())
+            self._clean_index = (_stat_key(self.git_dir / "index"), tree)
         except OSError:
-            pass
+            self._clean_index = None
 
     def head_and_tree(self) -> tuple[str | None, str | None]:
         """HEAD's commit and tree in one call; (None, None) on an unborn branch."""
@@ -555,7 +554,7 @@ class GitStore(RemoteSync):
                 yield tx
                 if not tx.changed:
                     raise AtkError("nothing to change", code="unchanged")
-                result.commit = tx.commit(tx.subject, actor)
+                result.commit = self.made_commit = tx.commit(tx.subject, actor)
             except BaseException:
                 tx.rollback()
                 raise
@@ -639,9 +638,12 @@ def init_store(path: Path | str) -> tuple[Path, bool]:
     """Make `path` a store. Returns (root, created); an existing store is left unchanged,
     except that one made before the feedback queue gets its `mq/<state>/` folders (one commit)."""
     root = Path(path).expanduser().resolve()
-    if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
-        return root, ensure_queue_folders(root)
-    _check_init_target(root)
+    try:
+        if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
+            return root, ensure_queue_folders(root)
+        _check_init_target(root)
+    except OSError as exc:  # a name too long, a folder not to be read
+        raise AtkError(f"cannot make a store at {root}: {exc.strerror}; nothing changed", exit_code=1) from None
     try:
         root.mkdir(parents=True, exist_ok=True)
         if not (root / ".git").exists():
@@ -657,6 +659,8 @@ def init_store(path: Path | str) -> tuple[Path, bool]:
         raise AtkError(f"cannot make a store at {root}: {why or exc}", exit_code=1) from None
     store = GitStore(root)
     store.git("add", "--", *keep)
+    if store.head() and store.git("diff", "--cached", "--quiet", "--", *keep, check=False).returncode == 0:
+        return root, False  # a store that had only lost state folders from its work tree: put back
     store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *keep)
     return root, True
 

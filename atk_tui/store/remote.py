@@ -248,11 +248,42 @@ class RemoteSync:
                 found.setdefault(sha, subject)
         return list(found.items())
 
+    def lost_in_rewrite(self) -> list[tuple[str, str]]:
+        """(sha, subject) of commits this clone had pushed (the recorded tip, `REMOTE_SEEN`)
+        that a rewritten remote dropped and that our branch no longer holds either: a hand
+        `git pull --rebase` (its fork-point takes them for the remote's), or a fetch and a
+        reset, after someone else's force push. Not when this clone pushed the remote's tip
+        itself (the person rewinding their own branch and remote on purpose)."""
+        tip = self._tracking_tip()
+        seen = self._remembered_remote(tip)
+        if tip is None or seen is None or self._is_ancestor(seen, tip):
+            return []
+        upstream = self.upstream() or ""
+        log = self.git("reflog", "show", "-n", "50", "--format=%H%x00%gs", f"refs/remotes/{upstream}", check=False)
+        moved = next((msg for sha, _, msg in (ln.partition("\0") for ln in log.stdout.splitlines()) if sha == tip), "")
+        if moved.startswith("update by push"):
+            return []
+        out = self.git("log", "--format=%H%x00%s", seen, f"^{tip}", "^HEAD", check=False).stdout
+        return [(sha, subject) for sha, _, subject in (ln.partition("\0") for ln in out.splitlines()) if _SHA.fullmatch(sha)]
+
     def _note_rewrite(self, result: WriteResult | None, before: str | None) -> None:
         """After a fetch: when the remote dropped commits our branch holds, say so loudly in
-        `result` (they are kept: the rebase onto `@{u}` replays them, the push sends them)."""
+        `result` (they are kept: the rebase onto `@{u}` replays them, the push sends them).
+        Commits it dropped that our branch lost too (`lost_in_rewrite`) are set aside as
+        `refs/atk/conflicts/<sha>` for the person, said as loudly."""
         if result is None:
             return
+        lost = [c for c in self.lost_in_rewrite() if c[0] not in {s for s, _ in result.set_aside}]
+        for sha, _subject in lost:
+            self.git("update-ref", f"refs/atk/conflicts/{sha}", sha, check=False)
+        if lost:
+            names = ", ".join(f"{sha[:10]} '{subject}'" for sha, subject in lost[:5]) + (" …" if len(lost) > 5 else "")
+            result.warnings.append(
+                f"{REWRITTEN} (force-pushed back) and {len(lost)} commit{'s' if len(lost) != 1 else ''} this clone had "
+                f"pushed {'are' if len(lost) != 1 else 'is'} no longer on your branch either (a `git pull --rebase` or a "
+                f"reset after the rewrite dropped {'them' if len(lost) != 1 else 'it'}): {names}. Set aside as "
+                "refs/atk/conflicts/<sha>, nothing is lost: resolve it with `atk wi conflicts` (keeping yours puts it back)"
+            )
         dropped = [c for c in self.dropped_by_remote(before) if c[0] not in {s for s, _ in result.repushed}]
         if not dropped:
             return

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import os
 import re
 import secrets
@@ -109,6 +110,34 @@ def _redirect(location: str) -> web.Response:
 
 def _stderr(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
+
+
+class _LogLine(logging.Handler):
+    """textual-serve's and aiohttp's log records, one sanitised line each on stderr: no
+    traceback and no local variables (aiohttp's error for a malformed request showed the raw
+    request, its cookie and so the token among them), the token never printed."""
+
+    def __init__(self, token: str, log: Callable[[str], None] = _stderr) -> None:
+        super().__init__(logging.INFO)
+        self.token = token
+        self.log = log
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+            exc = record.exc_info[1] if record.exc_info else None
+            if exc is not None:
+                from aiohttp.http_exceptions import HttpProcessingError
+
+                if isinstance(exc, HttpProcessingError):  # a request aiohttp could not parse: 400
+                    peer = text.removeprefix("Error handling request").strip()
+                    text = f"refused a bad request {peer}: {exc.message}".replace("  ", " ")
+                else:
+                    text = f"{text}: {type(exc).__name__}: {exc}"
+            text = text.replace(self.token, "<token>") if self.token else text
+            self.log(f"atk-tui: {_shown(text, 300)[1:-1]}")
+        except Exception:  # a log line must never take the server down
+            self.handleError(record)
 
 
 @dataclass
@@ -292,6 +321,10 @@ def serve(
     class _Server(Server):
         async def on_startup(self, app: web.Application) -> None:
             """textual-serve prints its logo and the address without the token here: nothing."""
+
+        def initialize_logging(self) -> None:
+            """One sanitised line per record (`_LogLine`), not rich tracebacks with locals."""
+            logging.basicConfig(level=logging.INFO, handlers=[_LogLine(guard.token)], force=True)
 
     server = _Server(command, host=host, port=port, title=title, public_url=guard.origin)
     server.initialize_logging()

@@ -143,3 +143,29 @@ def test_a_rewrite_that_conflicts_sets_the_answer_aside_for_the_person(
     monkeypatch.setenv("CLAUDECODE", "1")
     assert cli.run(["wi", "conflicts", "apply", answer[:10], "--theirs", "--store", str(root)]) == 2
     assert [c.commit for c in Service(root).conflicts()] == [answer]
+
+
+@pytest.mark.parametrize("by_hand", ["pull --rebase", "fetch + reset --hard"])
+def test_an_answer_a_hand_pull_dropped_after_a_rewrite_is_set_aside_and_said(tmp_path: Path, by_hand: str) -> None:
+    """The remote is rewound under the pushed answer and someone in the person's store runs
+    git by hand first (`git pull --rebase`, whose fork-point drops a commit the remote-tracking
+    ref once had; or a fetch and a reset): the answer is on neither the remote nor the branch.
+    atk's next write cannot tell a mistake from a wish, so it neither drops it silently nor
+    puts it back: it sets it aside for the person and says so loudly (issue 25 audit)."""
+    root, remote, svc, uwi, awi, base, answer = answered_and_pushed(tmp_path)
+    rewind_remote(remote, base, "update-ref")
+    if by_hand == "pull --rebase":
+        git(root, "pull", "-q", "--rebase")
+    else:
+        git(root, "fetch", "-q")
+        git(root, "reset", "-q", "--hard", "origin/main")
+    assert "## 回答" not in (root / "wi/inbox" / uwi).read_text()  # gone from the branch
+    out = svc.hold(awi)
+    assert out.ok, out.message
+    [said] = loud(out.warnings, answer)
+    assert "no longer on your branch either" in said and "`atk wi conflicts`" in said, said
+    assert [c.commit for c in Service(root).conflicts()] == [answer]
+    assert Service(root).conflict_user_content(answer)  # the person's to resolve
+    assert not loud(svc.unhold(awi).warnings, answer)  # said once
+    assert Service(root, actor="user").resolve_conflict(answer, "mine").ok
+    assert Service(root).read(uwi).answered

@@ -163,7 +163,7 @@ async def test_textual_serve_app_has_the_guard_on_every_route() -> None:
     logged: list[str] = []
     guard = Guard("k" * 43, "127.0.0.1", 8000, log=logged.append)
     app = await guarded_app(Server("true", host="127.0.0.1", port=8000, public_url=guard.origin), guard)
-    assert any(getattr(m, "guard", None) is guard for m in app.middlewares)
+    assert any(getattr(m, "__name__", "") == "atk_serve_guard" for m in app.middlewares)
     routes = {r.canonical for r in app.router.resources()}
     # textual-serve's four, and the bundled fonts' (atk_tui/tui/serve.py FONT_ROUTE)
     assert routes == {"/", "/ws", "/download/{key}", "/static", "/atk-fonts/{name}"}, f"textual-serve's routes changed: {routes}"
@@ -182,3 +182,25 @@ async def test_textual_serve_app_has_the_guard_on_every_route() -> None:
     finally:
         await client.close()
     assert len(logged) == len(paths) and all("no token" in x for x in logged)
+
+
+def test_a_malformed_request_is_one_log_line_without_the_token(root: Path) -> None:
+    """aiohttp's own errors (a header too large, a bad request line) were logged as rich
+    tracebacks with every local variable, the raw request with its cookie among them (the
+    token, cut short): one sanitised line each now, the token never in it (issue 25 audit)."""
+    import socket
+
+    with serving(root) as s:
+        start = s.mark()
+        for request in (
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\nCookie: {s.cookie}\r\nX-Big: {'b' * 9000}\r\n\r\n",
+            f"GET /?token={s.token}\x7f HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\nCookie: {s.cookie}\r\n\r\n",
+        ):
+            with socket.create_connection(("127.0.0.1", s.port), timeout=60) as conn:
+                conn.sendall(request.encode())
+                assert conn.recv(100).startswith(b"HTTP/1.0 400")
+        s.wait_for_line("bad request", start)
+        assert s.ws(origin=s.origin, cookie=s.cookie) == "open"  # the server goes on
+        logged = s.lines[start:]
+        assert not [x for x in logged if s.token[:8] in x], logged
+        assert len([x for x in logged if x.startswith("atk-tui: ")]) == len(logged) == 2, logged

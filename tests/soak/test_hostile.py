@@ -71,6 +71,9 @@ def test_corpus_covers_issue_25(tmp_path: Path) -> None:
     assert {
         "newline-tab-in-filename", "uwi-empty-choice-line", "uwi-other-without-text", "uwi-complete-answer",
         "cooldown-past-year-9999", "duplicate-keys", "duplicate-nested-key",
+        # the independent check's variants
+        "uwi-letter-not-an-option", "uwi-zero-width-answer", "uwi-other-with-invisible-notes", "duplicate-key-quoted",
+        "duplicate-key-escaped",
     } <= kinds  # fmt: skip
 
 

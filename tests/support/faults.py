@@ -1229,12 +1229,128 @@ def shared_tree_user_commit(tmp: Path) -> str:
     return "the person's commit listed the agent's hand answer, exit 2 without --yes, committed with it"
 
 
+def forged_index_memo(tmp: Path) -> str:
+    """Issue 25, independent check: a staged hand answer and a forged `.git/atk-index-state.json`
+    (the old on-disk "index is clean" memo) do not ride along with an agent's hold."""
+    from atk_tui.store.files import _stat_key
+
+    root, _, (awi, uwi) = make_store(tmp)
+    path = root / "wi" / "inbox" / uwi
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) forged\n")
+    git(root, "add", "--", f"wi/inbox/{uwi}")
+    memo = {"index": list(_stat_key(root / ".git" / "index")), "tree": git(root, "rev-parse", "HEAD^{tree}").strip()}
+    (root / ".git" / "atk-index-state.json").write_text(json.dumps(memo))
+    done = atk("wi", "hold", awi, "--store", str(root), env=_as_agent())
+    check(done.returncode == 0, f"the hold failed: {done.stderr}")
+    check("## 回答" not in git(root, "show", f"HEAD:wi/inbox/{uwi}"), "the staged answer was committed with the hold")
+    return "forged index memo: the hold committed the hold alone; the staged answer stayed staged"
+
+
+def forged_holders_cache(tmp: Path) -> str:
+    """Issue 25, independent check: the holders cache (`.git/atk-cache/holders.cache`) rewritten to name an agent as
+    the holder of the person's hold: the agent's unhold is still refused."""
+    root, _, (awi, _) = make_store(tmp)
+    check(Service(root, actor="user").hold(awi).ok, "hold failed")
+    from support.forge import forge_holders
+
+    atk("wi", "list", "--json", "--store", str(root))
+
+    def an_agent_holds_it(data: dict) -> None:
+        for row in data["holders"].values():
+            row[2], row[3] = "agent", None
+
+    forge_holders(root, an_agent_holds_it)
+    head = git(root, "rev-parse", "HEAD")
+    out = atk("wi", "unhold", awi, "--store", str(root), env=_as_agent())
+    check(out.returncode == 1 and "held by the user" in out.stderr, f"the agent unheld it: {out}")
+    check(git(root, "rev-parse", "HEAD") == head, "something was committed")
+    return "forged holders cache: the agent's unhold of the person's hold refused (exit 1)"
+
+
+def agent_drops_the_persons_hand_commit(tmp: Path) -> str:
+    """Issue 25, independent check: the person's own `git commit` (no trailer) set aside by
+    `atk wi commit`; an agent's `conflicts apply --theirs` on it is refused."""
+    root, remote, (awi, _) = make_store(tmp, remote=True)
+    assert remote is not None
+    other = tmp / "other"
+    subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
+    git(root, "mv", f"wi/inbox/{awi}", f"wi/hold/{awi}")
+    git(root, "commit", "-q", "-m", "hold it by hand")
+    check(Service(other, actor="agent").transition("start-processing", [awi]).ok, "the other clone's move failed")
+    done = atk("wi", "commit", "--store", str(root))
+    check(done.returncode == 1 and "not pushed" in done.stdout, f"not set aside: {done}")
+    [ref] = git(root, "for-each-ref", "--format=%(refname)", "refs/atk/conflicts").split()
+    applied = atk("wi", "conflicts", "apply", ref, "--theirs", "--store", str(root), env=_as_agent())
+    check(applied.returncode == 2 and "user" in applied.stderr, f"the agent dropped it: {applied}")
+    check(git(root, "for-each-ref", "refs/atk/conflicts").strip() != "", "the person's commit is gone")
+    return "the person's hand commit set aside: an agent's --theirs refused (exit 2), kept"
+
+
+def hand_commit_across_queues(tmp: Path) -> str:
+    """Issue 25, independent check: an agent's `git mv wi/inbox/F mq/inbox/F` and a copy of F
+    into mq, then `atk wi commit`: both refused, nothing committed."""
+    root, _, (_, uwi) = make_store(tmp)
+    (root / "mq" / "inbox").mkdir(parents=True, exist_ok=True)
+    head = git(root, "rev-parse", "HEAD")
+    codes = []
+    for how in ("copy", "move"):
+        if how == "copy":
+            shutil.copy(root / "wi" / "inbox" / uwi, root / "mq" / "inbox" / uwi)
+        else:
+            git(root, "mv", f"wi/inbox/{uwi}", f"mq/inbox/{uwi}")
+        done = atk("wi", "commit", "--store", str(root), env=_as_agent())
+        check(done.returncode in (1, 2) and "Nothing was committed" in done.stderr, f"{how} committed: {done}")
+        check(git(root, "rev-parse", "HEAD") == head, f"{how}: the store changed")
+        codes.append(done.returncode)
+        git(root, "reset", "-q", "--hard")
+        (root / "mq" / "inbox" / uwi).unlink(missing_ok=True)
+    return f"an item copied and moved into the other queue by hand: refused (exit {', '.join(map(str, codes))})"
+
+
+def hand_pull_after_rewrite(tmp: Path) -> str:
+    """Issue 25, independent check: the remote rewound under the pushed answer, then a hand
+    `git pull --rebase` in the store drops it from the branch too: the next write sets it
+    aside for the person and says so loudly."""
+    root, remote, (awi, uwi) = make_store(tmp, remote=True)
+    assert remote is not None
+    base = git(root, "rev-parse", "HEAD").strip()
+    check(Service(root, actor="user").answer(uwi, choices={1: "A"}).ok, "answer failed")
+    answer = git(root, "rev-parse", "HEAD").strip()
+    git(remote, "update-ref", "refs/heads/main", base)
+    git(root, "pull", "-q", "--rebase")
+    hold = atk("wi", "hold", awi, "--store", str(root))
+    check(hold.returncode == 0, f"the write failed: {hold.stderr}")
+    check("no longer on your branch either" in hold.stderr and answer[:10] in hold.stderr, f"not said: {hold.stderr}")
+    check(git(root, "for-each-ref", "--format=%(objectname)", "refs/atk/conflicts").split() == [answer], "not set aside")
+    return "rewound remote + hand pull --rebase: the answer set aside for the person, said loudly"
+
+
+def uncommitted_answer_wait(tmp: Path) -> str:
+    """Issue 25, independent check: an agent's hand answer in the work tree, never committed:
+    `atk wi wait` keeps waiting and `show --json` says unanswered."""
+    root, _, (_, uwi) = make_store(tmp)
+    path = root / "wi" / "inbox" / uwi
+    path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) Fixed\n")
+    out = atk("wi", "wait", uwi, "--timeout", "0.2", "--store", str(root), "--skip-pull", env=_as_agent())
+    check(out.returncode == 1 and "still waiting" in out.stderr, f"wait took it: {out}")
+    shown = json.loads(atk("wi", "show", uwi, "--json", "--store", str(root), "--skip-pull", env=_as_agent()).stdout)
+    check(shown["answered"] is False, f"show says answered: {shown['answered']}")
+    return "an uncommitted hand answer: wait still waiting (exit 1), show --json answered false"
+
+
 #: issue 25's attacks on the person's decisions, short (the hostile suite runs them too)
 DECISION_ATTACKS = (
     "rewritten-remote",
     "agent-conflicts-apply-theirs",
     "hand-moves-through-commit",
     "shared-tree-user-commit",
+    # the independent check's variants
+    "forged-index-memo",
+    "forged-holders-cache",
+    "agent-drops-the-persons-hand-commit",
+    "hand-commit-across-queues",
+    "hand-pull-after-rewrite",
+    "uncommitted-answer-wait",
 )
 
 
@@ -1410,6 +1526,12 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "endless-input": endless_input,
     "cli-messages": cli_messages,
     "graph-too-large": graph_too_large,
+    "forged-index-memo": forged_index_memo,
+    "forged-holders-cache": forged_holders_cache,
+    "agent-drops-the-persons-hand-commit": agent_drops_the_persons_hand_commit,
+    "hand-commit-across-queues": hand_commit_across_queues,
+    "hand-pull-after-rewrite": hand_pull_after_rewrite,
+    "uncommitted-answer-wait": uncommitted_answer_wait,
 }
 
 

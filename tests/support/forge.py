@@ -52,6 +52,18 @@ def forge_listing(root: Path, change: Callable[[bytes], bytes]) -> list[Path]:
     return done
 
 
+def forge_holders(root: Path, change: Callable[[dict[str, Any]], None]) -> Path:
+    """Rewrite the holders cache (the entry `holders`, service/holds.py): its JSON through
+    `change` (in place), size and CRC-32 recomputed. Returns the cache file."""
+    got = files.read(root / ".git", "holders", check_key=False)
+    assert got is not None, "no holders cache"
+    header, whole = got
+    data = json.loads(bytes(whole))
+    change(data)
+    assert files.write(root / ".git", "holders", [json.dumps(data).encode("utf-8")], header["key"])
+    return files.path_of(root / ".git", "holders")
+
+
 def atk_run(
     *args: str, env: dict[str, str] | None = None, timeout: float = 120, memory: int | None = None, **kw: Any
 ) -> subprocess.CompletedProcess[str]:

@@ -414,6 +414,17 @@ def hostile_corpus(marker: Path) -> list[Case]:
              b"---\nkind: awi\ntarget_repo: acme/api\ncooldown_until: 9999-12-31T23:59:59-05:00\n---\n# far\n", defect="out of range"),
         Case("duplicate-nested-key", "20261129-000052-dup-nested.md",
              b"---\nkind: awi\ntarget_repo: acme/api\nx: {a: 1, a: 2}\n---\n# dup nested\n", defect="duplicate key 'a'"),
+        # issue 25, the independent check's variants
+        Case("uwi-letter-not-an-option", "20261129-000053-no-such-option.md",
+             _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2: C) maybe\n".encode(), answered=False),
+        Case("uwi-zero-width-answer", "20261129-000054-zero-width.md",
+             _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2: \u200b\u2060\ufeff\u3164\n".encode(), answered=False),
+        Case("uwi-other-with-invisible-notes", "20261129-000055-invisible-notes.md",
+             _TWO_Q + "\n## 回答\n\n- 1: A) yes\n- 2: other — see notes\n\n\u200b\u00ad\n".encode(), answered=False),
+        Case("duplicate-key-quoted", "20261129-000056-dup-quoted.md",
+             b"---\nkind: awi\ntarget_repo: acme/api\n'kind': uwi\n---\n# dup quoted\n", defect="duplicate key 'kind'"),
+        Case("duplicate-key-escaped", "20261129-000057-dup-escaped.md",
+             b'---\nkind: awi\ntarget_repo: acme/api\n"k\\x69nd": uwi\n---\n# dup escaped\n', defect="duplicate key 'kind'"),
     ]  # fmt: skip
     return c
 

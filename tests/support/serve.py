@@ -191,7 +191,8 @@ def _wait_listening(served: Served) -> None:
 class Attack:
     """One request a foreign page (or a rebound DNS name) could make. `host`/`origin` may hold
     `{port}` and `{other}` (another local port); `token` is "cookie", "wrong-cookie",
-    "wrong-query" or None; `reason` is what the refusal's log line must say."""
+    "other-port-cookie" (the right token in another port's cookie), "wrong-query",
+    "right-query" or None; `reason` is what the refusal's log line must say."""
 
     name: str
     ws: bool
@@ -227,7 +228,20 @@ SERVE_ATTACKS = [
     Attack("static-no-token", False, None, "no token", token=None, path="/static/js/textual.js"),
     Attack("post-foreign-origin", False, f"http://{EVIL}", f"Origin 'http://{EVIL}' is not", method="POST"),
     Attack("post-no-origin", False, None, "a 'POST' request without an Origin header", method="POST"),
-]
+    # the independent check's variants (issue 25): other names, ports, schemes and tokens
+    Attack("ws-ipv6-literal-foreign-origin", True, f"http://{EVIL}", "Origin 'http://evil.example' is not",
+           host="[::1]:{port}"),
+    Attack("ws-right-host-wrong-port", True, "{origin}", "Host '127.0.0.1:{other}' is not this server's",
+           host="127.0.0.1:{other}"),
+    Attack("ws-host-without-port", True, "{origin}", "Host '127.0.0.1' is not this server's", host="127.0.0.1"),
+    Attack("ws-https-origin", True, "https://127.0.0.1:{port}", "Origin 'https://127.0.0.1:{port}' is not"),
+    Attack("ws-cookie-of-another-port", True, "{origin}", "no token (neither the cookie", token="other-port-cookie"),
+    Attack("ws-query-token-foreign-origin", True, f"http://{EVIL}", "Origin 'http://evil.example' is not",
+           token="right-query"),
+    Attack("download-no-token", False, None, "no token", token=None, path="/download/x"),
+    Attack("static-index-no-token", False, None, "no token", token=None, path="/static/"),
+    Attack("delete-foreign-origin", False, f"http://{EVIL}", f"Origin 'http://{EVIL}' is not", method="DELETE"),
+]  # fmt: skip
 
 
 def run_attack(served: Served, attack: Attack, other_port: int = 1) -> str | None:
@@ -238,10 +252,12 @@ def run_attack(served: Served, attack: Attack, other_port: int = 1) -> str | Non
 
     origin = fill(attack.origin) if attack.origin is not None else None
     host = fill(attack.host) if attack.host is not None else None
-    cookie = {"cookie": served.cookie, "wrong-cookie": f"atk-tui-token-{served.port}={'x' * 43}"}.get(
-        attack.token or ""
-    )
-    query = "&token=" + "x" * 43 if attack.token == "wrong-query" else ""
+    cookie = {
+        "cookie": served.cookie,
+        "wrong-cookie": f"atk-tui-token-{served.port}={'x' * 43}",
+        "other-port-cookie": f"atk-tui-token-{other_port}={served.token}",
+    }.get(attack.token or "")
+    query = {"wrong-query": "&token=" + "x" * 43, "right-query": f"&token={served.token}"}.get(attack.token or "", "")
     start = served.mark()
     if attack.ws:
         got = served.ws(origin=origin, host=host, cookie=cookie, query=query, receive=False)
