@@ -9,6 +9,7 @@ messages a person can act on. `Service` is assembled from one module per concern
 - `writes.py`    transitions, add, edit, save, dependencies, plans, edit sessions
 - `answers.py`   the user-only writes: answer, comment
 - `conflicts.py` set-aside conflicts, `atk wi commit`, undo
+- `elsewhere.py`  what waits for the person on GitHub (afkkit's escalations and reviews), read-only
 - `types.py`     the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
 """
 
@@ -17,12 +18,13 @@ from __future__ import annotations
 from ..store import is_alarm
 from .answers import Answers
 from .conflicts import Conflicts, PendingChange, undo_commit
+from .elsewhere import ElsewhereReads
 from .reads import Reads
 from .types import CONFLICT_PREFIX, SHA_RE, Clock, Conflict, HistoryEntry, Outcome, QueueView, SyncStatus, utc_now
 from .writes import Writes
 
 
-class Service(Reads, Writes, Answers, Conflicts):
+class Service(Reads, Writes, Answers, Conflicts, ElsewhereReads):
     """`Service(root, clock=..., actor=...)`: every read and write of one store."""
 
 
