@@ -63,6 +63,7 @@ TARGET_REPO_HELP = {
     "add": "the new item's target_repo (required): the item is written with it",
     "list": "list only items whose target_repo is this",
     "process-loop": "start sessions only for ready items whose target_repo is this",
+    "elsewhere": "look only at this GitHub repository (OWNER/REPO)",
     **dict.fromkeys(
         ("commit", "conflicts", "stats", "schema", "config", "notify", "notices", "dismiss"),
         "not used by this command (every command accepts it)",
@@ -167,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=VersionAction)
     _global_options(parser, suppress=False)
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,completion}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,completion}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -258,6 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-json", action="store_true")
     p = ag.add_parser("dismiss", parents=[common], help="dismiss a notice (user only)")
     p.add_argument("filenames", nargs="+", metavar="filename")
+
+    from .cli_elsewhere import add_elsewhere_parser
+
+    add_elsewhere_parser(sub, EPILOG)
     return parser
 
 
@@ -843,6 +848,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             from .cli_reports import cmd_agents
 
             return cmd_agents(svc, args)
+        if args.cmd == "elsewhere":
+            from .cli_elsewhere import cmd_elsewhere
+
+            return cmd_elsewhere(svc, args)
         _resolve_arguments(svc, args)
         c = args.wicmd
         if args.cmd == "mq":

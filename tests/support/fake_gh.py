@@ -9,7 +9,7 @@ refusing a field gh does not know (gh's "Unknown JSON field"). The scenario's `m
 report logged out (gh's exit 4 and its words), report a rate limit, fail, or wait for a file
 (`gate`) before answering; `raw` prints a key's output as given (what gh would never print). `--web` prints what gh prints and opens nothing.
 
-Every call is logged (one JSON list of arguments a line, in `calls.jsonl`); any command that
+Every call is logged (one JSON list of arguments a line, in `calls.jsonl`; its pid in `pids`); any command that
 is not a read (`issue edit`, `pr merge`, `api -X POST` …) is refused with exit 97, so a test can
 assert that nothing was written.
 """
@@ -71,6 +71,8 @@ def trim(record: object, fields: list[str]) -> object:
 def main(args: list[str]) -> int:
     with open(HERE / "calls.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps(args) + "\n")
+    with open(HERE / "pids", "a", encoding="utf-8") as fh:
+        fh.write(f"{os.getpid()}\n")
     if args[:1] == ["--version"]:
         print("gh version 2.62.0 (2024-11-14)\nhttps://github.com/cli/cli/releases/tag/v2.62.0")
         return 0

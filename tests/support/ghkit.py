@@ -72,6 +72,19 @@ class FakeGh:
             return []
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
+    def pids(self) -> list[int]:
+        path = self.dir / "pids"
+        return [int(n) for n in path.read_text(encoding="utf-8").split()] if path.exists() else []
+
+    @staticmethod
+    def running(pid: int) -> bool:
+        """Whether the process `pid` still runs (a zombie does not)."""
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state != "Z"
+
     def reset_calls(self) -> None:
         (self.dir / "calls.jsonl").unlink(missing_ok=True)
 
