@@ -85,11 +85,10 @@ def _ready(found: Any, now: Any, as_json: bool, meta: dict[str, Any]) -> int:
         prs = "" if q.open_prs is None else f" · {q.open_prs} open PR{'s' if q.open_prs != 1 else ''}" + (" (3 or more)" if q.open_prs >= 3 else "")
         if tty:
             _out(f"{safe_line(q.repo)}: {q.rule}{prs}")
-        rows = [
-            [safe_line(f) for f in (q.repo, str(i.order) if i.order else "-", f"#{i.number}", i.priority or "-", i.title,
-                                    f"updated {ago(i.updated, now)}", i.skipped)]  # fmt: skip
-            for i in q.issues
-        ]
+        rows = []
+        for i in q.issues:
+            fields = (q.repo, str(i.order) if i.order else "-", f"#{i.number}", i.priority or "-", i.title, f"updated {ago(i.updated, now)}", i.skipped)
+            rows.append([safe_line(f) for f in fields])
         _table(rows, "no ready issue", caps=(24, 3, 7, 16, 50, 20, 60), first=1 if tty else 0)
     if not found.ready and tty and found.repos:
         _out("no ready issue")

@@ -529,7 +529,7 @@ def _comments(data: Any) -> list[dict[str, Any]]:
         return []
     out = []
     for c in comments:
-        if isinstance(c, dict) and isinstance(c.get("body"), str) and not c.get("isMinimized") is True:
+        if isinstance(c, dict) and isinstance(c.get("body"), str) and c.get("isMinimized") is not True:
             out.append(c)
     return out
 

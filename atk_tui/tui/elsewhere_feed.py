@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from textual.signal import Signal
 
+from ..core.model import ACTIVE
+
 if TYPE_CHECKING:
     from ..core.elsewhere import Elsewhere, Settings
     from .app import AtkApp
@@ -67,7 +69,7 @@ class ElsewhereFeed:
             return False
         self.looking = True
         view = self.app.queue
-        repos = None if view is None else {i.target_repo for i in view.items.values() if i.target_repo}
+        repos = None if view is None else {i.target_repo for i in view.items.values() if i.target_repo and i.state in ACTIVE}
         self.signal.publish(self.found)  # "looking…"
         self.app.run_worker(lambda: self._look(repos), thread=True, group=GROUP, exit_on_error=False)
         return True

@@ -290,10 +290,15 @@ def _ready_cells(i: ReadyIssue, now) -> tuple[Text, ...]:
         Text(str(i.order) if i.order else "-", style="bold" if i.order else "dim"),
         Text(f"#{i.number}"),
         Text(safe_line(i.priority or "unrated"), style="bold" if i.priority else "dim"),
-        Text(safe_line(i.title) + (" (skipped: stacked)" if i.skipped.startswith("stacked") else " (skipped)" if i.skipped else ""),
-             style="dim" if i.skipped else ""),  # fmt: skip
+        Text(safe_line(i.title) + _skipped_note(i), style="dim" if i.skipped else ""),
         Text(ago(i.updated, now).removesuffix(" ago"), style="dim"),
     )
+
+
+def _skipped_note(i: ReadyIssue) -> str:
+    if not i.skipped:
+        return ""
+    return " (skipped: stacked)" if i.skipped.startswith("stacked") else " (skipped)"
 
 
 def _markdown(text: str) -> RenderableType:
