@@ -61,7 +61,8 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     from atk_tui.tui.app import make_app
 
     try:
-        app = make_app(root, theme=args.theme, read_only=args.read_only)
+        # the demo's repositories are made up: it does not look at GitHub by itself (`u` in `E` does)
+        app = make_app(root, theme=args.theme, read_only=args.read_only, look_elsewhere=not args.demo)
     except AtkError as exc:
         _say(f"{exc}")
         return 2

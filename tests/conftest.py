@@ -12,6 +12,7 @@ import pytest
 from support.actions_support import Demo
 from support.apps import build_app
 from support.clock import NOW
+from support.ghkit import fake_gh  # noqa: F401 (a fixture: the fake `gh` on the PATH)
 from support.storekit import AWI_BODY, FROZEN, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, tree_state  # noqa: F401
 
 from atk_tui.demo import create_demo_store, demo_filenames
@@ -43,6 +44,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     for var, value in GIT_IDENTITY.items():
         monkeypatch.setenv(var, value)
+    # no test reaches GitHub: `gh` is a program that does not exist unless a test puts the fake
+    # one on the PATH (the `fake_gh` fixture, support/ghkit.py)
+    monkeypatch.setenv("ATK_GH", str(home / "no-gh-in-tests"))
 
 
 @pytest.fixture

@@ -60,6 +60,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         from atk_tui.service import Service
 
         queue = "mq" if args.cmd == "mq" or getattr(args, "queue", None) == "mq" else "wi"
+        if args.cmd == "elsewhere":
+            queue = None  # the active items of both queues name the repositories
         svc = Service(root, only_repo=args.only_repo, pull=not args.skip_pull, push=not args.skip_push, queue=queue)
         svc.set_lock_wait_listener(lambda msg: msg and say_err_line(msg))  # a write is not silent for 10 s
         output.SERVICE = svc

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from atk_tui.cli import commands, reports, setup
+from atk_tui.cli import commands, elsewhere, reports, setup
 from atk_tui.cli.items import Nouns, add_item_commands
 from atk_tui.domain.model import KINDS
 from atk_tui.domain.ops import TRANSITIONS
@@ -54,6 +54,7 @@ TARGET_REPO_HELP = {
     "add": "the new item's target_repo (required): the item is written with it",
     "list": "list only items whose target_repo is this",
     "process-loop": "start sessions only for ready items whose target_repo is this",
+    "elsewhere": "look only at this GitHub repository (OWNER/REPO)",
     **dict.fromkeys(
         ("commit", "conflicts", "stats", "schema", "config", "notify", "notices", "dismiss"),
         "not used by this command (every command accepts it)",
@@ -193,7 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     global_options(parser, suppress=False)
     common = common_options()
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,completion}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,completion}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -298,4 +299,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = ag.add_parser("dismiss", parents=[common], help="dismiss a notice (user only)")
     p.add_argument("filenames", nargs="+", metavar="filename")
     p.set_defaults(run=reports.cmd_agents)
+
+    el = sub.add_parser("elsewhere", help=elsewhere.HELP, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e = el.add_subparsers(dest="elsewherecmd", required=True)
+    p = e.add_parser(
+        "list", help="the waiting issues and PRs, one a line (JSON Lines in an agent environment)",
+        description=elsewhere.DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    global_options(p, suppress=True, command="elsewhere")
+    p.add_argument("--ready", action="store_true", help="the ready queue in afkkit's run order instead")
+    p.add_argument("--cached", action="store_true", help="answer from the last look (no gh, no network), with its age")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="JSON Lines (the default in an agent environment)")
+    g.add_argument("--no-json", action="store_true", help="text, also in an agent environment")
+    p.set_defaults(run=elsewhere.cmd_elsewhere)
     return parser

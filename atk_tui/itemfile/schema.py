@@ -125,6 +125,16 @@ class TuiSettings(BaseModel):
     title_count: StrictBool | None = None
 
 
+class ElsewhereSettings(BaseModel):
+    """What the Elsewhere view and `atk elsewhere` look at on GitHub (issue 31)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    repos: list[StrictStr] | None = Field(None, description="GitHub repositories (OWNER/REPO) looked at besides the queue's target_repo values")
+    interval: float | None = Field(None, ge=0, description="seconds between the dashboard's looks at GitHub; 0: only when asked (u)")
+    timeout: float | None = Field(None, gt=0, description="seconds each gh command may take")
+
+
 class Config(BaseModel):
     """`~/.config/atk/config.toml` ($XDG_CONFIG_HOME/atk/config.toml)."""
 
@@ -134,6 +144,7 @@ class Config(BaseModel):
     plans_root: str | None = None
     git: GitLimits | None = None
     tui: TuiSettings | None = None
+    elsewhere: ElsewhereSettings | None = None
 
 
 class Blocks(BaseModel):

@@ -9,6 +9,8 @@ messages a person can act on. `Service` is assembled from one module per concern
 - `writes.py`    transitions, add, edit, save, dependencies, plans, edit sessions
 - `answers.py`   the user-only writes: answer, comment
 - `conflicts.py` set-aside conflicts, `atk wi commit`, undo
+- `elsewhere.py` what waits for the person on GitHub (afkkit's escalations and reviews, read
+                 through `afkkit.py`), read-only
 - `types.py`     the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
 
 Beside it, use cases a front end asks without a `Service`: `listing` (the judged listing and its

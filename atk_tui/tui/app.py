@@ -34,6 +34,7 @@ from atk_tui.service.watch import dashboard_signature
 from atk_tui.tui.alerts import Alerts
 from atk_tui.tui.commands import Commands
 from atk_tui.tui.config import TuiConfig, binding_ids, load_tui_config
+from atk_tui.tui.elsewhere_feed import ElsewhereFeed
 from atk_tui.tui.safe import safe_content, safe_line, safe_text
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.main import MainScreen
@@ -49,7 +50,7 @@ PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
 SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
 #: worker groups that run no git: quitting does not wait for them (a graph layout gives up
 #: once cancelled, which quitting does)
-NO_GIT_WORKERS = frozenset({"graph-layout"})
+NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh: `ElsewhereFeed.stop`)
 #: every write a key makes, in the palette too (action, title, help)
 PALETTE_ACTIONS = (
     ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
@@ -145,6 +146,8 @@ class AtkApp(App):
         Binding("colon", "open_palette", "Command palette", show=False, id="palette"),
         # no description: the help screen lists described keys; the notice strip says "N to read"
         Binding("N", "notices", "Notices", show=False, id="notices"),
+        # what waits for the person on GitHub (issue 31): its count is in the needs-you title
+        Binding("E", "elsewhere", "Elsewhere (GitHub)", show=False, id="elsewhere"),
     ]
 
     def __init__(
@@ -156,6 +159,7 @@ class AtkApp(App):
         watch: bool = True,
         editor: Callable[[Path], int] | None = None,
         store_label: str | None = None,
+        look_elsewhere: bool = True,
     ) -> None:
         self.tui_config = config or TuiConfig()
         super().__init__()
@@ -200,6 +204,8 @@ class AtkApp(App):
 
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
+        #: the last look at GitHub (`E`); looks by itself unless `look_elsewhere` is off (the demo)
+        self.elsewhere = ElsewhereFeed(self, auto=look_elsewhere)
         from atk_tui.tui.legible import Legible
 
         self._legible = Legible()
@@ -350,6 +356,8 @@ class AtkApp(App):
                 screen.show(self.notices)
         self.alerts.update(attention(view, self.notices))
         self.show_queue(view)
+        if not self.elsewhere.started:  # GitHub after the first rows are drawn, never before
+            self.call_after_refresh(self.elsewhere.start)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
         if view is not self._saved and self._save_timer is None:
@@ -560,6 +568,7 @@ class AtkApp(App):
         if self._quit_requested or not self._busy_workers():
             self.action_quit_now()
             return
+        self.elsewhere.stop()  # gh is never waited for (git is: a write rolls back or completes)
         self._quit_requested = True
         self.notify("waiting for git to finish (a hook, a pull or a push): q again or Ctrl+C stops it and quits now", severity="warning", timeout=30)
         self.set_interval(0.1, self._quit_when_idle)
@@ -574,6 +583,7 @@ class AtkApp(App):
         self._quit_requested = True
         if self._busy_workers():
             self.service.interrupt()
+        self.elsewhere.stop()
         self.exit()
 
     # -- actions -------------------------------------------------------------------------
@@ -615,6 +625,14 @@ class AtkApp(App):
 
         self.push_screen(HelpScreen())
 
+    def action_elsewhere(self) -> None:
+        from .screens.elsewhere import ElsewhereScreen
+
+        if isinstance(self.screen, ElsewhereScreen):
+            self.pop_screen()
+        else:
+            self.push_screen(ElsewhereScreen())
+
     def action_stats(self) -> None:
         from atk_tui.tui.screens.stats import StatsScreen
 
@@ -639,6 +657,7 @@ class AtkApp(App):
             ("Conflicts", "Set-aside push conflicts: show both versions, keep one", main.action_conflicts, "conflicts"),
             ("Help", "Every key", self.action_help, "help"),
             ("Notices", "Read and dismiss the agents' notices", self.action_notices, "notices"),
+            ("Elsewhere", "What waits for you on GitHub: afkkit's escalations, reviews, the ready queue", self.action_elsewhere, "elsewhere"),
             ("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats, None),
             ("Filter", "Filter the panes", main.action_filter, "filter"),
             ("Sort", "Change the sort order", main.action_cycle_sort, "sort"),
@@ -675,6 +694,7 @@ def make_app(
     actor: str | None = None,
     config: TuiConfig | None = None,
     store_label: str | None = None,
+    look_elsewhere: bool = True,
 ) -> AtkApp:
     """The one way to build the app (CLI, tests, screenshots)."""
     service = Service(root, clock=clock, actor=actor or ("agent" if is_agent_env() else "user"))
@@ -684,4 +704,5 @@ def make_app(
         config = load_tui_config(set(BUILTIN_THEMES))
     if theme:
         config.theme = theme
-    return AtkApp(service, config=config, read_only=read_only, watch=watch, editor=editor, store_label=store_label)
+    return AtkApp(service, config=config, read_only=read_only, watch=watch, editor=editor, store_label=store_label,
+                  look_elsewhere=look_elsewhere)  # fmt: skip

@@ -140,6 +140,7 @@ def doc_env(tmp: Path) -> dict[str, str]:
     env.update(
         HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}",
         TZ="UTC", LC_ALL="C.UTF-8", COLUMNS="100", ATK_PRIVATE_NOTES=str(tmp / "notes"),
+        ATK_GH=str(home / "no-gh"),  # a doc never reaches GitHub: gh is "not installed" there
     )
     env.pop("VISUAL", None)
     env.pop("EDITOR", None)

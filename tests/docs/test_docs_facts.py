@@ -13,6 +13,7 @@ import pytest
 
 from atk_tui.host.config import git_limits
 from atk_tui.itemfile import schema
+from atk_tui.service import afkkit as elsewhere
 from atk_tui.store import freshen
 from atk_tui.tui.config import ALERT_FLAGS, load_tui_config
 from atk_tui.tui.keymap import key_label, main_entries
@@ -44,11 +45,12 @@ def test_configuration_md_names_every_key_the_code_reads(tmp_path: Path, monkeyp
     assert documented("tui") == known
     git = set(git_limits({})) | {k for k in ("read_window", "read_timeout") if f'"{k}"' in inspect.getsource(freshen.read_limits)}
     assert documented("git") == git == {"timeout", "push_timeout", "hook_timeout", "read_window", "read_timeout"}
-    top = set(schema.Config.model_fields) - {"git", "tui"}
+    top = set(schema.Config.model_fields) - {"git", "tui", "elsewhere"}
     assert documented("Top level") == top == {"private_notes", "plans_root"}
     # the JSON Schema agents read (`atk wi schema --which config`) has the same keys
     assert set(schema.GitLimits.model_fields) == git
     assert set(schema.TuiSettings.model_fields) == known
+    assert documented("elsewhere") == set(elsewhere.DEFAULTS) == set(schema.ElsewhereSettings.model_fields)
 
 
 KEY_ROW = re.compile(r"^\| `([^`]+)` \| .+ \| `([a-z_.]+)` \|$")

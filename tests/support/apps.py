@@ -130,6 +130,16 @@ async def wait_for_screen(pilot: Pilot, name: str, *, rounds: int = 200) -> None
     raise AssertionError(f"{name} never opened")
 
 
+async def wait_until(pilot: Pilot, ready: Any, what: str, *, rounds: int = 1500) -> None:
+    """Poll `ready()` between frames until it is true (for what a worker the test holds on
+    purpose does, where `settle` would wait for that worker). Bounded: fails naming `what`."""
+    for _ in range(rounds):
+        if ready():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 def rendered_lines(app: AtkApp) -> Iterator[tuple[Widget, int, Strip]]:
     """Every shown widget of the current screen (toasts and modals included) rendered through
     its public line API, `Widget.render_lines`: `(widget, the screen row of the line, the line)`.
@@ -213,4 +223,4 @@ def make_recorded(root: Path, **kw: Any) -> AtkApp:
     return recording(build_app(root, **kw))
 
 
-__all__ = ["DEMO", "NOW", "STORE_LABEL", "THEME", "build_app", "make_recorded", "press", "recording", "screen_text", "settle"]
+__all__ = ["DEMO", "NOW", "STORE_LABEL", "THEME", "build_app", "make_recorded", "press", "recording", "screen_text", "settle", "wait_until"]

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.segment import Segment
 from support.actions_support import settle
 from support.apps import press, rendered_lines, wait_for_text
-from support.hostile_text import ADOPTED, AWI, AWI2, LINE, MARKUP, UWI, make_hostile_store
+from support.hostile_text import ADOPTED, AWI, AWI2, ENTITIES, LINE, MARKUP, TITLE, UWI, make_hostile_store
 from support.tui_helpers import build_app, screen_text
 
 from atk_tui.text.textsafe import UNSAFE_CHARS
@@ -177,9 +177,26 @@ async def notices(pilot) -> None:
     assert_clean(app, "notices screen", "[WIP] [/x]")
 
 
+async def elsewhere(pilot) -> None:
+    """GitHub's text (issue 31): titles, labels, the stop report's Markdown, gh's error line."""
+    from atk_tui.service.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
+
+    app = pilot.app
+    report = f"# {TITLE}\n\n{ENTITIES} {MARKUP}\n\n- {LINE}\n\n```\n{LINE}\n```"
+    rows = [Waiting(repo="acme/web", number=12, kind="issue", label="needs-planning", title=TITLE, url="https://github.com/acme/web/issues/12",
+                    since=None, reason=TITLE, comment=report)]  # fmt: skip
+    queue = ReadyQueue("acme/web", (ReadyIssue("acme/web", 40, TITLE, "https://github.com/acme/web/issues/40", None, MARKUP, 1, 1),), True, 0)
+    app.elsewhere._show(Elsewhere(fetched=None, repos=["acme/web"], waiting=rows, ready=[queue], problem=f"gh: {LINE}", skipped=[TITLE]))
+    await press(pilot, "E")
+    assert type(app.screen).__name__ == "ElsewhereScreen"
+    assert_clean(app, "elsewhere", "[WIP] [/x]")
+    await press(pilot, "tab", "down")
+    assert_clean(app, "elsewhere (ready)", "[WIP] [/x]")
+
+
 SCENARIOS: dict[str, Callable[..., Awaitable[None]]] = {
     f.__name__: f
-    for f in (main_and_detail, answer, comment, move, remove, dependencies, graph, history, help_screen, palette, toasts, notices)
+    for f in (main_and_detail, answer, comment, move, remove, dependencies, graph, history, help_screen, palette, toasts, notices, elsewhere)
 }
 
 

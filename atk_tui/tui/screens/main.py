@@ -273,12 +273,23 @@ class MainScreen(ItemActionsScreen):
         )
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
-        needs.border_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
+        self._needs_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
+        self.show_elsewhere(self._elsewhere)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         from atk_tui.service.stats import needs_headline  # with the first rows, not before the first frame
 
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
+
+    _needs_title = "Needs you"
+    _elsewhere = 0
+
+    def show_elsewhere(self, waiting: int) -> None:
+        """The count of what waits for the person on GitHub (`E`, issue 31) in the needs-you
+        pane's title, when there is any."""
+        self._elsewhere = waiting
+        for needs in self.query("#needs"):
+            needs.border_title = self._needs_title + (f" · {waiting} elsewhere ({self.app.key_for('elsewhere')})" if waiting else "")
 
     def _follow_rows(self) -> None:
         """The selection is the highlighted row of the list it follows: when a filter or a refresh
