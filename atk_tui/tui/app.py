@@ -17,7 +17,6 @@ from pathlib import Path
 
 from textual import work
 from textual.app import App, SystemCommand
-from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.message import Message
@@ -31,9 +30,11 @@ from atk_tui.host.config import is_agent_env
 from atk_tui.service import QueueView, Service, utc_now
 from atk_tui.service.notices import attention
 from atk_tui.service.watch import dashboard_signature
+from atk_tui.tui import bindings
 from atk_tui.tui.alerts import Alerts
+from atk_tui.tui.bindings import PALETTE_ACTIONS
 from atk_tui.tui.commands import Commands
-from atk_tui.tui.config import TuiConfig, binding_ids, load_tui_config
+from atk_tui.tui.config import TuiConfig, load_tui_config
 from atk_tui.tui.elsewhere_feed import ElsewhereFeed
 from atk_tui.tui.safe import safe_content, safe_line, safe_text
 from atk_tui.tui.screens.base import ItemActionsScreen
@@ -51,20 +52,6 @@ SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
 #: worker groups that run no git: quitting does not wait for them (a graph layout gives up
 #: once cancelled, which quitting does)
 NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh: `ElsewhereFeed.stop`)
-#: every write a key makes, in the palette too (action, title, help)
-PALETTE_ACTIONS = (
-    ("hold", "Hold", "Hold the selected items: out of automatic processing (p)"),
-    ("unhold", "Unhold", "Back to the inbox (u)"),
-    ("answer", "Answer", "Answer the selected question (a)"),
-    ("accept", "Accept recommendations", "Answer with every question's recommended option (A)"),
-    ("comment", "Comment", "Add a comment to the selected work item (c)"),
-    ("edit", "Edit", "Edit the item in $EDITOR: held while you edit (e)"),
-    ("move", "Move", "Move the selected items to another state (m)"),
-    ("remove", "Remove", "Remove the selected items (x)"),
-    ("undo", "Undo", "Undo this session's last write (z)"),
-)
-
-
 class WriteProvider(Provider):
     """Command palette: every write a key makes (`PALETTE_ACTIONS`), found by typing its name;
     not in the list shown before typing, which stays short (system commands, items)."""
@@ -134,21 +121,7 @@ class AtkApp(App):
     COMMANDS = App.COMMANDS | {ItemProvider, WriteProvider}
     ENABLE_COMMAND_PALETTE = True
 
-    BINDINGS = [
-        Binding("q", "quit", "Quit", id="quit"),
-        # quits at once even during a stuck write (a text area keeps Ctrl+C for copying)
-        Binding("ctrl+c", "quit_now", "Quit now (stops git)", show=False, id="quit_now"),
-        Binding("question_mark", "help", "Help", id="help"),
-        Binding("r", "refresh", "Refresh", id="refresh"),
-        Binding("H", "history", "History", id="history"),
-        Binding("P", "push", "Push", show=False, id="push"),
-        # vim's `:` (its own action: one bound to `command_palette` would take Ctrl+P's place in the footer)
-        Binding("colon", "open_palette", "Command palette", show=False, id="palette"),
-        # no description: the help screen lists described keys; the notice strip says "N to read"
-        Binding("N", "notices", "Notices", show=False, id="notices"),
-        # what waits for the person on GitHub (issue 31): its count is in the needs-you title
-        Binding("E", "elsewhere", "Elsewhere (GitHub)", show=False, id="elsewhere"),
-    ]
+    BINDINGS = bindings.APP
 
     def __init__(
         self,
@@ -182,6 +155,8 @@ class AtkApp(App):
         self.editor = editor
         self.last_pull: datetime | None = None  # the last time this clone was in step with the remote
         self.last_error = ""
+        #: `[tui.keys]` as applied (binding id -> keys; `set_keymap` keeps its copy private)
+        self.key_overrides: dict[str, str] = {}
         self.sync_error = ""  # why the last look at the remote or pull failed ("" when it worked)
         self.unpushed = 0
         self.behind = 0  # commits fetched from the remote and not yet pulled
@@ -232,12 +207,13 @@ class AtkApp(App):
 
     def _apply_key_overrides(self) -> None:
         if self.tui_config.keys:
-            from atk_tui.tui.keymap import checked_keymap
+            from atk_tui.tui.keymap import binding_ids, checked_keymap
 
             keymap, errors = checked_keymap(self.tui_config.keys, binding_ids())
             self.tui_config.errors.extend(errors)
             try:
                 self.set_keymap(keymap)
+                self.key_overrides = keymap
             except Exception as exc:
                 self.tui_config.errors.append(f"config: bad [tui.keys]: {exc}")
 
@@ -531,7 +507,7 @@ class AtkApp(App):
         """The key that does `binding_id` now (after `[tui.keys]`), as the footer shows it."""
         from atk_tui.tui.keymap import key_label
 
-        return key_label(binding_id, self._keymap)
+        return key_label(binding_id, self.key_overrides)
 
     def dashboard_words(self, message: str) -> str:
         """A core message with the CLI commands it suggests replaced by this app's keys

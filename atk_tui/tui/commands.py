@@ -20,22 +20,21 @@ from textual.worker import Worker
 
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import STATES, TERMINAL, Item, State
-from atk_tui.domain.ops import Op, defect_refusal, refusal
+from atk_tui.domain.ops import defect_refusal, refusal
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile.items import blob_sha
 from atk_tui.service import Outcome, QueueView, is_alarm
 from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.bindings import KEY_OPS, WRITE_ACTIONS
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
 # the dashboard's first frame
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp
-    from atk_tui.tui.screens.answer import AnswerResult
-    from atk_tui.tui.screens.conflicts import Resolution
-    from atk_tui.tui.screens.dialogs import MoveChoice
+    from atk_tui.tui.modals.answer import AnswerResult
+    from atk_tui.tui.modals.conflicts import Resolution
+    from atk_tui.tui.modals.dialogs import MoveChoice
 
-#: the actions that write: refused (dimmed, and saying why) in a read-only session
-WRITE_ACTIONS = frozenset({"edit", "answer", "accept", "comment", "hold", "unhold", "move", "remove", "undo", "dependencies"})
 
 
 @dataclass(frozen=True)
@@ -138,7 +137,7 @@ class Commands:
         return full, b""
 
     async def _ask(self, title: str, message: str | Text, yes: str, *, danger: bool = False) -> bool:
-        from atk_tui.tui.screens.dialogs import confirm
+        from atk_tui.tui.modals.dialogs import confirm
 
         return await self.app.push_screen_wait(confirm(title, message, yes, danger=danger)) == "yes"
 
@@ -174,7 +173,7 @@ class Commands:
 
     async def move_menu(self, targets: Sequence[Item]) -> Outcome | None:
         """`m`: the moves valid for `targets`, then `move`."""
-        from atk_tui.tui.screens.dialogs import MoveScreen
+        from atk_tui.tui.modals.dialogs import MoveScreen
 
         if self.refuse_read_only() or not targets:
             return None
@@ -227,7 +226,7 @@ class Commands:
     ) -> Outcome | None:
         """Move `targets` to `target` (confirmed when unusual); a note the user typed survives
         a failed write: it is offered again with a retry. The last outcome, None if cancelled."""
-        from atk_tui.tui.screens.dialogs import TextFormScreen
+        from atk_tui.tui.modals.dialogs import TextFormScreen
 
         if self.refuse_read_only() or not targets:
             return None
@@ -299,7 +298,7 @@ class Commands:
     async def answer(self, item: Item) -> Outcome | None:
         """`a`: the answer form for `item`; nothing typed is lost when the write is refused
         (the form comes back with it). The saved outcome, None if nothing was saved."""
-        from atk_tui.tui.screens.answer import AnswerScreen
+        from atk_tui.tui.modals.answer import AnswerScreen
 
         if self.refuse_read_only():
             return None
@@ -374,7 +373,7 @@ class Commands:
     async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
         """`A` with questions marked: each one's recommendations, after one confirmation that
         lists them, in one commit (`Service.accept_recommendations`)."""
-        from atk_tui.tui.screens.dialogs import confirm
+        from atk_tui.tui.modals.dialogs import confirm
 
         if self.refuse_read_only():
             return None
@@ -396,7 +395,7 @@ class Commands:
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
         back with a retry when the write is refused."""
-        from atk_tui.tui.screens.dialogs import TextFormScreen
+        from atk_tui.tui.modals.dialogs import TextFormScreen
 
         if self.refuse_read_only() or not item.is_request:
             return None
@@ -428,7 +427,7 @@ class Commands:
 
     async def set_dependencies(self, item: Item, view: QueueView) -> Outcome | None:
         """`d`: the dependency editor, then the write."""
-        from atk_tui.tui.screens.dependencies import DependenciesScreen
+        from atk_tui.tui.modals.dependencies import DependenciesScreen
 
         if self.refuse_read_only():
             return None
@@ -445,7 +444,7 @@ class Commands:
 
     async def conflicts(self) -> Outcome | None:
         """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""
-        from atk_tui.tui.screens.conflicts import ConflictsScreen
+        from atk_tui.tui.modals.conflicts import ConflictsScreen
 
         svc = self.service
         found = await asyncio.to_thread(svc.conflicts)
@@ -462,7 +461,7 @@ class Commands:
         """`P`: commit what is in the work tree (as the user's) and push. Files there are
         listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
         commit` lists them); only the confirmed list is committed (refused when it changed)."""
-        from atk_tui.tui.screens.dialogs import CommitScreen
+        from atk_tui.tui.modals.dialogs import CommitScreen
 
         if self.refuse_read_only():
             return None
@@ -484,18 +483,6 @@ class Commands:
         if saved is not None:
             del self.undo_stack[depth:]
             self.undo_stack.append(UndoStep(saved[0], saved[1], f"edit {filename}"))
-
-
-#: the core operation each key asks `ops.refusal` about (the rule lives there once)
-KEY_OPS = {
-    "hold": Op.HOLD,
-    "remove": Op.RM,
-    "edit": Op.EDIT,
-    "answer": Op.ANSWER,
-    "accept": Op.ANSWER,
-    "comment": Op.COMMENT,
-    "dependencies": Op.SET_DEPENDENCIES,
-}
 
 
 def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | None:

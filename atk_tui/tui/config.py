@@ -93,28 +93,3 @@ def load_tui_config(themes: set[str] | None = None) -> TuiConfig:
     if unknown:
         cfg.errors.append(f"config: unknown [tui] setting(s): {', '.join(sorted(unknown))}; settings: {', '.join(sorted(known))}")
     return cfg
-
-
-def binding_ids() -> set[str]:
-    """Every binding id of the app, its screens and widgets: what `[tui.keys]` may name."""
-    # imported here: only a config with key overrides pays for it
-    import importlib
-    import pkgutil
-
-    from textual.binding import Binding
-    from textual.dom import DOMNode
-
-    from atk_tui.tui import screens, widgets
-
-    for pkg in (screens, widgets):  # the app imports some screens only when they open
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
-    ids: set[str] = set()
-    stack: list[type] = [DOMNode]
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        for b in cls.__dict__.get("BINDINGS", ()):
-            if isinstance(b, Binding) and b.id:
-                ids.add(b.id)
-    return ids

@@ -25,27 +25,41 @@ def _split(keys: str) -> tuple[str, ...]:
 
 
 def main_entries() -> list[KeyEntry]:
-    """Every binding live on the triage screen: the app's and the main screen's (where a
-    remapped key could shadow another one)."""
-    from atk_tui.tui.app import AtkApp
-    from atk_tui.tui.screens.base import ItemActionsScreen
-    from atk_tui.tui.screens.main import MainScreen
-    from atk_tui.tui.widgets.item_list import ItemList
+    """Every binding live on the triage screen (`bindings.TRIAGE`): the app's, the screen's
+    and the focused list's (where a remapped key could shadow another one)."""
+    from atk_tui.tui.bindings import TRIAGE
 
-    out: list[KeyEntry] = []
-    # the focused list's keys come first in Textual's lookup: `g` (the first key of `gg`)
-    # remapped to another binding would never reach it
-    for scope, cls in (("global", AtkApp), ("main", ItemActionsScreen), ("main", MainScreen), ("list", ItemList)):
-        for b in cls.BINDINGS:
-            if isinstance(b, Binding):
-                out.append(KeyEntry(b.id, _split(b.key), b.description, scope))
-    return out
+    return [KeyEntry(b.id, _split(b.key), b.description, scope) for scope, table in TRIAGE for b in table if isinstance(b, Binding)]
+
+
+def binding_ids() -> set[str]:
+    """Every binding id of the app, its screens, dialogs and widgets: what `[tui.keys]` may name."""
+    # imported here: only a config with key overrides pays for it
+    import importlib
+    import pkgutil
+
+    from textual.dom import DOMNode
+
+    from atk_tui.tui import modals, screens, widgets
+
+    for pkg in (screens, modals, widgets):  # the app imports some screens only when they open
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    ids: set[str] = set()
+    stack: list[type] = [DOMNode]
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        for b in cls.__dict__.get("BINDINGS", ()):
+            if isinstance(b, Binding) and b.id:
+                ids.add(b.id)
+    return ids
 
 
 def _normal(key: str) -> str:
-    from textual.keys import _character_to_key
+    from atk_tui.tui.textual_compat import character_to_key
 
-    return _character_to_key(key) if len(key) == 1 else key
+    return character_to_key(key) if len(key) == 1 else key
 
 
 def keys_for(binding_id: str, keymap: dict[str, str] | None = None) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from atk_tui.domain.ages import age, time_left
 from atk_tui.domain.model import URGENCIES, Item
 from atk_tui.domain.readiness import Judgement
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.widgets.item_list import Column, Row
+from atk_tui.tui.rows import Column, Row
 
 BADGE_STYLE = {
     "ready": "bold green",

@@ -14,7 +14,7 @@ from support.actions_support import (
 )
 
 from atk_tui.itemfile.sections import answer_text
-from atk_tui.tui.screens.answer import AnswerScreen, OptionSet
+from atk_tui.tui.modals.answer import AnswerScreen, OptionSet
 
 
 def answer_of(demo: Demo, key: str) -> str:
@@ -221,7 +221,12 @@ async def test_the_form_shows_the_current_question_and_the_choices(demo: Demo) -
         form = app.screen
 
         def shown(wid: str) -> str:
-            return str(form.query_one(wid).render())
+            from rich.text import Text
+            from textual.widgets import Static
+
+            content = form.query_one(wid, Static).content
+            content = getattr(content, "text", content)  # a `Wrapped` draws its Text
+            return content.plain if isinstance(content, Text) else str(content)
 
         assert shown("#qt1").startswith("▸ Q1.") and shown("#qt2").startswith("  Q2.")
         assert "choices 1=A  2=B" in shown("#answer-help")

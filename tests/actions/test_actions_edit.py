@@ -10,7 +10,7 @@ from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, m
 from support.storekit import git
 
 from atk_tui.service import Service
-from atk_tui.tui.screens.dialogs import ChoiceScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen
 
 ADDED = "- 追記: the logo must also be used in the favicon\n"
 

@@ -25,7 +25,7 @@ from atk_tui.itemfile.items import parse_item
 from atk_tui.service import Service
 from atk_tui.tui.app import PALETTE_ACTIONS, WriteProvider
 from atk_tui.tui.commands import WRITE_ACTIONS
-from atk_tui.tui.screens.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
 
 # -- comment -------------------------------------------------------------------------------
 

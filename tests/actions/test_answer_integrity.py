@@ -10,8 +10,8 @@ from support.actions_support import Demo, dashboard, press_all, select, settle
 from textual.widgets import Input, Static, TextArea
 
 from atk_tui.service import Service
-from atk_tui.tui.screens.answer import OTHER, AnswerScreen, OptionSet
-from atk_tui.tui.screens.dialogs import ChoiceScreen, TextFormScreen
+from atk_tui.tui.modals.answer import OTHER, AnswerScreen, OptionSet
+from atk_tui.tui.modals.dialogs import ChoiceScreen, TextFormScreen
 
 NO_REC = """# Which log format should services use?
 

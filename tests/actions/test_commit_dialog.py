@@ -9,7 +9,7 @@ from support.storekit import rewind_remote
 
 from atk_tui.service import Service
 from atk_tui.store import REWRITTEN
-from atk_tui.tui.screens.dialogs import CommitScreen
+from atk_tui.tui.modals.dialogs import CommitScreen
 
 ANSWER = "\n## 回答\n\n- 1: A)\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from support.actions_support import MINE, THEIRS, Demo, dashboard, git, messages, press_all, set_aside
 
 from atk_tui.service import Service
-from atk_tui.tui.screens.conflicts import ConflictsScreen
+from atk_tui.tui.modals.conflicts import ConflictsScreen
 
 
 def status_line(app) -> str:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ from textual.widgets import TextArea
 
 from atk_tui.service import Service
 from atk_tui.service.editing import merge_texts
-from atk_tui.tui.screens.dialogs import ChoiceScreen, InAppEditorScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen, InAppEditorScreen
 
 AGENT_LINE = "- 追記 (agent): the favicon is out of scope\n"
 FIRST = "- 反映内容: ヘッダーのロゴ画像を PNG (2 種の解像度) から単一の SVG に替える"

@@ -15,7 +15,7 @@ from support.storekit import clone, git
 from test_actions_edit import ADDED, Editor, append, run_edit
 
 from atk_tui.service import Service
-from atk_tui.tui.screens.dialogs import ChoiceScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen
 
 
 def other_clone(demo: Demo, tmp_path: Path) -> Service:

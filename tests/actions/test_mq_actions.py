@@ -12,7 +12,7 @@ from support.actions_support import git, make, select, settle, started
 from support.clock import NOW
 
 from atk_tui.demo import demo_filenames
-from atk_tui.tui.screens.answer import AnswerScreen
+from atk_tui.tui.modals.answer import AnswerScreen
 
 SIZE = (140, 40)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from support.actions_support import Demo, dashboard, press_all, select
 
 from atk_tui.service import Service
-from atk_tui.tui.screens.dialogs import ChoiceScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen
 
 
 async def move_dialog(pilot, name: str, key: str) -> ChoiceScreen | None:  # type: ignore[no-untyped-def]

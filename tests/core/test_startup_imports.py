@@ -16,10 +16,10 @@ import pytest
 DEFERRED = (
     "atk_tui.cli.main",
     "atk_tui.tui.edit_session",
-    "atk_tui.tui.screens.answer",
-    "atk_tui.tui.screens.conflicts",
-    "atk_tui.tui.screens.dependencies",
-    "atk_tui.tui.screens.dialogs",
+    "atk_tui.tui.modals.answer",
+    "atk_tui.tui.modals.conflicts",
+    "atk_tui.tui.modals.dependencies",
+    "atk_tui.tui.modals.dialogs",
     "atk_tui.tui.screens.graph",
     "atk_tui.graph",
     "rich.markdown",
@@ -39,7 +39,7 @@ def imported_after(code: str) -> set[str]:
 
 
 def test_the_probe_sees_an_import() -> None:
-    assert "atk_tui.tui.screens.dialogs" in imported_after("import atk_tui.tui.screens.dialogs")
+    assert "atk_tui.tui.modals.dialogs" in imported_after("import atk_tui.tui.modals.dialogs")
 
 
 def test_the_dashboard_defers_what_its_first_frame_does_not_draw() -> None:

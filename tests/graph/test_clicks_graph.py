@@ -8,7 +8,7 @@ from pathlib import Path
 from support.graph_support import DEMO, SIZE, build_app, graph_of, press, settle
 from textual.widgets import OptionList
 
-from atk_tui.tui.screens.dependencies import DependenciesScreen
+from atk_tui.tui.modals.dependencies import DependenciesScreen
 from atk_tui.tui.screens.graph import GraphScreen
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas
 

@@ -28,7 +28,7 @@ from textual.widgets import Button, Input, OptionList, Static
 
 from atk_tui.domain.readiness import format_cycle
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.screens.dependencies import DependenciesScreen, candidates, search
+from atk_tui.tui.modals.dependencies import DependenciesScreen, candidates, search
 from atk_tui.tui.screens.main import MainScreen
 
 
@@ -246,7 +246,7 @@ def test_search_ranks_substrings_first(tmp_path: Path) -> None:
 async def test_big_store_search_is_debounced(tmp_path: Path, monkeypatch) -> None:
     """Past `SEARCH_AT_ONCE` names the results wait for typing to pause; Enter still adds the
     match for what was typed."""
-    from atk_tui.tui.screens import dependencies
+    from atk_tui.tui.modals import dependencies
 
     monkeypatch.setattr(dependencies, "SEARCH_AT_ONCE", 1)
     root, (a, b, c, d) = diamond_store(tmp_path)

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 
 from atk_tui.domain.model import STATES
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.screens.dialogs import ChoiceScreen
+from atk_tui.tui.modals.dialogs import ChoiceScreen
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
 from support.storekit import git
 

@@ -49,7 +49,7 @@ async def test_a_store_with_items_keeps_the_short_empty_texts(app_factory) -> No
 
 def test_the_answer_form_heading_does_not_double_a_questions_own_number() -> None:
     from atk_tui.itemfile.question_lines import Question
-    from atk_tui.tui.screens.answer import AnswerScreen
+    from atk_tui.tui.modals.answer import AnswerScreen
 
     def heading(number: int, text: str) -> str:
         return AnswerScreen._heading(Question(number, text, (), None, ""), current=False).plain.strip()

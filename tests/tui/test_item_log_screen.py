@@ -15,8 +15,8 @@ from support.storekit import AWI_BODY, Clock
 
 from atk_tui.service import Service
 from atk_tui.store import init_store
-from atk_tui.tui.config import TuiConfig, binding_ids
-from atk_tui.tui.keymap import checked_keymap
+from atk_tui.tui.config import TuiConfig
+from atk_tui.tui.keymap import binding_ids, checked_keymap
 from atk_tui.tui.screens import item_history
 from atk_tui.tui.screens.item_history import ItemLogScreen
 

@@ -11,8 +11,7 @@ from support.apps import running
 from support.tui_helpers import press
 
 from atk_tui.domain.hints import for_dashboard
-from atk_tui.tui.config import binding_ids
-from atk_tui.tui.keymap import checked_keymap
+from atk_tui.tui.keymap import binding_ids, checked_keymap
 from atk_tui.tui.widgets.item_list import ItemList
 
 

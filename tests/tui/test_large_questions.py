@@ -16,7 +16,7 @@ from support.actions_support import settle
 from support.tui_helpers import build_app, screen_text
 
 from atk_tui.store import init_store
-from atk_tui.tui.screens.answer import FORM_MAX_QUESTIONS, AnswerScreen, OptionSet
+from atk_tui.tui.modals.answer import FORM_MAX_QUESTIONS, AnswerScreen, OptionSet
 from atk_tui.tui.widgets.detail import DETAIL_MAX_QUESTIONS, DetailPane
 
 

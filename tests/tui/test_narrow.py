@@ -14,8 +14,8 @@ from test_config import config_app, notifications, write_config
 from textual.widget import Widget
 
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.config import TuiConfig, binding_ids, load_tui_config
-from atk_tui.tui.keymap import checked_keymap
+from atk_tui.tui.config import TuiConfig, load_tui_config
+from atk_tui.tui.keymap import binding_ids, checked_keymap
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList
 

@@ -97,7 +97,8 @@ async def test_a_click_on_pinned_help_opens_it(demo_store: Path) -> None:
 
 
 async def test_the_help_screen_prints_binding_ids_for_remapping(demo_store: Path) -> None:
-    async with running(demo_store, (160, 48)) as (app, pilot):
+    # tall enough for the whole list (it scrolls on a smaller terminal)
+    async with running(demo_store, (160, 80)) as (app, pilot):
         await press(pilot, "question_mark")
         text = screen_text(app)
         for bid in ("hold", "history", "graph", "push", "quit", "help"):

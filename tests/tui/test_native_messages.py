@@ -14,7 +14,7 @@ from test_config import config_app, notifications, write_config
 
 from atk_tui.domain.hints import binding_ids as hinted_ids
 from atk_tui.domain.hints import for_dashboard
-from atk_tui.tui.config import binding_ids
+from atk_tui.tui.keymap import binding_ids
 
 SIZE = (120, 36)
 

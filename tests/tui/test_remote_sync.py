@@ -16,8 +16,8 @@ from support.tui_helpers import keys_of_pane
 
 from atk_tui.service import Service
 from atk_tui.tui.config import TuiConfig
-from atk_tui.tui.screens.answer import AnswerScreen
-from atk_tui.tui.screens.dialogs import confirm
+from atk_tui.tui.modals.answer import AnswerScreen
+from atk_tui.tui.modals.dialogs import confirm
 
 SIZE = (120, 36)
 ROUNDS = 600  # bounded polls of 0.05 s: never reached when all is well

@@ -10,18 +10,19 @@ worker; `after_write` lets the screen react to a write that went through.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from textual import events
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
 from atk_tui.domain.model import Item
 from atk_tui.service import Outcome, QueueView
-from atk_tui.tui.commands import WRITE_ACTIONS, Commands
+from atk_tui.tui import bindings
+from atk_tui.tui.bindings import WRITE_ACTIONS
+from atk_tui.tui.commands import Commands
+from atk_tui.tui.textual_compat import bindings_by_key, text_area_type
 
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp
@@ -31,8 +32,8 @@ def typing_in(widget: object) -> bool:
     """The focus is in a text field: an `Input`, or a `TextArea` (whose module, with its syntax
     themes, is imported by the dialogs that make one, not on the way to the first frame: no
     `TextArea` exists before it is)."""
-    text_area = sys.modules.get("textual.widgets._text_area")
-    return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area.TextArea))
+    text_area = text_area_type()
+    return isinstance(widget, Input) or (text_area is not None and isinstance(widget, text_area))
 
 
 class ItemActionsScreen(Screen):
@@ -40,8 +41,7 @@ class ItemActionsScreen(Screen):
 
     app: AtkApp
 
-    # `L` (lazygit's log): every commit that touched the selected item, with its diffs
-    BINDINGS = [Binding("L", "item_log", "Item log", show=False, id="item_log")]
+    BINDINGS = bindings.ITEM_ACTIONS  # `L`: the selected item's log
 
     # -- what the screen selects (overridden) -------------------------------------------------
 
@@ -93,9 +93,8 @@ class ItemActionsScreen(Screen):
         set once, as the app starts): worked out on the first key."""
         keys = getattr(self, "_write_keys_cache", None)
         if keys is None:
-            bindings = self._bindings.copy()
-            bindings.apply_keymap(self.app._keymap)
-            keys = frozenset(key for key, binding in bindings if binding.action in WRITE_ACTIONS)
+            found = bindings_by_key(self, self.app.key_overrides)
+            keys = frozenset(key for key, bound in found.items() if any(b.action in WRITE_ACTIONS for b in bound))
             self._write_keys_cache = keys
         return keys
 

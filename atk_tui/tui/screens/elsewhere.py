@@ -114,7 +114,7 @@ class ElsewhereScreen(Screen):
         """The key of one of this screen's bindings, as remapped by `[tui.keys]`."""
         from textual.keys import format_key
 
-        keys = self.app._keymap.get(binding_id) or next(b.key for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
+        keys = self.app.key_overrides.get(binding_id) or next(b.key for b in self.BINDINGS if isinstance(b, Binding) and b.id == binding_id)
         return format_key(keys.split(",")[0].strip())
 
     def on_resize(self, event) -> None:

@@ -13,6 +13,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from atk_tui.tui.textual_compat import bindings_by_key
+
 EXTRA = [
     ("Panes", "↑/↓ j/k", "move in a pane"),
     ("Panes", "PgUp/PgDn Ctrl+D/U", "page, half a page"),
@@ -68,7 +70,7 @@ class HelpScreen(ModalScreen[None]):
         # one row per action, with every key bound to it (`q ^q`), in the order they are defined
         rows: dict[str, tuple[str, list[str], str, str]] = {}
         for group, node, wanted in sources:
-            for bindings in node._bindings.key_to_bindings.values():
+            for bindings in bindings_by_key(node).values():
                 for b in bindings:
                     if not b.description or not wanted(b):
                         continue

@@ -8,7 +8,6 @@ from functools import partial
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.message import Message
@@ -20,6 +19,7 @@ from atk_tui.domain.filters import Query, matches, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
 from atk_tui.service import Outcome, QueueView
 from atk_tui.text.textsafe import safe_line
+from atk_tui.tui import bindings
 from atk_tui.tui.config import SORTS
 from atk_tui.tui.detail_follow import DetailFollower
 from atk_tui.tui.present import (
@@ -55,47 +55,8 @@ PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editin
 QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
 
-ACTION_BINDINGS = [
-    Binding("a", "answer", "Answer", id="answer"),
-    Binding("A", "accept", "Accept rec.", show=False, id="accept"),
-    Binding("c", "comment", "Comment", id="comment"),
-    Binding("e", "edit", "Edit", id="edit"),
-    Binding("p", "hold", "Hold", id="hold"),  # `h` is vim's left: back from the detail pane
-    Binding("u", "unhold", "Unhold", id="unhold"),
-    Binding("m", "move", "Move", id="move"),
-    Binding("x,delete", "remove", "Remove", show=False, id="remove"),
-    Binding("z", "undo", "Undo", show=False, id="undo"),  # in the help; the footer keeps room for ? and q
-    Binding("d", "dependencies", "Deps", id="dependencies"),
-    Binding("C", "conflicts", "Conflicts", show=False, id="conflicts"),
-    Binding("v", "graph", "Graph", id="graph"),  # `g g` is vim's first row
-]
-
-
 class MainScreen(ItemActionsScreen):
-    BINDINGS = [
-        Binding("tab", "focus_next_pane", "Next pane", show=False, priority=True),
-        Binding("shift+tab", "focus_previous_pane", "Prev pane", show=False, priority=True),
-        Binding("1", "focus_pane('inbox')", "Inbox", show=False, id="pane.inbox"),
-        Binding("2", "focus_pane('processing')", "Processing", show=False, id="pane.processing"),
-        Binding("3", "focus_pane('hold')", "Hold", show=False, id="pane.hold"),
-        Binding("n", "match(1)", "Next match (after /)", show=False, id="match.next"),  # vim; else needs you
-        Binding("N", "match(-1)", "Previous match (after /)", show=False, id="match.previous"),
-        Binding("n", "focus_pane('needs')", "Needs you", show=False, id="pane.needs"),
-        # priority: handled before the keys typed after it are routed, so they reach the filter
-        Binding("slash", "filter", "Filter", id="filter", priority=True),
-        Binding("s", "cycle_sort", "Sort", id="sort"),
-        Binding("Q", "cycle_queue", "Queue", show=False, id="queue"),
-        Binding("right,l", "focus_detail", "Detail", show=False),
-        Binding("left,h", "focus_panes", "Panes", show=False),
-        Binding("i", "toggle_preview", "Bottom preview on/off (narrow)", show=False, id="preview"),  # gh-dash's p
-        # one level back: the detail to the lists, then the marks, then the filter
-        Binding("escape", "back", "Back: detail, marks, filter", show=False),
-        Binding("y", "copy_filename", "Copy filename", show=False, id="copy"),  # as gh-dash, lazygit
-        Binding("Y", "copy_path", "Copy the item file's path", show=False, id="copy_path"),
-        Binding("S", "stuck", "Stuck work", show=False, id="stuck"),
-        Binding("plus", "new_item", "New item", show=False, id="new_item"),
-        *ACTION_BINDINGS,
-    ]
+    BINDINGS = bindings.MAIN
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }

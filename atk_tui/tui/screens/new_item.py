@@ -9,8 +9,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select, TextArea
 
+from atk_tui.tui.modals.dialogs import KeepsTypedText
 from atk_tui.tui.safe import framed
-from atk_tui.tui.screens.dialogs import KeepsTypedText
 
 AWI_TEMPLATE = """# One-line summary of the work
 

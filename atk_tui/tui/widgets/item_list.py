@@ -9,59 +9,25 @@ is a list assignment and a frame costs the same at 10 rows or 100,000. Cells are
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from atk_tui.text.cells import cut_middle, fit
+from atk_tui.tui import bindings
+from atk_tui.tui.rows import Column, Row
 from atk_tui.tui.widgets.messages import ControlMessage
 
+__all__ = ["Column", "ItemList", "Row"]
+
 KeyT = TypeVar("KeyT", bound="str | None")
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    key: str
-    width: int  # 0 = takes the remaining width
-    min_width: int = 8  # for the flexible column: below this, columns with `drop` > 0 are hidden
-    drop: int = 0  # 0 = always shown; otherwise hidden on narrow panes, the highest first
-    label: str = ""  # the column header ("" : the key)
-    middle: bool = False  # cut in the middle, not at the end (a repo, a filename: both ends tell)
-
-
-class Row:
-    """One row: its key and its cells. The cells may be given, or made by `make` the first time
-    the row is drawn: a pane of 10,000 items builds 10,000 cheap rows and renders only the
-    few dozen that are visible."""
-
-    __slots__ = ("_cells", "_make", "key")
-
-    def __init__(self, key: str, cells: tuple[Text, ...] | None = None, *, make: Callable[[], tuple[Text, ...]] | None = None) -> None:
-        if cells is None and make is None:
-            raise ValueError("a Row needs cells or a way to make them")
-        self.key = key
-        self._cells = cells
-        self._make = make
-
-    @property
-    def cells(self) -> tuple[Text, ...]:
-        if self._cells is None:
-            assert self._make is not None
-            self._cells = self._make()
-            self._make = None
-        return self._cells
-
-    def __repr__(self) -> str:
-        return f"Row({self.key!r})"
 
 
 class _ListMessage(ControlMessage["ItemList"]):
@@ -79,20 +45,7 @@ class _KeyMessage(_ListMessage, Generic[KeyT]):
 class ItemList(ScrollView, can_focus=True):
     """Rows with a cursor; Space marks rows for bulk actions."""
 
-    BINDINGS = [
-        Binding("up,k", "cursor_up", "Up", show=False),
-        Binding("down,j", "cursor_down", "Down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        # vim/less: `g g` or Home first, G or End last, Ctrl+D / Ctrl+U half a page
-        Binding("home", "first", "First", show=False, id="item_list.first"),
-        Binding("g", "g_prefix", "First (g g)", show=False),
-        Binding("end,G", "last", "Last", show=False, id="item_list.last"),
-        Binding("ctrl+d", "half_page_down", "Half page down", show=False, id="item_list.half_down"),
-        Binding("ctrl+u", "half_page_up", "Half page up", show=False, id="item_list.half_up"),
-        Binding("enter", "select", "Open", show=False),
-        Binding("space", "toggle_mark", "Mark", show=False, id="item_list.mark"),
-    ]
+    BINDINGS = bindings.ITEM_LIST
 
     COMPONENT_CLASSES = {
         "item-list--cursor",

@@ -30,8 +30,8 @@ from atk_tui.itemfile.questions import (
 )
 from atk_tui.text.linebreak import line_starts
 from atk_tui.text.textsafe import safe_line, safe_text
+from atk_tui.tui.modals.dialogs import ChoiceScreen, DismissOnce
 from atk_tui.tui.safe import Wrapped, framed
-from atk_tui.tui.screens.dialogs import ChoiceScreen, DismissOnce
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
 
@@ -165,7 +165,7 @@ class OptionSet(RadioSet, inherit_bindings=False):
         self._step(-1)
 
     def _step(self, delta: int) -> None:
-        count = len(self._nodes)
+        count = len(self.children)
         current = self.pressed_index
         if current < 0:
             index = 0 if delta > 0 else count - 1
