@@ -21,7 +21,7 @@ these judgements can differ:
 Everything else keeps its previous `Judgement` object. Components are found with
 `graphs.sccs` over what the touched items reach, so a refresh costs about what it touches plus
 a pass over the names; `blocks` and `dependents` are brought up to date the same way
-(`refresh`). The results are equal to judging from scratch: tests/core/test_rejudge.py
+(`refresh`). The results are equal to judging from scratch: tests/domain/test_rejudge.py
 checks that against a real store.
 """
 

@@ -15,7 +15,7 @@ a container does not hide anything, which errs on the side of finding a heading)
 
 `heading_key` is what every reader compares titles with (`sections` uses it for the
 structural ATX sections it reads), and `user_only_headings` / `user_only_sections` are what
-every guard uses. `tests/core/test_headings.py` checks the scanner against markdown-it-py's
+every guard uses. `tests/itemfile/test_headings.py` checks the scanner against markdown-it-py's
 heading tokens with hypothesis: every heading markdown-it sees with a user-only title is
 found here (this module may find more; guards then refuse more, never less).
 """

@@ -4,7 +4,7 @@ JSON Schema for agents.
 
 Not on the hot paths: importing pydantic costs more than listing a warm queue, so parsing an
 item uses the hand-written `items.validate_frontmatter`, and a property test
-(tests/core/test_schema.py) proves the two accept exactly the same mappings. Import this
+(tests/itemfile/test_schema.py) proves the two accept exactly the same mappings. Import this
 module lazily (only `atk wi schema` and the tests do).
 """
 

@@ -292,7 +292,7 @@ async def guarded_app(server: Server, guard: Guard) -> web.Application:
     """textual-serve's aiohttp app (page, static files, downloads, WebSocket) with the guard
     in front of every route. `Server._make_app` is the one private name of textual-serve used:
     it has no public hook that hands over its app before it is frozen. If it goes away this
-    fails at start (an AttributeError, nothing served), and tests/core/test_serve_guard.py
+    fails at start (an AttributeError, nothing served), and tests/browser/test_serve_guard.py
     fails loudly."""
     from aiohttp import web
 

@@ -2,7 +2,7 @@
 
 Textual offers no public way to do these; each is a one-line use of a private name, kept here
 so that a Textual upgrade that renames one breaks this module's test
-(`tests/tui/test_textual_compat.py`), loudly and by name, instead of a key, the help screen or
+(`tests/dashboard/test_textual_compat.py`), loudly and by name, instead of a key, the help screen or
 the editor hand-off somewhere in the app. textual is pinned exactly (pyproject.toml); the
 one private name of textual-serve (`Server._make_app`) is `tui/serve.py`'s, with its own test.
 """

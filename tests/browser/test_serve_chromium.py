@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from cdp import Browser
+from support.cdp import Browser
 from support.serve import serving
 from support.storekit import UWI_BODY, git
 from support.tools import need_tool
@@ -102,7 +102,7 @@ def test_answering_a_question_in_the_browser_makes_its_commit(served, tmp_path: 
 
 
 def test_a_narrow_browser_window_shows_the_detail_under_the_lists(served, tmp_path: Path) -> None:
-    """About 77 columns: the bottom preview (tests/tui/test_narrow.py), in the browser too: the
+    """About 77 columns: the bottom preview (tests/dashboard/test_narrow.py), in the browser too: the
     panes not focused are one title line each, the detail is drawn without `l`; `i` turns it off."""
     binary = chromium_or_fail()
     _root, name, server = served

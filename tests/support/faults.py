@@ -25,7 +25,7 @@ How the faults are made (all deterministic, none depends on timing):
   a writer killed mid pull-rebase, an autostash conflict, a committed linked state folder.
   Time limits are set small through the config file (`[git] hook_timeout = 1`); a scenario
   whose fix is missing waits on its child's hour-long sleep instead.
-* the person's decisions (issue 25, `DECISION_ATTACKS`, also run by tests/soak/test_hostile.py):
+* the person's decisions (issue 25, `DECISION_ATTACKS`, also run by tests/soak/test_hostile_corpus.py):
   a bare remote rewound under a pushed answer (`update-ref`), an agent's `conflicts apply
   --theirs` on the person's set-aside answer, an agent's hand `git mv` + `commit`, and the
   person's `atk wi commit` over an agent's uncommitted hand-written answer.

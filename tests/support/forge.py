@@ -1,6 +1,6 @@
 """Issue 25's hostile helpers: cache records forged as another process would forge them
 (rewritten, and the CRC-32 that guards them recomputed), endless inputs, a huge dependency
-graph. Shared by tests/core/test_hardening2.py, the hostile corpus and the fault script."""
+graph. Shared by tests/soak/test_hostile_inputs.py, the hostile corpus and the fault script."""
 
 from __future__ import annotations
 

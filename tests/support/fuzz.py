@@ -4,7 +4,7 @@ malicious files run through `atk wi list` (pty and --json) and the dashboard (tm
 
     python bench/fuzz.py [--examples N] [--mutations N] [--no-tmux] [--seed N]
 
-Properties (hypothesis; tests/soak/test_hostile.py runs them at CI size with the same
+Properties (hypothesis; tests/soak/test_hostile_corpus.py runs them at CI size with the same
 strategies and checks):
 
 * `items._parse` (what `parse_item` wraps in a last-resort `except`) never raises, so the

@@ -1,8 +1,8 @@
 """A real `atk-tui --serve` for tests (issue 25), the clients that talk to it (plain HTTP with
 any Host header, a real WebSocket client with any Origin and Host), and the short list of what
 a web page the person visits could try (`SERVE_ATTACKS`): the browser tests, the hostile corpus
-(tests/soak/test_hostile.py), the fault script (tests/support/faults.py) and
-tests/core/test_serve_guard.py use them."""
+(tests/soak/test_hostile_corpus.py), the fault script (tests/support/faults.py) and
+tests/browser/test_serve_guard.py use them."""
 
 from __future__ import annotations
 

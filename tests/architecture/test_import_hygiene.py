@@ -1,0 +1,158 @@
+"""The architecture, enforced on the source.
+
+- the contracts of `.importlinter` (the layers, Textual only in the dashboard, no import
+  circles): `lint-imports` must keep them all (`.ci/run` runs it too);
+- the TUI never reaches through the service into its store (`service.store...`): it asks the
+  service;
+- only the TUI modules that launch programs (the editor, desktop notifications) import
+  `subprocess`; the service never does (git runs through the store, with its time limits);
+- importing the CLI or the dashboard does not import pydantic or gitpython (they are
+  imported where they serve, on first use).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import atk_tui
+
+PKG = Path(__file__).resolve().parents[2] / "atk_tui"
+
+#: TUI modules allowed to start programs: the $EDITOR launch and merge (edit_session.py) and
+#: desktop notifications (alerts.py)
+TUI_SUBPROCESS = {"tui/edit_session.py", "tui/alerts.py"}
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PKG.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports(path: Path, module: str | None = None) -> set[str]:
+    """Every module `path` (module `module`, by default from its place in the package)
+    imports, relative imports resolved, at any depth in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = (module or _module_name(path)).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module or ""
+            found.add(mod)
+            found.update(f"{mod}.{a.name}" for a in node.names)
+    return found
+
+
+def sources(sub: str) -> list[Path]:
+    return sorted((PKG / sub).rglob("*.py"))
+
+
+def _hits(mods: set[str], banned: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in mods if any(m == b or m.startswith(b + ".") for b in banned))
+
+
+def test_the_source_tree_is_where_the_test_looks() -> None:
+    assert len(sources("service")) > 10 and len(sources("tui")) > 10
+    assert "atk_tui.store.gitstore" in imports(PKG / "store/__init__.py")
+
+
+def test_the_import_contracts_are_kept() -> None:
+    """`lint-imports` (import-linter) with the contracts in `.importlinter`."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run(
+        [str(exe), str(PKG.parent / ".importlinter")],
+        cwd=PKG.parent, capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout
+
+
+@pytest.mark.parametrize("path", sources("tui"), ids=lambda p: str(p.relative_to(PKG)))
+def test_tui_never_reaches_into_the_store(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    reach = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "store"]
+    assert reach == [], f"{path.name}: `.store` at lines {reach}: add a Service method instead"
+
+
+@pytest.mark.parametrize("path", sources("tui"), ids=lambda p: str(p.relative_to(PKG)))
+def test_only_named_tui_modules_start_programs(path: Path) -> None:
+    rel = path.relative_to(PKG).as_posix()
+    if rel not in TUI_SUBPROCESS:
+        assert _hits(imports(path), ("subprocess",)) == [], f"{rel} imports subprocess"
+
+
+@pytest.mark.parametrize("path", sources("tui"), ids=lambda p: str(p.relative_to(PKG)))
+def test_the_tui_runs_no_git(path: Path) -> None:
+    """git (even `git merge-file` on scratch files) runs in core, not from a screen."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value == "git"]
+    assert found == [], f"{path.name}: \"git\" at lines {found}: ask the service or core"
+
+
+@pytest.mark.parametrize("path", sources("service"), ids=lambda p: str(p.relative_to(PKG)))
+def test_service_runs_no_processes_itself(path: Path) -> None:
+    assert _hits(imports(path), ("subprocess", "os.system")) == []
+
+
+def test_a_banned_import_is_seen(tmp_path: Path) -> None:
+    """The checker itself: a relative import of the TUI from core is found."""
+    fake = tmp_path / "probe.py"
+    fake.write_text("def f():\n    from ..tui import app\n    import subprocess\n", encoding="utf-8")
+    found = imports(fake, "atk_tui.service.probe")
+    assert _hits(found, ("atk_tui.tui",)) == ["atk_tui.tui", "atk_tui.tui.app"]
+    assert _hits(found, ("subprocess",)) == ["subprocess"]
+
+
+@pytest.mark.parametrize(
+    ("module", "banned"),
+    [
+        ("atk_tui.cli.main", ("pydantic", "git", "textual")),
+        ("atk_tui.tui.app", ("pydantic", "git")),
+        ("atk_tui.service", ("pydantic", "git", "textual")),
+    ],
+)
+def test_heavy_libraries_stay_off_the_start_up_path(module: str, banned: tuple[str, ...]) -> None:
+    code = (
+        f"import sys, {module}\n"
+        f"print('\\n'.join(m for m in sys.modules if m.split('.')[0] in {banned!r}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == [], f"importing {module} imported {proc.stdout.split()[:5]}"
+
+
+# -- the dashboard's shape ---------------------------------------------------------------------
+# The dashboard's shape (issue 11): no module over 700 lines, no screen borrowing attributes
+# through `type: ignore` (the layers themselves: tests/architecture/test_import_hygiene.py).
+
+
+TUI = Path(atk_tui.__file__).parent / "tui"
+MAX_LINES = 700
+
+
+def _modules() -> list[Path]:
+    return sorted(TUI.rglob("*.py"))
+
+
+def test_no_dashboard_module_is_over_700_lines() -> None:
+    long = {str(p.relative_to(TUI)): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def test_no_screen_borrows_attributes_it_does_not_declare() -> None:
+    ignores = [str(p.relative_to(TUI)) for p in _modules() if "type: ignore[attr-defined]" in p.read_text(encoding="utf-8")]
+    assert ignores == []
