@@ -37,15 +37,18 @@ def _names(store: GitStore, queues: Sequence[str] | None) -> set[str]:
     return names
 
 
+def _whole(store: GitStore, given: str, queues: Sequence[str] | None) -> str | None:
+    """`given` as a whole filename (with or without `.md`) when that file is there: found by
+    a look in each state folder, not a listing of every folder (`atk wi show F` in a store
+    of 60,000 items)."""
+    whole = given if given.endswith(".md") else f"{given}.md"
+    return whole if is_valid_filename(whole) and store.find(whole, queues) else None
+
+
 def resolve_name(store: GitStore, given: str, queues: Sequence[str] | None = ("wi",)) -> str:
     """The stored item filename `given` names (see the module doc), among the items of
-    `queues` (None: both; dependencies may name an item of either queue). A whole filename
-    (with or without `.md`) that is there is found by a look in each state folder, not a
-    listing of every folder (`atk wi show F` in a store of 60,000 items)."""
-    for whole in (given,) if given.endswith(".md") else (f"{given}.md",):
-        if is_valid_filename(whole) and store.find(whole, queues):
-            return whole
-    return resolve_among(given, _names(store, queues))
+    `queues` (None: both; dependencies may name an item of either queue)."""
+    return _whole(store, given, queues) or resolve_among(given, _names(store, queues))
 
 
 def resolve_among(given: str, names: set[str]) -> str:
@@ -71,7 +74,8 @@ def resolve_among(given: str, names: set[str]) -> str:
 
 
 def resolve_names(store: GitStore, given: list[str], queues: Sequence[str] | None = ("wi",)) -> list[str]:
-    if not given:
-        return []
+    found = [_whole(store, g, queues) for g in given]
+    if all(found):  # every one a whole filename: no listing of every folder
+        return [f for f in found if f]
     names = _names(store, queues)
-    return [resolve_among(g, names) for g in given]
+    return [f or resolve_among(g, names) for g, f in zip(given, found, strict=True)]
