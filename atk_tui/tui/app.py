@@ -613,7 +613,7 @@ class AtkApp(App):
         from atk_tui.tui.screens.stats import StatsScreen
 
         if not isinstance(self.screen, StatsScreen):
-            self.push_screen(StatsScreen())
+            self.push_screen(StatsScreen(now=self.service.clock()))  # the app's clock, as every age
 
     def action_history(self) -> None:
         from atk_tui.tui.screens.history import HistoryScreen

@@ -13,16 +13,35 @@ import shlex
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from support.tmux import ATK_TUI, E2E_PROMPT, Tmux
-from support.tui_helpers import DEMO
 from test_snapshots import add_hostile_item
+
+from atk_tui.demo import create_demo_store, demo_filenames
 
 pytestmark = pytest.mark.e2e
 
 PROMPT = E2E_PROMPT
+
+#: The binary runs on the real clock, so its demo store is made at the real time (not the
+#: suite's frozen NOW): the ages, cooldowns and the order they give are the same on any day.
+LIVE_NOW = datetime.now(UTC)
+DEMO = demo_filenames(LIVE_NOW)
+
+
+def file_shown(name: str, screen: str) -> bool:
+    """The detail pane's `file` row shows `name` (cut in the middle when the pane is narrow:
+    both ends stay)."""
+    return any(f"file {name[:17]}" in line and name[-10:] in line for line in screen.splitlines())
+
+
+@pytest.fixture
+def demo_store(tmp_path: Path) -> Path:
+    """The demo store made at `LIVE_NOW` (this module's binaries read the real clock)."""
+    return create_demo_store(tmp_path / "demo", LIVE_NOW)
 
 
 def run_app(tmux: Tmux, store: Path, status_file: Path) -> None:
@@ -51,7 +70,7 @@ def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path
     # name (only the detail shows file names), as a person would look before the next key
     def step(key: str, item: str) -> None:
         tmux.send(key)
-        tmux.wait_for(lambda s: DEMO[item][:28] in s, f"{item} after {key}")
+        tmux.wait_for(lambda s: file_shown(DEMO[item], s), f"{item} after {key}")
 
     step("j", "cp-multi")  # the second question in the inbox
     step("2", "proc-healthz")
@@ -132,13 +151,13 @@ def test_a_real_click_selects_the_row_under_the_pointer(tmux: Tmux, demo_store: 
     for row in (3, 1, 5, 0, 2):
         y = inbox_top + 2 + row + 1  # SGR coordinates are 1-based
         click(tmux, 30, y)
-        want = DEMO[inbox[row]][:28]
-        others = [DEMO[k][:28] for k in inbox if k != inbox[row]]
-        screen = tmux.wait_for(lambda s, want=want: f"file {want}" in s, f"{inbox[row]} selected by a click on line {y}")
-        assert not any(f"file {o}" in screen for o in others)
+        want = DEMO[inbox[row]]
+        others = [DEMO[k] for k in inbox if k != inbox[row]]
+        screen = tmux.wait_for(lambda s, want=want: file_shown(want, s), f"{inbox[row]} selected by a click on line {y}")
+        assert not any(file_shown(o, screen) for o in others)
     # the needs-you list: its 5th row (md-multi, the API error format question)
     click(tmux, 40, needs_top + 2 + 4 + 1)
-    tmux.wait_for(lambda s: f"file {DEMO['md-multi'][:28]}" in s, "md-multi selected from needs-you")
+    tmux.wait_for(lambda s: file_shown(DEMO["md-multi"], s), "md-multi selected from needs-you")
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
 
@@ -172,7 +191,7 @@ def test_l_shows_an_items_commits_in_a_real_terminal(tmux: Tmux, demo_store: Pat
     run_app(tmux, demo_store, status)
     tmux.wait_for(lambda s: "Processing 3" in s and "Needs you" in s, "the dashboard")
     tmux.send("2")
-    tmux.wait_for(lambda s: DEMO["proc-healthz"][:28] in s, "the processing item in the detail")
+    tmux.wait_for(lambda s: file_shown(DEMO["proc-healthz"], s), "the processing item in the detail")
     tmux.send("L")
     screen = tmux.wait_for(
         lambda s: "moved inbox → processing" in s and "created in inbox" in s and "(no change to the item's text)" in s,

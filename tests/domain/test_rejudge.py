@@ -534,14 +534,14 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     from atk_tui.cache import files
 
     world = World(tmp_path)
-    view = world.svc.queue(STATES)
-    assert world.svc.saved_queue(STATES) is None  # none kept yet
     path = files.path_of(world.root / ".git", "view-" + "-".join(sorted(STATES)))
     path.parent.mkdir(exist_ok=True)
     older = path.with_name("view-adopted-hold-inbox-processing-rejected-v2.json")
     older.write_bytes(b"an earlier format's view")
+    view = world.svc.queue(STATES)
+    assert world.svc.saved_queue(STATES) is None  # none kept yet
     assert world.svc.save_queue(view)
-    assert not older.exists()  # removed when a view is kept
+    assert not older.exists()  # an earlier format's file goes with the first entry kept
     assert world.svc.saved_queue({"inbox"}) is None  # kept for other states
     assert world.svc.saved_queue(STATES) is not None
     raw = path.read_bytes()

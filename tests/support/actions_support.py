@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from textual import events
-from textual.keys import _character_to_key
 from textual.pilot import Pilot
 
 from atk_tui.domain.model import STATES
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.modals.dialogs import ChoiceScreen
+from atk_tui.tui.textual_compat import character_to_key
 from support.apps import STORE_LABEL, build_app, recording, settle  # noqa: F401 (re-exported)
 from support.storekit import git
 
@@ -137,7 +137,7 @@ def burst(pilot: Pilot, *keys: str) -> None:
     for key in keys:
         char = key if len(key) == 1 else {"space": " ", "enter": "\r", "tab": "\t"}.get(key)
         if len(key) == 1 and not key.isalnum():
-            key = _character_to_key(key)
+            key = character_to_key(key)
         event = events.Key(key, char)
         event.set_sender(app)
         app.post_message(event)
@@ -150,11 +150,20 @@ THEIRS = "- 追記: theirs, pushed first\n"
 def set_aside(demo: Demo, tmp_path: Path) -> str:
     """A set-aside push conflict (SPEC §11): the same item changed here (not pushed) and on
     another clone (pushed first); `atk wi commit` then sets ours aside. Returns our commit."""
+    from support.environ import patched_environ
+
+    name = demo["hand-svg-logo"]
+    # the commits at a fixed time: the same SHAs and dates on every run (the conflicts snapshot)
+    stamp = "2026-11-29T10:00:00+00:00"
+    with patched_environ(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp):
+        return _set_aside(demo, tmp_path, name)
+
+
+def _set_aside(demo: Demo, tmp_path: Path, name: str) -> str:
     import subprocess
 
     from atk_tui.service import Service
 
-    name = demo["hand-svg-logo"]
     other = tmp_path / "other"
     subprocess.run(["git", "clone", "-q", str(demo.root.parent / "remote.git"), str(other)], check=True)
     here = Service(demo.root, actor="user", pull=False, push=False)
