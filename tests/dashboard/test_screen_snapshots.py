@@ -13,7 +13,7 @@ import pytest
 from support.apps import build_app, settle
 from support.screens import SCREENS, prepared
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 SIZES = {"80x24": (80, 24), "160x48": (160, 48)}
 THEMES = ("textual-dark", "textual-light")
@@ -27,8 +27,8 @@ def test_screen(snap_compare, demo_store: Path, tmp_path: Path, screen: str, siz
     async def run_before(pilot: Pilot) -> None:
         await settle(pilot)
         await SCREENS[screen](pilot)
-        for inp in pilot.app.screen.query(Input):
-            inp.cursor_blink = False
+        for field in (*pilot.app.screen.query(Input), *pilot.app.screen.query(TextArea)):
+            field.cursor_blink = False  # a blinking cursor is a coin toss in a snapshot
         await settle(pilot)  # (a dialog's write waits on it: settle, not wait_for_complete)
 
     app = build_app(prepared(screen, demo_store, tmp_path), theme=theme)
