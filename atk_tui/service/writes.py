@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from atk_tui.domain.fields import BY_NAME, FIELDS
 from atk_tui.domain.model import TERMINAL, URGENCIES, Item, is_valid_filename
@@ -349,6 +349,7 @@ class Writes(ServiceBase):
         name (`core.sources`); a plugin-qualified one is stored bare and said so."""
         notes: list[str] = []
         extra = ""
+        kept: dict[str, Any] = {}
         try:
             fm = body_frontmatter(body)
         except ValueError as exc:
@@ -366,6 +367,7 @@ class Writes(ServiceBase):
                 depends_on = given.merge_list("depends_on", list(depends_on), "--depends-on")
                 cooldown_until = given.merge_time("cooldown_until", cooldown_until)
                 given.refuse_atk_keys()
+                kept = given.without_flags()
             kind = kind or self.q.request_kind
             source, said = normalise_source(source)
             if said:
@@ -425,6 +427,7 @@ class Writes(ServiceBase):
             "cooldown_until": cooldown_until,
             "created": now,
             "urgency": urgency,
+            **kept,
         }
         holder: list[str] = []
 
@@ -739,6 +742,22 @@ class _BodyKeys:
         if flag_value is not None and flag_value != got:
             raise AtkError(f"{key} is given twice with different values", exit_code=2)
         return got
+
+    #: the reserved keys `add` takes as flags (merged one by one above)
+    FLAGGED = frozenset({"kind", "target_repo", "source", "plan_file", "urgency", "target_commit", "depends_on", "cooldown_until"})
+
+    def without_flags(self) -> dict[str, Any]:
+        """The body's other reserved keys (a field of the table no flag sets), validated as
+        the field says and kept as written: a key of `domain.fields` is never dropped."""
+        from atk_tui.itemfile.items import validate_frontmatter
+
+        rest = {k: v for k, v in self.data.items() if k in BY_NAME and k not in self.FLAGGED and not BY_NAME[k].by_atk}
+        if not rest:
+            return {}
+        got, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", **rest})
+        if errors:
+            raise AtkError(f"the body's frontmatter: {errors[0]}", exit_code=2)
+        return {k: got[k] for k in rest}
 
     def refuse_atk_keys(self) -> None:
         found = [k for k in _ATK_KEYS if k in self.data]

@@ -651,3 +651,21 @@ def test_save_text_refuses_when_the_file_changed_since_it_was_opened(svc: Servic
     out = svc.save_text(name, mine, base=path.read_bytes())
     assert out.ok, out.message
     assert "Use a single email" in path.read_text()
+
+
+# --- a reserved key no flag sets: kept from the body's frontmatter, validated -------------
+
+
+def test_a_reserved_key_without_a_flag_is_kept_from_the_body_validated(svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new field of `domain.fields` needs no flag on `add` to be given (ARCHITECTURE.md's
+    recipe): the body's frontmatter carries it, validated as the table says, never dropped.
+    Shown with `urgency` as if it had no flag."""
+    from atk_tui.service.writes import _BodyKeys
+
+    monkeypatch.setattr(_BodyKeys, "FLAGGED", _BodyKeys.FLAGGED - {"urgency"})
+    body = "---\nurgency: next-review\n---\n# Which?\n\n## 質問\nWhich?\n\n- A) one\n- B) two\n"
+    out = svc.add(kind="uwi", target_repo="acme/api", body=body)
+    assert out.ok, out.message
+    assert out.item is not None and svc.read(out.item.filename).urgency == "next-review"
+    bad = svc.add(kind="uwi", target_repo="acme/api", body=body.replace("next-review", "soon"))
+    assert not bad.ok and "urgency" in bad.message
