@@ -81,5 +81,6 @@ def test_filter_highlight_snapshot(snap_compare, app_factory) -> None:
         for inp in pilot.app.query(Input):
             inp.cursor_blink = False
         await press(pilot, "slash", *"kind:awi checkout redsgn")
+        await settle(pilot)  # the filter applies after its debounce: the rows it leaves, drawn
 
     assert snap_compare(app_factory(), terminal_size=WIDE, run_before=run_before)
