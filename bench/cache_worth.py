@@ -11,7 +11,6 @@ process that measures (a patch of the function, never a flag of the product):
 
 | part | measure | off |
 | --- | --- | --- |
-| halves | cold `atk wi list --json` (no cache) | `cache.halves.can_fork` says no |
 | fast-yaml | cold `atk wi list --json` (no cache) | `itemfile.items.fast_load` sends all to PyYAML |
 | item-cache | the dashboard's load, no saved view (`Service.queue`) | the item cache empty, never saved |
 | saved-view | the dashboard's load as it starts (`saved_queue`, then `queue(previous=)`) | no saved view |
@@ -61,7 +60,6 @@ assert len(view.items) > 0
 """
 
 PATCHES = {
-    "halves": "import atk_tui.cache.halves as h; h.can_fork = lambda: False",
     "fast-yaml": "import atk_tui.itemfile.items as it; it.fast_load = lambda text: None",
     "item-cache": (
         "import atk_tui.cache.caches as c\n"
@@ -115,7 +113,7 @@ def measure(name: str, store: Path, runs: int) -> dict[str, object]:
     for i in range(runs):
         for side in ((0, 1) if i % 2 == 0 else (1, 0)):
             with_it = side == 0
-            if name in ("halves", "fast-yaml"):
+            if name == "fast-yaml":
                 shutil.rmtree(cache_dir(store), ignore_errors=True)
                 code = program(CLI_BODY, list_args, "" if with_it else patch, store)
             elif name == "listing-cache":

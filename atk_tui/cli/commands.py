@@ -76,9 +76,7 @@ def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tupl
 
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
-    # one listing, then exit (`--text` reads every body: the items parsed on a second core
-    # come without theirs, which would be read again)
-    svc.one_shot = not args.text
+    svc.one_shot = True  # one listing, then exit
     cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
     if cache is not None:
         lines = _held_lines(svc, args.status)

@@ -98,12 +98,6 @@ def _unique_keys_loader(yaml: Any, base: Any) -> Any:
 _yaml = _YAML()
 
 
-def import_parsers() -> None:
-    """Import what parsing may need (PyYAML, the question parser) now: parsers forked after
-    this share it instead of each importing it again (`core.halves`)."""
-    _yaml()
-    from atk_tui.itemfile import questions  # noqa: F401
-
 _OPEN_RE = re.compile(r"\A(\ufeff)?---[ \t]*\r?\n")
 #: the closing line, after the "\n" ending the line before it (a search starting at that
 #: "\n", found by a fast scan for it: what `^` in MULTILINE mode finds, sooner)

@@ -174,17 +174,8 @@ class _Printer:
 
 def _lines(svc: Any, items: list[Any], judgements: dict[str, Any], blocks: dict[str, Any],
            line_of: Callable[[Any, Any, Any], str]) -> list[str]:  # fmt: skip
-    """Every item's line; on two cores (`core.halves`) in a one-shot listing (`Service.one_shot`)."""
-    from atk_tui.cache.halves import can_fork, map_halves
-    from atk_tui.service.reads import HALVES_FROM
-
-    def line(i: Any) -> str:
-        return line_of(i, judgements.get(i.filename), blocks.get(i.filename))
-
-    if svc.one_shot and len(items) >= HALVES_FROM and can_fork():
-        first, second = map_halves(line, items, str)
-        return first + second
-    return [line(i) for i in items]
+    """Every item's line."""
+    return [line_of(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
 
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,

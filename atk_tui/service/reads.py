@@ -11,13 +11,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atk_tui.cache.caches import ItemCache, cache_key, from_record, to_record
-from atk_tui.cache.halves import can_fork, map_halves
+from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.host.gcpause import paused_gc
-from atk_tui.itemfile.items import MAX_ITEM_BYTES, import_parsers, parse_item, split_frontmatter
+from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item, split_frontmatter
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (
     SHA_RE,
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
 
 #: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
 PROGRESS_EVERY = 500
-#: a one-shot listing (`Reads.one_shot`) parses this many files or more on two cores (`core.halves`)
-HALVES_FROM = 1000
 #: with a previous view, up to this many changed files are parsed without asking git for the
 #: blobs and reading the item cache (which cost about as much as parsing a hundred files)
 PARSE_BEFORE_CACHE = 100
@@ -60,14 +57,6 @@ def _stat_key(path: str, taken: int) -> str | None:
     return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
 
 
-def _sendable(parsed: tuple[Item, bool]) -> tuple[str, bool, list[Any]]:
-    """A parsed item as a forked parser sends it back (`core.halves`): its blob, whether it
-    was read whole, and its item cache record (all a listing needs; the body is read when
-    wanted, as for an item from the cache)."""
-    item, whole = parsed
-    return item.blob, whole, to_record(item)
-
-
 def _queues_defect(first: str, second: str) -> str:
     return f"filename is in both queues at once: {first} and {second}"
 
@@ -75,11 +64,9 @@ def _queues_defect(first: str, second: str) -> str:
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
 
-    #: set by a process that lists once and exits (`atk wi list`), never by the dashboard (a
-    #: fork copies only the calling thread): a cold queue's files are parsed on two cores
-    #: (`HALVES_FROM`, `core.halves`; the second half's items then come without their body, as
-    #: from the item cache), and no stat keys are taken for a next `queue(previous=...)`
-    #: (there is none: a view passed back anyway has every file read again)
+    #: set by a process that lists once and exits (`atk wi list`): no stat keys are taken for
+    #: a next `queue(previous=...)` (there is none: a view passed back anyway has every file
+    #: read again)
     one_shot = False
 
     def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
@@ -392,20 +379,12 @@ class Reads(ServiceBase):
                 progress(done, total)
             return parsed
 
-        if progress is None and self.one_shot and len(parse) >= HALVES_FROM and can_fork():
-            import_parsers()  # once, before the fork: both processes need them
-            mine, theirs = map_halves(parse_one, parse, _sendable)
-        else:
-            mine, theirs = [parse_one(w) for w in parse], []
-        for (_n, _done, state, name), (item, whole) in zip(parse[: len(mine)], mine, strict=True):
+        for work in parse:
+            item, whole = parse_one(work)
+            state, name = work[2], work[3]
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put(item)
             found[name] = item
-        for (_n, _done, state, name), (blob, whole, record) in zip(parse[len(mine) :], theirs, strict=True):
-            item = found[name] = from_record(name, state, blob, record)
-            item.queue = q.name
-            if whole and scope_of(state) in scopes:
-                scopes[scope_of(state)].put_record(cache_key(blob, name), record)
         items: dict[str, Item] = {}
         for _state, name, key in todo:
             item = found[name]
