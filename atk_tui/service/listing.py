@@ -172,12 +172,6 @@ class _Printer:
         sys.stdout.flush()
 
 
-def _lines(svc: Any, items: list[Any], judgements: dict[str, Any], blocks: dict[str, Any],
-           line_of: Callable[[Any, Any, Any], str]) -> list[str]:  # fmt: skip
-    """Every item's line."""
-    return [line_of(i, judgements.get(i.filename), blocks.get(i.filename)) for i in items]
-
-
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
                   line_of: Callable[[Any, Any, Any], str], page: Page = (0, None),
                   stale: str | None = None) -> None:  # fmt: skip
@@ -200,8 +194,9 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     out = _Printer(status, kind, only_repo, count, page, stale)
     writer = cache.writer()
     meta: list[list[Any]] = []
-    for i, line in zip(items, _lines(svc, items, judgements, blocks, line_of), strict=True):
+    for i in items:
         j = judgements.get(i.filename)
+        line = line_of(i, j, blocks.get(i.filename))
         m = [i.state, i.kind, i.target_repo, bool(j and j.ready)]
         meta.append(m)
         out.add(m, line)

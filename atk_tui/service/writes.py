@@ -685,8 +685,11 @@ class _BodyKeys:
     def __init__(self, data: dict, portable) -> None:
         self.data = data
         self.portable = portable
+        #: the keys a `merge…` took as their flag's (`without_flags` keeps the others)
+        self.taken: set[str] = set()
 
     def _text(self, key: str) -> str | None:
+        self.taken.add(key)
         v = self.data.get(key)
         if v is None:
             return None
@@ -717,6 +720,7 @@ class _BodyKeys:
         return flag_value
 
     def merge_list(self, key: str, flag_value: list[str], flag: str) -> list[str]:
+        self.taken.add(key)
         v = self.data.get(key)
         if v is None:
             return flag_value
@@ -733,25 +737,23 @@ class _BodyKeys:
     def merge_time(self, key: str, flag_value: datetime | None) -> datetime | None:
         from atk_tui.itemfile.items import validate_frontmatter
 
+        self.taken.add(key)
         if self.data.get(key) is None:
             return flag_value
-        _, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})
+        valid, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})
         if errors:
             raise AtkError(f"the body's frontmatter: {errors[0]}", exit_code=2)
-        got = validate_frontmatter({"kind": "awi", "target_repo": "x", key: self.data[key]})[0][key]
+        got = valid[key]
         if flag_value is not None and flag_value != got:
             raise AtkError(f"{key} is given twice with different values", exit_code=2)
         return got
 
-    #: the reserved keys `add` takes as flags (merged one by one above)
-    FLAGGED = frozenset({"kind", "target_repo", "source", "plan_file", "urgency", "target_commit", "depends_on", "cooldown_until"})
-
     def without_flags(self) -> dict[str, Any]:
-        """The body's other reserved keys (a field of the table no flag sets), validated as
+        """The body's other reserved keys (those no `merge…` took: a field of the table no flag sets), validated as
         the field says and kept as written: a key of `domain.fields` is never dropped."""
         from atk_tui.itemfile.items import validate_frontmatter
 
-        rest = {k: v for k, v in self.data.items() if k in BY_NAME and k not in self.FLAGGED and not BY_NAME[k].by_atk}
+        rest = {k: v for k, v in self.data.items() if k in BY_NAME and k not in self.taken and not BY_NAME[k].by_atk}
         if not rest:
             return {}
         got, errors = validate_frontmatter({"kind": "awi", "target_repo": "x", **rest})

@@ -662,7 +662,12 @@ def test_a_reserved_key_without_a_flag_is_kept_from_the_body_validated(svc: Serv
     Shown with `urgency` as if it had no flag."""
     from atk_tui.service.writes import _BodyKeys
 
-    monkeypatch.setattr(_BodyKeys, "FLAGGED", _BodyKeys.FLAGGED - {"urgency"})
+    real = _BodyKeys.merge
+
+    def merge(self, key, flag_value, *args, **kw):  # `urgency` as if `add` had no flag for it
+        return flag_value if key == "urgency" else real(self, key, flag_value, *args, **kw)
+
+    monkeypatch.setattr(_BodyKeys, "merge", merge)
     body = "---\nurgency: next-review\n---\n# Which?\n\n## 質問\nWhich?\n\n- A) one\n- B) two\n"
     out = svc.add(kind="uwi", target_repo="acme/api", body=body)
     assert out.ok, out.message
