@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Scale: 10,000 active + 50,000 terminal items, every figure of issue 14 beside its floor, in one run.
 
-    python bench/scale.py [--quick] [--active N] [--terminal N] [--store DIR] [--keep]
-                          [--no-tmux] [--only NAME,...] [--json PATH]
+    python bench/scale.py [--quick] [--active N] [--terminal N] [--store DIR] [--keep] [--reps N]
+                          [--no-tmux] [--only NAME,...] [--word WORD] [--json PATH]
 
 `--quick` uses 2,000 active + 10,000 terminal items and fewer repetitions (a smoke run, not the
 figures of the issue). `--store DIR` reuses a store made by `bench/gen_store.py --remote` (DIR is
-its `store` folder; it gets commits). Real terminal figures run the real binary in tmux and read
+its `store` folder; it gets commits; `bench/growth.py` runs this on copies of stores of several
+sizes and prints the ratios side by side). Real terminal figures run the real binary in tmux and read
 the screen with `capture-pane` every ~10 ms (their resolution). Every figure is printed beside the
 floor measured in the same run, with the ratio and the issue's goal: absolute times drift with the
 machine's load, ratios much less.
@@ -20,6 +21,9 @@ machine's load, ratios much less.
 | a held key: 60 `down` at ~30 Hz, how long the screen trails the last key (tmux) | a bare 10,000-row `OptionList` with a detail pane, same keys: its detail updated on every key, and (a second floor) after the same rest delay as the dashboard |
 | 300 `down` at once, then `?`: until the help shows (tmux) | the same bare app |
 | `atk wi list --json` warm / cold (no cache) | a Python process that reads every active file and parses its frontmatter |
+| `atk wi list --text WORD` (JSON and text rows), warm | a Python process that reads every active file and finds WORD in it, case-folded |
+| `atk wi show F --skip-pull` (goal 0.15 s) | a Python process that reads F and writes it out; `python -c pass` |
+| `atk wi show F` and `atk wi list --json` pulling, the remote unmoved (`bench/read_pull.py`) | the same read with `--skip-pull` |
 | one transition commit (`Service.hold`/`unhold`, no pull/push), median of 10 | `git mv` + `git commit` |
 | `atk wi list --json --status=all`, warm | `atk wi list --json` warm (goal: within 2x) |
 | history screen of the terminal items: first rows (tmux, after `H`) | -- (goal 0.5 s) |
@@ -90,6 +94,22 @@ class Empty(App):
 
 Empty().run()
 """
+
+SEARCH_FLOOR = r"""
+import os, sys
+root, word = sys.argv[1], sys.argv[2].casefold()
+out = []
+for state in ("inbox", "processing", "hold"):
+    for e in os.scandir(os.path.join(root, "wi", state)):
+        if e.name.startswith("."):
+            continue
+        with open(e.path, "rb") as fh:
+            if word in fh.read().decode("utf-8", "replace").casefold():
+                out.append(e.name)
+sys.stdout.write("".join(n + "\n" for n in out))
+"""
+
+CAT_FLOOR = "import sys; sys.stdout.write(open(sys.argv[1], encoding='utf-8').read())"
 
 # the floor of the key figures: 10,000 rows in an OptionList, a detail pane that follows the
 # highlight, `?` opens a screen
@@ -189,6 +209,58 @@ def bench_list(root: Path, env: dict[str, str], reps: int) -> dict[str, float]:
         "cold": min(colds), "warm": min(warms), "floor": min(floor), "rows": rows,
         "all_cold": min(all_cold), "all_warm": min(all_warm), "all_rows": out.count(b"\n"), "all_rss": rss,
     }  # fmt: skip
+
+
+def best(argv: list[str], env: dict[str, str], reps: int) -> float:
+    """Least wall seconds of `reps` runs, after one run that warms the caches."""
+    run(argv, env)
+    return min(timed(lambda: run(argv, env)) for _ in range(reps))
+
+
+def valid_inbox(root: Path) -> str:
+    """The first inbox item without defects (what `show` and the pulling read show)."""
+    from atk_tui.service import Service
+
+    svc = Service(root, actor="user", pull=False, push=False)
+    names = sorted(p.name for p in (root / "wi" / "inbox").iterdir() if not p.name.startswith("."))
+    return next(n for n in names if not svc.read(n, "inbox").defects)
+
+
+def bench_search(root: Path, env: dict[str, str], reps: int, word: str) -> dict[str, float]:
+    """`atk wi list --text WORD`, JSON and text rows (stdout a pipe), warm, beside a process
+    that reads every active file and tests WORD in its case-folded text."""
+    argv = [str(BIN / "atk"), "wi", "list", "--text", word, "--store", str(root), "--skip-pull"]
+    floor = [sys.executable, "-c", SEARCH_FLOOR, str(root), word]
+    return {
+        "json": best([*argv, "--json"], env, reps), "text": best(argv, env, reps), "floor": best(floor, env, reps),
+        "rows": len(run([*argv, "--json"], env).stdout.splitlines()), "floor_rows": len(run(floor, env).stdout.splitlines()),
+    }  # fmt: skip
+
+
+def bench_show(root: Path, env: dict[str, str], reps: int) -> dict[str, float]:
+    """`atk wi show --skip-pull F` of a valid inbox item beside a Python process that prints F,
+    and beside `python -c pass` (the interpreter's start)."""
+    name = valid_inbox(root)
+    path = str(root / "wi" / "inbox" / name)
+    n = max(5, 2 * reps)
+    return {
+        "show": best([str(BIN / "atk"), "wi", "show", "--skip-pull", "--store", str(root), name], env, n),
+        "cat": best([sys.executable, "-c", CAT_FLOOR, path], env, n), "bare": best([sys.executable, "-c", "pass"], env, n),
+    }  # fmt: skip
+
+
+def bench_pull(root: Path, reps: int) -> dict[str, float]:
+    """A read that pulls (ATK_READ_WINDOW=0: the remote is asked every time; it has not moved)
+    against the same read with --skip-pull: `bench/read_pull.py`'s interleaved medians."""
+    from read_pull import pair
+
+    name, out = valid_inbox(root), {}
+    for key, cmd in (("show", ("wi", "show", name)), ("list", ("wi", "list", "--json"))):
+        try:
+            out[key], out[f"{key}_floor"] = pair(root, cmd, max(5, 3 * reps))
+        except SystemExit as exc:  # read_pull exits on a failed command
+            raise RuntimeError(str(exc)) from None
+    return out
 
 
 def bench_transition(root: Path, env: dict[str, str]) -> dict[str, float]:
@@ -551,11 +623,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep the generated store")
     ap.add_argument("--no-tmux", action="store_true")
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--only", help="comma-separated phases: list, graph, dashboard, history, remote, transition, stats")
+    ap.add_argument("--only", help="comma-separated phases: list, search, show, pull, graph, dashboard, history, "
+                    "remote, transition, stats")  # fmt: skip
+    ap.add_argument("--reps", type=int, help="repetitions of each figure (default 3, 2 with --quick)")
+    ap.add_argument("--word", default="staging", help="what `search` looks for (in ~7%% of the generated titles)")
     args = ap.parse_args(argv)
     active = args.active or (2_000 if args.quick else 10_000)
     terminal = args.terminal or (10_000 if args.quick else 50_000)
-    reps = 2 if args.quick else 3
+    reps = args.reps or (2 if args.quick else 3)
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("warning: PYTHONDONTWRITEBYTECODE is set: every atk start compiles its modules again")
 
     tmp = Path(tempfile.mkdtemp(prefix="atk-scale-"))
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARS}
@@ -594,6 +671,10 @@ def main(argv: list[str] | None = None) -> int:
 
         keys = ("cold", "warm", "floor", "rows", "all_cold", "all_warm", "all_rows", "all_rss")
         lst = phase("list", lambda: bench_list(root, env, reps), dict.fromkeys(keys, float("nan")))
+        nans = lambda *keys: dict.fromkeys(keys, float("nan"))  # noqa: E731
+        srch = phase("search", lambda: bench_search(root, env, reps, args.word), nans("json", "text", "floor", "rows", "floor_rows"))
+        show = phase("show", lambda: bench_show(root, env, reps), nans("show", "cat", "bare"))
+        pull = phase("pull", lambda: bench_pull(root, reps), nans("show", "show_floor", "list", "list_floor"))
         gr = phase("graph", lambda: bench_graph(reps + 2), {"layout": float("nan"), "floor": float("nan")})
         dash_res: dict[str, float] = {}
         dash = phase("dashboard", lambda: bench_dashboard(root, env, tmp, counts, reps, dash_res), dash_res) if tmux else None
@@ -628,6 +709,12 @@ def main(argv: list[str] | None = None) -> int:
     rows += [
         ("atk wi list --json, warm", lst["warm"], "read + parse every active file", lst["floor"], "0.4x"),
         ("atk wi list --json, cold (no cache)", lst["cold"], "read + parse every active file", lst["floor"], "1.3x"),
+        (f"atk wi list --text {args.word} --json, warm", srch["json"], "read every active file, find the word", srch["floor"], "1.5x"),
+        (f"atk wi list --text {args.word} (text rows), warm", srch["text"], "read every active file, find the word", srch["floor"], "1.5x"),
+        ("atk wi show F --skip-pull", show["show"], "python: read F, write it out", show["cat"], "<= 0.15 s"),
+        ("atk wi show F --skip-pull", show["show"], "python -c pass", show["bare"], "-"),
+        ("a read that pulls (remote unmoved): wi show F", pull["show"], "the same with --skip-pull", pull["show_floor"], "1.3x"),
+        ("a read that pulls (remote unmoved): wi list", pull["list"], "the same with --skip-pull", pull["list_floor"], "1.3x"),
         ("transition commit (hold/unhold, median 10)", tr["service"], "git mv + git commit (median 10)", tr["floor"], "0.9x"),
         ("atk wi list --json --status=all, warm", lst["all_warm"], "atk wi list --json, warm", lst["warm"], "2x"),
         ("atk wi list --json --status=all, cold", lst["all_cold"], "atk wi list --json, warm", lst["warm"], "-"),
@@ -641,16 +728,19 @@ def main(argv: list[str] | None = None) -> int:
     ]
     if remote is not None:
         rows.append(("a change pushed from another clone shown", remote, "-", nan, "<= 10 s"))
+    if srch["rows"] == srch["rows"]:
+        print(f"search {args.word!r}: {srch['rows']} items listed; the floor found it in {srch['floor_rows']} files (front matter too)")
+    w1, w2 = max(len(r[0]) for r in rows), max(len(r[2]) for r in rows)
     print()
-    print(f"| {'figure':44} | {'time':>10} | {'floor':34} | {'floor time':>10} | {'ratio':>6} | {'goal':>8} |")
-    print(f"| {'-' * 44} | {'-' * 9}: | {'-' * 34} | {'-' * 9}: | {'-' * 5}: | {'-' * 7}: |")
+    print(f"| {'figure':{w1}} | {'time':>10} | {'floor':{w2}} | {'floor time':>10} | {'ratio':>6} | {'goal':>9} |")
+    print(f"| {'-' * w1} | {'-' * 9}: | {'-' * w2} | {'-' * 9}: | {'-' * 5}: | {'-' * 8}: |")
     table = []
     for name, v, fname, f, goal in rows:
         ratio = v / f if f == f and f > 0 else nan
         fs = f"{f * 1000:7.0f} ms" if f == f else f"{'-':>10}"
         rs = f"{ratio:6.2f}" if ratio == ratio else f"{'-':>6}"
         vs = f"{v * 1000:7.0f} ms" if v == v else f"{'none':>10}"
-        print(f"| {name:44} | {vs} | {fname:34} | {fs} | {rs} | {goal:>8} |")
+        print(f"| {name:{w1}} | {vs} | {fname:{w2}} | {fs} | {rs} | {goal:>9} |")
         table.append({"figure": name, "s": v, "floor": fname, "floor_s": f, "ratio": ratio, "goal": goal})
     print()
     if dash:

@@ -149,7 +149,7 @@ class ItemCache:
 
 
 class LineCache(ItemCache):
-    """A terminal item's listing line with its kind and target_repo, keyed by what it is
+    """A terminal item's listing line with its kind, target_repo and title, keyed by what it is
     derived from alone (blob, state and filename: `Service.terminal_stream`): adopted and
     rejected items change only when moved, so `--status=all` parses each of them once.
     `fmt` names the line format (a digest of a sample line): another format, a miss."""
@@ -159,11 +159,12 @@ class LineCache(ItemCache):
         self.name = "lines"
 
     def line(self, key: str) -> list[str] | None:
+        """[kind, target_repo, line, title] of the item `key` names, or None."""
         v = self.entries.get(key)
-        return v if type(v) is list and len(v) == 3 and all(type(x) is str for x in v) else None
+        return v if type(v) is list and len(v) == 4 and all(type(x) is str for x in v) else None
 
-    def put_line(self, key: str, kind: str, target_repo: str, line: str) -> None:
-        self.entries[key] = [kind, target_repo, line]
+    def put_line(self, key: str, kind: str, target_repo: str, line: str, title: str) -> None:
+        self.entries[key] = [kind, target_repo, line, title]
         self.dirty = True
 
 

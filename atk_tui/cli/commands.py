@@ -47,9 +47,8 @@ def states_of(status: str, queue: Queue = WI) -> list[str]:
 
 
 def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
-    """The judged-listing cache for this `list`, when one can answer it: JSON or a count,
-    no `--text` (that reads bodies)."""
-    if args.text or not (args.count or args.json or (is_agent_env() and not args.no_json)):
+    """The judged-listing cache for this `list`, when one can answer it: JSON or a count."""
+    if not (args.count or args.json or (is_agent_env() and not args.no_json)):
         return None
     return listing_cache(root, args.status)
 
@@ -57,10 +56,8 @@ def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
 def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) -> bool:
     """A warm `atk wi list`: the cached judged listing printed when the store is as it was
     (no Service, no git). False when the full listing must run."""
-    if args.text:
-        return False
     as_json = args.json or (is_agent_env() and not args.no_json)
-    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit), stale)
+    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit), stale, args.text)
 
 
 def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
@@ -81,7 +78,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if cache is not None:
         lines = _held_lines(svc, args.status)
         page = (args.offset, args.limit)
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, stale_of(args))
+        text = (svc.root, args.text.casefold()) if args.text else None
+        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, stale_of(args), text)
         return 0
     items, view = svc.list(states_of(args.status, svc.q), kind=args.kind, text=args.text)
     if args.status in DERIVED:

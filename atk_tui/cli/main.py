@@ -39,14 +39,13 @@ def freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
 
 
 def run(argv: Sequence[str] | None = None) -> int:
-    from atk_tui.cli.parser import build_parser
+    from atk_tui.cli.parser import build_parser, parse_args
 
     output.SERVICE = None
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    parser, args = parse_args(argv)
     try:
-        if not args.needs_store:  # init, config, completion, schema
-            return args.run(parser, args)
+        if not args.needs_store:  # init, config, completion, schema: their usage errors need the whole parser
+            return args.run(build_parser(), args)
         root = resolve_store(args.store)
         if is_agent_env():
             from atk_tui.service.holds import agent_id_from_env

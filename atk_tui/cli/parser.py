@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from atk_tui.cli import commands, elsewhere, reports, setup
@@ -40,13 +41,57 @@ examples:
 """
 
 
+class Rebuild(Exception):
+    """The command line needs the whole parser: it names a command `build_parser(argv)` did
+    not build, or it is a usage error (said by the whole parser, as always)."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, with its usage errors escaped: they quote the arguments (which may hold a
-    filename copied from a hostile store) and must not emit raw control characters."""
+    filename copied from a hostile store) and must not emit raw control characters.
+
+    `wanted`: build only the commands named in it (the words of the command line); the others
+    are kept by name, unbuilt. Building every command's options costs ~100 ms, most of a
+    one-item `atk wi show`."""
+
+    def __init__(self, *args: Any, wanted: frozenset[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.wanted = wanted
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        action = super().add_subparsers(**kwargs)
+        wanted = self.wanted
+        if wanted is not None:
+            build = action.add_parser
+
+            def add_parser(name: str, **kw: Any) -> Any:
+                if name in wanted:
+                    return build(name, wanted=wanted, **kw)
+                action.choices[name] = unbuilt = _Unbuilt()
+                return unbuilt
+
+            action.add_parser = add_parser
+        return action
 
     def error(self, message: str):  # type: ignore[override]
+        if self.wanted is not None:
+            raise Rebuild
         self.print_usage(sys.stderr)
         self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
+
+
+class _Unbuilt:
+    """A command `build_parser(argv)` skipped: declaring it does nothing; choosing it asks
+    for the whole parser."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self._declare
+
+    def _declare(self, *args: Any, **kwargs: Any) -> _Unbuilt:
+        return self
+
+    def parse_known_args(self, *args: Any, **kwargs: Any) -> Any:
+        raise Rebuild
 
 
 #: what `--target-repo` does, said per command (`target_repo_help`)
@@ -181,10 +226,26 @@ def _wire(ps: dict[str, argparse.ArgumentParser], transitions: Any) -> None:
         p.set_defaults(run=run, reads=name in READS)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """The command line parsed by a parser that built only the commands it names; the whole
+    parser when it asks for help, names a command the first did not build, or is wrong."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not {"-h", "--help"} & set(words):
+        try:
+            parser = build_parser(words)
+            return parser, parser.parse_args(words)
+        except Rebuild:
+            pass
+    parser = build_parser()
+    return parser, parser.parse_args(words)
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Every command, each with `run` (what runs it), `needs_store`, `item_names` (its item
-    arguments go through the resolver) and `reads` (it brings in the remote's commits first)."""
+    arguments go through the resolver) and `reads` (it brings in the remote's commits first).
+    With `argv`, only the commands its words name are built (`Parser`'s `wanted`)."""
     parser = Parser(
+        wanted=None if argv is None else frozenset(w for w in argv if not w.startswith("-")),
         prog="atk",
         description="Work items in a git store, for agents and people.",
         epilog=EPILOG + EXAMPLES,

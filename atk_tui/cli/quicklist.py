@@ -1,7 +1,7 @@
 """A warm `atk wi list`, answered before the command line is even imported.
 
 `atk`'s entry point is `main` here. A plain listing (`atk [--store S] wi list [--status X]
-[--kind K] [--target-repo R] [--json | --count | --no-json] [--offset K] [--limit N] [--skip-pull]
+[--kind K] [--target-repo R] [--text WORD] [--json | --count | --no-json] [--offset K] [--limit N] [--skip-pull]
 [--skip-push]`)
 whose judged result is cached is printed from that one entry (`service.listing.serve`): no
 argparse, no service, no git. Anything else, and every miss, runs `atk_tui.cli.main.main`
@@ -22,7 +22,7 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 
 
 _VALUED = {"--store": "store", "--status": "status", "--kind": "kind", "--target-repo": "only_repo",
-           "--offset": "offset", "--limit": "limit"}  # fmt: skip
+           "--offset": "offset", "--limit": "limit", "--text": "text"}  # fmt: skip
 _FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": "skip_pull", "--skip-push": None}
 
 
@@ -31,7 +31,7 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     command line then parses it, with its abbreviations, help and errors)."""
     opts: dict[str, Any] = {"store": None, "status": "active", "kind": None, "only_repo": None,
                             "json": False, "no_json": False, "count": False, "offset": None, "limit": None,
-                            "skip_pull": False}  # fmt: skip
+                            "skip_pull": False, "text": None}  # fmt: skip
     seen: set[str] = set()
     i, words = 0, []
     while i < len(argv):
@@ -98,7 +98,7 @@ def _main() -> None:
                     stale = freshen_once(root, keep=True).stale
                 from atk_tui.service.listing import serve
 
-                if serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"], stale):
+                if serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"], stale, opts["text"]):
                     if stale:
                         from atk_tui.service.reading import stale_message
                         from atk_tui.text.textsafe import safe_text

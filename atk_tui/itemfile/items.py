@@ -260,9 +260,22 @@ _SLOW = object()
 
 _tags: dict[str, str] = {}
 
+#: the characters PyYAML's implicit resolvers start with (`yaml.resolver.Resolver`): a plain
+#: scalar starting with any other is a string. Its letters start only these words.
+_RESOLVED_FIRST = frozenset("!&*+-.0123456789<=~FNOTYfnoty")
+_LETTER_WORDS = {
+    **dict.fromkeys("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split(), "tag:yaml.org,2002:bool"),
+    **dict.fromkeys(("null", "Null", "NULL"), "tag:yaml.org,2002:null"),
+}  # fmt: skip
+
 
 def _tag(value: str) -> str:
-    """PyYAML's implicit tag for a plain scalar (memoised: keys and most values repeat)."""
+    """PyYAML's implicit tag for a plain scalar: a letter-first one from the table above (a
+    one-item read need not import PyYAML), the rest from PyYAML, memoised (keys and most
+    values repeat)."""
+    first = value[:1]
+    if first and (first not in _RESOLVED_FIRST or first.isalpha()):
+        return _LETTER_WORDS.get(value, _STR_TAG)
     tag = _tags.get(value)
     if tag is None:
         if len(_tags) > 4096:

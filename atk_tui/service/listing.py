@@ -25,6 +25,34 @@ if TYPE_CHECKING:
 DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
 
 
+def text_matches(needle: str, path: str, filename: str, title: str, target_repo: str | None,
+                 body: str | None = None) -> bool:  # fmt: skip
+    """`list --text`: `needle` (casefolded) in the item's filename, title, target repo or
+    body. Without `body`, the body is read from `path`, the file where the listing found the
+    item: one read, no lookup of the name in the store (issue 28)."""
+    if needle in f"{filename}\n{title}\n{target_repo or ''}".casefold():
+        return True
+    if body is None:
+        import os
+
+        from atk_tui.itemfile.items import MAX_ITEM_BYTES, split_frontmatter
+
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                data = os.read(fd, MAX_ITEM_BYTES + 1)
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+        if len(data) > MAX_ITEM_BYTES:  # too large to be an item (`read` refuses it)
+            return False
+        text = data.decode("utf-8", "replace")
+        parts = split_frontmatter(text)
+        body = parts[2] if parts else text
+    return needle in body.casefold()
+
+
 def states_for(status: str) -> list[str] | None:
     """The states a `--status` value lists, in STATES order; None for a value it does not know."""
     if status == "active":
@@ -89,13 +117,14 @@ def _paged(raw: bytes, page: Page) -> bytes:
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
                   meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
-                  stale: str | None = None) -> None:  # fmt: skip
-    """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready of line i) and
-    print it (`page` of it; a count counts every line the filter keeps). `meta` and `lines`
-    may be as cached (`ListingCache.load`: parts of the newline-joined lines). `stale`: why
-    this clone's copy may be behind the remote, added to every record (SPEC §15)."""
+                  stale: str | None = None, text: Text = None) -> None:  # fmt: skip
+    """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready, filename, title
+    of line i) and print it (`page` of it; a count counts every line the filter keeps).
+    `meta` and `lines` may be as cached (`ListingCache.load`: parts of the newline-joined
+    lines). `stale`: why this clone's copy may be behind the remote, added to every record
+    (SPEC §15). `text`: (store root, casefolded needle) of `--text`."""
     want_ready = status == "ready" if status in DERIVED else None
-    filtered = bool(kind or only_repo or want_ready is not None)
+    filtered = bool(kind or only_repo or want_ready is not None or text)
     if isinstance(lines, tuple):
         if not (filtered or count or stale):
             parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
@@ -116,7 +145,7 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
         lines = [
             line for m, line in zip(meta, lines, strict=True)
             if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)
-            and (want_ready is None or m[3] == want_ready)
+            and (want_ready is None or m[3] == want_ready) and (not text or _text_kept(text, m))
         ]  # fmt: skip
     if not count and page != (0, None):
         lines = lines[page[0] :] if page[1] is None else lines[page[0] : page[0] + page[1]]
@@ -131,13 +160,22 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
     sys.stdout.flush()
 
 
+#: `--text`'s (store root, casefolded needle), or None
+Text = tuple[Path, str] | None
+
+
+def _text_kept(text: tuple[Path, str], m: list[Any]) -> bool:
+    """`--text` keeps listing line `m` (its meta): the work item's file is `wi/<state>/<name>`."""
+    return text_matches(text[1], f"{text[0]}/wi/{m[0]}/{m[4]}", m[4], m[5], m[2])
+
+
 class _Printer:
     """`print_listing` line by line: the lines a filter keeps are written in chunks as they
     come (a listing of 60,000 items is never held as one text), or counted."""
 
     def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None),
-                 stale: str | None = None) -> None:  # fmt: skip
-        self.stale = stale
+                 stale: str | None = None, text: Text = None) -> None:  # fmt: skip
+        self.stale, self.text = stale, text
         self.want_ready = status == "ready" if status in DERIVED else None
         self.kind, self.only_repo, self.count = kind, only_repo, count
         self.n = 0
@@ -148,7 +186,7 @@ class _Printer:
     def add(self, m: list[Any], line: str) -> None:
         if (self.kind and m[1] != self.kind) or (self.only_repo and m[2] != self.only_repo) or (
             self.want_ready is not None and m[3] != self.want_ready
-        ):
+        ) or (self.text and not _text_kept(self.text, m)):
             return
         self.n += 1
         if not self.count and self.n > self.first and (self.last is None or self.n <= self.last):
@@ -174,7 +212,7 @@ class _Printer:
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
                   line_of: Callable[[Any, Any, Any], str], page: Page = (0, None),
-                  stale: str | None = None) -> None:  # fmt: skip
+                  stale: str | None = None, text: Text = None) -> None:  # fmt: skip
     """The judged listing made from the store (the cached one missed): printed as it is made
     and written to `cache` in the same pass. `line_of(item, judgement, blocks)` is a line.
     Adopted and rejected items are judged alone, so they are streamed one at a time
@@ -191,13 +229,13 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
     judgements, blocks = view.judgements, view.blocks
-    out = _Printer(status, kind, only_repo, count, page, stale)
+    out = _Printer(status, kind, only_repo, count, page, stale, text)
     writer = cache.writer()
     meta: list[list[Any]] = []
     for i in items:
         j = judgements.get(i.filename)
         line = line_of(i, j, blocks.get(i.filename))
-        m = [i.state, i.kind, i.target_repo, bool(j and j.ready)]
+        m = [i.state, i.kind, i.target_repo, bool(j and j.ready), i.filename, i.title]
         meta.append(m)
         out.add(m, line)
         if writer is not None:
@@ -228,15 +266,15 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
             hit = lines.line(key) if lines is not None and key is not None else None
             if hit is None:
                 item = read()
-                hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None)]
+                hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None), item.title]
                 if lines is not None and key is not None:
                     lines.put_line(key, *hit)
-                state = item.state
+                state, name = item.state, item.filename
             else:
-                state = key.split("/", 2)[1]
+                _, state, name = key.split("/", 2)
             if key is not None:
                 keep.add(key)
-            m = [state, hit[0], hit[1], False]
+            m = [state, hit[0], hit[1], False, name, hit[3]]
             meta.append(m)
             out.add(m, hit[2])
             if writer is not None:
@@ -250,9 +288,9 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool,
-          page: Page = (0, None), stale: str | None = None) -> bool:  # fmt: skip
-    """Print the cached listing when it is still the store's; False when the full listing
-    must run (no cache, a change, text output)."""
+          page: Page = (0, None), stale: str | None = None, text: str | None = None) -> bool:  # fmt: skip
+    """Print the cached listing (the lines whose item has `text`, when given) when it is
+    still the store's; False when the full listing must run (no cache, a change, text output)."""
     if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
         return False  # the full listing escapes what this stream cannot encode
     cache = listing_cache(root, status)
@@ -263,5 +301,5 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
     if hit is None:
         return False
-    print_listing(status, kind, only_repo, count, *hit, page=page, stale=stale)
+    print_listing(status, kind, only_repo, count, *hit, page=page, stale=stale, text=(root, text.casefold()) if text else None)
     return True

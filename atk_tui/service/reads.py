@@ -16,7 +16,7 @@ from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, Store
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.host.gcpause import paused_gc
-from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item, split_frontmatter
+from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (
     SHA_RE,
@@ -604,27 +604,12 @@ class Reads(ServiceBase):
         return out, view
 
     def _matches(self, item: Item, needle: str) -> bool:
-        """`needle` (casefolded) in the item's filename, title, repo or body. A listed item
-        without its body (from the cache) has its file read where the listing found it: one
-        read, no lookup of the name in the store (issue 28: `list --text` was 9.5x its floor)."""
-        hay = f"{item.filename}\n{item.title}\n{item.target_repo}".casefold()
-        if needle in hay:
-            return True
-        if item.complete:
-            return needle in item.body.casefold()
-        try:
-            fd = os.open(f"{self.root}/{item_path(item.state, item.filename, item.queue)}", os.O_RDONLY | os.O_NOFOLLOW)
-            try:
-                data = os.read(fd, MAX_ITEM_BYTES + 1)
-            finally:
-                os.close(fd)
-        except OSError:
-            return False
-        if len(data) > MAX_ITEM_BYTES:  # too large to be an item (`read` refuses it)
-            return False
-        text = data.decode("utf-8", "replace")
-        parts = split_frontmatter(text)
-        return needle in (parts[2] if parts else text).casefold()
+        """`list --text` (`listing.text_matches`): a listed item without its body (from the
+        cache) has its file read where the listing found it."""
+        from atk_tui.service.listing import text_matches
+
+        path = f"{self.root}/{item_path(item.state, item.filename, item.queue)}"
+        return text_matches(needle, path, item.filename, item.title, item.target_repo, item.body if item.complete else None)
 
     def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
         """Commits that touched the item, newest first, with the `Atk-Actor` trailer (gitpython,

@@ -233,6 +233,18 @@ def test_fast_load_matches_pyyaml(lines: list[str]) -> None:
             assert v.utcoffset() == expected[k].utcoffset()
 
 
+def test_letter_first_scalars_resolve_as_pyyaml_does() -> None:
+    """`_tag`'s table is PyYAML's: the same first characters, and for letters the same words."""
+    from yaml.resolver import Resolver
+
+    from atk_tui.itemfile.items import _LETTER_WORDS, _RESOLVED_FIRST, _tag
+
+    assert _RESOLVED_FIRST == set(Resolver.yaml_implicit_resolvers) - {""}
+    words = list(_LETTER_WORDS) + ["yES", "Yess", "nul", "NULLs", "onion", "of", "Off.", "Tru", "nO", "kind", "été", "_x", "Ñ"]
+    for w in words + [w.swapcase() for w in words]:
+        assert _tag(w) == Resolver().resolve(yaml.ScalarNode, w, (True, False)), w
+
+
 def test_fast_load_takes_the_common_shape() -> None:
     text = (
         "kind: awi\nsource: process-wi\ntarget_repo: acme/webapp\n"
