@@ -42,7 +42,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     from atk_tui.cli.parser import build_parser, parse_args
 
     output.SERVICE = None
-    parser, args = parse_args(argv)
+    args = parse_args(argv)
     try:
         if not args.needs_store:  # init, config, completion, schema: their usage errors need the whole parser
             return args.run(build_parser(), args)

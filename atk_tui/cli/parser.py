@@ -226,18 +226,16 @@ def _wire(ps: dict[str, argparse.ArgumentParser], transitions: Any) -> None:
         p.set_defaults(run=run, reads=name in READS)
 
 
-def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line parsed by a parser that built only the commands it names; the whole
     parser when it asks for help, names a command the first did not build, or is wrong."""
     words = list(sys.argv[1:] if argv is None else argv)
     if not {"-h", "--help"} & set(words):
         try:
-            parser = build_parser(words)
-            return parser, parser.parse_args(words)
+            return build_parser(words).parse_args(words)
         except Rebuild:
             pass
-    parser = build_parser()
-    return parser, parser.parse_args(words)
+    return build_parser().parse_args(words)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:

@@ -264,7 +264,8 @@ _tags: dict[str, str] = {}
 #: scalar starting with any other is a string. Its letters start only these words.
 _RESOLVED_FIRST = frozenset("!&*+-.0123456789<=~FNOTYfnoty")
 _LETTER_WORDS = {
-    **dict.fromkeys("yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF".split(), "tag:yaml.org,2002:bool"),
+    **dict.fromkeys(("yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+                     "on", "On", "ON", "off", "Off", "OFF"), "tag:yaml.org,2002:bool"),
     **dict.fromkeys(("null", "Null", "NULL"), "tag:yaml.org,2002:null"),
 }  # fmt: skip
 

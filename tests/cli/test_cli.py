@@ -137,6 +137,37 @@ def test_agent_edit_keeps_comment_section(atk: Atk, env_agent: None) -> None:
 # --- list -----------------------------------------------------------------------------
 
 
+def test_list_text_from_the_cached_listing_is_the_judged_one(atk: Atk) -> None:
+    """`list --text` with JSON or a count is filtered from the cached judged listing (one file
+    read per item): the same lines as made from the store, terminal items included; the
+    filename, title, repo and body are searched, the frontmatter's other values are not."""
+    seed(
+        atk.store,
+        {
+            "zebra-name.md": ("inbox", awi()),
+            "b.md": ("inbox", awi(repo="acme/zebra")),
+            "c.md": ("hold", awi(body="# Gamma\n\nthe zebra is in the body\n")),
+            "d.md": ("processing", awi(extra="note: zebra\n", body="# Delta\n")),
+            "t.md": ("adopted", awi(body="# Done\n\nzebra\n")),
+            "n.md": ("inbox", uwi(repo="acme/api")),
+        },
+    )
+    cache = atk.store / ".git" / "atk-cache"
+    for status in ("active", "all"):
+        made = []
+        for _ in range(2):  # made from the store (cache cleared), then from the cache
+            rc, out, _ = atk("wi", "list", "--json", "--status", status, "--text", "ZEBRA")
+            made.append(out)
+            assert rc == 0
+        assert made[0] == made[1]
+        names = [json.loads(line)["filename"] for line in made[0].splitlines()]
+        assert names == ["b.md", "zebra-name.md", "c.md"] + (["t.md"] if status == "all" else [])
+        assert atk("wi", "list", "--count", "--status", status, "--text", "none")[1] == "0\n"  # no repo is not "None"
+        import shutil
+
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def test_list_formats(atk: Atk, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(
         atk.store,

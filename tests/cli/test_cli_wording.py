@@ -328,3 +328,31 @@ def test_a_clean_add_warns_nothing(store: Path, capsys: pytest.CaptureFixture[st
         and err
         == f"added {name} ({git(store, 'rev-parse', '--short=10', 'HEAD').strip()}) not pushed: no remote (no upstream branch is configured)\n"
     ), err
+
+
+# --- the parser built for one command line parses it as the whole parser does ----------------
+
+PARSED = [
+    ["wi", "show", "a.md"], ["--store", "/s", "wi", "list", "--status=ready", "--json"], ["wi", "hold", "a.md"],
+    ["mq", "list", "--text", "x"], ["wi", "set-dependencies", "a.md", "--add", "b.md"], ["plans", "commit", "p.md"],
+    ["agents", "notify", "hi"], ["wi", "add", "--kind", "uwi", "--target-repo", "r", "--body-file", "-"],
+    ["wi", "start-processing", "--skip-push", "a.md"], ["mq", "adopt", "a.md"], ["wi", "answer", "a.md", "--choose", "A"],
+    ["--skip-pull", "wi", "show", "list"],  # an item named like a command
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", PARSED, ids=lambda a: " ".join(a))
+def test_one_commands_parser_parses_as_the_whole_one(argv: list[str]) -> None:
+    from atk_tui.cli.parser import build_parser, parse_args
+
+    assert vars(parse_args(argv)) == vars(build_parser().parse_args(argv))
+
+
+def test_a_usage_error_is_said_by_the_whole_parser(capsys: pytest.CaptureFixture[str]) -> None:
+    from atk_tui.cli.parser import parse_args
+
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["wi", "shwo", "a.md"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'shwo'" in err and "'show'" in err and "'set-dependencies'" in err  # every command named

@@ -239,9 +239,9 @@ def test_letter_first_scalars_resolve_as_pyyaml_does() -> None:
 
     from atk_tui.itemfile.items import _LETTER_WORDS, _RESOLVED_FIRST, _tag
 
-    assert _RESOLVED_FIRST == set(Resolver.yaml_implicit_resolvers) - {""}
-    words = list(_LETTER_WORDS) + ["yES", "Yess", "nul", "NULLs", "onion", "of", "Off.", "Tru", "nO", "kind", "été", "_x", "Ñ"]
-    for w in words + [w.swapcase() for w in words]:
+    assert set(Resolver.yaml_implicit_resolvers) - {""} == _RESOLVED_FIRST
+    words = [*_LETTER_WORDS, "yES", "Yess", "nul", "NULLs", "onion", "of", "Off.", "Tru", "nO", "kind", "été", "_x", "Ñ"]
+    for w in [*words, *(w.swapcase() for w in words)]:
         assert _tag(w) == Resolver().resolve(yaml.ScalarNode, w, (True, False)), w
 
 
