@@ -279,6 +279,7 @@ class ListingCache:
         self.path = files.path_of(self.git_dir, self.name)
         self.content_dirs, self.name_dirs = listing_dirs(self.root, self.states, all_states, mq_terminal)
         self.terminal_dirs = [f"wi/{s}" for s in self.states if s in mq_terminal]
+        self.notes: list[str] = []  # the notes kept with the listing `load` returned
 
     def begin_signature(self, git: bool = True, survey: bool = False) -> PendingSignature | None:
         """The store's signature as this listing sees it, started (`storesig`); None when
@@ -333,6 +334,7 @@ class ListingCache:
             pending = None
             if sig is None or header["key"] != sig[0]:
                 return None
+            self.notes = header["notes"]
             marked = header["marked"]
             if marked:  # markers are in the active lines, which come first: fill only those
                 return meta, (_fill_cooldowns(bytes(payload[:marked]), now), payload[marked:])
@@ -382,9 +384,10 @@ class ListingWriter:
         self.out.abort()
 
     def close(self, sig: Signature | None, meta: list[list[Any]], until: float | None,
-              plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
+              plans: dict[str, bool], taken_ns: int, notes: list[str] | None = None) -> bool:  # fmt: skip
         """Keep the listing computed from the store as it was at `sig` (taken before the
-        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
+        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy.
+        `notes`: what the text listing says on stderr after it (the store's defects)."""
         cache = self.cache
         try:
             if sig is None or sig[1] >= taken_ns - RACY_NS:
@@ -399,7 +402,7 @@ class ListingWriter:
             self.out.add(b"\n" + json.dumps(meta, separators=(",", ":")).encode("ascii"))
             return self.out.close(
                 sig[0], until=until, plans=plans, plan_sig=plan_sig, plan_dirs=plan_dirs, volatile=volatile,
-                unvouched=sig[2], marked=self.marked, meta_at=meta_at,
+                unvouched=sig[2], marked=self.marked, meta_at=meta_at, notes=notes or [],
             )  # fmt: skip
         except (OSError, ValueError):
             return False

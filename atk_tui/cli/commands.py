@@ -20,6 +20,7 @@ from atk_tui.cli.output import (
     say_err_line,
     stale_of,
     terminal_table,
+    text_row,
     write_text,
     written_line,
 )
@@ -28,8 +29,8 @@ from atk_tui.domain.model import STATES, Item
 from atk_tui.domain.queues import MQ, WI, Queue
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import is_agent_env
-from atk_tui.service.listing import DERIVED, listing_cache, serve, write_listing
-from atk_tui.text.textsafe import safe_json, safe_line, safe_text
+from atk_tui.service.listing import DERIVED, listing_cache, serve, served_records, write_listing
+from atk_tui.text.textsafe import safe_json, safe_text
 
 
 def states_of(status: str, queue: Queue = WI) -> list[str]:
@@ -46,18 +47,38 @@ def states_of(status: str, queue: Queue = WI) -> list[str]:
     )
 
 
-def _listing_cache(root: Path, args: argparse.Namespace) -> Any:
-    """The judged-listing cache for this `list`, when one can answer it: JSON or a count."""
-    if not (args.count or args.json or (is_agent_env() and not args.no_json)):
-        return None
-    return listing_cache(root, args.status)
-
-
 def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) -> bool:
     """A warm `atk wi list`: the cached judged listing printed when the store is as it was
     (no Service, no git). False when the full listing must run."""
-    as_json = args.json or (is_agent_env() and not args.no_json)
-    return serve(root, args.status, args.kind, args.only_repo, as_json, args.count, (args.offset, args.limit), stale, args.text)
+    page = (args.offset, args.limit)
+    if args.count or args.json or (is_agent_env() and not args.no_json):
+        return serve(root, args.status, args.kind, args.only_repo, True, args.count, page, stale, args.text)
+    got = served_records(root, args.status, args.kind, args.only_repo, page, args.text)
+    if got is not None:
+        _print_rows(got[0], args.status, got[1])
+    return got is not None
+
+
+def _print_rows(records: list[str] | list[dict[str, Any]], status: str, notes: list[str]) -> None:
+    """A text listing: its records (JSON lines or `item_json` dicts) as tab-separated rows
+    when piped, aligned columns on a terminal; then its notes on stderr."""
+    import json
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
+    rows = [text_row(json.loads(r) if isinstance(r, str) else r, now) for r in records]
+    if not sys.stdout.isatty():
+        for row in rows:
+            say("\t".join(row))
+    else:
+        import shutil
+
+        if not rows:
+            say("no items" + ("" if status == "active" else f" (--status={status})"))
+        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
+            say(line)
+    for note in notes:
+        say_err_line(note)
 
 
 def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
@@ -74,14 +95,19 @@ def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tupl
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = True  # one listing, then exit
-    cache = _listing_cache(svc.root, args) if svc.q.name == "wi" else None  # the cache knows `atk wi list`
-    if cache is not None:
-        lines = _held_lines(svc, args.status)
-        page = (args.offset, args.limit)
+    states = states_of(args.status, svc.q)  # an unknown --status: refused here
+    as_json = args.json or (is_agent_env() and not args.no_json)
+    page = (args.offset, args.limit)
+    if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)
         text = (svc.root, args.text.casefold()) if args.text else None
-        write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, lines, page, stale_of(args), text)
+        into = None if as_json or args.count else []
+        cache = listing_cache(svc.root, args.status)
+        notes = write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status),
+                              page, stale_of(args), text, into)  # fmt: skip
+        if into is not None:
+            _print_rows(into, args.status, notes)
         return 0
-    items, view = svc.list(states_of(args.status, svc.q), kind=args.kind, text=args.text)
+    items, view = svc.list(states, kind=args.kind, text=args.text)
     if args.status in DERIVED:
         want_ready = args.status == "ready"
         items = [i for i in items if (j := view.judgements.get(i.filename)) is not None and j.ready == want_ready]
@@ -89,8 +115,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         say(str(len(items)))
         return 0
     items = items[args.offset :] if args.limit is None else items[args.offset : args.offset + args.limit]
-    if args.json or (is_agent_env() and not args.no_json):
-        judgements, blocks = view.judgements, view.blocks
+    judgements, blocks = view.judgements, view.blocks
+    if as_json:
         held = svc.held_by(items)
         lines = [json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
         if stale_of(args):
@@ -100,32 +126,8 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         if lines:
             write_text(sys.stdout, "\n".join(lines) + "\n")
         return 0
-    from atk_tui.domain.ages import time_left
-
-    tty = sys.stdout.isatty()
-    rows = []
-    for item in items:
-        j = view.judgements.get(item.filename)
-        badge = j.status if j else "?"
-        if j and j.reasons and j.status in ("blocked", "defective"):
-            badge += f" ({j.reasons[0].message})"
-        elif j and j.status == "cooldown" and j.cooldown_until is not None:
-            badge += " " + time_left(j.cooldown_until, view.now)
-        kind = item.kind.upper() + (f"/{item.awi_type}" if item.is_request else f"/{item.urgency}")
-        # item text is escaped piped or not: `| less -R` or `| cat` must not replay an OSC 52
-        rows.append([safe_line(f) for f in (item.filename, item.state, kind, item.target_repo, item.title, badge)])
-    if not tty:
-        for row in rows:
-            say("\t".join(row))
-    else:
-        import shutil
-
-        if not rows:
-            say("no items" + ("" if args.status == "active" else f" (--status={args.status})"))
-        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
-            say(line)
-    for d in view.store_defects:
-        say_err_line(f"store defect: {d.path}: {d.message}")
+    notes = [f"store defect: {d.path}: {d.message}" for d in view.store_defects]
+    _print_rows([item_json(i, judgements.get(i.filename)) for i in items], args.status, notes)
     return 0
 
 

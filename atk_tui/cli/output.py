@@ -162,6 +162,24 @@ def item_json(
     return d
 
 
+def text_row(d: dict[str, Any], now: Any) -> list[str]:
+    """A text listing's row (filename, state, kind, repo, title, status) from the item's
+    `--json` record (`item_json`), each cell escaped: piped or not, `| less -R` or `| cat`
+    must not replay an OSC 52 from an item's text."""
+    from datetime import datetime
+
+    from atk_tui.domain.ages import time_left
+    from atk_tui.domain.model import REQUEST_KINDS
+
+    badge = d["status"] or "?"
+    if d["reasons"] and badge in ("blocked", "defective"):
+        badge += f" ({d['reasons'][0]})"
+    elif badge == "cooldown" and d["cooldown_until"]:
+        badge += " " + time_left(datetime.fromisoformat(d["cooldown_until"]), now)
+    kind = f"{(d['kind'] or '').upper()}/{d['type'] if d['kind'] in REQUEST_KINDS else d['urgency']}"
+    return [safe_line(str(f)) for f in (d["filename"], d["state"], kind, d["target_repo"], d["title"], badge)]
+
+
 #: (key, is a date-time, a question's only) of every frontmatter key, in the table's order
 _JSON_FIELDS = tuple((f.name, f.name in TIMES, f.question_only) for f in FIELDS)
 

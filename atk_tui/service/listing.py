@@ -117,16 +117,17 @@ def _paged(raw: bytes, page: Page) -> bytes:
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
                   meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
-                  stale: str | None = None, text: Text = None) -> None:  # fmt: skip
+                  stale: str | None = None, text: Text = None, into: list[str] | None = None) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready, filename, title
     of line i) and print it (`page` of it; a count counts every line the filter keeps).
     `meta` and `lines` may be as cached (`ListingCache.load`: parts of the newline-joined
     lines). `stale`: why this clone's copy may be behind the remote, added to every record
-    (SPEC §15). `text`: (store root, casefolded needle) of `--text`."""
+    (SPEC §15). `text`: (store root, casefolded needle) of `--text`. `into`: the lines kept
+    are added to it instead of printed."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None or text)
     if isinstance(lines, tuple):
-        if not (filtered or count or stale):
+        if not (filtered or count or stale or into is not None):
             parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
             if any(parts):
                 sys.stdout.flush()
@@ -153,6 +154,9 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
         from atk_tui.service.reading import with_stale
 
         lines = [with_stale(line, stale) for line in lines]
+    if into is not None:
+        into.extend(lines)
+        return
     if count:
         sys.stdout.write(f"{len(lines)}\n")
     elif lines:
@@ -174,8 +178,8 @@ class _Printer:
     come (a listing of 60,000 items is never held as one text), or counted."""
 
     def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None),
-                 stale: str | None = None, text: Text = None) -> None:  # fmt: skip
-        self.stale, self.text = stale, text
+                 stale: str | None = None, text: Text = None, into: list[str] | None = None) -> None:  # fmt: skip
+        self.stale, self.text, self.into = stale, text, into
         self.want_ready = status == "ready" if status in DERIVED else None
         self.kind, self.only_repo, self.count = kind, only_repo, count
         self.n = 0
@@ -199,12 +203,15 @@ class _Printer:
                 self.flush()
 
     def flush(self) -> None:
-        if self.chunk:
+        if self.chunk and self.into is not None:
+            self.into.extend(self.chunk)
+            self.chunk = []
+        elif self.chunk:
             sys.stdout.write("\n".join(self.chunk) + "\n")  # the lines are safe and plain UTF-8 already
             self.chunk = []
 
     def close(self) -> None:
-        if self.count:
+        if self.count and self.into is None:
             sys.stdout.write(f"{self.n}\n")
         self.flush()
         sys.stdout.flush()
@@ -212,9 +219,10 @@ class _Printer:
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
                   line_of: Callable[[Any, Any, Any], str], page: Page = (0, None),
-                  stale: str | None = None, text: Text = None) -> None:  # fmt: skip
-    """The judged listing made from the store (the cached one missed): printed as it is made
-    and written to `cache` in the same pass. `line_of(item, judgement, blocks)` is a line.
+                  stale: str | None = None, text: Text = None, into: list[str] | None = None) -> list[str]:  # fmt: skip
+    """The judged listing made from the store (the cached one missed): printed (or added to
+    `into`) as it is made and written to `cache` in the same pass; returns the notes a text
+    listing says after it (the store's defects). `line_of(item, judgement, blocks)` is a line.
     Adopted and rejected items are judged alone, so they are streamed one at a time
     (`Service.terminal_stream`) and their lines cached for good (`LineCache`)."""
     import time
@@ -229,7 +237,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
     judgements, blocks = view.judgements, view.blocks
-    out = _Printer(status, kind, only_repo, count, page, stale, text)
+    out = _Printer(status, kind, only_repo, count, page, stale, text, into)
     writer = cache.writer()
     meta: list[list[Any]] = []
     for i in items:
@@ -249,6 +257,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     ), default=None)  # fmt: skip
     missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
     plans = {v: v in missing for v in sorted({i.plan_file for i in view.items.values() if i.plan_file})}
+    notes = [f"store defect: {d.path}: {d.message}" for d in view.store_defects]
     del view, items, judgements, blocks
     if terminal:
         from atk_tui.cache.caches import LineCache
@@ -284,7 +293,8 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
             lines.save(keep=keep if TERMINAL.issubset(terminal) else None)
     out.close()
     if writer is not None:
-        writer.close(sig, meta, until, plans, taken)
+        writer.close(sig, meta, until, plans, taken, notes)
+    return notes
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool,
@@ -293,13 +303,30 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     still the store's; False when the full listing must run (no cache, a change, text output)."""
     if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
         return False  # the full listing escapes what this stream cannot encode
+    hit = _cached(root, status)
+    if hit is None:
+        return False
+    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, text=(root, text.casefold()) if text else None)
+    return True
+
+
+def served_records(root: Path, status: str, kind: str | None, only_repo: str | None, page: Page = (0, None),
+                   text: str | None = None) -> tuple[list[str], list[str]] | None:  # fmt: skip
+    """The lines (`--json` records) a text listing shows and its notes (the store's
+    defects), from the cached listing when it is still the store's; None otherwise."""
+    hit = _cached(root, status)
+    if hit is None:
+        return None
+    lines: list[str] = []
+    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=(root, text.casefold()) if text else None, into=lines)
+    return lines, hit[0].notes
+
+
+def _cached(root: Path, status: str) -> tuple[Any, tuple[bytes, Parts]] | None:
     cache = listing_cache(root, status)
     if cache is None:
-        return False
+        return None
     import time
 
     hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
-    if hit is None:
-        return False
-    print_listing(status, kind, only_repo, count, *hit, page=page, stale=stale, text=(root, text.casefold()) if text else None)
-    return True
+    return None if hit is None else (cache, hit)

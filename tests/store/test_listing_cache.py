@@ -234,7 +234,7 @@ def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
         (["wi", "list"], {"status": "active", "store": None}),
         (["--store", "/s", "wi", "list", "--json", "--status=all"], {"store": "/s", "status": "all", "json": True}),
         (["wi", "list", "--kind", "uwi", "--target-repo=acme/api", "--count", "--skip-pull"], {"kind": "uwi", "only_repo": "acme/api", "count": True}),
-        (["wi", "list", "--text", "x"], None),  # reads bodies: the full command line
+        (["wi", "list", "--text", "x"], {"text": "x"}),  # filtered from the cached listing, one read per item
         (["wi", "list", "--stat", "all"], None),  # an abbreviation: argparse decides
         (["wi", "list", "--json", "--count"], None),  # an error argparse reports
         (["wi", "show", "a.md"], None),

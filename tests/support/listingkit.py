@@ -67,7 +67,7 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
     with monkeypatch.context() as m:
         m.setattr(commands, "cached_list", spy)
         if scratch:
-            m.setattr(commands, "_listing_cache", lambda *_a: None)
+            m.setattr(cache_mod.ListingCache, "writer", lambda self: None)  # made from the store, not kept
             m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
             m.setattr(cache_mod.ItemCache, "save", lambda self, keep=None: None)
         capsys.readouterr()
