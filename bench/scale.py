@@ -384,6 +384,10 @@ def longest_path_layers(ids: list[str], edges: list[tuple[str, str]]) -> list[li
 # -- the real terminal -------------------------------------------------------------------------
 
 
+def _unsynced(screen: str) -> str:
+    return re.sub(r" · synced [^·\n]*?(?= ·| *$)", "", screen, flags=re.M)
+
+
 class Pane:
     """One tmux server running one command in one pane (exec'd: the pane's pid is the app)."""
 
@@ -424,12 +428,14 @@ class Pane:
             time.sleep(0.01)
 
     def settle(self, since: float, quiet: float = 1.5, timeout: float = 60) -> float:
-        """Seconds from `since` until the screen last changed (it then stays unchanged `quiet` s)."""
-        last, changed = self.screen(), time.perf_counter()
+        """Seconds from `since` until the screen last changed (it then stays unchanged `quiet` s).
+        The status line's "synced …" is not a change: the background sync (every few seconds,
+        on a store with a remote) redraws it whether keys were pressed or not."""
+        last, changed = _unsynced(self.screen()), time.perf_counter()
         deadline = changed + timeout
         while time.perf_counter() < deadline:
             time.sleep(0.01)
-            screen = self.screen()
+            screen = _unsynced(self.screen())
             now = time.perf_counter()
             if screen != last:
                 last, changed = screen, now

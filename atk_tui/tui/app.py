@@ -163,6 +163,7 @@ class AtkApp(App):
         self.conflicts = 0  # commits `atk wi commit` set aside (SPEC §11); `C` resolves them
         self._signature: tuple | None = None
         self._watch_paused = 0
+        self.last_move = 0.0  # time.monotonic() of the last cursor move (`MainScreen._select`)
         self._quit_requested = False
         self._frozen = False  # `freeze_gc` done
         #: the view kept for the next run (`Service.save_queue`), and the save waiting to run
@@ -378,9 +379,20 @@ class AtkApp(App):
         if cfg.remote_check_interval > 0:
             self.remote_timer = self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
 
+    def _wait_for_rest(self, rest: float = 1.0, longest: float = 10.0) -> None:
+        """In a worker about to run git: wait while the person moves through the list (a key
+        held down), at most `longest` s. git's processes share the machine's cores with the
+        drawing: a look at the remote in the middle of a held key made the screen trail it
+        by 60 ms more (bench/scale.py, 10,000 items, 2 cores)."""
+        waited = 0.0
+        while time.monotonic() - self.last_move < rest and waited < longest:
+            time.sleep(0.1)
+            waited += 0.1
+
     @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
     def check_remote(self) -> None:
         """A pushed change shows within seconds: `ls-remote` the upstream, pull when it moved."""
+        self._wait_for_rest()
         if self._watch_paused:
             return
         look = self.service.look_at_remote()
@@ -393,6 +405,7 @@ class AtkApp(App):
 
     @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
     def pull(self) -> None:
+        self._wait_for_rest()
         out = self.service.pull(lock_timeout=2)
         if not out.ok:
             self.call_from_thread(self._synced, out.message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from functools import partial
 
@@ -340,6 +341,7 @@ class MainScreen(ItemActionsScreen):
     def _select(self, key: str | None, immediate: bool = False) -> None:
         if key == self.selected and key is not None:
             return
+        self.app.last_move = time.monotonic()  # background git waits while the cursor moves
         self.selected = key
         self._refresh_bindings_if_changed()
         self.post_message(self.ItemChosen(key))
