@@ -2,11 +2,12 @@
 """Growth: `bench/scale.py` on stores of 1k, 10k and 30k active items, every figure's ratio to its
 floor side by side, and how its time grows with the store.
 
-    python bench/growth.py [--sizes 1000,10000,30000] [--stores /work/bs] [--no-tmux]
+    python bench/growth.py [--sizes 1000,10000,30000] [--stores DIR] [--no-tmux]
                            [--only NAME,...] [--reps N] [--word WORD] [--out DIR]
     python bench/growth.py --from-json DIR
 
-For each size N, `STORES/sN` (a `store` and its `remote.git`, made by `gen_store.py --remote`) is
+For each size N, `STORES/sN` (a `store` and its `remote.git`, made by `gen_store.py --remote` on
+the first run: N active + min(5N, 50,000) terminal items; STORES defaults to ~/.cache/atk-bench) is
 copied to a temporary folder (the store's origin pointed at the copy's remote.git), scale.py runs
 on the copy and writes `OUT/scale-N.json`, and the copy is deleted. Then one table: each figure's
 ratio to its floor and its time at every size, and its growth: (time at the largest / time at the
@@ -47,8 +48,12 @@ def machine() -> dict[str, Any]:
 
 def run_size(n: int, stores: Path, out: Path, args: argparse.Namespace, scale_only: str | None) -> None:
     src = stores / f"s{n}"
-    if not (src / "store").is_dir():
-        raise SystemExit(f"no store {src}/store (make one: python bench/gen_store.py --active {n} --out {src} --remote)")
+    if not (src / "store").is_dir():  # made once, kept for the next run (the copies get the commits)
+        from gen_store import generate_store
+
+        terminal = min(5 * n, 50_000)
+        print(f"making {src}: {n} active + {terminal} terminal items (once; kept for the next run)", flush=True)
+        generate_store(src, n, terminal, seed=1, remote=True)
     tmp = Path(tempfile.mkdtemp(prefix=f"atk-growth-{n}-"))
     try:
         subprocess.run(["cp", "-a", str(src), str(tmp)], check=True)
@@ -120,8 +125,10 @@ def print_table(out: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="1000,10000,30000", help="active items per store (STORES/sN must exist)")
-    ap.add_argument("--stores", type=Path, default=Path("/work/bs"), help="the folder holding s1000/, s10000/, ...")
+    ap.add_argument("--sizes", default="1000,10000,30000", help="active items per store")
+    ap.add_argument("--stores", type=Path, default=Path.home() / ".cache" / "atk-bench",
+                    help="the folder holding s1000/, s10000/, ... (each made by gen_store.py when missing: "
+                    "N active + min(5N, 50,000) terminal items)")  # fmt: skip
     ap.add_argument("--no-tmux", action="store_true")
     ap.add_argument("--only", help="scale.py's phases (and `backlog` for the Backlog.md side-by-side)")
     ap.add_argument("--reps", type=int, help="scale.py --reps")

@@ -16,7 +16,9 @@ these judgements can differ:
 * the items whose cooldown is or was in force (its message counts down with `now`);
 * every member of a strongly connected component, before or after, that holds one of the
   above: an SCC that holds none of them has the same edges on both sides, so it is the same
-  component with the same cycles (any edge that changed starts at one of them).
+  component with the same cycles (any edge that changed starts at one of them);
+* and every member of a component now that holds one of those: a component the change broke
+  up can leave a smaller cycle that holds nothing above (its members' cycle reason changes).
 
 Everything else keeps its previous `Judgement` object. Components are found with
 `graphs.sccs` over what the touched items reach, so a refresh costs about what it touches plus
@@ -146,7 +148,9 @@ def rejudge_changes(
     redo = set(near)
     for comp in _components_holding(previous, near)[0]:
         redo.update(comp)
-    comps, edges = _components_holding(snapshot, near)
+    # the components now of everything judged again: a member of a component the change broke
+    # up may still be on a smaller cycle that holds nothing `near` (its cycle reason changes)
+    comps, edges = _components_holding(snapshot, redo)
     members = {v for comp in comps for v in comp}
     redo |= members
     rep: Reps = readiness.cycle_reps({v: [w for w in edges[v] if w in members] for v in members})

@@ -570,3 +570,16 @@ def test_no_saved_view_when_the_file_is_damaged_linked_or_for_other_states(tmp_p
     assert path_elsewhere.read_bytes() == before
     # a service without caches neither keeps nor reads one
     assert not world.fresh.save_queue(view) and world.fresh.saved_queue(STATES) is None
+
+
+def test_a_cycle_left_when_its_component_breaks_up_is_still_a_cycle() -> None:
+    """n0 <-> n2 and n0 -> n2 -> n3 -> n4 -> n0: n4 goes; n0 <-> n2 stays a cycle, though
+    its component now holds nothing the change touched (found by the property above)."""
+    edges = {"n0.md": ("n2.md",), "n2.md": ("n0.md", "n3.md"), "n3.md": ("n4.md",), "n4.md": ("n0.md",)}
+    before = Snapshot(items={n: item(n, "inbox", d) for n, d in edges.items()}, states=dict.fromkeys(edges, "inbox"))
+    after = Snapshot(items={n: i for n, i in before.items.items() if n != "n4.md"},
+                     states={n: s for n, s in before.states.items() if n != "n4.md"})  # fmt: skip
+    judged = readiness.judge(before, NOW)
+    got = refresh(before, judged, readiness.dependents(before), readiness.blocks_count(before, judged), after, NOW)
+    assert got.judgements == readiness.judge(after, NOW)
+    assert got.judgements["n0.md"].reasons[0].code == "cycle"
