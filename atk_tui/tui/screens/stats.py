@@ -114,8 +114,6 @@ class StatsScreen(ModalScreen[None]):
                 yield DataTable(id="stats-longest", cursor_type="row", zebra_stripes=True)
 
     def on_mount(self) -> None:
-        self.query_one("#stats-open", DataTable).add_columns("waited", "blocks", "all", "question", "title")
-        self.query_one("#stats-longest", DataTable).add_columns("waited", "status", "question", "title")
         self.action_reload()
 
     def action_reload(self) -> None:
@@ -158,8 +156,11 @@ class StatsScreen(ModalScreen[None]):
         else:
             days = "no answers yet"
         self.query_one("#stats-days", Static).update(Text(days))
+        # the columns are made with their rows, in one go: a header drawn while the table was
+        # empty kept its labels' widths beside wider rows (seen on a loaded machine)
         table = self.query_one("#stats-open", DataTable)
-        table.clear()
+        table.clear(columns=True)
+        table.add_columns("waited", "blocks", "all", "question", "title")
         for w in st.open:
             table.add_row(
                 duration(w.wait), str(w.blocked_direct), str(w.blocked_all), Text(safe_line(w.filename)), Text(safe_line(w.title)[:60])
@@ -167,6 +168,7 @@ class StatsScreen(ModalScreen[None]):
         if not st.open:
             table.add_row("-", "", "", Text("none: nothing is waiting for you"), "")
         longest = self.query_one("#stats-longest", DataTable)
-        longest.clear()
+        longest.clear(columns=True)
+        longest.add_columns("waited", "status", "question", "title")
         for w in st.longest:
             longest.add_row(duration(w.wait), w.status, Text(safe_line(w.filename)), Text(safe_line(w.title)[:60]))
