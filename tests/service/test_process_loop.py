@@ -149,10 +149,15 @@ def test_resident_loop_picks_up_new_work_and_survives_a_crash(store: Path, agent
         (work / "crash-acme_one").unlink()
         svc = Service(store, clock=Clock(), actor="agent")
         added = add_item(svc, AWI_BODY, target_repo="acme/one", source="test")
-        wait_for(lambda: len(records(work)) == 2, "a session for the new work")
-        assert sorted(records(work)[1]["files"]) == sorted(["a.md", added])
-        wait_for(lambda: sum(e["event"] == "end" for e in journal(store)) == 2, "the second session to end")
-        assert journal(store)[-1]["exit_code"] == 0
+        # the new work is handed out with the crashed one (a tick may land inside the write,
+        # after its temporary file changed the folder and before the item is there: then a.md
+        # runs alone first, and both once the item is in)
+        both = sorted(["a.md", added])
+        wait_for(lambda: any(sorted(r["files"]) == both for r in records(work)), "a session for the new work")
+        assert all(sorted(r["files"]) in (["a.md"], both) for r in records(work))
+        ends = lambda: [e for e in journal(store) if e["event"] == "end"]  # noqa: E731
+        wait_for(lambda: len(ends()) == len(records(work)), "the sessions to end")
+        assert [e["exit_code"] for e in ends()][1:] == [0] * (len(ends()) - 1)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
