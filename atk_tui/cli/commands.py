@@ -29,7 +29,15 @@ from atk_tui.domain.model import STATES, Item
 from atk_tui.domain.queues import MQ, WI, Queue
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import is_agent_env
-from atk_tui.service.listing import DERIVED, listing_cache, serve, served_records, write_listing
+from atk_tui.service.listing import (
+    DERIVED,
+    defect_notes,
+    listing_cache,
+    serve,
+    served_records,
+    text_filter,
+    write_listing,
+)
 from atk_tui.text.textsafe import safe_json, safe_text
 
 
@@ -99,7 +107,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     as_json = args.json or (is_agent_env() and not args.no_json)
     page = (args.offset, args.limit)
     if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)
-        text = (svc.root, args.text.casefold()) if args.text else None
+        text = text_filter(svc.root, args.text)
         into = None if as_json or args.count else []
         cache = listing_cache(svc.root, args.status)
         notes = write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status),
@@ -126,7 +134,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         if lines:
             write_text(sys.stdout, "\n".join(lines) + "\n")
         return 0
-    notes = [f"store defect: {d.path}: {d.message}" for d in view.store_defects]
+    notes = defect_notes(view.store_defects)
     _print_rows([item_json(i, judgements.get(i.filename)) for i in items], args.status, notes)
     return 0
 

@@ -168,6 +168,16 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
 Text = tuple[Path, str] | None
 
 
+def text_filter(root: Path, text: str | None) -> Text:
+    """`--text TEXT` as the listing filters by it (`text_matches`)."""
+    return (root, text.casefold()) if text else None
+
+
+def defect_notes(defects: Any) -> list[str]:
+    """What a text listing says on stderr after its rows: the store's defects."""
+    return [f"store defect: {d.path}: {d.message}" for d in defects]
+
+
 def _text_kept(text: tuple[Path, str], m: list[Any]) -> bool:
     """`--text` keeps listing line `m` (its meta): the work item's file is `wi/<state>/<name>`."""
     return text_matches(text[1], f"{text[0]}/wi/{m[0]}/{m[4]}", m[4], m[5], m[2])
@@ -257,7 +267,7 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     ), default=None)  # fmt: skip
     missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
     plans = {v: v in missing for v in sorted({i.plan_file for i in view.items.values() if i.plan_file})}
-    notes = [f"store defect: {d.path}: {d.message}" for d in view.store_defects]
+    notes = defect_notes(view.store_defects)
     del view, items, judgements, blocks
     if terminal:
         from atk_tui.cache.caches import LineCache
@@ -306,7 +316,7 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     hit = _cached(root, status)
     if hit is None:
         return False
-    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, text=(root, text.casefold()) if text else None)
+    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, text=text_filter(root, text))
     return True
 
 
@@ -318,7 +328,7 @@ def served_records(root: Path, status: str, kind: str | None, only_repo: str | N
     if hit is None:
         return None
     lines: list[str] = []
-    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=(root, text.casefold()) if text else None, into=lines)
+    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=text_filter(root, text), into=lines)
     return lines, hit[0].notes
 
 
