@@ -485,14 +485,14 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str
     # warm: the dashboard ran on this store before and kept its view (`Service.save_queue`,
     # a moment after its rows show); without it a start judges the whole queue again
     views = root / ".git" / "atk-cache"
-    for old in views.glob("view-*.json"):
+    for old in views.glob("view-*.cache"):
         old.unlink()
     pane = Pane(tui, env, tmp)
     try:
         pane.start()
         pane.wait(shown)
         deadline = time.perf_counter() + 30
-        while not any(views.glob("view-*.json")) and time.perf_counter() < deadline:
+        while not any(views.glob("view-*.cache")) and time.perf_counter() < deadline:
             time.sleep(0.05)
     finally:
         pane.close()

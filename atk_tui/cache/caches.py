@@ -68,24 +68,18 @@ def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
             v[i] = datetime.fromisoformat(v[i])
     for i in _LIST_AT:
         v[i] = list(v[i])
-    return Item(filename, state, blob=blob, complete=False, **dict(zip(RECORD, v, strict=True)))
+    return Item(filename, state, blob=blob, **dict(zip(RECORD, v, strict=True))).listed()
 
 
-def _json_slices(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
-    """`json.dumps(entries)` as ASCII, a few thousand entries at a time (ASCII escapes keep
-    names that are not valid UTF-8, surrogates, round-tripping)."""
+def _json_lines(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
+    """`entries` as lines of JSON objects of a few thousand entries each, ASCII (escapes keep
+    names that are not valid UTF-8, surrogates, round-tripping): read back a line at a time
+    (`files.read_lines`), the entries cost their objects' memory, not their text's too."""
     from itertools import islice
 
     it = iter(entries.items())
-    first = True
-    while True:
-        part = dict(islice(it, n))
-        if not part:
-            break
-        text = json.dumps(part, separators=(",", ":"))[1:-1]
-        yield (("{" if first else ",") + text).encode("ascii")
-        first = False
-    yield b"}" if not first else b"{}"
+    while part := dict(islice(it, n)):
+        yield json.dumps(part, separators=(",", ":")).encode("ascii") + b"\n"
 
 
 class ItemCache:
@@ -102,16 +96,19 @@ class ItemCache:
         return files.path_of(self.git_dir, self.name)
 
     def load(self) -> None:
-        got = files.read(self.git_dir, self.name, self.key)
+        lines = files.read_lines(self.git_dir, self.name, self.key)
         self.entries = {}
-        if got is None:
+        if lines is None:
             self.dirty = self.path.exists()  # damaged or another code's: written anew
             return
+        entries: dict[str, Any] = {}
         try:
-            # decoded in place of the bytes (the payload may be tens of MB): one text, then records
-            entries = json.loads(bytes(got[1]).decode("ascii"))
-            if not isinstance(entries, dict):
-                raise ValueError("bad cache")
+            with paused_gc():
+                for line in lines:  # a part at a time: the file's text is never whole in memory
+                    part = json.loads(line)
+                    if type(part) is not dict:
+                        raise ValueError("bad cache")
+                    entries.update(part)
             self.entries = entries
         except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError included
             self.dirty = True
@@ -144,7 +141,7 @@ class ItemCache:
         if keep is not None and not keep.issuperset(self.entries):
             self.entries = {k: v for k, v in self.entries.items() if k in keep}
             self.dirty = True
-        if self.dirty and files.write(self.git_dir, self.name, _json_slices(self.entries), self.key):
+        if self.dirty and files.write(self.git_dir, self.name, _json_lines(self.entries), self.key):
             self.dirty = False
 
 

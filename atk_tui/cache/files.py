@@ -30,7 +30,7 @@ import json
 import mmap
 import os
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
@@ -97,6 +97,49 @@ def read(git_dir: Path | str, name: str, key: Any = None, *, check_key: bool = T
         return header, payload
     except (OSError, ValueError, TypeError):  # no file, an empty one (mmap), not JSON, ...
         return None
+
+
+def read_lines(git_dir: Path | str, name: str, key: Any = None) -> Iterator[bytes] | None:
+    """The payload of the entry `name`, a line at a time (each with its newline), or None:
+    missing, another code's, another key. Read from the file as it is consumed, not mapped:
+    a large entry (a view, an item cache: tens of MB) costs one line's memory, not the
+    entry's. The checksum is known only at the end: the iterator raises ValueError after
+    the last line when it does not hold, so a caller keeps nothing it made of the lines
+    until they are all consumed."""
+    path = path_of(git_dir, name)
+    try:
+        if _linked(path.parent):
+            return None
+        fh = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+    except OSError:
+        return None
+    try:
+        size = int(fh.read(_LEN + 1))
+        fh.seek(_LEN + 1 + size)
+        tail = fh.read()
+        header = json.loads(tail[1:]) if tail[:1] == b"\n" else None
+        if type(header) is not dict or header.get("code") != code_stamp() or header.get("key") != key or header.get("size") != size:
+            fh.close()
+            return None
+        fh.seek(_LEN + 1)
+    except (OSError, ValueError, TypeError):
+        fh.close()
+        return None
+
+    def lines() -> Iterator[bytes]:
+        with fh:
+            left, crc = size, 0
+            while left > 0:
+                line = fh.readline(left)
+                if not line:
+                    raise ValueError("truncated cache entry")
+                left -= len(line)
+                crc = zlib.crc32(line, crc)
+                yield line
+            if crc != header.get("crc32"):
+                raise ValueError("damaged cache entry")
+
+    return lines()
 
 
 class Writer:

@@ -384,7 +384,7 @@ class Reads(ServiceBase):
             state, name = work[2], work[3]
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put(item)
-            found[name] = item
+            found[name] = item.listed()  # as a cached item is: a cold start holds what a warm one does
         items: dict[str, Item] = {}
         for _state, name, key in todo:
             item = found[name]

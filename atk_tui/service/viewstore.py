@@ -18,9 +18,10 @@ simply no saved view. JSON, not pickle: the file is data, never code, whoever wr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 from atk_tui.cache import files
@@ -63,20 +64,24 @@ def _judgements(view: QueueView) -> list[Any]:
 
 
 def encode(view: QueueView) -> Iterator[tuple[str, Any]]:
-    """The JSON document of `view` (which must have been loaded by `Service.queue`), a member
-    at a time: each is made as it is asked for (`save` writes it and lets it go: the peak is
-    one member, not the document)."""
+    """The document of `view` (which must have been loaded by `Service.queue`) as (member,
+    value) pairs, each made as it is asked for (`save` writes it and lets it go: the peak is
+    one pair, not the document). The items come in parts of `PART` (a member may repeat: its
+    lists are joined); where every item is comes first, so the names read back are its own
+    (`decode`)."""
     loaded = view.loaded
     assert loaded is not None
     snap = view.snapshot
     codes = {s: i for i, s in enumerate(sorted(set(snap.states.values())))}
     plans = loaded.plans
+    # where every item is (terminal ones too): names, and each one's state as an index
+    yield "where", [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]]
     yield "states", sorted(loaded.states)
     yield "head", view.head
     yield "now", view.now.isoformat()
-    yield "items", [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in snap.items.values()]
-    # where every item is (terminal ones too): names, and each one's state as an index
-    yield "where", [list(codes), list(snap.states), [codes[s] for s in snap.states.values()]]
+    items = list(snap.items.values())
+    for at in range(0, len(items), PART):
+        yield "items", [[i.filename, i.state, i.blob, i.queue, to_record(i)] for i in items[at : at + PART]]
     # the store's defects: `Service.queue` gives the snapshot and the view the same list
     yield "defects", [[d.path, d.message] for d in view.store_defects]
     yield "plan_missing", sorted(snap.plan_missing)
@@ -89,34 +94,53 @@ def encode(view: QueueView) -> Iterator[tuple[str, Any]]:
     yield "plans", None if plans is None else [sorted(plans[0]), plans[1], sorted(plans[2])]
 
 
-def decode(doc: dict[str, Any]) -> QueueView:
-    """The `QueueView` `encode` made `doc` of (raises on a document of another shape)."""
+PART = 2000  # items per line of a saved view
+
+
+def decode(pairs: Iterable[tuple[str, Any]]) -> QueueView:
+    """The `QueueView` `encode` made `pairs` of (raises on a document of another shape).
+    Every name is one string, where's (a name is in the items, their judgements, the keys and
+    the folders' listings: at 30,000 items, copies are ~13 MB)."""
+    doc: dict[str, Any] = {}
     items: dict[str, Item] = {}
-    for filename, state, blob, queue, rec in doc["items"]:
-        item = from_record(filename, state, blob, rec)
-        item.queue = queue
-        items[filename] = item
-    names_of, names, codes = doc["where"]
-    where = dict(zip(names, [names_of[c] for c in codes], strict=True))
+    canon: Callable[[str, str], str] | None = None
+    for key, value in pairs:
+        if key == "where":  # first: the names every other member's are made the same string as
+            names_of, names, codes = value
+            where = dict(zip(names, [names_of[c] for c in codes], strict=True))
+            canon = {n: n for n in names}.get
+        elif key == "items":  # made into items as they come: their text is let go a part at a time
+            if canon is None:
+                raise ValueError("items before names")
+            for filename, state, blob, queue, rec in value:
+                filename = canon(filename, filename)
+                item = from_record(filename, intern(state), blob, rec)
+                item.queue = intern(queue)
+                items[filename] = item
+        else:
+            doc[key] = value
+    if canon is None:
+        raise ValueError("no names")
+    one = lambda n: canon(n, n)  # noqa: E731
 
     def defects(rows: list[list[str]]) -> list[StoreDefect]:
         return [StoreDefect(p, m) for p, m in rows]
 
     store_defects = defects(doc["defects"])
-    snap = Snapshot(items=items, states=where, store_defects=store_defects, plan_missing=frozenset(doc["plan_missing"]))
+    snap = Snapshot(items=items, states=where, store_defects=store_defects, plan_missing=frozenset(map(one, doc["plan_missing"])))
     judged_names, rows, judged = doc["judgements"]
     table = [
         Judgement(status, tuple(Reason(c, m, ref, _dt(u), tuple(cy)) for c, m, ref, u, cy in reasons), ready, _dt(until), tuple(answered))
         for status, reasons, ready, until, answered in rows
     ]  # fmt: skip
-    judgements = dict(zip(judged_names, [table[i] for i in judged], strict=True))
-    blocks = {name: (a, b) for name, (a, b) in doc["blocks"].items()}
-    dependents: dict[str, list[str]] = doc["dependents"]
+    judgements = dict(zip(map(one, judged_names), [table[i] for i in judged], strict=True))
+    blocks = {one(name): (a, b) for name, (a, b) in doc["blocks"].items()}
+    dependents: dict[str, list[str]] = {one(name): [one(n) for n in on] for name, on in doc["dependents"].items()}
     plans = doc["plans"]
     loaded = Loaded(
         frozenset(doc["states"]),
-        doc["keys"],
-        {path: (tuple(sig), names, defects(found)) for path, sig, names, found in doc["folders"]},  # type: ignore[misc]
+        {one(name): key for name, key in doc["keys"].items()},
+        {path: (tuple(sig), [one(n) for n in listed], defects(found)) for path, sig, listed, found in doc["folders"]},  # type: ignore[misc]
         None if plans is None else (frozenset(plans[0]), plans[1], frozenset(plans[2])),
     )
     view = QueueView._derived(snap, datetime.fromisoformat(doc["now"]), judgements, dependents, blocks, doc["head"], store_defects)
@@ -125,13 +149,14 @@ def decode(doc: dict[str, Any]) -> QueueView:
 
 
 def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
-    """The view saved for `states`, or None (none, other code's, damaged: a miss)."""
-    got = files.read(git_dir, _name(states))
-    if got is None:
+    """The view saved for `states`, or None (none, other code's, damaged: a miss). Read a
+    line at a time: the file's text (~28 MB at 30,000 items) is never whole in memory."""
+    lines = files.read_lines(git_dir, _name(states))
+    if lines is None:
         return None
     try:
         with paused_gc():
-            view = decode(json.loads(bytes(got[1])))
+            view = decode(json.loads(line) for line in lines)
         if view.loaded is None or view.loaded.states != frozenset(states):
             return None
         return view
@@ -140,17 +165,17 @@ def load(git_dir: Path, states: Iterable[str]) -> QueueView | None:
 
 
 def save(git_dir: Path, view: QueueView) -> bool:
-    """Write `view` (loaded by `Service.queue`) as the saved view of its states, atomically;
-    False when it could not be (a cache is only ever an optimisation)."""
+    """Write `view` (loaded by `Service.queue`) as the saved view of its states, atomically, a
+    line of JSON per (member, value) pair; False when it could not be (a cache is only ever
+    an optimisation)."""
     if view.loaded is None:
         return False
 
     def parts() -> Iterator[bytes]:
         with paused_gc():
-            for n, (key, value) in enumerate(encode(view)):
-                yield (("{" if n == 0 else ",") + json.dumps(key) + ":" + json.dumps(value, separators=(",", ":"))).encode("ascii")
-                del value
-        yield b"}"
+            for pair in encode(view):
+                yield json.dumps(pair, separators=(",", ":")).encode("ascii") + b"\n"
+                del pair
 
     try:
         return files.write(git_dir, _name(view.loaded.states), parts())

@@ -61,6 +61,8 @@ def steps(*keys: str, jump: str | None = None, before: Callable[[AtkApp], None] 
             assert app.main.jump_to(jump)
             await settle(pilot)
         await press(pilot, *keys)
+        for inp in app.query(Input):  # one the keys made (the filter's, say): no blink either
+            inp.cursor_blink = False
         await pilot.app.workers.wait_for_complete()
 
     return run_before
