@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,20 +61,34 @@ def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) 
     page = (args.offset, args.limit)
     if args.count or args.json or (is_agent_env() and not args.no_json):
         return serve(root, args.status, args.kind, args.only_repo, True, args.count, page, stale, args.text)
-    got = served_records(root, args.status, args.kind, args.only_repo, page, args.text)
-    if got is not None:
-        _print_rows(got[0], args.status, got[1])
-    return got is not None
+    rows: list[list[str]] = []
+    notes = served_records(root, args.status, args.kind, args.only_repo, _rows_into(rows), page, args.text)
+    if notes is not None:
+        _print_rows(rows, args.status, notes)
+    return notes is not None
 
 
-def _print_rows(records: list[str] | list[dict[str, Any]], status: str, notes: list[str]) -> None:
-    """A text listing: its records (JSON lines or `item_json` dicts) as tab-separated rows
-    when piped, aligned columns on a terminal; then its notes on stderr."""
+def _rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
+    """What takes a listing's `--json` records as they come: their text rows (`text_row`)
+    printed at once when piped, else kept in `rows` for `_print_rows` to align. 80,000
+    records are never held at once."""
     import json
     from datetime import UTC, datetime
 
     now = datetime.now(UTC)
-    rows = [text_row(json.loads(r) if isinstance(r, str) else r, now) for r in records]
+    if sys.stdout.isatty():
+        return lambda records: rows.extend(text_row(json.loads(r), now) for r in records)
+
+    def printed(records: Iterable[str]) -> None:
+        for r in records:
+            say("\t".join(text_row(json.loads(r), now)))
+
+    return printed
+
+
+def _print_rows(rows: list[list[str]], status: str, notes: list[str]) -> None:
+    """A text listing: its rows (`text_row`) tab-separated when piped, aligned columns on a
+    terminal; then its notes on stderr."""
     if not sys.stdout.isatty():
         for row in rows:
             say("\t".join(row))
@@ -108,12 +122,13 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     page = (args.offset, args.limit)
     if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)
         text = text_filter(svc.root, args.text)
-        into = None if as_json or args.count else []
+        rows: list[list[str]] = []
+        into = None if as_json or args.count else _rows_into(rows)
         cache = listing_cache(svc.root, args.status)
         notes = write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status),
                               page, stale_of(args), text, into)  # fmt: skip
         if into is not None:
-            _print_rows(into, args.status, notes)
+            _print_rows(rows, args.status, notes)
         return 0
     items, view = svc.list(states, kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -134,8 +149,11 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         if lines:
             write_text(sys.stdout, "\n".join(lines) + "\n")
         return 0
+    from datetime import UTC, datetime
+
+    now = datetime.now(UTC)
     notes = defect_notes(view.store_defects)
-    _print_rows([item_json(i, judgements.get(i.filename)) for i in items], args.status, notes)
+    _print_rows([text_row(item_json(i, judgements.get(i.filename)), now) for i in items], args.status, notes)
     return 0
 
 

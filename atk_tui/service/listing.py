@@ -10,8 +10,9 @@ filtered, lives here; the CLI's fast path (`cli.quicklist`) and its full `list` 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,15 +116,33 @@ def _paged(raw: bytes, page: Page) -> bytes:
     return raw[start:end]
 
 
+CHUNK = 1 << 20  # bytes of a cached listing decoded at a time
+
+
+def _lines_of(parts: Parts) -> Iterator[str]:
+    """The lines of the newline-joined `parts` (as cached), a megabyte of them decoded at a
+    time: a listing of 80,000 items is never one text, nor its lines all at once."""
+    carry, any_bytes = b"", False
+    for part in parts:
+        for at in range(0, len(part), CHUNK):
+            chunk = carry + bytes(part[at : at + CHUNK])
+            any_bytes = any_bytes or bool(chunk)
+            *whole, carry = chunk.split(b"\n")
+            for line in whole:
+                yield str(line, "utf-8")
+    if any_bytes:
+        yield str(carry, "utf-8")
+
+
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
                   meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
-                  stale: str | None = None, text: Text = None, into: list[str] | None = None) -> None:  # fmt: skip
+                  stale: str | None = None, text: Text = None, into: Into = None) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready, filename, title
     of line i) and print it (`page` of it; a count counts every line the filter keeps).
     `meta` and `lines` may be as cached (`ListingCache.load`: parts of the newline-joined
     lines). `stale`: why this clone's copy may be behind the remote, added to every record
-    (SPEC §15). `text`: (store root, casefolded needle) of `--text`. `into`: the lines kept
-    are added to it instead of printed."""
+    (SPEC §15). `text`: (store root, casefolded needle) of `--text`. `into`: given the lines
+    kept (as they come) instead of printing them."""
     want_ready = status == "ready" if status in DERIVED else None
     filtered = bool(kind or only_repo or want_ready is not None or text)
     if isinstance(lines, tuple):
@@ -136,36 +155,42 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
                 sys.stdout.buffer.write(b"\n")
                 sys.stdout.buffer.flush()
             return
-        joined = b"".join(lines)
-        lines = str(joined, "utf-8").split("\n") if joined else []
+        lines = _lines_of(lines)
+    kept: Iterable[str] = lines
     if filtered:
         if isinstance(meta, bytes):
             import json
 
             meta = json.loads(meta)
-        lines = [
+        kept = (
             line for m, line in zip(meta, lines, strict=True)
             if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)
             and (want_ready is None or m[3] == want_ready) and (not text or _text_kept(text, m))
-        ]  # fmt: skip
-    if not count and page != (0, None):
-        lines = lines[page[0] :] if page[1] is None else lines[page[0] : page[0] + page[1]]
-    if stale and not count:
+        )  # fmt: skip
+    if count:
+        sys.stdout.write(f"{sum(1 for _ in kept)}\n")
+        sys.stdout.flush()
+        return
+    if page != (0, None):
+        kept = islice(kept, page[0], None if page[1] is None else page[0] + page[1])
+    if stale:
         from atk_tui.service.reading import with_stale
 
-        lines = [with_stale(line, stale) for line in lines]
+        kept = (with_stale(line, stale) for line in kept)
     if into is not None:
-        into.extend(lines)
+        into(kept)
         return
-    if count:
-        sys.stdout.write(f"{len(lines)}\n")
-    elif lines:
-        sys.stdout.write("\n".join(lines) + "\n")  # the lines are safe and plain UTF-8 already
+    chunk = list(islice(kept, 2000))
+    while chunk:
+        sys.stdout.write("\n".join(chunk) + "\n")  # the lines are safe and plain UTF-8 already
+        chunk = list(islice(kept, 2000))
     sys.stdout.flush()
 
 
 #: `--text`'s (store root, casefolded needle), or None
 Text = tuple[Path, str] | None
+#: what takes a listing's lines (`print_listing`, `write_listing`) instead of stdout
+Into = Callable[[Iterable[str]], None] | None
 
 
 def text_filter(root: Path, text: str | None) -> Text:
@@ -188,7 +213,7 @@ class _Printer:
     come (a listing of 60,000 items is never held as one text), or counted."""
 
     def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None),
-                 stale: str | None = None, text: Text = None, into: list[str] | None = None) -> None:  # fmt: skip
+                 stale: str | None = None, text: Text = None, into: Into = None) -> None:  # fmt: skip
         self.stale, self.text, self.into = stale, text, into
         self.want_ready = status == "ready" if status in DERIVED else None
         self.kind, self.only_repo, self.count = kind, only_repo, count
@@ -214,7 +239,7 @@ class _Printer:
 
     def flush(self) -> None:
         if self.chunk and self.into is not None:
-            self.into.extend(self.chunk)
+            self.into(self.chunk)
             self.chunk = []
         elif self.chunk:
             sys.stdout.write("\n".join(self.chunk) + "\n")  # the lines are safe and plain UTF-8 already
@@ -229,7 +254,7 @@ class _Printer:
 
 def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo: str | None, count: bool,
                   line_of: Callable[[Any, Any, Any], str], page: Page = (0, None),
-                  stale: str | None = None, text: Text = None, into: list[str] | None = None) -> list[str]:  # fmt: skip
+                  stale: str | None = None, text: Text = None, into: Into = None) -> list[str]:  # fmt: skip
     """The judged listing made from the store (the cached one missed): printed (or added to
     `into`) as it is made and written to `cache` in the same pass; returns the notes a text
     listing says after it (the store's defects). `line_of(item, judgement, blocks)` is a line.
@@ -320,16 +345,16 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     return True
 
 
-def served_records(root: Path, status: str, kind: str | None, only_repo: str | None, page: Page = (0, None),
-                   text: str | None = None) -> tuple[list[str], list[str]] | None:  # fmt: skip
-    """The lines (`--json` records) a text listing shows and its notes (the store's
-    defects), from the cached listing when it is still the store's; None otherwise."""
+def served_records(root: Path, status: str, kind: str | None, only_repo: str | None, into: Callable[[Iterable[str]], None],
+                   page: Page = (0, None), text: str | None = None) -> list[str] | None:  # fmt: skip
+    """A text listing from the cached listing when it is still the store's: `into` is given
+    the lines (`--json` records) it shows, as they come; returns its notes (the store's
+    defects), or None (no cached listing: nothing given)."""
     hit = _cached(root, status)
     if hit is None:
         return None
-    lines: list[str] = []
-    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=text_filter(root, text), into=lines)
-    return lines, hit[0].notes
+    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=text_filter(root, text), into=into)
+    return hit[0].notes
 
 
 def _cached(root: Path, status: str) -> tuple[Any, tuple[bytes, Parts]] | None:

@@ -328,3 +328,27 @@ def test_a_page_is_a_slice_of_the_listing(tmp_path: Path, capsys, monkeypatch, a
     count_argv = [a if a != "--json" else "--count" for a in argv]
     counted, _ = listing(root, [*count_argv, "--limit", "1"], capsys, monkeypatch, scratch=False)
     assert counted == f"{len(lines)}\n"
+
+
+@given(
+    st.lists(st.text(alphabet=st.characters(blacklist_characters="\n", blacklist_categories=("Cs",)), max_size=12), max_size=12),
+    st.lists(st.integers(min_value=0, max_value=200), max_size=3),
+    st.integers(min_value=1, max_value=7),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_cached_listing_read_in_chunks_gives_the_lines_it_holds(lines: list[str], cuts: list[int], chunk: int) -> None:
+    """A cached listing's lines are decoded a chunk at a time (`_lines_of`), across the parts
+    it is served in (a part may end or start anywhere, multi-byte characters split too): the
+    same lines as the whole text split, and none for an empty listing."""
+    from atk_tui.service import listing as listing_mod
+
+    raw = "\n".join(lines).encode("utf-8")
+    at = sorted({min(c, len(raw)) for c in cuts})
+    parts = tuple(memoryview(raw)[a:b] for a, b in zip([0, *at], [*at, len(raw)], strict=True))
+    old = listing_mod.CHUNK
+    listing_mod.CHUNK = chunk
+    try:
+        got = list(listing_mod._lines_of(parts))
+    finally:
+        listing_mod.CHUNK = old
+    assert got == (raw.decode("utf-8").split("\n") if raw else [])
