@@ -11,12 +11,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atk_tui.cache.caches import ItemCache, cache_key
+from atk_tui.cache.caches import ItemCache, cache_key, from_record
+from atk_tui.cache.twocores import parse_beside, share
 from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.host.gcpause import paused_gc
-from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
+from atk_tui.itemfile.items import parse_item, read_item_file
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (
     SHA_RE,
@@ -379,12 +380,30 @@ class Reads(ServiceBase):
                 progress(done, total)
             return parsed
 
-        for work in parse:
+        # a cold start: the last part of the items is parsed by another process meanwhile
+        beside = share(len(parse))
+        other = parse_beside(root, [(f"{q.folder}/{w[2]}/{w[3]}", w[3], w[2], q.name) for w in parse[len(parse) - beside :]]) if beside else None
+        for work in parse[: len(parse) - beside]:
             item, whole = parse_one(work)
             state, name = work[2], work[3]
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put(item)
             found[name] = item.listed()  # as a cached item is: a cold start holds what a warm one does
+        got = other.take() if other is not None else None
+        for work, parsed in zip(parse[len(parse) - beside :], got or [None] * beside, strict=True):
+            state, name = work[2], work[3]
+            if parsed is None:  # the other process failed: parsed here after all
+                item, whole = parse_one(work)
+                found[name] = item.listed()
+                if whole and scope_of(state) in scopes:
+                    scopes[scope_of(state)].put(item)
+                continue
+            whole, blob, record = parsed
+            item = from_record(name, state, blob, record)
+            item.queue = q.name
+            found[name] = item
+            if whole and scope_of(state) in scopes:
+                scopes[scope_of(state)].put_record(cache_key(blob, name), record)
         items: dict[str, Item] = {}
         for _state, name, key in todo:
             item = found[name]
@@ -400,19 +419,7 @@ class Reads(ServiceBase):
     @staticmethod
     def _parse_file(root: str, rel: str, name: str, state: str, queue: str) -> tuple[Item, bool]:
         """(the item in file `rel`, whether it was read whole: only then may it be cached)."""
-        try:
-            # never through a link (scan_all lists none; the file may change since)
-            fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            try:  # plain reads, no file object: 10,000 of them start a cold listing
-                data = os.read(fd, MAX_ITEM_BYTES + 1)
-                while len(data) <= MAX_ITEM_BYTES and (more := os.read(fd, MAX_ITEM_BYTES + 1 - len(data))):
-                    data += more
-                size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
-            finally:
-                os.close(fd)
-        except OSError as exc:
-            return Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=queue), False
-        return parse_item(name, state, data, size=size, queue=queue), size is None
+        return read_item_file(root, rel, name, state, queue)
 
     def terminal_stream(self, states: Sequence[str]) -> Iterator[tuple[str | None, Callable[[], Item]]]:
         """The work items in the terminal `states`, in a listing's order (state, then

@@ -296,11 +296,11 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     argv = ["wi", "list", "--json", "--status=all"]
     before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
     assert f'"filename": "{first}", "state": "adopted"' in before
-    from atk_tui.service import reads
+    from atk_tui.itemfile import items as items_mod  # every item file is parsed here (`read_item_file`)
 
     parsed: list[str] = []
-    real = reads.parse_item
-    monkeypatch.setattr(reads, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real(name, state, *a, **k))
+    real = items_mod.parse_item
+    monkeypatch.setattr(items_mod, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real(name, state, *a, **k))
     for stale in (root / ".git" / "atk-cache").glob("list-*"):
         stale.unlink()
     cached, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
