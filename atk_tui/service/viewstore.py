@@ -121,26 +121,25 @@ def decode(pairs: Iterable[tuple[str, Any]]) -> QueueView:
             doc[key] = value
     if canon is None:
         raise ValueError("no names")
-    one = lambda n: canon(n, n)  # noqa: E731
 
     def defects(rows: list[list[str]]) -> list[StoreDefect]:
         return [StoreDefect(p, m) for p, m in rows]
 
     store_defects = defects(doc["defects"])
-    snap = Snapshot(items=items, states=where, store_defects=store_defects, plan_missing=frozenset(map(one, doc["plan_missing"])))
+    snap = Snapshot(items=items, states=where, store_defects=store_defects, plan_missing=frozenset([canon(n, n) for n in doc["plan_missing"]]))
     judged_names, rows, judged = doc["judgements"]
     table = [
         Judgement(status, tuple(Reason(c, m, ref, _dt(u), tuple(cy)) for c, m, ref, u, cy in reasons), ready, _dt(until), tuple(answered))
         for status, reasons, ready, until, answered in rows
     ]  # fmt: skip
-    judgements = dict(zip(map(one, judged_names), [table[i] for i in judged], strict=True))
-    blocks = {one(name): (a, b) for name, (a, b) in doc["blocks"].items()}
-    dependents: dict[str, list[str]] = {one(name): [one(n) for n in on] for name, on in doc["dependents"].items()}
+    judgements = dict(zip([canon(n, n) for n in judged_names], [table[i] for i in judged], strict=True))
+    blocks = {canon(name, name): (a, b) for name, (a, b) in doc["blocks"].items()}
+    dependents: dict[str, list[str]] = {canon(name, name): [canon(n, n) for n in on] for name, on in doc["dependents"].items()}
     plans = doc["plans"]
     loaded = Loaded(
         frozenset(doc["states"]),
-        {one(name): key for name, key in doc["keys"].items()},
-        {path: (tuple(sig), [one(n) for n in listed], defects(found)) for path, sig, listed, found in doc["folders"]},  # type: ignore[misc]
+        {canon(name, name): key for name, key in doc["keys"].items()},
+        {path: (tuple(sig), [canon(n, n) for n in listed], defects(found)) for path, sig, listed, found in doc["folders"]},  # type: ignore[misc]
         None if plans is None else (frozenset(plans[0]), plans[1], frozenset(plans[2])),
     )
     view = QueueView._derived(snap, datetime.fromisoformat(doc["now"]), judgements, dependents, blocks, doc["head"], store_defects)
