@@ -25,8 +25,9 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator
+from dataclasses import fields
 from datetime import datetime
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -60,15 +61,25 @@ def to_record(item: Item) -> list[Any]:
     return r
 
 
+#: `Item`'s fields in order: filename, state, the text (not in a record), then the record's
+#: fields up to `blob`, then blob, complete, answer_partial, queue
+_FIELDS = [f.name for f in fields(Item)]
+_TEXT = ("fm_block", "fm_text", "body", "data")
+_IN_ORDER = itemgetter(*(RECORD.index(n) for n in _FIELDS[6 : _FIELDS.index("blob")]))
+if _FIELDS[:6] != ["filename", "state", *_TEXT] or _FIELDS[_FIELDS.index("blob") :] != ["blob", "complete", "answer_partial", "queue"]:
+    raise ImportError("Item's fields moved: from_record makes items by position")
+_PARTIAL_AT = RECORD.index("answer_partial")
+
+
 def from_record(filename: str, state: str, blob: str, r: list[Any]) -> Item:
-    # this runs once per listed item: fields by keyword from the record's fixed order
+    # this runs once per listed item (30,000 for a dashboard): the fields by position
     v = list(r)
     for i in _TIME_AT:
         if v[i]:
             v[i] = datetime.fromisoformat(v[i])
     for i in _LIST_AT:
         v[i] = list(v[i])
-    return Item(filename, state, blob=blob, **dict(zip(RECORD, v, strict=True))).listed()
+    return Item(filename, state, "", None, "", {}, *_IN_ORDER(v), blob, False, v[_PARTIAL_AT]).listed()
 
 
 def _json_lines(entries: dict[str, Any], n: int = 2000) -> Iterator[bytes]:
@@ -154,15 +165,50 @@ class LineCache(ItemCache):
     def __init__(self, git_dir: Path, fmt: str) -> None:
         super().__init__(git_dir, "lines", key=fmt)
         self.name = "lines"
+        self._out: files.Writer | None = None
+        self._part: dict[str, list[str]] = {}
 
     def line(self, key: str) -> list[str] | None:
         """[kind, target_repo, line, title] of the item `key` names, or None."""
         v = self.entries.get(key)
         return v if type(v) is list and len(v) == 4 and all(type(x) is str for x in v) else None
 
+    def stream(self) -> None:
+        """When nothing was loaded (a cold listing): the lines put from now on are written as
+        they come, not held (50,000 archived items' lines are ~40 MB); `save` ends the file."""
+        if self.entries or self._out is not None:
+            return
+        out = files.Writer(self.git_dir, self.name)
+        if out.failed:
+            out.abort()
+            return
+        self._out = out
+
     def put_line(self, key: str, kind: str, target_repo: str, line: str, title: str) -> None:
-        self.entries[key] = [kind, target_repo, line, title]
-        self.dirty = True
+        if self._out is None:
+            self.entries[key] = [kind, target_repo, line, title]
+            self.dirty = True
+            return
+        self._part[key] = [kind, target_repo, line, title]
+        if len(self._part) >= 2000:
+            self._out.add(next(_json_lines(self._part, len(self._part))))
+            self._part = {}
+
+    def abort(self) -> None:
+        """Nothing kept of what was written since `stream`."""
+        out, self._out = self._out, None
+        if out is not None:
+            out.abort()
+
+    def save(self, keep: set[str] | None = None) -> None:
+        out, self._out = self._out, None
+        if out is None:
+            super().save(keep)
+            return
+        if self._part:
+            out.add(next(_json_lines(self._part, len(self._part))))
+            self._part = {}
+        out.close(self.key)
 
 
 class NamesCache:

@@ -305,24 +305,32 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
             sample = Item("00000000-000000-sample.md", "adopted", title="sample", defects=["d"])
             lines = LineCache(svc.store.git_dir, f"{zlib.crc32(line_of(sample, judge_terminal(sample.filename, sample), None).encode()):08x}")
             lines.load()
+            lines.stream()  # a cold listing: its lines written as they come, not held
         keep: set[str] = set()
-        for key, read in svc.terminal_stream(terminal):
-            hit = lines.line(key) if lines is not None and key is not None else None
-            if hit is None:
-                item = read()
-                hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None), item.title]
-                if lines is not None and key is not None:
-                    lines.put_line(key, *hit)
-                state, name = item.state, item.filename
-            else:
-                _, state, name = key.split("/", 2)
-            if key is not None:
-                keep.add(key)
-            m = [state, hit[0], hit[1], False, name, hit[3]]
-            meta.append(m)
-            out.add(m, hit[2])
+        try:
+            for key, read in svc.terminal_stream(terminal):
+                hit = lines.line(key) if lines is not None and key is not None else None
+                if hit is None:
+                    item = read()
+                    hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None), item.title]
+                    if lines is not None and key is not None:
+                        lines.put_line(key, *hit)
+                    state, name = item.state, item.filename
+                else:
+                    _, state, name = key.split("/", 2)
+                if key is not None:
+                    keep.add(key)
+                m = [state, hit[0], hit[1], False, name, hit[3]]
+                meta.append(m)
+                out.add(m, hit[2])
+                if writer is not None:
+                    writer.add(hit[2])
+        except BaseException:  # files being written are not left behind
+            if lines is not None:
+                lines.abort()
             if writer is not None:
-                writer.add(hit[2])
+                writer.abort()
+            raise
         out.flush()
         if lines is not None:
             lines.save(keep=keep if TERMINAL.issubset(terminal) else None)

@@ -352,3 +352,43 @@ def test_a_cached_listing_read_in_chunks_gives_the_lines_it_holds(lines: list[st
     finally:
         listing_mod.CHUNK = old
     assert got == (raw.decode("utf-8").split("\n") if raw else [])
+
+
+def test_a_cold_listing_writes_its_terminal_lines_as_it_goes_and_leaves_nothing_when_it_fails(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """With no line cache, `--status=all` writes the archived items' lines as they come (none
+    held): the next listing reads them back; a listing that fails half-way leaves no file."""
+    from atk_tui.service import reads
+
+    root, svc = make_store(tmp_path)
+    for name in items_in(root, "inbox")[:2]:
+        assert svc.start_processing([name]).ok and svc.adopt(name, note="merged").ok
+    age(root)
+    argv = ["wi", "list", "--json", "--status=all"]
+    cache = root / ".git" / "atk-cache"
+    real = reads.Reads.terminal_stream
+
+    def failing(self, states):
+        for n, got in enumerate(real(self, states)):
+            if n == 1:
+                raise OSError("the disk went away")
+            yield got
+
+    with monkeypatch.context() as m:
+        m.setattr(reads.Reads, "terminal_stream", failing)
+        with pytest.raises(OSError):
+            listing(root, argv, capsys, monkeypatch, scratch=False)
+    assert not list(cache.glob("*.tmp")) and not (cache / "lines.cache").exists()
+    first, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
+    assert cache_mod.files.read(root / ".git", "lines", check_key=False) is not None  # written whole
+    for stale in cache.glob("list-*"):
+        stale.unlink()
+    parsed: list[str] = []
+    from atk_tui.itemfile import items as items_mod
+
+    real_parse = items_mod.parse_item
+    monkeypatch.setattr(items_mod, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real_parse(name, state, *a, **k))
+    again, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
+    assert not hit and "adopted" not in parsed and again == first
+    assert again == listing(root, argv, capsys, monkeypatch, scratch=True)[0]

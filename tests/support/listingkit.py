@@ -70,6 +70,7 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
             m.setattr(cache_mod.ListingCache, "writer", lambda self: None)  # made from the store, not kept
             m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
             m.setattr(cache_mod.ItemCache, "save", lambda self, keep=None: None)
+            m.setattr(cache_mod.LineCache, "stream", lambda self: None)  # (its lines then go to `save`)
         capsys.readouterr()
         assert cli.run([*argv, "--store", str(root)]) == 0
         out = capsys.readouterr().out
