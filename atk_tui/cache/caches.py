@@ -225,7 +225,7 @@ class NamesCache:
             return None
         try:
             with paused_gc():
-                return json.loads(bytes(got[1]))
+                return json.loads(str(got[1], "ascii"))  # (decoded from the mapped file: no copy of it first)
         except (ValueError, RecursionError):
             return None
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -552,13 +553,13 @@ class Reads(ServiceBase):
             return None
         try:
             with paused_gc():
-                # one object per state name and per filename (JSON makes one per occurrence:
-                # 110,000 copies of "adopted" and two of every name, megabytes for nothing)
-                one = {s: s for s in STATES}
-                where = {n: one.get(s, s) for n, s in hit[1].items()}
-                same = {n: n for n in where}
-                return [(same.get(n, n), one.get(s, s)) for n, s in hit[0]], where
-        except (TypeError, ValueError, AttributeError):
+                # kept as where every item is (names, each one's state as an index) and the
+                # history's names as indexes into those: one object per name and per state
+                states, every, codes, at, at_codes = hit
+                states = [sys.intern(s) for s in states]
+                where = dict(zip(every, [states[c] for c in codes], strict=True))
+                return [(every[i], states[c]) for i, c in zip(at, at_codes, strict=True)], where
+        except (TypeError, ValueError, AttributeError, IndexError):
             return None
 
     def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
@@ -581,7 +582,11 @@ class Reads(ServiceBase):
             names += [(n, s) for s in q.states if s in TERMINAL for n in scan.names.get(s, ()) if scan.where[n] == s]
         names.sort(reverse=True)
         if cache is not None:
-            cache.save(sig, newest, taken, [names, where])
+            states = sorted(set(where.values()) | {s for _, s in names})
+            code = {s: i for i, s in enumerate(states)}
+            index = {n: i for i, n in enumerate(where)}
+            cache.save(sig, newest, taken, [states, list(where), [code[s] for s in where.values()],
+                                            [index[n] for n, _ in names], [code[s] for _, s in names]])  # fmt: skip
         return names, where
 
     def list(
