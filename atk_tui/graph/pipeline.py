@@ -159,6 +159,11 @@ def layout_graph(
     extent = [box_h[v] + (1 if v in self_loops else 0) for v in range(total)]
     port = [0 if dummy[v] else 1 for v in range(total)]
     y = _assign_rows(layers, pred, succ, extent, port, dummy)
+    if gridded:  # the drawn part starts at the top (the grid goes under it): before the nets take their rows
+        drawn = [v for v in range(total) if v not in in_grid]
+        top = min((y[v] for v in drawn), default=0)
+        for v in drawn:
+            y[v] -= top
     check()
 
     # routing: one net per element with successors
@@ -184,10 +189,6 @@ def layout_graph(
     grid_at: dict[int, tuple[int, int]] = {}
     grid_w = 0
     if gridded:
-        drawn = [v for v in range(total) if v not in in_grid]
-        top = min((y[v] for v in drawn), default=0)
-        for v in drawn:
-            y[v] -= top
         height = max((y[v] + extent[v] for v in drawn), default=0)
         width = width if drawn else 0
         fill = grid_width if grid_width is not None else (width or DEFAULT_GRID_WIDTH)

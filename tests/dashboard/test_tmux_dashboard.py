@@ -109,7 +109,10 @@ def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_
     tmux.wait_for(lambda s: "[bold red]x[/]" in s, "the palette hit")
     tmux.send("Enter")
     screen = tmux.wait_for(
-        lambda s: "\\x1b[31mred\\x1b]52;c;aGk=\\x07" in s and name[:30] in s and "Search for commands" not in s,
+        # the detail's file line keeps the name's ends (a narrow pane elides its middle); the
+        # palette's own rows, with the whole name, may still be drawn as it closes
+        lambda s: "\\x1b[31mred\\x1b]52;c;aGk=\\x07" in s and f"{name[:17]}…" in s and name[-10:] in s
+        and "Search for commands" not in s,
         "the hostile item's detail, the palette closed",
     )
     assert "Literal [bold red]x[/] [$accent]y [/" in screen
