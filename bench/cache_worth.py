@@ -16,8 +16,6 @@ process that measures (a patch of the function, never a flag of the product):
 | saved-view | the dashboard's load as it starts (`saved_queue`, then `queue(previous=)`) | no saved view |
 | line-cache | `atk wi list --json --status=all` after one active item changed | the line cache empty, never saved |
 | listing-cache | warm `atk wi list --json` | the judged listing never loaded |
-| two-cores | cold `atk wi list --json` (no cache) | no second process: every item parsed in the one (`cache.twocores`) |
-| two-cores-queue | the dashboard's load, no cache at all (`Service.queue`) | the same |
 """
 
 from __future__ import annotations
@@ -75,8 +73,6 @@ PATCHES = {
     ),
     "listing-cache": "import atk_tui.cache.caches as c; c.ListingCache.load = lambda self, *a, **k: None",
     "saved-view": "",
-    "two-cores": "import atk_tui.service.reads as r; r.share = lambda n, cores=None: 0",
-    "two-cores-queue": "import atk_tui.service.reads as r; r.share = lambda n, cores=None: 0",
 }
 
 
@@ -117,7 +113,7 @@ def measure(name: str, store: Path, runs: int) -> dict[str, object]:
     for i in range(runs):
         for side in ((0, 1) if i % 2 == 0 else (1, 0)):
             with_it = side == 0
-            if name in ("fast-yaml", "two-cores"):
+            if name == "fast-yaml":
                 shutil.rmtree(cache_dir(store), ignore_errors=True)
                 code = program(CLI_BODY, list_args, "" if with_it else patch, store)
             elif name == "listing-cache":
@@ -128,9 +124,6 @@ def measure(name: str, store: Path, runs: int) -> dict[str, object]:
                 run(program(CLI_BODY, all_args, "", store), store)  # lines cached
                 touch_one(store)
                 code = program(CLI_BODY, all_args, "" if with_it else patch, store)
-            elif name == "two-cores-queue":
-                shutil.rmtree(cache_dir(store), ignore_errors=True)
-                code = program(QUEUE_BODY, [], "" if with_it else patch, store)
             elif name == "item-cache":
                 run(program(QUEUE_BODY, [], "", store), store)  # items cached
                 code = program(QUEUE_BODY, [], "" if with_it else patch, store)

@@ -12,8 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from atk_tui.cache.caches import ItemCache, cache_key, from_record
-from atk_tui.cache.twocores import parse_beside, share
+from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
@@ -381,30 +380,12 @@ class Reads(ServiceBase):
                 progress(done, total)
             return parsed
 
-        # a cold start: the last part of the items is parsed by another process meanwhile
-        beside = share(len(parse))
-        other = parse_beside(root, [(f"{q.folder}/{w[2]}/{w[3]}", w[3], w[2], q.name) for w in parse[len(parse) - beside :]]) if beside else None
-        for work in parse[: len(parse) - beside]:
+        for work in parse:
             item, whole = parse_one(work)
             state, name = work[2], work[3]
             if whole and scope_of(state) in scopes:
                 scopes[scope_of(state)].put(item)
             found[name] = item.listed()  # as a cached item is: a cold start holds what a warm one does
-        got = other.take() if other is not None else None
-        for work, parsed in zip(parse[len(parse) - beside :], got or [None] * beside, strict=True):
-            state, name = work[2], work[3]
-            if parsed is None:  # the other process failed: parsed here after all
-                item, whole = parse_one(work)
-                found[name] = item.listed()
-                if whole and scope_of(state) in scopes:
-                    scopes[scope_of(state)].put(item)
-                continue
-            whole, blob, record = parsed
-            item = from_record(name, state, blob, record)
-            item.queue = q.name
-            found[name] = item
-            if whole and scope_of(state) in scopes:
-                scopes[scope_of(state)].put_record(cache_key(blob, name), record)
         items: dict[str, Item] = {}
         for _state, name, key in todo:
             item = found[name]
