@@ -9,9 +9,10 @@ stem, a bad filename is a defect), so a renamed copy of the same bytes is parsed
 cache holds the metadata needed for listing and readiness, not bodies (those are read on
 demand).
 
-The payload is one JSON object of records, each a list of fields in a fixed order. The
-checksum makes a damaged, truncated or hand-edited file a miss as a whole, so records need no
-per-field type checks on the hot path (loading 10,000 of them is most of a warm listing).
+The payload is lines of JSON objects of records (a few thousand each, read back a line at a
+time: `files.read_lines`), each record a list of fields in a fixed order. The checksum makes a
+damaged, truncated or hand-edited file a miss as a whole, so records need no per-field type
+checks on the hot path (loading 10,000 of them is most of a warm listing).
 
 Nothing that gates work rests on these (issue 25): the process-loop's hand-out, `show --json`
 and every write judge from the files (`Service.judge_from_files`, `Service._current`). A

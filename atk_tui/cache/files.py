@@ -7,7 +7,9 @@ rests on a cache; the service judges those from the files.
 One format for every cache: a 12-digit length `n`, a newline, `n` bytes of payload, a newline,
 then the header, one line of JSON: the code stamp, the entry's key, the payload's size and
 CRC-32, and what else its cache keeps beside the payload. The header comes last so a payload
-is written as it is made (a listing as it is printed) and read without a copy (mapped).
+is written as it is made (a listing as it is printed) and read without a copy (mapped), or a
+line at a time (`read_lines`: a view or an item cache, tens of MB of JSON at 30,000 items,
+never whole in memory).
 
 One invalidation scheme: an entry is used only when
 

@@ -11,8 +11,9 @@ here decides what is current: the saved view is only ever used as `previous`, an
 checks every file and folder against it (a stat key names a file's content as long as the
 file stays the same; a folder's lstat its names).
 
-The entry (`cache.files`) is one JSON document; a missing, damaged or other code's entry is
-simply no saved view. JSON, not pickle: the file is data, never code, whoever wrote it.
+The entry (`cache.files`) is a line of JSON per member (the items in parts), read a line at
+a time; a missing, damaged or other code's entry is simply no saved view. JSON, not pickle:
+the file is data, never code, whoever wrote it.
 """
 
 from __future__ import annotations
