@@ -119,19 +119,19 @@ def _paged(raw: bytes, page: Page) -> bytes:
 CHUNK = 1 << 20  # bytes of a cached listing decoded at a time
 
 
-def _lines_of(parts: Parts) -> Iterator[str]:
-    """The lines of the newline-joined `parts` (as cached), a megabyte of them decoded at a
-    time: a listing of 80,000 items is never one text, nor its lines all at once."""
+def _lines_of(parts: Parts) -> Iterator[bytes]:
+    """The lines of the newline-joined `parts` (as cached), a megabyte of them split at a
+    time: a listing of 80,000 items is never one text, nor its lines all at once. Bytes: only
+    the lines a filter keeps are decoded."""
     carry, any_bytes = b"", False
     for part in parts:
         for at in range(0, len(part), CHUNK):
             chunk = carry + bytes(part[at : at + CHUNK])
             any_bytes = any_bytes or bool(chunk)
             *whole, carry = chunk.split(b"\n")
-            for line in whole:
-                yield str(line, "utf-8")
+            yield from whole
     if any_bytes:
-        yield str(carry, "utf-8")
+        yield carry
 
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
@@ -156,7 +156,7 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
                 sys.stdout.buffer.flush()
             return
         lines = _lines_of(lines)
-    kept: Iterable[str] = lines
+    kept: Iterable[Any] = lines  # (bytes when cached: decoded once filtered and paged)
     if filtered:
         if isinstance(meta, bytes):
             import json
@@ -173,6 +173,8 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
         return
     if page != (0, None):
         kept = islice(kept, page[0], None if page[1] is None else page[0] + page[1])
+    if not isinstance(lines, list):
+        kept = (str(line, "utf-8") for line in kept)
     if stale:
         from atk_tui.service.reading import with_stale
 
