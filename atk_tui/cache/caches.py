@@ -192,8 +192,13 @@ class LineCache(ItemCache):
             return
         self._part[key] = [kind, target_repo, line, title]
         if len(self._part) >= 2000:
-            self._out.add(next(_json_lines(self._part, len(self._part))))
-            self._part = {}
+            self._write_part(self._out)
+
+    def _write_part(self, out: files.Writer) -> None:
+        """The lines put since the last part, as one line of the file (`_json_lines`)."""
+        for data in _json_lines(self._part, len(self._part) or 1):
+            out.add(data)
+        self._part = {}
 
     def abort(self) -> None:
         """Nothing kept of what was written since `stream`."""
@@ -206,9 +211,7 @@ class LineCache(ItemCache):
         if out is None:
             super().save(keep)
             return
-        if self._part:
-            out.add(next(_json_lines(self._part, len(self._part))))
-            self._part = {}
+        self._write_part(out)
         out.close(self.key)
 
 

@@ -8,7 +8,6 @@ only the keys it owns, in place, and keeps every other line and the key order.
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 from datetime import UTC, date, datetime
@@ -448,23 +447,6 @@ CONFLICT_DEFECT = (
     "has git conflict markers (<<<<<<< … >>>>>>>) left by an unfinished merge or rebase: "
     "resolve the conflict in the file and `git add` it (or finish/abort the rebase)"
 )
-
-
-def read_item_file(root: str, rel: str, name: str, state: str, queue: str) -> tuple[Item, bool]:
-    """(the item in the file `rel` under `root`, whether it was read whole: only then may it
-    be cached). Never through a link (the file may have become one since it was listed)."""
-    try:
-        fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        try:  # plain reads, no file object: 10,000 of them start a cold listing
-            data = os.read(fd, MAX_ITEM_BYTES + 1)
-            while len(data) <= MAX_ITEM_BYTES and (more := os.read(fd, MAX_ITEM_BYTES + 1 - len(data))):
-                data += more
-            size = os.fstat(fd).st_size if len(data) > MAX_ITEM_BYTES else None
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        return Item(filename=name, state=state, title=name, defects=[f"cannot read: {exc.strerror}"], queue=queue), False
-    return parse_item(name, state, data, size=size, queue=queue), size is None
 
 
 def parse_item(

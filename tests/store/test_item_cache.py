@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
-import atk_tui.itemfile.items as items_mod  # every item file is parsed here (`read_item_file`)
+import atk_tui.service.reads as service_mod  # load_items parses here
 from atk_tui.cache import files
 from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.cli.output import item_json
@@ -42,13 +42,13 @@ def populated(svc: Service) -> Service:
 class Counter:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.names: list[str] = []
-        real = items_mod.parse_item
+        real = service_mod.parse_item
 
         def counting(filename, state, data, **kw):
             self.names.append(filename)
             return real(filename, state, data, **kw)
 
-        monkeypatch.setattr(items_mod, "parse_item", counting)
+        monkeypatch.setattr(service_mod, "parse_item", counting)
 
 
 def test_listing_twice_gives_equal_results(populated: Service, monkeypatch: pytest.MonkeyPatch) -> None:

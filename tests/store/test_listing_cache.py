@@ -296,11 +296,11 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     argv = ["wi", "list", "--json", "--status=all"]
     before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
     assert f'"filename": "{first}", "state": "adopted"' in before
-    from atk_tui.itemfile import items as items_mod  # every item file is parsed here (`read_item_file`)
+    from atk_tui.service import reads
 
     parsed: list[str] = []
-    real = items_mod.parse_item
-    monkeypatch.setattr(items_mod, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real(name, state, *a, **k))
+    real = reads.parse_item
+    monkeypatch.setattr(reads, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real(name, state, *a, **k))
     for stale in (root / ".git" / "atk-cache").glob("list-*"):
         stale.unlink()
     cached, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
@@ -385,10 +385,8 @@ def test_a_cold_listing_writes_its_terminal_lines_as_it_goes_and_leaves_nothing_
     for stale in cache.glob("list-*"):
         stale.unlink()
     parsed: list[str] = []
-    from atk_tui.itemfile import items as items_mod
-
-    real_parse = items_mod.parse_item
-    monkeypatch.setattr(items_mod, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real_parse(name, state, *a, **k))
+    real_parse = reads.parse_item
+    monkeypatch.setattr(reads, "parse_item", lambda name, state, *a, **k: parsed.append(state) or real_parse(name, state, *a, **k))
     again, hit = listing(root, argv, capsys, monkeypatch, scratch=False)
     assert not hit and "adopted" not in parsed and again == first
     assert again == listing(root, argv, capsys, monkeypatch, scratch=True)[0]
