@@ -346,13 +346,16 @@ class ListingCache:
             return None
         return pending.finish(None if unvouched is True else unvouched, with_newest)  # type: ignore[arg-type]
 
-    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]]) -> tuple[bytes, Parts] | None:
+    def load(self, now: float, plan_missing: Callable[[list[str]], list[str]],
+             meanwhile: Callable[[bytes], Any] | None = None) -> tuple[Any, Parts] | None:  # fmt: skip
         """(meta, payload) when the cached listing is still the store's, else None. The
         payload is the listing's lines (UTF-8, joined by newlines) in parts to print one
         after the other; `meta` is the JSON of a list whose item i is `[state, kind,
-        target_repo, ready]` of line i (decoded only to filter). `plan_missing(values)` says
-        which plan_file values name no file now (asked only for plan files that are symbolic
-        links).
+        target_repo, ready, filename, title]` of line i (decoded only to filter), or what
+        `meanwhile(meta)` made of it: that runs while git and find take the store's
+        signature (a filter that reads every item's file costs their time, not its own and
+        theirs). `plan_missing(values)` says which plan_file values name no file now (asked
+        only for plan files that are symbolic links).
 
         The entry's payload is the lines, a newline and `meta` (`meta_at` in the header says
         where it starts); its key is the store's signature."""
@@ -377,6 +380,8 @@ class ListingCache:
             volatile = header["volatile"]
             if volatile and sorted(plan_missing(volatile)) != sorted(v for v in volatile if plans[v]):
                 return None
+            if meanwhile is not None:
+                meta = meanwhile(meta)
             sig = pending.finish(header["unvouched"], with_newest=False)  # last: git has had the most time
             pending = None
             if sig is None or header["key"] != sig[0]:

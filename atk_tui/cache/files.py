@@ -112,7 +112,7 @@ def read_lines(git_dir: Path | str, name: str, key: Any = None) -> Iterator[byte
     try:
         if _linked(path.parent):
             return None
-        fh = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")
+        fh = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")  # noqa: SIM115 (closed below, or by `lines`)
     except OSError:
         return None
     try:

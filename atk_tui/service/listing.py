@@ -136,15 +136,15 @@ def _lines_of(parts: Parts) -> Iterator[bytes]:
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
                   meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
-                  stale: str | None = None, text: Text = None, into: Into = None) -> None:  # fmt: skip
+                  stale: str | None = None, hits: list[bool] | None = None, into: Into = None) -> None:  # fmt: skip
     """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready, filename, title
     of line i) and print it (`page` of it; a count counts every line the filter keeps).
     `meta` and `lines` may be as cached (`ListingCache.load`: parts of the newline-joined
     lines). `stale`: why this clone's copy may be behind the remote, added to every record
-    (SPEC §15). `text`: (store root, casefolded needle) of `--text`. `into`: given the lines
+    (SPEC §15). `hits[i]`: line i has `--text`'s text (`_cached`). `into`: given the lines
     kept (as they come) instead of printing them."""
     want_ready = status == "ready" if status in DERIVED else None
-    filtered = bool(kind or only_repo or want_ready is not None or text)
+    filtered = bool(kind or only_repo or want_ready is not None or hits is not None)
     if isinstance(lines, tuple):
         if not (filtered or count or stale or into is not None):
             parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
@@ -163,9 +163,9 @@ def print_listing(status: str, kind: str | None, only_repo: str | None, count: b
 
             meta = json.loads(meta)
         kept = (
-            line for m, line in zip(meta, lines, strict=True)
+            line for at, (m, line) in enumerate(zip(meta, lines, strict=True))
             if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)
-            and (want_ready is None or m[3] == want_ready) and (not text or _text_kept(text, m))
+            and (want_ready is None or m[3] == want_ready) and (hits is None or hits[at])
         )  # fmt: skip
     if count:
         sys.stdout.write(f"{sum(1 for _ in kept)}\n")
@@ -348,10 +348,10 @@ def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_j
     still the store's; False when the full listing must run (no cache, a change, text output)."""
     if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
         return False  # the full listing escapes what this stream cannot encode
-    hit = _cached(root, status)
+    hit = _cached(root, status, text_filter(root, text))
     if hit is None:
         return False
-    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, text=text_filter(root, text))
+    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, hits=hit[2])
     return True
 
 
@@ -360,18 +360,31 @@ def served_records(root: Path, status: str, kind: str | None, only_repo: str | N
     """A text listing from the cached listing when it is still the store's: `into` is given
     the lines (`--json` records) it shows, as they come; returns its notes (the store's
     defects), or None (no cached listing: nothing given)."""
-    hit = _cached(root, status)
+    hit = _cached(root, status, text_filter(root, text))
     if hit is None:
         return None
-    print_listing(status, kind, only_repo, False, *hit[1], page=page, text=text_filter(root, text), into=into)
+    print_listing(status, kind, only_repo, False, *hit[1], page=page, hits=hit[2], into=into)
     return hit[0].notes
 
 
-def _cached(root: Path, status: str) -> tuple[Any, tuple[bytes, Parts]] | None:
+def _cached(root: Path, status: str, text: Text = None) -> tuple[Any, tuple[Any, Parts], list[bool] | None] | None:
+    """(the cache, its (meta, lines), which lines have `text`: None without) when the cached
+    listing is still the store's. `--text` reads every listed item's file: while git and find
+    take the signature the cache is checked against (discarded when it misses)."""
     cache = listing_cache(root, status)
     if cache is None:
         return None
     import time
 
-    hit = cache.load(time.time(), lambda values: plan_files_missing(root, values))
-    return None if hit is None else (cache, hit)
+    hits: list[bool] | None = None
+
+    def matched(raw: bytes) -> list[list[Any]]:
+        import json
+
+        nonlocal hits
+        meta = json.loads(raw)
+        hits = [_text_kept(text, m) for m in meta]  # type: ignore[arg-type]
+        return meta
+
+    hit = cache.load(time.time(), lambda values: plan_files_missing(root, values), matched if text else None)
+    return None if hit is None else (cache, hit, hits)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from atk_tui.cache.caches import ItemCache, cache_key
-from atk_tui.domain.model import ACTIVE, STATES, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
+from atk_tui.domain.model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.host.gcpause import paused_gc

@@ -47,7 +47,7 @@ from atk_tui.store.files import (
 )
 from atk_tui.store.remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
 from atk_tui.store.scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
-from atk_tui.store.storesig import STAT_CHECK
+from atk_tui.store.storesig import STAT_CHECK, Child
 from atk_tui.store.transaction import Transaction, _hooks_dir
 
 
@@ -454,25 +454,13 @@ class GitStore(RemoteSync):
         stat field (`storesig.STAT_CHECK`): a blob names the file's content for good."""
         dirs = [f"{queue_named(queue).folder}/{s}" for s in states]
         try:
-            proc = subprocess.Popen(
-                ["git", *STAT_CHECK, "ls-files", "-z", "-s", "-c", "-m", "-v", "--", *dirs],
-                cwd=self.root,
-                env=self.read_env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
+            proc = Child(["git", *STAT_CHECK, "ls-files", "-z", "-s", "-c", "-m", "-v", "--", *dirs], str(self.root), self.read_env)
         except OSError:
             return dict
 
         def collect() -> dict[str, str]:
-            try:
-                out, _ = proc.communicate(timeout=120)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.communicate()
-                return {}
-            if proc.returncode != 0:
+            out = proc.output(120)
+            if out is None:
                 return {}
             blobs: dict[str, str] = {}
             changed: list[str] = []

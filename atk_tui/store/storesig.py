@@ -80,27 +80,55 @@ def _lstat_key(path: str) -> tuple[int, ...] | None:
     return st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns
 
 
-def _spawn(argv: list[str], root: str, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+class Child:
+    """A process (git, `find`) started to run beside this one: its output goes to a file (an
+    anonymous one in memory where the system has one), read once it has exited. Through a
+    pipe it would stop at 64 KiB until this process read it: `find`'s 10,000 records
+    (~0.6 MB) waited for a cached listing to be checked, instead of being made meanwhile."""
+
+    def __init__(self, argv: list[str], root: str, env: dict[str, str]) -> None:
+        if hasattr(os, "memfd_create"):
+            self.out: Any = open(os.memfd_create("atk-signature", os.MFD_CLOEXEC), "w+b")  # noqa: SIM115
+        else:
+            import tempfile
+
+            self.out = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self.p = subprocess.Popen(argv, cwd=root, stdin=subprocess.DEVNULL, stdout=self.out, stderr=subprocess.DEVNULL, env=env)
+        except BaseException:
+            self.out.close()
+            raise
+
+    def output(self, timeout: float = 60) -> bytes | None:
+        """What it printed, None when it failed (or took over `timeout` seconds)."""
+        try:
+            code = self.p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            return None
+        try:
+            if code != 0:
+                return None
+            self.out.seek(0)
+            return self.out.read()
+        finally:
+            self.out.close()
+
+    def stop(self) -> None:
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        self.out.close()
 
 
-def _output(p: subprocess.Popen[bytes] | None) -> bytes | None:
+def _output(p: Child | None) -> bytes | None:
     """What `p` printed, None when it failed (or is None)."""
-    if p is None:
-        return None
-    try:
-        out, _ = p.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        p.communicate()
-        return None
-    return out if p.returncode == 0 else None
+    return None if p is None else p.output()
 
 
-def _stop(p: subprocess.Popen[bytes] | None) -> None:
-    if p is not None and p.poll() is None:
-        p.kill()
-        p.communicate()
+def _stop(p: Child | None) -> None:
+    if p is not None:
+        p.stop()
 
 
 def _git_env() -> dict[str, str]:
@@ -144,9 +172,9 @@ class PendingSignature:
             if self._ls is None:
                 self._stop_git()
 
-    def _git(self, args: list[str]) -> subprocess.Popen[bytes] | None:
+    def _git(self, args: list[str]) -> Child | None:
         try:
-            return _spawn([*_GIT, *args, "--", *self.terminal], self.root, _git_env())
+            return Child([*_GIT, *args, "--", *self.terminal], self.root, _git_env())
         except OSError:
             return None
 
@@ -245,13 +273,13 @@ def _find_stats(root: str, dirs: list[str]) -> Callable[[], bytes | None] | None
     NUL-separated; the result is collected by calling what this returns (None when `find`
     is not there or fails)."""
     env = {"LC_ALL": "C", "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    procs: list[subprocess.Popen[bytes] | None] = []
+    procs: list[Child | None] = []
     try:
         for rel in dirs:
             if not os.path.isdir(os.path.join(root, rel)):
                 procs.append(None)
                 continue
-            procs.append(_spawn(["find", rel, "-mindepth", "1", "-maxdepth", "1", "-printf", _FIND_FORMAT], root, env))
+            procs.append(Child(["find", rel, "-mindepth", "1", "-maxdepth", "1", "-printf", _FIND_FORMAT], root, env))
     except OSError:
         for p in procs:
             _stop(p)

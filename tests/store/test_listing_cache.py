@@ -7,6 +7,7 @@ computed from scratch (no item cache, no listing cache)."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import time
 from datetime import UTC, datetime, timedelta
@@ -27,6 +28,9 @@ LISTINGS = (
     ["wi", "list", "--json", "--status=ready"],
     ["wi", "list", "--count", "--status=blocked"],
     ["wi", "list", "--json", "--kind", "uwi", "--target-repo", "acme/api"],
+    # the item files read while git and find take the signature (`ListingCache.load`'s meanwhile)
+    ["wi", "list", "--json", "--status=all", "--text", "edited"],
+    ["wi", "list", "--count", "--text", "use 1"],
 )
 
 
@@ -216,6 +220,39 @@ def test_a_plan_file_that_appears_ends_the_cached_listing(tmp_path: Path) -> Non
     (root / "plans" / "2026" / "11").mkdir(parents=True)
     (root / "plans" / "2026" / "11" / "p.md").write_text("plan\n")
     assert lc.load(0.0, lambda v: plan_files_missing(root, v)) is None
+
+
+def test_what_is_made_of_the_meta_while_the_signature_is_taken_counts_only_on_a_hit(tmp_path: Path) -> None:
+    """`load(meanwhile=...)`: what `--text` makes of the listing (reading every item's file)
+    is made while git and find take the signature, and given only when the listing is
+    still the store's."""
+    root, _svc = make_store(tmp_path)
+    age(root)
+    lc = cache_mod.ListingCache(root, ["inbox"], ("inbox", "processing", "hold", "adopted", "rejected"))
+    assert lc.save(lc.signature(), [["inbox", "awi", "r", True]], ['{"a":1}'], until=None, plans={}, taken_ns=time.time_ns())
+    seen: list[bytes] = []
+
+    def made(meta: bytes) -> str:
+        seen.append(meta)
+        return "made"
+
+    hit = lc.load(0.0, lambda v: [], made)
+    assert hit is not None and hit[0] == "made" and b"".join(hit[1]) == b'{"a":1}'
+    assert [json.loads(m) for m in seen] == [[["inbox", "awi", "r", True]]]
+    add_item(_svc)  # the store changed: the cached listing, and what was made of it, are no answer
+    assert lc.load(0.0, lambda v: [], made) is None
+
+
+def test_a_process_started_beside_a_listing_is_not_held_up_by_its_output(tmp_path: Path) -> None:
+    """git and `find` write to a file, not a pipe: a megabyte of output does not stop them
+    until the listing reads it (they finish while it checks its cache)."""
+    from atk_tui.store.storesig import Child
+
+    child = Child(["sh", "-c", "head -c 1000000 /dev/zero; exit 0"], str(tmp_path), dict(os.environ))
+    assert child.p.wait(timeout=30) == 0  # through a pipe it would wait for a reader past 64 KiB
+    assert child.output() == bytes(1_000_000)
+    failed = Child(["sh", "-c", "echo partial; exit 3"], str(tmp_path), dict(os.environ))
+    assert failed.output() is None
 
 
 def test_a_damaged_listing_file_is_a_miss(tmp_path: Path) -> None:
