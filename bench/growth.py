@@ -60,6 +60,10 @@ def run_size(n: int, stores: Path, out: Path, args: argparse.Namespace, scale_on
         copy = tmp / src.name
         if (copy / "remote.git").is_dir():
             subprocess.run(["git", "-C", str(copy / "store"), "remote", "set-url", "origin", str(copy / "remote.git")], check=True)
+        # a copy's files have new inodes and change times: git's index no longer vouches for
+        # them, as it does in a clone (checkout) and after atk's own writes; refreshed as
+        # `git status` would, or the archive's signature falls back to a stat of 50,000 files
+        subprocess.run(["git", "-C", str(copy / "store"), "update-index", "-q", "--refresh"], check=False)
         argv = [sys.executable, str(BENCH / "scale.py"), "--store", str(copy / "store"), "--json", str(out / f"scale-{n}.json"),
                 "--word", args.word]  # fmt: skip
         argv += ["--no-tmux"] * args.no_tmux + (["--only", scale_only] if scale_only else [])
