@@ -102,7 +102,7 @@ class Child:
     def output(self, timeout: float = 60) -> bytes | None:
         """What it printed, None when it failed (or took over `timeout` seconds)."""
         try:
-            code = self.p.wait(timeout=timeout)
+            code = self._wait(timeout)
         except subprocess.TimeoutExpired:
             self.stop()
             return None
@@ -113,6 +113,23 @@ class Child:
             return self.out.read()
         finally:
             self.out.close()
+
+    def _wait(self, timeout: float) -> int:
+        """Its exit code, as soon as it exits: `Popen.wait(timeout)` polls, sleeping up to
+        50 ms between looks, where a process descriptor wakes this one at the exit."""
+        if hasattr(os, "pidfd_open") and self.p.returncode is None:
+            import select
+
+            try:
+                fd = os.pidfd_open(self.p.pid)
+            except OSError:
+                return self.p.wait(timeout=timeout)
+            try:
+                if not select.select([fd], [], [], timeout)[0]:
+                    raise subprocess.TimeoutExpired(self.p.args, timeout)
+            finally:
+                os.close(fd)
+        return self.p.wait(timeout=timeout)
 
     def stop(self) -> None:
         if self.p.poll() is None:
