@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +14,13 @@ from atk_tui.cli.output import (
     body_of,
     item_json,
     json_line,
+    print_rows,
     read_input_file,
     report,
+    rows_into,
     say,
     say_err_line,
     stale_of,
-    terminal_table,
     text_row,
     write_text,
     written_line,
@@ -62,45 +63,10 @@ def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) 
     if args.count or args.json or (is_agent_env() and not args.no_json):
         return serve(root, args.status, args.kind, args.only_repo, True, args.count, page, stale, args.text)
     rows: list[list[str]] = []
-    notes = served_records(root, args.status, args.kind, args.only_repo, _rows_into(rows), page, args.text)
+    notes = served_records(root, args.status, args.kind, args.only_repo, rows_into(rows), page, args.text)
     if notes is not None:
-        _print_rows(rows, args.status, notes)
+        print_rows(rows, args.status, notes)
     return notes is not None
-
-
-def _rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
-    """What takes a listing's `--json` records as they come: their text rows (`text_row`)
-    printed at once when piped, else kept in `rows` for `_print_rows` to align. 80,000
-    records are never held at once."""
-    import json
-    from datetime import UTC, datetime
-
-    now = datetime.now(UTC)
-    if sys.stdout.isatty():
-        return lambda records: rows.extend(text_row(json.loads(r), now) for r in records)
-
-    def printed(records: Iterable[str]) -> None:
-        for r in records:
-            say("\t".join(text_row(json.loads(r), now)))
-
-    return printed
-
-
-def _print_rows(rows: list[list[str]], status: str, notes: list[str]) -> None:
-    """A text listing: its rows (`text_row`) tab-separated when piped, aligned columns on a
-    terminal; then its notes on stderr."""
-    if not sys.stdout.isatty():
-        for row in rows:
-            say("\t".join(row))
-    else:
-        import shutil
-
-        if not rows:
-            say("no items" + ("" if status == "active" else f" (--status={status})"))
-        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
-            say(line)
-    for note in notes:
-        say_err_line(note)
 
 
 def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
@@ -123,12 +89,12 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)
         text = text_filter(svc.root, args.text)
         rows: list[list[str]] = []
-        into = None if as_json or args.count else _rows_into(rows)
+        into = None if as_json or args.count else rows_into(rows)
         cache = listing_cache(svc.root, args.status)
         notes = write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status),
                               page, stale_of(args), text, into)  # fmt: skip
         if into is not None:
-            _print_rows(rows, args.status, notes)
+            print_rows(rows, args.status, notes)
         return 0
     items, view = svc.list(states, kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -153,7 +119,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
 
     now = datetime.now(UTC)
     notes = defect_notes(view.store_defects)
-    _print_rows([text_row(item_json(i, judgements.get(i.filename)), now) for i in items], args.status, notes)
+    print_rows([text_row(item_json(i, judgements.get(i.filename)), now) for i in items], args.status, notes)
     return 0
 
 

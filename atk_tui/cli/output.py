@@ -11,7 +11,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from atk_tui.domain.errors import AtkError
@@ -230,6 +230,42 @@ def terminal_table(rows: list[list[str]], width: int, caps: Sequence[int] = ()) 
 
 #: the warning a write whose push failed carries (store.remote): said in its one line instead
 _UNPUSHED = ("unpushed commit", "the commit is kept locally")
+
+
+def rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
+    """What takes a listing's `--json` records as they come: their text rows (`text_row`)
+    printed at once when piped (a few thousand lines to a write), else kept in `rows` for
+    `print_rows` to align. 80,000 records are never held at once."""
+    from datetime import UTC, datetime
+    from itertools import islice
+
+    now = datetime.now(UTC)
+    if sys.stdout.isatty():
+        return lambda records: rows.extend(text_row(json.loads(r), now) for r in records)
+
+    def printed(records: Iterable[str]) -> None:
+        it = iter(records)
+        while part := ["\t".join(text_row(json.loads(r), now)) for r in islice(it, 2000)]:
+            say("\n".join(part))
+
+    return printed
+
+
+def print_rows(rows: list[list[str]], status: str, notes: list[str]) -> None:
+    """A text listing: its rows (`text_row`) tab-separated when piped, aligned columns on a
+    terminal; then its notes on stderr."""
+    if not sys.stdout.isatty():
+        for row in rows:
+            say("\t".join(row))
+    else:
+        import shutil
+
+        if not rows:
+            say("no items" + ("" if status == "active" else f" (--status={status})"))
+        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
+            say(line)
+    for note in notes:
+        say_err_line(note)
 
 
 def push_said(out: Any) -> tuple[str, tuple[str, ...]]:

@@ -3,8 +3,8 @@
 `atk`'s entry point is `main` here. A plain listing (`atk [--store S] wi list [--status X]
 [--kind K] [--target-repo R] [--text WORD] [--json | --count | --no-json] [--offset K] [--limit N] [--skip-pull]
 [--skip-push]`)
-whose judged result is cached is printed from that one entry (`service.listing.serve`): no
-argparse, no service, no git. Anything else, and every miss, runs `atk_tui.cli.main.main`
+whose judged result is cached is printed from that one entry (`service.listing.serve`, or
+its text rows: `served_records`): no argparse, no service, no git. Anything else, and every miss, runs `atk_tui.cli.main.main`
 (which fills the cache).
 """
 
@@ -67,6 +67,29 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     return opts
 
 
+def _said_stale(stale: str | None) -> None:
+    if stale:
+        from atk_tui.cli.output import say_err_line
+        from atk_tui.service.reading import stale_message
+
+        say_err_line(stale_message(stale))
+
+
+def _text_rows(root: Any, opts: dict[str, Any], stale: str | None) -> bool:
+    """A text listing (rows, aligned on a terminal) from the cached listing; False on a miss
+    (nothing printed: the full command line makes it)."""
+    from atk_tui.cli.output import print_rows, rows_into
+    from atk_tui.service.listing import served_records
+
+    rows: list[list[str]] = []
+    notes = served_records(root, opts["status"], opts["kind"], opts["only_repo"], rows_into(rows), opts["page"], opts["text"])
+    if notes is None:
+        return False
+    _said_stale(stale)  # (before a terminal's table; after rows printed as they came)
+    print_rows(rows, opts["status"], notes)
+    return True
+
+
 def main() -> None:
     try:
         _main()
@@ -96,14 +119,13 @@ def _main() -> None:
                     from atk_tui.service.reading import freshen_once
 
                     stale = freshen_once(root, keep=True).stale
-                from atk_tui.service.listing import serve
+                if as_json or opts["count"]:
+                    from atk_tui.service.listing import serve
 
-                if serve(root, opts["status"], opts["kind"], only_repo, as_json, opts["count"], opts["page"], stale, opts["text"]):
-                    if stale:
-                        from atk_tui.service.reading import stale_message
-                        from atk_tui.text.textsafe import safe_text
-
-                        sys.stderr.write("atk: " + safe_text(stale_message(stale)) + "\n")
+                    if serve(root, opts["status"], opts["kind"], only_repo, True, opts["count"], opts["page"], stale, opts["text"]):
+                        _said_stale(stale)
+                        sys.exit(0)
+                elif _text_rows(root, opts, stale):
                     sys.exit(0)
         except (ConfigError, OSError, ValueError):
             pass  # the full command line says what is wrong

@@ -309,6 +309,32 @@ def test_the_quick_entry_prints_the_cached_listing(tmp_path: Path, capsys, monke
     assert capsys.readouterr().out == first and first.count("\n") == 3
 
 
+@pytest.mark.parametrize("extra", [[], ["--text", "acme"], ["--status=all", "--offset", "1", "--limit", "2"]])
+def test_the_quick_entry_prints_a_cached_text_listing_as_the_command_line_does(tmp_path: Path, capsys, monkeypatch,
+                                                                                extra: list[str]) -> None:  # fmt: skip
+    """Text rows (what the person's `atk wi list` prints) come from the cached listing too,
+    without the command line: the same rows, and the same notes, as its full listing."""
+    from atk_tui.cli import quicklist
+
+    root, _svc = make_store(tmp_path)
+    (root / "wi" / "inbox" / "bad name.md").write_text("no frontmatter\n")  # a store defect: a note on stderr
+    age(root)
+    argv = ["wi", "list", "--no-json", *extra]
+    made, hit = listing(root, argv, capsys, monkeypatch, scratch=True)
+    assert not hit and made.count("\n") >= 2 and "\t" in made
+    listing(root, argv, capsys, monkeypatch, scratch=False)  # fills the cache
+    monkeypatch.setattr("sys.argv", ["atk", "--store", str(root), *argv])
+    import atk_tui.cli.main
+
+    monkeypatch.setattr(atk_tui.cli.main, "main", lambda: pytest.fail("the cached listing was not used"))
+    with pytest.raises(SystemExit) as exit_:
+        quicklist.main()
+    assert exit_.value.code == 0
+    out, err = capsys.readouterr()
+    assert out == made
+    assert "store defect" in err and "bad name.md" in err
+
+
 def test_the_time_left_of_a_cooldown_is_the_time_of_the_listing(tmp_path: Path) -> None:
     """"(in 3h 12m)" is the one part of a judged line that changes with the clock: the cache
     keeps a marker there and fills it when it prints."""
