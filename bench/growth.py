@@ -64,6 +64,7 @@ def run_size(n: int, stores: Path, out: Path, args: argparse.Namespace, scale_on
         # them, as it does in a clone (checkout) and after atk's own writes; refreshed as
         # `git status` would, or the archive's signature falls back to a stat of 50,000 files
         subprocess.run(["git", "-C", str(copy / "store"), "update-index", "-q", "--refresh"], check=False)
+        time.sleep(2.1)  # an index written just now is racy: no listing is kept until it is 2 s old
         argv = [sys.executable, str(BENCH / "scale.py"), "--store", str(copy / "store"), "--json", str(out / f"scale-{n}.json"),
                 "--word", args.word]  # fmt: skip
         argv += ["--no-tmux"] * args.no_tmux + (["--only", scale_only] if scale_only else [])

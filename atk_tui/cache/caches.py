@@ -215,30 +215,6 @@ class LineCache(ItemCache):
         out.close(self.key)
 
 
-class NamesCache:
-    """What listing folders yields (names, not contents), keyed by those folders' lstat
-    (`dirs_signature`: a name added, removed or renamed changes its folder's mtime): the
-    history's 50,000 names without listing 50,000 files. Not saved while racy."""
-
-    def __init__(self, git_dir: Path, name: str) -> None:
-        self.git_dir, self.name = git_dir, name
-
-    def load(self, sig: str) -> Any:
-        got = files.read(self.git_dir, self.name, sig)
-        if got is None:
-            return None
-        try:
-            with paused_gc():
-                return json.loads(str(got[1], "ascii"))  # (decoded from the mapped file: no copy of it first)
-        except (ValueError, RecursionError):
-            return None
-
-    def save(self, sig: str, newest_ns: int, taken_ns: int, value: Any) -> None:
-        if newest_ns >= taken_ns - RACY_NS:
-            return
-        files.write(self.git_dir, self.name, [json.dumps(value, separators=(",", ":")).encode("ascii")], sig)
-
-
 # -- the judged listing ------------------------------------------------------------------------
 
 MQ = "mq"

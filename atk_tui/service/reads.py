@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.domain.model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, Queue, queue_named
 from atk_tui.host.config import plan_files_missing
-from atk_tui.host.gcpause import paused_gc
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (
@@ -524,63 +522,6 @@ class Reads(ServiceBase):
             missing = set(plan_files_missing(self.root, values))
         trusted = max(newest, newest_followed) < taken - RACY_NS
         return frozenset(missing), ((values, digest, frozenset(missing)) if trusted else None)
-
-    def _names_cache(self) -> tuple[Any, str, int, int]:
-        """(the history names' cache or None, the folders' signature, their newest time, now)."""
-        import time
-
-        from atk_tui.cache.caches import NamesCache, dirs_signature
-
-        taken = time.time_ns()
-        # every state folder of both queues by lstat (and the queue folders: mq/ may appear)
-        folders = [str(self.root / q.folder / s) for q in QUEUES for s in ("", *q.states)]
-        sig, newest = dirs_signature(folders)
-        return (NamesCache(self.store.git_dir, "history-names") if self.use_cache else None), sig, newest, taken
-
-    def cached_terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]] | None:
-        """`terminal_names` when its cache still answers (a few tens of milliseconds: the
-        history shows its rows in its first frame), else None."""
-        cache, sig, _newest, _taken = self._names_cache()
-        hit = cache.load(sig) if cache is not None else None
-        if hit is None:
-            return None
-        try:
-            with paused_gc():
-                # kept as where every item is (names, each one's state as an index) and the
-                # history's names as indexes into those: one object per name and per state
-                states, every, codes, at, at_codes = hit
-                states = [sys.intern(s) for s in states]
-                where = dict(zip(every, [states[c] for c in codes], strict=True))
-                return [(every[i], states[c]) for i, c in zip(at, at_codes, strict=True)], where
-        except (TypeError, ValueError, AttributeError, IndexError):
-            return None
-
-    def terminal_names(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
-        """Every adopted and rejected item as (filename, state), newest filename first (names
-        start with their creation time), and where every item is: what the history shows
-        without parsing 50,000 files (each row reads its own file when it is drawn). Cached
-        by the state folders' signature (a name added, removed or moved changes it)."""
-        hit = self.cached_terminal_names()
-        if hit is not None:
-            return hit
-        cache, sig, newest, taken = self._names_cache()
-        names: list[tuple[str, str]] = []
-        where: dict[str, str] = {}
-        for q in QUEUES:  # both queues: the history covers work items and feedback
-            if q.name != "wi" and not os.path.isdir(self.root / q.folder):
-                continue
-            scan = self.store.scan_all(q.states, q.name)
-            for n, st in scan.where.items():
-                where.setdefault(n, st)
-            names += [(n, s) for s in q.states if s in TERMINAL for n in scan.names.get(s, ()) if scan.where[n] == s]
-        names.sort(reverse=True)
-        if cache is not None:
-            states = sorted(set(where.values()) | {s for _, s in names})
-            code = {s: i for i, s in enumerate(states)}
-            index = {n: i for i, n in enumerate(where)}
-            cache.save(sig, newest, taken, [states, list(where), [code[s] for s in where.values()],
-                                            [index[n] for n, _ in names], [code[s] for _, s in names]])  # fmt: skip
-        return names, where
 
     def list(
         self,

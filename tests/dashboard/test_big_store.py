@@ -70,6 +70,46 @@ async def test_history_rows_read_only_the_files_drawn(tmp_path: Path, monkeypatc
         assert lst.rows[0].cells[0].plain == "adopted"
 
 
+async def test_the_history_is_the_views_archived_items_and_follows_every_move(tmp_path: Path) -> None:
+    """The history's rows are the archived items of the view the dashboard shows, newest
+    first, without reading their files: an adopt, a move by hand, a file added or removed by
+    hand, a reject all show once the view is refreshed (as the dashboard's panes do)."""
+    import os
+
+    root, _ = make_remote_pair(tmp_path)
+    svc = Service(root, actor="user", push=False)
+    a, b, c = (add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(3))
+    assert svc.start_processing([a, b]).ok
+    assert svc.adopt(a, note="done").ok
+    (root / "wi" / "adopted" / a).write_text("not an item at all")  # a row is a name: never parsed here
+    app = build_app(root)
+    async with app.run_test(size=(140, 30)) as pilot:
+        await settle(pilot)
+        app.action_history()
+        await settle(pilot)
+        lst = app.screen.query_one("#terminal", ItemList)
+
+        def rows() -> list[tuple[str, str]]:
+            assert isinstance(app.screen, HistoryScreen)
+            return [(r.key, app.screen.where[r.key]) for r in lst.rows]
+
+        assert rows() == [(a, "adopted")] and lst.border_title == "History 1"
+        by_hand = "20260101-000000-by-hand.md"
+        for step, expected in (
+            (lambda: svc.adopt(b, note="ok"), [(b, "adopted"), (a, "adopted")]),
+            (lambda: os.rename(root / "wi" / "adopted" / a, root / "wi" / "rejected" / a), [(b, "adopted"), (a, "rejected")]),
+            (lambda: (root / "wi" / "adopted" / by_hand).write_text("---\nkind: awi\n---\n# x\n"),
+             [(b, "adopted"), (a, "rejected"), (by_hand, "adopted")]),
+            (lambda: (root / "wi" / "rejected" / a).unlink(), [(b, "adopted"), (by_hand, "adopted")]),
+            (lambda: (svc.start_processing([c]), svc.reject(c, note="no")), [(c, "rejected"), (b, "adopted"), (by_hand, "adopted")]),
+        ):
+            step()
+            app.reload()
+            await settle(pilot)
+            assert rows() == sorted(expected, reverse=True)
+            assert lst.border_title == f"History {len(expected)}"
+
+
 async def test_a_push_from_another_clone_shows_without_the_periodic_pull(tmp_path: Path) -> None:
     root, remote = make_remote_pair(tmp_path)
     add_item(Service(root, actor="user"))
