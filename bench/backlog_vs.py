@@ -162,23 +162,11 @@ def boards(store: Path, proj: Path, env: dict[str, str], work: Path, reps: int) 
     `scale.py`'s warm figure); `backlog board` until its first task shows."""
     import statistics
 
-    from scale import Pane, counts_shown
+    from scale import Pane, counts_shown, keep_view, pane_counts
 
-    counts = {s: sum(1 for p in (store / "wi" / s).iterdir() if p.suffix == ".md") for s in ("inbox", "processing", "hold")}
-    shown = counts_shown(counts)
-    views = store / ".git" / "atk-cache"
-    for old in views.glob("view-*.cache"):
-        old.unlink()
+    shown = counts_shown(pane_counts(store))
     tui = f"{BIN / 'atk-tui'} --store {shlex.quote(str(store))}"
-    pane = Pane(tui, env, work)
-    try:
-        pane.start()
-        pane.wait(shown)
-        deadline = time.perf_counter() + 30
-        while not any(views.glob("view-*.cache")) and time.perf_counter() < deadline:
-            time.sleep(0.05)
-    finally:
-        pane.close()
+    keep_view(store, tui, env, work, shown)
     medians = []
     for command, ok in ((tui, shown), (f"env -C {shlex.quote(str(proj))} backlog board", lambda s: "TASK-1 " in s)):
         times = []

@@ -450,6 +450,28 @@ class Pane:
         self.tmux("kill-server")
 
 
+def keep_view(root: Path, tui: str, env: dict[str, str], tmp: Path, shown: Callable[[str], bool]) -> None:
+    """Run the dashboard once, until it kept its view (`Service.save_queue`, a moment after its
+    rows show): the next start is warm. Without it a start judges the whole queue again."""
+    views = root / ".git" / "atk-cache"
+    for old in views.glob("view-*.cache"):
+        old.unlink()
+    pane = Pane(tui, env, tmp)
+    try:
+        pane.start()
+        pane.wait(shown)
+        deadline = time.perf_counter() + 30
+        while not any(views.glob("view-*.cache")) and time.perf_counter() < deadline:
+            time.sleep(0.05)
+    finally:
+        pane.close()
+
+
+def pane_counts(root: Path) -> dict[str, int]:
+    """The items each dashboard pane counts (its title shows it)."""
+    return {s: sum(1 for p in (root / "wi" / s).iterdir() if p.suffix == ".md") for s in ("inbox", "processing", "hold")}
+
+
 def counts_shown(counts: dict[str, int]) -> Callable[[str], bool]:
     titles = [re.compile(rf"\b{name} {counts[s]}\b") for name, s in (("Inbox", "inbox"), ("Processing", "processing"), ("Hold", "hold"))]
     return lambda s: all(t.search(s) for t in titles) and "Loading" not in s
@@ -482,20 +504,7 @@ def bench_dashboard(root: Path, env: dict[str, str], tmp: Path, counts: dict[str
     res["floor_frame"] = statistics.median(floors)
 
     shown = counts_shown(counts)
-    # warm: the dashboard ran on this store before and kept its view (`Service.save_queue`,
-    # a moment after its rows show); without it a start judges the whole queue again
-    views = root / ".git" / "atk-cache"
-    for old in views.glob("view-*.cache"):
-        old.unlink()
-    pane = Pane(tui, env, tmp)
-    try:
-        pane.start()
-        pane.wait(shown)
-        deadline = time.perf_counter() + 30
-        while not any(views.glob("view-*.cache")) and time.perf_counter() < deadline:
-            time.sleep(0.05)
-    finally:
-        pane.close()
+    keep_view(root, tui, env, tmp, shown)
     firsts, alls, hwm = [], [], 0.0
     for _ in range(reps):
         pane = Pane(tui, env, tmp)
@@ -658,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.perf_counter()
             root = generate_store(tmp / "gen", active, terminal, args.seed, remote=True)
             print(f"store: {active} active + {terminal} terminal items generated in {time.perf_counter() - t0:.1f} s")
-        counts = {s: sum(1 for p in (root / "wi" / s).iterdir() if p.suffix == ".md") for s in ("inbox", "processing", "hold")}
+        counts = pane_counts(root)
         print(f"panes: {counts}; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start", flush=True)
         only = set(args.only.split(",")) if args.only else None
 
