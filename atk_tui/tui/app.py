@@ -238,7 +238,7 @@ class AtkApp(App):
         self._signature = self._store_signature()
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
-            self.set_interval(WATCH_INTERVAL, self._check_store)
+            self.set_interval(WATCH_INTERVAL, self.check_store)
             self.call_after_refresh(self._check_remote_later)  # git, started after the first frame
 
     # -- loading -------------------------------------------------------------------------
@@ -246,7 +246,10 @@ class AtkApp(App):
     def _store_signature(self) -> tuple:
         return dashboard_signature(self.service.root)
 
-    def _check_store(self) -> None:
+    def check_store(self) -> None:
+        """Load the queue again when the store changed since it was loaded (the folders' and
+        files' stat: `dashboard_signature`); every `WATCH_INTERVAL`, and when a screen opens
+        that shows what the last load may have missed (the history)."""
         if self._watch_paused:
             return
         sig = self._store_signature()

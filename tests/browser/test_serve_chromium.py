@@ -273,9 +273,17 @@ def test_cjk_text_is_drawn_with_the_bundled_font(tmp_path: Path) -> None:
                 )
                 await browser.send("DOM.enable")
                 await browser.send("CSS.enable")
-                doc = await browser.send("DOM.getDocument")
-                node = await browser.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#probe"})
-                used = (await browser.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]}))["fonts"]
+                # the probe's fonts once it is laid out (asked at once, a loaded machine had not
+                # drawn it yet: no fonts at all); bounded
+                await browser.evaluate("document.fonts.ready.then(() => new Promise(done => requestAnimationFrame(() => done(true))))")
+                used: list[dict] = []
+                for _ in range(50):
+                    doc = await browser.send("DOM.getDocument")
+                    node = await browser.send("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#probe"})
+                    used = (await browser.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]}))["fonts"]
+                    if used:
+                        break
+                    await asyncio.sleep(0.1)
                 loaded = await browser.evaluate("performance.getEntriesByType('resource').map(e => e.name)")
                 return faces, loaded, used
             finally:

@@ -90,6 +90,7 @@ class HistoryScreen(ItemActionsScreen):
         self.app.queue_signal.subscribe(self, self._view_changed, immediate=True)
         if self.app.queue is not None:
             self._view_changed(self.app.queue)
+        self.app.check_store()  # a change since the last look shows without waiting for the next
 
     def _view_changed(self, view: QueueView) -> None:
         where = view.snapshot.states
