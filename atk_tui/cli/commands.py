@@ -61,7 +61,7 @@ def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) 
     (no Service, no git). False when the full listing must run."""
     page = (args.offset, args.limit)
     if args.count or args.json or (is_agent_env() and not args.no_json):
-        return serve(root, args.status, args.kind, args.only_repo, True, args.count, page, stale, args.text)
+        return serve(root, args.status, args.kind, args.only_repo, args.count, page, stale, args.text)
     rows: list[list[str]] = []
     notes = served_records(root, args.status, args.kind, args.only_repo, rows_into(rows), page, args.text)
     if notes is not None:

@@ -122,7 +122,7 @@ def _main() -> None:
                 if as_json or opts["count"]:
                     from atk_tui.service.listing import serve
 
-                    if serve(root, opts["status"], opts["kind"], only_repo, True, opts["count"], opts["page"], stale, opts["text"]):
+                    if serve(root, opts["status"], opts["kind"], only_repo, opts["count"], opts["page"], stale, opts["text"]):
                         _said_stale(stale)
                         sys.exit(0)
                 elif _text_rows(root, opts, stale):

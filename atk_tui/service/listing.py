@@ -342,11 +342,12 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     return notes
 
 
-def serve(root: Path, status: str, kind: str | None, only_repo: str | None, as_json: bool, count: bool,
+def serve(root: Path, status: str, kind: str | None, only_repo: str | None, count: bool,
           page: Page = (0, None), stale: str | None = None, text: str | None = None) -> bool:  # fmt: skip
-    """Print the cached listing (the lines whose item has `text`, when given) when it is
-    still the store's; False when the full listing must run (no cache, a change, text output)."""
-    if not (as_json or count) or (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
+    """Print the cached `--json` listing, or its count (the lines whose item has `text`, when
+    given), when it is still the store's; False when the full listing must run (no cache, a
+    change; text rows: `served_records`)."""
+    if (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
         return False  # the full listing escapes what this stream cannot encode
     hit = _cached(root, status, text_filter(root, text))
     if hit is None:
