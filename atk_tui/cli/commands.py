@@ -250,10 +250,15 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_add(svc: Any, args: argparse.Namespace) -> int:
+    answer_by = None
+    if getattr(args, "answer_by", None):
+        from atk_tui.service.itemmeta import parse_answer_by
+
+        answer_by = parse_answer_by(args.answer_by, svc.clock())
     out = svc.add(
         kind=args.kind, target_repo=args.only_repo or "", body=body_of(args), source=args.source,
         plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
-        target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"),
+        target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"), answer_by=answer_by,
     )  # fmt: skip
     if out.ok and out.item is not None:  # the item is written: what the dashboard would warn about
         out.warnings = (*out.warnings, *svc.item_warnings(out.item))

@@ -102,6 +102,12 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p.add_argument("--plan-file", help="$(atk config get private_notes)/plans/YYYY/MM/<name>.md")
     p.add_argument("--depends-on", action="append", default=[], metavar="FILENAME")
     p.add_argument("--urgency", choices=list(URGENCIES))
+    p.add_argument(
+        "--answer-by", metavar="TIME",
+        help=f"a {n.question}'s own deadline: a time (2026-11-30T09:00:00+09:00; no zone: UTC) or a duration "
+        "from now (30m, 2h, 1d); absent: its urgency's answer-by time ([notify] in the config). "
+        "It only decides when the person is reminded, never the answer",
+    )
     p.add_argument("--target-commit")
 
     p = ps["edit"] = cmd("edit", "replace an item's body and/or set its plan file; prints the saved item, filename first")

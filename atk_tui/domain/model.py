@@ -147,6 +147,7 @@ class Item:
     cooldown_until: datetime | None = None
     created: datetime | None = None
     urgency: str = "blocking"
+    answer_by: datetime | None = None  # a question's own deadline (SPEC §16)
     note: str | None = None
     commit: str | None = None
     answered: bool = False  # UWI whose `## 回答` answers every question (SPEC §11)

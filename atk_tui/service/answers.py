@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from atk_tui.domain.model import Item, is_valid_filename
 from atk_tui.domain.ops import Op, refusal
 from atk_tui.domain.queues import queue_named
@@ -69,8 +71,10 @@ class Answers(ServiceBase):
         partial: bool = False,
         base: bytes | None = None,
         seen: str | None = None,
+        trailers: tuple[str, ...] = (),
     ) -> Outcome:
-        """Write the UWI's `## 回答` section (SPEC §7, §11). `seen`: the body the answer was
+        """Write the UWI's `## 回答` section (SPEC §7, §11). `trailers`: more commit trailer
+        lines (`Atk-Device: NAME`: the answer page's paired device; `add_trailers`). `seen`: the body the answer was
         made against (the CLI: the local file before the pull); refused with code "changed",
         saying what changed, when the questions the pull brought in read otherwise (SPEC §15). `choices` maps a question number
         to a letter or "other" (`- N: other — see notes`). Re-answering (`replace`) replaces
@@ -80,6 +84,7 @@ class Answers(ServiceBase):
         stored any more."""
 
         def change(tx: Transaction) -> Item:
+            add_trailers(tx, trailers)
             return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base, seen=seen)
 
         return self._write("answer", [filename], change)
@@ -226,11 +231,13 @@ class Answers(ServiceBase):
             )
         return self._save(tx, item, item.fm_block + body)
 
-    def comment(self, filename: str, text: str, *, base: bytes | None = None) -> Outcome:
+    def comment(self, filename: str, text: str, *, base: bytes | None = None, trailers: tuple[str, ...] = ()) -> Outcome:
         """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
-        user saw), refused with code "changed" when the stored file differs."""
+        user saw), refused with code "changed" when the stored file differs. `trailers`: as
+        `answer`'s."""
 
         def change(tx: Transaction) -> Item:
+            add_trailers(tx, trailers)
             self._user_only("comment")
             item = self._current(filename)
             self._check_base(item, base)
@@ -275,6 +282,44 @@ class Answers(ServiceBase):
                     raise refuse
                 return
         raise refuse
+
+
+#: a trailer a write may add: `Key: value` on one line, never one of atk's own keys
+_TRAILER_RE = re.compile(r"[A-Z][A-Za-z0-9-]{0,40}: [^\x00-\x1f\x7f]{1,200}")
+
+
+def add_trailers(tx: Transaction, trailers: tuple[str, ...] | list[str]) -> None:
+    """Put `trailers` on `tx`'s commit; AtkError (nothing written) for a line that is not one
+    `Key: value` trailer, or that names `Atk-Actor`/`Atk-Agent` (who wrote is atk's to say)."""
+    for line in trailers:
+        key = line.split(":", 1)[0].casefold()
+        if not _TRAILER_RE.fullmatch(line) or key in ("atk-actor", "atk-agent"):
+            raise AtkError(f"not a commit trailer atk may add: {line!r}", exit_code=2, code="invalid")
+        tx.trailers.append(line)
+
+
+def question_digest(item: Item | str) -> str:
+    """A sha256 (hex) of what a question asks as the person is shown it: each question's text,
+    its options (letter, label, implications) and its recommendation, parsed as `question_changes`
+    parses them (whitespace runs as one space; the context and an answer do not count). The
+    hub's notifications and the answer page's one-tap links carry it: a link made for one
+    version of a question is refused once the question reads otherwise. `item`: an item with
+    its body read, or a body."""
+    import hashlib
+    import json
+
+    from atk_tui.itemfile.questions import parse_questions
+
+    body = item if isinstance(item, str) else item.body
+
+    def norm(text: str) -> str:
+        return " ".join(text.split())
+
+    shape = [
+        [q.number, norm(q.text), [[o.letter, norm(o.label), norm(o.implications)] for o in q.options], q.recommendation]
+        for q in parse_questions(body).questions
+    ]
+    return hashlib.sha256(json.dumps(shape, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def question_changes(before: str, after: str) -> list[str]:

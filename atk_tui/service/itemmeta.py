@@ -59,6 +59,28 @@ def _parse_until(value: str, now: datetime) -> datetime:
     return when
 
 
+def parse_answer_by(value: str, now: datetime) -> datetime:
+    """`--answer-by`: a question's own deadline, an ISO 8601 time (no zone: UTC) or a duration
+    from now (`30m`, `2h`, `1d`); the time is stored in UTC."""
+    text = value.strip()
+    m = _DURATION.match(text)
+    if text and m and any(m.groups()):
+        d, h, mi, s = (int(g or 0) for g in m.groups())
+        try:
+            return (now + timedelta(days=d, hours=h, minutes=mi, seconds=s)).astimezone(UTC).replace(microsecond=0)
+        except (OverflowError, ValueError):
+            raise AtkError(f"--answer-by {value!r} is too far away (give a shorter duration or a date)", exit_code=2) from None
+    try:
+        when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+        when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise AtkError(
+            f"--answer-by takes a time (e.g. 2026-11-30T09:00:00+09:00) or a duration (30m, 2h, 1d), got {value!r}",
+            exit_code=2,
+        ) from None
+    return when.replace(microsecond=0)
+
+
 def _set(svc, op: str, filename: str, updates: dict, check) -> object:
     def change(tx: Transaction):
         item = svc._current(filename)

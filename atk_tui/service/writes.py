@@ -338,6 +338,7 @@ class Writes(ServiceBase):
         target_commit: str | None = None,
         cooldown_until: datetime | None = None,
         state: str = "inbox",
+        answer_by: datetime | None = None,
     ) -> Outcome:
         """A new item in inbox (in mq also `state="planning"` for a feedback item, SPEC §12);
         its queue follows from `kind` (awi/uwi: wi, feedback/tbd: mq; None: the kind the
@@ -366,6 +367,7 @@ class Writes(ServiceBase):
                 target_commit = given.merge("target_commit", target_commit, "--target-commit")
                 depends_on = given.merge_list("depends_on", list(depends_on), "--depends-on")
                 cooldown_until = given.merge_time("cooldown_until", cooldown_until)
+                answer_by = given.merge_time("answer_by", answer_by)
                 given.refuse_atk_keys()
                 kept = given.without_flags()
             kind = kind or self.q.request_kind
@@ -403,6 +405,8 @@ class Writes(ServiceBase):
                 )
             if plan_file and kind != q.request_kind:
                 raise AtkError(f"--plan-file goes with --kind {q.request_kind} only", exit_code=2)
+            if answer_by is not None and kind != q.question_kind:
+                raise AtkError(f"--answer-by goes with --kind {q.question_kind} only", exit_code=2)
             if plan_file:
                 plan_file = self._portable_plan(plan_file)
             if kind == q.question_kind and urgency is None:
@@ -427,6 +431,7 @@ class Writes(ServiceBase):
             "cooldown_until": cooldown_until,
             "created": now,
             "urgency": urgency,
+            "answer_by": answer_by.astimezone(UTC).replace(microsecond=0) if answer_by is not None else None,
             **kept,
         }
         holder: list[str] = []
