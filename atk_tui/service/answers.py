@@ -298,30 +298,6 @@ def add_trailers(tx: Transaction, trailers: tuple[str, ...] | list[str]) -> None
         tx.trailers.append(line)
 
 
-def question_digest(item: Item | str) -> str:
-    """A sha256 (hex) of what a question asks as the person is shown it: each question's text,
-    its options (letter, label, implications) and its recommendation, parsed as `question_changes`
-    parses them (whitespace runs as one space; the context and an answer do not count). The
-    hub's notifications and the answer page's one-tap links carry it: a link made for one
-    version of a question is refused once the question reads otherwise. `item`: an item with
-    its body read, or a body."""
-    import hashlib
-    import json
-
-    from atk_tui.itemfile.questions import parse_questions
-
-    body = item if isinstance(item, str) else item.body
-
-    def norm(text: str) -> str:
-        return " ".join(text.split())
-
-    shape = [
-        [q.number, norm(q.text), [[o.letter, norm(o.label), norm(o.implications)] for o in q.options], q.recommendation]
-        for q in parse_questions(body).questions
-    ]
-    return hashlib.sha256(json.dumps(shape, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
 def question_changes(before: str, after: str) -> list[str]:
     """How the questions of body `after` differ from those of `before` (text, options,
     their order and wording), one phrase each, at most eight; [] when they read the same
