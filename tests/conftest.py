@@ -38,7 +38,8 @@ os.environ.update(GIT_IDENTITY)
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """No agent variables, no user config, the session's git identity: tests see the same world."""
-    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
+    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_AGENT_ID", "ATK_LOOP_SESSION",
+                "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
         monkeypatch.delenv(var, raising=False)
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))

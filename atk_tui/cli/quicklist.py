@@ -17,7 +17,7 @@ from typing import Any
 
 from atk_tui.host.config import ConfigError, is_agent_env, resolve_store
 
-#: a valid `ATK_AGENT_ID` (core/holds.py says so once; this copy keeps the fast path lean)
+#: a valid `ATK_AGENT_ID` (service/holds.py says so once; this copy keeps the fast path lean)
 _AGENT_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 
 

@@ -158,7 +158,7 @@ class Item:
     #: UWI whose `## 回答` has content but leaves some question without a choice (SPEC §11):
     #: it still needs the user and still blocks
     answer_partial: bool = False
-    #: the queue the item lives in (`wi` or `mq`, see core/queues.py)
+    #: the queue the item lives in (`wi` or `mq`, see domain/queues.py)
     queue: str = "wi"
 
     def listed(self) -> Item:

@@ -8,7 +8,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-AGENT_ENV_VARS = ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT")
+#: each of these set (non-empty) marks an agent environment: the agent tools' own markers, an
+#: agent session's name (`ATK_AGENT_ID`, SPEC §15: a session that names itself is an agent
+#: whatever else it sets) and a process-loop session's own variable (`ATK_LOOP_SESSION`:
+#: every program the loop starts is an agent, issue 38)
+AGENT_ENV_VARS = ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_AGENT_ID", "ATK_LOOP_SESSION")
 PLAN_PREFIX = "$(atk config get private_notes)"
 
 
@@ -17,6 +21,7 @@ class ConfigError(Exception):
 
 
 def is_agent_env(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
+    """Whether this process runs for an agent: any of `AGENT_ENV_VARS` set, non-empty."""
     env = os.environ if environ is None else environ
     return any(env.get(v) for v in AGENT_ENV_VARS)
 

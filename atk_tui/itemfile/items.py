@@ -118,7 +118,7 @@ def blob_sha(data: bytes) -> str:
 
 _KIND_VALUES = KINDS
 _URGENCY_VALUES = URGENCIES
-#: the valid kinds per queue (core/queues.py; kept here as data so parsing imports nothing more)
+#: the valid kinds per queue (domain/queues.py; kept here as data so parsing imports nothing more)
 _QUEUE_KINDS: dict[str, tuple[str, ...]] = {"wi": _KIND_VALUES, "mq": ("feedback", "tbd")}
 _TZ_HINT = "e.g. 2026-11-30T09:00:00+09:00"
 
@@ -454,7 +454,7 @@ def parse_item(
 ) -> Item:
     """Build an `Item` from file bytes. Never raises. `size`: the file's real size when `data`
     holds only its start (a file over the size limit need not be read whole). `queue`: the
-    queue whose folder holds it (its kinds are the valid ones, core/queues.py)."""
+    queue whose folder holds it (its kinds are the valid ones, domain/queues.py)."""
     try:
         return _parse(filename, state, data, blob, size, queue)
     except Exception as exc:

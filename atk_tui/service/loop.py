@@ -219,6 +219,9 @@ class ProcessLoop:
             ATK_READY_INBOX_FILES=" ".join(f for f in files if self.states.get(f) == "inbox"),
             ATK_TARGET_REPO=repo,
             ATK_LOOP_SESSION=sid,
+            # a session is an agent (issue 38): its writes are `Atk-Actor: agent` (its own
+            # ATK_LOOP_SESSION says so too; an ATK_AGENT_ID the loop was given passes through)
+            AI_AGENT="1",
         )
         try:
             proc = start_session(self.cmd, env, log)

@@ -75,7 +75,7 @@ class Reads(ServiceBase):
         Never pulls into, nor aborts, a rebase someone else started.
 
         Like a read (SPEC §15) it never touches uncommitted work: with uncommitted changes in
-        the work tree it only fast-forwards, as a read command does (`core.freshen`), and says
+        the work tree it only fast-forwards, as a read command does (`store.freshen`), and says
         what stopped it ("not pulling: …"); the rebase runs only on a clean work tree, without
         a stash."""
         if not self.store._rebase_in_progress() and self.store.has_uncommitted():  # (a rebase: `_pull` says so)
@@ -559,7 +559,7 @@ class Reads(ServiceBase):
 
     def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
         """Commits that touched the item, newest first, with the `Atk-Actor` trailer (gitpython,
-        core/githistory.py; call it from a worker)."""
+        service/githistory.py; call it from a worker)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
         from atk_tui.service.githistory import item_history  # gitpython, imported on first use
@@ -591,7 +591,7 @@ class Reads(ServiceBase):
         return item_diff(self.store, commit)
 
     def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
-        """How long questions waited for the user and what they blocked (`core.stats`), from
+        """How long questions waited for the user and what they blocked (`service.stats`), from
         the git history, read incrementally (cached in `.git/atk-stats.json`)."""
         from atk_tui.service import stats
 

@@ -147,7 +147,7 @@ class QueueView:
         self, snap: Snapshot, now: datetime, head: str | None = None, store_defects: list[StoreDefect] | None = None
     ) -> QueueView:
         """`judged(snap, now, ...)`, equal to it, worked out from this view: only what the
-        change from this view's snapshot touches is judged again (`core.rejudge`)."""
+        change from this view's snapshot touches is judged again (`domain.rejudge`)."""
         from atk_tui.domain.rejudge import refresh
 
         got = refresh(self.snapshot, self.judgements, self.dependents, self.blocks, snap, now)

@@ -2,7 +2,7 @@
 
 A start of the dashboard on a store that changed little since its last run should cost what
 the change costs, not what judging 10,000 items costs. `Service.queue(previous=...)` already
-does that within one run (`core.rejudge`): it reads only the files whose stat key differs from
+does that within one run (`domain.rejudge`): it reads only the files whose stat key differs from
 the previous view's and judges again only what they reach. This module lets the previous view
 outlive the process: `save` writes a `QueueView` (its items as the item cache's records, its
 judgements, blocks and dependents, and `Loaded`: the stat keys, the folder listings and the

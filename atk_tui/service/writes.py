@@ -1,4 +1,4 @@
-"""Writes: transitions (rules in core/ops.py), add, edit, dependencies, plans, edit sessions."""
+"""Writes: transitions (rules in domain/ops.py), add, edit, dependencies, plans, edit sessions."""
 
 from __future__ import annotations
 
@@ -347,7 +347,7 @@ class Writes(ServiceBase):
         A body that starts with its own frontmatter is merged into the item's: each reserved
         key counts as its flag (validated the same way; a flag and a key that disagree are
         refused), every other key is kept exactly as written. `--source` takes a bare skill
-        name (`core.sources`); a plugin-qualified one is stored bare and said so."""
+        name (`domain.sources`); a plugin-qualified one is stored bare and said so."""
         notes: list[str] = []
         extra = ""
         kept: dict[str, Any] = {}

@@ -4,7 +4,7 @@
 - `remote.py`      pull (rebase), push, commits set aside on conflict, git-state guards
 - `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks
 - `files.py`       atomic/private file writes, digests, the index swap
-(`AtkError` and its kinds live in core/errors.py and are re-exported here.)
+(`AtkError` and its kinds live in domain/errors.py and are re-exported here.)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Calling the user when something new needs them (SPEC §13): the terminal bell, a count in
 the terminal title, and (`[tui] desktop_notifications = true`, where `notify-send` exists) a
 desktop notification; `bell` and `title_count` (both true by default) turn the others off.
-What counts is `core.notices.attention`; the first load only sets the
+What counts is `service.notices.attention`; the first load only sets the
 title (what was there before the dashboard opened is not news)."""
 
 from __future__ import annotations

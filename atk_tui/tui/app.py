@@ -1,6 +1,6 @@
 """The `atk-tui` App: global bindings, command palette, live refresh, the app factory.
 
-Every read and write goes through `core.service.Service`, in thread workers; results come
+Every read and write goes through `service.Service`, in thread workers; results come
 back to the UI thread with `call_from_thread`. `make_app` is the one factory the CLI, the
 tests and the screenshot script use.
 """
@@ -171,7 +171,7 @@ class AtkApp(App):
         self._save_timer: Timer | None = None
         self._saved_once = False
         self.main = MainScreen()
-        self.notices: list = []  # core.notices.Notice, oldest first
+        self.notices: list = []  # service.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)

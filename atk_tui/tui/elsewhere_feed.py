@@ -1,6 +1,6 @@
 """The dashboard's last look at GitHub (issue 31): what waits for the person elsewhere.
 
-`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere_*`, `core/elsewhere.py`)
+`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere_*`, `service/elsewhere.py`)
 and publishes it on `signal` to the Elsewhere screen and the needs-you pane's title. Nothing here
 waits on GitHub in the UI thread, and nothing runs before the first rows are drawn: `start()`
 (called once the first queue is shown) reads the cache in a worker (the rows of the last run,

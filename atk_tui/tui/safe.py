@@ -2,7 +2,7 @@
 
 Every string that came from the store (titles, bodies, frontmatter keys and values, filenames,
 commit trailers and subjects, error messages quoting any of them) reaches a widget through these:
-control and bidi characters escaped by `core.textsafe`, then wrapped in `rich.text.Text` or
+control and bidi characters escaped by `text.textsafe`, then wrapped in `rich.text.Text` or
 `textual.content.Content`, never parsed as markup. A `str` given to `border_title`,
 `Table.add_row`, `DataTable`, `Tree` or the palette is parsed as markup (`[/x]` crashes,
 `[@click=app.quit]` becomes a live action), so those sinks take what these return.
@@ -69,7 +69,7 @@ def notify_safe(target: Any, message: object, *, title: str = "", **kw: Any) -> 
 
 
 class Wrapped:
-    """A `Text` wrapped where reading needs it, by `core.linebreak` (kinsoku; a word, filename or
+    """A `Text` wrapped where reading needs it, by `text.linebreak` (kinsoku; a word, filename or
     URL never split) at whatever width it is drawn: every wrapping site of item text in the
     dashboard draws through this (a `Static`, a table cell, a Markdown paragraph)."""
 
@@ -90,7 +90,7 @@ class Wrapped:
 
 class MiddleCut:
     """One line (a filename, a repo) cut in the middle to the width it is drawn at, never
-    wrapped: both ends stay readable (`core.cells.cut_middle`)."""
+    wrapped: both ends stay readable (`text.cells.cut_middle`)."""
 
     def __init__(self, text: Text) -> None:
         self.text = text

@@ -91,7 +91,7 @@ class Choice(RadioButton):
     INDENT = 4
 
     def _label_lines(self, width: int) -> list[Content]:
-        """The label wrapped to the button's width by `core.linebreak` (kinsoku, whole tokens):
+        """The label wrapped to the button's width by `text.linebreak` (kinsoku, whole tokens):
         an option's implications are what the choice means, never cut off at the edge."""
         room = width - self.INDENT - 1
         label = self._label

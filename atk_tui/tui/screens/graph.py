@@ -12,7 +12,7 @@ store only when they are drawn (terminal items are not part of the dashboard's q
 Decisions:
 
 * Only the edges of active items are followed: a terminal item no longer waits for anything
-  (as in `core.readiness`), so it is a leaf; it is never the centre of the graph.
+  (as in `domain.readiness`), so it is a leaf; it is never the centre of the graph.
 * The whole-queue graph holds every active item; items without any dependency edge fill a grid
   under the linked ones, as wide as the screen (laid out again when the width changes).
   PageDown/PageUp move the focus a screen down/up, Home/End to the first/last box.

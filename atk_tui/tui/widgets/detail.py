@@ -38,7 +38,7 @@ from atk_tui.tui import present
 from atk_tui.tui.present import badge, status_style
 from atk_tui.tui.safe import MiddleCut, Wrapped, safe
 
-if TYPE_CHECKING:  # core.questions is imported where an item's questions are first read
+if TYPE_CHECKING:  # itemfile.questions is imported where an item's questions are first read
     from atk_tui.itemfile.questions import ParsedQuestions
 
 PREVIEW_LINES = 60

@@ -1,6 +1,6 @@
 """The dependency graph drawn with Textual's line API (SPEC §10).
 
-`core.graph_layout` renders the whole graph once as text lines plus style spans; this widget
+`graph` (its `pipeline`) renders the whole graph once as text lines plus style spans; this widget
 only turns the rows on screen into `Strip`s (a 1,000-item graph is a canvas of ~1,000 x 1,300
 cells: a `Static` of it would be rendered in full on every frame). Text comes from the layout,
 where every label is already sanitised; it is never parsed as markup.
