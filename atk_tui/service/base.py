@@ -33,6 +33,7 @@ from atk_tui.store import (
     missing_queue_folders,
     states_defect,
 )
+from atk_tui.text.textsafe import safe_line
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 
@@ -70,6 +71,10 @@ class ServiceBase:
             except AtkError as exc:
                 self.agent_id_error = exc
         self.store.agent_id = self.agent_id
+        if self.actor == "agent":
+            # issue 38: an agent environment never pushes a user-only change it did not make
+            # through atk (a plain `git commit` of a trimmed answer, a hand move into editing)
+            self.store.push_check = self._check_push
         self.only_repo = only_repo
         self.pull_on_write = pull  # pull before each write (off: offline tests)
         self.push_on_write = push
@@ -324,6 +329,154 @@ class ServiceBase:
             code="user-only",
         )
 
+    # -- what an agent may push (issue 38) ----------------------------------------------
+
+    def _check_push(self) -> None:
+        """Before any push from an agent environment (`RemoteSync._push`): the commits to push
+        (`@{u}..HEAD`) may hold no user-only change (`user_only_commits`). One that does
+        refuses the push (AtkError, exit 1): nothing is pushed, nothing rewritten; the
+        commits stay on the branch for the person's next push (theirs is not checked so)."""
+        found = self.user_only_commits("@{u}..HEAD")
+        if not found:
+            return
+        lines = [f"- {sha[:10]} '{safe_line(subject)}': {'; '.join(notes)}" for sha, subject, notes in found[:10]]
+        if len(found) > 10:
+            lines.append(f"- … and {len(found) - 10} more")
+        raise AtkError(
+            "refused to push from an agent environment: the commits to push make changes only the user "
+            "makes (an answer or a user comment, a user-only move, the removal of an item holding the "
+            "person's sections):\n" + "\n".join(lines) + "\nNothing was pushed and nothing was rewritten; "
+            "every commit stays on this clone's branch. Undo your hand commits (e.g. `git revert`), or leave "
+            "them for the user to push (the dashboard, or `atk wi commit` outside an agent environment)",
+            code="user-only",
+        )
+
+    def user_only_commits(self, rev_range: str) -> list[tuple[str, str, list[str]]]:
+        """(sha, subject, what it changes) of every commit in `rev_range` (oldest first) that
+        makes a change only the user makes, judged as an agent's (SPEC §5, §11, §15): a
+        user-only section (`itemfile.headings`) added, changed or removed; a move between
+        state folders the transition table gives agents no way to make (`ops.move_refusal`);
+        a move of an item the user holds; the removal of an item holding user-only
+        sections. Whatever the commit's message says (an `Atk-Actor` line is text anyone can
+        type). Three git calls: the commits, their changes, the blobs they touch."""
+        log = self.store.git("log", "--format=%H %P%x00%s", rev_range, check=False, env=self.store.read_env)
+        if log.returncode != 0 or not log.stdout.strip():
+            return []
+        commits: list[tuple[str, list[str], str]] = []
+        for line in log.stdout.splitlines():
+            head, _, subject = line.partition("\0")
+            shas = head.split()
+            if shas and len(shas[0]) == 40:
+                commits.append((shas[0], shas[1:], subject))
+        commits.reverse()
+        changes = self._commit_changes([c for c in commits if len(c[1]) <= 1])
+        for sha, parents, _ in commits:
+            if len(parents) > 1:  # a merge: what it changes against every parent (its own hand)
+                changes[sha] = self._merge_changes(sha, parents[0])
+        wanted = sorted({b for entries in changes.values() for _, old, new, _ in entries for b in (old, new) if b})
+        data = dict(zip(wanted, self._blobs(wanted), strict=True))
+        out = []
+        for sha, _parents, subject in commits:
+            notes = self._judge_commit(sha, changes.get(sha, []), data)
+            if notes:
+                out.append((sha, subject, notes))
+        return out
+
+    def _commit_changes(self, commits: Sequence[tuple[str, list[str], str]]) -> dict[str, list[tuple[str, str, str, str]]]:
+        """sha -> (status, old blob, new blob, path) of each item file the commit changes."""
+        if not commits:
+            return {}
+        proc = self.store.git(
+            "diff-tree", "--stdin", "-r", "-z", "--no-renames", "--no-abbrev", "--root", "--format=%H",
+            check=False, env=self.store.read_env, input="\n".join(c[0] for c in commits) + "\n",
+        )  # fmt: skip
+        return _raw_changes(proc.stdout)
+
+    def _merge_changes(self, sha: str, first: str) -> list[tuple[str, str, str, str]]:
+        names = self.store.git("diff-tree", "--cc", "-r", "-z", "--name-only", "--no-commit-id", sha, check=False).stdout
+        paths = [p for p in names.split("\0") if p.strip() and p.split("/")[0] in _FOLDERS]
+        if not paths:
+            return []
+        proc = self.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", first, sha, "--", *paths, check=False)
+        return _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
+
+    def _judge_commit(self, sha: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None]) -> list[str]:
+        from atk_tui.domain.ops import move_refusal
+
+        by_item: dict[tuple[str, str], dict[str, list[tuple[str, str, str]]]] = {}
+        for status, old, new, path in entries:
+            parts = path.split("/")
+            if not (len(parts) == 3 and parts[0] in _FOLDERS and is_valid_filename(parts[2])
+                    and parts[1] in queue_named(parts[0]).states):  # fmt: skip
+                continue
+            side = "gone" if status == "D" else "new" if status == "A" else "edited"
+            by_item.setdefault((parts[0], parts[2]), {}).setdefault(side, []).append((parts[1], old, new))
+        notes: list[str] = []
+
+        def text(blob: str) -> str | None:
+            raw = data.get(blob) if blob else None
+            return None if raw is None else raw.decode("utf-8", "replace")
+
+        for (queue, name), sides in sorted(by_item.items()):
+            gone, new, edited = sides.get("gone", []), sides.get("new", []), sides.get("edited", [])
+            pairs = [(s, o, n, s) for s, o, n in edited]
+            if len(gone) == 1 and len(new) == 1:
+                src, dst = gone[0][0], new[0][0]
+                pairs.append((src, gone[0][1], new[0][2], dst))
+                before = text(gone[0][1])
+                item = parse_item(name, src, (before or "").encode(), queue=queue)
+                refused = move_refusal(item, dst, "agent")
+                if refused is not None:
+                    notes.append(f"moves {name} from {src} to {dst} ({refused.message})")
+                elif is_held_state(queue, src):
+                    holder = holders(self.store, [f"{queue}/{src}/{name}"], f"{sha}^", cache=False).get(f"{queue}/{src}/{name}")
+                    if not may_change(holder, "agent", self.agent_id):
+                        notes.append(f"moves {name} out of {src}, where the user holds it")
+                gone, new = [], []
+            for state, old, _ in gone:
+                found = headings.user_only_sections(_body_of(text(old) or ""))
+                if found:
+                    notes.append(f"removes {queue}/{state}/{name}, which holds the user-only section '{_heading(found[0])}'")
+            pairs += [(s, "", n, s) for s, _, n in new]
+            for src, old, new_blob, dst in pairs:
+                before = headings.user_only_sections(_body_of(text(old) or "")) if old else []
+                after = headings.user_only_sections(_body_of(text(new_blob) or ""))
+                if before == after:
+                    continue
+                added = [x for x in after if x not in before]
+                removed = [x for x in before if x not in after]
+                if added:
+                    verb = "changes" if any(k == added[0][0] for k, _ in before) else "adds"
+                    notes.append(f"{verb} the user-only section '{_heading(added[0])}' of {queue}/{dst}/{name}")
+                elif removed:
+                    notes.append(f"removes the user-only section '{_heading(removed[0])}' from {queue}/{src}/{name}")
+        return list(dict.fromkeys(notes))
+
+    def _guard_removal(self, item: Item) -> None:
+        """An agent may not remove an item holding the person's answer or comment (issue 38):
+        its file as it is, or as committed (a hand edit trimming the section first)."""
+        if self.actor != "agent":
+            return
+        committed = self._committed_text("HEAD", item.filename, item.state, item.queue)
+        for body in (item.body, _body_of(committed or "")):
+            found = headings.user_only_sections(body)
+            if found:
+                raise AtkError(
+                    f"refused: {item.filename} holds the user-only section '{_heading(found[0])}' (the person's "
+                    "answer or comment); agents may not remove it. Leave it to the user (the dashboard, or "
+                    f"`atk {item.queue} rm` outside an agent environment)",
+                    exit_code=2,
+                    code="user-only",
+                )
+
+    def answers_rev(self) -> str:
+        """Where an answer must be to count (issue 38: `wait`, `show --json`, the loop, the
+        ready list): committed (HEAD); for an agent on a clone with a remote, on the remote
+        (`@{u}`): a commit only this clone has may be the agent's own."""
+        if self.actor == "agent" and self.store.upstream():
+            return "@{u}"
+        return "HEAD"
+
     def _blobs(self, specs: Sequence[str]) -> list[bytes | None]:
         """`REV:PATH` specs' bytes, None where missing (`GitStore.blobs`)."""
         return self.store.blobs(specs)
@@ -374,6 +527,33 @@ class ServiceBase:
         except (AtkError, OSError, ValueError) as exc:
             return _failed(op, exc, holder, result)
         return Outcome(True, op, f"added {holder[0]}", tuple(holder), result.commit, result.pushed, tuple(result.warnings), item=item)
+
+
+def _heading(section: tuple[str, str]) -> str:
+    kind, text = section
+    return safe_line(text.splitlines()[0].strip()) if text.strip() else kind
+
+
+def _raw_changes(out: str) -> dict[str, list[tuple[str, str, str, str]]]:
+    """`git diff-tree --format=%H -z --raw` output: sha -> (status, old blob, new blob, path)."""
+    found: dict[str, list[tuple[str, str, str, str]]] = {}
+    tokens = out.split("\0")
+    current: list[tuple[str, str, str, str]] | None = None
+    i = 0
+    zero = "0" * 40
+    while i < len(tokens):
+        token = tokens[i].lstrip("\n")
+        if token.startswith(":") and i + 1 < len(tokens):
+            meta = token[1:].split()
+            if current is not None and len(meta) == 5:
+                old, new = (b if b != zero else "" for b in meta[2:4])
+                current.append((meta[4][:1], old, new, tokens[i + 1]))
+            i += 2
+            continue
+        if len(token) == 40 and all(c in "0123456789abcdef" for c in token):
+            current = found.setdefault(token, [])
+        i += 1
+    return found
 
 
 def _failed(op: str, exc: Exception, files: Sequence[str], result: WriteResult) -> Outcome:

@@ -282,6 +282,8 @@ class Conflicts(ServiceBase):
                     self._check_answer_author(item)  # type: ignore[attr-defined]
             elif change.kind == "delete" and item is not None:
                 refused = refusal(Op.RM, [item], self.actor)
+                if refused is None:
+                    self._guard_removal(item)  # the person's answer or comment (issue 38)
             elif change.kind == "edit" and item is not None and self.actor == "agent":
                 refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
             elif change.kind == "add":
@@ -366,7 +368,13 @@ class Conflicts(ServiceBase):
             msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
             return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
         before = self.store.unpushed()
-        result = self.store.push_pending(pull=self.pull_on_write)
+        try:
+            result = self.store.push_pending(pull=self.pull_on_write)
+        except AtkError as exc:  # an agent's push refused (issue 38): nothing pushed
+            return Outcome(
+                False, "commit", committed + exc.message, tuple(paths), pushed=False, warnings=tuple(warnings),
+                exit_code=exc.exit_code, code=_code(exc),
+            )  # fmt: skip
         warnings += [w for w in result.warnings if not w.startswith("set aside ")]
         if result.set_aside:
             lines = [

@@ -306,6 +306,7 @@ class Writes(ServiceBase):
             for name in files:
                 item = self._current(name, allow_defective=True)
                 self._raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
+                self._guard_removal(item)  # the person's answer or comment (issue 38)
                 tx.delete(item_path(item.state, name, item.queue))
 
         return self._write("rm", files, change)

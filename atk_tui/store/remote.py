@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
@@ -105,6 +106,11 @@ class WriteResult:
 
 class RemoteSync:
     """Mixed into GitStore: everything that talks to the remote or to git's in-progress state."""
+
+    #: called before every push (in an agent environment: the service's check that the
+    #: commits to push hold no change only the user makes, issue 38); raises AtkError to
+    #: refuse the push: nothing pushed, nothing rewritten
+    push_check: Callable[[], None] | None = None
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main) when one is configured."""
@@ -405,6 +411,12 @@ class RemoteSync:
         last = ""
         mine = next(iter(self._fingerprints("-1", result.commit)), None) if result.commit else None
         for _ in range(PUSH_TRIES):
+            if self.push_check is not None:
+                try:
+                    self.push_check()
+                except AtkError:
+                    result.pushed = False
+                    raise
             try:
                 proc = self.git("push", "-q", check=False, timeout=self.limit("push_timeout"), slow=True)
             except Interrupted:

@@ -59,3 +59,30 @@ def test_the_loop_starts_its_sessions_as_agents(store: Path, tmp_path: Path) -> 
     seen = json.loads(out.read_text())
     assert seen["AI_AGENT"] == "1"
     assert seen["ATK_LOOP_SESSION"]
+
+
+# -- 2. rm -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("q.md", uwi() + ANSWER), ("x.md", awi() + "\n## ユーザーコメント\n\nkeep the old API\n")],
+)
+def test_an_agent_may_not_rm_an_item_holding_the_persons_section(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str, text: str
+) -> None:
+    seed(store, {name: ("inbox", text)})
+    monkeypatch.setenv("AI_AGENT", "1")
+    rc, _, err = Atk(store, capsys)("wi", "rm", name)
+    assert rc == 2, err
+    assert "user-only" in err or "agents may not remove" in err
+    assert (store / "wi/inbox" / name).exists()
+    # trimmed by hand first: the committed section still counts
+    path = store / "wi/inbox" / name
+    path.write_text(text.split("\n## ")[0] + "\n")
+    rc, _, err = Atk(store, capsys)("wi", "rm", name)
+    assert rc == 2, err
+    monkeypatch.delenv("AI_AGENT")
+    git(store, "checkout", "--", ".")
+    rc, _, err = Atk(store, capsys)("wi", "rm", name)
+    assert rc == 0, err  # the person removes it
