@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from atk_tui.domain.errors import AtkError
-from atk_tui.domain.fields import FIELDS, TIMES
 from atk_tui.domain.model import Item
 from atk_tui.domain.readiness import Judgement
+from atk_tui.service import records
+from atk_tui.service.records import item_json
 from atk_tui.text.textsafe import safe_json_line, safe_line, safe_text
 
 #: the service of the command running now (`cli.main.run`): `report` asks it why a commit was
@@ -133,35 +134,6 @@ def body_of(args: argparse.Namespace, *, attr: str = "body_file") -> str:
     return args.message
 
 
-def item_json(
-    item: Item, j: Judgement | None, blocks: tuple[int, int] | None = None, holder: Any = None
-) -> dict[str, Any]:
-    """The `--json` record of an item (`atk wi schema --which record`): what atk derives, then
-    every frontmatter key of the table (`domain.fields`), then the defects and warnings."""
-    question = item.is_question  # once: 10,000 lines a listing
-    d: dict[str, Any] = {
-        "filename": item.filename,
-        "state": item.state,
-        "type": item.awi_type if item.is_request else None,
-        "title": item.title,
-        "status": j.status if j else None,
-        "ready": j.ready if j else False,
-        "reasons": [r.message for r in j.reasons] if j else [],
-        "answered": item.answered if question else None,
-        "answer_partial": item.answer_partial if question else None,
-    }
-    for name, time, question_only in _JSON_FIELDS:
-        v = getattr(item, name)
-        d[name] = None if (question_only and not question) or v is None else v.isoformat() if time else v
-    d["defects"] = item.defects
-    d["warnings"] = item.warnings
-    if blocks:
-        d["blocks"] = {"direct": blocks[0], "transitive": blocks[1]}
-    if holder is not None:
-        d["held_by"] = holder.as_json()  # SPEC §15: who holds it, since when
-    return d
-
-
 def text_row(d: dict[str, Any], now: Any) -> list[str]:
     """A text listing's row (filename, state, kind, repo, title, status) from the item's
     `--json` record (`item_json`), each cell escaped: piped or not, `| less -R` or `| cat`
@@ -178,10 +150,6 @@ def text_row(d: dict[str, Any], now: Any) -> list[str]:
         badge += " " + time_left(datetime.fromisoformat(d["cooldown_until"]), now)
     kind = f"{(d['kind'] or '').upper()}/{d['type'] if d['kind'] in REQUEST_KINDS else d['urgency']}"
     return [safe_line(str(f)) for f in (d["filename"], d["state"], kind, d["target_repo"], d["title"], badge)]
-
-
-#: (key, is a date-time, a question's only) of every frontmatter key, in the table's order
-_JSON_FIELDS = tuple((f.name, f.name in TIMES, f.question_only) for f in FIELDS)
 
 
 JSON = json.JSONEncoder(ensure_ascii=False)  # one encoder for every line of a listing
@@ -228,10 +196,6 @@ def terminal_table(rows: list[list[str]], width: int, caps: Sequence[int] = ()) 
     return out
 
 
-#: the warning a write whose push failed carries (store.remote): said in its one line instead
-_UNPUSHED = ("unpushed commit", "the commit is kept locally")
-
-
 def rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
     """What takes a listing's `--json` records as they come: their text rows (`text_row`)
     printed at once when piped (a few thousand lines to a write), else kept in `rows` for
@@ -251,9 +215,62 @@ def rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
     return printed
 
 
-def print_rows(rows: list[list[str]], status: str, notes: list[str]) -> None:
-    """A text listing: its rows (`text_row`) tab-separated when piped, aligned columns on a
-    terminal; then its notes on stderr."""
+#: a terminal listing's columns, as indexes into a `text_row`: status, title, state, kind,
+#: repository, filename; `LIST_DROP` names the ones left out, in this order, when the title
+#: would get fewer than `LIST_TITLE_MIN` cells
+LIST_ORDER = (5, 4, 1, 2, 3, 0)
+LIST_CAPS = (26, 72, 10, 13, 20, 30)
+LIST_DROP = (4, 3, 2)  # repository, kind, state (positions in a row of LIST_ORDER)
+LIST_TITLE_MIN = 24
+
+
+def list_table(rows: list[list[str]], width: int, *, wide: bool = False) -> list[str]:
+    """A listing on a terminal `width` cells wide: status and title first, then state, kind,
+    repository and the filename, these two shortened in the middle (their ends tell items apart);
+    every line fits in `width - 1` cells, the repository, kind and state left out, in that order,
+    where the title would be too narrow. `wide`: every column, the filename and the title
+    whole, lines as long as they need (the terminal wraps them)."""
+    from atk_tui.text.cells import cell_len, cut, cut_middle, fit
+
+    if not rows:
+        return []
+    table = [[r[i] for i in LIST_ORDER] for r in rows]
+    natural = [max(cell_len(r[c]) for r in table) for c in range(len(LIST_ORDER))]
+    if wide:
+        widths = natural
+        shown = list(range(len(LIST_ORDER)))
+    else:
+        widths = [min(w, cap) for w, cap in zip(natural, LIST_CAPS, strict=True)]
+        shown = list(range(len(LIST_ORDER)))
+        budget = max(width - 1, 20)
+
+        def others() -> int:
+            return sum(widths[c] for c in shown if c != 1) + 2 * (len(shown) - 1)
+
+        for c in LIST_DROP:
+            if budget - others() >= min(LIST_TITLE_MIN, widths[1]):
+                break
+            shown.remove(c)
+        widths[1] = max(min(widths[1], budget - others()), 8)
+    out = []
+    for r in table:
+        cells = []
+        for k, c in enumerate(shown):
+            if wide:
+                cells.append(r[c] + " " * (widths[c] - cell_len(r[c])))
+            elif c in (4, 5):  # the repository and the filename: both ends kept
+                cells.append(fit(cut_middle(r[c], widths[c]), widths[c]))
+            else:
+                cells.append(fit(r[c], widths[c]) if k < len(shown) - 1 else cut(r[c], widths[c]))
+        line = "  ".join(cells).rstrip()
+        out.append(line if wide else cut(line, max(width - 1, 20)))
+    return out
+
+
+def print_rows(rows: list[list[str]], status: str, notes: list[str], *, wide: bool = False) -> None:
+    """A text listing: its rows (`text_row`) tab-separated and whole when piped (filename
+    first, for scripts), aligned on a terminal as `list_table` lays them out; then its notes
+    on stderr."""
     if not sys.stdout.isatty():
         for row in rows:
             say("\t".join(row))
@@ -262,42 +279,21 @@ def print_rows(rows: list[list[str]], status: str, notes: list[str]) -> None:
 
         if not rows:
             say("no items" + ("" if status == "active" else f" (--status={status})"))
-        for line in terminal_table(rows, shutil.get_terminal_size((120, 24)).columns, caps=(48, 10, 16, 24, 60)):
+        for line in list_table(rows, shutil.get_terminal_size((120, 24)).columns, wide=wide):
             say(line)
     for note in notes:
         say_err_line(note)
 
 
 def push_said(out: Any) -> tuple[str, tuple[str, ...]]:
-    """(` pushed` / ` not pushed: <why>`, the warnings left to print) for a write that made
-    `out.commit`; the reason a push failed is said here, not again as a warning."""
-    warnings = tuple(out.warnings)
-    if out.pushed:
-        return " pushed", warnings
-    if out.pushed is False:
-        # the warning (kept: it asks for `atk wi commit`) says why; the line says it short
-        why = next((w for w in warnings if any(k in w for k in _UNPUSHED)), "")
-        m = re.search(r"unpushed commits? \((.*)\); run `atk wi commit`", why, re.S)
-        reason = m.group(1) if m else "the remote did not answer" if "did not answer" in why else "the push failed"
-        return f" not pushed: {reason} (`atk wi commit` pushes it later)", warnings
-    svc = SERVICE
-    if svc is not None and svc.store.upstream() is None:
-        return " not pushed: no remote (no upstream branch is configured)", warnings
-    if svc is not None and not svc.push_on_write:
-        return " not pushed: --skip-push (run `atk wi commit` to push it)", warnings
-    return " not pushed: no remote", warnings
+    """`service.records.push_said` for the write of the command running now."""
+    return records.push_said(out, SERVICE)
 
 
 def written_line(out: Any) -> tuple[str, list[str]]:
-    """(the one line saying what `out`'s write did, the stderr lines to print beside it: its
-    warnings, and as a note what the message says after `<verb> <file>`: the line is exactly
-    `<verb> <file> (<sha>) pushed|not pushed: <why>`; a filename has no space or parenthesis)."""
-    if out.commit and out.op != "commit":  # `atk wi commit` says what it pushed in its message
-        said, warnings = push_said(out)
-        head, paren, extra = out.message.partition(" (")
-        notes = [f"note: {head}: {extra[:-1]}"] if paren and extra.endswith(")") else []
-        return f"{head if notes else out.message} ({out.commit[:10]}){said}", [f"warning: {w}" for w in warnings] + notes
-    return out.message, [f"warning: {w}" for w in out.warnings]
+    """`service.records.written_line` (the one line a write prints, and its warnings and notes)
+    for the write of the command running now."""
+    return records.written_line(out, SERVICE)
 
 
 def report(out: Any) -> int:

@@ -253,7 +253,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     global_options(parser, suppress=False)
     common = common_options()
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,completion}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,mcp,completion}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -372,4 +372,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true", help="JSON Lines (the default in an agent environment)")
     g.add_argument("--no-json", action="store_true", help="text, also in an agent environment")
     p.set_defaults(run=elsewhere.cmd_elsewhere)
+
+    from atk_tui.cli.mcp import add_mcp_parser  # argparse only: the MCP SDK is imported when `atk mcp` runs
+
+    add_mcp_parser(sub, common, EPILOG)
     return parser

@@ -23,6 +23,7 @@ from atk_tui.cli.output import (
 )
 from atk_tui.domain.errors import AtkError
 from atk_tui.host.config import is_agent_env
+from atk_tui.service.records import WAIT_MAX_STEP, WAIT_STEP, answered, still_waiting  # `wait`: shared with `atk mcp`
 from atk_tui.text.textsafe import safe_json, safe_line, safe_text
 
 
@@ -220,10 +221,6 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-#: how often `wait` looks at the remote: every second, backing off to 8 s while it does not answer
-WAIT_STEP, WAIT_MAX_STEP = 1.0, 8.0
-
-
 def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
     """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
     `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
@@ -248,7 +245,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
                     say_err_line(stale_message(stale))
                 said = stale
             step = min(step * 2, WAIT_MAX_STEP) if stale else WAIT_STEP
-        open_ = [n for n in args.filenames if not _answered(svc.show(n), svc)]
+        open_ = [n for n in args.filenames if not answered(svc.show(n), svc)]
         if not open_:
             args.stale = stale
             from atk_tui.cli.commands import cmd_show
@@ -256,13 +253,6 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
             return cmd_show(svc, args)
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            say_err(f"still waiting for an answer to {', '.join(open_)} after {args.timeout:g} s")
+            say_err(still_waiting(open_, args.timeout))
             return 1
         time.sleep(step if left is None else min(step, left))
-
-
-def _answered(item: Any, svc: Any) -> bool:
-    """Whether `item` is answered in full by a committed answer (an answer written into the
-    work tree and not committed is no answer yet: issue 25)."""
-    svc.drop_uncommitted_answers([item])
-    return bool(item.answered and not item.answer_partial)
