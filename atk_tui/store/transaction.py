@@ -40,6 +40,9 @@ class Transaction:
         self.wrote: dict[str, str | None] = {}
         self.moves: list[tuple[str, str]] = []
         self.changed: list[str] = []
+        #: more `Key: value` trailer lines for the commit message, after `Atk-Actor` (the
+        #: answer page's `Atk-Device: NAME`); the service checks their shape
+        self.trailers: list[str] = []
         self._tmp_index = store.git_dir / "atk-index.tmp"
         self._index_touched = False  # the real index is only written once HEAD has moved
 
@@ -146,6 +149,7 @@ class Transaction:
         agent_id = getattr(store, "agent_id", None)
         if actor == "agent" and agent_id:
             message += f"Atk-Agent: {agent_id}\n"  # who holds what it holds (service/holds.py)
+        message += "".join(f"{line}\n" for line in self.trailers)
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
         _write_private(msg_file, message.encode())
         _run_hook(hooks, store, "commit-msg", [str(msg_file)], env)

@@ -32,13 +32,13 @@ import os
 import re
 import secrets
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from atk_tui.host.webguard import SAFE_METHODS, host_names, origin_refusal, page_host
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
@@ -49,8 +49,6 @@ TOKEN_ENV = "ATK_SERVE_TOKEN"
 #: what a fixed token from $ATK_SERVE_TOKEN must look like: long enough not to be guessed,
 #: and characters that go into a URL and a cookie as they are
 TOKEN_SHAPE = re.compile(r"[A-Za-z0-9._~-]{32,256}")
-LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
-SAFE_METHODS = ("GET", "HEAD")
 
 
 class TokenError(ValueError):
@@ -70,30 +68,6 @@ def make_token(environ: dict[str, str] | os._Environ[str] | None = None) -> str:
             "(e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(32))')"
         )
     return fixed
-
-
-def _bracketed(host: str) -> str:
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def page_host(host: str) -> str:
-    """The name the page is served on for `--host HOST`: a loopback or wildcard address is
-    127.0.0.1 (or [::1] for IPv6), any other name is itself."""
-    h = host.strip().lower()
-    if h in ("", "localhost", "127.0.0.1", "0.0.0.0"):
-        return "127.0.0.1"
-    if h in ("::", "::1", "[::]", "[::1]"):
-        return "[::1]"
-    return _bracketed(h)
-
-
-def _addresses(host: str) -> set[str]:
-    """The addresses `host` resolves to (what binding it listens on), bracketed when IPv6."""
-    try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return set()
-    return {_bracketed(str(info[4][0]).split("%", 1)[0].lower()) for info in infos}
 
 
 def _shown(value: str, limit: int = 120) -> str:
@@ -151,13 +125,7 @@ class Guard:
     names: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        names = {*LOOPBACK, page_host(self.host), _bracketed(self.host.strip().lower())}
-        names |= _addresses(self.host.strip("[]"))
-        names.discard("")
-        with_port = {f"{n}:{self.port}" for n in names}
-        if self.port == 80:  # a browser leaves the default port out of Host and Origin
-            with_port |= names
-        self.names = frozenset(with_port)
+        self.names = host_names(self.host, self.port)
 
     @property
     def page(self) -> str:
@@ -186,20 +154,9 @@ class Guard:
         return self.check_origin(method, headers) or self.check_token(query, cookies)
 
     def check_origin(self, method: str, headers) -> str | None:
-        """Why this request's Host or Origin header is refused, or None."""
-        host = headers.get("Host")
-        if host is None:
-            return "no Host header"
-        if host.lower() not in self.names:
-            return f"Host {_shown(host)} is not this server's (DNS rebinding?); it answers to {self.origin}"
-        origin = headers.get("Origin")
-        if origin is None and "websocket" in headers.get("Upgrade", "").lower():
-            return "a WebSocket without an Origin header"
-        if origin is None and method not in SAFE_METHODS:
-            return f"a {_shown(method)} request without an Origin header"
-        if origin is not None and origin.lower() != self.origin:
-            return f"Origin {_shown(origin)} is not this dashboard's page ({self.origin})"
-        return None
+        """Why this request's Host or Origin header is refused, or None (the rules shared
+        with the hub's answer page: `host.webguard.origin_refusal`)."""
+        return origin_refusal(method, headers, self.names, (self.origin,), quote=_shown)
 
     def check_token(self, query, cookies) -> str | None:
         """Why this request's token is refused (`?token=` first, else the cookie), or None."""
