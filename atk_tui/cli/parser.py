@@ -253,7 +253,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=VersionAction)
     global_options(parser, suppress=False)
     common = common_options()
-    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,mcp,completion}")
+    sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,mcp,hub,completion}")
 
     p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
     p.add_argument("path")
@@ -376,4 +376,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from atk_tui.cli.mcp import add_mcp_parser  # argparse only: the MCP SDK is imported when `atk mcp` runs
 
     add_mcp_parser(sub, common, EPILOG)
+    from atk_tui.cli.hub import add_hub_parser  # argparse only: the hub, apprise and aiohttp load when `atk hub` runs
+
+    add_hub_parser(sub, common, EPILOG)
     return parser

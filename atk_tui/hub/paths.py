@@ -18,9 +18,12 @@ def store_key(store: Path) -> str:
     return hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def state_dir(store: Path) -> Path:
-    """`$XDG_STATE_HOME/atk/hub/<short hash of the store's path>/`, created 0700."""
+def state_dir(store: Path, *, create: bool = True) -> Path:
+    """`$XDG_STATE_HOME/atk/hub/<short hash of the store's path>/`, created 0700 (`create`
+    False: only where it is, for a reader that must not make it)."""
     path = _state_home() / "atk" / "hub" / store_key(store)
+    if not create:
+        return path
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:
         os.chmod(path, 0o700)
