@@ -65,7 +65,7 @@ def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) 
     rows: list[list[str]] = []
     notes = served_records(root, args.status, args.kind, args.only_repo, rows_into(rows), page, args.text)
     if notes is not None:
-        print_rows(rows, args.status, notes)
+        print_rows(rows, args.status, notes, wide=getattr(args, "wide", False))
     return notes is not None
 
 
@@ -94,7 +94,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         notes = write_listing(svc, cache, args.status, args.kind, svc.only_repo, args.count, _held_lines(svc, args.status),
                               page, stale_of(args), text, into)  # fmt: skip
         if into is not None:
-            print_rows(rows, args.status, notes)
+            print_rows(rows, args.status, notes, wide=getattr(args, "wide", False))
         return 0
     items, view = svc.list(states, kind=args.kind, text=args.text)
     if args.status in DERIVED:
@@ -119,7 +119,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
 
     now = datetime.now(UTC)
     notes = defect_notes(view.store_defects)
-    print_rows([text_row(item_json(i, judgements.get(i.filename)), now) for i in items], args.status, notes)
+    print_rows([text_row(item_json(i, judgements.get(i.filename)), now) for i in items], args.status, notes, wide=getattr(args, "wide", False))
     return 0
 
 

@@ -60,6 +60,11 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     g.add_argument("--count", action="store_true", help="print the number of items")
     p.add_argument("--offset", type=_number(0), default=0, metavar="K", help="skip the first K items listed (paging)")
     p.add_argument("--limit", type=_number(1), metavar="N", help="list at most N items (paging; --count counts all)")
+    p.add_argument(
+        "--wide", action="store_true",
+        help="on a terminal: every column, the filename and the title whole (rows are fitted to its width otherwise, "
+        "status and title first); piped rows and --json are always whole",
+    )
 
     p = ps["show"] = cmd(
         "show", f"print items as text; several in one call, each after a line '==> {n.queue}/inbox/F.md <==' naming its file"

@@ -73,11 +73,57 @@ class Parser(argparse.ArgumentParser):
             action.add_parser = add_parser
         return action
 
+    #: the parser of the deepest (sub)command the command line reached: a mistyped option is
+    #: said with that command's usage and options, not the top level's
+    reached: Parser | None = None
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        Parser.reached = self
+        return super().parse_known_args(args, namespace)
+
     def error(self, message: str):  # type: ignore[override]
         if self.wanted is not None:
             raise Rebuild
-        self.print_usage(sys.stderr)
-        self.exit(2, safe_text(f"{self.prog}: error: {message}\n"))
+        where = self
+        if message.startswith("unrecognized arguments:") and Parser.reached is not None:
+            where = Parser.reached
+        said = did_you_mean(where, message)
+        if not said.startswith("unknown command"):  # its usage would list every command again
+            where.print_usage(sys.stderr)
+        message = said
+        where.exit(2, safe_text(f"{where.prog}: error: {message}\n"))
+
+
+def _choices(parser: argparse.ArgumentParser) -> list[str]:
+    return [c for a in parser._actions if isinstance(a, argparse._SubParsersAction) for c in a.choices]
+
+
+def did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """argparse's message for a mistyped command or option, with the nearest right spelling:
+    `unknown command 'lsit'; did you mean 'list'?` instead of the 24 commands in a row, and
+    `unrecognized arguments: --stauts; did you mean --status?`."""
+    import difflib
+    import re
+
+    m = re.match(r"argument [^:]+: invalid choice: '?([^' ]*)'? \(choose from .*\)$", message, re.S)
+    if m and (commands := _choices(parser)):
+        word = m.group(1)
+        near = difflib.get_close_matches(word, commands, n=3, cutoff=0.6)
+        said = f"unknown command {word!r}"
+        if near:
+            said += "; did you mean " + " or ".join(repr(n) for n in near) + "?"
+        return said + f" (`{parser.prog} --help` lists all {len(commands)})"
+    m = re.match(r"unrecognized arguments: (.*)$", message, re.S)
+    if m:
+        options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+        hints = []
+        unknown = [w.split("=", 1)[0] for w in m.group(1).split() if w.startswith("--")]
+        for name in unknown:
+            if near := difflib.get_close_matches(name, options, n=1, cutoff=0.6):
+                hints.append(f"did you mean {near[0]} (for {name})?" if len(unknown) > 1 else f"did you mean {near[0]}?")
+        if hints:
+            return f"{message}; " + "; ".join(hints)
+    return message
 
 
 class _Unbuilt:

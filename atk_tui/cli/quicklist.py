@@ -1,7 +1,7 @@
 """A warm `atk wi list`, answered before the command line is even imported.
 
 `atk`'s entry point is `main` here. A plain listing (`atk [--store S] wi list [--status X]
-[--kind K] [--target-repo R] [--text WORD] [--json | --count | --no-json] [--offset K] [--limit N] [--skip-pull]
+[--kind K] [--target-repo R] [--text WORD] [--json | --count | --no-json] [--offset K] [--limit N] [--wide] [--skip-pull]
 [--skip-push]`)
 whose judged result is cached is printed from that one entry (`service.listing.serve`, or
 its text rows: `served_records`): no argparse, no service, no git. Anything else, and every miss, runs `atk_tui.cli.main.main`
@@ -23,7 +23,8 @@ _AGENT_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 
 _VALUED = {"--store": "store", "--status": "status", "--kind": "kind", "--target-repo": "only_repo",
            "--offset": "offset", "--limit": "limit", "--text": "text"}  # fmt: skip
-_FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": "skip_pull", "--skip-push": None}
+_FLAGS = {"--json": "json", "--no-json": "no_json", "--count": "count", "--skip-pull": "skip_pull", "--skip-push": None,
+          "--wide": "wide"}  # fmt: skip
 
 
 def parse(argv: list[str]) -> dict[str, Any] | None:
@@ -31,7 +32,7 @@ def parse(argv: list[str]) -> dict[str, Any] | None:
     command line then parses it, with its abbreviations, help and errors)."""
     opts: dict[str, Any] = {"store": None, "status": "active", "kind": None, "only_repo": None,
                             "json": False, "no_json": False, "count": False, "offset": None, "limit": None,
-                            "skip_pull": False, "text": None}  # fmt: skip
+                            "skip_pull": False, "text": None, "wide": False}  # fmt: skip
     seen: set[str] = set()
     i, words = 0, []
     while i < len(argv):
@@ -86,7 +87,7 @@ def _text_rows(root: Any, opts: dict[str, Any], stale: str | None) -> bool:
     if notes is None:
         return False
     _said_stale(stale)  # (before a terminal's table; after rows printed as they came)
-    print_rows(rows, opts["status"], notes)
+    print_rows(rows, opts["status"], notes, wide=opts["wide"])
     return True
 
 
