@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         root = demo_main()
         demo_dir = root.parent
+        _exit_on_hangup()  # closing the terminal (SIGHUP) or a kill (SIGTERM) still removes the demo store
         _say(f"demo store at {root}")
     else:
         try:
@@ -53,6 +54,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(code)
 
 
+def _exit_on_hangup() -> None:
+    """SIGHUP and SIGTERM end the process as an exception would (128 + the signal), so the
+    `finally` that removes the demo store runs. The dashboard's own handlers, once it runs,
+    take over (Textual exits its loop on SIGTERM; its exit returns here too)."""
+    import signal
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGHUP, signal.SIGTERM):
+        try:
+            signal.signal(sig, stop)
+        except (ValueError, OSError):  # not the main thread
+            pass
+
+
 def _run(root: Path, args: argparse.Namespace) -> int:
     from atk_tui.tui.startup import pause_gc
 
@@ -63,9 +80,9 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     try:
         # the demo's repositories are made up: it does not look at GitHub by itself (`u` in `E` does)
         app = make_app(root, theme=args.theme, read_only=args.read_only, look_elsewhere=not args.demo)
-    except AtkError as exc:
+    except AtkError as exc:  # not a store: exit 1, as `atk` (docs/agent-guide.md#exit-codes)
         _say(f"{exc}")
-        return 2
+        return 1
     app.run()
     return app.return_code or 0
 
@@ -90,21 +107,30 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
         GitStore(root)  # refuse a path that is not a store before listening
     except AtkError as exc:
         _say(f"{exc}")
-        return 2
+        return 1
     from atk_tui.tui.serve import TokenError, make_token, serve
 
     try:
         token = make_token()
     except TokenError as exc:
         _say(f"{exc}")
-        return 2
+        return 1
 
     def announce(guard) -> None:
         _say(f"serving {root}; open {guard.url} (Ctrl+C stops)")
 
     host = "127.0.0.1" if args.host is None else args.host
     port = 8000 if args.port is None else args.port
-    serve(serve_command(root, args), host=host, port=port, title="atk-tui", announce=announce, token=token)
+    try:
+        serve(serve_command(root, args), host=host, port=port, title="atk-tui", announce=announce, token=token)
+    except OSError as exc:  # the port is taken, the address is not this machine's: one line, no traceback
+        import errno
+
+        if exc.errno == errno.EADDRINUSE:
+            _say(f"port {port} on {host} is already in use (another atk-tui --serve?); pick another: --port N")
+        else:
+            _say(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        return 1
     return 0
 
 

@@ -19,12 +19,15 @@ from atk_tui.text.textsafe import safe_text
 from atk_tui.version import VersionAction
 
 EPILOG = """\
-exit codes:
-  0  success
-  1  refused or failed: state conflict, validation, store busy, git error
-  2  usage error, or a user-only write (answer, comment, a body with '## 回答' or
-     '## ユーザーコメント' in any heading form, a commit changing one) attempted from an
-     agent environment
+exit codes (one per kind of failure, the same for atk-tui):
+  0  success (also a read answered from the local copy when the remote is down)
+  1  refused or failed: state conflict, a hold of someone else, validation, store
+     busy, git error, no store or not a store, a time limit (wait)
+  2  usage error (an unknown command or option: the nearest is suggested), or a
+     user-only write (answer, comment, a body with '## 回答' (answer) or
+     '## ユーザーコメント' (user comment) in any heading form, a commit changing one)
+     attempted from an agent environment
+  130  interrupted (Ctrl-C); a write not yet committed is rolled back
 
 the store: --store PATH, else $ATK_PRIVATE_NOTES, else private_notes in
 $XDG_CONFIG_HOME/atk/config.toml. Agent environment: any of AI_AGENT, CODEX_CI,
@@ -301,8 +304,19 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     common = common_options()
     sub = parser.add_subparsers(dest="cmd", required=True, metavar="{init,config,wi,mq,plans,agents,elsewhere,mcp,hub,completion}")
 
-    p = sub.add_parser("init", help="make PATH a store (git init, the five state folders, one commit)")
-    p.add_argument("path")
+    p = sub.add_parser(
+        "init", help="make PATH a store (git init, the state folders of both queues and plans/, one commit)",
+        description="Make PATH a store: `git init` when it is no repository yet, the state folders of the work-item "
+        "queue (wi/: inbox, processing, hold, adopted, rejected) and of the feedback queue (mq/: those and editing, "
+        "planning), each kept by a .gitkeep, and plans/; one commit. On a store it changes nothing and says so. It "
+        "refuses a file, a folder of other files that is no repository, and, without --force, a git repository "
+        "that holds other files (a code repository: the store is best a repository of its own).",
+    )
+    p.add_argument("path", help="the store's folder: new, empty, or a git repository (made if missing; ~ is expanded)")
+    p.add_argument(
+        "--force", action="store_true",
+        help="make a git repository that already holds other files a store (wi/, mq/ and plans/ are committed there)",
+    )
     p.set_defaults(run=setup.cmd_init, needs_store=False)
 
     p = sub.add_parser(

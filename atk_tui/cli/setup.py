@@ -15,13 +15,39 @@ from atk_tui.host.config import ConfigError, resolve_store
 #: each takes the parser (for its usage errors) and the arguments, and needs no store
 
 
+#: what a store holds at its top: anything else in a git repository makes it someone's code
+STORE_ENTRIES = frozenset({".git", "wi", "mq", "plans", "notices"})
+
+
+def other_files(path: Path) -> list[str]:
+    """The entries of a git repository at `path` that no store has (a code repository's
+    README, src/ …); [] when `path` is no repository, is a store, or holds only a store's."""
+    try:
+        if not (path / ".git").exists() or (path / "wi").is_dir():
+            return []
+        return sorted(e for e in os.listdir(path) if e not in STORE_ENTRIES)
+    except OSError:  # init_store says what is wrong with the path
+        return []
+
+
 def cmd_init(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from atk_tui.domain.errors import AtkError
     from atk_tui.service import init_store
 
+    path = Path(args.path).expanduser()
     try:
-        had_store = (Path(args.path).expanduser() / "wi").is_dir()
+        had_store = (path / "wi").is_dir()
     except OSError:  # init_store says what is wrong with the path
         had_store = False
+    others = other_files(path)
+    if others and not getattr(args, "force", False):
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        raise AtkError(
+            f"{path.resolve()} is a git repository that holds other files ({shown}); nothing changed. atk init would "
+            "commit its wi/, mq/ and plans/ folders there. Make the store in a folder of its own (atk init ~/notes), "
+            f"or, to make this repository the store, run: atk init --force {args.path}",
+            exit_code=1,
+        )
     root, created = init_store(args.path)
     if created and had_store:
         say(f"{root} is already a store; added the feedback queue's folders (mq/<state>/)")

@@ -9,7 +9,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="atk-tui", description="Triage dashboard for an atk work-item store.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n"
+        epilog="exit codes (as atk's):\n"
+        "  0  the dashboard was quit\n"
+        "  1  no store, or the path is not one; the port is in use (--serve)\n"
+        "  2  usage error\n"
+        "  130  interrupted (Ctrl-C)\n"
+        "\n"
+        "examples:\n"
         "  atk-tui --demo                 # look around a demo store (deleted on exit; --keep keeps it)\n"
         "  atk-tui --store ~/notes        # the dashboard on a store (else $ATK_PRIVATE_NOTES)\n"
         "  atk-tui --serve --port 8000    # the dashboard in a web browser: open the address it prints",

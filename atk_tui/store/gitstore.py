@@ -72,6 +72,28 @@ def item_path(state: str, filename: str, queue: str = "wi") -> str:
 LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
 
 
+def not_a_store_message(root: Path) -> str:
+    """Why `root` is no store, and the command that helps: `atk init` only where it would work
+    and is what the person wants (a new or empty folder), never on a folder of other files."""
+    head = f"{root} is not an atk store"
+    try:
+        if not root.exists():
+            return f"{head}: it does not exist. Make a store there: atk init {root}"
+        if not root.is_dir():
+            return f"{head}: it is a file. Give the path of your store (--store, $ATK_PRIVATE_NOTES)"
+        entries = [e for e in os.listdir(root) if e != ".git"]
+        is_repo = (root / ".git").exists()
+    except OSError as exc:
+        return f"{head}: {exc.strerror}"
+    if not entries:
+        return f"{head}: {'the repository' if is_repo else 'the folder'} is empty. Make it a store: atk init {root}"
+    where = "Give the path of your store (--store, $ATK_PRIVATE_NOTES or private_notes in the config file)"
+    if is_repo:
+        return (f"{head}: it is a git repository of other files (no wi/ folder). {where}, or make a new store in a "
+                f"folder of its own (atk init ~/notes); `atk init --force {root}` would make this repository one")
+    return f"{head}: it is a folder of other files (no .git, no wi/). {where}, or make a new store: atk init ~/notes"
+
+
 class GitStore(RemoteSync):
     """A store on disk. Cheap to construct; every method talks to git or the files."""
 
@@ -83,9 +105,7 @@ class GitStore(RemoteSync):
         except OSError as exc:  # a name too long, a folder not to be read: a message, not a traceback
             raise NotAStore(f"{self.root} cannot be a store: {exc.strerror}") from None
         if not found:
-            raise NotAStore(
-                f"{self.root} is not an atk store (no .git or no wi/ folder); run `atk init {self.root}`"
-            )
+            raise NotAStore(not_a_store_message(self.root))
         self.git_dir = git_dir
         #: seconds a writer waits for the store lock; None: $ATK_LOCK_TIMEOUT, else 10
         self.lock_timeout: float | None = None

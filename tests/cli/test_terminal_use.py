@@ -210,4 +210,4 @@ def test_host_and_port_go_with_serve() -> None:
 def test_serve_refuses_a_path_that_is_not_a_store(tmp_path: Path) -> None:
     proc = subprocess.run([str(BIN / "atk-tui"), "--serve", "--store", str(tmp_path), "--port", "1"],
                           capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 2 and "is not an atk store" in proc.stderr
+    assert proc.returncode == 1 and "is not an atk store" in proc.stderr  # exit 1 as atk's (issue 44)
