@@ -103,9 +103,9 @@ def service_text(kind: str, store: Path, argv: list[str]) -> str:
         )
     args = "\n".join(f"        <string>{escape(a)}</string>" for a in argv)
     return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
         "<!-- ~/Library/LaunchAgents/dev.atk.hub.plist, then:\n"
         "     launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/dev.atk.hub.plist -->\n"
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n'
         '<plist version="1.0">\n<dict>\n'
         "    <key>Label</key>\n    <string>dev.atk.hub</string>\n"

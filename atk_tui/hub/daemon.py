@@ -147,6 +147,7 @@ class Hub:
                 "started": _iso(self.started),
                 "last_look": _iso(self.last_look),
                 "poll_seconds": self.settings.poll,
+                "looks": self.looks,
                 "pull_problem": self.pull_problem,
                 "web": self.web_url,
                 "web_problem": self.web_problem,

@@ -112,7 +112,7 @@ def send(url: str, msg: Message) -> str | None:
     apprise = _apprise()
     me = threading.get_ident()
     _reasons.by_thread.pop(me, None)
-    box = apprise.Apprise()
+    box = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))  # in this thread: its log is this send's
     try:
         if not box.add(url_for(url, msg)):
             return f"not an apprise URL apprise can use: {redact(url)}"

@@ -121,9 +121,9 @@ def test_a_banned_import_is_seen(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("module", "banned"),
     [
-        ("atk_tui.cli.main", ("pydantic", "git", "textual")),
-        ("atk_tui.tui.app", ("pydantic", "git")),
-        ("atk_tui.service", ("pydantic", "git", "textual")),
+        ("atk_tui.cli.main", ("pydantic", "git", "textual", "apprise")),
+        ("atk_tui.tui.app", ("pydantic", "git", "apprise")),
+        ("atk_tui.service", ("pydantic", "git", "textual", "apprise")),
     ],
 )
 def test_heavy_libraries_stay_off_the_start_up_path(module: str, banned: tuple[str, ...]) -> None:

@@ -299,3 +299,34 @@ def file_question(env: dict[str, str], clone: Path, *, title: str = "", urgency:
     path.unlink()
     assert got.returncode == 0, got.stderr
     return got.stdout.split()[0] if not got.stdout.startswith("{") else json.loads(got.stdout.splitlines()[0])["filename"]
+
+
+def hub_status(env: dict[str, str], store: Path) -> dict[str, Any]:
+    """`atk hub status --json` for `store`."""
+    got = atk(env, "hub", "status", "--store", str(store), "--json")
+    assert got.returncode == 0, got.stderr
+    return json.loads(got.stdout)
+
+
+def read_status(env: dict[str, str], store: Path) -> dict[str, Any]:
+    """The hub's status.json as it is now ({} before the first)."""
+    from atk_tui.hub.paths import store_key
+
+    path = Path(env["XDG_STATE_HOME"]) / "atk" / "hub" / store_key(store) / "status.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def wait_for_looks(env: dict[str, str], hub: HubProcess, more: int = 3, timeout: float = 30.0) -> dict[str, Any]:
+    """Wait until the running `hub` has looked at its store `more` more times than now (after
+    what it saw then, everything it would send is queued); its status then."""
+    assert hub.proc is not None
+
+    def mine() -> dict[str, Any]:
+        got = read_status(env, hub.store)
+        return got if got.get("pid") == hub.proc.pid and not got.get("stopped") else {}
+
+    start = mine().get("looks", 0)
+    return wait_until(lambda: (s := mine()).get("looks", 0) >= start + more and s, timeout, f"{more} more looks at the store")
