@@ -87,6 +87,14 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
         say(f"{period}: no questions answered")
     if st.removed:
         say(f"{len(st.removed)} removed unanswered")
+    if st.deadlines:  # SPEC §16: answered within the deadline, per urgency and per agent
+        say("")
+        say("answered within the deadline (p50/p90: waits of the answered):")
+        for r in st.deadlines:
+            within = f"{r.within}/{r.with_deadline} within" if r.with_deadline else "no deadline"
+            waits = f"p50 {duration(r.p50)} · p90 {duration(r.p90)}" if r.p50 is not None and r.p90 is not None else "no answers"
+            late = f" · {r.overdue_now} overdue now" if r.overdue_now else ""
+            say(f"  {r.by:<7} {safe_line(r.name)[:24]:<24} {r.answered:>4} answered · {within} · {waits}{late}")
     if st.longest:
         say("")
         say("longest waits:")

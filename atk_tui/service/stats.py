@@ -54,6 +54,9 @@ class Life:
     filed: int | None = None  # questions: first time it was a question
     answered: int | None = None  # questions: first time the answer was complete
     deps: dict[str, list[int | None]] = field(default_factory=dict)  # name -> [start, end]
+    urgency: str | None = None  # questions: the urgency while it waited (its last before the answer)
+    answer_by: int | None = None  # questions: its own deadline (`answer_by`), if it had one
+    agent: str | None = None  # who filed it: the Atk-Agent trailer of that commit, else its source
 
 
 @dataclass
@@ -82,6 +85,21 @@ class _BlobFacts:
     title: str
     deps: tuple[str, ...]
     answered: bool
+    urgency: str | None = None
+    source: str | None = None
+    answer_by: int | None = None
+
+
+def _when(value: Any) -> int | None:
+    """An `answer_by` value as seconds since the epoch (a time without a zone is UTC)."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return int((value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp())
+    return None
 
 
 def _facts(filename: str, state: str, data: bytes) -> _BlobFacts:
@@ -93,6 +111,7 @@ def _facts(filename: str, state: str, data: bytes) -> _BlobFacts:
     if fm is None:
         item = parse_item(filename, state, data)
         kind, body, deps_raw = item.kind, item.body, item.depends_on
+        urgency, source, answer_by = item.urgency, item.source, _when(item.answer_by)
         raw = _raw_kind(split)
         if raw in QUESTION_KINDS:  # a kind the item model does not know (a TBD) still counts
             kind = raw
@@ -103,9 +122,13 @@ def _facts(filename: str, state: str, data: bytes) -> _BlobFacts:
         body = split[2] if split is not None else text
         deps_raw = fm.get("depends_on") or []
         title = find_title(body) or filename.removesuffix(".md")
+        u, src = fm.get("urgency"), fm.get("source")
+        urgency = u if isinstance(u, str) else "blocking"
+        source = src if isinstance(src, str) else None
+        answer_by = _when(fm.get("answer_by"))
     deps = tuple(d for d in deps_raw if isinstance(d, str)) if isinstance(deps_raw, list) else ()
     answered = kind in QUESTION_KINDS and answer_progress(body).complete
-    return _BlobFacts(kind, title, deps, answered)
+    return _BlobFacts(kind, title, deps, answered, urgency, source, answer_by)
 
 
 def _raw_kind(split: tuple[str, str, str] | None) -> str | None:
@@ -140,21 +163,25 @@ class _Commit:
     sha: str
     time: int
     changes: list[tuple[str, str, str, str, str]]  # (status, queue, state, filename, new blob)
+    agent: str | None = None  # its Atk-Agent trailer (an agent session's own name)
 
 
 def _log(store: Any, since: str | None) -> list[_Commit]:
     rng = [f"{since}..HEAD"] if since else ["HEAD"]
     out = _git_bytes(
-        store, "log", "--reverse", "--no-renames", "--raw", "--no-abbrev", "--format=%x01%H %ct", *rng, "--", "wi", "mq"
+        store, "log", "--reverse", "--no-renames", "--raw", "--no-abbrev",
+        "--format=%x01%H %ct%x02%(trailers:key=Atk-Agent,valueonly,separator=%x2C)%x03", *rng, "--", "wi", "mq",
     ).decode("utf-8", "replace")
     commits: list[_Commit] = []
     for block in out.split("\x01")[1:]:
-        lines = block.split("\n")
-        head = lines[0].split()
+        first, _, rest = block.partition("\x02")
+        trailer, _, rest = rest.partition("\x03")
+        head = first.split()
         if len(head) != 2:
             continue
-        commit = _Commit(head[0], int(head[1]), [])
-        for line in lines[1:]:
+        agent = trailer.strip().split(",")[0].strip() or None
+        commit = _Commit(head[0], int(head[1]), [], agent)
+        for line in rest.split("\n"):
             if not line.startswith(":") or "\t" not in line:
                 continue
             meta, path = line.split("\t", 1)
@@ -200,6 +227,9 @@ def _apply(index: HistoryIndex, commits: list[_Commit], blobs: dict[str, bytes])
             if facts.kind in QUESTION_KINDS:
                 if life.filed is None:
                     life.filed = c.time
+                    life.agent = c.agent or facts.source
+                if life.answered is None:  # what it was while it waited
+                    life.urgency, life.answer_by = facts.urgency, facts.answer_by
                 if facts.answered and life.answered is None:
                     life.answered = c.time
             now_deps = set(facts.deps)
@@ -262,6 +292,16 @@ class QuestionWait:
     wait: timedelta
     blocked_direct: int
     blocked_all: int
+    urgency: str = "blocking"
+    agent: str | None = None
+    due: datetime | None = None  # its deadline: its own answer_by, else its urgency's (service.deadlines)
+
+    @property
+    def within_deadline(self) -> bool | None:
+        """Answered by its deadline (None: no deadline, or not answered)."""
+        if self.due is None or self.answered is None:
+            return None
+        return self.answered <= self.due
 
     @property
     def status(self) -> str:
@@ -277,6 +317,44 @@ class ItemWait:
 
 
 @dataclass(frozen=True)
+class DeadlineRow:
+    """Answered within the deadline, for one urgency or one agent: how many were answered in
+    the period, how many of those with a deadline by it, the waits' median and 90th percentile,
+    and how many wait past theirs now."""
+
+    by: str  # "urgency" | "agent"
+    name: str
+    answered: int
+    with_deadline: int
+    within: int
+    p50: timedelta | None
+    p90: timedelta | None
+    overdue_now: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "by": self.by, "name": self.name, "answered": self.answered, "with_deadline": self.with_deadline,
+            "within_deadline": self.within, "p50_wait_seconds": None if self.p50 is None else int(self.p50.total_seconds()),
+            "p90_wait_seconds": None if self.p90 is None else int(self.p90.total_seconds()), "overdue_now": self.overdue_now,
+        }  # fmt: skip
+
+
+def deadline_rows(answered: list[QuestionWait], open_q: list[QuestionWait], now: datetime) -> list[DeadlineRow]:
+    """`DeadlineRow`s per urgency, then per agent (an item no agent filed: "person")."""
+    rows: list[DeadlineRow] = []
+    for by, key in (("urgency", lambda w: w.urgency), ("agent", lambda w: w.agent or "person")):
+        names = sorted({key(w) for w in answered} | {key(w) for w in open_q})
+        for name in names:
+            done = [w for w in answered if key(w) == name]
+            timed = [w for w in done if w.due is not None]
+            late_now = sum(1 for w in open_q if key(w) == name and w.due is not None and now >= w.due)
+            waits = [w.wait for w in done]
+            rows.append(DeadlineRow(by, name, len(done), len(timed), sum(1 for w in timed if w.within_deadline),
+                                    median(waits), percentile(waits, 90), late_now))  # fmt: skip
+    return rows
+
+
+@dataclass(frozen=True)
 class WaitStats:
     now: datetime
     since: datetime | None
@@ -288,6 +366,7 @@ class WaitStats:
     longest: list[QuestionWait]
     per_day: list[tuple[date, int]]  # answers per day over the period (days with none included)
     items: list[ItemWait]  # non-question items that waited on questions, longest first
+    deadlines: list[DeadlineRow] = field(default_factory=list)  # answered within the deadline, per urgency and agent
 
     def headline(self) -> str:
         """"3 questions waiting · oldest 2 d · answering the top one unblocks 7 items"."""
@@ -309,6 +388,10 @@ class WaitStats:
                 "state": w.state,
                 "status": w.status,
                 "filed": _iso(w.filed),
+                "urgency": w.urgency,
+                "agent": w.agent,
+                "due": _iso(w.due) if w.due else None,
+                "within_deadline": w.within_deadline,
                 "answered": _iso(w.answered) if w.answered else None,
                 "removed": _iso(w.removed) if w.removed else None,
                 "wait_seconds": int(w.wait.total_seconds()),
@@ -330,6 +413,7 @@ class WaitStats:
             "p90_wait_seconds": secs(self.p90),
             "longest": [q(w) for w in self.longest],
             "answers_per_day": [{"date": d.isoformat(), "answers": n} for d, n in self.per_day],
+            "deadlines": [r.to_json() for r in self.deadlines],
             "items_waiting_on_questions": [
                 {"filename": i.filename, "title": i.title, "state": i.state, "waited_seconds": int(i.waited.total_seconds())}
                 for i in self.items
@@ -434,6 +518,9 @@ def _union_length(spans: list[tuple[int, int]]) -> int:
 
 
 def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None, longest: int = 5) -> WaitStats:
+    from atk_tui.service.deadlines import answer_by_defaults
+
+    spans = answer_by_defaults()
     now_t = int(now.timestamp())
     since_t = int(since.timestamp()) if since else None
     waits: dict[str, tuple[int, int]] = {}  # question -> its wait window
@@ -450,6 +537,9 @@ def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None
         if is_open and life.state in TERMINAL:
             continue  # closed without an answer (adopted/rejected as it was): no longer waiting
         d, a = _blocked(edges, name, life.filed, end, open_now=is_open)
+        urgency = life.urgency or "blocking"
+        span = spans.get(urgency)
+        due = _dt(life.answer_by) if life.answer_by is not None else (_dt(life.filed) + span if span else None)
         w = QuestionWait(
             name,
             life.queue,
@@ -461,6 +551,9 @@ def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None
             timedelta(seconds=end - life.filed),
             d,
             a,
+            urgency,
+            life.agent,
+            due,
         )
         if is_open:
             open_q.append(w)
@@ -500,6 +593,7 @@ def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None
         longest=top,
         per_day=_per_day(answered, since, now),
         items=items,
+        deadlines=deadline_rows(answered, open_q, now),
     )
 
 
