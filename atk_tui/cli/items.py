@@ -11,6 +11,7 @@ import argparse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from atk_tui.domain.fields import BODY_CONVENTIONS
 from atk_tui.domain.model import STATES, URGENCIES
 from atk_tui.domain.ops import Transition
 
@@ -96,7 +97,10 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
 
     p = ps["add"] = cmd("add", f"add a {n.request} or a {n.question} to inbox; prints the saved item, filename first")
     p.add_argument("message", nargs="?", help="the body (use --body-file for quotes or newlines)")
-    p.add_argument("--body-file", help="read the body from this file ('-' for stdin)")
+    p.add_argument(
+        "--body-file",
+        help="read the body from this file ('-' for stdin). " + BODY_CONVENTIONS + " (atk wi schema says it too)",
+    )
     p.add_argument("--kind", choices=list(n.kinds), help=f"default: the body's frontmatter kind, else {n.default_kind}")
     p.add_argument(
         "--source",
@@ -156,7 +160,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     p = ps["convert-to-plan"] = cmd("convert-to-plan", f"set plan_file on a {n.request}")
     p.add_argument("filename")
     p.add_argument("--plan-file", required=True)
-    p = ps["answer"] = cmd("answer", f"answer a {n.question} (user only)")
+    p = ps["answer"] = cmd("answer", f"answer a {n.question}: write its ## 回答 (answer) section (user only)")
     p.add_argument("filename")
     p.add_argument(
         "--choose", action="append", default=[], metavar="N=LETTER",
@@ -170,7 +174,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
         help="replace an existing answer (a question left out is then unanswered again)",
     )
     p.add_argument("--partial", action="store_true", help="save even though some question has no choice (it still blocks)")
-    p = ps["comment"] = cmd("comment", f"append to a {n.request}'s ## ユーザーコメント section (user only)")
+    p = ps["comment"] = cmd("comment", f"append to a {n.request}'s ## ユーザーコメント (user comment) section (user only)")
     p.add_argument("filename")
     p.add_argument("message", nargs="?")
     p.add_argument("--text-file")

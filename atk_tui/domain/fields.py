@@ -76,3 +76,15 @@ NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 #: the keys whose value is a date-time
 TIMES: tuple[str, ...] = tuple(f.name for f in FIELDS if f.shape in ("time", "zoned-time"))
+
+
+#: the body after the frontmatter, as the agent skills write it (Japanese headings, glossed;
+#: docs/glossary.md): said in the schema and in `atk wi add --help`
+BODY_CONVENTIONS = (
+    "The body: a '# title' line, then for a request (awi, feedback) the bullets 反映内容 (what to change), "
+    "反映先 (where), 理由 (why), 適用範囲 (scope; required when source is set), メリット (benefits), "
+    "デメリット (drawbacks), 完成条件 (done when): a missing one is a warning; for a question (uwi, tbd) "
+    "'## 背景' (context), '## 質問' (question; '## 質問 1', '## 質問 2' for several) with options '- A) …', and "
+    "'推奨: A) …' (recommendation); English headings (## Context, ## Question, Recommendation:) work too. "
+    "'## 回答' (answer) and '## ユーザーコメント' (user comment) are the person's sections: an agent never writes them."
+)

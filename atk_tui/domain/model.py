@@ -100,7 +100,7 @@ RESERVED_KEYS: tuple[str, ...] = NAMES
 ANSWER_HEADINGS: tuple[str, ...] = ("回答", "Answer")
 COMMENT_HEADINGS: tuple[str, ...] = ("ユーザーコメント", "User comment")
 
-#: Bullets of a normal AWI body, in the seed's order (SPEC §4).
+#: Bullets of a normal AWI body, in wi-standards' order (SPEC §4).
 AWI_BULLETS: tuple[str, ...] = ("反映内容", "反映先", "理由", "適用範囲", "メリット", "デメリット", "完成条件")
 
 

@@ -223,7 +223,7 @@ def terminal_hint(item: Item) -> str:
 
 def state_hint(item: Item, rules: QueueRules) -> str | None:
     """What to do about an item that is where no agent step takes it (held, being edited,
-    being planned, terminal), as the seeds prescribe; None for the other states."""
+    being planned, terminal), as the agent skills prescribe; None for the other states."""
     cli, name = f"atk {rules.name}", item.filename
     if item.state == State.HOLD:
         return f"it is held while someone edits it; wi-standards: whoever holds it runs `{cli} unhold {name}` when the edit is done"

@@ -2,7 +2,7 @@
 from, without the plugin's qualifier (`add-awi`, `plan-and-add-awi`, `process-wi`,
 `session-review`, …), or `agent` when no skill applies. `--source=agent-toolkit:add-awi` is
 the same skill qualified by its plugin: it is stored as `add-awi`, and the write says so.
-Anything else (spaces, capitals, paths) is no source the seeds define: refused, with the
+Anything else (spaces, capitals, paths) is no source the agent skills define: refused, with the
 accepted forms listed."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import re
 
 from atk_tui.domain.errors import AtkError
 
-#: the values the seeds name (wi-standards, process-feedbacks); any other bare skill name is
-#: accepted as well (the seeds' list ends in 「など」)
+#: the values the agent skills name (wi-standards, process-feedbacks); any other bare skill name is
+#: accepted as well (the skills' list ends in 「など」)
 KNOWN_SOURCES = (
     "add-awi", "plan-and-add-awi", "process-wi", "session-review",
     "add-feedback", "plan-and-add-feedback", "process-feedbacks", "feedbacks-planner", "agent",

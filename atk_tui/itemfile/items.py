@@ -415,7 +415,7 @@ _ODD_LINE_ENDS = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
 def lint_body(item: Item) -> list[str]:
-    """Warnings for a normal AWI body that misses the seed's fixed bullets (never errors)."""
+    """Warnings for a normal AWI body that misses wi-standards' fixed bullets (never errors)."""
     if item.kind != "awi" or item.plan_file:
         return []
     body = item.body

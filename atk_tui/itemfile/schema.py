@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, create_model
 
-from atk_tui.domain.fields import FIELDS
+from atk_tui.domain.fields import BODY_CONVENTIONS, FIELDS
 from atk_tui.domain.model import FILENAME_RE, is_valid_filename
 
 KindName = Literal["awi", "uwi"]
@@ -92,7 +92,8 @@ def _frontmatter_model() -> type[BaseModel]:
         "Frontmatter",
         __config__=ConfigDict(extra="allow", title="atk item frontmatter"),
         __doc__="The keys atk owns in an item's YAML frontmatter (SPEC §4, the table in `domain.fields`). "
-        "Other keys are kept verbatim (`extra = allow`) and never rewritten.",
+        "Other keys are kept verbatim (`extra = allow`) and never rewritten. "
+        + BODY_CONVENTIONS,
         **fields,
     )
 

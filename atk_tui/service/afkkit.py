@@ -1,6 +1,6 @@
 """Needs you, elsewhere (issue 31): what the afkkit runs left waiting for the person on GitHub.
 
-afkkit (the away-from-keyboard runner, seeds/afkkit.md) stops a run it cannot finish without
+afkkit (the away-from-keyboard runner the agents use on GitHub) stops a run it cannot finish without
 opening a PR: it comments the exact stop state on the issue and labels it for whoever must act
 (`needs-planning`: a decision is missing; `blocked`: "Blocked by #N"; or it leaves the issue
 `in-progress` with a comment naming the failed command). A run that succeeds opens a PR and

@@ -1,4 +1,4 @@
-"""Frontmatter writes the seeds ask for besides dependencies and plan files (SPEC §13):
+"""Frontmatter writes the agent skills ask for besides dependencies and plan files (SPEC §13):
 `set-cooldown` and `set-urgency`. Each is one commit through the service's write path."""
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ class Reads(ServiceBase):
         return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
 
     def item_warnings(self, item: Item) -> list[str]:
-        """What the dashboard warns about `item` short of a defect, one line each: the seed's
+        """What the dashboard warns about `item` short of a defect, one line each: wi-standards'
         AWI bullets its body misses (`lint_body`, as the detail pane lists them) and a
         `plan_file` naming no file (SPEC §6 rule 1: the item stays blocked until it exists)."""
         said = list(item.warnings)
