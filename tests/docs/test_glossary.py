@@ -101,3 +101,12 @@ def test_readme_says_how_to_reach_the_commands_from_a_new_shell() -> None:
     assert "source .venv/bin/activate" in text
     first = text.index("atk init")
     assert text.index("source .venv/bin/activate") < first, "the PATH comes after the first bare `atk`"
+
+
+def test_the_docs_never_say_fixed_in_a_release_not_yet_made() -> None:
+    """"fixed in X.Y.Z" only for a release at or before the version `--version` prints."""
+    version = tuple(int(x) for x in re.search(r'^version = "([\d.]+)"$', (ROOT / "pyproject.toml").read_text(), re.M).group(1).split("."))
+    for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        for m in re.finditer(r"fixed in (?:version )?v?(\d+\.\d+\.\d+)", path.read_text(encoding="utf-8")):
+            said = tuple(int(x) for x in m.group(1).split("."))
+            assert said <= version, f"{path.relative_to(ROOT)} says {m.group(0)!r}; --version is {'.'.join(map(str, version))}"
