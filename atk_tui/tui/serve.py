@@ -224,15 +224,39 @@ FONT_CSS = """<style>
 @font-face { font-family: "Roboto Mono"; font-display: block; src: url("{fonts}atk-mono-cjk.woff2") format("woff2"); unicode-range: U+3000-30FF, U+31F0-31FF, U+4E00-9FFF, U+FF01-FF9F; }
 </style>""".replace("{fonts}", FONT_ROUTE)
 _WEB_FONT_LINK = re.compile(r"<link[^>]*fonts\.googleapis\.com[^>]*>", re.DOTALL)
+#: The terminal draws each glyph once into a texture atlas and keeps it: drawn before the CJK
+#: face had loaded (a `unicode-range` face loads only when first asked for), every Japanese
+#: character stayed a box (issue 43). So the CJK face is preloaded, and textual-serve's start
+#: (its `window.onload`, which opens the terminal and connects) waits until both faces are
+#: loaded (bounded: a font that never comes delays the dashboard 8 s, not forever).
+FONT_WAIT = """<link rel="preload" href="{fonts}atk-mono-cjk.woff2" as="font" type="font/woff2" crossorigin>
+<script>
+(function () {
+  var start = window.onload;
+  if (typeof start !== "function") return;
+  window.onload = function (event) {
+    var face = '16px "Roboto Mono"';
+    var loads = [document.fonts.load(face, "A"), document.fonts.load(face, "\u4fdd\u3042\u30a2")];
+    var late = new Promise(function (done) { setTimeout(done, 8000); });
+    Promise.race([Promise.allSettled(loads), late]).then(function () {
+      document.body.dataset.atkFonts = document.fonts.check(face, "\u4fdd") ? "loaded" : "missing";
+      start.call(window, event);
+    });
+  };
+})();
+</script>""".replace("{fonts}", FONT_ROUTE)
 
 
 def page_template(server: Server) -> str:
     """textual-serve's page with its web font link (a third-party host) replaced by the fonts
-    this server serves."""
+    this server serves, and its terminal started once they are loaded (`FONT_WAIT`)."""
     page = (Path(server.templates_path) / "app_index.html").read_text(encoding="utf-8")
     css = FONT_CSS.replace("{static}", "{{ config.static.url }}")
     page, n = _WEB_FONT_LINK.subn(css, page)
-    return page if n else page.replace("</head>", css + "\n</head>", 1)
+    if not n:
+        page = page.replace("</head>", css + "\n</head>", 1)
+    # after textual-serve's script (in the head), which sets the `window.onload` it wraps
+    return page.replace("</head>", FONT_WAIT + "\n</head>", 1)
 
 
 async def font_file(request: web.Request) -> web.StreamResponse:

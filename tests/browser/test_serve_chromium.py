@@ -10,6 +10,8 @@ so, unless ATK_SKIP_BROWSER=1 is set explicitly."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import os
 import re
 import threading
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import pytest
 from support.cdp import Browser
+from support.pixels import Ink, decode_png, find_text, ink, screen_cells
 from support.serve import serving
 from support.storekit import UWI_BODY, git
 from support.tools import need_tool
@@ -295,3 +298,71 @@ def test_cjk_text_is_drawn_with_the_bundled_font(tmp_path: Path) -> None:
     assert all(url.startswith(server.origin) for url in loaded), loaded  # no web font host
     assert [f["familyName"] for f in used if f["isCustomFont"]] == ["Noto Sans Mono CJK JP"], used
     assert sum(f["glyphCount"] for f in used if f["isCustomFont"]) == len("保存先を決める、セッション。"), used
+
+
+TITLE = "保存先を決める"
+
+
+async def drawn_cells(browser: Browser, since: int = 0) -> tuple[list[tuple[str, Ink]], dict]:
+    """Every character of `TITLE` where the terminal shows it (the needs-you row, the inbox
+    row, the detail), with the ink its cell holds on a screenshot of what Chromium drew."""
+    await browser.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+    shot = await browser.send("Page.captureScreenshot", {"format": "png"})
+    image = decode_png(base64.b64decode(shot["data"]))
+    left, top, width, height, scale = await browser.evaluate(
+        "(() => { const r = document.querySelector('.xterm-screen').getBoundingClientRect();"
+        " return [r.left, r.top, r.width, r.height, window.devicePixelRatio] })()"
+    )
+    size = [json.loads(f)[1] for f in browser.sent if f.startswith('["resize"')][-1]
+    cw, ch = width / size["width"], height / size["height"]
+    cells = screen_cells(browser.screen_bytes[since:].decode("utf-8", "replace"))
+    found = find_text(cells, TITLE)
+    assert found, f"{TITLE} is not on the terminal"
+    out = []
+    for row, col in found:
+        for k, char in enumerate(TITLE):
+            out.append((char, ink(image, left + (col + 2 * k) * cw, top + row * ch, 2 * cw, ch, scale)))
+    return out, size
+
+
+def test_japanese_is_drawn_not_boxes_on_first_load_and_after_a_resize(tmp_path: Path) -> None:
+    """Issue 43: on a machine without CJK fonts the terminal drew every Japanese character of
+    the first screen as an empty box (it drew before the bundled font had loaded, and kept its
+    drawing); after a resize only what was redrawn showed Japanese. Checked on what Chromium
+    drew: each character's cell on a screenshot has strokes across its middle (a box's middle
+    is empty), on the first load and after the window is resized."""
+    binary = chromium_or_fail()
+    root, _ = init_store(tmp_path / "notes")
+    assert Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
+    with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
+
+        async def drive() -> tuple[list, list, str]:
+            browser = Browser(binary, tmp_path / "profile", window=(1000, 700))
+            try:
+                await browser.start()
+                await browser.open(server.url)
+                await browser.wait_for_text("セッションストア")
+                await browser.wait_for_text("acme/webapp")
+                first, size = await drawn_cells(browser)
+                fonts = await browser.evaluate("document.body.dataset.atkFonts")
+                since = len(browser.screen_bytes)
+                browser.mark()
+                await browser.send("Emulation.setDeviceMetricsOverride", {"width": 1300, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+                for _ in range(300):  # bounded: until the page has told the dashboard its new size
+                    if [f for f in browser.sent if f.startswith('["resize"')][-1] != json.dumps(["resize", size]).replace(" ", ""):
+                        break
+                    await asyncio.sleep(0.1)
+                await browser.wait_for_text("セッションストア")
+                await browser.wait_for_text("acme/webapp")
+                await asyncio.sleep(0.5)  # the last frame of the redraw (the text is waited for above)
+                resized, _ = await drawn_cells(browser, since)
+                return first, resized, fonts
+            finally:
+                await browser.close()
+
+        first, resized, fonts = asyncio.run(drive())
+    for when, cells in (("first load", first), ("after a resize", resized)):
+        assert len(cells) >= 2 * len(TITLE), (when, cells)  # the needs-you row and the detail, at least
+        boxes = [char for char, got in cells if got.inside < 0.2]
+        assert not boxes, f"{when}: drawn as boxes: {''.join(boxes)} {cells}"
+    assert fonts == "loaded"  # the page waited for the font before it started the terminal

@@ -41,6 +41,7 @@ class Browser:
         self.events: asyncio.Queue = asyncio.Queue()
         self.session: str | None = None
         self.screen_bytes = b""  # what the page's terminal websocket received, decoded frames
+        self.sent: list[str] = []  # the text frames the page sent (keys, ["resize", {...}])
 
     def _devtools_url(self) -> str:
         assert self.proc.stderr is not None
@@ -64,6 +65,10 @@ class Browser:
                 resp = msg["params"]["response"]
                 data = base64.b64decode(resp["payloadData"]) if resp.get("opcode") == 2 else resp["payloadData"].encode()
                 self.screen_bytes += data
+            elif msg.get("method") == "Network.webSocketFrameSent":
+                resp = msg["params"]["response"]
+                if resp.get("opcode") == 1:
+                    self.sent.append(resp["payloadData"])
 
     async def send(self, method: str, params: dict | None = None, *, session: bool = True) -> dict:
         self._id += 1
