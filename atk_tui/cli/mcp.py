@@ -18,8 +18,12 @@ def add_mcp_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> No
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )  # fmt: skip
     p.add_argument("--agent-id", metavar="ID", help="the agent's own name on its commits (default: $ATK_AGENT_ID)")
-    p.add_argument("--source", default="agent", help="the source recorded on what it adds and notifies (default: agent)")
-    p.add_argument("--list-tools", action="store_true", help="print the tools as a Markdown table and exit (no store needed)")
+    p.add_argument(
+        "--source", default="agent", help="the source recorded on what it adds and notifies (default: agent)"
+    )
+    p.add_argument(
+        "--list-tools", action="store_true", help="print the tools as a Markdown table and exit (no store needed)"
+    )
     p.set_defaults(run=cmd_mcp, needs_store=False)
 
 

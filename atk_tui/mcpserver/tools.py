@@ -92,11 +92,7 @@ def written(svc: Any, out: Any, *, shown: bool = True) -> dict[str, Any]:
     d: dict[str, Any] = {"message": line, "notes": beside, "files": list(getattr(out, "files", ())),
                          "commit": out.commit, "pushed": out.pushed}  # fmt: skip
     if shown and d["files"] and out.op != "rm":
-        items = (
-            [out.item]
-            if getattr(out, "item", None) is not None and len(d["files"]) == 1
-            else [svc.show(f) for f in d["files"]]
-        )
+        items = [svc.show(f) for f in d["files"]]  # as stored now (a move: in its new state)
         d["records"] = records.shown_records(svc, items)
     return d
 
