@@ -377,7 +377,7 @@ class ServiceBase:
         data = dict(zip(wanted, self._blobs(wanted), strict=True))
         out = []
         for sha, _parents, subject in commits:
-            notes = self._judge_commit(sha, changes.get(sha, []), data)
+            notes = self._judge_commit(f"{sha}^", changes.get(sha, []), data)
             if notes:
                 out.append((sha, subject, notes))
         return out
@@ -400,8 +400,18 @@ class ServiceBase:
         proc = self.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", first, sha, "--", *paths, check=False)
         return _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
 
-    def _judge_commit(self, sha: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None]) -> list[str]:
-        from atk_tui.domain.ops import move_refusal
+    def _judge_commit(
+        self, before_rev: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None], *, strict: bool = False
+    ) -> list[str]:
+        """What of `entries` (status, old blob, new blob, path; the change from `before_rev`)
+        only the user may do, judged as an agent's by the commands' own rules: a user-only
+        section added, changed or removed; a user-only move (`ops.move_refusal`: into mq's
+        editing, out of a terminal state), or one out of a state where the user holds it; the
+        removal of an item holding the person's sections or held by the user; a new file
+        straight into a terminal state; an edit of a terminal item or of the user's held one.
+        `strict` (a replay, `conflicts apply`): every move, removal and addition the verbs
+        would refuse an agent, not only the user-only ones."""
+        from atk_tui.domain.ops import RULES, Op, move_refusal, refusal
 
         by_item: dict[tuple[str, str], dict[str, list[tuple[str, str, str]]]] = {}
         for status, old, new, path in entries:
@@ -417,26 +427,49 @@ class ServiceBase:
             raw = data.get(blob) if blob else None
             return None if raw is None else raw.decode("utf-8", "replace")
 
+        def item_of(name: str, state: str, blob: str, queue: str) -> Item:
+            return parse_item(name, state, (text(blob) or "").encode(), queue=queue)
+
+        def held_by_user(queue: str, state: str, name: str) -> bool:
+            if not is_held_state(queue, state):
+                return False
+            path = f"{queue}/{state}/{name}"
+            holder = holders(self.store, [path], before_rev, cache=False).get(path)
+            return not may_change(holder, "agent", self.agent_id)
+
         for (queue, name), sides in sorted(by_item.items()):
             gone, new, edited = sides.get("gone", []), sides.get("new", []), sides.get("edited", [])
+            rules = RULES[queue]
             pairs = [(s, o, n, s) for s, o, n in edited]
+            for state, _old, _ in edited:
+                if state in rules.terminal:
+                    notes.append(f"edits {queue}/{state}/{name}: terminal items are read-only")
+                elif held_by_user(queue, state, name):
+                    notes.append(f"edits {queue}/{state}/{name}, which the user holds")
             if len(gone) == 1 and len(new) == 1:
                 src, dst = gone[0][0], new[0][0]
                 pairs.append((src, gone[0][1], new[0][2], dst))
-                before = text(gone[0][1])
-                item = parse_item(name, src, (before or "").encode(), queue=queue)
-                refused = move_refusal(item, dst, "agent")
-                if refused is not None:
+                refused = move_refusal(item_of(name, src, gone[0][1], queue), dst, "agent")
+                if refused is not None and src in rules.fenced and item_of(name, dst, new[0][2], queue).plan_file:
+                    refused = None  # finish-planning: leaves its fenced state with a plan file
+                if refused is not None and (strict or refused.code == "user-only" or src in rules.terminal):
                     notes.append(f"moves {name} from {src} to {dst} ({refused.message})")
-                elif is_held_state(queue, src):
-                    holder = holders(self.store, [f"{queue}/{src}/{name}"], f"{sha}^", cache=False).get(f"{queue}/{src}/{name}")
-                    if not may_change(holder, "agent", self.agent_id):
-                        notes.append(f"moves {name} out of {src}, where the user holds it")
+                elif held_by_user(queue, src, name):
+                    notes.append(f"moves {name} out of {src}, where the user holds it")
                 gone, new = [], []
             for state, old, _ in gone:
                 found = headings.user_only_sections(_body_of(text(old) or ""))
+                refused = refusal(Op.RM, [item_of(name, state, old, queue)], "agent")
                 if found:
                     notes.append(f"removes {queue}/{state}/{name}, which holds the user-only section '{_heading(found[0])}'")
+                elif refused is not None and strict:
+                    notes.append(f"removes {queue}/{state}/{name} ({refused.message})")
+                elif held_by_user(queue, state, name):
+                    notes.append(f"removes {queue}/{state}/{name}, which the user holds")
+            for state, _, _ in new:
+                if state in rules.terminal or (strict and state not in queue_named(queue).add_states):
+                    notes.append(f"adds {queue}/{state}/{name} straight into {state} (a new item goes into "
+                                 f"{' or '.join(queue_named(queue).add_states)})")  # fmt: skip
             pairs += [(s, "", n, s) for s, _, n in new]
             for src, old, new_blob, dst in pairs:
                 before = headings.user_only_sections(_body_of(text(old) or "")) if old else []
@@ -451,6 +484,22 @@ class ServiceBase:
                 elif removed:
                     notes.append(f"removes the user-only section '{_heading(removed[0])}' from {queue}/{src}/{name}")
         return list(dict.fromkeys(notes))
+
+    def replay_refusals(self, sha: str, paths: Sequence[str]) -> list[str]:
+        """What applying commit `sha`'s version of `paths` over HEAD would do that only the
+        user may (`_judge_commit`): `conflicts apply --mine` by an agent, whatever ref it is
+        given. Every state folder of each item it touches is compared (the apply keeps one
+        copy of an item)."""
+        names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.count("/") == 2 and p.split("/")[0] in _FOLDERS}
+        every = sorted({f"{q}/{s}/{n}" for q, n in names for s in queue_named(q).states}) if names else []
+        if not every:
+            return []
+        proc = self.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", "HEAD", sha, "--", *every,
+                              check=False, env=self.store.read_env)  # fmt: skip
+        entries = _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
+        wanted = sorted({b for _, old, new, _ in entries for b in (old, new) if b})
+        data = dict(zip(wanted, self._blobs(wanted), strict=True))
+        return self._judge_commit("HEAD", entries, data, strict=True)
 
     def _guard_removal(self, item: Item) -> None:
         """An agent may not remove an item holding the person's answer or comment (issue 38):
@@ -468,6 +517,29 @@ class ServiceBase:
                     exit_code=2,
                     code="user-only",
                 )
+
+    def _check_ready(self, item: Item, together: Sequence[str] = ()) -> None:
+        """start-processing by an agent (issue 38): the item is judged again from its file and
+        the files of everything it depends on (answers counting only from the store,
+        `answers_rev`), inside the store lock; a blocked item (an open dependency, a
+        cooldown, a cycle, a defect) is refused naming what blocks it. The ready list only
+        proposes: a cache record could be forged to say ready. A dependency started in the
+        same command (`together`: the agent skills' picker takes a plan's items at once) does
+        not block."""
+        if self.actor != "agent":
+            return
+        judged = self.judge_from_files([item.filename])  # type: ignore[attr-defined]
+        found = judged.get(item.filename)
+        if found is None:
+            return
+        reasons = [r for r in found[1].reasons if not (r.ref and r.ref != item.filename and r.ref in together)]
+        if reasons:
+            why = "; ".join(safe_line(r.message) for r in reasons[:5]) + (" …" if len(reasons) > 5 else "")
+            raise AtkError(
+                f"refused: {item.filename} is blocked ({why}); start-processing takes ready work only "
+                f"(`atk {item.queue} list --status ready`)",
+                code="blocked",
+            )
 
     def answers_rev(self) -> str:
         """Where an answer must be to count (issue 38: `wait`, `show --json`, the loop, the

@@ -138,6 +138,19 @@ class Conflicts(ServiceBase):
         names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
         def change(tx: Transaction) -> None:
+            if self.actor == "agent":
+                # the transitions the apply replays, judged as the verbs judge them (issue 38):
+                # whatever ref it is given (an agent can make its own refs/atk/conflicts/<sha>)
+                notes = self.replay_refusals(sha, paths)
+                if notes:
+                    raise AtkError(
+                        f"refused: applying set-aside {sha[:10]} would make changes agents may not make: "
+                        + "; ".join(notes[:5]) + (" …" if len(notes) > 5 else "")
+                        + ". Nothing was changed; the set-aside ref is kept for the user (the dashboard's C, or "
+                        "`atk wi conflicts apply` outside an agent environment)",
+                        exit_code=2,
+                        code="user-only",
+                    )
             for path, data in mine.items():
                 exists = (self.root / path).is_file()
                 if data is None:

@@ -149,7 +149,13 @@ class ProcessLoop:
             if item.queue not in self.svc.queues:
                 continue
             proposed.append(item.filename)
-        judged = self.svc.judge_from_files(proposed, view)
+        try:
+            # inside the store lock (issue 38): no write moves a file while it is judged
+            with self.svc.store.locked():
+                judged = self.svc.judge_from_files(proposed, view)
+        except AtkError as exc:  # the store is busy: nothing handed out this round
+            self.log(f"not handing out work now: {safe_line(exc.message)}")
+            return {}
         groups: dict[str, list[str]] = {}
         for name in proposed:
             item, j = judged.get(name, (None, None))

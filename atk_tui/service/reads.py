@@ -473,6 +473,7 @@ class Reads(ServiceBase):
             previous = None  # loaded another way: nothing to go on
         head = self.store.head()
         items, where, defects, loaded = self._load_items(wanted, progress, previous)
+        self._committed_answers_only(items)
         values = frozenset(i.plan_file for i in items.values() if i.plan_file)
         missing, plans = self._plans_missing(values, previous.loaded.plans if previous and previous.loaded else None)
         loaded = replace(loaded, plans=plans)
@@ -669,31 +670,85 @@ class Reads(ServiceBase):
             self.drop_uncommitted_answers(out.values())
         return out
 
-    def drop_uncommitted_answers(self, items: Iterable[Item]) -> None:
-        """Each question of `items` whose answer is not committed as it reads (HEAD holds
-        another `## 回答`, or no such item) counts as unanswered: `answered` and
+    def drop_uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> None:
+        """Each question of `items` whose answer is not in the store as it reads (no such
+        `## 回答` at `rev`, or no such item there) counts as unanswered: `answered` and
         `answer_partial` set False. What gates work asks this (issue 25: `wait`, `show --json`,
         the process-loop): an answer written into the work tree and not committed decides
-        nothing. Two git calls at most, for the answered questions only."""
+        nothing; for an agent on a clone with a remote (`answers_rev`, issue 38), neither does
+        one only this clone has (its own plain `git commit` of a forged answer)."""
+        for item in self.uncommitted_answers(items, rev):
+            item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+
+    def uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> list[Item]:
+        """The answered questions of `items` whose answer is not at `rev` (`answers_rev()` by
+        default). Cheap: one `cat-file --batch-check` for their blob names (an item whose
+        file is the committed blob is settled by it), the committed text only of the others."""
         from atk_tui.itemfile import sections
 
         asked = [i for i in items if i.is_question and (i.answered or i.answer_partial)]
         if not asked:
-            return
+            return []
+        rev = rev or self.answers_rev()
+        specs = [f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in asked]
+        check = self.store.git("cat-file", "--batch-check=%(objectname)", check=False, env=self.store.read_env,
+                               input="\n".join(specs) + "\n").stdout.splitlines()  # fmt: skip
+        names = (check + [""] * len(specs))[: len(specs)]
+        out: list[Item] = []
+        todo = [i for i, name in zip(asked, names, strict=True) if not (i.blob and name == i.blob)]
+        if not todo:
+            return out
         # the committed version, where the item is now (nearly always), else in another state
-        here = self._blobs([f"HEAD:{item_path(i.state, i.filename, i.queue)}" for i in asked])
-        moved = [i for i, b in zip(asked, here, strict=True) if b is None]
+        here = self._blobs([f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in todo])
+        moved = [i for i, b in zip(todo, here, strict=True) if b is None]
         others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
-        there = self._blobs([f"HEAD:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
-        head = {i.filename: b for i, b in zip(asked, here, strict=True) if b is not None}
+        there = self._blobs([f"{rev}:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
+        head = {i.filename: b for i, b in zip(todo, here, strict=True) if b is not None}
         for (i, _s), b in zip(others, there, strict=True):
             if b is not None:
                 head.setdefault(i.filename, b)
-        for item in asked:
+        for item in todo:
             data = head.get(item.filename)
             theirs = None if data is None else parse_item(item.filename, item.state, data, queue=item.queue)
-            if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(item.body):
-                item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+            body = item.body
+            if not item.complete:  # a listed item keeps no text: its file, as the listing read it
+                rel = item_path(item.state, item.filename, item.queue)
+                body = self._parse_file(str(self.root), rel, item.filename, item.state, item.queue)[0].body
+            if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(body):
+                out.append(item)
+        return out
+
+    def _committed_answers_only(self, items: dict[str, Item]) -> None:
+        """The ready list's rule (issue 38): an answer not committed counts nowhere, the
+        person's own listing included: such a question is listed (a copy) as unanswered, so
+        nothing depending on it is ready. Remembered per HEAD and file blob: the dashboard's
+        next look at the same store asks git nothing."""
+        # a copy made by the last look, reused by this one (its file unchanged): the item as read
+        copies: dict[int, tuple[Item, Item]] = self.__dict__.get("_answer_copies", {})
+        for name, item in list(items.items()):
+            made = copies.get(id(item))
+            if made is not None and made[0] is item:
+                items[name] = made[1]
+        copies = self.__dict__["_answer_copies"] = {}
+        asked = [i for i in items.values() if i.is_question and (i.answered or i.answer_partial)]
+        if not asked:
+            return
+        head = self.store.head() or ""
+        memo = self.__dict__.get("_answers_memo")
+        if memo is None or memo[0] != head:
+            memo = self.__dict__["_answers_memo"] = (head, {})
+        known: dict[tuple[str, str], bool] = memo[1]
+        unknown = [i for i in asked if (i.filename, i.blob) not in known]
+        if unknown:
+            dropped = {id(i) for i in self.uncommitted_answers(unknown, "HEAD")} if head else {id(i) for i in unknown}
+            for i in unknown:
+                known[(i.filename, i.blob)] = id(i) not in dropped
+        for item in asked:
+            if not known.get((item.filename, item.blob), False):
+                copy = items[item.filename] = replace(item, answered=False, answer_partial=False)
+                copies[id(copy)] = (copy, item)
+
+
 
     def judge_from_files(
         self, names: Iterable[str], view: QueueView | None = None

@@ -126,6 +126,8 @@ class Writes(ServiceBase):
                 raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
             if row.answered_from and self.actor == "agent" and item.is_question:
                 self._check_answer_author(item)
+            if op == "start-processing":
+                self._check_ready(item, files)  # judged from the files, inside the lock (issue 38)
             return item, rules_for(item).transitions[op].target
 
         cleared: list[str] = []  # what leaving a terminal state removed, said in the result

@@ -86,3 +86,114 @@ def test_an_agent_may_not_rm_an_item_holding_the_persons_section(
     git(store, "checkout", "--", ".")
     rc, _, err = Atk(store, capsys)("wi", "rm", name)
     assert rc == 0, err  # the person removes it
+
+
+# -- 1. answers count only from the store ------------------------------------------------------
+
+
+def test_an_uncommitted_answer_makes_nothing_ready_not_even_for_the_person(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(store, {"q.md": ("inbox", uwi()), "x.md": ("inbox", awi(extra="depends_on: [q.md]\n"))})
+    atk = Atk(store, capsys)
+    path = store / "wi/inbox/q.md"
+    path.write_text(path.read_text() + ANSWER)  # typed in, not committed
+    for _ in range(2):  # cold, then from the listing cache
+        rc, out, _ = atk("wi", "list", "--status", "ready", "--json")
+        assert rc == 0
+        assert "x.md" not in out
+    svc = Service(store)
+    view = svc.queue()
+    assert not view.judgements["x.md"].ready
+    assert not view.items["q.md"].answered
+    git(store, "commit", "-qam", "answer")  # the person's own commit: now it counts
+    rc, out, _ = atk("wi", "list", "--status", "ready", "--json")
+    assert "x.md" in out
+    again = svc.queue(previous=view)  # the dashboard's next look, the file unchanged
+    assert again.judgements["x.md"].ready and again.items["q.md"].answered
+
+
+def test_an_agents_unpushed_answer_counts_nowhere_for_it(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    person, remote = remote_store
+    seed(person, {"q.md": ("inbox", uwi()), "x.md": ("inbox", awi(extra="depends_on: [q.md]\n"))})
+    git(person, "push", "-q")
+    agent = clone(remote, tmp_path / "agent")
+    path = agent / "wi/inbox/q.md"
+    path.write_text(path.read_text() + ANSWER)
+    git(agent, "commit", "-qam", "atk: answer q.md\n\nAtk-Actor: user")  # forged, never pushed
+    monkeypatch.setenv("AI_AGENT", "1")
+    atk = Atk(agent, capsys)
+    rc, out, err = atk("wi", "wait", "q.md", "--timeout", "0")
+    assert rc == 1, out + err
+    rc, out, _ = atk("wi", "show", "q.md", "--json")
+    assert json.loads(out.splitlines()[0])["answered"] is False
+    judged = Service(agent).judge_from_files(["x.md"])  # what the loop's hand-out asks
+    assert not judged["x.md"][1].ready
+    # the person's answer, pushed: now it counts for the agent too
+    git(agent, "reset", "-q", "--hard", "@{u}")
+    assert Service(person, actor="user").answer("q.md", choices={1: "B"}).ok
+    rc, out, err = atk("wi", "wait", "q.md", "--timeout", "5")
+    assert rc == 0, out + err
+
+
+# -- 2. start-processing judges readiness itself ---------------------------------------------------
+
+
+def test_an_agent_may_not_start_blocked_work_even_when_the_listing_lies(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from support.forge import forge_listing
+
+    seed(store, {"q.md": ("inbox", uwi()), "x.md": ("inbox", awi(extra="depends_on: [q.md]\n"))})
+    atk = Atk(store, capsys)
+    rc, out, _ = atk("wi", "list", "--status", "ready", "--json")
+    assert "x.md" not in out
+    forge_listing(store, lambda raw: raw.replace(b'"blocked"', b'"ready"').replace(b"false", b"true"))
+    monkeypatch.setenv("AI_AGENT", "1")
+    rc, out, err = atk("wi", "start-processing", "x.md")
+    assert rc == 1, out + err
+    assert "blocked" in err and "q.md" in err
+    assert (store / "wi/inbox/x.md").exists()
+    rc, _, err = atk("wi", "start-processing", "q.md")  # unblocked work still starts
+    assert rc == 0, err
+
+
+# -- 2. conflicts apply judges the transitions it replays ------------------------------------------
+
+
+def test_an_agents_own_conflict_ref_cannot_reopen_or_remove(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, {"y.md": ("adopted", awi()), "z.md": ("rejected", awi()), "w.md": ("inbox", awi())})
+    head = git(store, "rev-parse", "HEAD").strip()
+    git(store, "mv", "wi/adopted/y.md", "wi/inbox/y.md")
+    git(store, "rm", "-q", "wi/rejected/z.md")
+    git(store, "commit", "-qm", "atk: tidy\n\nAtk-Actor: agent")
+    crafted = git(store, "rev-parse", "HEAD").strip()
+    git(store, "update-ref", f"refs/atk/conflicts/{crafted}", crafted)
+    git(store, "reset", "-q", "--hard", head)
+    monkeypatch.setenv("AI_AGENT", "1")
+    rc, out, err = Atk(store, capsys)("wi", "conflicts", "apply", crafted[:10], "--mine")
+    assert rc == 2, out + err
+    assert "y.md" in err and "adopted" in err and "z.md" in err
+    assert (store / "wi/adopted/y.md").exists() and (store / "wi/rejected/z.md").exists()
+    assert git(store, "rev-parse", "HEAD").strip() == head
+    assert git(store, "for-each-ref", "refs/atk/conflicts/").strip()  # kept for the person
+
+
+def test_an_agents_own_conflict_ref_may_replay_agent_moves(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, {"w.md": ("inbox", awi())})
+    head = git(store, "rev-parse", "HEAD").strip()
+    git(store, "mv", "wi/inbox/w.md", "wi/processing/w.md")
+    git(store, "commit", "-qm", "atk: start-processing w.md\n\nAtk-Actor: agent")
+    crafted = git(store, "rev-parse", "HEAD").strip()
+    git(store, "update-ref", f"refs/atk/conflicts/{crafted}", crafted)
+    git(store, "reset", "-q", "--hard", head)
+    monkeypatch.setenv("AI_AGENT", "1")
+    rc, out, err = Atk(store, capsys)("wi", "conflicts", "apply", crafted[:10], "--mine")
+    assert rc == 0, out + err
+    assert (store / "wi/processing/w.md").exists()
