@@ -147,7 +147,7 @@ async def test_every_response_has_a_strict_csp_and_the_page_loads_nothing_from_e
             csp = r.headers["Content-Security-Policy"]
             body = await r.text()
             assert "default-src 'none'" in csp and "frame-ancestors 'none'" in csp and "script-src" not in csp
-            assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Referrer-Policy"] == "no-referrer"
+            assert r.headers["X-Content-Type-Options"] == "nosniff" and r.headers["Referrer-Policy"] == "same-origin"
             assert "<script" not in body.lower()
             assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", body), "an external resource"
     async with page.client.get("/static/page.css") as r:

@@ -182,3 +182,93 @@ def atk_wait(root: Path, name: str, timeout: float = 60.0) -> subprocess.Popen:
     env = {**os.environ, "AI_AGENT": "1", "ATK_PRIVATE_NOTES": str(root)}
     return subprocess.Popen([str(ATK), "wi", "wait", name, "--timeout", str(timeout)], cwd=root, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+# --------------------------------------------------------------------------- a phone's browser
+
+
+class Phone:
+    """Headless Chromium through the DevTools protocol (`support.cdp.Browser`) with a phone's
+    viewport: `Emulation.setDeviceMetricsOverride` at `width`×`height` CSS pixels, touch on."""
+
+    def __init__(self, browser, width: int = 360, height: int = 640, scale: float = 1.0) -> None:
+        self.browser = browser
+        self.size = (width, height, scale)
+
+    async def start(self) -> None:
+        b = self.browser
+        await b.start()
+        target = await b.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        attached = await b.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}, session=False)
+        b.session = attached["sessionId"]
+        await b.send("Page.enable")
+        await self.resize(*self.size)
+
+    async def resize(self, width: int, height: int, scale: float = 1.0, *, mobile: bool = True) -> None:
+        await self.browser.send("Emulation.setDeviceMetricsOverride",
+                                {"width": width, "height": height, "deviceScaleFactor": scale, "mobile": mobile})  # fmt: skip
+        await self.browser.send("Emulation.setTouchEmulationEnabled", {"enabled": mobile, "maxTouchPoints": 5})
+
+    async def scheme(self, dark: bool) -> None:
+        await self.browser.send("Emulation.setEmulatedMedia",
+                                {"features": [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]})  # fmt: skip
+
+    async def go(self, url: str) -> None:
+        await self.browser.send("Page.navigate", {"url": url})
+        await self.loaded()
+
+    async def loaded(self, timeout: float = 60) -> None:
+        import asyncio
+
+        for _ in range(int(timeout / 0.1)):
+            state = await self.browser.evaluate("document.readyState + ' ' + location.href")
+            if state and state.startswith("complete") and "about:blank" not in state:
+                await self.browser.evaluate("document.fonts.ready.then(() => true)")
+                return
+            await asyncio.sleep(0.1)
+        raise AssertionError("the page never finished loading")
+
+    async def text(self) -> str:
+        return await self.browser.evaluate("document.body ? document.body.innerText : ''") or ""
+
+    async def wait_text(self, wanted: str, timeout: float = 60) -> str:
+        import asyncio
+
+        for _ in range(int(timeout / 0.1)):
+            now = await self.text()
+            if wanted in now:
+                return now
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"the page never said {wanted!r}; it says:\n{await self.text()}")
+
+    async def tap(self, selector: str) -> None:
+        """A tap at the middle of the element (scrolled into view first), as a finger makes it."""
+        import json
+
+        box = await self.browser.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)}); if (!e) return null;"
+            " e.scrollIntoView({block: 'center'}); const r = e.getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        assert box, f"nothing on the page matches {selector}"
+        x, y = box
+        point = [{"x": x, "y": y}]
+        await self.browser.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": point})
+        await self.browser.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+    async def type(self, text: str) -> None:
+        await self.browser.send("Input.insertText", {"text": text})
+
+    async def screenshot(self, path: Path) -> bytes:
+        import base64
+
+        shot = await self.browser.send("Page.captureScreenshot", {"format": "png"})
+        data = base64.b64decode(shot["data"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return data
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -16,7 +16,7 @@ Access, in this order, on every request:
 4. Pairing and one-tap attempts are rate-limited per client address.
 
 Every response: a strict Content-Security-Policy (nothing but this origin's style sheet and
-font, no script at all, no framing), no caching, no referrer.
+font, no script at all, no framing), no caching, no referrer sent to other sites.
 """
 
 from __future__ import annotations
@@ -204,7 +204,9 @@ def _html(text: str, status: int = 200, headers: Mapping[str, str] | None = None
 def _secure_headers(request: web.Request, response: web.StreamResponse) -> None:
     response.headers["Content-Security-Policy"] = CSP
     response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
+    # not "no-referrer": with it a browser posts a form with `Origin: null` (the Fetch rules), which the
+    # Origin check refuses; "same-origin" sends no address (a link's signature) to anyone else
+    response.headers["Referrer-Policy"] = "same-origin"
     response.headers["X-Frame-Options"] = "DENY"
     if not request.path.startswith("/static/"):
         response.headers["Cache-Control"] = "no-store"
@@ -431,6 +433,16 @@ def outcome_status(out: Outcome, queue: str, filename: str, what: str) -> Status
     return Status("bad", head, (out.message, todo, *warn), again if code != "changed" else back)
 
 
+def _with_answer(status: Status, out: Outcome) -> Status:
+    """`status` showing the answer section as the write stored it."""
+    from dataclasses import replace
+
+    from atk_tui.itemfile.sections import answer_text
+
+    said = answer_text(out.item.body) if out.ok and out.item is not None else None
+    return replace(status, recorded=said.strip()) if said else status
+
+
 def _form_of(post: Mapping[str, Any]) -> Form:
     choices: dict[int, str] = {}
     for key, value in post.items():
@@ -496,7 +508,7 @@ async def answer(request: web.Request) -> web.StreamResponse:
         out = Outcome(False, "answer", exc.message, (filename,), code=exc.code or "missing")
     status = outcome_status(out, queue, filename, "Answer")
     if out.ok:
-        return _html(message_page("Answered", status, device=device.name))
+        return _html(message_page("Answered", _with_answer(status, out), device=device.name))
     keep = Form({} if out.code == "changed" else form.choices, form.text, form.partial)
     return await _item_response(request, device, queue, filename, status=status, form=keep, code=409)
 
@@ -628,7 +640,7 @@ async def accept(request: web.Request) -> web.StreamResponse:
         await asyncio.to_thread(links.unspend, hub.state_dir, link)  # nothing written: the link may be tapped again
     if out is None:
         return _not_accepted(request, plan, device, browser=browser)
-    status = outcome_status(out, queue, filename, "Accepted the recommendation")
+    status = _with_answer(outcome_status(out, queue, filename, "Accepted the recommendation"), out)
     if out.ok:
         return _html(message_page("Accepted", status, device=device.name if device else None))
     return _html(message_page("Not saved", status, device=device.name if device else None), 409)

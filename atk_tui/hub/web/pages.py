@@ -39,7 +39,7 @@ def page(title: str, main: str, *, device: str | None = None, status: int = 200)
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<meta name="color-scheme" content="light dark">'
-        '<meta name="referrer" content="no-referrer">'
+        '<meta name="referrer" content="same-origin">'
         f"<title>{t1(title)} · atk</title>"
         '<link rel="stylesheet" href="/static/page.css">'
         "</head><body>"
@@ -57,10 +57,13 @@ class Status:
     heading: str
     lines: tuple[str, ...] = ()  # plain text, escaped here
     links: tuple[tuple[str, str], ...] = ()  # (href, label)
+    recorded: str = ""  # what was written (an answer's section), shown as it is stored
 
     def html(self) -> str:
         role = "status" if self.kind == "ok" else "alert"
         body = "".join(f"<p>{t(line)}</p>" for line in self.lines)
+        if self.recorded:
+            body += f'<p>Recorded:</p><pre class="body">{t(self.recorded)}</pre>'
         body += "".join(f'<p><a href="{html.escape(href)}">{t1(label)}</a></p>' for href, label in self.links)
         return f'<section class="status {self.kind}" role="{role}" aria-live="polite"><h2>{t1(self.heading)}</h2>{body}</section>'
 
