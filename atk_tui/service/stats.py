@@ -5,7 +5,8 @@ life. From them, for every question (a UWI, or a TBD of the feedback queue):
 
 - *filed*: the commit time of the first commit that holds it as a question;
 - *answered*: the first commit after which its ``## 回答`` answers every question
-  (`questions.answer_progress`; a partial answer does not count; re-answering does not move it);
+  (`questions.answer_progress`; a partial answer does not count; re-answering does not move it;
+  an answer taken back, by an undo or an edit, makes it wait again);
 - *removed*: the commit that deleted it (`atk wi rm`) while it was still unanswered;
 - the wait: filed → answered (or removed, or now while it is open);
 - what it blocked: the items whose `depends_on` named it at some time during its wait, directly,
@@ -232,6 +233,8 @@ def _apply(index: HistoryIndex, commits: list[_Commit], blobs: dict[str, bytes])
                     life.urgency, life.answer_by = facts.urgency, facts.answer_by
                 if facts.answered and life.answered is None:
                     life.answered = c.time
+                elif not facts.answered and life.answered is not None and state not in TERMINAL:
+                    life.answered = None  # its answer withdrawn (`z` undid it, an edit): waiting again
             now_deps = set(facts.deps)
             for dep, span in life.deps.items():
                 if dep not in now_deps and span[1] is None:

@@ -226,9 +226,17 @@ class MainScreen(ItemActionsScreen):
         needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         hidden = self._hidden["needs"]
+        # the questions of the queue the switch (Q) leaves out: hidden, not "nothing"
+        switched = 0 if shown_queue is None else sum(1 for n in view.needs_you if n in view.items and view.items[n].queue != shown_queue)
+        others = switch_note = ""
+        if switched:
+            others = ", ".join(sorted({view.items[n].queue for n in view.needs_you if n in view.items} - {shown_queue or ""}))
+            switch_note = f"{switched} waiting in {others}, hidden by the queue switch ({self.app.key_for('queue')} shows every queue)"
         needs.empty_text = (
-            f"{hidden} waiting, hidden by the filter (Esc clears it)"
+            f"{hidden} waiting, hidden by the filter (Esc clears it)" + (f"; {switch_note}" if switched else "")
             if hidden
+            else switch_note
+            if switched
             else "Nothing needs you right now: no unanswered questions."
             if view.items
             else EMPTY_STORE["needs"]
@@ -236,6 +244,8 @@ class MainScreen(ItemActionsScreen):
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         self._needs_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
+        if switched:
+            self._needs_title += f" · {switched} in {others} hidden"
         self.show_elsewhere(self._elsewhere)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         from atk_tui.service.stats import needs_headline  # with the first rows, not before the first frame
