@@ -75,12 +75,16 @@ class _Reasons(logging.Handler):
     """What apprise logs at warning level or above, per thread: the reason a send failed."""
 
     def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+        super().__init__(logging.DEBUG)
         self.by_thread: dict[int, list[str]] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            self.by_thread.setdefault(record.thread or 0, []).append(record.getMessage())
+            if record.levelno < logging.WARNING and not record.msg.startswith("Socket Exception"):
+                return  # (the one debug line worth keeping: why a connection failed, "Read timed out")
+            kept = self.by_thread.setdefault(record.thread or 0, [])
+            kept.append(record.getMessage())
+            del kept[:-8]
         except Exception: # a log line never breaks a send
             pass
 
@@ -96,7 +100,10 @@ def _apprise() -> Any:
 
     with _installed:
         if not _ready:
-            logging.getLogger("apprise").addHandler(_reasons)
+            logger = logging.getLogger("apprise")
+            logger.addHandler(_reasons)
+            if logger.getEffectiveLevel() > logging.DEBUG:
+                logger.setLevel(logging.DEBUG)
             _ready = True
     return apprise
 
@@ -112,17 +119,22 @@ def send(url: str, msg: Message) -> str | None:
     apprise = _apprise()
     me = threading.get_ident()
     _reasons.by_thread.pop(me, None)
-    box = apprise.Apprise(asset=apprise.AppriseAsset(async_mode=False))  # in this thread: its log is this send's
     try:
-        if not box.add(url_for(url, msg)):
-            return f"not an apprise URL apprise can use: {redact(url)}"
-        ok = box.notify(title=msg.title, body=msg.body or msg.title)
+        # the service's plugin itself, called in this thread (Apprise.notify would hand it to a
+        # thread of its own): what it logs while it fails is this send's reason
+        plugin = apprise.Apprise.instantiate(url_for(url, msg))
+        if not plugin:
+            said = " ".join(_reasons.by_thread.pop(me, []))
+            return safe_line(f"apprise cannot use {redact(url)}" + (f": {said}" if said else ""))[:300]
+        ok = plugin.notify(title=msg.title, body=msg.body or msg.title)
     except Exception as exc: # a plugin's surprise is this target's failure
         return f"{type(exc).__name__}: {exc}"[:300]
     said = _reasons.by_thread.pop(me, [])
     if ok:
         return None
-    reason = next((s for s in reversed(said) if "ailed" in s or "rror" in s), said[-1] if said else "")
+    main = next((s for s in reversed(said) if "ailed" in s or "rror" in s), said[-1] if said else "")
+    detail = next((s.removeprefix("Socket Exception:").strip() for s in said if s.startswith("Socket Exception")), "")
+    reason = f"{main} ({detail[:120]})" if detail and detail not in main else main
     return safe_line(" ".join(reason.split()))[:300] or "the service refused the notification"
 
 
