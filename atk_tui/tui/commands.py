@@ -381,13 +381,35 @@ class Commands:
         if not uwis:
             self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
             return None
-        listing = Text("Accept the recommended option of every question in:\n")
+        # checked before asking (issue 43: the batch was confirmed, then refused by filename)
+        from atk_tui.itemfile.questions import parse_questions
+
+        refused: list[str] = []
+        for i in uwis:
+            full = await asyncio.to_thread(self.service.read, i.filename)
+            questions = parse_questions(full.body).questions
+            missing = [q.number for q in questions if not q.recommendation]
+            title = f"“{safe_line(full.title)[:50]}”"
+            if full.answered or full.answer_partial:
+                refused.append(f"{title} is answered already")
+            elif missing or not questions:
+                which = f" (question {missing[0]})" if missing and len(questions) > 1 else ""
+                refused.append(f"{title}{which} has no recommendation")
+        if refused:
+            self.app.notify(
+                "Nothing accepted: " + "; ".join(refused) + ". Answer those with a, or unmark them (Space).",
+                severity="warning", timeout=10, markup=False,
+            )  # fmt: skip
+            return None
+        n = len(uwis)
+        listing = Text(f"Accept the recommended option of every question in {'these' if n != 1 else 'this'}:\n")
         for i in uwis:
             listing.append(f"  • {safe_line(i.title)[:70]}\n")
         if len(uwis) < len(items):
             listing.append(f"({len(items) - len(uwis)} marked AWI left out)\n", style="dim")
-        listing.append("One commit for all of them.")
-        ok = await self.app.push_screen_wait(confirm(f"Accept {len(uwis)} recommendations", listing, "Accept all"))
+        listing.append("One commit for all of them." if n != 1 else "One commit.")
+        title = f"Accept the recommendations of {n} question{'s' if n != 1 else ''}"
+        ok = await self.app.push_screen_wait(confirm(title, listing, "Accept all" if n != 1 else "Accept"))
         if ok != "yes":
             return None
         return await self.write(self.service.accept_recommendations, [i.filename for i in uwis])
