@@ -188,3 +188,59 @@ async def test_a_public_https_url_makes_the_cookie_secure_and_its_host_and_origi
         assert device_for(world.state, value) is not None
     finally:
         await close_page(page)
+
+
+async def test_reached_through_a_tunnel_on_another_port(world: World) -> None:
+    """An SSH tunnel (`ssh -L 9000:127.0.0.1:8765`) as the phone sees it: a TCP relay on another
+    loopback port. Its Host is refused until --public-url names that address; then pairing and
+    answering work through it."""
+    import asyncio
+
+    from aiohttp import ClientSession, CookieJar
+    from support.serve import free_port
+
+    hub_port, tunnel_port = free_port(), free_port()
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", hub_port)
+
+        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            finally:
+                dst.close()
+
+        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer), return_exceptions=True)
+
+    tunnel = await asyncio.start_server(relay, "127.0.0.1", tunnel_port)
+    origin = f"http://127.0.0.1:{tunnel_port}"
+    try:
+        for public, works in ((None, False), (origin, True)):
+            from aiohttp.test_utils import TestServer
+
+            server = TestServer(world.app(hub_port, public_url=public), host="127.0.0.1", port=hub_port)
+            await server.start_server()
+            try:
+                async with ClientSession(cookie_jar=CookieJar(unsafe=True)) as s:
+                    code = new_pairing(world.state)
+                    async with s.get(f"{origin}/pair/{code}") as r:
+                        text = await r.text()
+                        assert (r.status == 200) is works, text
+                    if not works:
+                        assert "DNS rebinding" in text
+                        continue
+                    async with s.post(f"{origin}/pair/{code}", data={"csrf": hidden(text, "csrf"), "name": "tunnel"},
+                                      headers={"Origin": origin}) as r:  # fmt: skip
+                        assert r.status == 200 and "paired as tunnel" in await r.text()
+                    async with s.get(f"{origin}/i/wi/{world.items['one']}") as r:
+                        text = await r.text()
+                    fields = {"csrf": hidden(text, "csrf"), "digest": hidden(text, "digest"), "q1": "B"}
+                    async with s.post(origin + form_action(text), data=fields, headers={"Origin": origin}) as r:
+                        assert "committed and pushed" in await r.text()
+            finally:
+                await server.close()
+    finally:
+        tunnel.close()
+    assert "Atk-Device: tunnel" in world.message()
