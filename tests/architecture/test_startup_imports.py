@@ -64,6 +64,41 @@ def test_atk_tui_version_without_the_cli() -> None:
     assert "atk_tui.cli.main" not in mods and "atk_tui.version" in mods
 
 
+# -- `atk`'s start-up: the MCP SDK only for `atk mcp` ---------------------------------------------
+
+#: what only `atk mcp` imports: the MCP SDK (and its types) and the server package
+MCP_ONLY = ("mcp", "mcp_types", "atk_tui.mcpserver", "atk_tui.mcpserver.server")
+
+ATK_RUN = """
+import sys
+from atk_tui.cli.quicklist import main
+out, sys.argv = sys.argv[1], ["atk", *sys.argv[2:]]
+try:
+    main()
+except SystemExit:
+    pass
+open(out, "w").write("\\n".join(sys.modules))
+"""
+
+
+def atk_imports(tmp_path, *words: str) -> set[str]:
+    """The modules `atk WORDS…` (the console script's entry) has imported when it is done."""
+    out = tmp_path / "modules.txt"
+    subprocess.run([sys.executable, "-c", ATK_RUN, str(out), *words], capture_output=True, text=True, check=True)
+    return set(out.read_text().split())
+
+
+@pytest.mark.parametrize("words", [("wi", "list"), ("wi", "list", "--status=all", "--json"), ("mq", "list"), ("--help",),
+                                   ("mcp", "--list-tools")])  # fmt: skip
+def test_atk_starts_without_the_mcp_sdk(store, tmp_path, words: tuple[str, ...]) -> None:
+    cold = atk_imports(tmp_path, "--store", str(store), *words)  # the first listing: the full command line
+    warm = atk_imports(tmp_path, "--store", str(store), *words)  # the next: the cached listing, if any
+    assert "atk_tui.cli.parser" in cold  # the whole command line ran (a first listing fills the cache)
+    assert sorted(m for m in MCP_ONLY if m in cold | warm and m != "atk_tui.mcpserver") == []
+    if words[0] != "mcp":
+        assert "atk_tui.mcpserver" not in cold | warm
+
+
 # -- the collector until the first frame (tui/startup.py) ------------------------------------------
 
 PAUSED_AT_RUN = """
