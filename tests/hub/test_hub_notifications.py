@@ -10,6 +10,7 @@ import signal
 from support.hubkit import (
     NtfyReceiver,
     SmtpReceiver,
+    answer_as_person,
     atk,
     file_question,
     hub_status,
@@ -55,7 +56,7 @@ def test_a_restart_repeats_nothing_and_a_question_answered_meanwhile_is_not_anno
     assert hub.stop() == 0
     # while the hub is down: one question filed and answered, one filed and left waiting
     answered = file_question(world.agent_env, world.agent, title="Answered while the hub was down")
-    assert atk(world.env, "wi", "answer", answered, "--choose", "A", "--store", str(world.root)).returncode == 0
+    answer_as_person(world.env, world.root, answered)
     waiting = file_question(world.agent_env, world.agent, title="Filed while the hub was down")
     again = world.hub()
     wait_until(lambda: len(ntfy.received()) >= 2, 30, "the waiting question's notification")
@@ -75,7 +76,7 @@ def test_a_question_answered_before_it_is_sent_is_dropped(world) -> None:
         name = file_question(world.agent_env, world.agent)
         hub.wait_for_line(f"new blocking question {name}")
         wait_until(lambda: failing.attempts >= 1, 30, "a first try")
-        assert atk(world.env, "wi", "answer", name, "--choose", "A", "--store", str(world.root)).returncode == 0
+        answer_as_person(world.env, world.root, name)
         hub.wait_for_line(f"answered or gone: {name}")
         failing.mode = "ok"  # the target works again: nothing is left to send for it
         wait_for_looks(world.env, hub, 4)
@@ -138,7 +139,7 @@ def test_a_failing_target_is_retried_reported_once_and_never_stops_the_others(wo
         assert "FAILING since" in text and bad["reason"][:20] in text
         assert {p.title for p in ntfy.received()} == {"One", "Two"}
         # the store is never held up: a write on the hub's own clone goes through meanwhile
-        assert atk(world.env, "wi", "answer", one, "--choose", "A", "--store", str(world.root)).returncode == 0
+        answer_as_person(world.env, world.root, one)
         hub.wait_for_line(f"answered or gone: {one}")
         del two
     finally:

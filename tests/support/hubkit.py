@@ -330,3 +330,11 @@ def wait_for_looks(env: dict[str, str], hub: HubProcess, more: int = 3, timeout:
 
     start = mine().get("looks", 0)
     return wait_until(lambda: (s := mine()).get("looks", 0) >= start + more and s, timeout, f"{more} more looks at the store")
+
+
+def answer_as_person(env: dict[str, str], store: Path, name: str, letter: str = "A") -> None:
+    """The person reads the question (`atk wi show`), then answers it (`atk wi answer`)."""
+    shown = atk(env, "wi", "show", name, "--store", str(store))
+    assert shown.returncode == 0, shown.stderr
+    got = atk(env, "wi", "answer", name, "--choose", letter, "--store", str(store))
+    assert got.returncode == 0, got.stderr
