@@ -244,3 +244,27 @@ async def test_reached_through_a_tunnel_on_another_port(world: World) -> None:
     finally:
         tunnel.close()
     assert "Atk-Device: tunnel" in world.message()
+
+
+async def test_port_zero_learns_the_port_the_system_gave(world: World) -> None:
+    """`atk hub --port 0`: the app is built before the port is known; the first connection
+    tells it, and its Host rule and saved address follow."""
+    import aiohttp
+    from aiohttp.test_utils import TestClient, TestServer
+    from support.serve import free_port
+
+    from atk_tui.hub.web.statefiles import saved_address
+
+    port = free_port()
+    server = TestServer(world.app(0), host="127.0.0.1", port=port)
+    client = TestClient(server, cookie_jar=aiohttp.CookieJar(unsafe=True))
+    await client.start_server()
+    page = Page(client, port)
+    try:
+        await page.pair(world.state)
+        assert (await page.get("/"))[0] == 200
+        assert saved_address(world.state) == f"http://127.0.0.1:{port}"
+        status, said = await page.get("/", headers={"Host": "127.0.0.1:0"})
+        assert status == 403 and "DNS rebinding" in said
+    finally:
+        await close_page(page)

@@ -128,6 +128,13 @@ class Hub:
 
     def __post_init__(self) -> None:
         self.key = hub_key(self.state_dir)
+        self.limiter = RateLimiter(self.limits)
+        self.bound(self.port)
+
+    def bound(self, port: int) -> None:
+        """The names, origins and address of the hub listening on `port` (`--port 0`: the
+        port the system gave, learnt from the first connection)."""
+        self.port = port
         local = f"http://{page_host(self.bind_host)}:{self.port}"
         self.base_url = (self.public_url or local).rstrip("/")
         extra: list[str] = []
@@ -138,7 +145,6 @@ class Hub:
         first = urlsplit(self.base_url)
         local = sorted(f"{scheme}://{n}" for n in self.names for scheme in ("http", "https"))
         self.origins = (f"{first.scheme}://{first.netloc}".lower(), *local)
-        self.limiter = RateLimiter(self.limits)
 
     def csrf(self, purpose: str, subject: str) -> str:
         mac = hmac.new(self.key, f"csrf\x1f{purpose}\x1f{subject}".encode(), hashlib.sha256).hexdigest()
@@ -230,6 +236,11 @@ async def _headers(request: web.Request, handler: Any) -> web.StreamResponse:
 @web.middleware
 async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
     hub = _hub(request)
+    if hub.port == 0:  # listening on a port the system chose: the one this connection reached
+        sockname = request.transport.get_extra_info("sockname") if request.transport else None
+        if sockname:
+            hub.bound(int(sockname[1]))
+            save_address(hub.state_dir, hub.base_url)
     reason = origin_refusal(
         request.method,
         request.headers,
