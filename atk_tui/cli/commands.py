@@ -296,7 +296,17 @@ def cmd_convert_to_plan(svc: Any, args: argparse.Namespace) -> int:
 
 def cmd_answer(svc: Any, args: argparse.Namespace) -> int:
     text = read_input_file(args.text_file) if args.text_file else (args.text or "")
-    seen = svc.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
+    try:
+        seen = svc.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
+    except AtkError as exc:
+        if exc.code != "unread":
+            raise
+        # fail closed (issue 38): no record of what the person read; show it, remember it
+        say_err_line(f"atk: {exc.message}")
+        item = svc.show(args.filename)
+        svc.note_shown([item])
+        say(item.text)
+        return 1
     return report(
         svc.answer(
             args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,

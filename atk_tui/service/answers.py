@@ -57,9 +57,50 @@ class Answers(ServiceBase):
 
     def read_by_person(self, filename: str) -> str | None:
         """What the person read of this question before answering it on the command line: the
-        body `atk wi show` last printed to them, else the local copy as it is before the
-        answer's pull (`local_body`)."""
-        return self._shown(self.store.git_dir / SHOWN_FILE).get(filename) or self.local_body(filename)
+        body `atk wi show` last printed to them (`note_shown`), checked against the question's
+        history. Fails closed (issue 38), AtkError code "unread" (exit 1; the CLI then shows
+        the question and asks to run the answer again): a record that is no version of this
+        question (not its local copy, nor a committed one); or no record (`.git/atk-shown.json`
+        missing, or not naming it) while the question has had more than one version (its
+        history, the local copy included): which one was read cannot be told, and the local
+        copy may be one an agent's read pulled in since. Without a record, a question that
+        never changed could only have been read as it is. None: no such question."""
+        local = self.local_body(filename)
+        if local is None or self.actor != "user":
+            return local  # an agent's answer is refused as the user's write it is
+        found = self._find(filename)
+        item = self._parse_bounded(filename, found[0][1], found[0][0]) if found else None
+        if item is None or not item.is_question:
+            return local
+        shown = self._shown(self.store.git_dir / SHOWN_FILE).get(filename)
+        if shown is not None and shown == local:
+            return shown
+        versions = self._versions(item)
+        if shown is not None and shown in versions:
+            return shown
+        if shown is None and not any(question_changes(v, local) for v in versions):
+            return local
+        why = (
+            "no record of which version of it you read (it has changed since it was asked)" if shown is None
+            else "a record of what you read that is no version of it"
+        )  # fmt: skip
+        raise AtkError(
+            f"not saved: atk has {why} ({filename}); nothing was recorded. Here is the question as it is now: "
+            f"read it, then run the same `atk {item.queue} answer` again",
+            code="unread",
+        )
+
+    def _versions(self, item: Item, limit: int = 100) -> list[str]:
+        """The bodies `item` had at its last `limit` commits (newest first)."""
+        log = self.store.git("log", f"-n{limit}", "--format=%H", "--", f":(glob){item.queue}/*/{item.filename}",
+                             check=False, env=self.store.read_env).stdout.split()  # fmt: skip
+        states = queue_named(item.queue).states
+        specs = [f"{sha}:{item_path(s, item.filename, item.queue)}" for sha in log for s in states]
+        out = []
+        for data in self._blobs(specs):
+            if data is not None:
+                out.append(parse_item(item.filename, item.state, data, queue=item.queue).body)
+        return out
 
     def answer(
         self,

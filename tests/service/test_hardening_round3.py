@@ -197,3 +197,58 @@ def test_an_agents_own_conflict_ref_may_replay_agent_moves(
     rc, out, err = Atk(store, capsys)("wi", "conflicts", "apply", crafted[:10], "--mine")
     assert rc == 0, out + err
     assert (store / "wi/processing/w.md").exists()
+
+
+# -- 4. fail closed on what the person read --------------------------------------------------------
+
+
+def _asked_then_changed(tmp_path: Path, person: Path, remote: Path, capsys: pytest.CaptureFixture[str]) -> Atk:
+    """q.md asked and read by the person; then its options change on the remote and an
+    agent's read in the person's clone pulls the new version in."""
+    seed(person, {"q.md": ("inbox", uwi())})
+    git(person, "push", "-q")
+    atk = Atk(person, capsys)
+    assert atk("wi", "show", "q.md")[0] == 0  # the person reads version 1
+    other = clone(remote, tmp_path / "other")
+    path = other / "wi/inbox/q.md"
+    path.write_text(path.read_text().replace("Strict RFC 5322", "Drop validation entirely"))
+    git(other, "commit", "-qam", "reword the question")
+    git(other, "push", "-q")
+    git(person, "pull", "-q", "--rebase")  # an agent's read (or its plain git) moves the local copy on
+    assert "Drop validation" in (person / "wi/inbox/q.md").read_text()
+    return atk
+
+
+def test_no_record_of_what_the_person_read_refuses_their_answer(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    person, remote = remote_store
+    atk = _asked_then_changed(tmp_path, person, remote, capsys)
+    (person / ".git/atk-shown.json").unlink()
+    rc, out, err = atk("wi", "answer", "q.md", "--choose", "1=A")
+    assert rc == 1, out + err
+    assert "not saved" in err and "again" in err
+    assert "Drop validation entirely" in out  # the question shown, as it is now
+    assert "## 回答" not in (person / "wi/inbox/q.md").read_text()
+    rc, out, err = atk("wi", "answer", "q.md", "--choose", "1=A")  # read now: re-run
+    assert rc == 0, out + err
+
+
+def test_a_record_that_is_no_version_of_the_question_refuses_the_answer(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    person, remote = remote_store
+    atk = _asked_then_changed(tmp_path, person, remote, capsys)
+    (person / ".git/atk-shown.json").write_text(json.dumps({"q.md": "# Anything\n\n- A) yes\n"}))
+    rc, out, err = atk("wi", "answer", "q.md", "--choose", "1=A")
+    assert rc == 1 and "no version" in err, out + err
+    assert "## 回答" not in (person / "wi/inbox/q.md").read_text()
+
+
+def test_the_record_of_version_one_still_refuses_version_two(
+    tmp_path: Path, remote_store: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    person, remote = remote_store
+    atk = _asked_then_changed(tmp_path, person, remote, capsys)
+    rc, out, err = atk("wi", "answer", "q.md", "--choose", "1=A")
+    assert rc == 1 and "changed since you read it" in err, out + err
