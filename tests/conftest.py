@@ -128,3 +128,31 @@ def app_factory(demo_store: Path) -> Callable[..., AtkApp]:
 def demo(demo_store: Path) -> Demo:
     """The demo store (a private, writable copy) with its notable items by key."""
     return Demo(demo_store.resolve(), demo_filenames(NOW))
+
+
+# -- the fast loop: `pytest -m "not e2e"` -----------------------------------------------------
+
+#: folders whose every test is a long run of real programs: the multi-clone and hostile soaks
+E2E_DIRS = frozenset({"soak"})
+#: fixtures that start a real program: a private tmux server (tests/dashboard/conftest.py)
+E2E_FIXTURES = frozenset({"tmux"})
+#: a test module that says one of these drives a real terminal, shell or browser
+#: (`need_tool`: tmux, vim, chromium, zsh, fish; `tmux_session`: the binaries in tmux)
+E2E_SOURCE = ("need_tool(", "tmux_session(")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `e2e` every test that runs real programs (tmux, vim, chromium, zsh, fish) or the
+    multi-clone soaks, by its folder, its fixtures or its module, so `pytest -m "not e2e"` is
+    the unit and Pilot tests (docs/development.md#the-tests); the full suite is unchanged."""
+    by_module: dict[Path, bool] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in by_module:
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError:
+                text = ""
+            by_module[path] = path.parent.name in E2E_DIRS or any(s in text for s in E2E_SOURCE)
+        if by_module[path] or E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)

@@ -320,7 +320,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p.set_defaults(run=setup.cmd_init, needs_store=False)
 
     p = sub.add_parser(
-        "completion", help="print a shell completion script (see the README for where to put it)",
+        "completion", help="print a shell completion script (`atk completion --help` and the user guide's Shell completion say where to put it)",
         description="Print the completion script for SHELL, generated from this parser. bash: "
         "atk completion bash > ~/.local/share/bash-completion/completions/atk; zsh: "
         "atk completion zsh > ~/.zfunc/_atk (with fpath+=~/.zfunc before compinit); fish: "
