@@ -24,6 +24,7 @@ from support.hubweb_kit import (
 from support.storekit import AWI_BODY, UWI_BODY, git
 
 from atk_tui.service import Service
+from atk_tui.service.deadlines import overdue_first
 from atk_tui.service.itemmeta import set_urgency
 
 
@@ -60,8 +61,10 @@ async def test_the_list_is_the_dashboards_needs_you_order_with_urgency_age_and_r
         status, text = await page.get("/")
         assert status == 200
         shown = [html.unescape(m) for m in re.findall(r'<a href="/i/wi/([^"]+)">', text)]
-        expected = Service(world.hub).queue().needs_you
+        view = Service(world.hub).queue()
+        expected = [i.filename for i in overdue_first([view.items[n] for n in view.needs_you], view.now)]
         assert shown == expected and len(shown) == 3
+        assert expected[-1] == world.items["one"]  # informational last: the order is the rule's, not the adding
         assert "acme/webapp" in text and "asked " in text and 'class="badge blocking"' in text
     finally:
         await close_page(page)
@@ -202,6 +205,8 @@ async def test_cjk_text_is_on_the_page_and_the_overdue_mark_shows(opened) -> Non
     git(world.hub, "commit", "-qam", "answer_by")
     _status, listing = await page.get("/")
     assert 'class="badge overdue">overdue 3h' in listing
+    first = re.search(r'<a href="/i/wi/([^"]+)">', listing).group(1)
+    assert html.unescape(first) == name  # overdue first, as the dashboard shows them
 
 
 async def test_the_remote_refusing_the_push_is_said_with_what_to_do(opened) -> None:

@@ -306,9 +306,12 @@ def _trailers(device: devs.Device | None, via: str | None = None) -> tuple[str, 
 
 
 def _due(item: Item, now: datetime) -> tuple[str, str]:
-    """(overdue mark, due text) from the item's `answer_by`, when it has one."""
-    by = getattr(item, "answer_by", None)
-    if not isinstance(by, datetime) or item.answered:
+    """(overdue mark, due text) from the question's deadline (`service.deadlines`: its own
+    `answer_by`, else its urgency's answer-by time), when it has one."""
+    from atk_tui.service.deadlines import deadline
+
+    by = deadline(item) if item.is_question else None
+    if by is None or item.answered:
         return "", ""
     if by <= now:
         return f"overdue {age(by, now)}", f"answer by {stamp(by)}"
@@ -322,11 +325,14 @@ def _row(item: Item, now: datetime) -> Row:
 
 
 def read_list(svc: Service) -> tuple[list[Row], list[Row], list[str]]:
-    """The needs-you rows in the dashboard's order (`QueueView.needs_you`), then the open
-    work items (inbox, processing, hold), the newest first."""
+    """The needs-you rows in the dashboard's order (`QueueView.needs_you`, the overdue ones
+    first: `service.deadlines.overdue_first`), then the open work items (inbox, processing,
+    hold), the newest first."""
+    from atk_tui.service.deadlines import overdue_first
+
     view = svc.queue()
     now = view.now
-    needs = [_row(view.items[n], now) for n in view.needs_you if n in view.items]
+    needs = [_row(i, now) for i in overdue_first([view.items[n] for n in view.needs_you if n in view.items], now)]
     others = sorted(
         (i for i in view.items.values() if not i.is_question and i.state in ACTIVE),
         key=lambda i: (("inbox", "hold", "processing").index(i.state) if i.state in ("inbox", "hold", "processing") else 3,
