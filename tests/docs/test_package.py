@@ -77,3 +77,11 @@ def test_the_package_builds_without_a_warning_and_passes_twine_check(tmp_path: P
                            capture_output=True, text=True, timeout=120)  # fmt: skip
     assert check.returncode == 0, check.stdout + check.stderr
     assert check.stdout.count("PASSED") == 2, check.stdout
+
+
+def test_the_web_stack_is_loaded_only_by_serve_and_the_hub() -> None:
+    """Why it may stay in the base install (docs/development.md#design-notes): `atk` and the
+    dashboard start without importing it."""
+    probe = "import atk_tui.cli.main, atk_tui.cli.quicklist, atk_tui.tui.app, sys; print(' '.join(sys.modules))"
+    loaded = set(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split())
+    assert not {"aiohttp", "textual_serve", "jinja2", "aiohttp_jinja2"} & loaded
