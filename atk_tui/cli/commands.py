@@ -26,8 +26,8 @@ from atk_tui.cli.output import (
     written_line,
 )
 from atk_tui.domain.errors import AtkError
-from atk_tui.domain.model import STATES, Item
-from atk_tui.domain.queues import MQ, WI, Queue
+from atk_tui.domain.model import Item
+from atk_tui.domain.queues import WI, Queue
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import is_agent_env
 from atk_tui.service.listing import (
@@ -132,19 +132,10 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
 
     items = [svc.show(name) for name in args.filenames]
     svc.note_shown(items)  # the person's `answer` is checked against what they read here
-    if args.json:
-        svc.drop_uncommitted_answers(items)  # "answered" as committed (issue 25), as `ready` is judged
-        view = svc.queue({*STATES, *MQ.states})
-        judged = svc.judge_from_files([i.filename for i in items], view)  # as the files say, not a cache
-        held = svc.held_by(items)
-        for item in items:
-            name = item.filename
-            j = judged[name][1] if name in judged else view.judgements.get(name)
-            d = item_json(item, j, view.blocks.get(name), held.get(name))
-            d["body"] = item.body
-            d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
-            if stale_of(args):
-                d["stale"] = stale_of(args)
+    if args.json:  # the records `atk mcp`'s show gives too (`service.records`)
+        from atk_tui.service.records import shown_records
+
+        for d in shown_records(svc, items, stale_of(args)):
             write_text(sys.stdout, safe_json(JSON.encode(d)) + "\n")
         return 0
     held = svc.held_by(items)

@@ -10,6 +10,7 @@ again with the CLI's exit code and the refusal code."""
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from typing import Any
@@ -105,6 +106,13 @@ class AtkMcp:
         except AtkError as exc:
             r = T.refused_by(exc)
             return error_result(r.message, r.exit_code, r.code)
+        except (
+            Exception
+        ) as exc:  # a bug, not a refusal: said as a tool error, its traceback on stderr (the client's log)
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            return error_result(f"{tool.name} failed: {type(exc).__name__}: {exc}", 1, "internal")
 
     async def wait(self, ctx: Any, args: dict[str, Any]) -> dict[str, Any]:
         """`atk wi wait --timeout`, bounded (SPEC §17): a look at the remote about once a second
