@@ -103,6 +103,9 @@ class WriteResult:
     #: rewritten remote dropped: kept on the branch (rebased) and pushed again
     repushed: list[tuple[str, str]] = field(default_factory=list)
 
+    #: (subject, item filename, parts) of commits a pull replayed by merging the item over its
+    #: parts (`merge.merge_item`): both sides' changes kept, nothing set aside
+    merged: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
 class RemoteSync:
     """Mixed into GitStore: everything that talks to the remote or to git's in-progress state."""
@@ -195,6 +198,7 @@ class RemoteSync:
                 check=False, timeout=self.limit("timeout"),
             )  # fmt: skip
             if proc.returncode == 0:
+            proc = self._merge_through(proc, result)
                 self._remember_remote()
             return proc
         finally:
@@ -504,6 +508,7 @@ class RemoteSync:
         proc = self.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
         for _ in range(10_000):
             if proc.returncode == 0 or not self._rebase_in_progress():
+            proc = self._merge_through(proc, result)
                 break
             stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
             if not stopped:
@@ -526,6 +531,129 @@ class RemoteSync:
             result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")
 
     def _rebase_in_progress(self) -> bool:
+    # -- merging an item over its parts where the rebase stopped (issue 39) ---------------
+
+    def _merge_through(self, proc: subprocess.CompletedProcess[str], result: WriteResult | None) -> subprocess.CompletedProcess[str]:
+        """While the rebase `proc` ran stops on a commit git could not replay line by line,
+        merge the items that commit changes over their parts (`merge.merge_item`) and go on;
+        returns the rebase's last step (still stopped: a part both sides changed differently,
+        which the caller sets aside or aborts as before)."""
+        for _ in range(10_000):
+            if proc.returncode == 0 or not self._rebase_in_progress():
+                return proc
+            merged = self._merge_stopped()
+            if merged is None:
+                return proc
+            if result is not None:
+                result.merged += merged
+                for subject, name, parts in merged:
+                    said = ", ".join(parts) if parts else "different parts"
+                    result.warnings.append(
+                        f"merged '{subject}' with a change made on the remote meanwhile ({name}: {said}): "
+                        "both changes are kept"
+                    )
+            if self.git("diff", "--cached", "--quiet", "HEAD", check=False).returncode == 0:
+                proc = self.git("rebase", "--skip", check=False, timeout=60)  # the change is there already
+            else:
+                proc = self.git("rebase", "--continue", check=False, timeout=60)  # GIT_EDITOR=true: its own message
+        return proc
+
+    def _merge_stopped(self) -> list[tuple[str, str, tuple[str, ...]]] | None:
+        """The rebase stopped on a conflict: merge every item file the stopped commit changes
+        (its parent's version, its own, and what the rebase has so far) over its parts, and
+        stage the result. None (nothing staged) when something cannot be merged so: a part both
+        sides changed differently, a conflict in a file that is not an item."""
+        from atk_tui.domain.model import is_valid_filename
+        from atk_tui.domain.queues import QUEUES, queue_named
+        from atk_tui.store.merge import merge_item
+
+        stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
+        if not _SHA.fullmatch(stopped):
+            return None
+        changed = self.git("diff", "--name-only", "--no-renames", "-z", f"{stopped}^", stopped, check=False)
+        if changed.returncode != 0:
+            return None
+        folders = {q.name for q in QUEUES}
+        names: dict[str, str] = {}  # filename -> queue
+        others: list[str] = []
+        for path in filter(None, changed.stdout.split("\0")):
+            parts = path.split("/")
+            if len(parts) == 3 and parts[0] in folders and parts[1] in queue_named(parts[0]).states and is_valid_filename(parts[2]):
+                if names.setdefault(parts[2], parts[0]) != parts[0]:
+                    return None
+            else:
+                others.append(path)
+        unmerged = set(self.unmerged_paths())
+        if not names or unmerged & set(others):
+            return None
+        candidates = {n: [f"{q}/{s}/{n}" for s in queue_named(q).states] for n, q in names.items()}
+        every = [p for paths in candidates.values() for p in paths]
+        versions = {rev: self._item_versions(rev, every) for rev in (f"{stopped}^", stopped, "HEAD")}
+        mine_user = self._actor_of(stopped) == "user"
+        merged: list[tuple[str, str, tuple[str, ...]]] = []
+        plan: list[tuple[list[str], tuple[str, bytes] | None, str]] = []
+        subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
+        for name, queue in names.items():
+            base, mine, theirs = (versions[rev].get(name) for rev in (f"{stopped}^", stopped, "HEAD"))
+            theirs_user = self._user_changed_since(f"{stopped}^", candidates[name])
+            out = merge_item(base, mine, theirs, mine_user=mine_user, theirs_user=theirs_user, filename=name)
+            if not out.ok:
+                return None
+            plan.append((candidates[name], out.result, queue))
+            merged.append((subject, name, out.parts))
+        for paths, version, queue in plan:
+            self.git("rm", "-q", "--cached", "--ignore-unmatch", "--", *paths, check=False)
+            for path in paths:
+                try:
+                    (self.root / path).unlink()
+                except FileNotFoundError:
+                    pass
+            if version is not None:
+                state, data = version
+                path = f"{queue}/{state}/{paths[0].rsplit('/', 1)[1]}"
+                blob = self.git("hash-object", "-w", "--stdin", "--path", path, input=data.decode("utf-8", "surrogateescape"), check=False)
+                sha = blob.stdout.strip()
+                if blob.returncode != 0 or not _SHA.fullmatch(sha):
+                    return None
+                self.git("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}")
+                self.git("checkout-index", "-f", "--", path)
+        if self.unmerged_paths():
+            return None
+        return merged
+
+    def _item_versions(self, rev: str, paths: list[str]) -> dict[str, tuple[str, bytes]]:
+        """filename -> (state, bytes) of the item files among `paths` that `rev` holds."""
+        listed = self.git("ls-tree", "-z", rev, "--", *paths, check=False)
+        out: dict[str, tuple[str, bytes]] = {}
+        for rec in filter(None, listed.stdout.split("\0")):
+            meta, _, path = rec.partition("\t")
+            fields = meta.split()
+            if len(fields) != 3 or fields[1] != "blob":
+                continue
+            data = self._blob_bytes(fields[2])
+            if data is not None:
+                _queue, state, name = path.split("/")
+                out[name] = (state, data)
+        return out
+
+    def _blob_bytes(self, sha: str) -> bytes | None:
+        return self.blobs([sha])[0]
+
+    def _actor_of(self, rev: str) -> str:
+        said = self.git("show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", rev, check=False)
+        return said.stdout.strip().split(",")[-1].strip()
+
+    def _user_changed_since(self, base: str, paths: list[str]) -> bool:
+        """Whether the person made one of the commits that changed `paths` between `base`'s
+        merge-base with HEAD and HEAD (the other side of a merge)."""
+        since = self.git("merge-base", base, "HEAD", check=False).stdout.strip()
+        if not _SHA.fullmatch(since):
+            return False
+        log = self.git(
+            "log", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", f"{since}..HEAD", "--", *paths, check=False
+        )
+        return any(line.strip().split(",")[-1].strip() == "user" for line in log.stdout.splitlines())
+
         return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()
 
     def _recover_pull(self) -> None:
