@@ -411,7 +411,7 @@ def parse_questions(body: str) -> ParsedQuestions:
 
 # --------------------------------------------------------------------------- answer progress
 
-#: The choice value for "other / see notes" (contract §2): `- N: other — see notes`.
+#: The choice value for "other / see notes" (SPEC §11): `- N: other — see notes`.
 OTHER = "other"
 OTHER_LINE = "other — see notes"
 _CHOICE_LETTER_RE = re.compile(r"^([A-Za-z])(?:[)）.:：]|$)")

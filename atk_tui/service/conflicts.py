@@ -1,4 +1,4 @@
-"""Set-aside conflicts (contract §4), `atk wi commit`, undo."""
+"""Set-aside conflicts (SPEC §11), `atk wi commit`, undo."""
 
 from __future__ import annotations
 

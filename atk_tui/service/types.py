@@ -56,7 +56,7 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Conflict:
-    """A commit `atk wi commit` set aside because it conflicts with the remote (contract §4)."""
+    """A commit `atk wi commit` set aside because it conflicts with the remote (SPEC §11)."""
 
     ref: str  # refs/atk/conflicts/<sha>
     commit: str

@@ -40,7 +40,7 @@ def body_of(root: Path, state: str, name: str) -> str:
     return (root / "wi" / state / name).read_text()
 
 
-# --- partial answers (contract §2, §3) -------------------------------------------------
+# --- partial answers (SPEC §11) --------------------------------------------------------
 
 
 def test_answer_progress_pure() -> None:
@@ -108,7 +108,7 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
 
 
-# --- atk wi commit: renames, no false "pushed", set-aside conflicts (contract §4) ---------
+# --- atk wi commit: renames, no false "pushed", set-aside conflicts (SPEC §11) ------------
 
 
 def test_commit_both_sides_of_staged_rename(
