@@ -221,3 +221,30 @@ async def test_the_remote_refusing_the_push_is_said_with_what_to_do(opened) -> N
     assert "committed, not pushed" in said and "atk wi commit" in said
     assert world.remote_head() == remote and world.head() != remote
     assert "Atk-Device: phone" in world.message()
+
+
+async def test_a_hub_whose_service_is_an_agents_writes_nothing(tmp_path) -> None:
+    """The page's writes are the person's: a service that acts as an agent (a hub started in an
+    agent environment, which `atk hub` refuses anyway) is refused by the service's user-only rule."""
+    import aiohttp
+    from aiohttp.test_utils import TestClient, TestServer
+    from support.serve import free_port
+
+    from atk_tui.hub.web import build_app
+
+    world = make_world(tmp_path)
+    port = free_port()
+    app = build_app(lambda: Service(world.hub, actor="agent"), state_dir=world.state, public_url=None,
+                    link_ttl_s=86400, bind_host="127.0.0.1", port=port)  # fmt: skip
+    client = TestClient(TestServer(app, host="127.0.0.1", port=port), cookie_jar=aiohttp.CookieJar(unsafe=True))
+    await client.start_server()
+    page = Page(client, port)
+    try:
+        await page.pair(world.state)
+        text = await _open(page, world.items["one"])
+        head = world.head()
+        status, said = await page.post(form_action(text), _post_fields(text, q1="A"))
+        assert status == 409 and "the hub runs as an agent" in said
+        assert world.head() == head
+    finally:
+        await close_page(page)
