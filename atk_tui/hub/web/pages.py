@@ -30,9 +30,8 @@ def item_href(queue: str, filename: str) -> str:
     return f"/i/{queue}/{quote(filename, safe='')}"
 
 
-def page(title: str, main: str, *, device: str | None = None, status: int = 200) -> str:
+def page(title: str, main: str, *, device: str | None = None) -> str:
     """A whole page around `main` (already HTML)."""
-    del status
     who = f'<span class="who">paired as {t1(device)}</span>' if device else ""
     return (
         "<!doctype html>\n"
