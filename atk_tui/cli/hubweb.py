@@ -71,7 +71,7 @@ def cmd_pair(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from atk_tui.hub.web.statefiles import saved_address
 
     state = _state(args)
-    base = args.url or saved_address(state)
+    base = args.url or saved_address(state) or _running_hub_address(state)
     note = ""
     if not base:
         base = DEFAULT_BASE
@@ -93,6 +93,16 @@ def cmd_pair(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         _out(buf.getvalue() + "\n")
     _out("Then `atk hub devices` lists it and `atk hub revoke NAME` ends it.\n")
     return 0
+
+
+def _running_hub_address(state: Path) -> str | None:
+    """The answer page's address a running hub put in its status (`atk hub --port 0` before
+    the page was first asked for anything)."""
+    from atk_tui.service.hubstate import hub_state
+
+    found = hub_state(state) or {}
+    web = found.get("web")
+    return web if found.get("running") and isinstance(web, str) and web.startswith("http") else None
 
 
 def _when(value: float | None) -> str:

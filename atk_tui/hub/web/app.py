@@ -183,7 +183,8 @@ def build_app(
     link works; `rate_limits`: {"pair"|"link": (attempts, window seconds)}."""
     hub = Hub(service_factory, Path(state_dir), public_url, float(link_ttl_s), bind_host, int(port),
               dict(rate_limits or RATE_LIMITS))  # fmt: skip
-    save_address(hub.state_dir, hub.base_url)
+    if hub.public_url or hub.port:  # --port 0: said once the first connection tells the port (_guard)
+        save_address(hub.state_dir, hub.base_url)
     app = web.Application(middlewares=[_headers, _guard], client_max_size=256 * 1024)
     app[HUB] = hub
     app.router.add_get("/", list_view)
