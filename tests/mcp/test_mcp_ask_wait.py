@@ -92,6 +92,8 @@ def test_wait_returns_the_answer_the_person_pushed_from_another_clone(world: Wor
     waiting = world.agent.start("wait", {"filenames": [name], "timeout": 120}, progress)
     time.sleep(1.5)  # the server is waiting (its first looks find nothing)
     assert not waiting.done()
+    assert world.agent.ok("wi_show", {"filenames": [name]})["records"][0]["answered"] is False  # served meanwhile
+    assert not waiting.done()
     person = world.person()
     out = person.answer(
         name, choices={1: "A", 2: "B"}, text="Go with the strict one.", seen=person.read_by_person(name)
