@@ -74,6 +74,7 @@ async def test_a_letter_and_free_text_are_committed_and_pushed_as_the_user_from_
     world, page = opened
     name = world.items["one"]
     waiting = atk_wait(world.agent, name)  # the agent, on its own clone, waits for the answer
+    assert name in (await page.get("/"))[1]
     text = await _open(page, name)
     assert 'value="A" checked' in text and "recommended" in text  # the recommendation marked and preselected
     status, said = await page.post(form_action(text), _post_fields(text, q1="C", text="strict for auth 認証"))
@@ -82,6 +83,7 @@ async def test_a_letter_and_free_text_are_committed_and_pushed_as_the_user_from_
     message = world.message()
     assert "Atk-Actor: user" in message and "Atk-Device: phone" in message
     assert world.remote_head() == world.head()
+    assert name not in (await page.get("/"))[1]  # the list follows: answered, it needs you no more
     out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0, err
     assert "C) Context-dependent" in out and "strict for auth 認証" in out

@@ -125,6 +125,7 @@ class Hub:
     origins: tuple[str, ...] = ()
     base_url: str = ""
     limiter: RateLimiter = field(init=False)
+    last_view: Any = None  # the QueueView the list last showed (`read_list`)
 
     def __post_init__(self) -> None:
         self.key = hub_key(self.state_dir)
@@ -325,13 +326,17 @@ def _row(item: Item, now: datetime) -> Row:
                item.target_repo, overdue, due, bool(item.answer_partial), item.state)  # fmt: skip
 
 
-def read_list(svc: Service) -> tuple[list[Row], list[Row], list[str]]:
+def read_list(svc: Service, hub: Hub | None = None) -> tuple[list[Row], list[Row], list[str]]:
     """The needs-you rows in the dashboard's order (`QueueView.needs_you`, the overdue ones
     first: `service.deadlines.overdue_first`), then the open work items (inbox, processing,
-    hold), the newest first."""
+    hold), the newest first. With `hub`: the view is worked out from the last one it showed
+    (or the dashboard's saved view), reading only the item files that changed."""
     from atk_tui.service.deadlines import overdue_first
 
-    view = svc.queue()
+    previous = None if hub is None else hub.last_view or svc.saved_queue()
+    view = svc.queue(previous=previous)
+    if hub is not None:
+        hub.last_view = view
     now = view.now
     needs = [_row(i, now) for i in overdue_first([view.items[n] for n in view.needs_you if n in view.items], now)]
     others = sorted(
@@ -379,7 +384,7 @@ async def list_view(request: web.Request) -> web.StreamResponse:
     device = _device(request)
     if device is None:
         return _html(unpaired_page(), 401)
-    needs, others, notes = await _run(request, read_list)
+    needs, others, notes = await _run(request, read_list, _hub(request))
     return _html(list_page(needs, others, device=device.name, notes=notes))
 
 
