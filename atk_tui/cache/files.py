@@ -38,6 +38,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from atk_tui.host.regular import open_regular
+
 DIR = "atk-cache"
 _LEN = 12  # digits of the payload's length
 
@@ -77,7 +79,7 @@ def read(git_dir: Path | str, name: str, key: Any = None, *, check_key: bool = T
     try:
         if _linked(path.parent):
             return None
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = open_regular(path)  # a named pipe there must not hang a listing (issue 38)
         try:
             raw = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
         finally:
@@ -112,7 +114,7 @@ def read_lines(git_dir: Path | str, name: str, key: Any = None) -> Iterator[byte
     try:
         if _linked(path.parent):
             return None
-        fh = open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb")  # noqa: SIM115 (closed below, or by `lines`)
+        fh = open(open_regular(path), "rb")  # noqa: SIM115 (closed below, or by `lines`)
     except OSError:
         return None
     try:

@@ -14,6 +14,7 @@ from typing import Any
 #: every program the loop starts is an agent, issue 38)
 AGENT_ENV_VARS = ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_AGENT_ID", "ATK_LOOP_SESSION")
 PLAN_PREFIX = "$(atk config get private_notes)"
+CONFIG_MAX_BYTES = 1 << 20  # the config file read at most (a few lines in practice)
 
 
 class ConfigError(Exception):
@@ -33,15 +34,20 @@ def config_path() -> Path:
 
 def load_config() -> dict[str, Any]:
     """The whole config file ({} when absent). Raises ConfigError with a clear message."""
+    from atk_tui.host.regular import read_regular_text
+
     path = config_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        # a regular file only, never blocking (issue 38: a named pipe there hung every command)
+        text = read_regular_text(path, CONFIG_MAX_BYTES + 1, follow=True)
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from exc
+    if len(text.encode("utf-8")) > CONFIG_MAX_BYTES:
+        raise ConfigError(f"{path} is larger than {CONFIG_MAX_BYTES // 1024} KiB: not a config file atk reads")
     import tomllib  # only when the config file is read
 
     try:

@@ -25,6 +25,14 @@ class ChildTimeout(Exception):
         self.seconds = seconds
 
 
+class ChildOutputTooLarge(Exception):
+    """The child printed more than `max_output` bytes and was killed with its process group."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"printed more than {limit} bytes")
+        self.limit = limit
+
+
 class ChildInterrupted(Exception):
     """`Children.interrupt()` killed the child (or refused to start a slow one)."""
 
@@ -61,11 +69,14 @@ class Children:
         input: str | None = None,
         timeout: float | None = None,
         slow: bool = False,
+        max_output: int | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `argv` and return its exit status and output (str, surrogateescape).
 
         `timeout`: seconds before the process group is killed (ChildTimeout). `slow`: a child
-        that may block for long (network, hooks): refused once `interrupt()` was called."""
+        that may block for long (network, hooks): refused once `interrupt()` was called.
+        `max_output`: bytes of stdout past which the group is killed (ChildOutputTooLarge;
+        looked at every 20 ms: the file holds little more, and no more than that is read)."""
         if slow and self.interrupted:
             raise ChildInterrupted()
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
@@ -99,6 +110,24 @@ class Children:
                 timer = threading.Timer(timeout, expire)
                 timer.daemon = True
                 timer.start()
+            too_large = threading.Event()
+            if max_output is not None:
+
+                def watch_size() -> None:
+                    while proc.returncode is None and not expired.is_set():
+                        try:
+                            if max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > max_output:
+                                too_large.set()
+                                _kill_group(proc)
+                                return
+                        except (OSError, ValueError):
+                            return
+                        if done.wait(0.02):
+                            return
+
+                done = threading.Event()
+                watcher = threading.Thread(target=watch_size, daemon=True)
+                watcher.start()
             try:
                 try:
                     if input is not None and proc.stdin is not None:
@@ -119,8 +148,13 @@ class Children:
                 finally:
                     if timer is not None:
                         timer.cancel()
+                    if max_output is not None:
+                        done.set()
+                        watcher.join()
                 if expired.is_set():
                     raise ChildTimeout(timeout or 0)
+                if too_large.is_set() or (max_output is not None and os.fstat(out.fileno()).st_size > max_output):
+                    raise ChildOutputTooLarge(max_output or 0)
             finally:
                 with self._lock:
                     self._running.pop(proc.pid, None)
@@ -130,8 +164,8 @@ class Children:
                 raise ChildInterrupted()
             out.seek(0)
             err.seek(0)
-            stdout = out.read().decode("utf-8", "surrogateescape")
-            stderr = err.read().decode("utf-8", "surrogateescape")
+            stdout = out.read(max_output).decode("utf-8", "surrogateescape")
+            stderr = err.read(max_output).decode("utf-8", "surrogateescape")
         return subprocess.CompletedProcess(list(argv), proc.returncode, stdout, stderr)
 
 

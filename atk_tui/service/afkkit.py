@@ -31,12 +31,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from atk_tui.host.procs import ChildInterrupted, Children, ChildTimeout
+from atk_tui.host.procs import ChildInterrupted, ChildOutputTooLarge, Children, ChildTimeout
 
 #: the labels afkkit leaves an issue with for the person, in the order a row takes its label
 #: when an issue has more than one
 WAITING_LABELS = ("needs-planning", "blocked", "in-progress", "in-review")
 READY, STACKED = "ready", "stacked"
+#: gh's output read at most (issue 38: 400 MB of it took 844 MB resident; an endless stream
+#: filled the disk): past it gh is killed and the look fails with a clear message
+GH_MAX_OUTPUT = 32 << 20
+#: JSON from gh nested deeper than this is refused (issue 38: 200,000 levels raised a
+#: RecursionError traceback); gh's records nest 4 deep
+GH_MAX_DEPTH = 64
 #: the program run for `gh` (default: `gh` on the PATH)
 GH_ENV = "ATK_GH"
 CACHE_NAME = "elsewhere"  # .git/atk-cache/elsewhere.cache (cache/files.py)
@@ -460,13 +466,18 @@ class Gh:
     def run(self, args: Sequence[str]) -> str:
         """gh's stdout; GhProblem when it could not answer."""
         try:
-            proc = self.children.run([self.program, *args], cwd=self.cwd, env=self._env(), timeout=self.timeout, slow=True)
+            proc = self.children.run([self.program, *args], cwd=self.cwd, env=self._env(), timeout=self.timeout, slow=True,
+                                     max_output=GH_MAX_OUTPUT)  # fmt: skip
         except FileNotFoundError:
             raise GhProblem("missing", HOW_TO_INSTALL) from None
         except PermissionError as exc:
             raise GhProblem("missing", f"cannot run {self.program}: {exc.strerror}") from None
         except ChildTimeout:
             raise GhProblem("timeout", f"gh did not answer within {self.timeout:g} s (`gh {' '.join(args[:2])}`)") from None
+        except ChildOutputTooLarge:
+            raise GhProblem(
+                "failed", f"gh printed more than {GH_MAX_OUTPUT >> 20} MiB for `gh {' '.join(args[:2])}`: stopped, not read"
+            ) from None
         except ChildInterrupted:
             raise GhProblem("stopped", "stopped") from None
         if proc.returncode == 0:
@@ -480,10 +491,34 @@ class Gh:
 
     def json(self, args: Sequence[str]) -> Any:
         out = self.run(args)
+        what = f"`gh {' '.join(args[:2])}`"
         try:
-            return json.loads(out)
+            data = json.loads(out)
+        except RecursionError:
+            raise GhProblem("failed", f"gh printed JSON nested deeper than {GH_MAX_DEPTH} levels for {what}: not read") from None
         except ValueError:
-            raise GhProblem("failed", f"gh printed no JSON for `gh {' '.join(args[:2])}`: {_error_line(out)}") from None
+            raise GhProblem("failed", f"gh printed no JSON for {what}: {_error_line(out)}") from None
+        if _deeper_than(data, GH_MAX_DEPTH):
+            raise GhProblem("failed", f"gh printed JSON nested deeper than {GH_MAX_DEPTH} levels for {what}: not read")
+        return data
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    """Whether `data` (parsed JSON) nests lists and objects more than `limit` deep (no
+    recursion: a walk with its own stack)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return False
 
 
 # -- reading one repository ---------------------------------------------------------------------

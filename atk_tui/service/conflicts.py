@@ -10,6 +10,7 @@ from pathlib import Path
 from atk_tui.domain.model import Item, is_valid_filename
 from atk_tui.domain.ops import RULES, Op, Refusal, move_refusal, refusal
 from atk_tui.domain.queues import QUEUES, queue_named
+from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings
 from atk_tui.itemfile.items import parse_item
 from atk_tui.service.base import ServiceBase
@@ -157,7 +158,7 @@ class Conflicts(ServiceBase):
                     if exists:
                         tx.delete(path)
                     continue
-                if not exists or (self.root / path).read_bytes() != data:
+                if not exists or read_regular(self.root / path) != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders
             for top, name in names:
@@ -240,7 +241,7 @@ class Conflicts(ServiceBase):
         old_path = item_path(src, name, queue) if src else None
         path = item_path(dst, name, queue) if dst else old_path or ""
         old = heads.get(old_path) if old_path else None
-        new = (self.root / path).read_bytes() if dst else None
+        new = read_regular(self.root / path) if dst else None
         item = parse_item(name, src, old, queue=queue) if src and old is not None else None
         notes: list[str] = []
         before = _user_sections(old)

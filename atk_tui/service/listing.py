@@ -36,10 +36,11 @@ def text_matches(needle: str, path: str, filename: str, title: str, target_repo:
     if body is None:
         import os
 
+        from atk_tui.host.regular import open_regular
         from atk_tui.itemfile.items import MAX_ITEM_BYTES, split_frontmatter
 
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            fd = open_regular(path)  # a named pipe in the store must not hang `list --text`
             try:
                 data = os.read(fd, MAX_ITEM_BYTES + 1)
             finally:

@@ -37,6 +37,7 @@ from pathlib import Path
 
 from atk_tui.domain.model import PROCESSABLE
 from atk_tui.host.procs import Popen, start_session, stop_sessions
+from atk_tui.host.regular import open_regular, read_regular
 from atk_tui.service.watch import store_signature
 from atk_tui.store import AtkError
 from atk_tui.text.textsafe import safe_line
@@ -64,7 +65,7 @@ def read_status(git_dir: Path) -> dict | None:
     loop is ignored)."""
     path = loop_dir(git_dir) / "state.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, 1 << 20))  # a regular file only, never blocking (issue 38)
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("pid"), int) or not _alive(data["pid"]):
@@ -78,7 +79,7 @@ def _now() -> str:
 
 def _tail(path: Path, lines: int = TAIL_LINES) -> str:
     try:
-        with open(path, "rb") as fh:
+        with open(open_regular(path), "rb") as fh:
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
             fh.seek(max(size - 16384, 0))

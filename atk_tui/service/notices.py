@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from atk_tui.domain.model import is_valid_filename
+from atk_tui.host.regular import read_regular
 from atk_tui.itemfile.items import dump_value, find_title
 from atk_tui.store import AtkError, WriteResult
 
@@ -79,8 +80,7 @@ def list_notices(root: Path | str) -> list[Notice]:
     out = []
     for e in sorted(entries, key=lambda e: e.name[:-3]):  # `x.md` before `x-2.md`
         try:
-            with open(e.path, "rb") as fh:
-                out.append(_parse(e.name, fh.read(MAX_BYTES)))
+            out.append(_parse(e.name, read_regular(e.path, MAX_BYTES)))  # never blocks (issue 38)
         except OSError:
             continue
     return out

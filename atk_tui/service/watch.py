@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from atk_tui.domain.queues import QUEUES
+from atk_tui.host.regular import read_regular
 
 
 def store_signature(root: Path | str) -> tuple:
@@ -16,7 +17,7 @@ def store_signature(root: Path | str) -> tuple:
     git = root / ".git"
     paths = [git / "HEAD", git / "index", git / "packed-refs", git / "refs" / "heads"]
     try:
-        ref = (git / "HEAD").read_text().strip()
+        ref = read_regular(git / "HEAD", 4096).decode("utf-8", "replace").strip()
         if ref.startswith("ref: "):
             paths.append(git / ref[5:])
     except OSError:

@@ -27,18 +27,32 @@ def _copy_file(src: Path, dst: Path) -> None:
     shutil.copyfile(src, dst)
 
 
-def _read_private(path: Path) -> bytes:
-    """Read one of atk's own files in `.git` without following a symbolic link out of it."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read()
+#: atk's own small files in `.git` (the journal, what the person read, the remote's tip) are
+#: read at most this far: a huge one is damaged, never a reason to fill memory
+PRIVATE_MAX_BYTES = 64 << 20
+
+
+def _read_private(path: Path, max_bytes: int | None = PRIVATE_MAX_BYTES) -> bytes:
+    """Read one of atk's own files in `.git` without following a symbolic link out of it,
+    only if it is a regular file, never blocking (`host.regular`), at most `max_bytes`."""
+    from atk_tui.host.regular import read_regular
+
+    return read_regular(path, max_bytes)
 
 
 def _write_private(path: Path, data: bytes) -> None:
-    """Write one of atk's own files in `.git`: a symbolic link there is replaced, never followed."""
-    if os.path.islink(path):
+    """Write one of atk's own files in `.git`: a symbolic link there is replaced, never followed;
+    so is a named pipe, a socket or a device (issue 38: writing into a pipe blocks), and the
+    open never blocks (O_NONBLOCK: a pipe planted meanwhile fails it)."""
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         path.unlink()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
     with os.fdopen(fd, "wb") as fh:
         fh.write(data)
 
@@ -55,10 +69,16 @@ def _digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, None when there is no file."""
     import hashlib
 
+    from atk_tui.host.regular import NotRegular, read_regular
+
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         return None
+    except NotRegular:
+        return None if path.is_dir() else "not a regular file"  # a named pipe: never read, never equal
+    except OSError:
+        return "not a regular file"  # a symbolic link (not followed)
 
 
 def _b64_digest(content: str | None) -> str | None:

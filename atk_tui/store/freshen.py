@@ -14,8 +14,8 @@ overwritten), under the store lock, and not while any git operation is in progre
 with unpushed commits is not fast-forwardable: the read says so (the next write rebases and
 pushes them).
 
-Only the standard library is imported here at module level: `atk wi list`'s warm path calls
-this before anything else is imported.
+Only the standard library (and `host.regular`, itself standard library only) is imported here
+at module level: `atk wi list`'s warm path calls this before anything else is imported.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from atk_tui.host.regular import open_regular, read_regular
 
 SEEN_FILE = "atk-remote-seen.json"  # in .git: the last look at the remote
 DEFAULT_READ_WINDOW = 2.0
@@ -123,8 +125,10 @@ def _reason(proc: subprocess.CompletedProcess[str], what: str) -> str:
 
 
 def _load_seen(path: Path) -> dict | None:
+    from atk_tui.host.regular import open_regular
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = open_regular(path)  # a named pipe there must not hang a read (issue 38)
     except OSError:
         return None
     try:
@@ -138,7 +142,7 @@ def _load_seen(path: Path) -> dict | None:
 def _save_seen(path: Path, seen: dict) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(seen, f)
         os.replace(tmp, path)
@@ -154,7 +158,7 @@ def _upstream(root: Path, git_dir: Path, seen: dict | None) -> tuple[str, str, s
     without one (no remote, a detached HEAD). Kept in the seen file while .git/config and
     HEAD are as they were (one git process fewer per read)."""
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        head = read_regular(git_dir / "HEAD", 4096).decode("utf-8", "replace").strip()
         config = (git_dir / "config").stat().st_mtime_ns
     except OSError:
         return None
@@ -180,7 +184,7 @@ def _sha(root: Path, ref: str) -> str:
     git_dir = root / ".git"
     if ref == "HEAD":
         try:
-            head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+            head = read_regular(git_dir / "HEAD", 4096).decode("utf-8", "replace").strip()
         except OSError:
             head = ""
         if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
@@ -188,13 +192,13 @@ def _sha(root: Path, ref: str) -> str:
         ref = head.removeprefix("ref: ") if head.startswith("ref: refs/") else ""
     if ref.startswith("refs/") and ".." not in ref:
         try:
-            value = (git_dir / ref).read_text(encoding="utf-8", errors="replace").strip()
+            value = read_regular(git_dir / ref, 4096).decode("utf-8", "replace").strip()
         except OSError:
             value = ""
         if len(value) == 40:
             return value
         try:
-            with open(git_dir / "packed-refs", encoding="utf-8", errors="replace") as f:
+            with open(open_regular(git_dir / "packed-refs"), encoding="utf-8", errors="replace") as f:
                 for line in f:
                     sha, _, name = line.rstrip("\n").partition(" ")
                     if name == ref and len(sha) == 40:
@@ -236,7 +240,7 @@ def _head_of(git_dir: Path) -> str:
     """What HEAD says, as text (a branch name; a new commit on it shows in its ref file or
     packed-refs, which the window's check also looks at through the ref's mtime)."""
     try:
-        head = (git_dir / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+        head = read_regular(git_dir / "HEAD", 4096).decode("utf-8", "replace").strip()
     except OSError:
         return ""
     if head.startswith("ref: "):

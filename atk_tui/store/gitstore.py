@@ -35,6 +35,7 @@ from atk_tui.domain.errors import (
 from atk_tui.domain.model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
 from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
+from atk_tui.host.regular import read_regular
 from atk_tui.store.files import (
     _atomic_write,
     _b64_digest,
@@ -272,20 +273,19 @@ class GitStore(RemoteSync):
 
     def _head_from_files(self) -> str | None:
         try:
-            text = (self.git_dir / "HEAD").read_text(encoding="ascii").strip()
+            text = read_regular(self.git_dir / "HEAD", 4096).decode("ascii").strip()
             if _SHA.fullmatch(text):
                 return text  # detached
             if not text.startswith("ref: refs/heads/") or ".." in text:
                 return None
             ref = text[5:]
             try:
-                sha = (self.git_dir / ref).read_text(encoding="ascii").strip()
+                sha = read_regular(self.git_dir / ref, 4096).decode("ascii").strip()
                 return sha if _SHA.fullmatch(sha) else None
             except FileNotFoundError:
-                with open(self.git_dir / "packed-refs", encoding="ascii") as fh:
-                    for line in fh:
-                        if line.rstrip("\n").endswith(" " + ref) and _SHA.fullmatch(line[:40]):
-                            return line[:40]
+                for line in read_regular(self.git_dir / "packed-refs").decode("ascii").splitlines():
+                    if line.endswith(" " + ref) and _SHA.fullmatch(line[:40]):
+                        return line[:40]
         except (OSError, ValueError):
             pass
         return None  # unborn, or a layout this does not know (reftable): ask git
@@ -630,7 +630,7 @@ class GitStore(RemoteSync):
                     continue
                 now = _digest(self.root / dst)
                 if now is not None and now != wrote.get(dst):
-                    _atomic_write(self.root / src, (self.root / dst).read_bytes())
+                    _atomic_write(self.root / src, read_regular(self.root / dst))
                     (self.root / dst).unlink()
                     files.pop(src)
                     files.pop(dst)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
 from atk_tui.host.procs import lock_is_held
-from atk_tui.store.files import _write_private
+from atk_tui.host.regular import read_regular
+from atk_tui.store.files import _read_private, _write_private
 
 LOCK_TIMEOUT = 10.0
 LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
@@ -102,10 +103,10 @@ class WriteResult:
     #: (sha before the rebase, subject) of commits this clone had pushed or pulled that a
     #: rewritten remote dropped: kept on the branch (rebased) and pushed again
     repushed: list[tuple[str, str]] = field(default_factory=list)
-
     #: (subject, item filename, parts) of commits a pull replayed by merging the item over its
     #: parts (`merge.merge_item`): both sides' changes kept, nothing set aside
     merged: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
+
 
 class RemoteSync:
     """Mixed into GitStore: everything that talks to the remote or to git's in-progress state."""
@@ -197,8 +198,8 @@ class RemoteSync:
                 "rebase", "-q", "--autostash" if autostash else "--no-autostash", "--no-fork-point", "@{u}",
                 check=False, timeout=self.limit("timeout"),
             )  # fmt: skip
-            if proc.returncode == 0:
             proc = self._merge_through(proc, result)
+            if proc.returncode == 0:
                 self._remember_remote()
             return proc
         finally:
@@ -224,7 +225,7 @@ class RemoteSync:
         """The tip `_remember_remote` recorded for the current upstream, when still known
         (None as well when it is `tip`: nothing to look at)."""
         try:
-            upstream, _, sha = (self.git_dir / REMOTE_SEEN).read_text(encoding="utf-8").strip().partition(" ")
+            upstream, _, sha = _read_private(self.git_dir / REMOTE_SEEN, 4096).decode().strip().partition(" ")
         except (OSError, UnicodeDecodeError):
             return None
         if upstream != self.upstream() or not _SHA.fullmatch(sha) or sha == tip:
@@ -357,7 +358,7 @@ class RemoteSync:
         if (g / "sequencer").is_dir() and not os.path.islink(g / "sequencer"):
             return f"the store is in the middle of a cherry-pick or revert sequence: {where} cherry-pick --abort, then retry"
         try:
-            head = (g / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+            head = read_regular(g / "HEAD", 4096).decode("utf-8", "replace").strip()
         except OSError:
             head = ""
         if _SHA.fullmatch(head):
@@ -507,8 +508,8 @@ class RemoteSync:
         aside: set[tuple[str, str, str]] = set()
         proc = self.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
         for _ in range(10_000):
-            if proc.returncode == 0 or not self._rebase_in_progress():
             proc = self._merge_through(proc, result)
+            if proc.returncode == 0 or not self._rebase_in_progress():
                 break
             stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
             if not stopped:
@@ -530,7 +531,6 @@ class RemoteSync:
         for subject, _, _ in sorted(before_fp - aside - self._fingerprints("@{u}..HEAD")):
             result.warnings.append(f"'{subject}' was already on the remote (another machine made the same change)")
 
-    def _rebase_in_progress(self) -> bool:
     # -- merging an item over its parts where the rebase stopped (issue 39) ---------------
 
     def _merge_through(self, proc: subprocess.CompletedProcess[str], result: WriteResult | None) -> subprocess.CompletedProcess[str]:
@@ -654,6 +654,7 @@ class RemoteSync:
         )
         return any(line.strip().split(",")[-1].strip() == "user" for line in log.stdout.splitlines())
 
+    def _rebase_in_progress(self) -> bool:
         return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()
 
     def _recover_pull(self) -> None:

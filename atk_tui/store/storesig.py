@@ -32,6 +32,8 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+from atk_tui.host.regular import read_regular
+
 #: (digest, newest stat time, the terminal folders' unvouched paths: None when they were stat-ed)
 Signature = tuple[str, int, list[str] | None]
 #: more unvouched paths than this: the terminal folders are stat-ed instead (about as fast,
@@ -56,8 +58,7 @@ _FIND_FORMAT = "%f/%i/%s/%T@/%C@/%m/%y\\0"
 def _ref_text(git_dir: str) -> str:
     """HEAD and what it points at, read without running git."""
     try:
-        with open(os.path.join(git_dir, "HEAD"), "rb") as fh:
-            head = fh.read(512).decode("utf-8", "replace").strip()
+        head = read_regular(os.path.join(git_dir, "HEAD"), 512).decode("utf-8", "replace").strip()
     except OSError:
         return ""
     if head.startswith("ref: "):
@@ -65,8 +66,7 @@ def _ref_text(git_dir: str) -> str:
         if ".." in ref:
             return head
         try:
-            with open(os.path.join(git_dir, ref), "rb") as fh:
-                return head + ":" + fh.read(128).decode("ascii", "replace").strip()
+            return head + ":" + read_regular(os.path.join(git_dir, ref), 128).decode("ascii", "replace").strip()
         except OSError:
             return head + ":packed"  # packed-refs' own stat is in the signature
     return head

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
 from atk_tui.host.procs import ChildInterrupted, ChildTimeout
+from atk_tui.host.regular import open_regular
 from atk_tui.store.files import (
     ZERO,
     _atomic_write,
@@ -54,7 +55,7 @@ class Transaction:
         if rel not in self.originals:
             path = self.root / rel
             try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+                fd = open_regular(path)  # never a named pipe planted in the store (issue 38)
                 with os.fdopen(fd, "rb") as fh:
                     self.originals[rel] = b64encode(fh.read()).decode()
             except FileNotFoundError:
