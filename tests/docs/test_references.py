@@ -71,6 +71,12 @@ def test_the_docs_say_where_spec_lives(doc: str) -> None:
     assert re.search(r"SPEC §N\b.*\bspec\.md", text), f"{doc} does not say that SPEC §N is docs/spec.md"
 
 
+def test_no_reference_names_a_contract_that_is_not_in_the_repository() -> None:
+    """`contract §4` once named an issue's own list; the spec is the one numbered document."""
+    said = [f"{p.relative_to(ROOT)}" for p in citing_files() if p != Path(__file__) and re.search(r"\bcontract §", p.read_text(encoding="utf-8", errors="replace"))]
+    assert said == []
+
+
 def test_no_doc_points_outside_the_repository_for_its_spec() -> None:
     outside, spec_md = "../" + "shared", "SPEC" + ".md"  # spelt apart: this file is searched too
     for path in citing_files():
