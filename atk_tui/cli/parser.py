@@ -439,4 +439,31 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     from atk_tui.cli.hub import add_hub_parser  # argparse only: the hub, apprise and aiohttp load when `atk hub` runs
 
     add_hub_parser(sub, common, EPILOG)
+    _describe_positionals(parser)
     return parser
+
+
+#: what a positional argument declared without a help of its own means, by its name
+POSITIONAL_HELP = {
+    "filename": "the item: its filename (.md may be left off) or a part of it that names one item",
+    "filenames": "items, each as its filename (.md may be left off) or a part of it that names one item",
+    "message": "the text (--body-file or --text-file for quotes and newlines)",
+    "shell": "the shell to complete in",
+    "level": "the urgency: blocking, next-review or informational",
+    "paths": "plan files: their paths under the planning root (plans_root), or absolute",
+    "key": "the key to print",
+}
+
+
+def _describe_positionals(parser: argparse.ArgumentParser) -> None:
+    """Every positional argument of every built command says what it is in --help."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                if isinstance(sub, argparse.ArgumentParser):
+                    _describe_positionals(sub)
+        elif not action.option_strings and action.help is None:
+            if action.dest == "action":
+                action.help = f"what to do (default: {action.default})" if action.default else "what to do"
+            else:
+                action.help = POSITIONAL_HELP.get(action.dest)

@@ -146,3 +146,23 @@ def test_a_mistyped_option_gets_the_nearest_one_with_its_commands_usage(store: P
 def test_nothing_close_gets_no_guess() -> None:
     proc = atk("wi", "zzzzzz")
     assert proc.returncode == 2 and "unknown command 'zzzzzz'" in proc.stderr and "did you mean" not in proc.stderr
+
+
+def test_every_option_and_argument_of_every_command_says_what_it_is() -> None:
+    """`atk init --help` had no word for `path`; no command's --help leaves one out."""
+    import argparse
+
+    from atk_tui.cli.parser import build_parser
+
+    bare = []
+
+    def walk(parser: argparse.ArgumentParser, words: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*words, name])
+            elif not action.option_strings and not action.help:
+                bare.append(" ".join([*words, action.dest]))
+
+    walk(build_parser(), ["atk"])
+    assert bare == []
