@@ -1,15 +1,12 @@
-"""Where the hub keeps what it remembers: outside the store's history, one directory per store."""
+"""Where the hub keeps what it remembers: outside the store's history, one directory per store
+(the service reads it too: `service.hubstate`)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
-
-def _state_home() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or ""
-    return Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "state"
+from atk_tui.service.hubstate import hub_state_dir
 
 
 def store_key(store: Path) -> str:
@@ -19,14 +16,6 @@ def store_key(store: Path) -> str:
 
 
 def state_dir(store: Path, *, create: bool = True) -> Path:
-    """`$XDG_STATE_HOME/atk/hub/<short hash of the store's path>/`, created 0700 (`create`
-    False: only where it is, for a reader that must not make it)."""
-    path = _state_home() / "atk" / "hub" / store_key(store)
-    if not create:
-        return path
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
-    return path
+    """`$XDG_STATE_HOME/atk/hub/<short hash of the store's path>/` (default `~/.local/state`),
+    created 0700 (`create` False: only where it is, for a reader that must not make it)."""
+    return hub_state_dir(store, create=create)

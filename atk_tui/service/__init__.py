@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from atk_tui.service.conflicts import PendingChange, undo_commit
+    from atk_tui.service.deadlines import overdue_first
     from atk_tui.service.facade import Service
+    from atk_tui.service.hubstate import hub_footer
     from atk_tui.service.types import (
         CONFLICT_PREFIX,
         SHA_RE,
@@ -52,6 +54,8 @@ _WHERE = {
         "atk_tui.service.types",
     ),
     **dict.fromkeys(("init_store", "is_alarm", "item_path"), "atk_tui.store"),
+    "overdue_first": "atk_tui.service.deadlines",  # the dashboard's needs-you order (SPEC §16)
+    "hub_footer": "atk_tui.service.hubstate",  # the dashboard footer's word on `atk hub`
 }
 
 
@@ -66,5 +70,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [  # the same names as _WHERE's (a test checks)
     "CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "PendingChange", "QueueView",
-    "Service", "SyncStatus", "init_store", "is_alarm", "item_path", "undo_commit", "utc_now",
+    "Service", "SyncStatus", "hub_footer", "init_store", "is_alarm", "item_path", "overdue_first", "undo_commit", "utc_now",
 ]  # fmt: skip

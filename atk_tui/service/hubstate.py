@@ -13,6 +13,32 @@ from typing import Any
 STATUS = "status.json"
 LOCK = "hub.lock"
 _memo: dict[str, tuple[tuple, dict[str, Any] | None]] = {}
+_dirs: dict[str, Path] = {}
+
+
+def hub_state_dir(store: Path | str, *, create: bool = False) -> Path:
+    """`$XDG_STATE_HOME/atk/hub/<short hash of the store's resolved path>/` (default
+    `~/.local/state`): where a hub for `store` keeps what it remembers; made 0700 when
+    `create`. (`hub.paths.state_dir` is this, made.)"""
+    import hashlib
+
+    key = str(store)
+    path = _dirs.get(key) if not create else None
+    if path is None:
+        resolved = str(Path(store).expanduser().resolve())
+        short = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        base = os.environ.get("XDG_STATE_HOME") or ""
+        home = Path(base) if base and os.path.isabs(base) else Path.home() / ".local" / "state"
+        path = home / "atk" / "hub" / short
+        if len(_dirs) < 64:
+            _dirs[key] = path
+    if create:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+    return path
 
 
 def hub_running(state_dir: Path) -> bool:
@@ -58,10 +84,10 @@ def hub_state(state_dir: Path | None) -> dict[str, Any] | None:
     return {**got[1], "running": hub_running(state_dir)}
 
 
-def hub_footer(state_dir: Path | None) -> str | None:
-    """The dashboard footer's few words: "hub running", "hub running · ntfy://… failing: 500",
-    "hub stopped"; None when no hub ever ran for this store."""
-    state = hub_state(state_dir)
+def hub_footer(store: Path | str) -> str | None:
+    """The dashboard footer's few words about the hub of `store`: "hub running", "hub running ·
+    ntfy://… failing: 500", "hub not running"; None when no hub ever ran for it."""
+    state = hub_state(hub_state_dir(store))
     if state is None:
         return None
     if not state["running"]:

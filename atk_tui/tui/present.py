@@ -13,6 +13,7 @@ from rich.text import Text
 from atk_tui.domain.ages import age, time_left
 from atk_tui.domain.model import URGENCIES, Item
 from atk_tui.domain.readiness import Judgement
+from atk_tui.service.deadlines import is_overdue
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.rows import Column, Row
 
@@ -197,6 +198,8 @@ def needs_cells(item: Item, blocks: tuple[int, int] | None, now: datetime) -> tu
     title = title_text(item)
     if item.answer_partial:  # still needs the user: the rest of the answer
         title = Text.assemble((f"{PARTIAL_MARK} · ", "bold reverse" if monochrome() else "bold magenta"), title)
+    if is_overdue(item, now):  # past its answer-by time (SPEC §16): listed first, and marked
+        title = Text.assemble(("overdue · ", "bold reverse" if monochrome() else "bold red"), title)
     return (urg, blocks_text, title, Text(safe_line(item.target_repo), style="dim"), Text(age(item.created, now), style="dim"))
 
 

@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from atk_tui.domain.ages import ago
 from atk_tui.domain.filters import Query, matches, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
-from atk_tui.service import Outcome, QueueView
+from atk_tui.service import Outcome, QueueView, hub_footer, overdue_first
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui import bindings
 from atk_tui.tui.config import SORTS
@@ -223,7 +223,7 @@ class MainScreen(ItemActionsScreen):
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
         needs = self.query_one("#needs", ItemList)
-        needs_items = [view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])]
+        needs_items = overdue_first([view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])], now)
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         hidden = self._hidden["needs"]
         # the questions of the queue the switch (Q) leaves out: hidden, not "nothing"
@@ -285,7 +285,7 @@ class MainScreen(ItemActionsScreen):
 
     def _update_status(self) -> None:
         app = self.app
-        parts = [f"store {app.store_label}"]
+        parts = [f"store {app.store_label}", *filter(None, [hub_footer(app.service.root)])]  # `atk hub`, SPEC §16
         if app.last_pull:
             parts.append(f"synced {ago(app.last_pull, app.service.clock())}")
         if app.unpushed:
