@@ -206,6 +206,8 @@ def item_command(sub: Any, name: str, help_: str, epilog: str) -> argparse.Argum
     return p
 
 
+#: `atk wi conflicts` lists this many at most unless `--limit` says otherwise (issue 38)
+CONFLICTS_SHOWN = 200
 COMPLETION_SHELLS = ("bash", "zsh", "fish")
 
 
@@ -360,6 +362,8 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     p = ps["conflicts"] = cmd("conflicts", "list commits set aside by `atk wi commit`; show one; apply one side")
     p.add_argument("action", nargs="?", choices=["list", "show", "apply"], default="list")
     p.add_argument("ref", nargs="?", help="refs/atk/conflicts/<sha>, or the SHA (a prefix will do)")
+    p.add_argument("--limit", type=int, default=CONFLICTS_SHOWN, metavar="N",
+                   help=f"list: the oldest N conflicts (default {CONFLICTS_SHOWN}; a warning says how many more)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--mine", action="store_true", help="apply: keep the set-aside commit's version")
     g.add_argument("--theirs", action="store_true", help="apply: keep the remote's version, drop the set-aside commit")

@@ -146,11 +146,16 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
             raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
-        found = svc.conflicts()
+        total = svc.conflict_count()
+        found = svc.conflicts(limit=args.limit)  # paged: the time is what is shown (issue 38)
         if not found:
-            say("no set-aside conflicts")
+            say("no set-aside conflicts" if not total else f"{total} set-aside conflicts; none shown (--limit {args.limit})")
         for c in found:
             say("\t".join(safe_line(x) for x in (c.ref, c.when, c.subject, " ".join(c.files))))
+        if total > len(found):
+            more = total - len(found)
+            say_err_line(f"warning: {more} more set-aside conflict{'s' if more != 1 else ''} not shown (the oldest "
+                         f"{len(found)} are); `--limit {total}` lists them all")  # fmt: skip
         return 0
     if not args.ref:
         raise AtkError(f"`atk wi conflicts {args.action}` needs a REF (see `atk wi conflicts`)", exit_code=2)

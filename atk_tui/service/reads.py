@@ -134,7 +134,7 @@ class Reads(ServiceBase):
             behind = int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
         return SyncStatus(
             unpushed=self.store.unpushed() if upstream else 0,
-            conflicts=len(self.conflicts()),
+            conflicts=self.conflict_count(),
             upstream=upstream,
             has_upstream=upstream is not None,
             behind=behind,
@@ -605,7 +605,7 @@ class Reads(ServiceBase):
             "unpushed": self.store.unpushed(),
             "head": self.store.head(),
             "actor": self.actor,
-            "conflicts": len(self.conflicts()),
+            "conflicts": self.conflict_count(),
         }
 
     def notices(self) -> list:

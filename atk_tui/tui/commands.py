@@ -469,7 +469,7 @@ class Commands:
         from atk_tui.tui.modals.conflicts import ConflictsScreen
 
         svc = self.service
-        found = await asyncio.to_thread(svc.conflicts)
+        found = await asyncio.to_thread(svc.conflicts, 500)  # the oldest 500: 20,000 refs list quickly (issue 38)
         if not found:
             self.app.notify("no set-aside conflicts", timeout=3)
             return None

@@ -252,3 +252,25 @@ def test_the_record_of_version_one_still_refuses_version_two(
     atk = _asked_then_changed(tmp_path, person, remote, capsys)
     rc, out, err = atk("wi", "answer", "q.md", "--choose", "1=A")
     assert rc == 1 and "changed since you read it" in err, out + err
+
+
+# -- 5. conflict listing in proportion to what is shown --------------------------------------------
+
+
+def test_twenty_thousand_conflict_refs_list_a_page_with_a_warning(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(store, {"x.md": ("inbox", awi())})
+    head = git(store, "rev-parse", "HEAD").strip()
+    refs = "".join(f"create refs/atk/conflicts/{n:040x} {head}\n" for n in range(20_000))
+    subprocess.run(["git", "update-ref", "--stdin"], cwd=store, input=refs, text=True, check=True)
+    rc, out, err = Atk(store, capsys)("wi", "conflicts")
+    assert rc == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 200
+    assert lines[0].startswith("refs/atk/conflicts/") and lines[0].endswith("wi/inbox/x.md")
+    assert "19800 more" in err and "--limit 20000" in err
+    rc, out, err = Atk(store, capsys)("wi", "conflicts", "--limit", "5")
+    assert len(out.splitlines()) == 5 and "19995 more" in err
+    assert Service(store).conflict_count() == 20_000
+    assert Service(store).sync_status().conflicts == 20_000
