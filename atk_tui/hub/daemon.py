@@ -500,6 +500,7 @@ class Hub:
         runner = None
         pump = None
         try:
+            self.write_status()  # `atk hub status` says it runs from here on
             names = ", ".join(t.name for t in self.targets.values()) or "none ([notify] urls in the config)"
             self.log(f"hub for {self.root} (pid {os.getpid()}), looking every {self.settings.poll:g} s; targets: {names}")
             if self.targets:  # apprise loads once, before the first question (about a second)

@@ -39,18 +39,25 @@ class Message:
 
 
 def redact(url: str) -> str:
-    """The URL as the log and the status may show it: no password, token or user."""
+    """The URL as the log and the status may show it: no password, token or user. A service
+    whose address is a host shows it (ntfy also its topic); one whose URL is made of tokens
+    (Pushover, Telegram, Slack, Discord …) shows its scheme and a short hash to tell two apart."""
+    import hashlib
+
     try:
         parts = urlsplit(url)
+        host = parts.hostname or ""
+        if parts.port:
+            host += f":{parts.port}"
     except ValueError:
-        return url.split(":", 1)[0] + "://…"
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    path = parts.path
-    if parts.scheme in ("pover", "pushover", "tgram", "slack", "discord", "matrix", "matrixs", "json", "jsons"):
-        path = "/…" if path and path != "/" else path  # tokens live in the path
-    return f"{parts.scheme}://{'…@' if parts.username or parts.password else ''}{host}{path}"
+        parts, host = None, ""
+    scheme = parts.scheme.lower() if parts is not None else url.split(":", 1)[0].lower()
+    who = "…@" if parts is not None and (parts.username or parts.password) else ""
+    if parts is not None and scheme in ("ntfy", "ntfys", "json", "jsons", "xml", "xmls", "form", "forms"):
+        return f"{scheme}://{who}{host}{parts.path}"
+    if parts is not None and scheme in ("mailto", "mailtos", "matrix", "matrixs", "gotify", "gotifys"):
+        return f"{scheme}://{who}{host}"
+    return f"{scheme}://… #{hashlib.sha256(url.encode('utf-8', 'replace')).hexdigest()[:6]}"
 
 
 def url_for(url: str, msg: Message) -> str:
