@@ -42,6 +42,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                "priority": "default"},
 }  # fmt: skip
 KINDS = (*URGENCIES, "notice")
+#: the keys of `[notify]` and of each `[notify.<urgency>]` / `[notify.notice]` table (docs/configuration.md)
+TOP_KEYS = ("urls", "escalate_urls", "poll", "digest_every", "quiet_hours", "link_ttl")
+ROUTE_KEYS = ("push", "urls", "escalate_urls", "answer_by", "remind_before", "during_quiet_hours", "priority")
 PUSH = ("now", "digest", "never")
 _DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
 
@@ -123,6 +126,9 @@ def notify_settings(cfg: dict[str, Any] | None = None) -> NotifySettings:
     table = cfg.get("notify", {})
     if not isinstance(table, dict):
         raise ConfigError("[notify] must be a table")
+    unknown = sorted(k for k in table if k not in TOP_KEYS and k not in KINDS)
+    if unknown:
+        raise ConfigError(f"unknown [notify] setting {unknown[0]!r}; known: {', '.join((*TOP_KEYS, *KINDS))}")
     urls = _urls(table.get("urls"), "[notify] urls")
     escalate = _urls(table.get("escalate_urls"), "[notify] escalate_urls")
     routes: dict[str, Route] = {}
@@ -130,6 +136,9 @@ def notify_settings(cfg: dict[str, Any] | None = None) -> NotifySettings:
         sub = table.get(kind, {})
         if not isinstance(sub, dict):
             raise ConfigError(f"[notify.{kind}] must be a table")
+        odd = sorted(k for k in sub if k not in ROUTE_KEYS)
+        if odd:
+            raise ConfigError(f"unknown [notify.{kind}] setting {odd[0]!r}; known: {', '.join(ROUTE_KEYS)}")
         merged = {**DEFAULTS[kind], **sub}
         push = merged["push"]
         if push not in PUSH:

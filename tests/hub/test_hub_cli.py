@@ -4,6 +4,7 @@ store, a clean stop; and the `[notify]` table it reads."""
 from __future__ import annotations
 
 import plistlib
+import re
 import signal
 from datetime import time, timedelta
 
@@ -99,3 +100,20 @@ def test_what_a_url_carries_and_what_the_log_shows_of_it() -> None:
     assert "priority" not in url_for("mailto://user:pw@mail.example", msg)  # only ntfy takes them
     assert redact("ntfy://user:secret@ntfy.example/topic") == "ntfy://…@ntfy.example/topic"
     assert "token" not in redact("pover://userkey@apptoken") and "secret" not in redact("mailto://me:secret@gmail.com")
+
+
+def test_configuration_md_names_every_notify_key_the_hub_reads() -> None:
+    from pathlib import Path
+
+    from atk_tui.hub.config import ROUTE_KEYS, TOP_KEYS
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text(encoding="utf-8")
+    body = text.split("\n## notify\n", 1)[1].split("\n## ", 1)[0]
+    top, route = body.split("one table per urgency", 1)
+    row = re.compile(r"^\| `([a-z_]+)` \|")
+    assert {m.group(1) for ln in top.splitlines() if (m := row.match(ln))} == set(TOP_KEYS)
+    assert {m.group(1) for ln in route.splitlines() if (m := row.match(ln))} == set(ROUTE_KEYS)
+    with pytest.raises(ConfigError, match=re.escape("unknown [notify] setting 'url'")):
+        notify_settings({"notify": {"url": "ntfy://x/y"}})
+    with pytest.raises(ConfigError, match=re.escape("unknown [notify.blocking] setting 'answerby'")):
+        notify_settings({"notify": {"blocking": {"answerby": "1h"}}})
