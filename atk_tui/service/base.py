@@ -33,6 +33,7 @@ from atk_tui.store import (
     missing_queue_folders,
     states_defect,
 )
+from atk_tui.store.scan import twin_defect, twin_key
 from atk_tui.text.textsafe import safe_line
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
@@ -118,6 +119,21 @@ class ServiceBase:
             )
         return AtkError(f"no item named {filename}", code="missing")
 
+    def _case_twins(self, filename: str) -> list[str]:
+        """The other item filenames (any state, either queue) that are `filename` on a
+        case-insensitive file system: every state folder listed (a write's cost, not a
+        listing's)."""
+        key = twin_key(filename)
+        out: set[str] = set()
+        for q in QUEUES:
+            for state in q.states:
+                try:
+                    with os.scandir(self.root / q.folder / state) as entries:
+                        out.update(e.name for e in entries if e.name != filename and twin_key(e.name) == key)
+                except OSError:
+                    continue
+        return sorted(n for n in out if is_valid_filename(n))
+
     @staticmethod
     def _dup_defect(item: Item, found: list[tuple[str, str]]) -> None:
         if len({q for q, _ in found}) > 1:
@@ -183,6 +199,9 @@ class ServiceBase:
         queue, state = found[0]
         item = self._parse_bounded(filename, state, queue)
         self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
+        twins = self._case_twins(filename)
+        if twins:  # one file on a case-insensitive file system: never acted on (issue 38)
+            item.defects = [*item.defects, twin_defect(twins)]
         if not (item.defects and not allow_defective and not item.target_repo):
             self._check_repo(item)  # a file too broken to name its repo: the defect is the news
         if item.defects and not allow_defective:

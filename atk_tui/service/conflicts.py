@@ -344,6 +344,13 @@ class Conflicts(ServiceBase):
                     where = "queues" if any(q != top for q, _ in self.store.find(name)) else "states"
                     copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
+                elif twins := [t for t in self._case_twins(name) if t not in removed]:
+                    refused = Refusal(
+                        "invalid",
+                        f"{name} differs from {', '.join(twins)} only in case: on a case-insensitive file system they "
+                        "are one file (choose another name)",
+                        exit_code=2,
+                    )
                 elif self.actor == "agent" and state not in queue_named(top).add_states:
                     refused = Refusal(
                         "state",

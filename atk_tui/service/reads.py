@@ -29,6 +29,7 @@ from atk_tui.service.types import (
     utc_now,
 )
 from atk_tui.store import AtkError, WriteResult, item_path, states_defect
+from atk_tui.store.scan import case_twins, twin_defect
 from atk_tui.store.storesig import RACY_NS
 
 if TYPE_CHECKING:
@@ -292,6 +293,12 @@ class Reads(ServiceBase):
             items.update(q_items)
             where.update(q_where)
             defects += q_defects
+        for name, others in case_twins(where).items():  # one file on macOS or Windows (issue 38)
+            defects.append(StoreDefect(name, twin_defect(others)))
+            found = items.get(name)
+            if found is not None:  # a copy: the item may be the previous view's
+                items[name] = replace(found, defects=[*found.defects, twin_defect(others)])
+            keys.pop(name, None)
         return items, where, defects, loaded
 
     def _load_queue(

@@ -323,7 +323,7 @@ class Writes(ServiceBase):
             slug = hashlib.sha1(body.encode()).hexdigest()[:8]
         name = f"{stamp}-{slug}.md"
         n = 2
-        while self.store.exists_anywhere(name):
+        while self.store.exists_anywhere(name) or self._case_twins(name):  # no case twin either (issue 38)
             name = f"{stamp}-{slug}-{n}.md"
             n += 1
         return name

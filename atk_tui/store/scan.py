@@ -42,6 +42,46 @@ class ScanResult:
 _NAME_CHARS = re.compile(r"[A-Za-z0-9._\n-]*")
 
 
+def twin_key(name: str) -> str:
+    """What a case-insensitive, normalising file system (macOS, Windows) makes of `name`: two
+    names with the same key are one file there (issue 38). NFKC then casefold: an item name
+    is ASCII (`model.FILENAME_PATTERN`), so in practice its lower case."""
+    if name.isascii():
+        return name.lower()
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
+def case_twins(names: object) -> dict[str, list[str]]:
+    """Each of `names` (an iterable of item filenames, every state and queue) that another
+    one collides with on a case-insensitive file system -> those others (sorted). Empty in
+    the usual case, decided by one pass: the lower-cased names are all distinct."""
+    names = list(names)  # type: ignore[call-overload]
+    joined = "\n".join(names)
+    if joined.isascii() and joined.count("\n") == len(names) - 1:  # the usual case: C-level passes
+        keys = joined.lower().split("\n") if names else []
+    else:
+        keys = [twin_key(n) for n in names]
+    distinct = len(set(keys))
+    if distinct == len(names) or distinct == len(set(names)):
+        return {}
+    by_key: dict[str, list[str]] = {}
+    for name, key in zip(names, keys, strict=True):
+        if name not in by_key.setdefault(key, []):
+            by_key[key].append(name)
+    return {n: sorted(o for o in group if o != n) for group in by_key.values() if len(group) > 1 for n in group}
+
+
+def twin_defect(others: list[str]) -> str:
+    """The defect of an item whose filename collides with `others` on a case-insensitive file
+    system: shown, never acted on (it is not ready; every write refuses it)."""
+    return (
+        f"filename differs from {', '.join(others)} only in case: on a case-insensitive file system (macOS, "
+        "Windows) they are one file, so neither is acted on; rename one (`git mv`) or remove it"
+    )
+
+
 def _bad_names(names: list[str]) -> list[str]:
     """The names that break the item filename pattern (model.FILENAME_RE). The usual case,
     every name good, is decided with a few C-level passes over all of them at once (this

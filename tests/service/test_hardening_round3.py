@@ -274,3 +274,34 @@ def test_twenty_thousand_conflict_refs_list_a_page_with_a_warning(
     assert len(out.splitlines()) == 5 and "19995 more" in err
     assert Service(store).conflict_count() == 20_000
     assert Service(store).sync_status().conflicts == 20_000
+
+
+# -- 5. case twins ---------------------------------------------------------------------------------
+
+
+def test_case_twins_are_defective_and_never_acted_on(
+    store: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seed(store, {"task.md": ("hold", awi()), "Task.md": ("inbox", awi()), "other.md": ("inbox", awi())})
+    atk = Atk(store, capsys)
+    rc, out, _ = atk("wi", "list", "--status", "ready", "--json")
+    assert rc == 0 and "other.md" in out and "Task.md" not in out and "task.md" not in out
+    view = Service(store).queue()
+    for name, other in (("task.md", "Task.md"), ("Task.md", "task.md")):
+        assert any(other in d and "only in case" in d for d in view.items[name].defects), view.items[name].defects
+    monkeypatch.setenv("AI_AGENT", "1")
+    rc, _, err = atk("wi", "start-processing", "Task.md")
+    assert rc != 0 and "only in case" in err, err
+    assert (store / "wi/inbox/Task.md").exists()
+    monkeypatch.delenv("AI_AGENT")
+    rc, _, err = atk("wi", "unhold", "task.md")  # the person too: repair first
+    assert rc != 0 and "only in case" in err, err
+
+
+def test_a_hand_added_case_twin_is_not_committed(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed(store, {"task.md": ("hold", awi())})
+    (store / "wi/inbox/TASK.md").write_text(awi())
+    git(store, "add", "wi/inbox/TASK.md")
+    rc, _, err = Atk(store, capsys)("wi", "commit", "--yes")
+    assert rc != 0 and "only in case" in err, err
+    assert "TASK.md" not in git(store, "ls-tree", "-r", "--name-only", "HEAD")
