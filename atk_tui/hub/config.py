@@ -40,8 +40,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
                       "priority": "low"},
     "notice": {"push": "now", "answer_by": "", "remind_before": "", "during_quiet_hours": False,
                "priority": "default"},
+    # what afkkit left for the person on GitHub (`atk elsewhere list`): pushed only when asked for
+    "elsewhere": {"push": "never", "answer_by": "", "remind_before": "", "during_quiet_hours": False,
+                  "priority": "default"},
 }  # fmt: skip
-KINDS = (*URGENCIES, "notice")
+KINDS = (*URGENCIES, "notice", "elsewhere")
 #: the keys of `[notify]` and of each `[notify.<urgency>]` / `[notify.notice]` table (docs/configuration.md)
 TOP_KEYS = ("urls", "escalate_urls", "poll", "digest_every", "quiet_hours", "link_ttl")
 ROUTE_KEYS = ("push", "urls", "escalate_urls", "answer_by", "remind_before", "during_quiet_hours", "priority")

@@ -17,6 +17,7 @@ so the dashboard, the CLI and writes are never held up.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -90,6 +91,8 @@ class Hub:
         saved = read_json(state_dir / ANNOUNCED)
         self.items: dict[str, dict[str, Any]] = saved.get("items", {}) if isinstance(saved.get("items"), dict) else {}
         self.notices: dict[str, float] = saved.get("notices", {}) if isinstance(saved.get("notices"), dict) else {}
+        self.elsewhere: dict[str, float] = saved.get("elsewhere", {}) if isinstance(saved.get("elsewhere"), dict) else {}
+        self.elsewhere_problem: str | None = None
         self.last_digest: float = float(saved.get("last_digest") or 0.0)
         for url, msgs in (saved.get("outbox") or {}).items():
             if url in self.targets and isinstance(msgs, list):
@@ -133,7 +136,8 @@ class Hub:
                 for url, t in self.targets.items() if t.outbox
             }  # fmt: skip
             data = {"items": self.items, "notices": self.notices, "last_digest": self.last_digest, "outbox": outbox,
-                    "last_failure": self.last_failure}  # fmt: skip
+                    "last_failure": self.last_failure, "elsewhere": self.elsewhere}  # fmt: skip
+            data = json.loads(json.dumps(data))  # a copy, taken while nothing changes it
         write_json(self.state_dir / ANNOUNCED, data)
 
     def status(self) -> dict[str, Any]:
@@ -151,6 +155,7 @@ class Hub:
                 "pull_problem": self.pull_problem,
                 "web": self.web_url,
                 "web_problem": self.web_problem,
+                "elsewhere_problem": self.elsewhere_problem,
                 "targets": [dict(t.record(), last_ok=_iso(t.last_ok), last_fail=_iso(t.last_fail),
                                  failing_since=_iso(t.failing_since), retry_at=_iso(t.retry_at) if t.failing_since else None)
                             for t in self.targets.values()],
@@ -357,6 +362,49 @@ class Hub:
                 self._queue(route.urls, msg)
                 self.log(f"notice {n.filename}: {_short(n.title, 80)} → {len(route.urls)} target(s)")
 
+    def react_elsewhere(self, found: Any) -> None:
+        """What afkkit left for the person on GitHub and is new to the hub: one notification each
+        (`[notify.elsewhere] push = "now"`); a row that no longer waits is forgotten."""
+        route = self.settings.route("elsewhere")
+        now = self.clock()
+        problem = found.problem or None
+        if problem != self.elsewhere_problem and problem:
+            self.log(f"GitHub: {_short(problem, 160)}")
+        self.elsewhere_problem = problem
+        if found.fetched is None:
+            return
+        rows = {f"{w.repo}#{w.number}:{w.label}": w for w in found.waiting}
+        with self.mu:
+            for key in [k for k in self.elsewhere if k not in rows]:
+                self.elsewhere.pop(key, None)
+        for key, w in rows.items():
+            if key in self.elsewhere:
+                continue
+            self.elsewhere[key] = now
+            since = f" · waiting {_ago(now - w.since.timestamp())}" if w.since else ""
+            msg = Message(f"gh:{key}", _short(f"{w.repo}#{w.number}: {w.title}"),
+                          f"GitHub {w.kind} · {_short(w.label, 40)}{since}", priority=route.priority,
+                          click=w.url if w.url.startswith("https://") else None, tags=("octopus",),
+                          anytime=route.during_quiet_hours)  # fmt: skip
+            n = self._queue(route.urls, msg)
+            self.log(f"elsewhere: {w.repo}#{w.number} ({w.label}) {_short(w.title, 80)} → {n} target{'s' if n != 1 else ''}")
+        self.save()
+
+    async def _elsewhere_loop(self) -> None:
+        """Every `[elsewhere] interval` seconds (at least 10), a look at GitHub through `gh`
+        (read-only, bounded by `[elsewhere] timeout`), as the dashboard's Elsewhere view looks."""
+        svc = self.service()
+        interval = max(float(svc.elsewhere_settings().interval or 300.0), 10.0)
+        while True:
+            view = self.view
+            repos = sorted({i.target_repo for i in view.items.values()}) if view is not None else None
+            try:
+                found = await asyncio.to_thread(svc.elsewhere_refresh, repos)
+                await asyncio.to_thread(self.react_elsewhere, found)
+            except Exception as exc:  # one failed look never ends the hub
+                self.log(f"elsewhere: the look failed: {type(exc).__name__}: {exc}")
+            await asyncio.sleep(interval)
+
     # ------------------------------------------------------------------ looking at the store
 
     def look(self) -> None:
@@ -498,7 +546,7 @@ class Hub:
             except (NotImplementedError, RuntimeError, ValueError):
                 pass
         runner = None
-        pump = None
+        pump = gh = None
         try:
             self.write_status()  # `atk hub status` says it runs from here on
             names = ", ".join(t.name for t in self.targets.values()) or "none ([notify] urls in the config)"
@@ -508,6 +556,8 @@ class Hub:
             runner = await self._start_web()
             self.write_status()
             pump = asyncio.create_task(self._pump())
+            route = self.settings.route("elsewhere")
+            gh = asyncio.create_task(self._elsewhere_loop()) if route.push == "now" and route.urls else None
             while not self._stop.is_set():
                 try:
                     await asyncio.to_thread(self.look)
@@ -521,6 +571,8 @@ class Hub:
         finally:
             if pump is not None:
                 pump.cancel()
+            if gh is not None:
+                gh.cancel()
             if runner is not None:
                 await runner.cleanup()
             self._pool.shutdown(wait=False, cancel_futures=True)
