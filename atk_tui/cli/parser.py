@@ -31,7 +31,7 @@ exit codes (one per kind of failure, the same for atk-tui):
 
 the store: --store PATH, else $ATK_PRIVATE_NOTES, else private_notes in
 $XDG_CONFIG_HOME/atk/config.toml. Agent environment: any of AI_AGENT, CODEX_CI,
-CLAUDECODE, CURSOR_AGENT set non-empty.
+CLAUDECODE, CURSOR_AGENT, ATK_AGENT_ID, ATK_LOOP_SESSION set non-empty.
 """
 
 
