@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from support.faults import DECISION_ATTACKS, SCENARIOS
+from support.faults import DECISION_ATTACKS, ROUND3_ATTACKS, SCENARIOS
 from support.fuzz import (
     UNLISTED,
     build_hostile_store,
@@ -140,4 +140,11 @@ def test_serve_refuses_what_a_web_page_could_send(served_store, attack) -> None:
 def test_the_persons_decisions_hold(name: str, tmp_path: Path) -> None:
     """Issue 25, short form: a rewritten remote, an agent's `conflicts apply`, hand moves
     through `commit`, the person's commit in a shared tree (the fault library's scenarios)."""
+    assert SCENARIOS[name](tmp_path)
+
+
+@pytest.mark.parametrize("name", ROUND3_ATTACKS)
+def test_round3_attacks_hold(name: str, tmp_path: Path) -> None:
+    """Issue 38, short form: an agent's hand commit pushed by atk, its own conflict ref, named
+    pipes in `.git`, gh flooding (the fault library's scenarios)."""
     assert SCENARIOS[name](tmp_path)

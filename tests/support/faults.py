@@ -29,6 +29,9 @@ How the faults are made (all deterministic, none depends on timing):
   a bare remote rewound under a pushed answer (`update-ref`), an agent's `conflicts apply
   --theirs` on the person's set-aside answer, an agent's hand `git mv` + `commit`, and the
   person's `atk wi commit` over an agent's uncommitted hand-written answer.
+* what an agent's own git, a crafted conflict, a named pipe or a flood of output could do (issue
+  38, `ROUND3_ATTACKS`): a hand commit pushed by atk, an agent's own conflict ref, named pipes
+  in `.git`, gh printing without end or 200,000 levels deep.
 * a web page driving `atk-tui --serve` (issue 25): the real server, and the requests a foreign
   page or a rebound DNS name could make (tests/support/serve.py).
 """
@@ -1338,6 +1341,95 @@ def uncommitted_answer_wait(tmp: Path) -> str:
     return "an uncommitted hand answer: wait still waiting (exit 1), show --json answered false"
 
 
+# --------------------------------------------------------------------------------------------
+# issue 38: an agent's own git pushed by atk, a crafted conflict, named pipes, floods
+
+
+def agent_hand_commit_pushed_by_atk(tmp: Path) -> str:
+    """Issue 38: the person's pushed answer trimmed by an agent's plain `git commit`, then
+    `AI_AGENT=1 atk wi commit`: the push is refused naming the commit, the remote keeps the
+    answer, nothing is rewritten; the person's `atk wi commit` pushes it."""
+    root, bare, (_, uwi) = make_store(tmp, remote=True)
+    assert bare is not None
+    check(Service(root, actor="user").answer(uwi, choices={1: "A"}).ok, "the person's answer failed")
+    path = root / "wi" / "inbox" / uwi
+    path.write_text(path.read_text().split("## 回答")[0])
+    git(root, "commit", "-qam", "tidy")
+    sha = git(root, "rev-parse", "HEAD").strip()
+    out = atk("wi", "commit", "--store", str(root), env=_as_agent())
+    check(out.returncode == 1 and sha[:10] in out.stderr and "tidy" in out.stderr, f"the agent's push went: {out}")
+    check("## 回答" in git(bare, "show", f"main:wi/inbox/{uwi}"), "the remote lost the answer")
+    check(git(root, "rev-parse", "HEAD").strip() == sha, "the agent's commit was rewritten")
+    out = atk("wi", "commit", "--yes", "--store", str(root))
+    check(out.returncode == 0, f"the person's push failed: {out}")
+    return "an agent's hand commit trimming the answer: its push refused naming it (exit 1); the person's pushes it"
+
+
+def agent_forged_conflict_ref(tmp: Path) -> str:
+    """Issue 38: an agent makes its own refs/atk/conflicts/<sha> (an `Atk-Actor: agent`
+    commit moving an adopted item back to inbox) and applies it with --mine: refused."""
+    root, _, (awi, _) = make_store(tmp)
+    svc = Service(root, actor="user", pull=False, push=False)
+    check(svc.start_processing([awi]).ok and svc.adopt(awi).ok, "adopt failed")
+    head = git(root, "rev-parse", "HEAD").strip()
+    git(root, "mv", f"wi/adopted/{awi}", f"wi/inbox/{awi}")
+    git(root, "commit", "-qm", "atk: tidy\n\nAtk-Actor: agent")
+    crafted = git(root, "rev-parse", "HEAD").strip()
+    git(root, "update-ref", f"refs/atk/conflicts/{crafted}", crafted)
+    git(root, "reset", "-q", "--hard", head)
+    out = atk("wi", "conflicts", "apply", crafted[:10], "--mine", "--store", str(root), "--skip-pull", env=_as_agent())
+    check(out.returncode == 2 and "adopted" in out.stderr, f"the crafted conflict was applied: {out}")
+    check((root / "wi" / "adopted" / awi).exists(), "the adopted item moved")
+    return "an agent's own conflict ref reopening an adopted item: apply --mine refused (exit 2), nothing moved"
+
+
+def named_pipes_in_git(tmp: Path) -> str:
+    """Issue 38: named pipes at atk's own files in .git and at the item cache: list, show,
+    answer and hold each finish (a blocked open would hang past `atk`'s time limit)."""
+    from atk_tui.cache import files as cache_files
+
+    root, _, (_, uwi) = make_store(tmp)
+    check(atk("wi", "list", "--store", str(root)).returncode == 0, "the first listing failed")
+    targets = [root / ".git" / n for n in ("atk-shown.json", "atk-remote-seen.json", "atk-remote-pushed")]
+    targets.append(cache_files.path_of(root / ".git", "items-active"))
+    for t in targets:
+        if t.exists():
+            t.unlink()
+        os.mkfifo(t)
+    said = []
+    for args in (("wi", "list"), ("wi", "show", uwi), ("wi", "answer", uwi, "--choose", "1=A"), ("wi", "hold", uwi)):
+        out = atk(*args, "--store", str(root))
+        check("Traceback" not in out.stderr, f"{args}: {out.stderr}")
+        said.append(f"{args[1]} {out.returncode}")
+    return "named pipes in .git: " + ", ".join(said) + " (none hung)"
+
+
+def gh_flood(tmp: Path) -> str:
+    """Issue 38: gh printing without end, and JSON 200,000 levels deep: a clear message each,
+    gh killed, no traceback."""
+    from atk_tui.host.procs import Children
+    from atk_tui.service.afkkit import Gh, GhProblem
+
+    said = []
+    for name, body in (("endless", "chunk = b'x' * 65536\nwhile True:\n    sys.stdout.buffer.write(chunk)"),
+                       ("deep", "sys.stdout.write('[' * 200000 + ']' * 200000)")):  # fmt: skip
+        program = tmp / f"gh-{name}"
+        program.write_text(f"#!{sys.executable}\nimport sys\n{body}\n")
+        program.chmod(0o755)
+        try:
+            Gh(Children(), timeout=120, cwd=tmp, program=str(program)).json(["issue", "list"])
+        except GhProblem as exc:
+            said.append(exc.message)
+        else:
+            raise FaultCheckFailed(f"gh {name}: no problem said")
+    check("MiB" in said[0] and "nested deeper" in said[1], f"unclear messages: {said}")
+    return "gh flooding: " + "; ".join(said)
+
+
+#: issue 38's attacks, short (the hostile suite runs them too)
+ROUND3_ATTACKS = ("agent-hand-commit-pushed-by-atk", "agent-forged-conflict-ref", "named-pipes-in-git", "gh-flood")
+
+
 #: issue 25's attacks on the person's decisions, short (the hostile suite runs them too)
 DECISION_ATTACKS = (
     "rewritten-remote",
@@ -1532,11 +1624,16 @@ SCENARIOS: dict[str, Callable[[Path], str]] = {
     "hand-commit-across-queues": hand_commit_across_queues,
     "hand-pull-after-rewrite": hand_pull_after_rewrite,
     "uncommitted-answer-wait": uncommitted_answer_wait,
+    "agent-hand-commit-pushed-by-atk": agent_hand_commit_pushed_by_atk,
+    "agent-forged-conflict-ref": agent_forged_conflict_ref,
+    "named-pipes-in-git": named_pipes_in_git,
+    "gh-flood": gh_flood,
 }
 
 
 def isolated_env(tmp: Path) -> None:
-    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
+    for var in ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_AGENT_ID", "ATK_LOOP_SESSION",
+                "ATK_PRIVATE_NOTES", "GIT_INDEX_FILE"):
         os.environ.pop(var, None)
     os.environ.update(
         {
