@@ -15,7 +15,7 @@ from datetime import datetime
 from functools import partial
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
@@ -41,6 +41,7 @@ from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.main import MainScreen
 from atk_tui.tui.screens.notices import NoticesScreen
 from atk_tui.tui.startup import resume_gc
+from atk_tui.tui.textual_compat import event_clock
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
 
@@ -52,6 +53,12 @@ SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
 #: worker groups that run no git: quitting does not wait for them (a graph layout gives up
 #: once cancelled, which quitting does)
 NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh: `ElsewhereFeed.stop`)
+#: seconds between two keys of one burst: keys typed within this of a dialog closing (or of a
+#: question opening), and the rest of their burst, were meant for what was on screen before and
+#: are dropped (a person types 5-10 keys a second; no one reads a new screen that fast)
+DIALOG_KEY_GRACE = 0.4
+#: keys that act on nothing: moving the cursor still works in such a burst
+HARMLESS_KEYS = frozenset({"up", "down", "left", "right", "pageup", "pagedown", "home", "end", "j", "k", "ctrl+c"})
 class WriteProvider(Provider):
     """Command palette: every write a key makes (`PALETTE_ACTIONS`), found by typing its name;
     not in the list shown before typing, which stays short (system commands, items)."""
@@ -192,6 +199,57 @@ class AtkApp(App):
         self.activity: str | None = None
         self.spinner = ""
         self._spin_timer: Timer | None = None
+        #: `DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)
+        self.dialog_key_grace = DIALOG_KEY_GRACE
+        self._key_guard = float("-inf")  # when the last dialog closed, or the last key dropped after it
+        self._keys_dropped = 0
+
+    # -- keys typed as a dialog closes ------------------------------------------------------------
+
+    def pop_screen(self):  # type: ignore[override]
+        self._guard_keys()  # every dialog and sub-screen closes here (`Screen.dismiss` too)
+        return super().pop_screen()
+
+    def push_screen(self, screen, *args, **kw):  # type: ignore[override]
+        from atk_tui.tui.modals.dialogs import ChoiceScreen
+
+        if isinstance(screen, ChoiceScreen):  # a question answered by one key: not by keys typed for another
+            self._guard_keys()
+        return super().push_screen(screen, *args, **kw)
+
+    def _guard_keys(self) -> None:
+        self._key_guard = event_clock()
+        self._keys_dropped = 0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._dropped(event):
+                return
+            event.atk_screen = self.screen  # type: ignore[attr-defined]  # the screen it was typed at
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key back from the screen it was sent to (none of its widgets took it), to look up
+        the app's and the screen's bindings: if that screen has closed meanwhile (the key was
+        queued behind the Esc that closed it), the bindings now are another screen's, and the
+        key was never meant for them. (Textual then runs `App._on_key` itself, unless prevented.)"""
+        if getattr(event, "atk_screen", self.screen) is not self.screen and event.key not in HARMLESS_KEYS:
+            event.prevent_default()
+            self._said_dropped()
+
+    def _dropped(self, event: events.Key) -> bool:
+        """A key of the burst typed as a dialog closed (issue 43: Esc on a comment, then
+        "redis" opened the editor and raised three questions): dropped, and said once."""
+        if event.time - self._key_guard > self.dialog_key_grace or event.key in HARMLESS_KEYS:
+            return False
+        self._key_guard = max(self._key_guard, event.time)  # the burst goes on
+        self._said_dropped()
+        return True
+
+    def _said_dropped(self) -> None:
+        self._keys_dropped += 1
+        if self._keys_dropped == 1:
+            self.notify("Keys typed as the dialog closed were ignored", timeout=3, markup=False)
 
     def get_line_filters(self):  # type: ignore[override]
         """Textual's filters (NO_COLOR's greys, ANSI to true colour), then every text made

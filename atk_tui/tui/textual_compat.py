@@ -49,3 +49,11 @@ def text_area_type() -> type | None:
     not import it (`textual.widgets._text_area`)."""
     module = sys.modules.get("textual.widgets._text_area")
     return getattr(module, "TextArea", None) if module is not None else None
+
+
+def event_clock() -> float:
+    """Now, on the clock an event's `time` is stamped with (`textual._time.get_time`): what a
+    key's age is measured by."""
+    from textual._time import get_time
+
+    return get_time()

@@ -35,6 +35,14 @@ async def test_bindings_by_key_lists_a_screens_bindings_and_applies_a_keymap(dem
         assert [b.action for b in textual_compat.bindings_by_key(screen)[hold.key]] == ["hold"]  # unchanged
 
 
+def test_event_clock_is_the_clock_events_are_stamped_with() -> None:
+    from textual import events
+
+    before = textual_compat.event_clock()
+    key = events.Key("a", "a")
+    assert before <= key.time <= textual_compat.event_clock()
+
+
 async def test_can_suspend_asks_the_driver(demo_store: Path) -> None:
     app = build_app(demo_store)
     assert textual_compat.can_suspend(app) is False  # no driver before it runs

@@ -46,7 +46,12 @@ def build_app(root: Path, **kw: Any) -> AtkApp:
     kw.setdefault("actor", "user")
     kw.setdefault("config", TuiConfig())
     kw.setdefault("store_label", STORE_LABEL)
-    return make_app(root, **kw)
+    # Pilot presses keys faster than anyone reads a screen: keys after a dialog closes are not
+    # dropped (`AtkApp.dialog_key_grace`) unless a test asks for the person's grace
+    grace = kw.pop("dialog_key_grace", 0.0)
+    app = make_app(root, **kw)
+    app.dialog_key_grace = grace
+    return app
 
 
 def recording(app: AtkApp) -> AtkApp:

@@ -75,6 +75,10 @@ class ChoiceScreen(DismissOnce, ModalScreen[str | None]):
         self.query(Button).first().focus()
 
     def on_key(self, event) -> None:
+        if event.key == "escape":  # here, in the order keys came: a letter typed after it picks nothing
+            event.stop()
+            self.dismiss(None)
+            return
         for value, key, _ in self.choices:
             if event.key == key or event.character == key:
                 event.stop()
@@ -284,6 +288,10 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
         self.query_one("#targets", OptionList).focus()
 
     def on_key(self, event) -> None:
+        if event.key == "escape":  # here, in the order keys came: a letter typed after it picks nothing
+            event.stop()
+            self.action_cancel()
+            return
         if self.chosen:
             # keys typed on before the note box had the focus (a fast typist, a paste) belong
             # to the note: they must never pick another target ("fixed in #42" has an i)
