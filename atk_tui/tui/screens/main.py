@@ -65,7 +65,7 @@ class MainScreen(ItemActionsScreen):
     #banner.shown { display: block; }
     #store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
     #store-defects.shown { display: block; }
-    #needs { height: auto; max-height: 45%; min-height: 3; border: round $accent; border-title-style: bold; }
+    #needs { height: auto; max-height: 45%; min-height: 3; border: round $panel-lighten-2; border-title-style: bold; }
     #body { height: 1fr; }
     #panes { width: 3fr; }
     #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
@@ -73,6 +73,7 @@ class MainScreen(ItemActionsScreen):
     #panes ItemList:focus, #needs:focus { border: round $accent; }
     #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
     #detail:focus-within { border: round $accent; }
+    /* NO_COLOR: the focused pane's frame is heavy (app.tcss) */
     #filter { display: none; height: 3; border: round $accent; }
     #filter.shown { display: block; }
     #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
@@ -410,13 +411,24 @@ class MainScreen(ItemActionsScreen):
     # Focus moves with `set_focus` (at once), not `focus()` (after the queued events): keys typed
     # ahead must act on the pane the user has just moved to.
     def action_focus_next_pane(self, step: int = 1) -> None:
+        """Tab: the panes as they stand on the screen, top to bottom, then the detail on the
+        right (Shift+Tab the other way round)."""
         panes = self._pane_order()
         focused = self.focused
-        idx = next((i for i, p in enumerate(panes) if p is focused), -1)
+        detail = self.query_one("#detail")
+        if focused is not None and (focused is detail or detail in focused.ancestors):
+            idx = len(panes)
+        else:
+            idx = next((i for i, p in enumerate(panes) if p is focused), -1)
         if idx < 0:
             self.set_focus(self.query_one(f"#{self._last_pane}", ItemList))
             return
-        self.set_focus(panes[(idx + step) % len(panes)])
+        nxt = (idx + step) % (len(panes) + 1)
+        if nxt == len(panes):
+            self.action_focus_detail()
+        else:
+            self.narrow.detail_focused(False)
+            self.set_focus(panes[nxt])
 
     def action_focus_previous_pane(self) -> None:
         self.action_focus_next_pane(-1)
