@@ -112,9 +112,9 @@ def _serve(root: Path, args: argparse.Namespace) -> int:
 
     try:
         token = make_token()
-    except TokenError as exc:
+    except TokenError as exc:  # a bad $ATK_SERVE_TOKEN: a bad value, a usage error (2)
         _say(f"{exc}")
-        return 1
+        return 2
 
     def announce(guard) -> None:
         _say(f"serving {root}; open {guard.url} (Ctrl+C stops)")
