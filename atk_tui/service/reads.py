@@ -697,10 +697,17 @@ class Reads(ServiceBase):
         if not asked:
             return []
         rev = rev or self.answers_rev()
-        specs = [f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in asked]
-        check = self.store.git("cat-file", "--batch-check=%(objectname)", check=False, env=self.store.read_env,
-                               input="\n".join(specs) + "\n").stdout.splitlines()  # fmt: skip
-        names = (check + [""] * len(specs))[: len(specs)]
+        # the blob names of their folders at `rev`: one `ls-tree` (a `REV:PATH` lookup each
+        # parses the folder's tree again: 458 questions in a 7,000-item inbox took 1.5 s)
+        folders = sorted({f"{queue_named(i.queue).folder}/{i.state}/" for i in asked})
+        listed = self.store.git("ls-tree", "-z", rev, "--", *folders, check=False, env=self.store.read_env).stdout
+        committed: dict[str, str] = {}
+        for rec in listed.split("\0"):
+            meta, _, path = rec.partition("\t")
+            parts = meta.split()
+            if len(parts) == 3 and parts[1] == "blob":
+                committed[path] = parts[2]
+        names = [committed.get(item_path(i.state, i.filename, i.queue), "") for i in asked]
         out: list[Item] = []
         todo = [i for i, name in zip(asked, names, strict=True) if not (i.blob and name == i.blob)]
         if not todo:
@@ -732,10 +739,9 @@ class Reads(ServiceBase):
         next look at the same store asks git nothing."""
         # a copy made by the last look, reused by this one (its file unchanged): the item as read
         copies: dict[int, tuple[Item, Item]] = self.__dict__.get("_answer_copies", {})
-        for name, item in list(items.items()):
-            made = copies.get(id(item))
-            if made is not None and made[0] is item:
-                items[name] = made[1]
+        for copy, original in copies.values():
+            if items.get(copy.filename) is copy:
+                items[copy.filename] = original
         copies = self.__dict__["_answer_copies"] = {}
         asked = [i for i in items.values() if i.is_question and (i.answered or i.answer_partial)]
         if not asked:
