@@ -10,16 +10,36 @@ Measured on the 10k store (458 answered questions, a 7,323-item inbox), a loaded
 the rule cold 17-32 ms (the `REV:PATH` lookup it replaced: 1.5 s), remembered ~1 ms; a cold
 `Service.queue()` there takes 600-1,300 ms.
 """
-import sys, time, statistics
+from __future__ import annotations
+
+import statistics
+import sys
+import time
 from pathlib import Path
-from atk_tui.service import Service
+
 from atk_tui.domain.model import ACTIVE
-root = Path(sys.argv[1])
-items, _, _ = Service(root).load_items(ACTIVE)
-ts = []
-for _ in range(7):
-    svc = Service(root)
-    its = dict(items)
-    t = time.perf_counter(); svc._committed_answers_only(its); ts.append(time.perf_counter() - t)
-    t = time.perf_counter(); svc._committed_answers_only(its); again = time.perf_counter() - t
-print(f"the rule, cold: median {statistics.median(ts)*1000:.1f} ms, min {min(ts)*1000:.1f} ms; remembered: {again*1000:.2f} ms; questions answered: {sum(1 for i in items.values() if i.is_question and i.answered)}")
+from atk_tui.service import Service
+
+
+def main(root: Path) -> None:
+    items, _, _ = Service(root).load_items(ACTIVE)
+    cold: list[float] = []
+    again = 0.0
+    for _ in range(7):
+        svc = Service(root)
+        listed = dict(items)
+        start = time.perf_counter()
+        svc._committed_answers_only(listed)
+        cold.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        svc._committed_answers_only(listed)
+        again = time.perf_counter() - start
+    answered = sum(1 for i in items.values() if i.is_question and i.answered)
+    print(
+        f"the rule, cold: median {statistics.median(cold) * 1000:.1f} ms, min {min(cold) * 1000:.1f} ms; "
+        f"remembered: {again * 1000:.2f} ms; answered questions: {answered}"
+    )
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
