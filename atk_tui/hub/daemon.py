@@ -436,12 +436,7 @@ class Hub:
 
     # ------------------------------------------------------------------ sending
 
-    def _send_one(self, target: Target) -> None:
-        with self.mu:
-            msg = target.outbox[0] if target.outbox else None
-        if msg is None:
-            target.busy = False
-            return
+    def _send_one(self, target: Target, msg: Message) -> None:
         reason = notify.send(target.url, msg)
         now = self.clock()
         with self.mu:
@@ -471,10 +466,11 @@ class Hub:
             wait = 1.0
             with self.mu:
                 for t in self.targets.values():
-                    if t.due(now) and not self._held(t):
+                    msg = self._next(t) if t.due(now) else None
+                    if msg is not None:
                         t.busy = True
-                        loop.run_in_executor(self._pool, self._send_one, t)
-                    elif t.outbox and not t.busy:
+                        loop.run_in_executor(self._pool, self._send_one, t, msg)
+                    elif t.outbox and not t.busy and now < t.retry_at:
                         wait = min(wait, max(t.retry_at - now, 0.05))
             self._wake.clear()
             try:
@@ -482,12 +478,16 @@ class Hub:
             except TimeoutError:
                 pass
 
-    def _held(self, target: Target) -> bool:
-        """In quiet hours a target's outbox waits, unless its next message may go anyway
-        (its urgency's `during_quiet_hours`, true for blocking by default)."""
-        if self.settings.quiet is None or not target.outbox or target.outbox[0].anytime:
-            return False
-        return self.settings.in_quiet_hours(datetime.fromtimestamp(self.clock()).astimezone().time())
+    def _next(self, target: Target) -> Message | None:
+        """The first message of the target's outbox that may go now: in quiet hours only one
+        whose urgency says `during_quiet_hours` (blocking, by default); the rest wait."""
+        if not target.outbox:
+            return None
+        if self.settings.quiet is None or not self.settings.in_quiet_hours(
+            datetime.fromtimestamp(self.clock()).astimezone().time()
+        ):
+            return target.outbox[0]
+        return next((m for m in target.outbox if m.anytime), None)
 
     # ------------------------------------------------------------------ running
 

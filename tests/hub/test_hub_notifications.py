@@ -172,3 +172,20 @@ def test_an_agents_notice_is_pushed(world, ntfy) -> None:
     assert p.title == "Notice: The nightly run is stuck"
     assert "see the log" not in p.text()
     hub.wait_for_line("notice ")
+
+
+def test_quiet_hours_hold_what_may_wait_and_blocking_goes_anyway(world, ntfy) -> None:
+    from datetime import datetime, timedelta
+
+    now = datetime.now().astimezone()
+    quiet = f"{(now - timedelta(hours=1)):%H:%M}-{(now + timedelta(hours=1)):%H:%M}"
+    world.configure({"urls": [ntfy.url()], "poll": 0.3, "quiet_hours": quiet, "next-review": {"push": "now"}})
+    hub = world.hub()
+    later = file_question(world.agent_env, world.agent, title="Can wait till morning", urgency="next-review")
+    file_question(world.agent_env, world.agent, title="Blocks the release")
+    got = wait_until(ntfy.received, 30, "the blocking notification")
+    hub.wait_for_line(f"new next-review question {later}")
+    status = wait_for_looks(world.env, hub, 4)
+    assert [p.title for p in ntfy.received()] == ["Blocks the release"]
+    assert got[0].priority == "high"
+    assert status["targets"][0]["pending"] == 1  # the next-review one, held until the quiet hours end
