@@ -189,3 +189,14 @@ def test_quiet_hours_hold_what_may_wait_and_blocking_goes_anyway(world, ntfy) ->
     assert [p.title for p in ntfy.received()] == ["Blocks the release"]
     assert got[0].priority == "high"
     assert status["targets"][0]["pending"] == 1  # the next-review one, held until the quiet hours end
+
+
+def test_without_the_answer_page_the_notification_carries_no_links(world, ntfy) -> None:
+    world.configure({"urls": [ntfy.url()], "poll": 0.3})
+    hub = world.hub("--no-web")
+    file_question(world.agent_env, world.agent, title="No page today")
+    p = wait_until(ntfy.received, 30, "the notification")[0]
+    assert p.title == "No page today" and "Recommended: A) Postgres partitioned tables" in p.message
+    assert p.actions == "" and p.click is None  # nothing to open: no button leads nowhere
+    assert read_status(world.env, world.root)["web"] is None
+    assert hub.count("the answer page:") == 0
