@@ -53,10 +53,11 @@ async def test_starts_on_inbox_with_every_pane_filled(app_factory) -> None:
 async def test_tab_and_number_keys_move_between_panes(app_factory) -> None:
     async with running(app_factory(), SIZE) as (app, pilot):
         order = []
-        for _ in range(4):
+        for _ in range(5):
             await press(pilot, "tab")
             order.append(focused_id(app))
-        assert order == ["processing", "hold", "needs", "inbox"]
+        # as they stand on the screen: the lists top to bottom, then the detail (its tree) on the right
+        assert order == ["processing", "hold", "deps-tree", "needs", "inbox"]
         await press(pilot, "shift+tab")
         assert focused_id(app) == "needs"
         for key, expected in (("2", "processing"), ("3", "hold"), ("n", "needs"), ("1", "inbox")):
@@ -294,7 +295,7 @@ async def test_user_app_has_no_banner(app_factory) -> None:
 
 async def test_history_and_help_open_and_close(app_factory) -> None:
     app = app_factory()
-    async with app.run_test(size=(120, 60)) as pilot:  # tall enough for the whole help
+    async with app.run_test(size=(120, 80)) as pilot:  # tall enough for the whole help
         await settle(pilot)
         await press(pilot, "H")
         assert type(app.screen).__name__ == "HistoryScreen"
@@ -306,7 +307,7 @@ async def test_history_and_help_open_and_close(app_factory) -> None:
         await press(pilot, "question_mark")
         assert type(app.screen).__name__ == "HelpScreen"
         text = screen_text(app)
-        for words in ("Filter", "History", "Quit", "Sort", "Refresh", "j/k", "Tab / Shift+Tab"):
+        for words in ("filter", "History", "Quit", "Sort", "Refresh", "↑ k", "Shift+Tab"):
             assert words in text
         await press(pilot, "escape")
         assert app.screen is app.main

@@ -77,7 +77,7 @@ async def test_only_the_pane_last_focused_is_expanded(demo_store: Path) -> None:
         panes = {p: app.main.query_one(f"#{p}", ItemList) for p in PANES}
         assert panes["inbox"].region.height > 3
         assert panes["processing"].region.height == panes["hold"].region.height == 1
-        for key, pane in (("2", "processing"), ("3", "hold"), ("tab", "needs"), ("tab", "inbox")):
+        for key, pane in (("2", "processing"), ("3", "hold"), ("n", "needs"), ("tab", "inbox")):
             await press(pilot, key)
             assert app.main.focused is app.main.query_one(f"#{pane}", ItemList)
             expanded = pane if pane != "needs" else "hold"  # needs-you keeps the last pane open

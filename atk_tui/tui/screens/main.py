@@ -11,6 +11,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
+from textual.css.scalar import Unit
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
@@ -56,6 +57,38 @@ PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editin
 QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
 
+class PanesColumn(Vertical):
+    """The lists' column: as its height changes, the lists share it again (`share_heights`)."""
+
+    def on_resize(self) -> None:
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            screen.share_heights()
+
+
+def shared_heights(needs: list[int], least: list[int], room: int, spare_to: int = 0) -> list[int]:
+    """Heights for lists that need `needs` lines (rows, header, frame) in `room` lines: each
+    gets at least `least` (its frame and a line), then the room is shared evenly among the
+    lists that want more, none given more than it needs; what is left over goes to list
+    `spare_to`. A list with few rows keeps few lines, and a long one gets the rest (issue 43:
+    fixed heights hid inbox rows while the other panes stood empty)."""
+    got = [min(n, m) for n, m in zip(needs, least, strict=True)]
+    left = room - sum(got)
+    while left > 0:
+        wanting = [i for i, n in enumerate(needs) if got[i] < n]
+        if not wanting:
+            got[spare_to] += left
+            break
+        share = max(left // len(wanting), 1)
+        for i in wanting:
+            give = min(share, needs[i] - got[i], left)
+            got[i] += give
+            left -= give
+            if left <= 0:
+                break
+    return got
+
+
 class MainScreen(ItemActionsScreen):
     BINDINGS = bindings.MAIN
 
@@ -69,7 +102,7 @@ class MainScreen(ItemActionsScreen):
     #body { height: 1fr; }
     #panes { width: 3fr; }
     #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
-    #panes #inbox { height: 2fr; }
+    #panes #inbox { height: 2fr; }  /* until the rows are known: then `share_heights` */
     #panes ItemList:focus, #needs:focus { border: round $accent; }
     #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
     #detail:focus-within { border: round $accent; }
@@ -112,7 +145,7 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = "Needs you"
         yield needs
         with Horizontal(id="body"):
-            with Vertical(id="panes"):  # the filter's input goes first, when `/` makes it (`_filter_input`)
+            with PanesColumn(id="panes"):  # the filter's input goes first, when `/` makes it (`_filter_input`)
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -223,6 +256,7 @@ class MainScreen(ItemActionsScreen):
             self._hidden[pane] = total - len(items)
             lst.border_title = f"{PANE_TITLES[pane]} {count}"
             lst.border_subtitle = f"sort: {self.sort_mode}" if pane == "inbox" else ""
+        self.share_heights()
         needs = self.query_one("#needs", ItemList)
         needs_items = overdue_first([view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])], now)
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
@@ -253,6 +287,27 @@ class MainScreen(ItemActionsScreen):
 
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()
+
+    def share_heights(self) -> None:
+        """The lists share their column's height by what they hold (`shared_heights`); in the
+        bottom preview of a narrow terminal the expanded pane takes it all (narrow.py's CSS)."""
+        lists = [self.query_one(f"#{p}", ItemList) for p in PANES]
+        if self.narrow.narrow and self.narrow.bottom:
+            for lst in lists:
+                if lst.styles.has_rule("height"):
+                    lst.styles.clear_rule("height")
+            return
+        column = self.query_one("#panes")
+        room = column.size.height - sum(w.outer_size.height for w in column.children if w.display and not isinstance(w, ItemList))
+        if room <= 0:
+            return
+        # each: its rows, the header over two or more (`ItemList.header`), the frame; empty: the
+        # frame and "empty"
+        needs = [max(len(lst.rows) + (len(lst.rows) > 1), 1) + 2 for lst in lists]
+        least = [min(n, 4) for n in needs]
+        for lst, height in zip(lists, shared_heights(needs, least, room), strict=True):
+            if lst.styles.height is None or lst.styles.height.value != height or lst.styles.height.unit != Unit.CELLS:
+                lst.styles.height = height
 
     _needs_title = "Needs you"
     _elsewhere = 0

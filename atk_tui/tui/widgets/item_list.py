@@ -271,6 +271,9 @@ class ItemList(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._strip_cache.clear()
         self.virtual_size = Size(self.size.width, self._virtual_height())
+        # made lower (the lists share the height anew): the selected row stays in view at once,
+        # not after the next key (issue 43)
+        self.call_after_refresh(self._scroll_to_cursor)
 
     # -- rendering ---------------------------------------------------------------------
 
