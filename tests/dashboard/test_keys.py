@@ -235,5 +235,5 @@ async def test_the_help_screen_prints_binding_ids_for_remapping(demo_store: Path
         text = screen_text(app)
         for bid in ("hold", "history", "graph", "push", "quit", "help"):
             assert f" {bid} " in text or text.rstrip().endswith(bid) or f" {bid}\n" in text, bid
-        hold_line = next(line for line in text.splitlines() if "Hold" in line and "hold" in line.split("Hold", 1)[1])
+        hold_line = next(line for line in text.splitlines() if "Hold the selected" in line)
         assert " p " in hold_line

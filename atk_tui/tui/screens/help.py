@@ -1,85 +1,221 @@
-"""`?`: every key, grouped, read from the live bindings (so it never goes stale)."""
+"""`?`: every key of the dashboard, grouped once, read from the key tables (`tui/bindings.py`,
+with `[tui.keys]` applied, so it never goes stale), navigable (j/k, g/G, PgUp/PgDn) and
+searchable (`/`), as lazygit's `?` menu. Textual's own bindings are not the dashboard's keys and
+are not listed; every key is named one way (`key_name`: Esc, Enter, Ctrl+P)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
 
 from rich.table import Table
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
-from atk_tui.tui.textual_compat import bindings_by_key
+#: the groups, in the order they are shown
+GROUPS = ("Move", "Find", "Items", "Screens", "App")
 
+_NAMES = {
+    "escape": "Esc", "enter": "Enter", "tab": "Tab", "shift+tab": "Shift+Tab", "space": "Space",
+    "delete": "Del", "backspace": "Backspace", "up": "↑", "down": "↓", "left": "←", "right": "→",
+    "pageup": "PgUp", "pagedown": "PgDn", "home": "Home", "end": "End", "question_mark": "?",
+    "slash": "/", "plus": "+", "minus": "-", "colon": ":", "full_stop": ".", "comma": ",",
+}  # fmt: skip
+
+
+def key_name(key: str) -> str:
+    """A key as the dashboard writes it everywhere: `Esc`, `Enter`, `Ctrl+P`, `Shift+Tab`, `?`."""
+    key = key.strip()
+    if key in _NAMES:
+        return _NAMES[key]
+    if "+" in key and len(key) > 1:
+        *mods, last = key.split("+")
+        return "+".join([*(m.capitalize() for m in mods), _NAMES.get(last, last.upper() if len(last) == 1 else last.capitalize())])
+    return key
+
+
+#: binding id or action -> group (anything else that writes: Items)
+_GROUP_OF = {
+    **dict.fromkeys(("cursor_up", "cursor_down", "page_up", "page_down", "first", "g_prefix", "last", "half_page_down",
+                     "half_page_up", "focus_next_pane", "focus_previous_pane", "focus_pane", "focus_detail",
+                     "focus_panes", "toggle_preview", "back", "select", "toggle_mark"), "Move"),
+    **dict.fromkeys(("filter", "match", "open_palette"), "Find"),
+    **dict.fromkeys(("graph", "item_log", "history", "notices", "elsewhere", "stuck", "help"), "Screens"),
+    **dict.fromkeys(("quit", "quit_now", "refresh", "push", "cycle_sort", "cycle_queue"), "App"),
+}  # fmt: skip
+
+def _says() -> dict[str, str]:
+    """Longer words than the footer's for some actions: a write key's palette help."""
+    from atk_tui.tui.bindings import WRITE_KEYS
+
+    return {
+        **{k.binding.action: k.help for k in WRITE_KEYS if k.help},
+        "dependencies": "Set the selected item's dependencies",
+        "cycle_queue": "Queue switch: both queues, only mq (the feedback queue), only wi",
+        "cycle_sort": "Sort the panes: cycle the orders",
+        "focus_detail": "Detail pane (its dependency trees)",
+        "focus_panes": "Panes: back to the lists",
+        "focus_next_pane": "Next pane, in screen order (the detail last)",
+    }
+
+
+_SAYS = _says()
+
+#: what no binding says: (group, keys, what)
 EXTRA = [
-    ("Panes", "↑/↓ j/k", "move in a pane"),
-    ("Panes", "PgUp/PgDn Ctrl+D/U", "page, half a page"),
-    ("Panes", "g g / Home, G / End", "first, last"),
-    ("Panes", "Tab / Shift+Tab", "next / previous pane"),
-    ("Panes", "1 2 3 / n", "inbox, processing, hold / needs you"),
-    # h / l move left and right as in vim: the lists are the left column, the detail the right
-    # one (the lists are stacked: Tab, 1 2 3 and n move between them)
-    ("Panes", "→ l / ← h", "into the detail pane (dependency trees) / back to the lists"),
-    ("Panes", "l, l (narrow)", "the detail under the lists, then its trees"),
-    ("Panes", "Enter", "open the item; jump from a dependency tree"),
-    ("Panes", "Space", "mark for bulk actions"),
-    ("Find", "/", "filter all panes as you type; n / N the next / previous match; Esc clears"),
-    ("Panes", "Esc", "back one level: the detail, the marks, the filter; a dialog or sub-screen closes"),
-    ("Find", "Ctrl+P", "command palette: every action, jump to item"),
+    ("Move", "Enter", "on a dependency tree (the detail pane): jump to that item"),
+    ("Move", "l l", "narrow terminals: the detail under the lists, then its dependency trees"),
+    ("Find", "Ctrl+P", "command palette: every action, jump to an item"),
 ]
 
 
+@dataclass
+class HelpRow:
+    group: str
+    keys: list[str]
+    what: str
+    ids: list[str]
+
+    def text(self) -> str:
+        return " ".join([self.group, *self.keys, self.what, *self.ids]).casefold()
+
+
+def help_rows(keymap: dict[str, str] | None = None) -> list[HelpRow]:
+    """One row per action of the triage screen (its keys after `keymap`), grouped (`GROUPS`)."""
+    from atk_tui.tui.keymap import keys_for, main_entries
+
+    rows: dict[str, HelpRow] = {}
+    entries = main_entries()
+    actions = {}
+    from atk_tui.tui.bindings import TRIAGE
+
+    for _scope, table in TRIAGE:
+        for b in table:
+            actions.setdefault((b.id, b.key), b.action)
+    for e in entries:
+        if not e.description:
+            continue
+        action = actions.get((e.id, ",".join(e.keys)), "")
+        name = action.split("(", 1)[0]
+        keys = [key_name(k) for k in (keys_for(e.id, keymap) if e.id else e.keys)]
+        if name == "match":  # n / N after a filter: said on the filter's row, once
+            row = rows.setdefault("filter", HelpRow("Find", [], "", []))
+            row.ids.append(e.id or "")
+            continue
+        if action == "focus_pane('needs')":
+            what = "Needs you: the needs-you pane (after a / filter, n is the next match instead)"
+        elif name == "filter":
+            what = "Filter every pane as you type; then n / N: the next / previous match; Esc clears"
+        else:
+            what = _SAYS.get(action) or e.description
+        group = _GROUP_OF.get(name, "Items")
+        row = rows.get(action)
+        if row is None:
+            row = rows.setdefault(name if name == "filter" else action, HelpRow(group, [], what, []))
+        if not row.what:
+            row.group, row.what = group, what
+        row.keys += [k for k in keys if k not in row.keys]
+        if e.id and e.id not in row.ids:
+            row.ids.insert(0, e.id) if name == "filter" else row.ids.append(e.id)
+    out = list(rows.values()) + [HelpRow(g, [k], w, []) for g, k, w in EXTRA]
+    return sorted(out, key=lambda r: GROUPS.index(r.group))  # stable: each group in table order
+
+
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+    BINDINGS = [
+        Binding("escape", "back", "Close (or clear the search)"),
+        Binding("q,question_mark", "dismiss", "Close"),
+        Binding("j,down", "scroll('down')", "Down", show=False),
+        Binding("k,up", "scroll('up')", "Up", show=False),
+        Binding("g,home", "scroll('home')", "First", show=False),
+        Binding("G,end", "scroll('end')", "Last", show=False),
+        Binding("pagedown,ctrl+d", "scroll('page_down')", "Page down", show=False),
+        Binding("pageup,ctrl+u", "scroll('page_up')", "Page up", show=False),
+        Binding("slash", "search", "Search", show=False),
+    ]
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 110; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen > Vertical { width: 110; max-width: 95%; height: 90%; border: round $accent; background: $surface; padding: 0 1; }
+    HelpScreen #help-search { display: none; height: 1; border: none; padding: 0; margin-bottom: 1; }
+    HelpScreen #help-search.shown { display: block; }
+    HelpScreen VerticalScroll { height: 1fr; }
     """
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_text = ""
+
     def compose(self) -> ComposeResult:
-        with VerticalScroll() as vs:
-            vs.border_title = "Keys"
-            vs.border_subtitle = "Esc to close"
-            yield Static(self._table())
+        with Vertical() as box:
+            box.border_title = "Keys"
+            box.border_subtitle = "j/k ↑/↓ scroll · g/G first/last · / search · Esc close"
+            yield Input(placeholder="search the keys (Esc clears)", id="help-search")
+            with VerticalScroll(id="help-scroll", can_focus=True):
+                yield Static(self._table(), id="help-table")
 
-    def _table(self) -> Table:
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
+
+    def rows(self) -> list[HelpRow]:
+        rows = help_rows(getattr(self.app, "key_overrides", None))
+        needle = self.query_text.strip().casefold()
+        return [r for r in rows if needle in r.text()] if needle else rows
+
+    def _table(self) -> Table | Text:
+        rows = self.rows()
+        if not rows:
+            return Text(f"no key matches {self.query_text!r} (Esc clears the search)")
         table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
-        table.add_column("group", style="dim", width=10)
         table.add_column("key", style="bold", width=20)
-        table.add_column("action")
+        table.add_column("what it does")
         table.add_column(Text("id ([tui.keys])"), style="dim")
-        for group, key, desc in EXTRA:
-            table.add_row(group, key, desc, "")
-        main = getattr(self.app, "main", None)
-        # (group, node, which of its bindings): the pane keys and the lists' own keys (first/last,
-        # half pages, mark) after the item and global ones; their ids are remappable too
-        sources: list[tuple[str, Any, Callable[[Binding], bool]]] = [("Global", self.app, lambda b: True)]
-        if main is not None:
-            from atk_tui.tui.widgets.item_list import ItemList
-
-            sources.insert(0, ("Items", main, lambda b: not b.action.startswith("focus_")))
-            sources.append(("Panes", main, lambda b: b.action.startswith("focus_")))
-            lists = list(main.query(ItemList))
-            if lists:
-                sources.append(("Panes", lists[0], lambda b: True))
-        # one row per action, with every key bound to it (`q ^q`), in the order they are defined
-        rows: dict[str, tuple[str, list[str], str, str]] = {}
-        for group, node, wanted in sources:
-            for bindings in bindings_by_key(node).values():
-                for b in bindings:
-                    if not b.description or not wanted(b):
-                        continue
-                    key = self.app.get_key_display(b)
-                    row = rows.setdefault(b.action, (group, [], b.description, b.id or ""))
-                    if key not in row[1]:
-                        row[1].append(key)
-                    if b.id and not row[3]:  # Textual's own ^q has no id; our q has
-                        rows[b.action] = (*row[:3], b.id)
-        for group, keys, desc, bid in rows.values():
-            table.add_row(group, Text(" ".join(keys)), Text(desc), Text(bid))
+        group = None
+        for r in rows:
+            if r.group != group:  # each group's heading once
+                if group is not None:
+                    table.add_row("", "", "")
+                group = r.group
+                table.add_row(Text(group, style="bold underline"), "", "")
+            table.add_row(Text(" ".join(r.keys)), Text(r.what), Text(", ".join(i for i in r.ids if i)))
         return table
+
+    # -- moving and searching ---------------------------------------------------------------
+
+    def action_scroll(self, where: str) -> None:
+        scroll = self.query_one("#help-scroll", VerticalScroll)
+        {"down": scroll.scroll_down, "up": scroll.scroll_up, "home": scroll.scroll_home, "end": scroll.scroll_end,
+         "page_down": scroll.scroll_page_down, "page_up": scroll.scroll_page_up}[where](animate=False)  # fmt: skip
+
+    def action_search(self) -> None:
+        search = self.query_one("#help-search", Input)
+        search.add_class("shown")
+        self.set_focus(search)
+
+    @on(Input.Changed, "#help-search")
+    def _searched(self, event: Input.Changed) -> None:
+        self.query_text = event.value
+        self.query_one("#help-table", Static).update(self._table())
+        self.query_one("#help-scroll", VerticalScroll).scroll_home(animate=False)
+
+    @on(Input.Submitted, "#help-search")
+    def _search_done(self) -> None:
+        self.set_focus(self.query_one("#help-scroll"))
+
+    def action_back(self) -> None:
+        """Esc: the search first (cleared and closed), then the help."""
+        search = self.query_one("#help-search", Input)
+        if search.has_class("shown"):
+            search.value = ""
+            search.remove_class("shown")
+            self.set_focus(self.query_one("#help-scroll"))
+            return
+        self.dismiss()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # typed into the search box, these letters are text
+        return not (action in ("dismiss", "scroll", "search") and isinstance(self.focused, Input))
