@@ -190,10 +190,19 @@ async def test_move_menu_lists_the_other_states(demo: Demo, key: str, expected: 
 async def test_move_to_processing_by_letter(demo: Demo) -> None:
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
-        await press_all(pilot, "m", "p")
+        await press_all(pilot, "m", "s")  # s: start (p holds, in the menu as on the dashboard)
         assert app.screen is app.main
     assert demo.written() == [f"atk: start-processing {name}"]
     assert demo.state(name) == "processing"
+
+
+async def test_p_in_the_move_menu_holds_as_on_the_dashboard(demo: Demo) -> None:
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "m")
+        assert "[p] hold" in "\n".join(str(o.prompt) for o in app.screen.query_one(OptionList).options)
+        await press_all(pilot, "p")
+    assert demo.written() == [f"atk: hold {name}"]
 
 
 async def test_move_to_adopted_confirms_and_takes_a_note(demo: Demo) -> None:
@@ -465,7 +474,7 @@ async def test_agent_environment_refuses_every_write(demo: Demo) -> None:
     [
         ("hand-svg-logo", ("x",), ("y", "n"), ["atk: rm {name}"]),  # rm: yes, then no
         ("hand-svg-logo", ("x",), ("n", "y"), []),
-        ("hand-svg-logo", ("m",), ("h", "p"), ["atk: hold {name}"]),  # the first letter wins
+        ("hand-svg-logo", ("m",), ("p", "s"), ["atk: hold {name}"]),  # the first letter wins
         ("hand-svg-logo", ("c",), ("ctrl+s", "escape"), []),  # nothing typed: refused, then Esc
         ("chain-uwi", ("a",), ("enter", "escape"), ["atk: answer {name}"]),
     ],

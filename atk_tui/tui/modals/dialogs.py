@@ -267,7 +267,8 @@ class MoveScreen(DismissOnce, ModalScreen[MoveChoice | None]):
         "adopted": "adopted (done)",
         "rejected": "rejected (not done)",
     }
-    KEYS = {"inbox": "i", "processing": "p", "hold": "h", "editing": "e", "adopted": "a", "rejected": "x"}
+    # p holds, as on the dashboard (issue 43: p here was processing); s starts processing
+    KEYS = {"inbox": "i", "processing": "s", "hold": "p", "editing": "e", "adopted": "a", "rejected": "x"}
 
     def __init__(self, title: str, current: set[str], targets: list[str]) -> None:
         super().__init__()
