@@ -293,17 +293,18 @@ def cmd_answer(svc: Any, args: argparse.Namespace) -> int:
         if exc.code != "unread":
             raise
         # fail closed (issue 38): no record of what the person read; show it, remember it
-        say_err_line(f"atk: {exc.message}")
+        say_err_line(exc.message)
         item = svc.show(args.filename)
         svc.note_shown([item])
         say(item.text)
         return 1
-    return report(
-        svc.answer(
-            args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,
-            seen=seen,
-        )
+    out = svc.answer(
+        args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,
+        seen=seen,
     )  # fmt: skip
+    if out.code == "changed":  # the refusal said what changed: that version is what the person read now
+        svc.note_shown([svc.show(args.filename)])
+    return report(out)
 
 
 def cmd_comment(svc: Any, args: argparse.Namespace) -> int:

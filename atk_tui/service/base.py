@@ -11,6 +11,7 @@ from atk_tui.domain.model import Item, is_valid_filename
 from atk_tui.domain.ops import Refusal
 from atk_tui.domain.queues import MQ, QUEUES, Queue, queue_named
 from atk_tui.host.config import is_agent_env
+from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings, sections
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
 from atk_tui.service.holds import (
@@ -256,7 +257,7 @@ class ServiceBase:
             full = self.root / rel
             if full.is_symlink() or not full.is_file():
                 continue  # deleted (rm's business) or not a file git commits as one
-            new = full.read_bytes().decode("utf-8", "replace")
+            new = read_regular(full).decode("utf-8", "replace")
             parts = rel.split("/")
             if len(parts) == 3 and is_valid_filename(parts[2]) and parts[1] in queue_named(parts[0]).states:
                 old = self._committed_text("HEAD", parts[2], parts[1], parts[0])

@@ -505,7 +505,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
             if old is not None:
                 if path.split("/")[0] in _FOLDERS and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
-                    current = (store.root / path).read_bytes().decode("utf-8", "replace")
+                    current = read_regular(store.root / path).decode("utf-8", "replace")
                     service._guard_user_sections(path, current, old.decode("utf-8", "replace"))
                 tx.write(path, old)
             elif (store.root / path).exists():

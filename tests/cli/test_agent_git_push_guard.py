@@ -131,3 +131,20 @@ def test_the_persons_next_push_carries_them(
     rc, out, err = Atk(person, capsys)("wi", "commit")
     assert rc == 0, err
     assert "## 回答" not in remote_text(remote, "wi/inbox/q.md")
+
+
+def test_a_hand_move_into_mq_editing_is_not_pushed(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
+    person, remote = remote_store
+    (person / "mq/inbox").mkdir(parents=True, exist_ok=True)
+    (person / "mq/inbox/f.md").write_text("---\nkind: tbd\ntarget_repo: acme/webapp\n---\n# A question\n")
+    git(person, "add", "-A")
+    git(person, "commit", "-qm", "seed")
+    git(person, "push", "-q")
+    agent = clone(remote, tmp_path / "agent")
+    (agent / "mq/editing").mkdir(parents=True, exist_ok=True)
+    git(agent, "mv", "mq/inbox/f.md", "mq/editing/f.md")
+    git(agent, "commit", "-qm", "take it")
+    out = Service(agent, actor="agent").commit_pending()
+    assert not out.ok and out.exit_code == 1, out.message
+    assert "take it" in out.message and "editing" in out.message
+    assert remote_text(remote, "mq/inbox/f.md")
