@@ -201,7 +201,14 @@ def report_plan(svc: Any, out: Any) -> int:
     return code
 
 
+def _take_over(svc: Any, args: argparse.Namespace) -> None:
+    """`--take-over` (issue 39): this write may change an item another agent holds or
+    processes, recorded in its commit; never the person's hold."""
+    svc.take_over = bool(getattr(args, "take_over", False))
+
+
 def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
+    _take_over(svc, args)
     """`edit F --plan-file P` goes through convert-to-plan (one place normalises plan_file);
     with a body as well, the body is saved next (a second commit)."""
     if args.whole_file:
@@ -260,6 +267,7 @@ def cmd_transition(svc: Any, args: argparse.Namespace) -> int:
     """Every command of the transition table (`domain.ops`): hold, unhold, start-processing,
     adopt, reject, return-to-inbox, finish-planning; what each takes is its row's."""
     files = args.filenames if hasattr(args, "filenames") else [args.filename]
+    _take_over(svc, args)
     return report(
         svc.transition_command(
             args.wicmd, files, note=getattr(args, "note", None), commit=getattr(args, "sha", None),
@@ -273,6 +281,7 @@ def cmd_rm(svc: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_set_dependencies(svc: Any, args: argparse.Namespace) -> int:
+    _take_over(svc, args)
     if args.depends_on and (args.dep_add or args.dep_remove):
         raise AtkError(
             "set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other",

@@ -47,6 +47,12 @@ def _seconds(text: str) -> float:
     return value
 
 
+TAKE_OVER_HELP = (
+    "as an agent: change an item another agent holds or is processing (an explicit take-over, "
+    "recorded in the commit as Atk-Take-Over: <that agent>); never the person's hold"
+)
+
+
 def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nouns) -> dict[str, argparse.ArgumentParser]:
     """Register the shared commands through `cmd(name, help)`; returns the parsers by name
     (a queue adds its own flags to them)."""
@@ -128,6 +134,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
         "--whole-file", metavar="P",
         help="replace the whole file (frontmatter and body) with P ('-' for stdin): repairs a defective item",
     )
+    p.add_argument("--take-over", action="store_true", help=TAKE_OVER_HELP)
 
     for op, row in n.transitions.items():
         if row.command:
@@ -157,6 +164,7 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
         metavar="FILENAME",
         help="remove this dependency, keeping the others (repeatable)",
     )
+    p.add_argument("--take-over", action="store_true", help=TAKE_OVER_HELP)
     p = ps["convert-to-plan"] = cmd("convert-to-plan", f"set plan_file on a {n.request}")
     p.add_argument("filename")
     p.add_argument("--plan-file", required=True)
@@ -239,3 +247,5 @@ def transition_command(
         p.add_argument("--state", choices=states, default=states[0])
     if row.takes_plan:
         p.add_argument("--plan-file", required=True)
+    if row.agent_from or row.answered_from:
+        p.add_argument("--take-over", action="store_true", help=TAKE_OVER_HELP)

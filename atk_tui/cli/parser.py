@@ -27,6 +27,7 @@ exit codes (one per kind of failure, the same for atk-tui):
      user-only write (answer, comment, a body with '## 回答' (answer) or
      '## ユーザーコメント' (user comment) in any heading form, a commit changing one)
      attempted from an agent environment
+  3  wait: a named item is nowhere, on this clone nor on the remote (it pulls first)
   130  interrupted (Ctrl-C); a write not yet committed is rolled back
 
 the store: --store PATH, else $ATK_PRIVATE_NOTES, else private_notes in

@@ -234,6 +234,10 @@ def cmd_agents(svc: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+#: `atk wi wait`'s exit code for a named item that is nowhere (issue 39): not 1, a timeout's
+WAIT_MISSING = 3
+
+
 def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
     """`atk wi wait F... [--timeout S]`: every named question answered (exit 0, printed by
     `show`), or the time is up (exit 1, naming those still open). Looks at the remote about
@@ -243,12 +247,36 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
     from atk_tui.service.reading import freshen, stale_message
 
     noun = "TBD" if svc.q.name == "mq" else "UWI"
+    stale = None
+    if svc.pull_on_write:
+        # issue 39: an item filed on another clone is looked for on the remote before `wait`
+        # says there is no such item (window 0: whatever the last read found)
+        stale = freshen(svc.root, window=0).stale
+        if stale:
+            say_err_line(stale_message(stale))
+        from atk_tui.service.resolve import resolve_names
+
+        args.filenames = resolve_names(svc.store, args.filenames, svc.queues)  # a prefix may resolve now
     for name in args.filenames:
-        item = svc.show(name)
+        try:
+            item = svc.show(name)
+        except AtkError as exc:
+            if getattr(exc, "code", "") != "missing":
+                raise
+            where = (
+                "on this clone (`--skip-pull`: the remote was not asked)" if not svc.pull_on_write
+                else f"on this clone, and the remote could not be asked ({stale})" if stale
+                else "on this clone nor on the remote"
+            )
+            raise AtkError(
+                f"no such item: {exc.message.removeprefix('no item named ')} ({where}); nothing to wait for: check the "
+                f"filename (`atk {svc.q.name} list --text WORD`)",
+                exit_code=WAIT_MISSING, code="missing",
+            ) from None
         if not item.is_question:
             raise AtkError(f"{name} is not a {noun}: only a question is answered (`atk {svc.q.name} show {name}`)", exit_code=2)
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
-    step, said = WAIT_STEP, None
+    step, said = WAIT_STEP, stale
     while True:
         stale = None
         if svc.pull_on_write:

@@ -180,6 +180,10 @@ def portable_plan_file(root: Path, value: str) -> str | None:
 
 #: seconds, when the config file says nothing (`[git] timeout`, `push_timeout`, `hook_timeout`)
 DEFAULT_GIT_TIMEOUT = 30.0
+#: seconds the pull before a write may take (`[git] pull_timeout`, $ATK_PULL_TIMEOUT): a remote
+#: that hangs costs a write this much, then its commit is made locally (issue 39)
+DEFAULT_PULL_TIMEOUT = 5.0
+PULL_TIMEOUT_ENV = "ATK_PULL_TIMEOUT"
 
 
 def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
@@ -189,6 +193,7 @@ def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
         timeout = 30        # fetch and pull (and the default of the two below)
         push_timeout = 30   # push
         hook_timeout = 30   # each pre-commit / commit-msg / post-commit hook
+        pull_timeout = 5    # the pull before a write ($ATK_PULL_TIMEOUT first; at most `timeout`)
 
     A missing, unreadable or non-positive value falls back to the default."""
     if cfg is None:
@@ -206,7 +211,17 @@ def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
         return float(v)
 
     base = num("timeout", DEFAULT_GIT_TIMEOUT)
-    return {"timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base)}
+    pull = num("pull_timeout", min(DEFAULT_PULL_TIMEOUT, base))
+    try:
+        from_env = float(os.environ.get(PULL_TIMEOUT_ENV, "").strip() or "nan")
+    except ValueError:
+        from_env = float("nan")
+    if from_env > 0:  # NaN is not
+        pull = min(from_env, 3600.0)
+    return {
+        "timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base),
+        "pull_timeout": pull,
+    }  # fmt: skip
 
 
 def planning_root_file(plan_file: str, planning: Path | None = None) -> Path | None:

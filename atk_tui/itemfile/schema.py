@@ -107,6 +107,7 @@ class GitLimits(BaseModel):
     timeout: float | None = Field(None, gt=0, description="seconds for fetch/pull (default for the two below)")
     push_timeout: float | None = Field(None, gt=0)
     hook_timeout: float | None = Field(None, gt=0)
+    pull_timeout: float | None = Field(None, gt=0, description="seconds the pull before a write may take; then the commit is made locally")
     read_window: float | None = Field(None, ge=0, description="seconds a read trusts its last look at the remote; 0: always ask")
     read_timeout: float | None = Field(None, gt=0, description="seconds a read waits for the remote before answering from the local copy")
 

@@ -15,13 +15,14 @@ from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings, sections
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
 from atk_tui.service.holds import (
+    TAKE_OVER_TRAILER,
     Holder,
     agent_id_from_env,
-    held_paths,
     held_refusal,
     holders,
     is_held_state,
     may_change,
+    owned_paths,
 )
 from atk_tui.service.types import Clock, Outcome, _body_of, _code, utc_now
 from atk_tui.store import (
@@ -73,6 +74,9 @@ class ServiceBase:
             except AtkError as exc:
                 self.agent_id_error = exc
         self.store.agent_id = self.agent_id
+        #: `--take-over` (issue 39): an agent's write may change an item another agent holds
+        #: or processes, saying so in the commit (`Atk-Take-Over: <that agent>`); never the person's
+        self.take_over = False
         if self.actor == "agent":
             # issue 38: an agent environment never pushes a user-only change it did not make
             # through atk (a plain `git commit` of a trimmed answer, a hand move into editing)
@@ -158,7 +162,7 @@ class ServiceBase:
             if self.agent_id_error is not None:
                 raise self.agent_id_error
             with self.store.writing(subject, self.actor, pull=self.pull_on_write, push=self.push_on_write, result=result) as tx:
-                self._guard_holds(files)  # who holds a named item, said before any other refusal
+                self._guard_holds(files, tx)  # who holds a named item, said before any other refusal
                 item = change(tx)
                 self._add_queue_folders(tx)
                 self._guard_tx(tx)
@@ -250,7 +254,7 @@ class ServiceBase:
         named agent holds at HEAD (`_guard_holds`)."""
         if self.actor != "agent":
             return
-        self._guard_holds(sorted({rel.split("/")[-1] for rel in tx.changed if rel.split("/")[0] in _FOLDERS}))
+        self._guard_holds(sorted({rel.split("/")[-1] for rel in tx.changed if rel.split("/")[0] in _FOLDERS}), tx)
         for rel in sorted(set(tx.changed)):
             if rel.split("/")[0] not in _FOLDERS:
                 continue
@@ -266,7 +270,7 @@ class ServiceBase:
                 old = None if blob is None else blob.decode("utf-8", "replace")
             self._guard_user_sections(rel, old, new)
 
-    def _guard_holds(self, names: Sequence[str]) -> None:
+    def _guard_holds(self, names: Sequence[str], tx: Transaction | None = None) -> None:
         """SPEC §15, every write path: an agent may not change an item held (as committed at
         HEAD, after the pull, inside the lock) by the user or by another named agent
         (`holds.may_change`); AtkError code "held" naming the holder and what to do. Runs on
@@ -275,7 +279,7 @@ class ServiceBase:
         committed by `atk wi commit` as well)."""
         if self.actor != "agent":
             return
-        paths = [p for name in names if is_valid_filename(name) for p in held_paths(name)]
+        paths = [p for name in names if is_valid_filename(name) for p in owned_paths(name)]
         if not paths:
             return
         # from git's history itself, never the holders cache: a record there could be forged to
@@ -283,7 +287,13 @@ class ServiceBase:
         for holder in self._holders(paths, cache=False).values():
             if not may_change(holder, self.actor, self.agent_id):
                 queue, _, filename = holder.path.split("/")
-                raise held_refusal(holder, filename, queue, self.agent_id)
+                if self.take_over and holder.actor == "agent" and tx is not None:
+                    # issue 39: taken over explicitly, and said so in the commit
+                    line = f"{TAKE_OVER_TRAILER}: {holder.agent_id or 'agent'}"
+                    if line not in tx.trailers:
+                        tx.trailers.append(line)
+                    continue
+                raise held_refusal(holder, filename, queue, self.agent_id, take_over=self.take_over)
 
     def _holders(self, paths: Sequence[str], *, cache: bool = True) -> dict[str, Holder]:
         """`holds.holders` at HEAD, remembered for this HEAD (a write asks twice). `cache`
@@ -379,15 +389,21 @@ class ServiceBase:
         a move of an item the user holds; the removal of an item holding user-only
         sections. Whatever the commit's message says (an `Atk-Actor` line is text anyone can
         type). Three git calls: the commits, their changes, the blobs they touch."""
-        log = self.store.git("log", "--format=%H %P%x00%s", rev_range, check=False, env=self.store.read_env)
+        log = self.store.git(
+            "log", f"--format=%H %P%x00%s%x00%(trailers:key={TAKE_OVER_TRAILER},valueonly,separator=%x2c)", rev_range,
+            check=False, env=self.store.read_env,
+        )  # fmt: skip
         if log.returncode != 0 or not log.stdout.strip():
             return []
         commits: list[tuple[str, list[str], str]] = []
+        taken: dict[str, set[str]] = {}  # sha -> the agents an explicit take-over names (issue 39)
         for line in log.stdout.splitlines():
-            head, _, subject = line.partition("\0")
+            head, _, rest = line.partition("\0")
+            subject, _, over = rest.partition("\0")
             shas = head.split()
             if shas and len(shas[0]) == 40:
                 commits.append((shas[0], shas[1:], subject))
+                taken[shas[0]] = {a.strip() for a in over.split(",") if a.strip()}
         commits.reverse()
         changes = self._commit_changes([c for c in commits if len(c[1]) <= 1])
         for sha, parents, _ in commits:
@@ -397,7 +413,7 @@ class ServiceBase:
         data = dict(zip(wanted, self._blobs(wanted), strict=True))
         out = []
         for sha, _parents, subject in commits:
-            notes = self._judge_commit(f"{sha}^", changes.get(sha, []), data)
+            notes = self._judge_commit(f"{sha}^", changes.get(sha, []), data, taken=taken.get(sha, set()))
             if notes:
                 out.append((sha, subject, notes))
         return out
@@ -421,7 +437,8 @@ class ServiceBase:
         return _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
 
     def _judge_commit(
-        self, before_rev: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None], *, strict: bool = False
+        self, before_rev: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None], *, strict: bool = False,
+        taken: set[str] = frozenset(),  # type: ignore[assignment]
     ) -> list[str]:
         """What of `entries` (status, old blob, new blob, path; the change from `before_rev`)
         only the user may do, judged as an agent's by the commands' own rules: a user-only
@@ -455,6 +472,8 @@ class ServiceBase:
                 return False
             path = f"{queue}/{state}/{name}"
             holder = holders(self.store, [path], before_rev, cache=False).get(path)
+            if holder is not None and holder.actor == "agent" and (holder.agent_id or "agent") in taken:
+                return False  # another agent's hold, taken over explicitly (`--take-over`, issue 39)
             return not may_change(holder, "agent", self.agent_id)
 
         for (queue, name), sides in sorted(by_item.items()):

@@ -35,7 +35,14 @@ AGENT_TRAILER = "Atk-Agent"
 AGENT_ID_RE = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 #: how long the history walk may take before the holder is given up as unknown
 WALK_TIMEOUT = 60.0
-HELD_FOLDERS = tuple(f"{q}/{s}" for q, states in HELD_STATES.items() for s in states)
+#: the states an item is owned in without being held (issue 39): processing belongs to the
+#: agent that started it (its `start-processing` commit's Atk-Actor and Atk-Agent)
+OWNED_STATES: Mapping[str, tuple[str, ...]] = {"wi": ("processing",), "mq": ("processing",)}
+#: the trailer a take-over (`--take-over`) writes: the previous owner's agent id
+TAKE_OVER_TRAILER = "Atk-Take-Over"
+HELD_FOLDERS = tuple(f"{q}/{s}" for q, states in HELD_STATES.items() for s in states) + tuple(
+    f"{q}/{s}" for q, states in OWNED_STATES.items() for s in states
+)
 #: holders kept in the holders cache at most (beyond: only those asked last)
 MAX_CACHED = 5000
 
@@ -44,9 +51,19 @@ def is_held_state(queue: str, state: str) -> bool:
     return state in HELD_STATES.get(queue, ())
 
 
+def is_owned_state(queue: str, state: str) -> bool:
+    """A held state, or one an agent owns while it works (processing)."""
+    return state in HELD_STATES.get(queue, ()) or state in OWNED_STATES.get(queue, ())
+
+
 def held_paths(filename: str) -> list[str]:
     """Every path `filename` would have in a held state folder (either queue)."""
     return [f"{q}/{s}/{filename}" for q, states in HELD_STATES.items() for s in states]
+
+
+def owned_paths(filename: str) -> list[str]:
+    """Every path `filename` would have in a held or owned (processing) state folder."""
+    return held_paths(filename) + [f"{q}/{s}/{filename}" for q, states in OWNED_STATES.items() for s in states]
 
 
 def agent_id_from_env(environ: Mapping[str, str] | None = None) -> str | None:
@@ -96,7 +113,7 @@ class Holder:
 
     def describe(self) -> str:
         """ "held by the user since 2026-12-01 20:03 UTC (commit 1a2b3c4d5e)"."""
-        verb = "being edited" if self.state == "editing" else "held"
+        verb = {"editing": "being edited", "processing": "being processed"}.get(self.state, "held")
         return f"{verb} by {self.who()} since {self.when()} (commit {self.commit[:10]})"
 
     def as_json(self) -> dict[str, Any]:
@@ -115,6 +132,8 @@ def may_change(holder: Holder | None, actor: str, agent_id: str | None) -> bool:
     A hold no atk commit made (no trailer, or none found) binds nobody."""
     if actor == "user" or holder is None:
         return True
+    if holder.state not in ("hold", "editing") and holder.actor != "agent":
+        return True  # processing the person (or a hand commit) started binds no agent
     if holder.actor == "user":
         return False
     if holder.actor == "agent":
@@ -122,19 +141,30 @@ def may_change(holder: Holder | None, actor: str, agent_id: str | None) -> bool:
     return True
 
 
-def held_refusal(holder: Holder, filename: str, queue: str, agent_id: str | None) -> AtkError:
-    """The refusal an agent gets for changing an item `holder` holds (exit 1, code "held")."""
-    where = "in the dashboard's edit session" if holder.state == "editing" else "in hold"
+def held_refusal(holder: Holder, filename: str, queue: str, agent_id: str | None, *, take_over: bool = False) -> AtkError:
+    """The refusal an agent gets for changing an item `holder` holds or owns (exit 1, code
+    "held"): it names the owner, the explicit take-over (`--take-over`, never for the
+    person's holds) and the person's way."""
+    where = {"editing": "in the dashboard's edit session", "processing": "in processing"}.get(holder.state, "in hold")
+    person = f"the person can move it in the dashboard (or `atk {queue} move {filename} --to inbox` as the person)"
     if holder.actor == "user":
         todo = (
             "wait for the person to release it (it returns to inbox when they finish), or ask them "
-            "(e.g. `atk agents notify`) if you need it sooner; do not work around the hold"
+            f"(e.g. `atk agents notify`) if you need it sooner; do not work around the hold "
+            f"(`--take-over` never takes the person's hold{': it was refused' if take_over else ''})"
         )
     else:
         me = f"this session is agent {agent_id}" if agent_id else f"this session is an unnamed agent: no {AGENT_ID_ENV}"
+        release = (
+            f"`atk {queue} unhold {filename}` by that agent" if holder.state == "hold"
+            else "adopt, reject or return-to-inbox by that agent" if holder.state == "processing"
+            else "that agent finishing"
+        )
         todo = (
-            f"only {holder.who()} or the user may change it ({me}): wait until it is released "
-            f"(`atk {queue} unhold {filename}` by that agent), or ask the person"
+            f"only {holder.who()} or the user may change it ({me}): wait until it is released ({release}); "
+            f"or take it over explicitly by running the same command with `--take-over` (recorded in the commit as "
+            f"`{TAKE_OVER_TRAILER}: {holder.agent_id or 'agent'}`; only when that agent is gone, e.g. this session "
+            f"resumed under another {AGENT_ID_ENV}); or {person}"
         )
     return AtkError(
         f"refused: {filename} is {holder.describe()}, {where}; an agent may not change it: {todo}. Nothing was changed",
@@ -173,7 +203,7 @@ def holders(store: GitStore, paths: Iterable[str], rev: str = "HEAD", *, cache: 
     since added the path again (one `git log` of the commits since, when that HEAD is an
     ancestor); the rest are found by one walk back from `rev`, stopped as soon as each has
     its commit."""
-    wanted = list(dict.fromkeys(p for p in paths if p.count("/") == 2 and is_held_state(*p.split("/")[:2])))
+    wanted = list(dict.fromkeys(p for p in paths if p.count("/") == 2 and is_owned_state(*p.split("/")[:2])))
     if not wanted:
         return {}
     if rev == "HEAD":
@@ -282,7 +312,7 @@ def _take(rec: bytes, present: set[str] | None, found: dict[str, Holder]) -> Non
         agent = None  # a trailer atk did not write: not a name anyone can claim
     for raw in names.split(b"\0"):
         path = raw.strip(b"\n").decode("utf-8", "surrogateescape")
-        held = present is None and path.count("/") == 2 and is_held_state(*path.split("/")[:2])
+        held = present is None and path.count("/") == 2 and is_owned_state(*path.split("/")[:2])
         if (held or (present is not None and path in present)) and path not in found:
             found[path] = Holder(path, actor, agent if actor == "agent" else None, _parse_time(stamp), sha, subject)
 

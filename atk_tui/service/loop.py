@@ -154,6 +154,7 @@ class ProcessLoop:
             # inside the store lock (issue 38): no write moves a file while it is judged
             with self.svc.store.locked():
                 judged = self.svc.judge_from_files(proposed, view)
+                owners = self._owners(judged)
         except AtkError as exc:  # the store is busy: nothing handed out this round
             self.log(f"not handing out work now: {safe_line(exc.message)}")
             return {}
@@ -166,9 +167,30 @@ class ProcessLoop:
                 continue
             if self.svc.only_repo and item.target_repo != self.svc.only_repo:
                 continue
+            owner = owners.get(name)
+            if owner is not None:
+                # issue 39: processing belongs to the agent that started it
+                self.log(f"not handed out: {safe_line(name)} is {owner.describe()} (not this loop's agent)")
+                continue
             groups.setdefault(item.target_repo, []).append(name)
             self.states[name] = item.state
         return {repo: sorted(files) for repo, files in sorted(groups.items())}
+
+    def _owners(self, judged: dict) -> dict:
+        """filename -> the holder (`service.holds`) of each judged processing item that another
+        agent owns: its start-processing commit names an agent other than this loop's
+        (`ATK_AGENT_ID`); a loop without an id leaves every named agent's alone."""
+        from atk_tui.service.holds import may_change
+
+        paths = {
+            f"{item.queue}/{item.state}/{name}": name
+            for name, (item, _j) in judged.items()
+            if item is not None and item.state == "processing"
+        }
+        if not paths:
+            return {}
+        found = self.svc._holders(list(paths), cache=False)
+        return {paths[p]: h for p, h in found.items() if not may_change(h, "agent", self.svc.agent_id)}
 
     # -- bookkeeping -------------------------------------------------------------------
 

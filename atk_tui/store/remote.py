@@ -160,15 +160,23 @@ class RemoteSync:
             return True
         if not self.upstream():
             return True
+        limit = self._pull_limit()
         try:
-            proc = self._pull_rebase(result, autostash=autostash)
+            proc = self._pull_rebase(result, autostash=autostash, fetch_timeout=limit)
         except Interrupted:
             self._abort_rebase()
             raise
         except GitFailed as exc:
             self._abort_rebase()
+            if isinstance(exc, GitTimeout):
+                # issue 39: bounded like a read; the write goes on locally and says so
+                result.warnings.append(
+                    f"could not pull from the remote: it did not answer within {limit:g} s "
+                    "([git] pull_timeout, $ATK_PULL_TIMEOUT)"
+                )
+                return False
             result.warnings.append(f"could not pull from the remote: {exc}")
-            return not isinstance(exc, GitTimeout)
+            return True
         if proc.returncode != 0:
             self._abort_rebase()
             result.warnings.append("could not pull from the remote: " + git_error_lines(proc.stderr or proc.stdout))
@@ -176,7 +184,17 @@ class RemoteSync:
         self._check_autostash(proc)
         return True
 
-    def _pull_rebase(self, result: WriteResult | None = None, *, autostash: bool = True) -> subprocess.CompletedProcess[str]:
+    def _pull_limit(self) -> float:
+        """How long the pull before a write may take (`[git] pull_timeout`, $ATK_PULL_TIMEOUT;
+        a few seconds, as a read's look)."""
+        try:
+            return self.limit("pull_timeout")
+        except KeyError:  # limits given without it
+            return self.limit("timeout")
+
+    def _pull_rebase(
+        self, result: WriteResult | None = None, *, autostash: bool = True, fetch_timeout: float | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """Fetch, then rebase onto the upstream without fork-point (`--no-fork-point`), under
         the time limit, with a marker file saying a pull is under way: a writer killed during
         it leaves a rebase half done, which the next writer aborts (`_recover_pull`).
@@ -189,7 +207,7 @@ class RemoteSync:
         _write_private(marker, str(os.getpid()).encode())
         try:
             before = self._tracking_tip()
-            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            fetch = self.git("fetch", "-q", check=False, timeout=fetch_timeout or self.limit("timeout"), slow=True)
             if fetch.returncode != 0:
                 return fetch
             self._note_rewrite(result, before)

@@ -44,7 +44,7 @@ def test_configuration_md_names_every_key_the_code_reads(tmp_path: Path, monkeyp
     assert set(ALERT_FLAGS) <= known
     assert documented("tui") == known
     git = set(git_limits({})) | {k for k in ("read_window", "read_timeout") if f'"{k}"' in inspect.getsource(freshen.read_limits)}
-    assert documented("git") == git == {"timeout", "push_timeout", "hook_timeout", "read_window", "read_timeout"}
+    assert documented("git") == git == {"timeout", "push_timeout", "hook_timeout", "pull_timeout", "read_window", "read_timeout"}
     top = set(schema.Config.model_fields) - {"git", "tui", "elsewhere"}
     assert documented("Top level") == top == {"private_notes", "plans_root"}
     # the JSON Schema agents read (`atk wi schema --which config`) has the same keys

@@ -117,3 +117,137 @@ def test_the_same_part_changed_differently_is_still_set_aside(three) -> None:
     assert out.returncode == 1 and "conflicts with a change made on the remote" in out.stdout, out
     assert len(set_aside(c["b"])) == 1
     assert {shown(root, x)["state"] for root in c.values()} == {"hold"}
+
+
+# -- 2. processing has an owner -----------------------------------------------------------
+
+
+def _trailers(root: Path, rev: str = "HEAD") -> str:
+    return git(root, "log", "-1", "--format=%s%n%(trailers)", rev)
+
+
+def test_the_loop_never_hands_out_another_agents_processing_items(three, tmp_path: Path) -> None:
+    c = three
+    x, y = add_awi(c["a"], "Taken by C one", agent=None), add_awi(c["a"], "Taken by C two", agent=None)
+    z = add_awi(c["a"], "Free for anyone", agent=None)
+    ok(atk(c["c"], "wi", "start-processing", x, y, agent="agent-c"))
+    seen = tmp_path / "seen.txt"
+    out = ok(atk(c["b"], "wi", "process-loop", "--once", "--run", f"echo $ATK_READY_FILES > {seen}", agent="agent-b"))
+    handed = seen.read_text().split()
+    assert z in handed and x not in handed and y not in handed, (handed, out.stderr)
+    # agent-c's own loop gets them back (a session of the agent that owns them)
+    ok(atk(c["c"], "wi", "process-loop", "--once", "--run", f"echo $ATK_READY_FILES > {seen}", agent="agent-c"))
+    assert {x, y} <= set(seen.read_text().split())
+
+
+@pytest.mark.parametrize("op", ["adopt", "reject", "return-to-inbox"])
+def test_another_agents_end_of_a_processing_item_is_refused_naming_the_owner(three, op: str) -> None:
+    c = three
+    x = add_awi(c["a"], "Processed by C", agent=None)
+    ok(atk(c["c"], "wi", "start-processing", x, agent="agent-c"))
+    out = atk(c["b"], "wi", op, x, agent="agent-b")
+    assert out.returncode == 1, out
+    said = out.stderr + out.stdout
+    assert "agent agent-c" in said and "--take-over" in said and "the person" in said, said
+    assert {shown(root, x)["state"] for root in c.values()} == {"processing"}
+    # explicitly, it is done, and the commit says whose it was
+    ok(atk(c["b"], "wi", op, x, "--take-over", agent="agent-b"))
+    assert "Atk-Take-Over: agent-c" in _trailers(c["b"]) and "Atk-Agent: agent-b" in _trailers(c["b"])
+    assert shown(c["a"], x)["state"] == {"adopt": "adopted", "reject": "rejected", "return-to-inbox": "inbox"}[op]
+
+
+def test_take_over_never_takes_the_persons_hold(three) -> None:
+    c = three
+    f = add_awi(c["a"], "Held by the person", agent=None)
+    ok(atk(c["a"], "wi", "hold", f))
+    out = atk(c["b"], "wi", "unhold", f, "--take-over", agent="agent-b")
+    assert out.returncode == 1 and "never takes the person's hold" in out.stderr, out
+    assert {shown(root, f)["state"] for root in c.values()} == {"hold"}
+
+
+def test_a_resumed_session_under_another_id_ends_with_the_original_back_in_inbox(three) -> None:
+    """confirmation-and-uwi: the original is held while its question waits; the answer comes;
+    the session that resumes has another ATK_AGENT_ID: its unhold is refused naming the way,
+    which takes the hold over (recorded) and puts the original back in inbox everywhere."""
+    c = three
+    original = add_awi(c["b"], "The original work", agent="agent-b")
+    ok(atk(c["b"], "wi", "hold", original, agent="agent-b"))
+    uwi = ok(atk(c["b"], "wi", "add", "--kind", "uwi", "--target-repo", "acme/webapp", "--source", "confirmation-and-uwi",
+                 f"# Which way for {original}?\n\n## 質問\nWhich?\n\n- A) this\n- B) that\n\n推奨: A\n",
+                 agent="agent-b")).stdout.splitlines()[0].strip()  # fmt: skip
+    ok(atk(c["a"], "wi", "answer", uwi, "--choose", "1=A"))
+    resumed = "agent-b-resumed"
+    ok(atk(c["b"], "wi", "show", uwi, agent=resumed))
+    ok(atk(c["b"], "wi", "adopt", uwi, agent=resumed))
+    refused = atk(c["b"], "wi", "unhold", original, agent=resumed)
+    assert refused.returncode == 1 and f"atk wi unhold {original}" in refused.stderr and "--take-over" in refused.stderr
+    ok(atk(c["b"], "wi", "unhold", original, "--take-over", agent=resumed))
+    assert "Atk-Take-Over: agent-b" in _trailers(c["b"])
+    assert {shown(root, original)["state"] for root in c.values()} == {"inbox"}
+
+
+# -- 3. wait pulls before it decides an item does not exist ---------------------------------
+
+
+def _uwi(root: Path, agent: str) -> str:
+    body = "# Which validator?\n\n## 質問\nWhich one?\n\n- A) strict\n- B) loose\n\n推奨: A\n"
+    out = ok(atk(root, "wi", "add", "--kind", "uwi", "--target-repo", "acme/webapp", "--source", "add-uwi", body, agent=agent))
+    return out.stdout.splitlines()[0].strip()
+
+
+def test_wait_on_a_clone_that_has_not_pulled_the_question_finds_it(three) -> None:
+    c = three
+    uwi = _uwi(c["b"], "agent-b")
+    ok(atk(c["a"], "wi", "answer", uwi, "--choose", "1=A", "--text", "strict it is"))
+    out = atk(c["c"], "wi", "wait", uwi, "--timeout", "30", agent="agent-c", ATK_READ_WINDOW="600")
+    assert out.returncode == 0, out
+    assert "strict it is" in out.stdout
+
+
+def test_wait_times_out_with_1_and_a_missing_item_has_its_own_code(three) -> None:
+    c = three
+    uwi = _uwi(c["b"], "agent-b")
+    out = atk(c["c"], "wi", "wait", uwi, "--timeout", "0.5", agent="agent-c")
+    assert out.returncode == 1 and f"still waiting for an answer to {uwi}" in out.stderr, out
+    gone = "20261205-000000-never-filed.md"
+    out = atk(c["c"], "wi", "wait", gone, "--timeout", "5", agent="agent-c")
+    assert out.returncode == 3, out
+    assert f"no such item: {gone}" in out.stderr and "nor on the remote" in out.stderr
+
+
+# -- 5. a write is bounded like a read when the remote hangs --------------------------------
+
+
+def test_a_write_whose_remote_hangs_commits_locally_and_says_so(tmp_path: Path) -> None:
+    from support.remotes import SilentRemote
+
+    _remote, c = bare_with_clones(tmp_path)
+    f = add_awi(c["b"], "Work while the remote hangs", agent="agent-b")
+    url = git(c["b"], "remote", "get-url", "origin").strip()
+    silent = SilentRemote()
+    try:
+        git(c["b"], "remote", "set-url", "origin", silent.url)
+        out = atk(c["b"], "wi", "hold", f, agent="agent-b", ATK_PULL_TIMEOUT="1", timeout=60)
+    finally:
+        silent.close()
+    assert out.returncode == 0, out
+    said = out.stdout + out.stderr
+    assert "did not answer within 1 s" in said and "kept locally" in said and "atk wi commit" in said, said
+    assert (c["b"] / "wi" / "hold" / f).exists()
+    assert git(c["b"], "rev-list", "--count", "@{u}..HEAD").strip() == "1"
+    git(c["b"], "remote", "set-url", "origin", url)
+    ok(atk(c["b"], "wi", "commit", agent="agent-b"))
+    assert shown(c["a"], f)["state"] == "hold"
+
+
+def test_the_write_pull_limit_comes_from_the_environment_then_the_config_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from atk_tui.host.config import git_limits
+
+    monkeypatch.delenv("ATK_PULL_TIMEOUT", raising=False)
+    assert git_limits({})["pull_timeout"] == 5.0
+    assert git_limits({"git": {"timeout": 2}})["pull_timeout"] == 2.0  # never longer than the fetch limit
+    assert git_limits({"git": {"pull_timeout": 8}})["pull_timeout"] == 8.0
+    monkeypatch.setenv("ATK_PULL_TIMEOUT", "1.5")
+    assert git_limits({"git": {"pull_timeout": 8}})["pull_timeout"] == 1.5
+    monkeypatch.setenv("ATK_PULL_TIMEOUT", "nonsense")
+    assert git_limits({})["pull_timeout"] == 5.0
