@@ -11,6 +11,7 @@ screens dim the key with it and say it when the key is pressed anyway.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,13 +20,18 @@ from rich.text import Text
 from textual.worker import Worker
 
 from atk_tui.domain.errors import AtkError
-from atk_tui.domain.model import STATES, TERMINAL, Item, State
+from atk_tui.domain.model import FILENAME_PATTERN, STATES, TERMINAL, Item, State
 from atk_tui.domain.ops import defect_refusal, refusal
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile.items import blob_sha
 from atk_tui.service import Outcome, QueueView, is_alarm
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.bindings import KEY_OPS, WRITE_ACTIONS
+from atk_tui.tui.present import quoted_title
+
+#: an item filename inside a message (not the end of a longer path or word)
+_FILENAME_IN_TEXT = re.compile(rf"(?<![\w./-])({FILENAME_PATTERN})")
+_COMMIT_SUBJECT = re.compile(r"(atk: [^'\n)]*)")
 
 # the dialogs and the editor session are imported where a command opens them: not on the way to
 # the dashboard's first frame
@@ -34,7 +40,6 @@ if TYPE_CHECKING:
     from atk_tui.tui.modals.answer import AnswerResult
     from atk_tui.tui.modals.conflicts import Resolution
     from atk_tui.tui.modals.dialogs import MoveChoice
-
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,7 @@ class Commands:
         warnings, the undo step it made, and the queue reloaded."""
         app = self.app
         if out.ok:
-            said = out.message
+            said = self.titled(out.message)
             if out.commit:  # which commit, and whether the remote has it (SPEC §15)
                 where = {True: ", pushed", False: ", not pushed"}.get(out.pushed, "")
                 said += f" ({out.commit[:7]}{where})"
@@ -115,14 +120,29 @@ class Commands:
             if out.commit and undoable:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
-            app.report_error(out.message)
+            app.report_error(self.titled(out.message))
         for w in out.warnings:
             if is_alarm(w):  # a rewritten remote: an error, on the status line too
                 app.report_error(w)
             else:
-                app.notify(w, severity="warning", markup=False, timeout=8)
+                app.notify(self.titled(w), severity="warning", markup=False, timeout=8)
         app.reload()
         app.screen.refresh_bindings()
+
+    def titled(self, message: str) -> str:
+        """`message` (the service's, which names files) with each item's filename replaced by
+        its title, as the lists show it (issue 43); a name the queue does not know stays."""
+        view = self.app.queue
+        if view is None or ".md" not in message:
+            return message
+
+        def title(m: re.Match[str]) -> str:
+            item = view.items.get(m.group(1))
+            return quoted_title(item) if item is not None else m.group(0)
+
+        # a commit's subject quoted in the message (`atk: hold F`) is quoted as git has it
+        parts = _COMMIT_SUBJECT.split(message)
+        return "".join(part if i % 2 else _FILENAME_IN_TEXT.sub(title, part) for i, part in enumerate(parts))
 
     async def read_seen(self, filename: str) -> tuple[Item, bytes]:
         """The item and the exact bytes it was read from: the `base` a write made from what
@@ -154,7 +174,7 @@ class Commands:
         if not by_agents:
             return None
         item, holder = by_agents[0]
-        first = safe_line(item.filename)
+        first = quoted_title(item)
         what = first if len(by_agents) == 1 else f"{len(by_agents)} of these items ({first} first)"
         return (
             f"{what} is {holder.describe()}: the agent took it to work on it and releases it when it is done; "
@@ -206,7 +226,7 @@ class Commands:
             return await self._ask("Held by an agent", Text(f"{held} {verb} it to {target} anyway?"), f"{verb} anyway")
         leaving = bool(states & TERMINAL)
         unusual = [t for t in targets if not svc.agent_may_move(t, target)] if target in TERMINAL or leaving else []
-        what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
+        what = quoted_title(targets[0]) if len(names) == 1 else f"{len(names)} items"
         if leaving:
             agents = "" if not unusual else " Agents never make this move themselves."
             title, why = "Move out of a terminal state?", agents.strip()
@@ -240,7 +260,7 @@ class Commands:
                 return out
             if out.code == "changed" and len(names) == 1:
                 prompt = (
-                    f"Not moved: {safe_line(names[0])} changed since you opened the menu (the detail pane shows "
+                    f"Not moved: {quoted_title(targets[0])} changed since you opened the menu (the detail pane shows "
                     f"the new version). Your note is kept: Enter moves it to {target} with the note, Esc cancels."
                 )
                 try:
@@ -261,7 +281,7 @@ class Commands:
         if self.refuse_read_only() or not targets:
             return None
         names = [t.filename for t in targets]
-        what = safe_line(names[0]) if len(names) == 1 else f"{len(names)} items"
+        what = quoted_title(targets[0]) if len(names) == 1 else f"{len(names)} items"
         message = Text(f"Remove {what}? It stays recoverable from the store's git history (and z undoes it).")
         held = await self.agent_hold_warning(targets)
         if held is not None:
@@ -270,9 +290,9 @@ class Commands:
         for name in names:
             dependents = [d for d in await asyncio.to_thread(self.service.dependents_of, name) if d not in gone]
             if dependents:
-                shown = ", ".join(safe_line(d) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
+                shown = ", ".join(self.titled(safe_line(d)) for d in dependents[:5]) + (f" and {len(dependents) - 5} more" if len(dependents) > 5 else "")
                 message.append(
-                    f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {safe_line(name)}: {shown}. "
+                    f"\n\n⚠ {len(dependents)} item{'s depend' if len(dependents) != 1 else ' depends'} on {self.titled(safe_line(name))}: {shown}. "
                     "They will be blocked by a missing dependency.",
                     style="bold yellow",
                 )

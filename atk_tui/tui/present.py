@@ -309,3 +309,11 @@ def _subsequence(word: str, token: str) -> bool:
             return False
         pos += 1
     return True
+
+
+def quoted_title(item) -> str:
+    """An item as a message names it: its title, quoted and bounded (never its filename)."""
+    from atk_tui.text.textsafe import safe_line
+
+    title = safe_line(item.title).strip() or item.filename
+    return f"“{title[:60]}{'…' if len(title) > 60 else ''}”"

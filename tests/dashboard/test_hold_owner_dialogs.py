@@ -34,7 +34,8 @@ async def test_releasing_an_agents_hold_asks_first_the_persons_does_not(demo: De
     async with dashboard(demo, agents) as (app, pilot):
         assert await asks(pilot, "u") == "Held by an agent"
         shown = app.screen.message.plain
-        assert f"{agents} is held by an unnamed agent since " in shown and "Release it to inbox anyway?" in shown
+        title = app.main.view.items[agents].title  # named by title, as the lists show it
+        assert f"“{title}” is held by an unnamed agent since " in shown and "Release it to inbox anyway?" in shown
         await press_all(pilot, "n")
         assert demo.state(agents) == "hold" and demo.written() == []
         await asks(pilot, "u")

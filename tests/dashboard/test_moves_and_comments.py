@@ -67,7 +67,7 @@ async def test_comment_escape_and_empty_write_nothing(demo: Demo) -> None:
         assert isinstance(app.screen, TextFormScreen)
         await press_all(pilot, *"draft", "escape")  # typed text: Esc asks before dropping it
         assert type(app.screen).__name__ == "ChoiceScreen"
-        await press_all(pilot, "d")
+        await press_all(pilot, "y")  # discard
         assert app.screen is app.main
     assert demo.written() == []
     assert "nothing to submit (Esc cancels)" in messages(app)
@@ -159,7 +159,8 @@ async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -
         await press_all(pilot, "p")
     assert demo.subjects_since(base) == []
     assert demo.state(name) == "processing"
-    assert errors_shown(app) == [f"state conflict: {name} is in processing, not inbox"]
+    title = Service(demo.root).read(name).title  # messages name items by title, as the lists do
+    assert errors_shown(app) == [f"state conflict: “{title}” is in processing, not inbox"]
 
 
 # -- the move menu ----------------------------------------------------------------------------
@@ -315,7 +316,7 @@ async def test_bulk_move_and_rm(demo: Demo) -> None:
         base = demo.head()
         await press_all(pilot, "m")
         assert menu_targets(app.screen) == ["processing", "hold", "adopted", "rejected"]
-        await press_all(pilot, "p")
+        await press_all(pilot, "s")  # start processing
         assert [demo.state(n) for n in moved] == ["processing"] * 2
 
         removed = await mark(pilot, demo, "lint", "hold-plan")  # inbox and hold together
@@ -418,7 +419,7 @@ async def test_undo_is_a_session_stack_over_writes_to_one_item(demo: Demo) -> No
         await press_all(pilot, "p")
         await select(pilot, name)
         await press_all(pilot, "m")
-        await press_all(pilot, "p")
+        await press_all(pilot, "s")  # start processing
         assert demo.state(name) == "processing"
         await press_all(pilot, "z")
         assert demo.state(name) == "hold"
