@@ -127,3 +127,17 @@ async def test_needs_you_says_how_many_the_filter_hides(demo_store: Path) -> Non
         assert needs.empty_text == f"{waiting} waiting, hidden by the filter (Esc clears it)"
         assert needs.border_title == f"Needs you 0/{waiting}"
         assert "Nothing needs you" not in needs.empty_text
+
+
+async def test_a_mistyped_token_says_so_with_the_nearest_one_and_the_box_has_a_label(demo) -> None:
+    """Issue 43: `is:bloked` matched nothing and said nothing; the filter box had no label."""
+    from support.apps import screen_text
+
+    async with dashboard(demo) as (app, pilot):
+        await press(pilot, "slash", *"is:bloked", "enter")
+        text = screen_text(app)
+        assert "is:bloked is not a filter: did you mean is:blocked?" in text
+        inbox = app.main.query_one("#inbox", ItemList)
+        assert inbox.empty_text.startswith("no match: is:bloked is not a filter")
+        assert str(app.main.query_one("#filter", Input).border_title) == "Filter"
+        assert "Filter" in text

@@ -211,6 +211,31 @@ class MainScreen(ItemActionsScreen):
             self._parsed = (self.filter_text, parse_query(self.filter_text))
         return self._parsed[1]
 
+    def filter_hint(self) -> str:
+        """What is wrong with the filter, if anything: a token the filter does not know, with the
+        nearest one it does (`is:bloked`: did you mean is:blocked?); "" when it is all known."""
+        errors = self._query().errors
+        if not errors:
+            return ""
+        import difflib
+
+        from atk_tui.domain.filters import IS_VALUES, KINDS
+        from atk_tui.domain.model import URGENCIES
+
+        valid = {"is": IS_VALUES, "kind": KINDS, "urgency": tuple(URGENCIES)}
+        for word in self.filter_text.split():
+            key, colon, value = word.partition(":")
+            choices = valid.get(key.casefold()) if colon else None
+            if choices and value and value.casefold() not in choices:
+                close = difflib.get_close_matches(value.casefold(), choices, n=1)
+                if close:
+                    return f"{key}:{value} is not a filter: did you mean {key.casefold()}:{close[0]}?"
+        return errors[0]
+
+    def _no_match(self) -> str:
+        hint = self.filter_hint()
+        return f"no match: {hint}" if hint else "no match"
+
     def _visible(self, item: Item) -> bool:
         if self.queue_view is not None and item.queue != self.queue_view:
             return False
@@ -248,7 +273,7 @@ class MainScreen(ItemActionsScreen):
         for pane in PANES:
             lst = self.query_one(f"#{pane}", ItemList)
             items = sort_items(by_state[pane], view.judgements, view.blocks, self.sort_mode)
-            lst.empty_text = "no match" if self.filter_text else ("empty" if view.items else EMPTY_STORE.get(pane, "empty"))
+            lst.empty_text = self._no_match() if self.filter_text else ("empty" if view.items else EMPTY_STORE.get(pane, "empty"))
             lst.set_match(match)
             lst.set_rows([pane_row(i, view.judgements.get(i.filename), now) for i in items])
             total = totals[pane]
@@ -353,9 +378,9 @@ class MainScreen(ItemActionsScreen):
             parts.append(f"queue {self.queue_view} only (Q)")
         if self.filter_text:
             parts.append(f"filter '{self.filter_text}'")
-            errors = self._query().errors
-            if errors:
-                parts.append(errors[0])
+            hint = self.filter_hint()
+            if hint:
+                parts.append(hint)
         loop = getattr(app, "loop_status", None)
         if loop:
             last = loop.get("last_exit")
@@ -570,9 +595,11 @@ class MainScreen(ItemActionsScreen):
             return found.first(FilterInput)
         inp = FilterInput(
             on_submit=self._submit_filter,
-            placeholder="filter: text, repo: kind: urgency: is:blocked|ready|uwi (Esc clears)",
+            placeholder="text, repo: kind: urgency: is:blocked|ready|uwi",
             id="filter",
         )
+        inp.border_title = "Filter"  # the box says what it is, typed into or not
+        inp.border_subtitle = "Enter keeps it · Esc clears"
         self.query_one("#panes").mount(inp, before=0)
         return inp
 
