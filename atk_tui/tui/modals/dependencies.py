@@ -228,15 +228,18 @@ class DependenciesScreen(ModalScreen[list[str] | None]):
         found = search(self.pool, query)
         lst = self.query_one("#deps-results", OptionList)
         lst.clear_options()
+        # nothing typed: no results box at all (an empty one looked like a second search box)
+        lst.display = bool(query.strip())
         if not query.strip():
-            lst.add_option(Option(Text("type part of a title or filename", style="dim italic"), disabled=True))
             return
         if not found:
-            hint = "no match"
+            lst.border_title = "Matches: none"
+            hint = f"no item matches {safe_line(query.strip())[:40]!r}"
             if is_valid_filename(query.strip()):
                 hint += ": Enter adds the name as typed"
             lst.add_option(Option(Text(hint, style="dim italic"), disabled=True))
             return
+        lst.border_title = f"Matches: {len(found)} (↓ to choose, Enter adds)"
         options = []
         for c in found:
             t = _status_text(c.status, c.state)
