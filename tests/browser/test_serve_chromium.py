@@ -227,7 +227,7 @@ def test_esc_in_the_browser_backs_out_of_the_editor_and_the_new_item_form(served
             await browser.key("escape")  # one Esc, from inside the text area
             await browser.wait_for_text("Discard what you typed?")
             browser.mark()
-            await browser.key("d")
+            await browser.key("y")
             await browser.wait_for_text("Needs you")
             browser.mark()
             await browser.key("+")

@@ -147,11 +147,11 @@ async def test_esc_in_the_body_asks_before_dropping_typed_text(demo_store: Path)
         body.text = "# My own words\n"
         await pilot.press("escape")  # one Esc, from inside the text area
         await wait_for_screen(pilot, "ChoiceScreen")
-        await pilot.press("k")  # keep editing
+        await pilot.press("n")  # keep editing
         await pilot.pause()
         assert app.screen is form and body.text == "# My own words\n"
         await pilot.press("escape")
         await wait_for_screen(pilot, "ChoiceScreen")
-        await pilot.press("d")
+        await pilot.press("y")  # discard
         await settle(pilot)
         assert type(app.screen).__name__ not in ("NewItemScreen", "ChoiceScreen")

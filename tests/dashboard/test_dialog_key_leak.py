@@ -108,8 +108,8 @@ async def test_a_burst_typed_as_a_dialog_closes_reaches_nothing(demo: Demo, open
 
 
 async def test_the_discard_question_is_not_answered_by_the_burst(demo: Demo) -> None:
-    """Esc on a typed comment asks "Discard what you typed?" ([k]eep, [d]iscard): the d of
-    "redis" typed on from the comment must not answer it, nor the i and s reach the list."""
+    """Esc on a typed comment asks "Discard what you typed?" ([n] keep, [y] discard): a burst
+    typed on from the comment ("yes, redis") must not answer it, nor reach the list."""
     calls: list[Path] = []
     app = person_app(demo, calls)
     async with app.run_test(size=SIZE) as pilot:
@@ -118,12 +118,12 @@ async def test_the_discard_question_is_not_answered_by_the_burst(demo: Demo) -> 
         demo.started = demo.head()
         await press_all(pilot, "c", *"draft")
         t = typed(pilot, ["escape"], start=event_clock())
-        last = typed(pilot, list("redis"), start=t)
+        last = typed(pilot, list("yes redis"), start=t)
         await settle(pilot)
         assert isinstance(app.screen, ChoiceScreen) and app.screen.title_text == "Discard what you typed?"
         assert "Keys typed as the dialog closed were ignored" in [m for m, _ in app.notes]  # type: ignore[attr-defined]
         await read_the_screen(pilot, last)
-        await press_all(pilot, "k")  # read, then answered: back to the comment, its text kept
+        await press_all(pilot, "n")  # read, then answered: back to the comment, its text kept
         assert type(app.screen).__name__ == "TextFormScreen"
         assert app.screen._value() == "draft"  # type: ignore[attr-defined]
     assert demo.written() == [] and calls == []

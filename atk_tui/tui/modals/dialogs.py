@@ -157,7 +157,8 @@ class KeepsTypedText(DismissOnce, ModalScreen[ResultT]):
         self.app.push_screen(
             ChoiceScreen(
                 "Discard what you typed?", "The text you typed here is not saved anywhere yet.",
-                [("keep", "k", "Keep editing"), ("discard", "d", "Discard")], escape_hint="Esc keeps editing",
+                # a yes/no question: y and n, as every other one (issue 43: it was k and d)
+                [("keep", "n", "Keep editing"), ("discard", "y", "Discard")], escape_hint="Esc keeps editing",
             ),
             answered,
         )  # fmt: skip
