@@ -85,42 +85,38 @@ class HelpRow:
 
 
 def help_rows(keymap: dict[str, str] | None = None) -> list[HelpRow]:
-    """One row per action of the triage screen (its keys after `keymap`), grouped (`GROUPS`)."""
-    from atk_tui.tui.keymap import keys_for, main_entries
-
-    rows: dict[str, HelpRow] = {}
-    entries = main_entries()
-    actions = {}
+    """One row per action of the triage screen (its keys after `keymap`: binding id -> keys),
+    grouped (`GROUPS`). Read from `bindings.TRIAGE`, the tables the key map reads too."""
     from atk_tui.tui.bindings import TRIAGE
 
+    rows: dict[str, HelpRow] = {}
     for _scope, table in TRIAGE:
         for b in table:
-            actions.setdefault((b.id, b.key), b.action)
-    for e in entries:
-        if not e.description:
-            continue
-        action = actions.get((e.id, ",".join(e.keys)), "")
-        name = action.split("(", 1)[0]
-        keys = [key_name(k) for k in (keys_for(e.id, keymap) if e.id else e.keys)]
-        if name == "match":  # n / N after a filter: said on the filter's row, once
-            row = rows.setdefault("filter", HelpRow("Find", [], "", []))
-            row.ids.append(e.id or "")
-            continue
-        if action == "focus_pane('needs')":
-            what = "Needs you: the needs-you pane (after a / filter, n is the next match instead)"
-        elif name == "filter":
-            what = "Filter every pane as you type; then n / N: the next / previous match; Esc clears"
-        else:
-            what = _SAYS.get(action) or e.description
-        group = _GROUP_OF.get(name, "Items")
-        row = rows.get(action)
-        if row is None:
-            row = rows.setdefault(name if name == "filter" else action, HelpRow(group, [], what, []))
-        if not row.what:
-            row.group, row.what = group, what
-        row.keys += [k for k in keys if k not in row.keys]
-        if e.id and e.id not in row.ids:
-            row.ids.insert(0, e.id) if name == "filter" else row.ids.append(e.id)
+            if not b.description:
+                continue
+            action = b.action
+            name = action.split("(", 1)[0]
+            given = keymap[b.id] if keymap and b.id and b.id in keymap else b.key
+            keys = [key_name(k) for k in given.split(",") if k.strip()]
+            if name == "match":  # n / N after a filter: said on the filter's row, once
+                row = rows.setdefault("filter", HelpRow("Find", [], "", []))
+                row.ids.append(b.id or "")
+                continue
+            if action == "focus_pane('needs')":
+                what = "Needs you: the needs-you pane (after a / filter, n is the next match instead)"
+            elif name == "filter":
+                what = "Filter every pane as you type; then n / N: the next / previous match; Esc clears"
+            else:
+                what = _SAYS.get(action) or b.description
+            group = _GROUP_OF.get(name, "Items")
+            row = rows.get(action)
+            if row is None:
+                row = rows.setdefault(name if name == "filter" else action, HelpRow(group, [], what, []))
+            if not row.what:
+                row.group, row.what = group, what
+            row.keys += [k for k in keys if k not in row.keys]
+            if b.id and b.id not in row.ids:
+                row.ids.insert(0, b.id) if name == "filter" else row.ids.append(b.id)
     out = list(rows.values()) + [HelpRow(g, [k], w, []) for g, k, w in EXTRA]
     return sorted(out, key=lambda r: GROUPS.index(r.group))  # stable: each group in table order
 
