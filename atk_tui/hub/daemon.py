@@ -550,11 +550,12 @@ class Hub:
         try:
             self.write_status()  # `atk hub status` says it runs from here on
             names = ", ".join(t.name for t in self.targets.values()) or "none ([notify] urls in the config)"
-            self.log(f"hub for {self.root} (pid {os.getpid()}), looking every {self.settings.poll:g} s; targets: {names}")
+            self.log(f"hub for {self.root} (pid {os.getpid()}); targets: {names}")
             if self.targets:  # apprise loads once, before the first question (about a second)
                 await asyncio.to_thread(notify.load)
             runner = await self._start_web()
             self.write_status()
+            self.log(f"looking every {self.settings.poll:g} s")
             pump = asyncio.create_task(self._pump())
             route = self.settings.route("elsewhere")
             gh = asyncio.create_task(self._elsewhere_loop()) if route.push == "now" and route.urls else None

@@ -260,6 +260,7 @@ def hub_env(home: Path, *, agent: bool = False) -> dict[str, str]:
     env["XDG_CONFIG_HOME"] = str(home / "config")
     env["XDG_STATE_HOME"] = str(home / "state")
     env["PYTHONUNBUFFERED"] = "1"
+    env["ATK_READ_WINDOW"] = "0"  # a read asks the remote every time: what one clone pushed, the next command sees
     if agent:
         env["CLAUDECODE"] = "1"
     return env
