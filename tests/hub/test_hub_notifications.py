@@ -200,3 +200,22 @@ def test_without_the_answer_page_the_notification_carries_no_links(world, ntfy) 
     assert p.actions == "" and p.click is None  # nothing to open: no button leads nowhere
     assert read_status(world.env, world.root)["web"] is None
     assert hub.count("the answer page:") == 0
+
+
+def test_the_accept_button_as_ntfy_presses_it_answers_and_the_hub_lets_the_question_go(world, ntfy) -> None:
+    import urllib.request
+
+    world.configure({"urls": [ntfy.url()], "poll": 0.3})
+    hub = world.hub()
+    name = file_question(world.agent_env, world.agent, title="Accept from the phone?")
+    p = wait_until(ntfy.received, 30, "the notification")[0]
+    link = next(a.split(", ")[2] for a in p.actions.split("; ") if a.startswith("http, Accept recommended"))
+    # ntfy's HTTP action: a POST to the link, no body, no cookie, no Origin
+    with urllib.request.urlopen(urllib.request.Request(link, data=b"", method="POST"), timeout=60) as reply:
+        assert reply.status == 200
+    hub.wait_for_line(f"answered or gone: {name}")
+    shown = atk(world.agent_env, "wi", "show", name, "--store", str(world.agent), "--json")
+    import json
+
+    record = json.loads(shown.stdout.splitlines()[0])
+    assert record["answered"] is True and "A) Postgres partitioned tables" in record["body"]
