@@ -167,7 +167,7 @@ class HelpScreen(ModalScreen[None]):
         if not rows:
             return Text(f"no key matches {self.query_text!r} (Esc clears the search)")
         table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
-        table.add_column("key", style="bold", width=20)
+        table.add_column("key", style="bold", width=13)
         table.add_column("what it does")
         table.add_column(Text("id ([tui.keys])"), style="dim")
         group = None
