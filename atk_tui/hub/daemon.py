@@ -37,6 +37,8 @@ from atk_tui.service.deadlines import deadline
 from atk_tui.text.textsafe import safe_line
 
 MAX_TITLE = 120
+#: on its first look ever, more questions than this already waiting are announced in one summary
+FIRST_LOOK_MAX = 5
 
 
 def _ago(seconds: float) -> str:
@@ -225,7 +227,12 @@ class Hub:
                        tags=("question",) if due_soon is None else ("alarm_clock",),
                        anytime=route.during_quiet_hours)  # fmt: skip
 
+    _batch: list[tuple[tuple[str, ...], Message]] | None = None
+
     def _queue(self, urls: tuple[str, ...], msg: Message) -> int:
+        if self._batch is not None:
+            self._batch.append((urls, msg))
+            return len(urls)
         with self.mu:
             for url in urls:
                 t = self.targets.get(url)
@@ -258,6 +265,7 @@ class Hub:
                         t.outbox = [m for m in t.outbox if m.key not in dead]
                 for f in gone:
                     self.log(f"answered or gone: {f} (nothing more is sent for it)")
+        self._batch = [] if self.first_look else None
         for name, listed in waiting.items():
             with self.mu:
                 rec = self.items.get(name)
@@ -301,6 +309,17 @@ class Hub:
             n = self._queue(urls, self._question_message(item, route, now, due_soon=due)) if urls else 0
             rec["reminded"] = now
             self.log(f"{'overdue' if now >= due else 'due soon'}: {name} ({repo}) {title} → {n} target{'s' if n != 1 else ''}")
+        batch, self._batch = self._batch, None
+        if batch is not None and len(batch) > FIRST_LOOK_MAX:
+            # the hub's first start on a store where much already waits: one summary, not a flood
+            urls = tuple(dict.fromkeys(u for us, _ in batch for u in us))
+            lines = [f"- {m.title}" for _, m in batch[:15]] + ([f"… and {len(batch) - 15} more"] if len(batch) > 15 else [])
+            self._queue(urls, Message(f"summary:{int(now)}", f"{len(batch)} questions are waiting for you", "\n".join(lines),
+                                      priority="high", click=self.base_url(), tags=("inbox_tray",), anytime=True))  # fmt: skip
+            self.log(f"first look: {len(batch)} questions already waiting → one summary to {len(urls)} target(s)")
+        elif batch:
+            for urls, msg in batch:
+                self._queue(urls, msg)
         self._digest(waiting, now)
         self._notices(notices, now)
         self.save()

@@ -219,3 +219,19 @@ def test_the_accept_button_as_ntfy_presses_it_answers_and_the_hub_lets_the_quest
 
     record = json.loads(shown.stdout.splitlines()[0])
     assert record["answered"] is True and "A) Postgres partitioned tables" in record["body"]
+
+
+def test_a_first_start_on_a_busy_store_sends_one_summary_not_a_flood(world, ntfy) -> None:
+    world.configure({"urls": [ntfy.url()], "poll": 0.3})
+    for n in range(7):
+        file_question(world.agent_env, world.agent, title=f"Waiting before the hub {n}")
+    hub = world.hub()
+    got = wait_until(ntfy.received, 30, "the summary")
+    hub.wait_for_line("first look: 7 questions already waiting")
+    later = file_question(world.agent_env, world.agent, title="Filed after the start")
+    wait_until(lambda: len(ntfy.received()) >= 2, 30, "the next question's own notification")
+    wait_for_looks(world.env, hub, 3)
+    titles = [p.title for p in ntfy.received()]
+    assert titles == ["7 questions are waiting for you", "Filed after the start"], titles
+    assert "Waiting before the hub 0" in got[0].message and "Waiting before the hub 6" in got[0].message
+    assert hub.count(f"new blocking question {later}") == 1
