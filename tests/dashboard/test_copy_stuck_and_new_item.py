@@ -130,7 +130,7 @@ async def test_the_untouched_template_or_no_title_is_not_saved(demo_store: Path)
 
     async with new_item_form(demo_store) as (app, pilot, form):
         form.query_one("#repo", Input).value = "acme/new"
-        for body in (form.query_one("#body", TextArea).text, "no heading at all\n", "# One-line summary of the work\n\n- 反映内容: x\n"):
+        for body in (form.query_one("#body", TextArea).text, "no heading at all\n", "#  \n\n- 反映内容: x\n"):
             form.query_one("#body", TextArea).text = body
             await pilot.press("ctrl+s")
             await pilot.pause()
@@ -155,3 +155,33 @@ async def test_esc_in_the_body_asks_before_dropping_typed_text(demo_store: Path)
         await pilot.press("y")  # discard
         await settle(pilot)
         assert type(app.screen).__name__ not in ("NewItemScreen", "ChoiceScreen")
+
+
+async def test_the_template_is_a_labelled_form_that_passes_its_own_lint(demo_store: Path) -> None:
+    """Issue 43: the `+` template failed the dashboard's own lint at once (missing 適用範囲), its
+    text had to be deleted, and the repo field had no label. The template is now the item's
+    shape with nothing to delete: a title and the bullets filled in, it is written lint-clean."""
+    from support.tui_helpers import git
+    from textual.widgets import Input, TextArea
+
+    from atk_tui.itemfile.items import lint_body, parse_item
+    from atk_tui.tui.screens.new_item import AWI_TEMPLATE
+
+    async with running(demo_store, SIZE) as (app, pilot):
+        before = git(demo_store, "rev-parse", "HEAD").strip()
+        await opened(pilot, "NewItemScreen")
+        form = app.screen
+        assert str(form.query_one("#repo", Input).border_title) == "target repo"
+        body = form.query_one("#body", TextArea)
+        assert body.text == AWI_TEMPLATE and "- 適用範囲: " in body.text
+        form.query_one("#repo", Input).value = "acme/new"
+        filled = "".join(line + ("A title of mine" if line == "# " else "x" if line.endswith(": ") else "") + "\n" for line in body.text.splitlines())
+        body.text = filled
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert type(app.screen).__name__ != "NewItemScreen"
+        assert len(git(demo_store, "log", "--format=%s", f"{before}..HEAD").splitlines()) == 1
+        name = app.main.selected
+        item = parse_item(name, "inbox", (demo_store / "wi" / "inbox" / name).read_bytes())
+        assert item.title == "A title of mine"
+        assert lint_body(item) == []

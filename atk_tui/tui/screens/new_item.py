@@ -9,32 +9,23 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select, TextArea
 
+from atk_tui.domain.model import AWI_BULLETS
 from atk_tui.tui.modals.dialogs import KeepsTypedText
 from atk_tui.tui.safe import framed
 
-AWI_TEMPLATE = """# One-line summary of the work
+# The templates are the item's shape, with nothing to delete (issue 43: the filler text had to be
+# deleted, and the AWI one failed the dashboard's own lint, missing 適用範囲): the title line
+# and each bullet wi-standards asks for, empty; `FIELD_HINTS` says under the form what goes where.
+AWI_TEMPLATE = "# \n\n" + "".join(f"- {bullet}: \n" for bullet in AWI_BULLETS)
 
-- 反映内容: what to change
-- 反映先: where (file, module)
-- 理由: why
-- メリット:
-- デメリット:
-- 完成条件: how to tell it is done
-"""
+UWI_TEMPLATE = "# \n\n## 背景\n\n\n## 質問\n\n\n- A) \n- B) \n\n推奨: \n"
 
-UWI_TEMPLATE = """# The question, in one line
-
-## 背景
-What the agent found, and why it needs you.
-
-## 質問
-Which way?
-
-- A) the first option
-- B) the second option
-
-推奨: A)
-"""
+FIELD_HINTS = {
+    "awi": "# the title · 反映内容 what to change · 反映先 where · 理由 why · 適用範囲 scope · "
+    "メリット / デメリット for and against · 完成条件 how to tell it is done",
+    "uwi": "# the question in one line · 背景 what the agent found · 質問 what to decide · "
+    "A) B) the options · 推奨 the one you recommend",
+}
 
 TEMPLATES = {"awi": AWI_TEMPLATE, "uwi": UWI_TEMPLATE}
 
@@ -54,6 +45,7 @@ class NewItemScreen(KeepsTypedText[dict | None]):
     NewItemScreen Select { width: 16; }
     NewItemScreen #repo { width: 1fr; }
     NewItemScreen TextArea { height: 1fr; }
+    NewItemScreen #hints { color: $text-muted; height: auto; }
     """
 
     def __init__(self, repo: str = "") -> None:
@@ -63,12 +55,18 @@ class NewItemScreen(KeepsTypedText[dict | None]):
     def compose(self) -> ComposeResult:
         with framed("New item (to inbox)", "Ctrl+S save · Esc cancel"):
             with Horizontal():
-                yield Select([("AWI", "awi"), ("UWI", "uwi")], value="awi", allow_blank=False, id="kind")
-                yield Input(self.repo, placeholder="target repo (owner/name)", id="repo")
+                kind = Select([("AWI", "awi"), ("UWI", "uwi")], value="awi", allow_blank=False, id="kind")
+                kind.border_title = "kind"
+                yield kind
+                repo = Input(self.repo, placeholder="owner/name", id="repo")
+                repo.border_title = "target repo"  # a label, not only a placeholder that typing hides
+                yield repo
             yield Label("body (the first # heading is the title)")
             yield TextArea(AWI_TEMPLATE, id="body", soft_wrap=True, tab_behavior="indent")
+            yield Label(FIELD_HINTS["awi"], id="hints")
 
     def on_mount(self) -> None:
+        self.query_one("#body", TextArea).cursor_location = (0, 2)  # after "# ": the title comes first
         self.query_one("#repo", Input).focus()
 
     @on(Select.Changed, "#kind")
@@ -76,6 +74,7 @@ class NewItemScreen(KeepsTypedText[dict | None]):
         body = self.query_one("#body", TextArea)
         if body.text in TEMPLATES.values():  # only an untouched template follows the kind
             body.text = TEMPLATES[str(event.value)]
+        self.query_one("#hints", Label).update(FIELD_HINTS[str(event.value)])
 
     def action_submit(self) -> None:
         repo = self.query_one("#repo", Input).value.strip()
@@ -97,10 +96,6 @@ class NewItemScreen(KeepsTypedText[dict | None]):
         )
 
 
-#: the template's placeholder lines: a body still holding one as its title is not written yet
-_PLACEHOLDER_TITLES = {t.splitlines()[0] for t in TEMPLATES.values()}
-
-
 def template_problem(body: str) -> str | None:
     """Why a new item's body cannot be saved yet: the untouched template, or no title of its
     own (no `# ` heading, or the template's placeholder heading)."""
@@ -108,7 +103,5 @@ def template_problem(body: str) -> str | None:
         return "the template is unchanged: write the item first (its title on the `# ` line), or Esc to cancel"
     first = next((ln for ln in body.splitlines() if ln.startswith("# ")), None)
     if first is None or not first[2:].strip():
-        return "the item needs a title: a `# ` line at the top"
-    if first.rstrip() in _PLACEHOLDER_TITLES:
-        return "the title is still the template's: write your own on the `# ` line"
+        return "the item needs a title: write it on the `# ` line at the top"
     return None
