@@ -208,7 +208,7 @@ class Commands:
         queues = {t.queue for t in targets}
         order = queue_named(queues.pop()).listed_all if len(queues) == 1 else STATES
         options = [s for s in order if not (len(states) == 1 and s in states)]
-        title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {safe_line(targets[0].title)[:50]}"
+        title = f"Move {len(targets)} items" if len(targets) > 1 else f"Move {quoted_title(targets[0])}"  # cut with an ellipsis
         choice: MoveChoice | None = await self.app.push_screen_wait(MoveScreen(title, states, options))
         if choice is None:
             return None

@@ -29,3 +29,17 @@ async def test_the_remove_confirmation_names_titles(demo: Demo) -> None:
         assert name[:20] not in text and demo["chain-2"][:20] not in text
         await press_all(pilot, "n")
     assert demo.written() == []
+
+
+async def test_the_move_dialogs_title_ends_a_long_title_with_an_ellipsis(demo: Demo) -> None:
+    from types import SimpleNamespace
+
+    from atk_tui.tui.present import quoted_title
+
+    long = SimpleNamespace(title="A very long title " * 6, filename="x.md")
+    assert quoted_title(long).endswith("…”") and len(quoted_title(long)) == 63
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        await press_all(pilot, "m")
+        assert app.screen.title_text == f"Move {quoted_title(app.main.view.items[name])}"
+        await press_all(pilot, "escape")
