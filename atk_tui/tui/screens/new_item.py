@@ -45,7 +45,7 @@ class NewItemScreen(KeepsTypedText[dict | None]):
     NewItemScreen Select { width: 16; }
     NewItemScreen #repo { width: 1fr; }
     NewItemScreen TextArea { height: 1fr; }
-    NewItemScreen #hints { color: $text-muted; height: auto; }
+    NewItemScreen #hints { color: $text-muted; height: auto; width: 1fr; }
     """
 
     def __init__(self, repo: str = "") -> None:
