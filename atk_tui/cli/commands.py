@@ -276,6 +276,11 @@ def cmd_transition(svc: Any, args: argparse.Namespace) -> int:
     )  # fmt: skip
 
 
+def cmd_move(svc: Any, args: argparse.Namespace) -> int:
+    """`atk wi move F... --to STATE`: the person's any-state move (the dashboard's move)."""
+    return report(svc.move(args.filenames, args.to_state, note=args.note))
+
+
 def cmd_rm(svc: Any, args: argparse.Namespace) -> int:
     return report(svc.rm(args.filename))
 

@@ -26,6 +26,9 @@ class Nouns:
     queue: str  # the folder its items live under ("wi" / "mq")
     #: the queue's transition table (`domain.ops`): one command per row that has one
     transitions: Mapping[str, Transition]
+    #: the queue's states, and those only their own path enters (`atk wi move --to`)
+    states: Sequence[str] = ()
+    fenced: frozenset[str] = frozenset()
 
 
 def _number(least: int) -> Callable[[str], int]:
@@ -139,6 +142,15 @@ def add_item_commands(cmd: Callable[[str, str], argparse.ArgumentParser], n: Nou
     for op, row in n.transitions.items():
         if row.command:
             transition_command(ps, cmd, op, row, n)
+    p = ps["move"] = cmd(
+        "move",
+        "the person's explicit move of items to any state, as the dashboard's move (user only; an agent gets exit 2): "
+        "the way out of a terminal state (the verbs keep their meaning: hold is inbox -> hold for everyone)",
+    )
+    p.add_argument("filenames", nargs="+", metavar="filename")
+    p.add_argument("--to", required=True, dest="to_state", choices=[s for s in n.states if s not in n.fenced], metavar="STATE",
+                   help=f"the state to move to: {', '.join(s for s in n.states if s not in n.fenced)}")  # fmt: skip
+    p.add_argument("--note", help="the note adopt and reject write (moving to adopted or rejected)")
     p = ps["rm"] = cmd("rm", "remove an inbox or hold item (kept in git history)")
     p.add_argument("filename")
     p = ps["set-dependencies"] = cmd(

@@ -49,6 +49,8 @@ def add_mq_parser(
             status_help="active (default), processable, ready, blocked, planning, all (every state but planning), or a state",
             queue="mq",
             transitions=MQ_RULES.transitions,
+            states=MQ.states,
+            fenced=MQ.fenced,
         ),
     )
     ps["add"].add_argument(

@@ -13,7 +13,7 @@ from typing import Any
 
 from atk_tui.cli import commands, elsewhere, reports, setup
 from atk_tui.cli.items import Nouns, add_item_commands
-from atk_tui.domain.model import KINDS
+from atk_tui.domain.model import KINDS, STATES
 from atk_tui.domain.ops import TRANSITIONS
 from atk_tui.text.textsafe import safe_text
 from atk_tui.version import VersionAction
@@ -262,7 +262,7 @@ def _install_header(script: str, shell: str, prog: str) -> str:
 #: the shared item commands' runners (`cli.items` declares them; transitions: `cmd_transition`)
 ITEM_RUNS: dict[str, Any] = {
     "list": commands.cmd_list, "show": commands.cmd_show, "wait": reports.cmd_wait, "log": reports.cmd_log,
-    "add": commands.cmd_add, "edit": commands.cmd_edit, "rm": commands.cmd_rm,
+    "add": commands.cmd_add, "edit": commands.cmd_edit, "rm": commands.cmd_rm, "move": commands.cmd_move,
     "set-dependencies": commands.cmd_set_dependencies, "convert-to-plan": commands.cmd_convert_to_plan,
     "answer": commands.cmd_answer, "comment": commands.cmd_comment, "commit": reports.cmd_commit,
     "set-cooldown": commands.cmd_set_cooldown, "set-urgency": commands.cmd_set_urgency,
@@ -358,6 +358,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
             status_help="active (default), processable, ready, blocked, all, or a state",
             queue="wi",
             transitions=TRANSITIONS,
+            states=STATES,
         ),
     )
     p = ps["conflicts"] = cmd("conflicts", "list commits set aside by `atk wi commit`; show one; apply one side")

@@ -108,12 +108,15 @@ class QueueRules:
         return frozenset(self.states) - self.terminal
 
     def allowed_from(
-        self, op: str, item: Item, *, actor: str, from_state: str | None = None
+        self, op: str, item: Item, *, actor: str, from_state: str | None = None, free: bool = False
     ) -> frozenset[str]:
-        """States `op` may start from for `actor` and this item."""
+        """States `op` may start from for `actor` and this item. `free`: as the person's
+        any-state move (the dashboard's move, `atk wi move`), which is made as `op`."""
         row = self.transitions[op]
         if actor == "user":
-            return row.user_from if row.user_from is not None else frozenset(self.states) - {row.target} - self.fenced
+            if free or row.user_from is None:
+                return frozenset(self.states) - {row.target} - self.fenced
+            return row.user_from
         if row.named_from:
             # the state named on the command line (`--state`, whose choices are agent_from)
             named = from_state or sorted(row.agent_from, key=self.states.index)[0]
@@ -144,7 +147,9 @@ WI = QueueRules(
     states=State.values(),
     terminal=frozenset({State.ADOPTED.value, State.REJECTED.value}),
     transitions={
-        Op.HOLD.value: Transition(State.HOLD.value, frozenset({State.INBOX.value})),
+        # inbox -> hold for everyone, the person too (issue 39): another state is left for hold
+        # only by the person's explicit move (the dashboard's, `atk wi move F --to hold`)
+        Op.HOLD.value: Transition(State.HOLD.value, frozenset({State.INBOX.value}), user_from=frozenset({State.INBOX.value})),
         Op.UNHOLD.value: Transition(State.INBOX.value, frozenset({State.HOLD.value}), already_ok=True),
         Op.START_PROCESSING.value: Transition(State.PROCESSING.value, frozenset({State.INBOX.value}), several=True),
         Op.ADOPT.value: Transition(
@@ -182,6 +187,10 @@ MQ = QueueRules(
     terminal=MQ_QUEUE.terminal,
     transitions={
         **WI.transitions,
+        # the person's edit session holds the item already: its hold is the session's way out
+        Op.HOLD.value: Transition(
+            State.HOLD.value, frozenset({State.INBOX.value}), user_from=frozenset({State.INBOX.value, "editing"})
+        ),
         Op.START_EDITING.value: Transition("editing", frozenset(), command=False),
         Op.STOP_EDITING.value: Transition(State.INBOX.value, frozenset(), command=False),
         Op.FINISH_PLANNING.value: Transition(
@@ -260,9 +269,10 @@ def transition_refusal(
     from_state: str | None = None,
     expect: str | None = None,
     rules: QueueRules | None = None,
+    free: bool = False,
 ) -> Refusal | None:
     """Whether `actor` may make transition `op` on `item` as it is now (SPEC §5, §12);
-    `rules`: the item's queue's by default."""
+    `rules`: the item's queue's by default; `free`: the person's any-state move made as `op`."""
     rules = rules or rules_for(item)
     name = item.filename
     if op not in rules.transitions:
@@ -271,7 +281,7 @@ def transition_refusal(
         return Refusal("state", f"state conflict: {name} is in {item.state}, not {expect}", filename=name)
     row = rules.transitions[op]
     target = row.target
-    allowed = rules.allowed_from(op, item, actor=actor, from_state=from_state)
+    allowed = rules.allowed_from(op, item, actor=actor, from_state=from_state, free=free)
     if item.state == target and (actor == "user" or not row.named_from):
         return Refusal("state", f"state conflict: {name} is already in {target}", filename=name)
     if item.state in allowed:
@@ -300,6 +310,11 @@ def transition_refusal(
         hint = f" ({name} is in inbox already: nothing to return)"
     elif op == Op.RETURN_TO_INBOX and item.state == State.PROCESSING:
         hint = f" (a processing item goes back with `{cli} return-to-inbox {name}`, without --state)"
+    elif actor == "user" and not free and item.state not in rules.fenced:
+        hint = (
+            f" (the verb keeps its meaning for the person too; to move {name} from {item.state} to {target} anyway, "
+            f"use the explicit move: the dashboard's move, or `{cli} move {name} --to {target}`)"
+        )
     elif (said := state_hint(item, rules)) is not None:
         hint = f" ({said}{f', then it can {op}' if item.state == State.HOLD else ''})"
     return Refusal(
@@ -464,7 +479,7 @@ def _item_refusal(
         resolved = rules.move_op(expect or item.state, to_state)
         if resolved is None:
             return Refusal("invalid", f"unknown state {to_state!r}", exit_code=2)
-        return transition_refusal(resolved, item, actor, expect=expect, rules=rules)
+        return transition_refusal(resolved, item, actor, expect=expect, rules=rules, free=True)
     return transition_refusal(op, item, actor, from_state=from_state, expect=expect, rules=rules)
 
 

@@ -89,6 +89,7 @@ class Writes(ServiceBase):
         base: bytes | None = None,
         plan_file: str | None = None,
         already_ok: bool = False,
+        free: bool = False,
     ) -> Outcome:
         """hold, unhold, start-processing, adopt, reject, return-to-inbox (and mq's
         start-editing, stop-editing, finish-planning): all or nothing, every file checked
@@ -120,7 +121,7 @@ class Writes(ServiceBase):
             self._check_base(item, base)
             if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
                 raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
-            refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect)
+            refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect, free=free)
             if refused is not None:
                 cls = StateConflict if refused.code == "state" else AtkError
                 raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
@@ -273,7 +274,9 @@ class Writes(ServiceBase):
         op = rules.move_op(expect or "", to_state)
         if op is None:
             return self._refuse("move", f"unknown state {to_state!r}", files, 2)
-        return self.transition(op, files, note=note if rules.transitions[op].takes_note else None, expect=expect, base=base)
+        return self.transition(
+            op, files, note=note if rules.transitions[op].takes_note else None, expect=expect, base=base, free=True
+        )
 
     def agent_may_move(self, item: Item, to_state: str) -> bool:
         """Whether an agent could make the user's move of `item` to `to_state` itself (its

@@ -82,7 +82,8 @@ def test_start_processing_several_all_or_nothing_cli(atk: Atk, env_agent: None) 
 
 def test_user_moves_anything(atk: Atk) -> None:
     seed(atk.store, {"t.md": ("adopted", awi())})
-    assert atk("wi", "hold", "t.md")[0] == 0
+    assert atk("wi", "hold", "t.md")[0] == 1  # hold is inbox -> hold for the person too (issue 39)
+    assert atk("wi", "move", "t.md", "--to", "hold")[0] == 0  # the explicit any-state move
     assert atk("wi", "start-processing", "t.md")[0] == 0
     assert last_commit(atk.store) == "atk: start-processing t.md|user"
 

@@ -50,7 +50,9 @@ def test_refusal_per_actor_and_state(op: str, state: str) -> None:
     agent = refusal(op, [it], "agent")
     user = refusal(op, [it], "user")
     assert (agent is None) == (state in SPEC_AGENT_FROM[op])
-    assert (user is None) == (state != SPEC_TARGET[op])
+    # the person's verbs move from any other state, except hold: inbox -> hold for everyone (issue
+    # 39); the person's any-state move is `move` (the dashboard's, `atk wi move`)
+    assert (user is None) == (state != SPEC_TARGET[op] and (op != "hold" or state == "inbox"))
     for r in (agent, user):
         if r is not None:
             assert r.code == "state" and r.exit_code == 1 and r.message.startswith("state conflict: a.md is ")
@@ -165,4 +167,5 @@ def test_a_second_queue_is_one_more_table() -> None:
     assert refusal("hold", [planning], "agent", rules=mq).code == "state"
     assert mq.allowed_from("finish-planning", planning, actor="agent") == {"planning"}
     assert "editing" in mq.active and "planning" in mq.active
-    assert refusal("hold", [item(state="editing")], "user", rules=mq) is None
+    # hold is inbox -> hold for the person too (issue 39); the person's free move goes anywhere
+    assert refusal("move", [item(state="editing")], "user", rules=mq, to_state="hold") is None

@@ -251,3 +251,26 @@ def test_the_write_pull_limit_comes_from_the_environment_then_the_config_file(mo
     assert git_limits({"git": {"pull_timeout": 8}})["pull_timeout"] == 1.5
     monkeypatch.setenv("ATK_PULL_TIMEOUT", "nonsense")
     assert git_limits({})["pull_timeout"] == 5.0
+
+
+# -- 4. the verbs keep their meaning for the person too -------------------------------------
+
+
+def test_hold_is_inbox_to_hold_for_the_person_too_and_move_is_the_explicit_way(tmp_path: Path) -> None:
+    _remote, c = bare_with_clones(tmp_path)
+    f = add_awi(c["b"], "Done already", agent="agent-b")
+    ok(atk(c["b"], "wi", "start-processing", f, agent="agent-b"))
+    ok(atk(c["b"], "wi", "adopt", f, "--note", "shipped", agent="agent-b"))
+    out = atk(c["a"], "wi", "hold", f)
+    assert out.returncode == 1, out
+    assert "hold expects inbox" in out.stderr and f"atk wi move {f} --to hold" in out.stderr, out.stderr
+    assert shown(c["b"], f)["state"] == "adopted" and shown(c["b"], f)["note"] == "shipped"
+    assert "inbox -> hold" in atk(c["a"], "wi", "hold", "--help").stdout
+    # an agent never makes the free move
+    refused = atk(c["b"], "wi", "move", f, "--to", "inbox", agent="agent-b")
+    assert refused.returncode == 2 and "user-only" in refused.stderr, refused
+    # the person's explicit move says what it does and clears what adopt wrote
+    moved = ok(atk(c["a"], "wi", "move", f, "--to", "hold"))
+    assert "cleared the note 'shipped'" in moved.stdout + moved.stderr
+    rec = shown(c["b"], f)
+    assert rec["state"] == "hold" and rec.get("note") is None
