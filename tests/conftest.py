@@ -141,12 +141,30 @@ E2E_FIXTURES = frozenset({"tmux"})
 E2E_SOURCE = ("need_tool(", "tmux_session(")
 
 
+#: the tests the quick loop leaves out (`-m "not e2e and not slow"`), by node id, one a line:
+#: written by scripts/slow_tests.py from a run's --durations report
+SLOW_LIST = Path(__file__).parent / "slow_tests.txt"
+
+
+def _slow_tests() -> frozenset[str]:
+    try:
+        lines = SLOW_LIST.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark `e2e` every test that runs real programs (tmux, vim, chromium, zsh, fish) or the
     multi-clone soaks, by its folder, its fixtures or its module, so `pytest -m "not e2e"` is
-    the unit and Pilot tests (docs/development.md#the-tests); the full suite is unchanged."""
+    the unit and Pilot tests (docs/development.md#the-tests); mark `slow` the ones
+    tests/slow_tests.txt names, so `-m "not e2e and not slow"` is the quick loop. The full suite
+    is unchanged."""
+    slow = _slow_tests()
     by_module: dict[Path, bool] = {}
     for item in items:
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow)
         path = Path(str(item.fspath))
         if path not in by_module:
             try:

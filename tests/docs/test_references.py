@@ -143,3 +143,12 @@ def test_every_module_a_docstring_or_comment_names_exists() -> None:
                 if not ok:
                     bad.append(f"{path.relative_to(ROOT)}:{line}: {name}")
     assert bad == []
+
+
+def test_the_slow_list_names_test_files_that_exist() -> None:
+    """tests/slow_tests.txt (the quick loop's leave-outs) is written from a run: each line is a
+    node id whose file is still there (scripts/slow_tests.py writes it again when not)."""
+    lines = [x for x in (ROOT / "tests" / "slow_tests.txt").read_text(encoding="utf-8").splitlines() if x and not x.startswith("#")]
+    assert len(lines) > 50
+    gone = sorted({x.split("::")[0] for x in lines if not (ROOT / x.split("::")[0]).is_file()})
+    assert gone == []
