@@ -308,6 +308,9 @@ def transition_refusal(
         )
     elif op == Op.RETURN_TO_INBOX and item.state == State.INBOX:
         hint = f" ({name} is in inbox already: nothing to return)"
+    elif op == Op.RETURN_TO_INBOX and item.state == State.REJECTED and row.named_from and State.REJECTED in row.agent_from:
+        # the one command that fixes it, whole (issue 39)
+        hint = f" (a rejected item goes back with its own form: run `{cli} return-to-inbox {name} --state=rejected`)"
     elif op == Op.RETURN_TO_INBOX and item.state == State.PROCESSING:
         hint = f" (a processing item goes back with `{cli} return-to-inbox {name}`, without --state)"
     elif actor == "user" and not free and item.state not in rules.fenced:

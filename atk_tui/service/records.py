@@ -91,18 +91,21 @@ def push_said(out: Any, svc: Any) -> tuple[str, tuple[str, ...]]:
     """(` pushed` / ` not pushed: <why>`, the warnings left to print) for a write that made
     `out.commit` with `svc`; the reason a push failed is said here, not again as a warning."""
     warnings = tuple(out.warnings)
+    queue = getattr(getattr(svc, "q", None), "name", "wi")
+    if queue != "wi":  # `atk mq adopt … --skip-push` is pushed by `atk mq commit` (issue 39)
+        warnings = tuple(w.replace("`atk wi commit`", f"`atk {queue} commit`") for w in warnings)
     if out.pushed:
         return " pushed", warnings
     if out.pushed is False:
         # the warning (kept: it asks for `atk wi commit`) says why; the line says it short
         why = next((w for w in warnings if any(k in w for k in _UNPUSHED)), "")
-        m = re.search(r"unpushed commits? \((.*)\); run `atk wi commit`", why, re.S)
+        m = re.search(r"unpushed commits? \((.*)\); run `atk (?:wi|mq) commit`", why, re.S)
         reason = m.group(1) if m else "the remote did not answer" if "did not answer" in why else "the push failed"
-        return f" not pushed: {reason} (`atk wi commit` pushes it later)", warnings
+        return f" not pushed: {reason} (`atk {queue} commit` pushes it later)", warnings
     if svc is not None and svc.store.upstream() is None:
         return " not pushed: no remote (no upstream branch is configured)", warnings
     if svc is not None and not svc.push_on_write:
-        return " not pushed: --skip-push (run `atk wi commit` to push it)", warnings
+        return f" not pushed: --skip-push (run `atk {queue} commit` to push it)", warnings
     return " not pushed: no remote", warnings
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -394,6 +395,17 @@ class Writes(ServiceBase):
                     + f", got {state!r}",
                     exit_code=2,
                 )
+            missing = [flag for flag, absent in (
+                ("--target-repo", not target_repo or not target_repo.strip()),
+                ("--source", self.actor == "agent" and not source),
+            ) if absent]  # fmt: skip
+            if len(missing) > 1:  # every missing required flag named at once (issue 39)
+                raise AtkError(
+                    f"{' and '.join(missing)} are required: pass --target-repo OWNER/REPO (or `target_repo:` in the "
+                    "body file's frontmatter) and --source (wi-standards: the skill's name without its plugin, e.g. "
+                    "--source=add-awi or process-wi; `agent` when no skill files it)",
+                    exit_code=2,
+                )
             if not target_repo or not target_repo.strip():
                 raise AtkError("--target-repo is required", exit_code=2)
             if self.actor == "agent" and not source:
@@ -590,10 +602,13 @@ class Writes(ServiceBase):
         if delta:
             return self._change_dependencies(filename, list(dict.fromkeys(add)), list(dict.fromkeys(remove)))
         deps = list(dict.fromkeys(depends_on or ()))
+        dropped: list[str] = []
 
         def change(tx: Transaction) -> Item:
             item = self._current(filename)
             self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            if deps:  # a replace that adds and drops (clearing with no --depends-on is meant)
+                dropped[:] = [d for d in item.depends_on if d not in deps]
             first = self._dependency_rules(filename, deps).first(deps)
             if first is not None:
                 prefix = "refused: " if first.code == "cycle" else ""
@@ -608,6 +623,15 @@ class Writes(ServiceBase):
         if not out.ok and out.code == "unchanged":
             said = f"depends on exactly [{', '.join(deps)}] already" if deps else "has no dependencies already"
             return Outcome(True, "set-dependencies", f"{filename} {said}: nothing to change, nothing committed", (filename,))
+        if out.ok and dropped:
+            # issue 39: --depends-on replaces the list; wi-standards keeps the earlier ones
+            back = " ".join(f"--add {d}" for d in dropped)
+            out = replace(out, warnings=(*out.warnings, (
+                f"--depends-on replaced the whole list and dropped {len(dropped)} earlier "
+                f"dependenc{'ies' if len(dropped) != 1 else 'y'} of {filename}: {', '.join(dropped)}; to add one and keep "
+                f"the others use `atk {self.q.name} set-dependencies {filename} --add FILENAME` (to put them back: "
+                f"`atk {self.q.name} set-dependencies {filename} {back}`)"
+            )))  # fmt: skip
         return out
 
     def _change_dependencies(self, filename: str, add: list[str], remove: list[str]) -> Outcome:

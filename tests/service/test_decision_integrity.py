@@ -407,9 +407,13 @@ def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tu
     root, remote = remote_store
     other = _shared(tmp_path, root, remote, uwi())
     path = root / "wi/inbox/x.md"
-    path.write_text(path.read_text() + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
+    # both sides change the same section (## 背景) differently: a conflict no merge resolves (issue
+    # 39 merges changes to different parts)
+    forged = path.read_text().replace("Two patterns were found.", "Three patterns were found.")
+    path.write_text(forged + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
     git(root, "commit", "-qam", "forged")  # around the tool
-    assert Service(other, actor="user").edit("x.md", UWI_BODY + "\n## 補足\n\nmore context\n").ok
+    edited = UWI_BODY.replace("Two patterns were found.", "Four patterns were found.")
+    assert Service(other, actor="user").edit("x.md", edited + "\n## 補足\n\nmore context\n").ok
     svc = Service(root, actor="user")
     assert svc.commit_pending().code == "conflict"
     [c] = svc.conflicts()

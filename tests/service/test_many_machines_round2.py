@@ -274,3 +274,40 @@ def test_hold_is_inbox_to_hold_for_the_person_too_and_move_is_the_explicit_way(t
     assert "cleared the note 'shipped'" in moved.stdout + moved.stderr
     rec = shown(c["b"], f)
     assert rec["state"] == "hold" and rec.get("note") is None
+
+
+# -- 6. the agent skills' command forms: each works as written or names the step -------------
+
+
+def test_the_seed_forms_name_what_to_do(tmp_path: Path) -> None:
+    _remote, c = bare_with_clones(tmp_path)
+    b = c["b"]
+    body = tmp_path / "body.md"
+    body.write_text("# Fix the login copy\n\n- 反映内容: shorter\n- 反映先: acme/webapp\n- 完成条件: done\n")
+    out = atk(b, "wi", "add", "--body-file", str(body), agent="agent-b")
+    assert out.returncode == 2 and "--target-repo" in out.stderr and "--source" in out.stderr, out
+    # set-dependencies --depends-on that drops earlier dependencies says so, naming them and --add
+    f = add_awi(b, "Depends on things", agent="agent-b")
+    u1, u2, u3 = (add_awi(b, f"Prerequisite {i}", agent="agent-b") for i in (1, 2, 3))
+    ok(atk(b, "wi", "set-dependencies", f, "--depends-on", u1, "--depends-on", u2, agent="agent-b"))
+    out = ok(atk(b, "wi", "set-dependencies", f, "--depends-on", u3, agent="agent-b"))
+    assert f"dropped 2 earlier dependencies of {f}: {u1}, {u2}" in out.stderr and "--add" in out.stderr, out.stderr
+    # a rejected item's return-to-inbox refusal gives the whole command that fixes it
+    x = add_awi(b, "Rejected one", agent="agent-b")
+    ok(atk(b, "wi", "start-processing", x, agent="agent-b"))
+    ok(atk(b, "wi", "reject", x, "--note", "not now", agent="agent-b"))
+    out = atk(b, "wi", "return-to-inbox", x, agent="agent-b")
+    assert out.returncode == 1 and f"run `atk wi return-to-inbox {x} --state=rejected`" in out.stderr, out.stderr
+    assert "first" not in out.stderr
+
+
+def test_mq_adopt_with_skip_push_names_atk_mq_commit(tmp_path: Path) -> None:
+    _remote, c = bare_with_clones(tmp_path)
+    b = c["b"]
+    made = ok(atk(b, "mq", "add", "--target-repo", "acme/webapp", "--source", "process-feedbacks",
+                  "# Shorten the copy\n\n- 反映内容: x\n- 反映先: acme/webapp\n- 完成条件: y\n", agent="agent-b"))  # fmt: skip
+    m = made.stdout.splitlines()[0].strip()
+    ok(atk(b, "mq", "start-processing", m, agent="agent-b"))
+    out = ok(atk(b, "mq", "adopt", m, "--skip-push", agent="agent-b"))
+    said = out.stdout + out.stderr
+    assert "`atk mq commit`" in said and "atk wi commit" not in said, said
