@@ -163,7 +163,17 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
         if args.mine or args.theirs:
             raise AtkError("--mine/--theirs go with apply", exit_code=2)
         for path, mine, theirs in svc.conflict_versions(args.ref):
-            for label, data in (("mine (set aside)", mine), ("theirs (current)", theirs)):
+            now = "theirs (current)"
+            parts = path.split("/")
+            if theirs is None and len(parts) == 3:
+                # the item moved since (issue 39): shown where it is now, not as deleted
+                moved = [(q, st) for q, st in svc.store.find(parts[2], [parts[0]]) if f"{q}/{st}" != f"{parts[0]}/{parts[1]}"]
+                found = svc._blobs([f"HEAD:{q}/{st}/{parts[2]}" for q, st in moved]) if moved else []
+                for (q, st), data in zip(moved, found, strict=True):
+                    if data is not None:
+                        theirs, now = data, f"theirs (current: the item is now in {q}/{st}/)"
+                        break
+            for label, data in (("mine (set aside)", mine), (now, theirs)):
                 say(f"=== {safe_line(path)}: {label} ===")
                 say(safe_text(data.decode("utf-8", "replace")) if data is not None else "(no file)")
         return 0

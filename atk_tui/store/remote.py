@@ -66,7 +66,18 @@ def git_error_lines(output: str, fallback: str = "unknown error") -> str:
     rights boilerplate); `fallback` when git said nothing."""
     lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
     said = [ln for ln in lines if not ln.startswith("hint:") and ln.rstrip(".").casefold() not in _BOILERPLATE]
-    marked = [ln.partition(":")[2].strip() for ln in said if ln.startswith(("fatal:", "error:"))]
+    marked: list[str] = []
+    for i, ln in enumerate(said):
+        if not ln.startswith(("fatal:", "error:")):
+            continue
+        text = ln.partition(":")[2].strip()
+        # a reason git goes on with on the next lines ("unable to connect to 127.0.0.1:" then
+        # "127.0.0.1[0: 127.0.0.1]: errno=Connection refused"): kept whole (issue 39)
+        for more in said[i + 1 :]:
+            if not text.endswith(":") or more.startswith(("fatal:", "error:", "warning:", "remote:")):
+                break
+            text = f"{text} {more}"
+        marked.append(text)
     picked = [ln for ln in marked if ln] or said[-1:]
     return "; ".join(dict.fromkeys(picked)) or fallback
 

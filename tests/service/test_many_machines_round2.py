@@ -117,6 +117,10 @@ def test_the_same_part_changed_differently_is_still_set_aside(three) -> None:
     assert out.returncode == 1 and "conflicts with a change made on the remote" in out.stdout, out
     assert len(set_aside(c["b"])) == 1
     assert {shown(root, x)["state"] for root in c.values()} == {"hold"}
+    # the set-aside commit shows the item where it is now, not as deleted
+    ref = set_aside(c["b"])[0].rsplit("/", 1)[1]
+    said = ok(atk(c["b"], "wi", "conflicts", "show", ref)).stdout
+    assert f"=== wi/processing/{x}: theirs (current: the item is now in wi/hold/) ===" in said, said
 
 
 # -- 2. processing has an owner -----------------------------------------------------------
@@ -311,3 +315,18 @@ def test_mq_adopt_with_skip_push_names_atk_mq_commit(tmp_path: Path) -> None:
     out = ok(atk(b, "mq", "adopt", m, "--skip-push", agent="agent-b"))
     said = out.stdout + out.stderr
     assert "`atk mq commit`" in said and "atk wi commit" not in said, said
+
+
+def test_a_refused_connection_is_reported_with_gits_whole_reason(tmp_path: Path) -> None:
+    import socket
+
+    _remote, c = bare_with_clones(tmp_path)
+    f = add_awi(c["b"], "Nobody listens", agent="agent-b")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: connections to it are refused
+    git(c["b"], "remote", "set-url", "origin", f"git://127.0.0.1:{port}/store.git")
+    read = atk(c["b"], "wi", "show", f, agent="agent-b")
+    assert read.returncode == 0 and "Connection refused" in read.stderr, read.stderr
+    write = ok(atk(c["b"], "wi", "hold", f, agent="agent-b"))
+    assert "Connection refused" in write.stderr, write.stderr
