@@ -405,7 +405,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         "commit", parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
         help="move plan files (and same-stem companions) from the planning root into the store's plans/YYYY/MM/",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH")
+    # bare (as wi-standards writes it): every plan this store's items name that is still under the
+    # planning root (issue 39)
+    p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--plans-root", help="the planning work root (default: plans_root in the config, else ~/.claude/plans)")
     p.set_defaults(run=reports.cmd_plans_commit)
 

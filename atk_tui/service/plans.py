@@ -121,7 +121,24 @@ def companions(plan: Path) -> list[Path]:
     )
 
 
+def pending_plans(svc, root: Path) -> list[str]:
+    """The plans this store's items name (`plan_file`) that are still directly under the
+    planning root `root`, not stored yet: what a bare `atk plans commit` moves (wi-standards
+    writes the command without a path)."""
+    stored = _stored_names(svc.root)
+    return sorted(name for name in _referenced_months(svc) if name not in stored and (root / name).is_file())
+
+
 def commit_plans(svc, paths: list[str], root: Path) -> PlansOutcome:
+    if not paths:
+        paths = pending_plans(svc, root)
+        if not paths:
+            return PlansOutcome(
+                False,
+                f"nothing to commit: no item's plan_file names a plan still under the planning root ({root}); "
+                "give the plan files to move: `atk plans commit PATH...` (a path under the planning root, or absolute)",
+                exit_code=2,
+            )
     try:
         plans = list(dict.fromkeys(_source(p, root) for p in paths))
     except AtkError as exc:

@@ -1130,3 +1130,17 @@ def test_mq_edit_merges_a_body_files_frontmatter(atk: Atk, env_agent: None, tmp_
     assert rc == 2 and "the kind is fixed once an item is added" in err
     assert tree_state(atk.store) == before
     assert atk("mq", "unhold", name)[0] == 0
+
+
+def test_plans_commit_typed_bare_as_wi_standards_writes_it(atk: Atk, plans_dir: Path, env_agent: None) -> None:
+    """Issue 39: `atk plans commit` with no path moves the plans this store's items name that
+    are still under the planning root; with none, it says what to give (exit 2)."""
+    rc, _, err = atk("plans", "commit")
+    assert rc == 2 and "atk plans commit PATH" in err, err
+    (plans_dir / "login.md").write_text("# Plan: login\n")
+    (plans_dir / "unrelated.md").write_text("not named by any item\n")
+    seed(atk.store, {"a.md": ("inbox", awi(extra=f"plan_file: {PLAN}\n"))})
+    rc, out, err = atk("plans", "commit")
+    assert rc == 0, err
+    assert (atk.store / "plans/2026/11/login.md").read_text() == "# Plan: login\n"
+    assert (plans_dir / "unrelated.md").exists()
