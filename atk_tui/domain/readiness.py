@@ -407,7 +407,9 @@ def judge_item(
         reasons_l.append(
             Reason(
                 "plan-missing",
-                f"plan file missing: {item.plan_file or '?'} (in neither the store nor the planning work root)",
+                f"plan file missing: {item.plan_file or '?'} (in neither the store nor the planning work root; "
+                "the plan is not yet committed: until the agent that writes it runs `atk plans commit`, it is only in "
+                "that agent's plans folder, on its machine)",
                 ref=item.plan_file,
             )
         )

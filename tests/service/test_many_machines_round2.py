@@ -330,3 +330,21 @@ def test_a_refused_connection_is_reported_with_gits_whole_reason(tmp_path: Path)
     assert read.returncode == 0 and "Connection refused" in read.stderr, read.stderr
     write = ok(atk(c["b"], "wi", "hold", f, agent="agent-b"))
     assert "Connection refused" in write.stderr, write.stderr
+
+
+def test_a_plan_still_in_the_writing_agents_plans_folder_is_said_not_yet_committed(tmp_path: Path) -> None:
+    _remote, c = bare_with_clones(tmp_path)
+    plans = tmp_path / "b-plans"
+    plans.mkdir()
+    (plans / "login.md").write_text("# Plan: login\n")
+    cfg = tmp_path / "b-config"
+    (cfg / "atk").mkdir(parents=True)
+    (cfg / "atk" / "config.toml").write_text(f'plans_root = "{plans}"\n')
+    plan = "$(atk config get private_notes)/plans/2026/11/login.md"
+    made = ok(atk(c["b"], "wi", "add", "--kind", "awi", "--target-repo", "acme/webapp", "--source", "plan-and-add-awi",
+                  "--plan-file", plan, "# Login\n\n- 反映内容: x\n- 反映先: acme/webapp\n- 完成条件: y\n",
+                  agent="agent-b", XDG_CONFIG_HOME=str(cfg)))  # fmt: skip
+    f = made.stdout.splitlines()[0].strip()
+    rec = shown(c["a"], f)  # another machine: the plan is in b's plans folder only
+    said = " ".join(rec["reasons"])
+    assert "not yet committed" in said and "atk plans commit" in said, rec["reasons"]
