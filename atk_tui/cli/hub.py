@@ -5,13 +5,11 @@ when `atk hub` runs, never on the way to any other command."""
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
 
 HELP = "follow the store and notify the person (phone, email …) of each question that needs them (docs/hub.md)"
 DEFAULT_PORT = 8765
@@ -40,10 +38,8 @@ def add_hub_parser(sub: Any, common: argparse.ArgumentParser, epilog: str) -> No
     g.add_argument("--json", action="store_true", help="one JSON object")
     g.add_argument("--no-json", action="store_true")
     s.set_defaults(run=cmd_hub_status, needs_store=False)
-    try:
-        from atk_tui.cli import hubweb  # the answer page's commands: pair, devices, revoke (issue 41)
-    except ImportError:
-        return
+    from atk_tui.cli import hubweb  # the answer page's commands: pair, devices, revoke
+
     hubweb.register(hs)
 
 
@@ -51,6 +47,8 @@ def _is_loopback(host: str) -> bool:
     if host in ("localhost", "localhost."):
         return True
     try:
+        import ipaddress
+
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
@@ -101,6 +99,8 @@ def service_text(kind: str, store: Path, argv: list[str]) -> str:
             "[Install]\n"
             "WantedBy=default.target\n"
         )
+    from xml.sax.saxutils import escape  # only here: it pulls in urllib on the way
+
     args = "\n".join(f"        <string>{escape(a)}</string>" for a in argv)
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
