@@ -219,58 +219,6 @@ def rows_into(rows: list[list[str]]) -> Callable[[Iterable[str]], None]:
 #: repository, filename; `LIST_DROP` names the ones left out, in this order, when the title
 #: would get fewer than `LIST_TITLE_MIN` cells
 LIST_ORDER = (5, 4, 1, 2, 3, 0)
-LIST_CAPS = (26, 72, 10, 13, 20, 30)
-LIST_DROP = (4, 3, 2)  # repository, kind, state (positions in a row of LIST_ORDER)
-LIST_TITLE_MIN = 24
-
-
-def list_table(rows: list[list[str]], width: int, *, wide: bool = False) -> list[str]:
-    """A listing on a terminal `width` cells wide: status and title first, then state, kind,
-    repository and the filename, these two shortened in the middle (their ends tell items apart);
-    every line fits in `width - 1` cells, the repository, kind and state left out, in that order,
-    where the title would be too narrow. `wide`: every column, the filename and the title
-    whole, lines as long as they need (the terminal wraps them)."""
-    from atk_tui.text.cells import cell_len, cut, cut_middle, fit
-
-    if not rows:
-        return []
-    table = [[r[i] for i in LIST_ORDER] for r in rows]
-    natural = [max(cell_len(r[c]) for r in table) for c in range(len(LIST_ORDER))]
-    if wide:
-        widths = natural
-        shown = list(range(len(LIST_ORDER)))
-    else:
-        widths = [min(w, cap) for w, cap in zip(natural, LIST_CAPS, strict=True)]
-        shown = list(range(len(LIST_ORDER)))
-        budget = max(width - 1, 20)
-
-        def others() -> int:
-            return sum(widths[c] for c in shown if c != 1) + 2 * (len(shown) - 1)
-
-        for c in LIST_DROP:
-            if budget - others() >= min(LIST_TITLE_MIN, widths[1]):
-                break
-            shown.remove(c)
-        widths[1] = max(min(widths[1], budget - others()), 8)
-    out = []
-    for r in table:
-        cells = []
-        for k, c in enumerate(shown):
-            if wide:
-                cells.append(r[c] + " " * (widths[c] - cell_len(r[c])))
-            elif c in (4, 5):  # the repository and the filename: both ends kept
-                cells.append(fit(cut_middle(r[c], widths[c]), widths[c]))
-            else:
-                cells.append(fit(r[c], widths[c]) if k < len(shown) - 1 else cut(r[c], widths[c]))
-        line = "  ".join(cells).rstrip()
-        out.append(line if wide else cut(line, max(width - 1, 20)))
-    return out
-
-
-#: a terminal listing's columns, as indexes into a `text_row`: status, title, state, kind,
-#: repository, filename; `LIST_DROP` names the ones left out, in this order, when the title
-#: would get fewer than `LIST_TITLE_MIN` cells
-LIST_ORDER = (5, 4, 1, 2, 3, 0)
 LIST_CAPS = (26, 72, 10, 13, 24, 30)
 LIST_DROP = (4, 3, 2)  # repository, kind, state (positions in a row of LIST_ORDER)
 LIST_TITLE_MIN = 24
