@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from support.storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, UWI_BODY, Clock, add_item, git, tree_state
+from support.storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, SPEC_USER_FROM_ONLY, UWI_BODY, Clock, add_item, git, tree_state
 
 from atk_tui.domain.model import STATES
 from atk_tui.service import Service
@@ -69,7 +69,7 @@ def test_transition_matrix(store: Path, clock: Clock, op: str, actor: str) -> No
     names = one_per_state(store)
     svc = Service(store, clock=clock, actor=actor)
     target = TARGET[op]
-    allowed = AGENT_FROM[op] if actor == "agent" else set(STATES) - {target}
+    allowed = AGENT_FROM[op] if actor == "agent" else SPEC_USER_FROM_ONLY.get(op, set(STATES) - {target})
     head = git(store, "rev-parse", "HEAD").strip()
     for state, name in names.items():
         if state in allowed:

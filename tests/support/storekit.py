@@ -53,6 +53,9 @@ SPEC_AGENT_FROM: dict[str, set[str]] = {
     "reject": {"processing"},
     "return-to-inbox": {"processing"},
 }
+#: the person's verbs that keep their meaning (SPEC §5): hold is inbox -> hold for everyone; the
+#: others start from any state but their target (the explicit any -> any move is `atk wi move`)
+SPEC_USER_FROM_ONLY: dict[str, set[str]] = {"hold": {"inbox"}}
 SPEC_TARGET: dict[str, str] = {
     "hold": "hold",
     "unhold": "inbox",
