@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""What a committed transition costs, beside git's own cost of the same move (issue 45, point 6).
+
+    python bench/transition_cost.py [--active 10000] [--terminal 50000] [--runs 9] [--store DIR]
+
+A store made by `gen_store` (or `--store DIR`, an existing store: its inbox items are moved to
+hold, one per run). Interleaved run by run (A B A B ...), each on an item of its own:
+
+* A: `atk wi hold F --skip-pull --skip-push` (the person's hold: lock, guards, commit);
+* B: `git mv wi/inbox/G wi/hold/G` + `git commit -q -m ...` (git's own move and commit).
+
+Python's bytecode is compiled once by the warm-up pair (in a temporary PYTHONPYCACHEPREFIX), as
+an installed atk has it. Each figure is a whole process (or two for B) from start to exit: wall seconds and CPU seconds
+(user + sys of the process and its children). Printed: min, median, max of each, the ratio
+A/B pair by pair (min, median, max), and the git processes one transition starts (counted
+with GIT_TRACE). Goal: median ratio <= 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from gen_store import generate_store  # noqa: E402
+
+ATK = str(Path(sys.executable).with_name("atk"))
+
+
+def timed(cmds: list[list[str]], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """Run `cmds` one after the other (each must succeed): (wall s, CPU s of the children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    for cmd in cmds:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr or proc.stdout}")
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def git_processes(store: Path, name: str, env: dict[str, str]) -> list[str]:
+    """The git commands one `atk wi hold` of `name` runs (GIT_TRACE's `built-in:` lines)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".trace") as trace:
+        timed([[ATK, "wi", "hold", name, "--skip-pull", "--skip-push"]], store, {**env, "GIT_TRACE": trace.name})
+        lines = trace.read().splitlines()
+    return [line.split("built-in: ", 1)[1] for line in lines if "built-in: " in line]
+
+
+def spread(values: list[float], scale: float = 1000.0, fmt: str = "{:.0f}") -> str:
+    return " / ".join(fmt.format(v * scale) for v in (min(values), statistics.median(values), max(values)))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--active", type=int, default=10000)
+    ap.add_argument("--terminal", type=int, default=50000)
+    ap.add_argument("--runs", type=int, default=9, help="pairs counted (after one warm-up pair)")
+    ap.add_argument("--store", type=Path, help="an existing store to use (its inbox items move to hold)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    tmp = None
+    if args.store is None:
+        tmp = tempfile.TemporaryDirectory(prefix="atk-transition-")
+        generate_store(Path(tmp.name), args.active, args.terminal, args.seed)
+        store = Path(tmp.name) / "store"
+    else:
+        store = args.store.resolve()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "ATK_", "CLAUDECODE"))}
+    env.update(ATK_PRIVATE_NOTES=str(store), ATK_READ_WINDOW="0")
+    # as installed: the modules' bytecode compiled once (by the warm-up), kept out of the tree
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    pycache = tempfile.TemporaryDirectory(prefix="atk-pycache-")
+    env["PYTHONPYCACHEPREFIX"] = pycache.name
+    inbox = sorted(p.name for p in (store / "wi" / "inbox").iterdir() if p.name.endswith(".md"))
+    needed = 2 * (args.runs + 1) + 1
+    if len(inbox) < needed:
+        raise SystemExit(f"{store}: {len(inbox)} inbox items, {needed} needed")
+    names = iter(inbox)
+
+    procs = git_processes(store, next(names), env)
+    atk_wall: list[float] = []
+    atk_cpu: list[float] = []
+    git_wall: list[float] = []
+    git_cpu: list[float] = []
+    for run in range(args.runs + 1):
+        a = next(names)
+        wa, ca = timed([[ATK, "wi", "hold", a, "--skip-pull", "--skip-push"]], store, env)
+        b = next(names)
+        wb, cb = timed(
+            [["git", "mv", f"wi/inbox/{b}", f"wi/hold/{b}"], ["git", "commit", "-q", "-m", f"hold {b}"]], store, env
+        )
+        if run == 0:
+            continue  # warm-up
+        atk_wall.append(wa)
+        atk_cpu.append(ca)
+        git_wall.append(wb)
+        git_cpu.append(cb)
+
+    wall_ratio = [a / b for a, b in zip(atk_wall, git_wall, strict=True)]
+    cpu_ratio = [a / b for a, b in zip(atk_cpu, git_cpu, strict=True)]
+    files = sum(1 for _ in (store / "wi").rglob("*.md"))
+    print(f"store: {store} ({files} item files), {args.runs} pairs after one warm-up, interleaved")
+    print("figure                                       min / median / max")
+    print(f"atk wi hold --skip-pull --skip-push, wall ms  {spread(atk_wall)}")
+    print(f"git mv + git commit, wall ms                  {spread(git_wall)}")
+    print(f"ratio atk / git, wall (pair by pair)          {spread(wall_ratio, 1, '{:.2f}')}")
+    print(f"atk, CPU ms (user + sys, with children)       {spread(atk_cpu)}")
+    print(f"git mv + git commit, CPU ms                   {spread(git_cpu)}")
+    print(f"ratio atk / git, CPU (pair by pair)           {spread(cpu_ratio, 1, '{:.2f}')}")
+    print(f"git processes of one transition: {len(procs)}")
+    for line in procs:
+        print(f"  {line}")
+    pycache.cleanup()
+    if tmp is not None:
+        tmp.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
