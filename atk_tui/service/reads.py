@@ -605,6 +605,13 @@ class Reads(ServiceBase):
 
         return stats.wait_stats(self.store, now=now or utc_now(), since=since)
 
+    def moved_times(self) -> dict[str, datetime]:
+        """When each item came into its present state (the commit time of its last move, or of
+        its adding), from the same incrementally read history index as `wait_stats`."""
+        from atk_tui.service import stats
+
+        return stats.moved_times(stats.load_index(self.store))
+
     def status(self) -> dict[str, object]:
         return {
             "store": str(self.root),

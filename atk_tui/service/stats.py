@@ -37,6 +37,7 @@ from atk_tui.itemfile.questions import answer_progress
 
 _ITEM_RE = re.compile(rf"^({'|'.join(q.name for q in QUEUES)})/([a-z]+)/({FILENAME_PATTERN})$")
 _BLOB_CHUNK = 2000  # blobs per `git cat-file --batch` call
+INDEX_FORMAT = 2  # .git/atk-stats.json's format: 2 adds each life's `moved`
 
 
 # --------------------------------------------------------------------------- the cached index
@@ -58,6 +59,7 @@ class Life:
     urgency: str | None = None  # questions: the urgency while it waited (its last before the answer)
     answer_by: int | None = None  # questions: its own deadline (`answer_by`), if it had one
     agent: str | None = None  # who filed it: the Atk-Agent trailer of that commit, else its source
+    moved: int | None = None  # commit time it came into its present state (the history's age)
 
 
 @dataclass
@@ -66,12 +68,12 @@ class HistoryIndex:
     lives: dict[str, Life] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"head": self.head, "lives": {k: asdict(v) for k, v in self.lives.items()}}
+        return {"format": INDEX_FORMAT, "head": self.head, "lives": {k: asdict(v) for k, v in self.lives.items()}}
 
     @classmethod
     def from_json(cls, data: Any) -> HistoryIndex | None:
-        if not isinstance(data, dict):
-            return None
+        if not isinstance(data, dict) or data.get("format") != INDEX_FORMAT:
+            return None  # an index of an earlier format (without `moved`): read again from the start
         try:
             lives = {k: Life(**v) for k, v in data["lives"].items()}
         except (TypeError, KeyError, AttributeError):
@@ -223,7 +225,9 @@ def _apply(index: HistoryIndex, commits: list[_Commit], blobs: dict[str, bytes])
                 facts = facts_of[blob] = _facts(name, state, data)
             life = index.lives.get(name)
             if life is None or life.removed is not None:  # a new life (re-added after rm)
-                life = index.lives[name] = Life(queue, state, facts.kind, facts.title, c.time)
+                life = index.lives[name] = Life(queue, state, facts.kind, facts.title, c.time, moved=c.time)
+            elif (life.queue, life.state) != (queue, state) or life.moved is None:
+                life.moved = c.time
             life.queue, life.state, life.kind, life.title = queue, state, facts.kind, facts.title
             if facts.kind in QUESTION_KINDS:
                 if life.filed is None:
@@ -666,6 +670,15 @@ def parse_since(value: str, *, now: datetime) -> datetime | None:
             code="invalid",
         )
     return when
+
+
+def moved_times(index: HistoryIndex) -> dict[str, datetime]:
+    """Every item still in the store: when it came into its present state."""
+    return {
+        name: datetime.fromtimestamp(life.moved, UTC)
+        for name, life in index.lives.items()
+        if life.removed is None and life.moved is not None
+    }
 
 
 def wait_stats(store: Any, *, now: datetime, since: datetime | None = None) -> WaitStats:

@@ -49,9 +49,13 @@ class _HistoryRow(Row):
         return self._cells
 
 
-def _history_cells(i: Item, now: datetime) -> tuple[Text, ...]:
+def _history_cells(i: Item, now: datetime, moved: dict[str, datetime] | None) -> tuple[Text, ...]:
+    """The row of an adopted or rejected item. Its age is that of the move that put it there
+    (an item adopted a minute ago is `1m`, whenever it was added), from the history index;
+    `…` while the index is read, the item's own age only when the history has no move for it."""
     state = Text(i.state, style="green" if i.state == "adopted" else "red")
-    return (state, Text(safe_line(i.title)), Text(safe_line(i.target_repo), style="dim"), Text(safe_line(i.note or ""), style="dim"), Text(age(i.created, now), style="dim"))
+    when = "…" if moved is None else age(moved.get(i.filename) or i.created, now)
+    return (state, Text(safe_line(i.title)), Text(safe_line(i.target_repo), style="dim"), Text(safe_line(i.note or ""), style="dim"), Text(when, style="dim"))
 
 
 class HistoryScreen(ItemActionsScreen):
@@ -72,6 +76,8 @@ class HistoryScreen(ItemActionsScreen):
         self.items: dict[str, Item] = {}  # the rows drawn so far, parsed when first drawn
         self.where: dict[str, str] = {}  # every item's state
         self.now = datetime.now(UTC)
+        #: when each item came into its state (the age column), once the history index is read
+        self.moved: dict[str, datetime] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text("History: adopted and rejected items (Esc to go back)"), id="history-title")
@@ -107,6 +113,23 @@ class HistoryScreen(ItemActionsScreen):
         lst.set_rows(rows, keep=lst.current_key)
         lst.border_title = f"History {len(rows)}"
         self.refresh_bindings()  # `m` depends on there being a row
+        self._load_moved()
+
+    @work(thread=True, exclusive=True, group="history-moved", exit_on_error=False)
+    def _load_moved(self) -> None:
+        try:
+            moved = self.app.service.moved_times()
+        except Exception:  # no history to read (or git failed): the items' own ages
+            moved = {}
+        self.app.call_from_thread(self._moved_loaded, moved)
+
+    def _moved_loaded(self, moved: dict[str, datetime]) -> None:
+        self.moved = moved
+        lst = self.query_one("#terminal", ItemList)
+        for row in lst.rows:  # cells are made again when drawn, with the age of the move
+            if isinstance(row, _HistoryRow):
+                row._cells = None
+        lst.redraw()
 
     def _item(self, name: str, state: str) -> Item:
         item = self.items.get(name)
@@ -119,7 +142,7 @@ class HistoryScreen(ItemActionsScreen):
         return item
 
     def _cells(self, name: str, state: str) -> tuple[Text, ...]:
-        return _history_cells(self._item(name, state), self.now)
+        return _history_cells(self._item(name, state), self.now, self.moved)
 
     @on(ItemList.Highlighted, "#terminal")
     def _highlighted(self, event: ItemList.Highlighted) -> None:

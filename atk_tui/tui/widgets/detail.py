@@ -31,6 +31,7 @@ from atk_tui.domain.ages import dated, stamp, time_left
 from atk_tui.domain.fields import FIELDS, TIMES
 from atk_tui.domain.model import RESERVED_KEYS, Item
 from atk_tui.domain.readiness import Judgement
+from atk_tui.host.config import PLAN_PREFIX
 from atk_tui.itemfile.sections import answer_text
 from atk_tui.service.holds import Holder
 from atk_tui.text.textsafe import safe_line, safe_markdown, safe_text
@@ -43,6 +44,25 @@ if TYPE_CHECKING:  # itemfile.questions is imported where an item's questions ar
 
 PREVIEW_LINES = 60
 ONE_LINE_FIELDS = frozenset({"file", "repo", "plan", "target"})  # cut in the middle, never wrapped
+
+
+def history_subject(subject: str, filename: str) -> str:
+    """A commit subject in an item's own history: the item's filename left out (the pane is
+    that item's, under its title: `atk: adopt 20261202-111857-upstream-timeout-default.md`
+    reads `atk: adopt`); any other item it names stays as git has it."""
+    if filename and filename in subject:
+        subject = " ".join(subject.replace(filename, " ").split())
+    return subject
+
+
+def plan_shown(value: str) -> str:
+    """A `plan_file` value as a person reads it: the plan's path inside the store
+    (`plans/2026/12/x.md`), not the shell command substitution the agent skills write
+    (`$(atk config get private_notes)/...`, which read like a command left unexpanded)."""
+    value = value.strip()
+    if value.startswith(PLAN_PREFIX):
+        return value[len(PLAN_PREFIX) :].lstrip("/") or value
+    return value
 DETAIL_MAX_QUESTIONS = 100  # questions listed with their options; the rest are counted
 MARKDOWN_MAX_LINES = 1500  # longer bodies stay as plain text: rendering them costs seconds
 
@@ -363,6 +383,8 @@ class DetailPane(VerticalScroll):
             value = getattr(item, f.name) if f.label else None
             if value and f.name in TIMES:  # a time still to come: how long until; else when
                 value = f"{time_left(value, now) if value > now else 'over'} (until {stamp(value)})"
+            elif value and f.name == "plan_file":
+                value = plan_shown(value)
             if value:
                 rows.append((f.label, value))
         if blocks and blocks[1]:
@@ -384,9 +406,9 @@ class DetailPane(VerticalScroll):
             hist = Table.grid(padding=(0, 1))
             hist.add_column(style="dim", no_wrap=True)
             hist.add_column(style="dim", no_wrap=True, max_width=16, overflow="ellipsis")  # the Atk-Actor trailer
-            hist.add_column(overflow="fold")
-            for h in history[:8]:
-                hist.add_row(Text(f"{h.date:%Y-%m-%d %H:%M}"), safe(h.actor), safe(h.subject))
+            hist.add_column()
+            for h in history[:8]:  # a filename in a subject wraps whole, never split (Wrapped)
+                hist.add_row(Text(f"{h.date:%Y-%m-%d %H:%M}"), safe(h.actor), Wrapped(safe(history_subject(h.subject, item.filename))))
             parts += [Text("history", style="bold dim"), hist]
         return Group(*parts)
 

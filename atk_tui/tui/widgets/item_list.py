@@ -262,6 +262,11 @@ class ItemList(ScrollView, can_focus=True):
         self._g_armed = False
         self._refresh_row(self.cursor)
 
+    def redraw(self) -> None:
+        """The rows' cells changed in place (a lazily made row made again): draw them anew."""
+        self._strip_cache.clear()
+        self.refresh()
+
     def notify_style_update(self) -> None:
         """A new theme (or any restyle): the drawn rows carry the old colours."""
         super().notify_style_update()

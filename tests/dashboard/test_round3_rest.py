@@ -1,0 +1,72 @@
+"""Issue 43, the rest of the list: what the history's age measures, the plan row, the history
+detail's commit subjects (titles where the lists show titles, a filename never split)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from support.apps import build_app, screen_text, settle, wait_until
+from support.clock import NOW
+from support.storekit import Clock, add_item
+
+from atk_tui.demo import create_demo_store
+from atk_tui.service import Service
+from atk_tui.store import init_store
+
+
+async def test_history_age_is_the_age_of_the_move_not_of_the_item(tmp_path: Path) -> None:
+    """An item added three days ago and adopted a moment ago is `now` in the history, not `3d`."""
+    root = tmp_path / "store"
+    init_store(root)
+    now = datetime.now(UTC).replace(microsecond=0)
+    svc = Service(root, actor="user", clock=Clock(now - timedelta(days=3)))
+    name = add_item(svc)
+    old = add_item(svc)
+    assert svc.start_processing([name, old]).ok
+    assert svc.adopt(name).ok
+    app = build_app(root, clock=lambda: datetime.now(UTC))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        screen = app.screen
+        await wait_until(pilot, lambda: screen.moved is not None, "the history index")
+        await settle(pilot)
+        row = screen.query_one("#terminal").rows[0]
+        assert row.key == name
+        assert row.cells[-1].plain in ("now", "1m"), row.cells[-1].plain
+        assert "3d" not in screen_text(app).split("History 1")[1].split("\n")[2]
+
+
+async def test_history_detail_names_no_filename_split_mid_name(tmp_path: Path) -> None:
+    """The item's own commits say what was done (`atk: adopt`), not its filename folded over
+    three lines."""
+    root = create_demo_store(tmp_path, NOW)
+    app = build_app(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("H")
+        await settle(pilot)
+        key = app.screen.query_one("#terminal").current_key
+        shown = screen_text(app)
+        assert "atk: adopt" in shown or "atk: reject" in shown
+        stem = key.removesuffix(".md")
+        assert stem[:20] not in shown.split("history")[-1], shown
+
+
+async def test_plan_row_reads_as_a_path_in_the_store(tmp_path: Path) -> None:
+    """`plan plans/YYYY/MM/x.md`, not `plan $(atk config get …` (a command left unexpanded)."""
+    root = create_demo_store(tmp_path, NOW)
+    app = build_app(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        item = next(i for i in app.queue.snapshot.items.values() if i.plan_file and i.state == "processing")
+        lst = app.screen.query_one("#processing")
+        lst.focus()
+        assert lst.select_key(item.filename)
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "$(atk" not in shown
+        rel = item.plan_file.split(")/", 1)[1]
+        assert f"plan {rel}" in shown, shown
