@@ -19,11 +19,12 @@ import os
 import shlex
 import shutil
 import subprocess
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
-from textual.app import SuspendNotSupported
+from textual.app import App, SuspendNotSupported
 
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import TERMINAL
@@ -39,6 +40,9 @@ from atk_tui.service.editing import (
 )
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.modals.dialogs import ChoiceScreen, InAppEditorScreen, confirm
+
+#: the dashboards (one per browser tab) whose person agreed to edit in the dashboard itself
+_EDITS_HERE: weakref.WeakSet[App] = weakref.WeakSet()
 
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp
@@ -130,16 +134,19 @@ class EditSession:
         in_app = False
         if app.editor is None and not self._can_suspend():
             # a browser (textual-serve) cannot hand the terminal to $EDITOR: ask before
-            # anything is held, and edit in the dashboard instead
-            ok = await app.push_screen_wait(
-                confirm(
-                    "Edit here?",
-                    "This session cannot hand the terminal over to $EDITOR (it runs in a browser). Edit the file in the dashboard instead?",
-                    "Edit here",
+            # anything is held, and edit in the dashboard instead; asked once a session (a
+            # "yes" stands for every later `e` of this dashboard, a "no" asks again next time)
+            if app not in _EDITS_HERE:
+                ok = await app.push_screen_wait(
+                    confirm(
+                        "Edit here?",
+                        "This session cannot hand the terminal over to $EDITOR (it runs in a browser). Edit the file in the dashboard instead? (asked once)",
+                        "Edit here",
+                    )
                 )
-            )
-            if ok != "yes":
-                return
+                if ok != "yes":
+                    return
+                _EDITS_HERE.add(app)
             in_app = True
         elif app.editor is None:
             argv = editor_command()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from support.actions_support import Demo, asks, dashboard, press_all
 from support.apps import build_app, screen_text, settle, wait_until
 from support.clock import NOW
 from support.storekit import Clock, add_item
@@ -13,6 +14,7 @@ from support.storekit import Clock, add_item
 from atk_tui.demo import create_demo_store
 from atk_tui.service import Service
 from atk_tui.store import init_store
+from atk_tui.tui.modals.dialogs import InAppEditorScreen
 
 
 async def test_history_age_is_the_age_of_the_move_not_of_the_item(tmp_path: Path) -> None:
@@ -70,3 +72,26 @@ async def test_plan_row_reads_as_a_path_in_the_store(tmp_path: Path) -> None:
         assert "$(atk" not in shown
         rel = item.plan_file.split(")/", 1)[1]
         assert f"plan {rel}" in shown, shown
+
+
+async def test_in_a_browser_edit_here_is_asked_once_a_session(demo: Demo) -> None:
+    """Where the terminal cannot be handed to $EDITOR (a browser), `e` asks "Edit here?" the
+    first time; once agreed, the next `e` opens the dashboard's editor at once. A "no" is
+    asked again."""
+    name = demo["hand-svg-logo"]
+    async with dashboard(demo, name) as (app, pilot):
+        app.can_suspend = lambda: False  # as under textual-serve
+        assert await asks(pilot, "e") == "Edit here?"
+        await press_all(pilot, "n")
+        assert await asks(pilot, "e") == "Edit here?"  # a "no" is not remembered
+        await press_all(pilot, "y")
+        assert isinstance(app.screen, InAppEditorScreen)
+        await press_all(pilot, "escape")  # nothing changed: the hold is let go
+        assert app.screen is app.main
+        assert demo.state(name) == "inbox"
+        await press_all(pilot, "e")
+        assert isinstance(app.screen, InAppEditorScreen), app.screen  # not asked again
+        await press_all(pilot, "escape")
+    async with dashboard(demo, name) as (app, pilot):  # another session (a browser tab): asked
+        app.can_suspend = lambda: False
+        assert await asks(pilot, "e") == "Edit here?"
