@@ -293,7 +293,7 @@ def transition_refusal(
             f" (an inbox {'TBD' if rules.name == 'mq' else 'UWI'} can be {op}ed only once the user's answer is saved; "
             f"it is {'partially answered' if item.answer_partial else 'not answered yet'})"
         )
-    elif op == Op.HOLD and item.state == State.PROCESSING:
+    elif op == Op.HOLD and item.state == State.PROCESSING and actor != "user":
         hint = (
             " (wi-standards: an item waiting for a user's answer is not held: add the question to its "
             f"dependencies (`{cli} set-dependencies {name} --add <question filename>`), then "

@@ -141,11 +141,17 @@ async def test_hold_then_unhold(demo: Demo) -> None:
     assert demo.trailer() == "user"
 
 
-async def test_hold_a_processing_item(demo: Demo) -> None:
+async def test_hold_a_processing_item_is_the_explicit_move(demo: Demo) -> None:
+    """`p` is inbox -> hold for the person too (SPEC §5): on a processing item it is dimmed,
+    its reason names the explicit move, and the move menu's `p` holds it."""
     name = demo["proc-darkmode"]
-    async with dashboard(demo, name) as (_app, pilot):
+    async with dashboard(demo, name) as (app, pilot):
         base = demo.head()
+        assert not app.screen.check_action("hold", ())
+        assert "explicit move" in (app.screen.disabled_reason("hold") or "")
         await press_all(pilot, "p")
+        assert demo.subjects_since(base) == []
+        await press_all(pilot, "m", "p")
     assert demo.subjects_since(base) == [f"atk: hold {name}"]
     assert demo.state(name) == "hold"
 
@@ -333,7 +339,7 @@ async def test_bulk_rm_disabled_when_a_marked_item_is_processing(demo: Demo) -> 
         await mark(pilot, demo, "hand-svg-logo", "proc-darkmode")
         assert not app.screen.check_action("remove", ())
         assert not app.screen.check_action("unhold", ())
-        assert app.screen.check_action("hold", ())
+        assert not app.screen.check_action("hold", ())  # hold is inbox -> hold, for the person too
         assert not app.screen.check_action("edit", ())  # one item at a time
         await pilot.press("escape")  # clears the marks
         await settle(pilot)
