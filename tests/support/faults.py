@@ -967,7 +967,7 @@ def hanging_remote_pull(tmp: Path) -> str:
     env = _cfg_env(tmp, "[git]\ntimeout = 1\n")
     out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
-    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check("did not answer within 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
     check(not alive, "the hanging upload-pack was left running")
     check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
     assert_consistent(root)
@@ -984,7 +984,7 @@ def hanging_ssh_remote(tmp: Path) -> str:
     env = _cfg_env(tmp, "[git]\ntimeout = 1\npush_timeout = 1\n")
     out, alive = _hold_past_hang(root, awi, pidfile, env)
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
-    check("timed out after 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
+    check("did not answer within 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
     check(not alive, "the hanging ssh was left running")
     check(state_of(root, awi) == "hold", "the write did not land")
     try:
