@@ -49,10 +49,10 @@ def timed(cmds: list[list[str]], cwd: Path, env: dict[str, str]) -> tuple[float,
     return wall, cpu
 
 
-def git_processes(store: Path, name: str, env: dict[str, str]) -> list[str]:
+def git_processes(atk: str, store: Path, name: str, env: dict[str, str]) -> list[str]:
     """The git commands one `atk wi hold` of `name` runs (GIT_TRACE's `built-in:` lines)."""
     with tempfile.NamedTemporaryFile("r", suffix=".trace") as trace:
-        timed([[ATK, "wi", "hold", name, "--skip-pull", "--skip-push"]], store, {**env, "GIT_TRACE": trace.name})
+        timed([[atk, "wi", "hold", name, "--skip-pull", "--skip-push"]], store, {**env, "GIT_TRACE": trace.name})
         lines = trace.read().splitlines()
     return [line.split("built-in: ", 1)[1] for line in lines if "built-in: " in line]
 
@@ -68,7 +68,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=9, help="pairs counted (after one warm-up pair)")
     ap.add_argument("--store", type=Path, help="an existing store to use (its inbox items move to hold)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--atk", default=ATK, help="the atk command to time (another version's, to compare)")
     args = ap.parse_args()
+    atk = args.atk
 
     tmp = None
     if args.store is None:
@@ -89,14 +91,14 @@ def main() -> int:
         raise SystemExit(f"{store}: {len(inbox)} inbox items, {needed} needed")
     names = iter(inbox)
 
-    procs = git_processes(store, next(names), env)
+    procs = git_processes(atk, store, next(names), env)
     atk_wall: list[float] = []
     atk_cpu: list[float] = []
     git_wall: list[float] = []
     git_cpu: list[float] = []
     for run in range(args.runs + 1):
         a = next(names)
-        wa, ca = timed([[ATK, "wi", "hold", a, "--skip-pull", "--skip-push"]], store, env)
+        wa, ca = timed([[atk, "wi", "hold", a, "--skip-pull", "--skip-push"]], store, env)
         b = next(names)
         wb, cb = timed(
             [["git", "mv", f"wi/inbox/{b}", f"wi/hold/{b}"], ["git", "commit", "-q", "-m", f"hold {b}"]], store, env

@@ -35,7 +35,7 @@ from atk_tui.store import (
     missing_queue_folders,
     states_defect,
 )
-from atk_tui.store.scan import twin_defect, twin_key, twins_in
+from atk_tui.store.scan import twin_defect, twin_key
 from atk_tui.text.textsafe import safe_line
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
@@ -133,10 +133,10 @@ class ServiceBase:
         for q in QUEUES:
             for state in q.states:
                 try:
-                    names = os.listdir(self.root / q.folder / state)
+                    with os.scandir(self.root / q.folder / state) as entries:
+                        out.update(e.name for e in entries if e.name != filename and twin_key(e.name) == key)
                 except OSError:
                     continue
-                out.update(twins_in(names, filename, key))
         return sorted(n for n in out if is_valid_filename(n))
 
     @staticmethod

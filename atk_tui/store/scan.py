@@ -73,27 +73,6 @@ def case_twins(names: object) -> dict[str, list[str]]:
     return {n: sorted(o for o in group if o != n) for group in by_key.values() if len(group) > 1 for n in group}
 
 
-def twins_in(names: list[str], filename: str, key: str) -> list[str]:
-    """The names of one folder (`names`) other than `filename` whose `twin_key` is `key`. A
-    write asks it of every state folder (60,000 names): in the usual case (ASCII names) C-level
-    passes, one join, one lower, one split and a list search, not a key per name."""
-    joined = "\n".join(names)
-    if not (joined.isascii() and joined.count("\n") == len(names) - 1):
-        return [n for n in names if n != filename and twin_key(n) == key]
-    if not names or not key.isascii():
-        return []  # an ASCII name's key is its lower case: ASCII too
-    keys = joined.lower().split("\n")
-    found: list[str] = []
-    at = -1
-    while True:
-        try:
-            at = keys.index(key, at + 1)
-        except ValueError:
-            return found
-        if names[at] != filename:
-            found.append(names[at])
-
-
 def twin_defect(others: list[str]) -> str:
     """The defect of an item whose filename collides with `others` on a case-insensitive file
     system: shown, never acted on (it is not ready; every write refuses it)."""
