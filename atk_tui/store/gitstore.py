@@ -39,6 +39,7 @@ from atk_tui.host.regular import read_regular
 from atk_tui.store.files import (
     _atomic_write,
     _b64_digest,
+    _copy_file,
     _digest,
     _journal_path_ok,
     _read_private,
@@ -49,7 +50,7 @@ from atk_tui.store.files import (
 from atk_tui.store.remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
 from atk_tui.store.scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
 from atk_tui.store.storesig import STAT_CHECK, Child
-from atk_tui.store.transaction import Transaction, _hooks_dir
+from atk_tui.store.transaction import Transaction, _hooks_at, _hooks_dir
 
 
 def states_defect(states: Sequence[str]) -> str:
@@ -121,6 +122,8 @@ class GitStore(RemoteSync):
         self._hooks: tuple[object, Path] | None = None
         self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._clean_index: tuple[tuple[int, ...], str] | None = None  # `clean_index`
+        #: (stat of the index, stat of `index_copy_path`) when that copy is the index (`look_at_index`)
+        self._index_copy: tuple[tuple[int, ...], tuple[int, ...]] | None = None
         #: the last commit a write of this process made (a Ctrl-C after it says it is kept)
         self.made_commit: str | None = None
         self._repo = None
@@ -164,8 +167,24 @@ class GitStore(RemoteSync):
         """`read_env` plus a fallback identity when git has none configured (commits)."""
         if self._env is None:
             env = dict(self.read_env)
-            found = self.git("config", "--get-regexp", r"^user\.(name|email)$", check=False, env=env).stdout
-            keys = {line.split(" ", 1)[0] for line in found.splitlines() if " " in line and line.split(" ", 1)[1].strip()}
+            # one git process for the identity and where the hooks are (`hooks_dir`)
+            try:
+                config_key: object = _stat_key(self.git_dir / "config")
+            except OSError:
+                config_key = None
+            found = self.git(
+                "config", "-z", "--get-regexp", r"^(user\.(name|email)|core\.hookspath)$", check=False, env=env
+            ).stdout
+            keys: set[str] = set()
+            hooks_path = ""
+            for record in found.split("\0"):
+                key, _, value = record.partition("\n")
+                if key == "core.hookspath":
+                    hooks_path = value.strip()  # the last one, as `git config core.hooksPath` says
+                elif value.strip():
+                    keys.add(key)
+            if self._hooks is None:
+                self._hooks = (config_key, _hooks_at(self, hooks_path))
             name, email = "user.name" in keys, "user.email" in keys
             if not name:
                 env.setdefault("GIT_AUTHOR_NAME", "atk")
@@ -301,11 +320,56 @@ class GitStore(RemoteSync):
         return self._hooks[1]
 
     def clean_index(self) -> tuple[tuple[int, ...], str] | None:
-        """(stat of the index file, tree) as `remember_clean_index` left them in this process:
-        while the index file is that very file, it holds that tree and nothing else is staged.
-        Kept in memory only (issue 25): a record in `.git` could be forged to pass a staged
-        change off as clean, which the next write would then commit along with its own."""
+        """(stat of the index file, tree) as `remember_clean_index` or `look_at_index` left
+        them in this process: while the index file is that very file, it holds that tree and
+        nothing else is staged. Kept in memory only (issue 25): a record in `.git` could be
+        forged to pass a staged change off as clean, which the next write would then commit
+        along with its own."""
         return self._clean_index
+
+    @property
+    def index_copy_path(self) -> Path:
+        """Where a write builds its commit: a copy of the index (see `Transaction.commit`)."""
+        return self.git_dir / "atk-index.tmp"
+
+    def index_copy(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """(stat of the index, stat of `index_copy_path`) when `look_at_index` left a copy of
+        that very index there: the commit starts from it instead of copying again."""
+        return self._index_copy
+
+    def look_at_index(self) -> None:
+        """A write's one look at the index before it changes anything: `git write-tree` on a
+        copy of it (one git process over the whole index) both refuses unresolved conflicts
+        (write-tree fails on an unmerged entry; `unmerged_paths` then names them, as
+        `git_state_problem` does) and learns the tree the index holds (`clean_index`), which
+        the commit compares with HEAD's instead of asking git again. The copy stays for the
+        commit (`index_copy`)."""
+        index, tmp = self.git_dir / "index", self.index_copy_path
+        self._index_copy = None
+        try:
+            before = _stat_key(index)
+            if os.path.islink(tmp):
+                tmp.unlink()  # never write through a link out of .git
+            _copy_file(index, tmp)
+            same = _stat_key(index) == before  # not rewritten while it was copied
+        except OSError:
+            before, same = None, False  # no index yet (a new store), or none to read
+        tree = None
+        if before is not None:
+            proc = self.git("write-tree", env=dict(self.env, GIT_INDEX_FILE=str(tmp)), check=False)
+            tree = proc.stdout.strip() if proc.returncode == 0 else None
+            tree = tree or None
+        if tree is None:
+            unmerged = self.unmerged_paths()
+            if unmerged:
+                raise AtkError(f"refused: {self.unmerged_problem(unmerged)}")
+            return
+        if same and before is not None:
+            self._clean_index = (before, tree)
+            try:
+                self._index_copy = (before, _stat_key(tmp))
+            except OSError:
+                self._index_copy = None
 
     def remember_clean_index(self, tree: str) -> None:
         try:
@@ -552,9 +616,14 @@ class GitStore(RemoteSync):
         commits on a clean exit, rolls everything back on an exception."""
         result = result if result is not None else WriteResult()
         with self.locked(lock_timeout):
-            self.check_git_state()
-            self.wait_for_index_lock(lock_timeout)
-            remote_down = pull and not self._pull(result)
+            self.check_git_state(unmerged=False)
+            try:
+                self.look_at_index()  # unresolved conflicts refused here
+                self.wait_for_index_lock(lock_timeout)
+                remote_down = pull and not self._pull(result)
+            except BaseException:
+                self.index_copy_path.unlink(missing_ok=True)
+                raise
             if remote_down:
                 push = False  # the remote did not answer: do not wait for it a second time
             tx = Transaction(self, subject)

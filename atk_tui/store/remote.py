@@ -367,9 +367,11 @@ class RemoteSync:
         paths = {rec.partition("\t")[2] for rec in proc.stdout.split("\0") if "\t" in rec}
         return sorted(paths)
 
-    def git_state_problem(self) -> str | None:
+    def git_state_problem(self, *, unmerged: bool = True) -> str | None:
         """Why a write must not happen now (a git operation in progress, a detached HEAD,
-        unresolved conflicts), with what to do; None when the store is fine to write."""
+        unresolved conflicts), with what to do; None when the store is fine to write.
+        `unmerged` False: not the conflicts (a write learns them from its look at the index,
+        `GitStore.look_at_index`, and says `unmerged_problem`)."""
         g, where = self.git_dir, f"git -C {self.root}"
         if (g / "rebase-apply" / "applying").exists():
             return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"
@@ -395,14 +397,16 @@ class RemoteSync:
                 f"the store's HEAD is detached (at {head[:10]}): a write would be lost on the next checkout; "
                 f"check out a branch first ({where} switch main, or the branch you use), then retry"
             )
-        unmerged = self.unmerged_paths()
-        if unmerged:
-            names = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "")
-            return (
-                f"the store has unresolved conflicts ({names}): resolve them and `git add` the files "
-                f"(or {where} checkout HEAD -- FILE to drop a change), then retry"
-            )
-        return None
+        found = self.unmerged_paths() if unmerged else []
+        return self.unmerged_problem(found) if found else None
+
+    def unmerged_problem(self, unmerged: list[str]) -> str:
+        """What `git_state_problem` says of unresolved conflicts in these paths."""
+        names = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "")
+        return (
+            f"the store has unresolved conflicts ({names}): resolve them and `git add` the files "
+            f"(or git -C {self.root} checkout HEAD -- FILE to drop a change), then retry"
+        )
 
     def wait_for_index_lock(self, timeout: float | None = None) -> None:
         """Before a write changes anything: wait (as for the store lock) while a live process
@@ -428,9 +432,9 @@ class RemoteSync:
                 )
             time.sleep(0.1)
 
-    def check_git_state(self) -> None:
+    def check_git_state(self, *, unmerged: bool = True) -> None:
         """Refuse a write (AtkError, exit 1) when `git_state_problem()` names one."""
-        problem = self.git_state_problem()
+        problem = self.git_state_problem(unmerged=unmerged)
         if problem:
             raise AtkError(f"refused: {problem}")
 

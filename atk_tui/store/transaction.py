@@ -44,7 +44,7 @@ class Transaction:
         #: more `Key: value` trailer lines for the commit message, after `Atk-Actor` (the
         #: answer page's `Atk-Device: NAME`); the service checks their shape
         self.trailers: list[str] = []
-        self._tmp_index = store.git_dir / "atk-index.tmp"
+        self._tmp_index = store.index_copy_path
         self._index_touched = False  # the real index is only written once HEAD has moved
 
     def _journal(self, rel: str, wrote: dict[str, str | None] | None = None) -> None:
@@ -122,18 +122,24 @@ class Transaction:
         hooks = store.hooks_dir()
         # Start from a copy of the real index (it has the stat data that makes git fast on a
         # big store) unless it holds changes someone staged: those are not ours to commit.
-        # An index that is still the one our last commit left needs no look (see `_clean`).
+        # An index whose tree this process knows (our last commit's, or the write's look at
+        # it, `GitStore.look_at_index`) needs no look, and the look's copy no second copy.
         copied_from = None
         if self.old_tree is not None:
             try:
                 copied_from = _stat_key(index)
-                if os.path.islink(tmp):
-                    tmp.unlink()  # never write through a link out of .git
-                _copy_file(index, tmp)
+                if store.index_copy() != (copied_from, _stat_key(tmp) if os.path.lexists(tmp) else None):
+                    if os.path.islink(tmp):
+                        tmp.unlink()  # never write through a link out of .git
+                    _copy_file(index, tmp)
             except OSError:
                 copied_from = None
-            if copied_from is not None and store.clean_index() != (copied_from, self.old_tree):
-                staged = store.git("write-tree", env=env, check=False).stdout.strip()
+            known = store.clean_index()
+            if copied_from is not None and known != (copied_from, self.old_tree):
+                if known is not None and known[0] == copied_from:
+                    staged = known[1]  # this very index holds that tree
+                else:
+                    staged = store.git("write-tree", env=env, check=False).stdout.strip()
                 if staged != self.old_tree:
                     copied_from = None
             if copied_from is None:
@@ -192,7 +198,11 @@ class Transaction:
 
 def _hooks_dir(store: GitStore) -> Path:
     proc = store.git("config", "core.hooksPath", check=False)
-    path = proc.stdout.strip()
+    return _hooks_at(store, proc.stdout.strip())
+
+
+def _hooks_at(store: GitStore, path: str) -> Path:
+    """The hooks folder `core.hooksPath` = `path` names (git's own when empty)."""
     if path:
         p = Path(path).expanduser()
         return p if p.is_absolute() else store.root / p
