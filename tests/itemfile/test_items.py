@@ -237,7 +237,7 @@ def test_letter_first_scalars_resolve_as_pyyaml_does() -> None:
     """`_tag`'s table is PyYAML's: the same first characters, and for letters the same words."""
     from yaml.resolver import Resolver
 
-    from atk_tui.itemfile.items import _LETTER_WORDS, _RESOLVED_FIRST, _tag
+    from atk_tui.itemfile.yamlread import _LETTER_WORDS, _RESOLVED_FIRST, _tag
 
     assert set(Resolver.yaml_implicit_resolvers) - {""} == _RESOLVED_FIRST
     words = [*_LETTER_WORDS, "yES", "Yess", "nul", "NULLs", "onion", "of", "Off.", "Tru", "nO", "kind", "été", "_x", "Ñ"]
