@@ -1,8 +1,12 @@
 """The git store (SPEC §3, §5, §9): layout, lock, atomic write-and-commit, pull/push.
 
-- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`, recovery
-- `remote.py`      pull (rebase), push, commits set aside on conflict, git-state guards
-- `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks
+- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`
+- `layout.py`      where things are: an item's path, the state folders' `.gitkeep` files
+- `create.py`      `atk init`: making a store, the queue folders an older store lacks
+- `remote.py`      pull (rebase), push, commits set aside on conflict
+- `gitstate.py`    git-state guards (a rebase in progress, conflicts), git's reasons in one line
+- `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks;
+                   recovery of a killed write
 - `files.py`       atomic/private file writes, digests, the index swap
 (`AtkError` and its kinds live in domain/errors.py and are re-exported here.)
 """
@@ -25,39 +29,29 @@ from atk_tui.domain.errors import (
 #: listing reads the store through `storesig` alone, and importing the package imported
 #: `gitstore` and `remote` before it (~12 ms of a 100 ms `atk wi list`)
 _FROM = {
-    "gitstore": ("LINK_DEFECT", "LOCK_WAIT_MESSAGE", "GitStore", "ScanResult", "ensure_queue_folders", "init_store",
-                 "item_path", "missing_queue_folders", "states_defect"),
-    "remote": ("LOCK_TIMEOUT", "LOCK_TIMEOUT_ENV", "PULL_MARKER", "PUSH_TRIES", "REWRITTEN", "WriteResult",
-               "git_error_lines", "is_alarm", "lock_timeout", "push_behind_remote", "push_failure_reason"),
+    "gitstore": ("LINK_DEFECT", "GitStore", "ScanResult"),
+    "layout": ("LOCK_WAIT_MESSAGE", "item_path", "missing_queue_folders", "states_defect"),
+    "create": ("ensure_queue_folders", "init_store"),
+    "remote": ("PULL_MARKER", "PUSH_TRIES", "REWRITTEN", "WriteResult", "is_alarm"),
+    "gitstate": ("LOCK_TIMEOUT", "LOCK_TIMEOUT_ENV", "git_error_lines", "lock_timeout", "push_behind_remote",
+                 "push_failure_reason"),
     "transaction": ("Transaction",),
 }  # fmt: skip
 _MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
 
 if TYPE_CHECKING:
-    from atk_tui.store.gitstore import (
-        LINK_DEFECT,
-        LOCK_WAIT_MESSAGE,
-        GitStore,
-        ScanResult,
-        ensure_queue_folders,
-        init_store,
-        item_path,
-        missing_queue_folders,
-        states_defect,
-    )
-    from atk_tui.store.remote import (
+    from atk_tui.store.create import ensure_queue_folders, init_store
+    from atk_tui.store.gitstate import (
         LOCK_TIMEOUT,
         LOCK_TIMEOUT_ENV,
-        PULL_MARKER,
-        PUSH_TRIES,
-        REWRITTEN,
-        WriteResult,
         git_error_lines,
-        is_alarm,
         lock_timeout,
         push_behind_remote,
         push_failure_reason,
     )
+    from atk_tui.store.gitstore import LINK_DEFECT, GitStore, ScanResult
+    from atk_tui.store.layout import LOCK_WAIT_MESSAGE, item_path, missing_queue_folders, states_defect
+    from atk_tui.store.remote import PULL_MARKER, PUSH_TRIES, REWRITTEN, WriteResult, is_alarm
     from atk_tui.store.transaction import Transaction
 
 

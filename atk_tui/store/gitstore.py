@@ -13,7 +13,6 @@ an item's history: service/githistory.py).
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 import subprocess
@@ -32,68 +31,19 @@ from atk_tui.domain.errors import (
     StateConflict,
     StoreBusy,
 )
-from atk_tui.domain.model import FILENAME_PATTERN, STATES, StoreDefect, is_valid_filename
+from atk_tui.domain.model import StoreDefect
 from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from atk_tui.host.regular import read_regular
 from atk_tui.store.files import (
-    _atomic_write,
-    _b64_digest,
-    _copy_file,
-    _digest,
-    _journal_path_ok,
-    _read_private,
-    _restore_files,
     _stat_key,
-    b64decode,
 )
-from atk_tui.store.remote import _SHA, _UNSET, RemoteSync, WriteResult, lock_timeout
+from atk_tui.store.gitstate import _SHA, lock_timeout
+from atk_tui.store.layout import LOCK_WAIT_MESSAGE, item_path, not_a_store_message, states_defect
+from atk_tui.store.remote import _UNSET, RemoteSync, WriteResult
 from atk_tui.store.scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
 from atk_tui.store.storesig import STAT_CHECK, Child
-from atk_tui.store.transaction import Transaction, _hooks_at, _hooks_dir
-
-
-def states_defect(states: Sequence[str]) -> str:
-    """The defect of a filename found in more than one state folder of a queue."""
-    return f"filename is in {len(states)} states at once: {', '.join(states)}"
-
-
-def item_path(state: str, filename: str, queue: str = "wi") -> str:
-    """The store-relative path of an item; refuses anything that could leave the store."""
-    states = queue_named(queue).states
-    if state not in states:
-        raise AtkError(f"unknown state {state!r} (one of {', '.join(states)})", exit_code=2)
-    if not is_valid_filename(filename):
-        raise AtkError(
-            f"bad filename {filename!r}: an item filename has no path parts and matches ^{FILENAME_PATTERN}$",
-            exit_code=2,
-        )
-    return f"{queue_named(queue).folder}/{state}/{filename}"
-
-
-LOCK_WAIT_MESSAGE = "waiting for the store lock (another atk process is writing; giving up after {timeout:g} s)…"
-
-
-def not_a_store_message(root: Path) -> str:
-    """Why `root` is no store, and the command that helps: `atk init` only where it would work
-    and is what the person wants (a new or empty folder), never on a folder of other files."""
-    head = f"{root} is not an atk store"
-    try:
-        if not root.exists():
-            return f"{head}: it does not exist. Make a store there: atk init {root}"
-        if not root.is_dir():
-            return f"{head}: it is a file. Give the path of your store (--store, $ATK_PRIVATE_NOTES)"
-        entries = [e for e in os.listdir(root) if e != ".git"]
-        is_repo = (root / ".git").exists()
-    except OSError as exc:
-        return f"{head}: {exc.strerror}"
-    if not entries:
-        return f"{head}: {'the repository' if is_repo else 'the folder'} is empty. Make it a store: atk init {root}"
-    where = "Give the path of your store (--store, $ATK_PRIVATE_NOTES or private_notes in the config file)"
-    if is_repo:
-        return (f"{head}: it is a git repository of other files (no wi/ folder). {where}, or make a new store in a "
-                f"folder of its own (atk init ~/notes); `atk init --force {root}` would make this repository one")
-    return f"{head}: it is a folder of other files (no .git, no wi/). {where}, or make a new store: atk init ~/notes"
+from atk_tui.store.transaction import Transaction, _hooks_at, _hooks_dir, look_at_index, recover
 
 
 class GitStore(RemoteSync):
@@ -338,38 +288,8 @@ class GitStore(RemoteSync):
         return self._index_copy
 
     def look_at_index(self) -> None:
-        """A write's one look at the index before it changes anything: `git write-tree` on a
-        copy of it (one git process over the whole index) both refuses unresolved conflicts
-        (write-tree fails on an unmerged entry; `unmerged_paths` then names them, as
-        `git_state_problem` does) and learns the tree the index holds (`clean_index`), which
-        the commit compares with HEAD's instead of asking git again. The copy stays for the
-        commit (`index_copy`)."""
-        index, tmp = self.git_dir / "index", self.index_copy_path
-        self._index_copy = None
-        try:
-            before = _stat_key(index)
-            if os.path.islink(tmp):
-                tmp.unlink()  # never write through a link out of .git
-            _copy_file(index, tmp)
-            same = _stat_key(index) == before  # not rewritten while it was copied
-        except OSError:
-            before, same = None, False  # no index yet (a new store), or none to read
-        tree = None
-        if before is not None:
-            proc = self.git("write-tree", env=dict(self.env, GIT_INDEX_FILE=str(tmp)), check=False)
-            tree = proc.stdout.strip() if proc.returncode == 0 else None
-            tree = tree or None
-        if tree is None:
-            unmerged = self.unmerged_paths()
-            if unmerged:
-                raise AtkError(f"refused: {self.unmerged_problem(unmerged)}")
-            return
-        if same and before is not None:
-            self._clean_index = (before, tree)
-            try:
-                self._index_copy = (before, _stat_key(tmp))
-            except OSError:
-                self._index_copy = None
+        """A write's one look at the index before it changes anything (`transaction.look_at_index`)."""
+        look_at_index(self)
 
     def remember_clean_index(self, tree: str) -> None:
         try:
@@ -657,156 +577,6 @@ class GitStore(RemoteSync):
         return self.git_dir / "atk-journal.json"
 
     def recover(self) -> bool:
-        """Roll back a write that a killed process left half done. True when it did."""
-        path = self.journal_path
-        if not os.path.lexists(path):
-            return False
-        try:
-            journal = json.loads(_read_private(path))
-            files = journal["files"]
-            new_head = journal.get("new_head")
-            if not isinstance(files, dict) or not all(
-                _journal_path_ok(rel) and (v is None or isinstance(v, str)) for rel, v in files.items()
-            ):
-                raise ValueError("bad journal")
-            for v in files.values():
-                if v is not None:
-                    b64decode(v, validate=True)
-        except (ValueError, KeyError, TypeError, OSError):
-            path.unlink(missing_ok=True)
-            return False
-        current = self.head()
-        if new_head and current == new_head:
-            # The commit landed; only the real index may lag behind it.
-            self.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
-            path.unlink(missing_ok=True)
-            return True
-        # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
-        # index was never touched: put the files back and leave HEAD and the index alone. A
-        # HEAD that moved since was moved by someone else; resetting it would lose their work.
-        # A file changed again after the crash (the user edited it) is not put back: that
-        # would discard the user's later edit. It stays as it is, uncommitted, for
-        # `atk wi commit` (a moved one goes back to where it came from, with the edit).
-        wrote = journal.get("wrote")
-        if isinstance(wrote, dict):
-            files = dict(files)
-            moves = journal.get("moves")
-            for pair in moves if isinstance(moves, list) else []:
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    continue
-                src, dst = pair
-                if not (_journal_path_ok(src) and _journal_path_ok(dst)) or src not in files or dst not in files:
-                    continue
-                now = _digest(self.root / dst)
-                if now is not None and now != wrote.get(dst):
-                    _atomic_write(self.root / src, read_regular(self.root / dst))
-                    (self.root / dst).unlink()
-                    files.pop(src)
-                    files.pop(dst)
-            for rel in list(files):
-                if rel in wrote and _digest(self.root / rel) not in (wrote[rel], _b64_digest(files[rel])):
-                    files.pop(rel)  # changed since the crash: keep it
-        _restore_files(self.root, files)
-        path.unlink(missing_ok=True)
-        return True
-
-
-def init_store(path: Path | str) -> tuple[Path, bool]:
-    """Make `path` a store. Returns (root, created); an existing store is left unchanged,
-    except that one made before the feedback queue gets its `mq/<state>/` folders (one commit)."""
-    root = Path(path).expanduser().resolve()
-    try:
-        if (root / ".git").is_dir() and all((root / "wi" / s).is_dir() for s in STATES):
-            return root, ensure_queue_folders(root)
-        _check_init_target(root)
-    except OSError as exc:  # a name too long, a folder not to be read
-        raise AtkError(f"cannot make a store at {root}: {exc.strerror}; nothing changed", exit_code=1) from None
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        if not (root / ".git").exists():
-            subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
-        keep = queue_gitkeeps()
-        for rel in keep:
-            d = (root / rel).parent
-            d.mkdir(parents=True, exist_ok=True)
-            (root / rel).touch()
-        (root / "plans").mkdir(exist_ok=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else (exc.stderr or b"").decode("utf-8", "replace").strip()
-        raise AtkError(f"cannot make a store at {root}: {why or exc}", exit_code=1) from None
-    store = GitStore(root)
-    store.git("add", "--", *keep)
-    if store.head() and store.git("diff", "--cached", "--quiet", "--", *keep, check=False).returncode == 0:
-        return root, False  # a store that had only lost state folders from its work tree: put back
-    store.git("commit", "-q", "-m", "atk: init store", "-m", "Atk-Actor: user", "--", *keep)
-    return root, True
-
-
-def _check_init_target(root: Path) -> None:
-    """Refuse (AtkError, nothing changed) a place `init_store` must not make a store in: a
-    file, a folder that is neither empty nor a git repository (its files would be left lying
-    in the new store's work tree), a `.git` that is not a folder, a file where one of the
-    store's folders goes, or a folder inside another store."""
-    for up in root.parents:
-        if (up / ".git").is_dir() and (up / "wi").is_dir():
-            raise AtkError(
-                f"{root} is inside the store {up}; nothing changed. Make the new store outside it (atk init PATH)",
-                exit_code=1,
-            )
-    if not os.path.lexists(root):
-        return
-    if root.is_symlink() or not root.is_dir():
-        raise AtkError(f"{root} is not a folder (a file is there); nothing changed. Give a new or empty folder", exit_code=1)
-    git_dir = root / ".git"
-    if os.path.lexists(git_dir) and (git_dir.is_symlink() or not git_dir.is_dir()):
-        raise AtkError(
-            f"{root}/.git is not a folder (a linked worktree or a separate git directory); nothing changed. "
-            "atk keeps its store in a plain repository: make it in a new or empty folder",
-            exit_code=1,
-        )
-    if not os.path.lexists(git_dir):
-        try:
-            entries = sorted(os.listdir(root))
-        except OSError as exc:
-            raise AtkError(f"cannot read {root}: {exc.strerror}", exit_code=1) from None
-        if entries:
-            shown = ", ".join(repr(e) if not e.isprintable() else e for e in entries[:5])
-            more = f" and {len(entries) - 5} more" if len(entries) > 5 else ""
-            raise AtkError(
-                f"{root} is not empty and not a store (it holds {shown}{more}); nothing changed. Make the store in a "
-                "new or empty folder (atk init PATH); to keep these files in the store's repository, run `git init` "
-                "in the folder first and then atk init again",
-                exit_code=1,
-            )
-    layout = ["wi", "plans", *{rel.rsplit("/", 1)[0] for rel in queue_gitkeeps()}, *{q.folder for q in QUEUES}]
-    for rel in sorted(set(layout)):
-        p = root / rel
-        if os.path.lexists(p) and (p.is_symlink() or not p.is_dir()):
-            raise AtkError(
-                f"{root}/{rel} is there and is not a folder; nothing changed. The store needs a folder of that "
-                "name: move the file away and run atk init again",
-                exit_code=1,
-            )
-
-
-def queue_gitkeeps(queues: Sequence[str] | None = None) -> list[str]:
-    """The `.gitkeep` files that keep every state folder of the queues in git."""
-    chosen = [q for q in QUEUES if queues is None or q.name in queues]
-    return [f"{q.folder}/{s}/.gitkeep" for q in chosen for s in q.states]
-
-
-def missing_queue_folders(root: Path) -> list[str]:
-    """The `.gitkeep` files of state folders a store made before a queue existed lacks."""
-    return [rel for rel in queue_gitkeeps([q.name for q in QUEUES if q.name != "wi"]) if not os.path.lexists(root / rel)]
-
-
-def ensure_queue_folders(root: Path | str) -> bool:
-    """Give an existing store the state folders it lacks (the `mq/` queue of a store made
-    before it), in one commit. False when nothing was missing."""
-    store = GitStore(root)
-    if not missing_queue_folders(store.root):
-        return False
-    with store.writing("atk: init mq queue", "user", pull=False, push=False) as tx:
-        for rel in missing_queue_folders(store.root):
-            tx.write(rel, b"")
-    return True
+        """Roll back a write that a killed process left half done. True when it did
+        (`transaction.recover`)."""
+        return recover(self)

@@ -1,23 +1,26 @@
-"""The store against its remote and git's own state: pull (rebase), push, commits set aside
-on conflict, guards against a rebase or merge in progress (SPEC §9, §14)."""
+"""The store against its remote: pull (rebase), push, commits set aside on conflict (SPEC §9,
+§14); the guards against a rebase or merge in progress are in `gitstate`."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
-from atk_tui.host.procs import lock_is_held
-from atk_tui.host.regular import read_regular
 from atk_tui.store.files import _read_private, _write_private
+from atk_tui.store.gitstate import (
+    _SHA,
+    check_git_state,
+    git_error_lines,
+    git_state_problem,
+    push_behind_remote,
+    push_failure_reason,
+    unmerged_problem,
+    wait_for_index_lock,
+)
 
-LOCK_TIMEOUT = 10.0
-LOCK_TIMEOUT_ENV = "ATK_LOCK_TIMEOUT"
-_SHA = re.compile(r"[0-9a-f]{40}")
 PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
 #: the remote branch tip this clone last pushed or integrated ("<upstream> <sha>"): a remote
@@ -30,75 +33,10 @@ _UNSET = object()
 
 
 
-def push_behind_remote(output: str) -> bool:
-    """git refused the push only because the remote has commits we lack (`! [rejected] ...
-    (fetch first)` / `(non-fast-forward)`): pulling and pushing again can help. A hook or a
-    policy refusing it (`! [remote rejected] ... (pre-receive hook declined)`) cannot."""
-    if "[remote rejected]" in output:
-        # another clone's push won the race for the branch's ref (`failed to update ref`,
-        # `cannot lock ref ... but expected ...`): pulling and pushing again can help
-        return "failed to update ref" in output or ("cannot lock ref" in output and "but expected" in output)
-    return "(fetch first)" in output or "(non-fast-forward)" in output or "[rejected]" in output
-
-
-def push_failure_reason(output: str) -> str:
-    """git's own reason for a failed push, in one line: what the remote said (`remote: ...`
-    lines: a hook's message) and the refusal (`[remote rejected] main -> main (pre-receive
-    hook declined)`); else the last line that says something (not a `hint:`)."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    remote = [ln.removeprefix("remote:").strip() for ln in lines if ln.startswith("remote:")]
-    remote = [ln for ln in remote if ln]
-    refused = [ln.lstrip("! ").strip() for ln in lines if ln.startswith("!")]
-    parts = remote + refused
-    if parts:
-        return "; ".join(parts)
-    return git_error_lines(output, "push failed")
-
-
-#: what git adds after every failure to reach a remote: true, and never the reason
-_BOILERPLATE = {"please make sure you have the correct access rights", "and the repository exists"}
-
-
-def git_error_lines(output: str, fallback: str = "unknown error") -> str:
-    """git's reason for a failed pull, fetch or push, in one line: its `fatal:` and `error:`
-    lines (`'/x' does not appear to be a git repository; Could not read from remote
-    repository.`), else the last line that says something (not a `hint:`, not the access
-    rights boilerplate); `fallback` when git said nothing."""
-    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
-    said = [ln for ln in lines if not ln.startswith("hint:") and ln.rstrip(".").casefold() not in _BOILERPLATE]
-    marked: list[str] = []
-    for i, ln in enumerate(said):
-        if not ln.startswith(("fatal:", "error:")):
-            continue
-        text = ln.partition(":")[2].strip()
-        # a reason git goes on with on the next lines ("unable to connect to 127.0.0.1:" then
-        # "127.0.0.1[0: 127.0.0.1]: errno=Connection refused"): kept whole (issue 39)
-        for more in said[i + 1 :]:
-            if not text.endswith(":") or more.startswith(("fatal:", "error:", "warning:", "remote:")):
-                break
-            text = f"{text} {more}"
-        marked.append(text)
-    picked = [ln for ln in marked if ln] or said[-1:]
-    return "; ".join(dict.fromkeys(picked)) or fallback
-
-
 def is_alarm(warning: str) -> bool:
     """A write's warning that must not pass as a mere warning: the remote was rewritten and
     commits this clone had pushed were dropped from it (shown as an error)."""
     return warning.startswith(REWRITTEN)
-
-
-def lock_timeout() -> float:
-    """How long a writer waits for the store lock: $ATK_LOCK_TIMEOUT seconds, else 10."""
-    raw = os.environ.get(LOCK_TIMEOUT_ENV, "").strip()
-    if raw:
-        try:
-            value = float(raw)
-        except ValueError:
-            value = -1.0
-        if value >= 0:
-            return value
-    return LOCK_TIMEOUT
 
 
 @dataclass
@@ -368,75 +306,17 @@ class RemoteSync:
         return sorted(paths)
 
     def git_state_problem(self, *, unmerged: bool = True) -> str | None:
-        """Why a write must not happen now (a git operation in progress, a detached HEAD,
-        unresolved conflicts), with what to do; None when the store is fine to write.
-        `unmerged` False: not the conflicts (a write learns them from its look at the index,
-        `GitStore.look_at_index`, and says `unmerged_problem`)."""
-        g, where = self.git_dir, f"git -C {self.root}"
-        if (g / "rebase-apply" / "applying").exists():
-            return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"
-        if (g / "rebase-merge").exists() or (g / "rebase-apply").exists():
-            return (
-                f"the store is in the middle of a rebase: finish or abort it first ({where} rebase --continue, "
-                f"or {where} rebase --abort), then retry"
-            )
-        for head, op in (("MERGE_HEAD", "merge"), ("CHERRY_PICK_HEAD", "cherry-pick"), ("REVERT_HEAD", "revert")):
-            if os.path.lexists(g / head):
-                return (
-                    f"the store is in the middle of a {op}: finish or abort it first ({where} {op} --continue, "
-                    f"or {where} {op} --abort), then retry"
-                )
-        if (g / "sequencer").is_dir() and not os.path.islink(g / "sequencer"):
-            return f"the store is in the middle of a cherry-pick or revert sequence: {where} cherry-pick --abort, then retry"
-        try:
-            head = read_regular(g / "HEAD", 4096).decode("utf-8", "replace").strip()
-        except OSError:
-            head = ""
-        if _SHA.fullmatch(head):
-            return (
-                f"the store's HEAD is detached (at {head[:10]}): a write would be lost on the next checkout; "
-                f"check out a branch first ({where} switch main, or the branch you use), then retry"
-            )
-        found = self.unmerged_paths() if unmerged else []
-        return self.unmerged_problem(found) if found else None
+        """Why a write must not happen now, with what to do (`gitstate.git_state_problem`)."""
+        return git_state_problem(self, unmerged=unmerged)  # type: ignore[arg-type]
 
     def unmerged_problem(self, unmerged: list[str]) -> str:
-        """What `git_state_problem` says of unresolved conflicts in these paths."""
-        names = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "")
-        return (
-            f"the store has unresolved conflicts ({names}): resolve them and `git add` the files "
-            f"(or git -C {self.root} checkout HEAD -- FILE to drop a change), then retry"
-        )
+        return unmerged_problem(self, unmerged)  # type: ignore[arg-type]
 
     def wait_for_index_lock(self, timeout: float | None = None) -> None:
-        """Before a write changes anything: wait (as for the store lock) while a live process
-        holds git's `index.lock`, remove one no process holds, and refuse when it stays held,
-        so that a write never fails half way (and rolls back) on someone else's git command."""
-        lock = self.git_dir / "index.lock"
-        if not os.path.lexists(lock):
-            return
-        if timeout is None:
-            timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
-        deadline = time.monotonic() + timeout
-        while os.path.lexists(lock):
-            if not lock_is_held(lock, self.root):
-                try:
-                    lock.unlink()
-                except FileNotFoundError:
-                    pass
-                continue
-            if time.monotonic() >= deadline:
-                raise GitFailed(
-                    f"another git process is using the store ({lock} is held by a running process); wait for it "
-                    "to finish, then retry (nothing was changed)"
-                )
-            time.sleep(0.1)
+        wait_for_index_lock(self, timeout)  # type: ignore[arg-type]
 
     def check_git_state(self, *, unmerged: bool = True) -> None:
-        """Refuse a write (AtkError, exit 1) when `git_state_problem()` names one."""
-        problem = self.git_state_problem(unmerged=unmerged)
-        if problem:
-            raise AtkError(f"refused: {problem}")
+        check_git_state(self, unmerged=unmerged)  # type: ignore[arg-type]
 
     def _abort_rebase(self) -> None:
         if (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists():

@@ -1,4 +1,5 @@
-"""One write: journal, apply, commit with plumbing on a copy of the index, roll back (SPEC §9)."""
+"""One write: journal, apply, commit with plumbing on a copy of the index, roll back; a killed
+write's journal rolled back (`recover`) (SPEC §9)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,20 @@ from typing import TYPE_CHECKING
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
 from atk_tui.host.procs import ChildInterrupted, ChildTimeout
-from atk_tui.host.regular import open_regular
+from atk_tui.host.regular import open_regular, read_regular
 from atk_tui.store.files import (
     ZERO,
     _atomic_write,
+    _b64_digest,
     _copy_file,
     _digest,
     _install_index,
+    _journal_path_ok,
+    _read_private,
     _restore_files,
     _stat_key,
     _write_private,
+    b64decode,
     b64encode,
 )
 
@@ -196,6 +201,41 @@ class Transaction:
         (self.store.git_dir / "ATK_COMMIT_MSG").unlink(missing_ok=True)
 
 
+def look_at_index(store: GitStore) -> None:
+    """A write's one look at the index before it changes anything: `git write-tree` on a
+    copy of it (one git process over the whole index) both refuses unresolved conflicts
+    (write-tree fails on an unmerged entry; `unmerged_paths` then names them, as
+    `git_state_problem` does) and learns the tree the index holds (`clean_index`), which
+    the commit compares with HEAD's instead of asking git again. The copy stays for the
+    commit (`index_copy`)."""
+    index, tmp = store.git_dir / "index", store.index_copy_path
+    store._index_copy = None
+    try:
+        before = _stat_key(index)
+        if os.path.islink(tmp):
+            tmp.unlink()  # never write through a link out of .git
+        _copy_file(index, tmp)
+        same = _stat_key(index) == before  # not rewritten while it was copied
+    except OSError:
+        before, same = None, False  # no index yet (a new store), or none to read
+    tree = None
+    if before is not None:
+        proc = store.git("write-tree", env=dict(store.env, GIT_INDEX_FILE=str(tmp)), check=False)
+        tree = proc.stdout.strip() if proc.returncode == 0 else None
+        tree = tree or None
+    if tree is None:
+        unmerged = store.unmerged_paths()
+        if unmerged:
+            raise AtkError(f"refused: {store.unmerged_problem(unmerged)}")
+        return
+    if same and before is not None:
+        store._clean_index = (before, tree)
+        try:
+            store._index_copy = (before, _stat_key(tmp))
+        except OSError:
+            store._index_copy = None
+
+
 def _hooks_dir(store: GitStore) -> Path:
     proc = store.git("config", "core.hooksPath", check=False)
     return _hooks_at(store, proc.stdout.strip())
@@ -240,3 +280,58 @@ def _run_hook(
     if check and proc.returncode != 0:
         out = (proc.stderr or proc.stdout).strip()
         raise GitFailed(f"the {name} hook refused the commit (exit {proc.returncode})" + (f": {out}" if out else ""))
+
+
+def recover(store: GitStore) -> bool:
+    """Roll back a write that a killed process left half done. True when it did."""
+    path = store.journal_path
+    if not os.path.lexists(path):
+        return False
+    try:
+        journal = json.loads(_read_private(path))
+        files = journal["files"]
+        new_head = journal.get("new_head")
+        if not isinstance(files, dict) or not all(
+            _journal_path_ok(rel) and (v is None or isinstance(v, str)) for rel, v in files.items()
+        ):
+            raise ValueError("bad journal")
+        for v in files.values():
+            if v is not None:
+                b64decode(v, validate=True)
+    except (ValueError, KeyError, TypeError, OSError):
+        path.unlink(missing_ok=True)
+        return False
+    current = store.head()
+    if new_head and current == new_head:
+        # The commit landed; only the real index may lag behind it.
+        store.git("update-index", "-q", "--add", "--remove", "-z", "--stdin", input="\0".join(files) + "\0", check=False)
+        path.unlink(missing_ok=True)
+        return True
+    # The commit did not land (HEAD only moves once `new_head` is journaled), so the real
+    # index was never touched: put the files back and leave HEAD and the index alone. A
+    # HEAD that moved since was moved by someone else; resetting it would lose their work.
+    # A file changed again after the crash (the user edited it) is not put back: that
+    # would discard the user's later edit. It stays as it is, uncommitted, for
+    # `atk wi commit` (a moved one goes back to where it came from, with the edit).
+    wrote = journal.get("wrote")
+    if isinstance(wrote, dict):
+        files = dict(files)
+        moves = journal.get("moves")
+        for pair in moves if isinstance(moves, list) else []:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                continue
+            src, dst = pair
+            if not (_journal_path_ok(src) and _journal_path_ok(dst)) or src not in files or dst not in files:
+                continue
+            now = _digest(store.root / dst)
+            if now is not None and now != wrote.get(dst):
+                _atomic_write(store.root / src, read_regular(store.root / dst))
+                (store.root / dst).unlink()
+                files.pop(src)
+                files.pop(dst)
+        for rel in list(files):
+            if rel in wrote and _digest(store.root / rel) not in (wrote[rel], _b64_digest(files[rel])):
+                files.pop(rel)  # changed since the crash: keep it
+    _restore_files(store.root, files)
+    path.unlink(missing_ok=True)
+    return True
