@@ -11,11 +11,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atk_tui.cache.caches import ItemCache, cache_key
-from atk_tui.domain.model import ACTIVE, TERMINAL, Item, Snapshot, StoreDefect, is_valid_filename
-from atk_tui.domain.queues import QUEUES, Queue, queue_named
+from atk_tui.domain.model import ACTIVE, Item, Snapshot, StoreDefect, is_valid_filename
+from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
+from atk_tui.service import fromfiles, loading
 from atk_tui.service.base import ServiceBase
 from atk_tui.service.types import (
     SHA_RE,
@@ -28,38 +28,12 @@ from atk_tui.service.types import (
     _code,
     utc_now,
 )
-from atk_tui.store import AtkError, WriteResult, item_path, states_defect
-from atk_tui.store.scan import case_twins, twin_defect
+from atk_tui.store import AtkError, WriteResult, item_path
 from atk_tui.store.storesig import RACY_NS
 
 if TYPE_CHECKING:
     from atk_tui.domain.readiness import Judgement
     from atk_tui.service.githistory import ItemCommit, ItemDiff, ItemLog
-
-#: `queue(progress=...)` is told after every this many files parsed (not read from the cache)
-PROGRESS_EVERY = 500
-#: with a previous view, up to this many changed files are parsed without asking git for the
-#: blobs and reading the item cache (which cost about as much as parsing a hundred files)
-PARSE_BEFORE_CACHE = 100
-
-
-def _stat_key(path: str, taken: int) -> str | None:
-    """What names a file's content as long as it stays the same (inode, size, mtime, ctime:
-    nothing writes a file without changing its ctime), or None when it cannot be trusted:
-    changed within `RACY_NS` of `taken`, the time before it was read (a second write in the
-    same clock tick could leave the stat unchanged), or not there."""
-    try:
-        st = os.lstat(path)
-    except OSError:
-        return None
-    if max(st.st_mtime_ns, st.st_ctime_ns) >= taken - RACY_NS:
-        return None
-    return f"{st.st_ino}/{st.st_dev}/{st.st_size}/{st.st_mtime_ns}/{st.st_ctime_ns}/{st.st_mode}"
-
-
-def _queues_defect(first: str, second: str) -> str:
-    return f"filename is in both queues at once: {first} and {second}"
-
 
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
@@ -264,144 +238,10 @@ class Reads(ServiceBase):
     def _load_items(
         self, states: frozenset[str], progress: Callable[[int, int], None] | None = None, reuse: QueueView | None = None
     ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect], Loaded]:
-        """`load_items`, and how (`Loaded`, without the plans). With `reuse` (a view loaded
-        the same way), an item whose key is the same there is that view's very `Item` (neither
-        read nor parsed: a blob names the file's bytes for good), and a state folder whose
-        lstat is the same is not listed again."""
-        wanted_set = states
-        items: dict[str, Item] = {}
-        where: dict[str, str] = {}
-        defects: list[StoreDefect] = []
-        loaded = Loaded(states, {}, dict(reuse.loaded.folders) if reuse is not None and reuse.loaded else {})
-        keys = loaded.keys
-        queue_of: dict[str, str] = {}
-        for q in QUEUES:
-            if q.name != "wi" and not os.path.isdir(self.root / q.folder):
-                continue  # a store made before the queue existed
-            q_items, q_where, q_defects = self._load_queue(
-                q, [s for s in q.states if s in wanted_set], progress, reuse, loaded
-            )
-            for name in q_where.keys() & queue_of.keys():
-                defects.append(StoreDefect(name, _queues_defect(queue_of[name], q.name)))
-                found = items.get(name)
-                if found is not None:  # a copy: the item may be the previous view's
-                    items[name] = replace(found, defects=[*found.defects, _queues_defect(queue_of[name], q.name)])
-                keys.pop(name, None)
-                q_where.pop(name)
-                q_items.pop(name, None)
-            queue_of.update(dict.fromkeys(q_where, q.name))
-            items.update(q_items)
-            where.update(q_where)
-            defects += q_defects
-        for name, others in case_twins(where).items():  # one file on macOS or Windows (issue 38)
-            defects.append(StoreDefect(name, twin_defect(others)))
-            found = items.get(name)
-            if found is not None:  # a copy: the item may be the previous view's
-                items[name] = replace(found, defects=[*found.defects, twin_defect(others)])
-            keys.pop(name, None)
-        return items, where, defects, loaded
-
-    def _load_queue(
-        self,
-        q: Queue,
-        wanted: list[str],
-        progress: Callable[[int, int], None] | None = None,
-        reuse: QueueView | None = None,
-        loaded: Loaded | None = None,
-    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect]]:
-        # before anything is read: a file changed since is not remembered (`_stat_key`)
-        taken = time.time_ns()
-        first = q.name == "wi"
-        prefix = "" if q.name == "wi" else f"{q.name}-"
-
-        def scope_of(state: str) -> str:
-            return prefix + ("terminal" if state in TERMINAL else "active")
-
-        # git stats the work tree for the blob SHAs while the folders are scanned here (the
-        # second queue is scanned first: most stores have few or no feedback items, and an
-        # empty queue must not cost a git process on every listing). The blobs only look
-        # entries up: without a cache file (a cold start) git is not asked; with a previous
-        # view, only when many files changed
-        cached = self.use_cache and any(ItemCache(self.store.git_dir, scope_of(s)).path.exists() for s in wanted)
-        early = cached and reuse is None
-        collect_blobs = self.store.index_blobs_async(wanted, q.name) if early and first else dict
-        scan = self.store.scan_all(q.states, q.name, loaded.folders if loaded is not None else None)
-        if early and not first and any(scan.names.get(s) for s in wanted):
-            collect_blobs = self.store.index_blobs_async(wanted, q.name)
-        where, dups, defects = scan.where, scan.dups, scan.defects
-        root = str(self.root)
-        todo: list[tuple[str, str, str | None]] = []  # (state, name, stat key)
-        for state in wanted:
-            folder = os.path.join(root, q.folder, state, "")
-            for name in scan.names.get(state, ()):
-                if where[name] != state:
-                    continue  # a duplicate: the copy in the first state is the item
-                key = None
-                if loaded is not None and name not in dups and not self.one_shot:
-                    key = _stat_key(folder + name, taken)
-                    key = f"{q.name}/{state}/{key}" if key else None
-                todo.append((state, name, key))
-        kept: dict[str, Item] = {}
-        if reuse is not None and reuse.loaded is not None:
-            before, before_keys = reuse.items, reuse.loaded.keys
-            for _state, name, key in todo:
-                if key is not None and before_keys.get(name) == key and (item := before.get(name)) is not None:
-                    kept[name] = item
-            if cached and len(todo) - len(kept) > PARSE_BEFORE_CACHE:
-                collect_blobs = self.store.index_blobs_async(wanted, q.name)
-        scopes: dict[str, ItemCache] = {}
-
-        def cache_for(scope: str) -> ItemCache:
-            cache = scopes.get(scope)
-            if cache is None:
-                cache = scopes[scope] = ItemCache(self.store.git_dir, scope)
-                cache.load()
-            return cache
-
-        if self.use_cache and reuse is None:
-            for state in wanted:
-                cache_for(scope_of(state))
-        blobs = collect_blobs()
-        found: dict[str, Item] = {}
-        parse: list[tuple[int, int, str, str]] = []  # (n, index in todo, state, name): neither kept nor cached
-        for done, (state, name, _key) in enumerate(todo):
-            item = kept.get(name)
-            if item is None and self.use_cache:
-                blob = blobs.get(f"{q.folder}/{state}/{name}")
-                if blob:
-                    item = cache_for(scope_of(state)).get(name, state, blob)
-                    if item is not None:
-                        item.queue = q.name
-            if item is None:
-                parse.append((len(parse), done, state, name))
-            else:
-                found[name] = item
-        total = len(todo)
-
-        def parse_one(work: tuple[int, int, str, str]) -> tuple[Item, bool]:
-            n, done, state, name = work
-            parsed = self._parse_file(root, f"{q.folder}/{state}/{name}", name, state, q.name)
-            if progress is not None and (n + 1) % PROGRESS_EVERY == 0:
-                progress(done, total)
-            return parsed
-
-        for work in parse:
-            item, whole = parse_one(work)
-            state, name = work[2], work[3]
-            if whole and scope_of(state) in scopes:
-                scopes[scope_of(state)].put(item)
-            found[name] = item.listed()  # as a cached item is: a cold start holds what a warm one does
-        items: dict[str, Item] = {}
-        for _state, name, key in todo:
-            item = found[name]
-            if key is not None and loaded is not None:
-                loaded.keys[name] = key
-            if name in dups:
-                item.defects = [*item.defects, states_defect(dups[name])]
-            items[name] = item
-        for scope, cache in scopes.items():
-            cache.save(keep={cache_key(i.blob, n) for n, i in items.items() if scope_of(i.state) == scope})
-        return items, where, defects
+        """`load_items`, and how (`Loaded`, without the plans), in steps (`loading.load_items`):
+        with `reuse` (a view loaded the same way), an item whose file's key is the same there is
+        that view's very `Item`, and a state folder whose lstat is the same is not listed again."""
+        return loading.load_items(self, states, progress, reuse)
 
     @staticmethod
     def _parse_file(root: str, rel: str, name: str, state: str, queue: str) -> tuple[Item, bool]:
@@ -428,32 +268,7 @@ class Reads(ServiceBase):
         not in its file alone (a copy in another state or queue adds a defect, or the file
         differs from the index). Terminal items are judged alone (`readiness.judge_terminal`),
         so 50,000 of them are listed without holding them."""
-        wanted = [s for s in states if s in TERMINAL]
-        collect_blobs = self.store.index_blobs_async(wanted, "wi") if self.use_cache else dict
-        scan = self.store.scan_all(None, "wi")
-        other: set[str] = set()
-        for q in QUEUES:
-            if q.name != "wi" and os.path.isdir(self.root / q.folder):
-                other.update(self.store.scan_all(q.states, q.name).where)
-        blobs = collect_blobs()
-        root = str(self.root)
-        for state in wanted:
-            for name in sorted(scan.names.get(state, ())):
-                if scan.where[name] != state:
-                    continue  # a duplicate: the copy in the first state is the item
-                rel = f"wi/{state}/{name}"
-                blob = blobs.get(rel)
-                alone = name not in scan.dups and name not in other
-
-                def read(rel: str = rel, name: str = name, state: str = state, alone: bool = alone) -> Item:
-                    item = self._parse_file(root, rel, name, state, "wi")[0]
-                    if name in scan.dups:
-                        item.defects = [*item.defects, states_defect(scan.dups[name])]
-                    if not alone and name in other:
-                        item.defects = [*item.defects, _queues_defect("wi", "mq")]
-                    return item
-
-                yield (f"{blob}/{state}/{name}" if blob and alone else None), read
+        return loading.terminal_stream(self, states)
 
     def queue(
         self,
@@ -639,165 +454,31 @@ class Reads(ServiceBase):
 
         return notices.dismiss(self, list(filenames))
 
-    # -- decisions from the files, never from a cache ---------------------------------------
+    # -- decisions from the files, never from a cache (`fromfiles`) ----------------------
 
     def items_from_files(
         self, names: Iterable[str], *, committed_answers: bool = True, view: QueueView | None = None
     ) -> dict[str, Item]:
-        """Every active item reachable from `names` along `depends_on` (`names` included),
-        read and parsed from its file in the work tree: never from the item cache, the judged
-        listing or a saved view, whose records are only guarded by a CRC-32 anyone can
-        recompute (issue 25). With `committed_answers`, a question counts as answered only
-        when its answer is committed (HEAD holds the same `## 回答`): an answer written into the
-        work tree and not committed decides nothing. Items in a terminal state are left out
-        (readiness judges them by their folder alone). `view` (a `queue` just loaded, from
-        the folders themselves) says where each item is, and which are in two places at once;
-        without it the folders are looked in one name at a time."""
-        where = view.snapshot.states if view is not None else None
-        known = view.items if view is not None else {}
-        root = str(self.root)
-        out: dict[str, Item] = {}
-        todo = list(names)
-        while todo:
-            name = todo.pop()
-            if name in out or not is_valid_filename(name):
-                continue
-            seen = known.get(name)
-            if where is not None and name in where and (seen is not None or where[name] in TERMINAL):
-                queue, state = (seen.queue if seen is not None else "wi"), where[name]
-                found = None
-            else:
-                found = self.store.find(name)
-                if not found:
-                    continue
-                queue, state = found[0]
-            if state not in ACTIVE:
-                continue
-            item = self._parse_file(root, f"{queue_named(queue).folder}/{state}/{name}", name, state, queue)[0]
-            if found is not None:
-                self._dup_defect(item, found)
-            elif seen is not None:  # where the folders put it (in two places: a defect), not a record's word
-                item.defects = [*item.defects, *(d for d in seen.defects if d.startswith("filename is in "))]
-            out[name] = item
-            todo.extend(d for d in item.depends_on if isinstance(d, str) and d not in out)
-        if committed_answers:
-            self.drop_uncommitted_answers(out.values())
-        return out
+        """Every active item reachable from `names` along `depends_on`, each read from its file."""
+        return fromfiles.items_from_files(self, names, committed_answers=committed_answers, view=view)
 
     def drop_uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> None:
-        """Each question of `items` whose answer is not in the store as it reads (no such
-        `## 回答` at `rev`, or no such item there) counts as unanswered: `answered` and
-        `answer_partial` set False. What gates work asks this (issue 25: `wait`, `show --json`,
-        the process-loop): an answer written into the work tree and not committed decides
-        nothing; for an agent on a clone with a remote (`answers_rev`, issue 38), neither does
-        one only this clone has (its own plain `git commit` of a forged answer)."""
-        for item in self.uncommitted_answers(items, rev):
-            item.answered = item.answer_partial = False  # not committed: not the user's decision yet
+        """Each question of `items` whose answer is not committed counts as unanswered."""
+        fromfiles.drop_uncommitted_answers(self, items, rev)
 
     def uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> list[Item]:
-        """The answered questions of `items` whose answer is not at `rev` (`answers_rev()` by
-        default). Cheap: one `cat-file --batch-check` for their blob names (an item whose
-        file is the committed blob is settled by it), the committed text only of the others."""
-        from atk_tui.itemfile import sections
-
-        asked = [i for i in items if i.is_question and (i.answered or i.answer_partial)]
-        if not asked:
-            return []
-        rev = rev or self.answers_rev()
-        # the blob names of their folders at `rev`: one `ls-tree` (a `REV:PATH` lookup each
-        # parses the folder's tree again: 458 questions in a 7,000-item inbox took 1.5 s)
-        folders = sorted({f"{queue_named(i.queue).folder}/{i.state}/" for i in asked})
-        listed = self.store.git("ls-tree", "-z", rev, "--", *folders, check=False, env=self.store.read_env).stdout
-        committed: dict[str, str] = {}
-        for rec in listed.split("\0"):
-            meta, _, path = rec.partition("\t")
-            parts = meta.split()
-            if len(parts) == 3 and parts[1] == "blob":
-                committed[path] = parts[2]
-        names = [committed.get(item_path(i.state, i.filename, i.queue), "") for i in asked]
-        out: list[Item] = []
-        todo = [i for i, name in zip(asked, names, strict=True) if not (i.blob and name == i.blob)]
-        if not todo:
-            return out
-        # the committed version, where the item is now (nearly always), else in another state
-        here = self._blobs([f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in todo])
-        moved = [i for i, b in zip(todo, here, strict=True) if b is None]
-        others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
-        there = self._blobs([f"{rev}:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
-        head = {i.filename: b for i, b in zip(todo, here, strict=True) if b is not None}
-        for (i, _s), b in zip(others, there, strict=True):
-            if b is not None:
-                head.setdefault(i.filename, b)
-        for item in todo:
-            data = head.get(item.filename)
-            theirs = None if data is None else parse_item(item.filename, item.state, data, queue=item.queue)
-            body = item.body
-            if not item.complete:  # a listed item keeps no text: its file, as the listing read it
-                rel = item_path(item.state, item.filename, item.queue)
-                body = self._parse_file(str(self.root), rel, item.filename, item.state, item.queue)[0].body
-            if theirs is None or sections.answer_text(theirs.body) != sections.answer_text(body):
-                out.append(item)
-        return out
+        """The answered questions of `items` whose answer is not at `rev`."""
+        return fromfiles.uncommitted_answers(self, items, rev)
 
     def _committed_answers_only(self, items: dict[str, Item]) -> None:
-        """The ready list's rule (issue 38): an answer not committed counts nowhere, the
-        person's own listing included: such a question is listed (a copy) as unanswered, so
-        nothing depending on it is ready. Remembered per HEAD and file blob: the dashboard's
-        next look at the same store asks git nothing."""
-        # a copy made by the last look, reused by this one (its file unchanged): the item as read
-        copies: dict[int, tuple[Item, Item]] = self.__dict__.get("_answer_copies", {})
-        for copy, original in copies.values():
-            if items.get(copy.filename) is copy:
-                items[copy.filename] = original
-        copies = self.__dict__["_answer_copies"] = {}
-        asked = [i for i in items.values() if i.is_question and (i.answered or i.answer_partial)]
-        if not asked:
-            return
-        head = self.store.head() or ""
-        memo = self.__dict__.get("_answers_memo")
-        if memo is None or memo[0] != head:
-            memo = self.__dict__["_answers_memo"] = (head, {})
-        known: dict[tuple[str, str], bool] = memo[1]
-        unknown = [i for i in asked if (i.filename, i.blob) not in known]
-        if unknown:
-            dropped = {id(i) for i in self.uncommitted_answers(unknown, "HEAD")} if head else {id(i) for i in unknown}
-            for i in unknown:
-                known[(i.filename, i.blob)] = id(i) not in dropped
-        for item in asked:
-            if not known.get((item.filename, item.blob), False):
-                copy = items[item.filename] = replace(item, answered=False, answer_partial=False)
-                copies[id(copy)] = (copy, item)
-
-
+        """The ready list's rule (issue 38): an answer not committed counts nowhere."""
+        fromfiles.committed_answers_only(self, items)
 
     def judge_from_files(
         self, names: Iterable[str], view: QueueView | None = None
     ) -> dict[str, tuple[Item, Judgement]]:
-        """`names` (each with its item as read) judged again from their files and those of everything they depend on
-        (`items_from_files`), at `clock()`: what gates work (the process-loop's hand-out)
-        asks this, not a listing. `view` gives where every other filename is (its folder
-        listing, not a cache record); without it the store's folders are listed."""
-        from atk_tui.domain.readiness import _aware, cycle_edges, cycle_reps, judge_item
-
-        names = [n for n in names if is_valid_filename(n)]
-        fresh = self.items_from_files(names, view=view)
-        if view is not None:
-            states = dict(view.snapshot.states)
-        else:
-            states = {}
-            for q in QUEUES:
-                if q.name == "wi" or os.path.isdir(self.root / q.folder):
-                    states.update(self.store.scan_all(q.states, q.name).where)
-        for name, item in fresh.items():
-            states[name] = item.state
-        plans = [i.plan_file for i in fresh.values() if i.plan_file]
-        missing = set(plan_files_missing(self.root, plans)) if plans else set()
-        plan_missing = frozenset(n for n, i in fresh.items() if i.plan_file in missing)
-        snap = Snapshot(items=fresh, states=states, plan_missing=plan_missing)
-        # the closure holds every strongly connected component of `names`: its cycles are these edges'
-        rep = cycle_reps({n: cycle_edges(snap, i) for n, i in fresh.items()})
-        now = _aware(self.clock())
-        return {n: (fresh[n], judge_item(snap, n, fresh[n], now, rep)) for n in names if n in fresh}
+        """`names` judged again from their files and those of everything they depend on."""
+        return fromfiles.judge_from_files(self, names, view)
 
     def loop_status(self) -> dict[str, object] | None:
         """What a running `atk wi process-loop` on this store reports (None when none runs)."""

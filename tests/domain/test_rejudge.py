@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, spy_parses
 
+import atk_tui.service.loading as loading_mod
 import atk_tui.service.reads as reads_mod
 from atk_tui.cache import caches as cache_mod
 from atk_tui.cache.caches import to_record
@@ -398,6 +399,7 @@ def test_a_refreshed_view_equals_one_from_scratch(
     """`saved`: the previous view is the one an earlier run kept (`Service.save_queue`), read
     back by a new service (`saved_queue`), as the dashboard starts."""
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(loading_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path_factory.mktemp("rj"))
     time.sleep(RACY / 1e9 * 1.2)
@@ -417,6 +419,7 @@ def test_a_refreshed_view_equals_one_from_scratch(
 
 def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(loading_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     time.sleep(RACY / 1e9 * 1.2)
@@ -436,6 +439,7 @@ def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pyte
     assert_same(third, world.fresh.queue(STATES))
     # a file changed a moment ago may change again within its clock tick: it is read again
     monkeypatch.setattr(reads_mod, "RACY_NS", 2_000_000_000)
+    monkeypatch.setattr(loading_mod, "RACY_NS", 2_000_000_000)
     world.edit_frontmatter(2)
     fourth = world.svc.queue(STATES, previous=third)
     assert world.pick(2) is not None and world.pick(2)[1] not in (fourth.loaded.keys if fourth.loaded else {})
@@ -447,6 +451,7 @@ def test_a_refresh_reads_only_the_changed_file(tmp_path: Path, monkeypatch: pyte
 
 def test_a_plan_file_appearing_or_going_is_seen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(loading_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     world.plan(1)  # an item names plans/p1.md, which is not there
@@ -468,6 +473,7 @@ def test_feedback_items_and_a_name_in_both_queues(tmp_path: Path, monkeypatch: p
     """Items of the mq queue count too; a name in both queues gets its defect on a copy, never
     on the previous view's item."""
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(loading_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     _state, name = world.pick(0) or ("", "")
@@ -497,6 +503,7 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
     missing plan file and dependency, an answered question, a name in two states and in both
     queues, feedback items; and a start from it reads no file that did not change."""
     monkeypatch.setattr(reads_mod, "RACY_NS", RACY)
+    monkeypatch.setattr(loading_mod, "RACY_NS", RACY)
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     uwis = [n for _, n in world.names() if "which-email" in n]
