@@ -12,36 +12,34 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 
 from textual import events, work
 from textual.app import App, SystemCommand
-from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.content import Content
-from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.timer import Timer
 from textual.worker import Worker, WorkerState
 
-from atk_tui.domain.model import SHOWN, Item
+from atk_tui.domain.model import SHOWN
 from atk_tui.host.config import is_agent_env
 from atk_tui.service import QueueView, Service, utc_now
 from atk_tui.service.notices import attention
 from atk_tui.service.watch import dashboard_signature
 from atk_tui.tui import bindings
 from atk_tui.tui.alerts import Alerts
-from atk_tui.tui.bindings import PALETTE_ACTIONS
 from atk_tui.tui.commands import Commands
 from atk_tui.tui.config import TuiConfig, load_tui_config
 from atk_tui.tui.elsewhere_feed import ElsewhereFeed
-from atk_tui.tui.safe import safe_content, safe_line, safe_text
+from atk_tui.tui.feeds.activity import Activity, LockWait, Spinner
+from atk_tui.tui.feeds.remote_watch import RemoteWatch
+from atk_tui.tui.keys.key_guard import KeyGuard
+from atk_tui.tui.keys.palette import ItemProvider, WriteProvider, palette_action, system_commands
+from atk_tui.tui.safe import safe_line, safe_text
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.main import MainScreen
 from atk_tui.tui.screens.notices import NoticesScreen
 from atk_tui.tui.startup import resume_gc
-from atk_tui.tui.textual_compat import event_clock
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
 
@@ -53,73 +51,6 @@ SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
 #: worker groups that run no git: quitting does not wait for them (a graph layout gives up
 #: once cancelled, which quitting does)
 NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh: `ElsewhereFeed.stop`)
-#: seconds between two keys of one burst: keys typed within this of a dialog closing (or of a
-#: question opening), and the rest of their burst, were meant for what was on screen before and
-#: are dropped (a person types 5-10 keys a second; no one reads a new screen that fast)
-DIALOG_KEY_GRACE = 0.4
-#: keys that act on nothing: moving the cursor still works in such a burst
-HARMLESS_KEYS = frozenset({"up", "down", "left", "right", "pageup", "pagedown", "home", "end", "j", "k", "ctrl+c"})
-class WriteProvider(Provider):
-    """Command palette: every write a key makes (`PALETTE_ACTIONS`), found by typing its name;
-    not in the list shown before typing, which stays short (system commands, items)."""
-
-    async def search(self, query: str) -> Hits:
-        app, screen = self.app, self.screen
-        if not isinstance(app, AtkApp) or not isinstance(screen, ItemActionsScreen):
-            return
-        matcher = self.matcher(query)
-        for action, title, help_text in PALETTE_ACTIONS:
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(app.palette_action, screen, action), text=title, help=help_text)
-
-
-class ItemProvider(Provider):
-    """Command palette: "jump to item" by filename or title."""
-
-    def _items(self) -> list[Item]:
-        app = self.app
-        assert isinstance(app, AtkApp)
-        view = app.queue
-        return list(view.items.values()) if view else []
-
-    # Item text is never markup: `Matcher.highlight` and a `str` display or help are parsed as
-    # markup by the palette, so the display and the help are `Content` built here.
-    async def discover(self) -> Hits:
-        for item in self._items()[:30]:
-            text = f"Jump to: {safe_line(item.title)}  {safe_line(item.filename)}"
-            yield DiscoveryHit(Content(text), partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for item in self._items():
-            text = f"{safe_line(item.title)}  {safe_line(item.filename)}"
-            score, offsets = matcher.fuzzy_search.match(matcher.query, text)
-            if score > 0:
-                display = Content(text)
-                for offset in offsets:
-                    display = display.stylize(matcher.match_style, offset, offset + 1)
-                yield Hit(score, display, partial(self.app.jump_to, item.filename), text=text, help=safe_content(item.state))
-
-
-class LockWait(Message):
-    """A write started (text) or stopped (None) waiting for the store lock."""
-
-    def __init__(self, text: str | None) -> None:
-        super().__init__()
-        self.text = text
-
-
-class Activity(Message):
-    """A write started (what) or ended (None) a slow step: a git hook."""
-
-    def __init__(self, what: str | None) -> None:
-        super().__init__()
-        self.what = what
-
-
-SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-SPINNER_DELAY = 0.3  # seconds a step runs before the spinner shows (a quick hook shows nothing)
 
 
 class AtkApp(App):
@@ -152,9 +83,6 @@ class AtkApp(App):
         else:
             reason = "opened with --read-only"
         self.commands = Commands(self, read_only=read_only or self.agent_env, read_only_reason=reason)
-        # the periodic pull and remote check, once the store is known to have an upstream
-        self.pull_timer: Timer | None = None
-        self.remote_timer: Timer | None = None
         #: the active queue, loaded last; screens subscribe to `queue_signal` for the next one
         self.queue: QueueView | None = None
         self.queue_signal: Signal[QueueView] = Signal(self, "queue")
@@ -195,61 +123,47 @@ class AtkApp(App):
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
         service.set_activity_listener(lambda what: self.post_message(Activity(what)))
-        #: the slow step a write runs (a hook), and the spinner's frame once it ran SPINNER_DELAY
-        self.activity: str | None = None
-        self.spinner = ""
-        self._spin_timer: Timer | None = None
-        #: `DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)
-        self.dialog_key_grace = DIALOG_KEY_GRACE
-        self._key_guard = float("-inf")  # when the last dialog closed, or the last key dropped after it
-        self._keys_dropped = 0
+        #: the slow step a write runs (a hook), shown in the status line
+        self.spinner = Spinner(self, self._status_changed)
+        self.key_guard = KeyGuard(self)  # keys typed as a dialog closes
+        self.remote = RemoteWatch(
+            self, service, self.tui_config, synced=self._synced, counts=self._load_sync_counts,
+            paused=lambda: bool(self._watch_paused), last_move=lambda: self.last_move,
+        )  # fmt: skip
 
     # -- keys typed as a dialog closes ------------------------------------------------------------
 
     def pop_screen(self):  # type: ignore[override]
-        self._guard_keys()  # every dialog and sub-screen closes here (`Screen.dismiss` too)
+        self.key_guard.dialog_changed()  # every dialog and sub-screen closes here (`Screen.dismiss` too)
         return super().pop_screen()
 
     def push_screen(self, screen, *args, **kw):  # type: ignore[override]
         from atk_tui.tui.modals.dialogs import ChoiceScreen
 
         if isinstance(screen, ChoiceScreen):  # a question answered by one key: not by keys typed for another
-            self._guard_keys()
+            self.key_guard.dialog_changed()
         return super().push_screen(screen, *args, **kw)
 
-    def _guard_keys(self) -> None:
-        self._key_guard = event_clock()
-        self._keys_dropped = 0
+    @property
+    def dialog_key_grace(self) -> float:
+        """`keys.key_guard.DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)."""
+        return self.key_guard.grace
+
+    @dialog_key_grace.setter
+    def dialog_key_grace(self, grace: float) -> None:
+        self.key_guard.grace = grace
 
     async def on_event(self, event: events.Event) -> None:
-        if isinstance(event, events.Key) and not event.is_forwarded:
-            if self._dropped(event):
-                return
-            event.atk_screen = self.screen  # type: ignore[attr-defined]  # the screen it was typed at
+        if isinstance(event, events.Key) and not event.is_forwarded and not self.key_guard.typed(event):
+            return
         await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
-        """A key back from the screen it was sent to (none of its widgets took it), to look up
-        the app's and the screen's bindings: if that screen has closed meanwhile (the key was
-        queued behind the Esc that closed it), the bindings now are another screen's, and the
-        key was never meant for them. (Textual then runs `App._on_key` itself, unless prevented.)"""
-        if getattr(event, "atk_screen", self.screen) is not self.screen and event.key not in HARMLESS_KEYS:
+        """A key back from the screen it was sent to, none of its widgets took it: looked up in
+        the bindings only if that screen is still there (`KeyGuard.came_back`). (Textual then
+        runs `App._on_key` itself, unless prevented.)"""
+        if not self.key_guard.came_back(event):
             event.prevent_default()
-            self._said_dropped()
-
-    def _dropped(self, event: events.Key) -> bool:
-        """A key of the burst typed as a dialog closed (issue 43: Esc on a comment, then
-        "redis" opened the editor and raised three questions): dropped, and said once."""
-        if event.time - self._key_guard > self.dialog_key_grace or event.key in HARMLESS_KEYS:
-            return False
-        self._key_guard = max(self._key_guard, event.time)  # the burst goes on
-        self._said_dropped()
-        return True
-
-    def _said_dropped(self) -> None:
-        self._keys_dropped += 1
-        if self._keys_dropped == 1:
-            self.notify("Keys typed as the dialog closed were ignored", timeout=3, markup=False)
 
     def get_line_filters(self):  # type: ignore[override]
         """Textual's filters (NO_COLOR's greys, ANSI to true colour), then every text made
@@ -297,7 +211,7 @@ class AtkApp(App):
         self.call_after_refresh(self._load_queue)
         if self.watch_enabled:
             self.set_interval(WATCH_INTERVAL, self.check_store)
-            self.call_after_refresh(self._check_remote_later)  # git, started after the first frame
+            self.call_after_refresh(self.remote.start_later)  # git, started after the first frame
 
     # -- loading -------------------------------------------------------------------------
 
@@ -429,51 +343,17 @@ class AtkApp(App):
         self.queue = view
         self.queue_signal.publish(view)
 
-    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
-    def _check_remote_later(self) -> None:
-        """Asking git for the upstream runs git: off the UI thread, after the first frame."""
-        if not self.service.upstream():
-            return
-        cfg = self.tui_config
-        if cfg.pull_interval > 0:
-            self.pull_timer = self.call_from_thread(self.set_interval, cfg.pull_interval, self.pull)
-        if cfg.remote_check_interval > 0:
-            self.remote_timer = self.call_from_thread(self.set_interval, cfg.remote_check_interval, self.check_remote)
+    @property
+    def pull_timer(self) -> Timer | None:
+        return self.remote.pull_timer
 
-    def _wait_for_rest(self, rest: float = 1.0, longest: float = 10.0) -> None:
-        """In a worker about to run git: wait while the person moves through the list (a key
-        held down), at most `longest` s. git's processes share the machine's cores with the
-        drawing: a look at the remote in the middle of a held key made the screen trail it
-        by 60 ms more (bench/scale.py, 10,000 items, 2 cores)."""
-        waited = 0.0
-        while time.monotonic() - self.last_move < rest and waited < longest:
-            time.sleep(0.1)
-            waited += 0.1
+    @property
+    def remote_timer(self) -> Timer | None:
+        return self.remote.remote_timer
 
-    @work(thread=True, exclusive=True, group="remote", exit_on_error=False)
-    def check_remote(self) -> None:
-        """A pushed change shows within seconds: `ls-remote` the upstream, pull when it moved."""
-        self._wait_for_rest()
-        if self._watch_paused:
-            return
-        look = self.service.look_at_remote()
-        if look.error:
-            self.call_from_thread(self._synced, look.error)
-        elif look.moved:
-            self.call_from_thread(self.pull)
-        else:  # the remote has nothing new: this clone is in step with it
-            self.call_from_thread(self._synced, "")
-
-    @work(thread=True, exclusive=True, group="pull", exit_on_error=False)
-    def pull(self) -> None:
-        self._wait_for_rest()
-        out = self.service.pull(lock_timeout=2)
-        if not out.ok:
-            self.call_from_thread(self._synced, out.message)
-            return
-        problem = next((w for w in out.warnings if "could not pull" in w or "not pulling" in w), "")
-        self.call_from_thread(self._synced, problem, [w for w in out.warnings if w != problem])
-        self.call_from_thread(self._load_sync_counts)
+    def pull(self) -> Worker:
+        """Pull now (`r`, and the remote watch when the remote moved)."""
+        return self.remote.pull()
 
     def _synced(self, error: str, warnings: list[str] | None = None) -> None:
         """The outcome of a look at the remote or a pull, in the status line: when this clone
@@ -541,26 +421,15 @@ class AtkApp(App):
         self.lock_wait = event.text
         if event.text:
             self.notify(event.text, severity="warning", timeout=4)
-        if self.main.is_mounted:
-            self.main.update_status()
+        self._status_changed()
 
     def on_activity(self, event: Activity) -> None:
-        """A slow hook shows progress: after SPINNER_DELAY, a spinner with the hook's name in
-        the status line until it ends."""
-        self.activity = event.what
-        if self._spin_timer is not None:
-            self._spin_timer.stop()
-            self._spin_timer = None
-        self.spinner = ""
-        if event.what:
-            frames = iter(range(1 << 30))
-            self._spin_timer = self.set_interval(0.1, lambda: self._spin(next(frames)), pause=True)
-            self.set_timer(SPINNER_DELAY, lambda timer=self._spin_timer: timer.resume())
-        if self.main.is_mounted:
-            self.main.update_status()
+        """A slow hook shows progress: after a moment, a spinner with the hook's name in the
+        status line until it ends (`feeds.activity.Spinner`)."""
+        self.spinner.show(event.what)
+        self._status_changed()
 
-    def _spin(self, frame: int) -> None:
-        self.spinner = SPINNER[frame % len(SPINNER)]
+    def _status_changed(self) -> None:
         if self.main.is_mounted:
             self.main.update_status()
 
@@ -699,38 +568,11 @@ class AtkApp(App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        main = self.main
-        commands = (  # title, what it does, action, the binding id whose key it names
-            ("Refresh", "Reload the store (and pull)", self.action_refresh, "refresh"),
-            ("Push", "Commit stray item files and push unpushed commits", self.action_push, "push"),
-            ("History", "Adopted and rejected items", self.action_history, "history"),
-            ("Conflicts", "Set-aside push conflicts: show both versions, keep one", main.action_conflicts, "conflicts"),
-            ("Help", "Every key", self.action_help, "help"),
-            ("Notices", "Read and dismiss the agents' notices", self.action_notices, "notices"),
-            ("Elsewhere", "What waits for you on GitHub: afkkit's escalations, reviews, the ready queue", self.action_elsewhere, "elsewhere"),
-            ("Wait statistics", "How long questions waited for you, and what they blocked", self.action_stats, None),
-            ("Filter", "Filter the panes", main.action_filter, "filter"),
-            ("Sort", "Change the sort order", main.action_cycle_sort, "sort"),
-            ("Queue", "Show both queues, only mq (the feedback queue), or only wi", main.action_cycle_queue, "queue"),
-            ("Graph", "Dependency graph around the selected item", main.action_graph, "graph"),
-            ("Bottom preview", "Narrow terminals: the detail under the lists, or in their place", main.action_toggle_preview, "preview"),
-            ("Dependencies", "Set the selected item's dependencies", main.action_dependencies, "dependencies"),
-            ("Item log", "The selected item's commits and diffs", main.action_item_log, "item_log"),
-            ("Stuck work", "Processing for days, answered questions nobody picked up", main.action_stuck, "stuck"),
-            ("New item", "Create an AWI or a UWI", main.action_new_item, "new_item"),
-        )
-        for title, help_text, action, binding_id in commands:
-            key = self.key_for(binding_id) if binding_id else ""  # as remapped by [tui.keys]
-            yield SystemCommand(title, f"{help_text} ({key})" if key else help_text, action)
+        yield from system_commands(self, self.main, self.key_for)  # (keys as [tui.keys] remapped them)
 
     def palette_action(self, screen: ItemActionsScreen, action: str) -> None:
-        """A write chosen in the palette: as its key would (refused with the reason when the
-        key is dimmed)."""
-        reason = screen.disabled_reason(action)
-        if reason:
-            self.notify(reason, severity="warning", markup=False)
-            return
-        getattr(screen, f"action_{action}")()
+        """A write chosen in the palette: as its key would."""
+        palette_action(screen, action)
 
 
 def make_app(

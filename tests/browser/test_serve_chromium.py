@@ -29,7 +29,7 @@ from support.tools import need_tool
 
 from atk_tui.service import Service
 from atk_tui.store import init_store
-from atk_tui.tui.app import DIALOG_KEY_GRACE
+from atk_tui.tui.keys.key_guard import DIALOG_KEY_GRACE
 
 pytestmark = pytest.mark.e2e
 

@@ -17,7 +17,7 @@ from support.apps import build_app, recording, wait_for_screen
 from textual import events
 from textual.pilot import Pilot
 
-from atk_tui.tui.app import DIALOG_KEY_GRACE
+from atk_tui.tui.keys.key_guard import DIALOG_KEY_GRACE
 from atk_tui.tui.modals.dialogs import ChoiceScreen
 from atk_tui.tui.textual_compat import event_clock
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from support.apps import DEMO, running, settle
 
 from atk_tui.service import Service
-from atk_tui.tui.app import SPINNER
+from atk_tui.tui.feeds.activity import SPINNER
 
 
 def status(app) -> str:  # type: ignore[no-untyped-def]

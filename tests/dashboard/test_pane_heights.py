@@ -12,8 +12,8 @@ from support.storekit import AWI_BODY, git
 
 from atk_tui.service import Service
 from atk_tui.store import init_store
-from atk_tui.tui.screens.main import shared_heights
 from atk_tui.tui.widgets.item_list import ItemList
+from atk_tui.tui.widgets.panes_column import shared_heights
 
 SIZES = [(80, 24), (100, 30), (120, 36), (200, 60)]
 

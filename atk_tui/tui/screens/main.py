@@ -9,31 +9,23 @@ from functools import partial
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.css.scalar import Unit
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Static
 
-from atk_tui.domain.ages import ago
-from atk_tui.domain.filters import Query, matches, parse_query
+from atk_tui.domain.filters import Query, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
-from atk_tui.service import Outcome, QueueView, hub_footer, overdue_first
+from atk_tui.service import Outcome, QueueView, overdue_first
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui import bindings
 from atk_tui.tui.config import SORTS
 from atk_tui.tui.detail_follow import DetailFollower
-from atk_tui.tui.present import (
-    NEEDS_COLUMNS,
-    PANE_COLUMNS,
-    contains,
-    fuzzy_match,
-    match_spans,
-    needs_row,
-    pane_row,
-    sort_items,
-)
+from atk_tui.tui.display.filtering import filter_hint, keeps
+from atk_tui.tui.display.status import status_line
+from atk_tui.tui.present import NEEDS_COLUMNS, PANE_COLUMNS, match_spans, needs_row, pane_row, sort_items
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.narrow import NARROW_CSS, NarrowLayout
 from atk_tui.tui.widgets.detail import DepTree, DetailPane
@@ -41,6 +33,7 @@ from atk_tui.tui.widgets.filter_input import FilterInput
 from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
+from atk_tui.tui.widgets.panes_column import PanesColumn, shared_heights
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
 DETAIL_DELAY = 0.05  # seconds the cursor rests before the detail pane follows it
@@ -56,37 +49,6 @@ PANE_OF = {"inbox": "inbox", "processing": "processing", "hold": "hold", "editin
 #: the queue switch (Q): both queues, then each alone
 QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
-
-class PanesColumn(Vertical):
-    """The lists' column: as its height changes, the lists share it again (`share_heights`)."""
-
-    def on_resize(self) -> None:
-        screen = self.screen
-        if isinstance(screen, MainScreen):
-            screen.share_heights()
-
-
-def shared_heights(needs: list[int], least: list[int], room: int, spare_to: int = 0) -> list[int]:
-    """Heights for lists that need `needs` lines (rows, header, frame) in `room` lines: each
-    gets at least `least` (its frame and a line), then the room is shared evenly among the
-    lists that want more, none given more than it needs; what is left over goes to list
-    `spare_to`. A list with few rows keeps few lines, and a long one gets the rest (issue 43:
-    fixed heights hid inbox rows while the other panes stood empty)."""
-    got = [min(n, m) for n, m in zip(needs, least, strict=True)]
-    left = room - sum(got)
-    while left > 0:
-        wanting = [i for i, n in enumerate(needs) if got[i] < n]
-        if not wanting:
-            got[spare_to] += left
-            break
-        share = max(left // len(wanting), 1)
-        for i in wanting:
-            give = min(share, needs[i] - got[i], left)
-            got[i] += give
-            left -= give
-            if left <= 0:
-                break
-    return got
 
 
 class MainScreen(ItemActionsScreen):
@@ -145,7 +107,7 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = "Needs you"
         yield needs
         with Horizontal(id="body"):
-            with PanesColumn(id="panes"):  # the filter's input goes first, when `/` makes it (`_filter_input`)
+            with PanesColumn(id="panes", resized=self.share_heights):  # the filter's input goes first, when `/` makes it (`_filter_input`)
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -212,25 +174,8 @@ class MainScreen(ItemActionsScreen):
         return self._parsed[1]
 
     def filter_hint(self) -> str:
-        """What is wrong with the filter, if anything: a token the filter does not know, with the
-        nearest one it does (`is:bloked`: did you mean is:blocked?); "" when it is all known."""
-        errors = self._query().errors
-        if not errors:
-            return ""
-        import difflib
-
-        from atk_tui.domain.filters import IS_VALUES, KINDS
-        from atk_tui.domain.model import URGENCIES
-
-        valid = {"is": IS_VALUES, "kind": KINDS, "urgency": tuple(URGENCIES)}
-        for word in self.filter_text.split():
-            key, colon, value = word.partition(":")
-            choices = valid.get(key.casefold()) if colon else None
-            if choices and value and value.casefold() not in choices:
-                close = difflib.get_close_matches(value.casefold(), choices, n=1)
-                if close:
-                    return f"{key}:{value} is not a filter: did you mean {key.casefold()}:{close[0]}?"
-        return errors[0]
+        """What is wrong with the filter, if anything (`display.filtering.filter_hint`)."""
+        return filter_hint(self.filter_text, self._query())
 
     def _no_match(self) -> str:
         hint = self.filter_hint()
@@ -241,16 +186,8 @@ class MainScreen(ItemActionsScreen):
             return False
         if not self.filter_text:
             return True
-        query = self._query()
-        if query.structured and not matches(query, item, self.view.judgements.get(item.filename) if self.view else None):
-            return False
-        needle = query.text
-        if not needle:
-            return True
-        if fuzzy_match(needle, f"{item.title} {item.filename} {item.target_repo}"):
-            return True
-        body = self.bodies.get(item.filename)
-        return body is not None and contains(body, needle)
+        judgement = self.view.judgements.get(item.filename) if self.view else None
+        return keeps(self._query(), item, judgement, self.bodies.get(item.filename))
 
     def refresh_rows(self) -> None:
         view = self.view
@@ -365,45 +302,7 @@ class MainScreen(ItemActionsScreen):
             pass
 
     def _update_status(self) -> None:
-        app = self.app
-        parts = [f"store {app.store_label}", *filter(None, [hub_footer(app.service.root)])]  # `atk hub`, SPEC §16
-        if app.last_pull:
-            parts.append(f"synced {ago(app.last_pull, app.service.clock())}")
-        if app.unpushed:
-            parts.append(f"{app.unpushed} unpushed")
-        if getattr(app, "behind", 0):
-            parts.append(f"{app.behind} behind")
-        parts.append(f"sort {self.sort_mode}")
-        if self.queue_view is not None:
-            parts.append(f"queue {self.queue_view} only (Q)")
-        if self.filter_text:
-            parts.append(f"filter '{self.filter_text}'")
-            hint = self.filter_hint()
-            if hint:
-                parts.append(hint)
-        loop = getattr(app, "loop_status", None)
-        if loop:
-            last = loop.get("last_exit")
-            running = [r for r in loop.get("running") or [] if isinstance(r, dict)]
-            repos = ", ".join(sorted({str(r.get("repo")) for r in running if r.get("repo")}))
-            parts.append(f"loop: {len(running)} running" + (f" ({repos})" if repos else "") + ("" if last is None else f", last exit {last}"))
-        marked = len(self.marked())
-        if marked:  # said until the marks are cleared, whatever redraws the line (a refresh, a filter)
-            k = app.key_for
-            parts = [f"{marked} marked: {k('hold')} hold · {k('unhold')} unhold · {k('move')} move · {k('remove')} remove · Esc clears marks"]
-        status = Text(" · ".join(safe_line(p) for p in parts))
-        if app.activity and app.spinner:  # a slow hook: what the write is waiting for
-            status = Text.assemble((f"{app.spinner} running the {app.activity}…", "bold"), " · ", status)
-        if app.conflicts:
-            n = app.conflicts
-            status.append(f"  ⚠ {n} set-aside conflict{'s' if n != 1 else ''}: C resolves", style="bold yellow")
-        if getattr(app, "lock_wait", None):
-            status.append("  " + safe_line(app.lock_wait), style="bold reverse")
-        if getattr(app, "sync_error", ""):
-            status.append("  ✗ sync failed: " + safe_line(app.sync_error), style="bold red")
-        if app.last_error:
-            status.append("  ✗ " + safe_line(app.last_error), style="bold red")
-        self.query_one("#status", Static).update(status)
+        self.query_one("#status", Static).update(status_line(self.app, self))
 
     # -- selection and detail ------------------------------------------------------------
 
