@@ -23,7 +23,6 @@ GitHub, showing how old it is.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,20 +30,26 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from atk_tui.host.procs import ChildInterrupted, ChildOutputTooLarge, Children, ChildTimeout
+from atk_tui.service.afkrules import _SAFE_URL, BLOCKED_BY
+from atk_tui.service.afkrules import ORDER_BY_AGE as ORDER_BY_AGE
+from atk_tui.service.afkrules import ORDER_BY_PRIORITY as ORDER_BY_PRIORITY
+from atk_tui.service.afkrules import STOP_MARKERS as STOP_MARKERS
+from atk_tui.service.afkrules import first_line as first_line
+from atk_tui.service.afkrules import github_repo as github_repo
+from atk_tui.service.afkrules import is_stop_report as is_stop_report
+from atk_tui.service.afkrules import priority_of as priority_of
+from atk_tui.service.ghclient import GH_ENV as GH_ENV
+from atk_tui.service.ghclient import GH_MAX_DEPTH as GH_MAX_DEPTH
+from atk_tui.service.ghclient import GH_MAX_OUTPUT as GH_MAX_OUTPUT
+from atk_tui.service.ghclient import HOW_TO_INSTALL as HOW_TO_INSTALL
+from atk_tui.service.ghclient import HOW_TO_LOG_IN as HOW_TO_LOG_IN
+from atk_tui.service.ghclient import Gh as Gh
+from atk_tui.service.ghclient import GhProblem as GhProblem
 
 #: the labels afkkit leaves an issue with for the person, in the order a row takes its label
 #: when an issue has more than one
 WAITING_LABELS = ("needs-planning", "blocked", "in-progress", "in-review")
 READY, STACKED = "ready", "stacked"
-#: gh's output read at most (issue 38: 400 MB of it took 844 MB resident; an endless stream
-#: filled the disk): past it gh is killed and the look fails with a clear message
-GH_MAX_OUTPUT = 32 << 20
-#: JSON from gh nested deeper than this is refused (issue 38: 200,000 levels raised a
-#: RecursionError traceback); gh's records nest 4 deep
-GH_MAX_DEPTH = 64
-#: the program run for `gh` (default: `gh` on the PATH)
-GH_ENV = "ATK_GH"
 CACHE_NAME = "elsewhere"  # .git/atk-cache/elsewhere.cache (cache/files.py)
 
 #: the `[elsewhere]` table of the config file: key -> default
@@ -56,85 +61,6 @@ LIST_LIMIT = 100
 #: a comment kept for the detail is cut to this many characters
 COMMENT_MAX = 20_000
 TITLE_MAX = 300
-
-HOW_TO_INSTALL = "gh (the GitHub CLI) is not installed: install it (https://cli.github.com), then run `gh auth login`"
-HOW_TO_LOG_IN = "gh is not logged in to GitHub: run `gh auth login`"
-
-# -- the rules read from afkkit's comments and labels -------------------------------------------
-
-#: what makes a comment a stop report: afkkit's escalation comments name the stop state (the
-#: open questions, the failed command with its exit code and output, the blocker IDs left, the
-#: phase it stopped at) and say why it stopped. One table; a test holds examples of each.
-STOP_MARKERS = re.compile(
-    r"\bescalat(?:ed|es|ing|ion)\b|\bstopped\b|\bstop (?:state|report|reason)\b|"
-    r"\bblocked by #\d+|\bexit (?:code|status)\b|\b(?:remaining|unresolved) blockers?\b|\bblockers? (?:left|remain)|"
-    r"\bneeds-planning\b|\bgate failed\b|"
-    r"停止|エスカレーション|終了コード|ブロッカー|中断",
-    re.IGNORECASE,
-)
-BLOCKED_BY = re.compile(r"blocked by\s+((?:[\w.-]+/[\w.-]+)?#\d+)", re.IGNORECASE)
-
-#: issuekit's priority labels, by level (0 first): `critical`, `priority: high`, `priority/low`,
-#: `P1`, `high-priority` …
-PRIORITY_WORDS = {"critical": 0, "urgent": 0, "high": 1, "medium": 2, "normal": 2, "low": 3}
-_PRIORITY = re.compile(
-    r"\A(?:(?:priority|prio)[\s:/_-]*)?(critical|urgent|high|medium|normal|low)(?:[\s:/_-]*(?:priority|prio))?\Z"
-    r"|\Ap([0-3])\Z",
-    re.IGNORECASE,
-)
-ORDER_BY_PRIORITY = "priority labels high first, the same level oldest update first, unrated last"
-ORDER_BY_AGE = "no priority labels: ordered by age (oldest update first)"
-
-# `OWNER/REPO` or `HOST/OWNER/REPO` (what `gh --repo` takes), also from a URL or an ssh remote
-_REPO = re.compile(r"\A(?:([A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2,})/)?([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100})\Z")
-_URL = re.compile(r"\A(?:https?://|ssh://git@|git@)([A-Za-z0-9.-]+)[/:]([^/]+/[^/]+?)(?:\.git)?/?\Z")
-_SAFE_URL = re.compile(r"\Ahttps://[A-Za-z0-9.-]+/[A-Za-z0-9._~%/#?=&:+-]*\Z")
-
-
-def github_repo(value: object) -> str | None:
-    """The repository `value` names as `gh --repo` takes it (`acme/web`, `ghe.example.com/acme/web`),
-    or None when it names none (a path, a bare name): a `target_repo` may be anything."""
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    m = _URL.match(text)
-    if m:
-        host, path = m.groups()
-        text = path if host.lower() in ("github.com", "www.github.com") else f"{host}/{path}"
-    elif text.lower().startswith(("github.com/", "www.github.com/")):
-        text = text.split("/", 1)[1]
-    m = _REPO.match(text)
-    if m is None or m.group(3) in (".", ".."):
-        return None
-    return text
-
-
-def priority_of(labels: Iterable[str]) -> tuple[int, str] | None:
-    """(level, label) of the highest priority label among `labels`, None when unrated."""
-    best: tuple[int, str] | None = None
-    for name in labels:
-        m = _PRIORITY.match(name.strip())
-        if m is None:
-            continue
-        level = PRIORITY_WORDS[m.group(1).lower()] if m.group(1) else int(m.group(2))
-        if best is None or level < best[0]:
-            best = (level, name)
-    return best
-
-
-def is_stop_report(body: str) -> bool:
-    return bool(STOP_MARKERS.search(body))
-
-
-def first_line(text: str, limit: int = 200) -> str:
-    """The first line with words of a Markdown text, without its heading, quote, list or
-    emphasis marks: a stop reason's one line."""
-    for raw in text.splitlines():
-        line = re.sub(r"\*\*|__|`", "", raw.strip().lstrip("#>*-+_ \t")).strip()
-        if line and not line.startswith(("```", "~~~", "<!--")):
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
-
 
 # -- what the view shows ------------------------------------------------------------------------
 
@@ -425,103 +351,6 @@ def repositories(target_repos: Iterable[str], configured: Iterable[str] = ()) ->
             found.add(name)
     return sorted(found, key=str.casefold), sorted(skipped)
 
-
-# -- gh -----------------------------------------------------------------------------------------
-
-
-class GhProblem(Exception):
-    """gh could not answer. `kind`: "missing" (not installed), "auth" (not logged in), "rate"
-    (GitHub's rate limit), "timeout", "stopped" (interrupted), "failed" (anything else)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-
-
-_AUTH = re.compile(r"gh auth login|not logged in|authentication required|bad credentials|HTTP 401", re.IGNORECASE)
-_RATE = re.compile(r"rate limit|HTTP 429|submitted too quickly|abuse detection", re.IGNORECASE)
-
-
-def _error_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    line = lines[0] if lines else "gh failed without saying why"
-    return line if len(line) <= 300 else line[:299] + "…"
-
-
-class Gh:
-    """`gh` with a time limit, in its own process group (`procs.Children`), never prompting."""
-
-    def __init__(self, children: Children, *, timeout: float, cwd: Path | str, program: str | None = None) -> None:
-        self.children = children
-        self.timeout = timeout
-        self.cwd = cwd
-        self.program = program or os.environ.get(GH_ENV) or "gh"
-
-    def _env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env.update(GH_PROMPT_DISABLED="1", GH_NO_UPDATE_NOTIFIER="1", GH_SPINNER_DISABLED="1", NO_COLOR="1", CLICOLOR="0", GH_PAGER="cat")
-        return env
-
-    def run(self, args: Sequence[str]) -> str:
-        """gh's stdout; GhProblem when it could not answer."""
-        try:
-            proc = self.children.run([self.program, *args], cwd=self.cwd, env=self._env(), timeout=self.timeout, slow=True,
-                                     max_output=GH_MAX_OUTPUT)  # fmt: skip
-        except FileNotFoundError:
-            raise GhProblem("missing", HOW_TO_INSTALL) from None
-        except PermissionError as exc:
-            raise GhProblem("missing", f"cannot run {self.program}: {exc.strerror}") from None
-        except ChildTimeout:
-            raise GhProblem("timeout", f"gh did not answer within {self.timeout:g} s (`gh {' '.join(args[:2])}`)") from None
-        except ChildOutputTooLarge:
-            raise GhProblem(
-                "failed", f"gh printed more than {GH_MAX_OUTPUT >> 20} MiB for `gh {' '.join(args[:2])}`: stopped, not read"
-            ) from None
-        except ChildInterrupted:
-            raise GhProblem("stopped", "stopped") from None
-        if proc.returncode == 0:
-            return proc.stdout
-        said = (proc.stderr or "") + "\n" + (proc.stdout or "")
-        if _RATE.search(said):
-            raise GhProblem("rate", "GitHub's rate limit was reached: " + _error_line(said))
-        if proc.returncode == 4 or _AUTH.search(said):
-            raise GhProblem("auth", HOW_TO_LOG_IN)
-        raise GhProblem("failed", _error_line(said))
-
-    def json(self, args: Sequence[str]) -> Any:
-        out = self.run(args)
-        what = f"`gh {' '.join(args[:2])}`"
-        try:
-            data = json.loads(out)
-        except RecursionError:
-            raise GhProblem("failed", f"gh printed JSON nested deeper than {GH_MAX_DEPTH} levels for {what}: not read") from None
-        except ValueError:
-            raise GhProblem("failed", f"gh printed no JSON for {what}: {_error_line(out)}") from None
-        if _deeper_than(data, GH_MAX_DEPTH):
-            raise GhProblem("failed", f"gh printed JSON nested deeper than {GH_MAX_DEPTH} levels for {what}: not read")
-        return data
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    """Whether `data` (parsed JSON) nests lists and objects more than `limit` deep (no
-    recursion: a walk with its own stack)."""
-    stack = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, dict):
-            children = value.values()
-        elif isinstance(value, list):
-            children = value
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return False
-
-
-# -- reading one repository ---------------------------------------------------------------------
 
 ISSUE_FIELDS = "number,title,labels,updatedAt,url"
 PR_FIELDS = "number,title,url,headRefName,body,createdAt,updatedAt,isDraft"
