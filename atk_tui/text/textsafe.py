@@ -8,7 +8,7 @@ it. Escaping the ESC (or the 8-bit CSI/OSC/DCS introducers) defuses a whole sequ
 follows it is printable text.
 
 Front ends use these and nothing else: the dashboard wraps the result in `Text`/`Content`
-(`atk_tui.tui.safe`), the CLI writes it (`safe_text` for bodies, `safe_line` for one-line
+(`atk_tui.tui.display.safe`), the CLI writes it (`safe_text` for bodies, `safe_line` for one-line
 fields, `safe_json_dumps` for JSON, which stays valid JSON and decodes to the exact text).
 """
 

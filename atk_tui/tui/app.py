@@ -26,22 +26,22 @@ from atk_tui.host.config import is_agent_env
 from atk_tui.service import QueueView, Service, utc_now
 from atk_tui.service.notices import attention
 from atk_tui.service.watch import dashboard_signature
-from atk_tui.tui import bindings
-from atk_tui.tui.alerts import Alerts
-from atk_tui.tui.commands import Commands
 from atk_tui.tui.config import TuiConfig, load_tui_config
-from atk_tui.tui.elsewhere_feed import ElsewhereFeed
+from atk_tui.tui.display.safe import safe_line, safe_text
 from atk_tui.tui.feeds.activity import Activity, LockWait, Spinner
+from atk_tui.tui.feeds.alerts import Alerts
+from atk_tui.tui.feeds.elsewhere_feed import ElsewhereFeed
 from atk_tui.tui.feeds.remote_watch import RemoteWatch
+from atk_tui.tui.keys import bindings
 from atk_tui.tui.keys.key_guard import KeyGuard
-from atk_tui.tui.keys.palette import ItemProvider, WriteProvider, palette_action, system_commands
-from atk_tui.tui.safe import safe_line, safe_text
+from atk_tui.tui.palette import ItemProvider, WriteProvider, palette_action, system_commands
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.main import MainScreen
 from atk_tui.tui.screens.notices import NoticesScreen
 from atk_tui.tui.startup import resume_gc
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
+from atk_tui.tui.writes.commands import Commands
 
 WATCH_INTERVAL = 0.5
 PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
@@ -111,13 +111,13 @@ class AtkApp(App):
         cfg = self.tui_config
         self.alerts = Alerts(self, desktop=cfg.desktop_notifications, bell=cfg.bell, title_count=cfg.title_count)
         self._apply_key_overrides()
-        from atk_tui.tui.present import set_monochrome, use_glyphs
+        from atk_tui.tui.display.present import set_monochrome, use_glyphs
 
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
         #: the last look at GitHub (`E`); looks by itself unless `look_elsewhere` is off (the demo)
         self.elsewhere = ElsewhereFeed(self, auto=look_elsewhere)
-        from atk_tui.tui.legible import Legible
+        from atk_tui.tui.display.legible import Legible
 
         self._legible = Legible()
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits

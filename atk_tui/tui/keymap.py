@@ -27,7 +27,7 @@ def _split(keys: str) -> tuple[str, ...]:
 def main_entries() -> list[KeyEntry]:
     """Every binding live on the triage screen (`bindings.TRIAGE`): the app's, the screen's
     and the focused list's (where a remapped key could shadow another one)."""
-    from atk_tui.tui.bindings import TRIAGE
+    from atk_tui.tui.keys.bindings import TRIAGE
 
     return [KeyEntry(b.id, _split(b.key), b.description, scope) for scope, table in TRIAGE for b in table if isinstance(b, Binding)]
 

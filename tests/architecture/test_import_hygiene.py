@@ -25,7 +25,7 @@ PKG = Path(__file__).resolve().parents[2] / "atk_tui"
 
 #: TUI modules allowed to start programs: the $EDITOR launch and merge (edit_session.py) and
 #: desktop notifications (alerts.py)
-TUI_SUBPROCESS = {"tui/edit_session.py", "tui/alerts.py"}
+TUI_SUBPROCESS = {"tui/writes/edit_session.py", "tui/feeds/alerts.py"}
 
 
 def _module_name(path: Path) -> str:

@@ -15,7 +15,7 @@ import pytest
 #: imported on first use, never on the way to the dashboard's first frame
 DEFERRED = (
     "atk_tui.cli.main",
-    "atk_tui.tui.edit_session",
+    "atk_tui.tui.writes.edit_session",
     "atk_tui.tui.modals.answer",
     "atk_tui.tui.modals.conflicts",
     "atk_tui.tui.modals.dependencies",

@@ -9,7 +9,7 @@ from support.apps import DEMO
 from support.tui_helpers import keys_of_pane, press
 
 from atk_tui.tui.app import AtkApp
-from atk_tui.tui.present import match_spans
+from atk_tui.tui.display.present import match_spans
 from atk_tui.tui.widgets.item_list import ItemList
 
 WIDE = (160, 48)

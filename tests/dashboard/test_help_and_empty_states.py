@@ -66,7 +66,7 @@ def test_the_editor_gets_a_short_name_in_the_scratch_folder(tmp_path: Path, monk
     import contextlib
     import subprocess
 
-    from atk_tui.tui import edit_session
+    from atk_tui.tui.writes import edit_session
 
     scratch = tmp_path / ("deep" * 20) / "20261129-051200-login-rule~1.md"
     scratch.parent.mkdir()

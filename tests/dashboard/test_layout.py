@@ -16,8 +16,8 @@ from support.tui_helpers import build_app, press, screen_text, settle
 
 from atk_tui.domain.readiness import Judgement
 from atk_tui.service import Service
-from atk_tui.tui import present
 from atk_tui.tui.config import TuiConfig
+from atk_tui.tui.display import present
 from atk_tui.tui.widgets.detail import DepTree
 from atk_tui.tui.widgets.item_list import ItemList
 

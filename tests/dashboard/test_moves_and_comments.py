@@ -23,10 +23,10 @@ from textual.widgets import OptionList
 
 from atk_tui.itemfile.items import parse_item
 from atk_tui.service import Service
-from atk_tui.tui.bindings import PALETTE_ACTIONS
-from atk_tui.tui.commands import WRITE_ACTIONS
-from atk_tui.tui.keys.palette import WriteProvider
+from atk_tui.tui.keys.bindings import PALETTE_ACTIONS
 from atk_tui.tui.modals.dialogs import ChoiceScreen, MoveScreen, TextFormScreen
+from atk_tui.tui.palette import WriteProvider
+from atk_tui.tui.writes.commands import WRITE_ACTIONS
 
 # -- comment -------------------------------------------------------------------------------
 

@@ -167,7 +167,7 @@ def test_notify_send_runs_when_present(tmp_path: Path, monkeypatch) -> None:
     """The real desktop path: a `notify-send` on PATH gets the summary and the escaped body."""
     import time
 
-    from atk_tui.tui.alerts import notify_send
+    from atk_tui.tui.feeds.alerts import notify_send
 
     bindir = tmp_path / "bin"
     bindir.mkdir()

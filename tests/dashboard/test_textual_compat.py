@@ -9,7 +9,8 @@ from pathlib import Path
 from support.apps import build_app, settle
 from textual.binding import Binding
 
-from atk_tui.tui import bindings, textual_compat
+from atk_tui.tui import textual_compat
+from atk_tui.tui.keys import bindings
 from atk_tui.tui.screens.main import MainScreen
 
 

@@ -34,7 +34,7 @@ async def test_the_remove_confirmation_names_titles(demo: Demo) -> None:
 async def test_the_move_dialogs_title_ends_a_long_title_with_an_ellipsis(demo: Demo) -> None:
     from types import SimpleNamespace
 
-    from atk_tui.tui.present import quoted_title
+    from atk_tui.tui.display.present import quoted_title
 
     long = SimpleNamespace(title="A very long title " * 6, filename="x.md")
     assert quoted_title(long).endswith("…”") and len(quoted_title(long)) == 63

@@ -7,7 +7,7 @@ from __future__ import annotations
 from atk_tui.domain.filters import IS_VALUES, KINDS, Query, matches
 from atk_tui.domain.model import URGENCIES, Item
 from atk_tui.domain.readiness import Judgement
-from atk_tui.tui.present import contains, fuzzy_match
+from atk_tui.tui.display.present import contains, fuzzy_match
 
 
 def filter_hint(text: str, query: Query) -> str:

@@ -1,2 +1,2 @@
-"""The keys: declared once (`bindings`), remapped (`keymap`), typed as a dialog closes
-(`key_guard`), and found by name in the command palette (`palette`)."""
+"""The keys: declared once (`bindings`), and the keys typed as a dialog closes (`key_guard`).
+Remapping them is `tui.keymap`; the command palette, `tui.palette`."""

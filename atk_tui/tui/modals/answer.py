@@ -30,8 +30,8 @@ from atk_tui.itemfile.questions import (
 )
 from atk_tui.text.linebreak import line_starts
 from atk_tui.text.textsafe import safe_line, safe_text
+from atk_tui.tui.display.safe import Wrapped, framed
 from atk_tui.tui.modals.dialogs import ChoiceScreen, DismissOnce
-from atk_tui.tui.safe import Wrapped, framed
 
 OTHER_LABEL = OTHER_LINE  # the choice "other — see notes" (SPEC §11): the notes answer the question
 

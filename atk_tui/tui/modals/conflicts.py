@@ -18,8 +18,8 @@ from textual.widgets.option_list import Option
 
 from atk_tui.service import Conflict
 from atk_tui.text.textsafe import safe_line, safe_text
+from atk_tui.tui.display.safe import framed
 from atk_tui.tui.modals.dialogs import DIALOG_CSS, DismissOnce
-from atk_tui.tui.safe import framed
 
 MAX_DIFF_LINES = 400
 

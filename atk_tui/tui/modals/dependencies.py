@@ -29,9 +29,9 @@ from atk_tui.domain.model import TERMINAL, Item, deps_of, is_valid_filename
 from atk_tui.domain.ops import Refusal
 from atk_tui.service import QueueView
 from atk_tui.text.textsafe import safe_line
+from atk_tui.tui.display.present import STATUS_GLYPH, fuzzy_match, status_style
+from atk_tui.tui.display.safe import framed
 from atk_tui.tui.modals.dialogs import DIALOG_CSS
-from atk_tui.tui.present import STATUS_GLYPH, fuzzy_match, status_style
-from atk_tui.tui.safe import framed
 
 MAX_RESULTS = 50
 SEARCH_AT_ONCE = 5_000  # up to this many names the results follow every keystroke

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from atk_tui.domain.model import TERMINAL
-from atk_tui.tui.safe import framed, safe_rich
+from atk_tui.tui.display.safe import framed, safe_rich
 
 if TYPE_CHECKING:
     from atk_tui.service import PendingChange

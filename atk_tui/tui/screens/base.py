@@ -19,10 +19,10 @@ from textual.widgets import Input
 
 from atk_tui.domain.model import Item
 from atk_tui.service import Outcome, QueueView
-from atk_tui.tui import bindings
-from atk_tui.tui.bindings import WRITE_ACTIONS
-from atk_tui.tui.commands import Commands
+from atk_tui.tui.keys import bindings
+from atk_tui.tui.keys.bindings import WRITE_ACTIONS
 from atk_tui.tui.textual_compat import bindings_by_key, text_area_type
+from atk_tui.tui.writes.commands import Commands
 
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp

@@ -64,7 +64,7 @@ from atk_tui.graph import (
 from atk_tui.service import QueueView
 from atk_tui.text.cells import cell_len
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.present import STATUS_GLYPH
+from atk_tui.tui.display.present import STATUS_GLYPH
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.graph_canvas import GraphCanvas

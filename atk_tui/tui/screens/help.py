@@ -1,4 +1,4 @@
-"""`?`: every key of the dashboard, grouped once, read from the key tables (`tui/bindings.py`,
+"""`?`: every key of the dashboard, grouped once, read from the key tables (`tui/keys/bindings.py`,
 with `[tui.keys]` applied, so it never goes stale), navigable (j/k, g/G, PgUp/PgDn) and
 searchable (`/`), as lazygit's `?` menu. Textual's own bindings are not the dashboard's keys and
 are not listed; every key is named one way (`key_name`: Esc, Enter, Ctrl+P)."""
@@ -50,7 +50,7 @@ _GROUP_OF = {
 
 def _says() -> dict[str, str]:
     """Longer words than the footer's for some actions: a write key's palette help."""
-    from atk_tui.tui.bindings import WRITE_KEYS
+    from atk_tui.tui.keys.bindings import WRITE_KEYS
 
     return {
         **{k.binding.action: k.help for k in WRITE_KEYS if k.help},
@@ -87,7 +87,7 @@ class HelpRow:
 def help_rows(keymap: dict[str, str] | None = None) -> list[HelpRow]:
     """One row per action of the triage screen (its keys after `keymap`: binding id -> keys),
     grouped (`GROUPS`). Read from `bindings.TRIAGE`, the tables the key map reads too."""
-    from atk_tui.tui.bindings import TRIAGE
+    from atk_tui.tui.keys.bindings import TRIAGE
 
     rows: dict[str, HelpRow] = {}
     for _scope, table in TRIAGE:

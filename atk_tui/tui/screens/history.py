@@ -16,7 +16,7 @@ from atk_tui.domain.model import TERMINAL, Item, Snapshot
 from atk_tui.host.gcpause import paused_gc
 from atk_tui.service import QueueView
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.present import age
+from atk_tui.tui.display.present import age
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.widgets.detail import DetailPane
 from atk_tui.tui.widgets.footer import KeyFooter

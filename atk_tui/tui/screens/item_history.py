@@ -22,8 +22,8 @@ from textual.widgets import DataTable, Static
 
 from atk_tui.domain.ages import dated, stamp
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.present import age
-from atk_tui.tui.safe import safe_content
+from atk_tui.tui.display.present import age
+from atk_tui.tui.display.safe import safe_content
 from atk_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:

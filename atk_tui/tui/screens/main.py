@@ -20,13 +20,13 @@ from atk_tui.domain.filters import Query, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
 from atk_tui.service import Outcome, QueueView, overdue_first
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui import bindings
 from atk_tui.tui.config import SORTS
-from atk_tui.tui.detail_follow import DetailFollower
 from atk_tui.tui.display.filtering import filter_hint, keeps
+from atk_tui.tui.display.present import NEEDS_COLUMNS, PANE_COLUMNS, match_spans, needs_row, pane_row, sort_items
 from atk_tui.tui.display.status import status_line
-from atk_tui.tui.present import NEEDS_COLUMNS, PANE_COLUMNS, match_spans, needs_row, pane_row, sort_items
+from atk_tui.tui.keys import bindings
 from atk_tui.tui.screens.base import ItemActionsScreen
+from atk_tui.tui.screens.detail_follow import DetailFollower
 from atk_tui.tui.screens.narrow import NARROW_CSS, NarrowLayout
 from atk_tui.tui.widgets.detail import DepTree, DetailPane
 from atk_tui.tui.widgets.filter_input import FilterInput
@@ -130,7 +130,7 @@ class MainScreen(ItemActionsScreen):
         self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
 
     def _offer_kept(self) -> None:
-        from atk_tui.tui.edit_session import offer_kept_at_start
+        from atk_tui.tui.writes.edit_session import offer_kept_at_start
 
         offer_kept_at_start(self.app)  # editor text an earlier session could not save
 

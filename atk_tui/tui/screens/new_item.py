@@ -10,8 +10,8 @@ from textual.containers import Horizontal
 from textual.widgets import Input, Label, Select, TextArea
 
 from atk_tui.domain.model import AWI_BULLETS
+from atk_tui.tui.display.safe import framed
 from atk_tui.tui.modals.dialogs import KeepsTypedText
-from atk_tui.tui.safe import framed
 
 # The templates are the item's shape, with nothing to delete (issue 43: the filler text had to be
 # deleted, and the AWI one failed the dashboard's own lint, missing 適用範囲): the title line

@@ -6,7 +6,7 @@ re-wraps when a long item needs the scrollbar). Showing an item changes what is 
 never the box: Textual re-arranges the pane's children only (its arrangement cache is cleared up
 to the first ancestor of a fixed size), and only once the cursor rests, never per key.
 
-The item shows once the cursor rests (`tui/detail_follow.py`), with its body's Markdown rendered in
+The item shows once the cursor rests (`tui/screens/detail_follow.py`), with its body's Markdown rendered in
 a thread (`prepare_body`: Rich renders it to lines at the pane's width), so neither a held key
 nor a long body waits on it; without a rendering (`body`), the body shows as plain text.
 """
@@ -35,9 +35,9 @@ from atk_tui.host.config import PLAN_PREFIX
 from atk_tui.itemfile.sections import answer_text
 from atk_tui.service.holds import Holder
 from atk_tui.text.textsafe import safe_line, safe_markdown, safe_text
-from atk_tui.tui import present
-from atk_tui.tui.present import badge, status_style
-from atk_tui.tui.safe import MiddleCut, Wrapped, safe
+from atk_tui.tui.display import present
+from atk_tui.tui.display.present import badge, status_style
+from atk_tui.tui.display.safe import MiddleCut, Wrapped, safe
 
 if TYPE_CHECKING:  # itemfile.questions is imported where an item's questions are first read
     from atk_tui.itemfile.questions import ParsedQuestions

@@ -21,8 +21,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from atk_tui.text.cells import cut_middle, fit
-from atk_tui.tui import bindings
-from atk_tui.tui.rows import Column, Row
+from atk_tui.tui.display.rows import Column, Row
+from atk_tui.tui.keys import bindings
 from atk_tui.tui.widgets.messages import ControlMessage
 
 __all__ = ["Column", "ItemList", "Row"]

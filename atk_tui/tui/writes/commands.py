@@ -26,8 +26,8 @@ from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile.items import blob_sha
 from atk_tui.service import Outcome, QueueView, is_alarm
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.bindings import KEY_OPS, WRITE_ACTIONS
-from atk_tui.tui.present import quoted_title
+from atk_tui.tui.display.present import quoted_title
+from atk_tui.tui.keys.bindings import KEY_OPS, WRITE_ACTIONS
 
 #: an item filename inside a message (not the end of a longer path or word)
 _FILENAME_IN_TEXT = re.compile(rf"(?<![\w./-])({FILENAME_PATTERN})")
@@ -516,7 +516,7 @@ class Commands:
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
-        from atk_tui.tui.edit_session import EditSession
+        from atk_tui.tui.writes.edit_session import EditSession
 
         if self.refuse_read_only():
             return

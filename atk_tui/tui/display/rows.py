@@ -1,4 +1,4 @@
-"""What an item list shows, as data (`Column`, `Row`): made by `tui.present` and the screens,
+"""What an item list shows, as data (`Column`, `Row`): made by `tui.display.present` and the screens,
 drawn by `widgets.item_list.ItemList`."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from atk_tui.domain.model import URGENCIES, Item
 from atk_tui.domain.readiness import Judgement
 from atk_tui.service.deadlines import is_overdue
 from atk_tui.text.textsafe import safe_line
-from atk_tui.tui.rows import Column, Row
+from atk_tui.tui.display.rows import Column, Row
 
 BADGE_STYLE = {
     "ready": "bold green",

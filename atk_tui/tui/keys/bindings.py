@@ -9,7 +9,7 @@ README's key table (a test) all read these tables. A screen of its own (the grap
 a dialog) keeps its few keys in its own `BINDINGS`, Textual's way: one place per context.
 
 Add a key that writes: one `WriteKey` row, its `action_...` handler on `ItemActionsScreen`
-(`tui/screens/base.py`) and its command (`tui/commands.py`)."""
+(`tui/screens/base.py`) and its command (`tui/writes/commands.py`)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ _EDITS_HERE: weakref.WeakSet[App] = weakref.WeakSet()
 
 if TYPE_CHECKING:
     from atk_tui.tui.app import AtkApp
-    from atk_tui.tui.commands import Commands
+    from atk_tui.tui.writes.commands import Commands
 
 
 

@@ -14,8 +14,8 @@ from textual.content import Content
 
 from atk_tui.domain.model import Item
 from atk_tui.service import QueueView
-from atk_tui.tui.bindings import PALETTE_ACTIONS
-from atk_tui.tui.safe import safe_content, safe_line
+from atk_tui.tui.display.safe import safe_content, safe_line
+from atk_tui.tui.keys.bindings import PALETTE_ACTIONS
 from atk_tui.tui.screens.base import ItemActionsScreen
 
 
