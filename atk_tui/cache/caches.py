@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import fields
 from datetime import datetime
@@ -285,6 +286,12 @@ def _fill_cooldowns(payload: bytes, now: float) -> bytes:
 Parts = tuple[bytes | memoryview, ...]
 
 
+#: by a listing's file, what this process's `ListingCache.load` of it found out of date: when
+#: the store's signature was taken, the signature (the listing made next starts from it) and
+#: the file's stat (the same file is not checked again)
+_MISSED: dict[Path, tuple[int, Signature, tuple[int, int, int]]] = {}
+
+
 class ListingCache:
     """`atk wi list --json`'s judged result for one set of states, keyed by the store's
     signature (`storesig`): a warm listing checks the signature, reads this one file and
@@ -335,8 +342,16 @@ class ListingCache:
 
         The entry's payload is the lines, a newline and `meta` (`meta_at` in the header says
         where it starts); its key is the store's signature."""
-        if not os.path.exists(self.path):
+        looked = _MISSED.pop(self.path, None)
+        try:
+            st = os.stat(self.path)
+        except OSError:
             return None  # a cold listing: the signature is not worth taking
+        file_key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        if looked is not None and looked[2] == file_key:
+            _MISSED[self.path] = looked  # this process found it out of date (the entry, then `main`)
+            return None
+        taken = time.time_ns()
         pending = self.begin_signature()  # git and find stat the store while this checks the file
         if pending is None:
             return None
@@ -359,6 +374,10 @@ class ListingCache:
             if meanwhile is not None:
                 meta = meanwhile(meta)
             sig = pending.finish(header["unvouched"], with_newest=False)  # last: git has had the most time
+            if sig is not None and header["key"] != sig[0]:
+                made = pending.completed(sig)  # the listing made next starts from it
+                if made is not None:
+                    _MISSED[self.path] = (taken, made, file_key)
             pending = None
             if sig is None or header["key"] != sig[0]:
                 return None
@@ -372,6 +391,16 @@ class ListingCache:
         finally:
             if pending is not None:
                 pending.cancel()
+
+    def signature_to_make(self) -> tuple[int, Signature | None]:
+        """(when it was taken, the store's signature) for a listing about to be made from the
+        store: the one this process's `load` took just before it missed, else one taken now
+        (an out-of-date listing looks at the store twice, not four times)."""
+        got = _MISSED.pop(self.path, None)
+        if got is not None:
+            return got[0], got[1]
+        taken = time.time_ns()
+        return taken, self.signature()
 
     def save(self, sig: Signature | None, meta: list[list[Any]], lines: list[str], until: float | None,
              plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip

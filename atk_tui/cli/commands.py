@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from atk_tui.cli.output import (
@@ -27,53 +26,17 @@ from atk_tui.cli.output import (
 )
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import Item
-from atk_tui.domain.queues import WI, Queue
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import is_agent_env
-from atk_tui.service.listing import (
-    DERIVED,
-    defect_notes,
-    listing_cache,
-    serve,
-    served_records,
-    text_filter,
-    write_listing,
-)
+from atk_tui.service.listing import DERIVED, defect_notes, listing_cache, states_for, text_filter, write_listing
 from atk_tui.text.textsafe import safe_json, safe_text
-
-
-def states_of(status: str, queue: Queue = WI) -> list[str]:
-    if status == "active":
-        return sorted(queue.active)
-    if status == "processable" or status in DERIVED:
-        return sorted(queue.processable)
-    if status == "all":
-        return list(queue.listed_all)  # planning (mq) is seen only when named (SPEC §12)
-    if status in queue.states:
-        return [status]
-    raise AtkError(
-        f"--status takes active, processable, ready, blocked, all or a state ({', '.join(queue.states)})", exit_code=2
-    )
-
-
-def cached_list(root: Path, args: argparse.Namespace, stale: str | None = None) -> bool:
-    """A warm `atk wi list`: the cached judged listing printed when the store is as it was
-    (no Service, no git). False when the full listing must run."""
-    page = (args.offset, args.limit)
-    if args.count or args.json or (is_agent_env() and not args.no_json):
-        return serve(root, args.status, args.kind, args.only_repo, args.count, page, stale, args.text)
-    rows: list[list[str]] = []
-    notes = served_records(root, args.status, args.kind, args.only_repo, rows_into(rows), page, args.text)
-    if notes is not None:
-        print_rows(rows, args.status, notes, wide=getattr(args, "wide", False))
-    return notes is not None
 
 
 def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tuple[int, int] | None], str]:
     """`json_line` with each held item's holder (`held_by`): found for every item the
     listing's states hold, in one git walk, before the lines are made (a listing of no held
     state asks git nothing)."""
-    held = svc.held_in(states_of(status, svc.q))
+    held = svc.held_in(states_for(status, svc.q) or [])
 
     def line(i: Item, j: Judgement | None, blocks: tuple[int, int] | None) -> str:
         return json_line(i, j, blocks, held.get(i.filename) if held else None)
@@ -83,7 +46,9 @@ def _held_lines(svc: Any, status: str) -> Callable[[Item, Judgement | None, tupl
 
 def cmd_list(svc: Any, args: argparse.Namespace) -> int:
     svc.one_shot = True  # one listing, then exit
-    states = states_of(args.status, svc.q)  # an unknown --status: refused here
+    states = states_for(args.status, svc.q)
+    if states is None:
+        raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(svc.q.states)})", exit_code=2)
     as_json = args.json or (is_agent_env() and not args.no_json)
     page = (args.offset, args.limit)
     if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)

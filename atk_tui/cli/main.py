@@ -52,9 +52,10 @@ def run(argv: Sequence[str] | None = None) -> int:
 
             agent_id_from_env()  # a bad ATK_AGENT_ID refuses every command (exit 2), reads too
         stale = freshen_for_read(root, args)
-        from atk_tui.cli.commands import cached_list, cmd_list
+        from atk_tui import cli
+        from atk_tui.cli.commands import cmd_list
 
-        if args.run is cmd_list and args.cmd == "wi" and cached_list(root, args, stale):
+        if args.run is cmd_list and args.cmd == "wi" and cli.cached_list(root, args, stale):
             return 0
         from atk_tui.service import Service
 

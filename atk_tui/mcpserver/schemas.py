@@ -76,7 +76,7 @@ def filenames(what: str = "items") -> dict[str, Any]:
 
 
 def statuses(queue: Queue) -> list[str]:
-    """What `list --status` takes (`cli.commands.states_of`)."""
+    """What `list --status` takes (`service.listing.states_for`)."""
     return ["active", "processable", "ready", "blocked", "all", *queue.states]
 
 

@@ -22,6 +22,7 @@ from atk_tui.domain.queues import MQ, QUEUES, WI, Queue
 from atk_tui.mcpserver import schemas as S
 from atk_tui.mcpserver.ask import QUESTION_SCHEMA, render
 from atk_tui.service import records
+from atk_tui.service.listing import states_for
 
 RULES = {"wi": WI_RULES, "mq": MQ_RULES}
 
@@ -112,17 +113,6 @@ def _name(svc: Any, given: str, queues: Any = "own") -> str:
 # -- the tools of one queue -----------------------------------------------------------------------
 
 
-def states_of(status: str, queue: Queue) -> list[str]:
-    """`--status` as states (`atk wi list --status`): the schema's enum is `schemas.statuses`."""
-    if status == "active":
-        return sorted(queue.active)
-    if status in ("processable", "ready", "blocked"):
-        return sorted(queue.processable)
-    if status == "all":
-        return list(queue.listed_all)
-    return [status]
-
-
 def queue_tools(q: Queue) -> list[Tool]:
     rules = RULES[q.name]
     question = "TBD" if q.name == "mq" else "UWI"
@@ -135,7 +125,7 @@ def queue_tools(q: Queue) -> list[Tool]:
         svc = agent.service(p)
         status = a.get("status") or "active"
         items, view = svc.list(
-            states_of(status, q), kind=a.get("kind"), target_repo=a.get("target_repo"), text=a.get("text")
+            states_for(status, q) or [], kind=a.get("kind"), target_repo=a.get("target_repo"), text=a.get("text")
         )
         if status in ("ready", "blocked"):
             want = status == "ready"

@@ -21,6 +21,7 @@ from atk_tui.host.config import plan_files_missing
 
 if TYPE_CHECKING:
     from atk_tui.cache.caches import Parts
+    from atk_tui.domain.queues import Queue
 
 
 DERIVED = ("ready", "blocked")  # --status values judged per item (SPEC §6): processable items only
@@ -55,19 +56,27 @@ def text_matches(needle: str, path: str, filename: str, title: str, target_repo:
     return needle in body.casefold()
 
 
-def states_for(status: str) -> list[str] | None:
-    """The states a `--status` value lists, in STATES order; None for a value it does not know."""
+def states_for(status: str, queue: Queue | None = None) -> list[str] | None:
+    """The states a `--status` value lists in `queue`, in its order; None for a value it does
+    not know. `all` is every state but the fenced ones (mq's planning is listed only by name,
+    SPEC §12). The CLI, `atk mcp` and the cached listing ask this one rule. Without `queue`:
+    the work items' (`domain.model`'s sets, which `domain.queues.WI` is made of: a warm
+    listing does not import the queues)."""
+    if queue is None:
+        states, active, processable, listed_all = STATES, ACTIVE, PROCESSABLE, STATES
+    else:
+        states, active, processable, listed_all = queue.states, queue.active, queue.processable, queue.listed_all
     if status == "active":
-        wanted = ACTIVE
+        wanted: Iterable[str] = active
     elif status == "processable" or status in DERIVED:
-        wanted = PROCESSABLE
+        wanted = processable
     elif status == "all":
-        wanted = frozenset(STATES)
-    elif status in STATES:
-        wanted = frozenset([status])
+        wanted = listed_all
+    elif status in states:
+        wanted = (status,)
     else:
         return None
-    return [s for s in STATES if s in wanted]
+    return [s for s in states if s in wanted]
 
 
 def listing_cache(root: Path, status: str) -> Any:
@@ -263,14 +272,12 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     listing says after it (the store's defects). `line_of(item, judgement, blocks)` is a line.
     Adopted and rejected items are judged alone, so they are streamed one at a time
     (`Service.terminal_stream`) and their lines cached for good (`LineCache`)."""
-    import time
 
     from atk_tui.domain.readiness import judge_terminal
 
     states = states_for(status) or []
     terminal = [s for s in states if s in TERMINAL]  # the last states in STATES order
-    taken = time.time_ns()
-    sig = cache.signature()  # before reading: a change while reading must miss
+    taken, sig = cache.signature_to_make()  # before reading: a change while reading must miss
     view = svc.queue([s for s in states if s not in TERMINAL])
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))

@@ -165,6 +165,7 @@ class PendingSignature:
     def __init__(self, root: str, content_dirs: list[str], name_dirs: list[str], terminal_dirs: list[str],
                  git: bool = True, survey: bool = False) -> None:  # fmt: skip
         self.root = root
+        self.skipped: bytes | None = None  # the active folders' stats `finish` did not parse
         self.terminal = [d for d in content_dirs if d in terminal_dirs]
         self.active = [d for d in content_dirs if d not in self.terminal]
         self.survey = survey
@@ -222,6 +223,7 @@ class PendingSignature:
             newest = max(newest, _newest_of(listed))
         if not self.terminal:
             self.cancel()
+            self.skipped = None if with_newest else listed
             return h.hexdigest(), newest, None
         proved = self._proof(unvouched) if self.survey or unvouched is not None else None
         self.cancel()
@@ -239,6 +241,13 @@ class PendingSignature:
         part, vnewest, paths = proved
         h.update(part)
         return h.hexdigest(), max(newest, vnewest), paths
+
+    def completed(self, sig: Signature) -> Signature | None:
+        """`sig`, as `finish(with_newest=False)` took it, with the newest stat time it skipped
+        (what a listing made next needs: `ListingCache.signature_to_make`); None when that
+        took more than the active folders' stat (git's proof: a survey must take it again)."""
+        listed, self.skipped = self.skipped, None
+        return None if listed is None else (sig[0], max(sig[1], self.newest, _newest_of(listed)), None)
 
     def _proof(self, unvouched: list[str] | None) -> tuple[bytes, int, list[str]] | None:
         """(what git's proof adds to the digest, the unvouched paths' newest mtime, the

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import atk_tui.cli as cli_package
 from atk_tui.cache import caches as cache_mod
-from atk_tui.cli import commands
 from atk_tui.cli import main as cli
 from atk_tui.service import Service
 from atk_tui.store import init_store
@@ -57,7 +57,7 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
             *, scratch: bool) -> tuple[str, bool]:  # fmt: skip
     """(stdout, served from the listing cache) of `atk ARGV --store ROOT`."""
     served = []
-    real = commands.cached_list
+    real = cli_package.cached_list
 
     def spy(r: Path, args: object, stale: str | None = None) -> bool:
         hit = False if scratch else real(r, args, stale)  # type: ignore[arg-type]
@@ -65,7 +65,7 @@ def listing(root: Path, argv: list[str], capsys: pytest.CaptureFixture[str], mon
         return hit
 
     with monkeypatch.context() as m:
-        m.setattr(commands, "cached_list", spy)
+        m.setattr(cli_package, "cached_list", spy)
         if scratch:
             m.setattr(cache_mod.ListingCache, "writer", lambda self: None)  # made from the store, not kept
             m.setattr(cache_mod.ItemCache, "load", lambda self: setattr(self, "entries", {}))
