@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from atk_tui.host.settings import ConfigError, read_table
+
 #: each of these set (non-empty) marks an agent environment: the agent tools' own markers, an
 #: agent session's name (`ATK_AGENT_ID`, SPEC §15: a session that names itself is an agent
 #: whatever else it sets) and a process-loop session's own variable (`ATK_LOOP_SESSION`:
@@ -15,10 +17,6 @@ from typing import Any
 AGENT_ENV_VARS = ("AI_AGENT", "CODEX_CI", "CLAUDECODE", "CURSOR_AGENT", "ATK_AGENT_ID", "ATK_LOOP_SESSION")
 PLAN_PREFIX = "$(atk config get private_notes)"
 CONFIG_MAX_BYTES = 1 << 20  # the config file read at most (a few lines in practice)
-
-
-class ConfigError(Exception):
-    pass
 
 
 def is_agent_env(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
@@ -98,10 +96,20 @@ def resolve_store(option: str | None = None) -> Path:
     if env:
         return _store_path(env, "$ATK_PRIVATE_NOTES")
     cfg = load_config()
-    value = cfg.get("private_notes")
-    if isinstance(value, str) and value.strip():
+    try:
+        value = top_level("private_notes", cfg)
+    except ConfigError as exc:  # not text: no store configured, and why
+        raise NoStoreConfigured(f"{exc}; " + HOW_TO_SET.format(cfg=config_path())) from None
+    if value and value.strip():
         return _store_path(value, f"private_notes in {config_path()}")
     raise NoStoreConfigured(HOW_TO_SET.format(cfg=config_path()))
+
+
+def top_level(key: str, cfg: dict[str, Any] | None = None) -> Any:
+    """A top-level key of the config file (`host.settings`), checked (ConfigError says what is
+    wrong); its environment variable is left to the caller (who says where a value is from)."""
+    cfg = load_config() if cfg is None else cfg
+    return read_table("", {key: cfg[key]} if key in cfg else {}, environ={}).values[key]
 
 
 def plan_file_path(base: str, plan_file: str) -> str:
@@ -178,50 +186,22 @@ def portable_plan_file(root: Path, value: str) -> str | None:
     return portable if resolve_plan_file(root, portable) is not None else None
 
 
-#: seconds, when the config file says nothing (`[git] timeout`, `push_timeout`, `hook_timeout`)
-DEFAULT_GIT_TIMEOUT = 30.0
-#: seconds the pull before a write may take (`[git] pull_timeout`, $ATK_PULL_TIMEOUT): a remote
-#: that hangs costs a write this much, then its commit is made locally (issue 39)
-DEFAULT_PULL_TIMEOUT = 5.0
-PULL_TIMEOUT_ENV = "ATK_PULL_TIMEOUT"
-
-
 def git_limits(cfg: dict[str, Any] | None = None) -> dict[str, float]:
-    """Time limits for the child processes of a write, from the config file's `[git]` table:
+    """Time limits for the child processes of a write, from the config file's `[git]` table
+    (`host.settings`: timeout, push_timeout, hook_timeout, pull_timeout; $ATK_PULL_TIMEOUT
+    first). A missing, unreadable or non-positive value falls back to the default."""
+    values = git_settings(cfg)
+    return {k: values[k] for k in ("timeout", "push_timeout", "hook_timeout", "pull_timeout")}
 
-        [git]
-        timeout = 30        # fetch and pull (and the default of the two below)
-        push_timeout = 30   # push
-        hook_timeout = 30   # each pre-commit / commit-msg / post-commit hook
-        pull_timeout = 5    # the pull before a write ($ATK_PULL_TIMEOUT first; at most `timeout`)
 
-    A missing, unreadable or non-positive value falls back to the default."""
+def git_settings(cfg: dict[str, Any] | None = None) -> dict[str, float]:
+    """Every key of `[git]`, the environment applied (an unreadable file: the defaults)."""
     if cfg is None:
         try:
             cfg = load_config()
         except ConfigError:
             cfg = {}
-    table = cfg.get("git") if isinstance(cfg, dict) else None
-    table = table if isinstance(table, dict) else {}
-
-    def num(key: str, default: float) -> float:
-        v = table.get(key)
-        if isinstance(v, bool) or not isinstance(v, int | float) or not v > 0 or v != v:
-            return default
-        return float(v)
-
-    base = num("timeout", DEFAULT_GIT_TIMEOUT)
-    pull = num("pull_timeout", min(DEFAULT_PULL_TIMEOUT, base))
-    try:
-        from_env = float(os.environ.get(PULL_TIMEOUT_ENV, "").strip() or "nan")
-    except ValueError:
-        from_env = float("nan")
-    if from_env > 0:  # NaN is not
-        pull = min(from_env, 3600.0)
-    return {
-        "timeout": base, "push_timeout": num("push_timeout", base), "hook_timeout": num("hook_timeout", base),
-        "pull_timeout": pull,
-    }  # fmt: skip
+    return read_table("git", cfg).values
 
 
 def planning_root_file(plan_file: str, planning: Path | None = None) -> Path | None:
@@ -240,19 +220,13 @@ def planning_root_file(plan_file: str, planning: Path | None = None) -> Path | N
     return None if planning is None else planning / m.group(1)
 
 
-DEFAULT_PLANS_ROOT = "~/.claude/plans"
+DEFAULT_PLANS_ROOT = "~/.claude/plans"  # as host.settings declares it (tests/host/test_settings.py)
+DEFAULT_GIT_TIMEOUT = 30.0  # likewise
 
 
 def plans_root(option: str | None = None) -> Path:
     """--plans-root, else `plans_root` in the config file, else ~/.claude/plans."""
-    value = option
-    if not value:
-        cfg = load_config()
-        raw = cfg.get("plans_root")
-        if raw is not None and not isinstance(raw, str):
-            raise ConfigError("plans_root in the config file must be a path (a string)")
-        value = raw or DEFAULT_PLANS_ROOT
-    return Path(os.path.expanduser(value)).resolve()
+    return Path(os.path.expanduser(option or top_level("plans_root") or DEFAULT_PLANS_ROOT)).resolve()
 
 
 def _planning_root() -> Path | None:

@@ -14,10 +14,11 @@ import json
 from datetime import date, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictStr, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictStr, create_model
 
 from atk_tui.domain.fields import BODY_CONVENTIONS, FIELDS
 from atk_tui.domain.model import FILENAME_RE, is_valid_filename
+from atk_tui.host.settings import config_model
 
 KindName = Literal["awi", "uwi"]
 UrgencyName = Literal["blocking", "next-review", "informational"]
@@ -101,52 +102,8 @@ def _frontmatter_model() -> type[BaseModel]:
 Frontmatter = _frontmatter_model()
 
 
-class GitLimits(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    timeout: float | None = Field(None, gt=0, description="seconds for fetch/pull (default for the two below)")
-    push_timeout: float | None = Field(None, gt=0)
-    hook_timeout: float | None = Field(None, gt=0)
-    pull_timeout: float | None = Field(None, gt=0, description="seconds the pull before a write may take; then the commit is made locally")
-    read_window: float | None = Field(None, ge=0, description="seconds a read trusts its last look at the remote; 0: always ask")
-    read_timeout: float | None = Field(None, gt=0, description="seconds a read waits for the remote before answering from the local copy")
-
-
-class TuiSettings(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    theme: str | None = None
-    pull_interval: float | None = Field(None, ge=0, description="seconds between pulls; 0 turns pulling off")
-    remote_check_interval: float | None = Field(None, ge=0, description="seconds between looks at the remote (ls-remote); 0: never")
-    glyphs: Literal["unicode", "ascii"] | None = None
-    narrow_preview: Literal["bottom", "off"] | None = None
-    default_sort: Literal["needs-you", "oldest", "newest", "title", "repo", "status"] | None = None
-    keys: dict[str, str] | None = Field(None, description="action id -> key(s), e.g. hold = \"H\"")
-    desktop_notifications: StrictBool | None = None
-    bell: StrictBool | None = None
-    title_count: StrictBool | None = None
-
-
-class ElsewhereSettings(BaseModel):
-    """What the Elsewhere view and `atk elsewhere` look at on GitHub (issue 31)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    repos: list[StrictStr] | None = Field(None, description="GitHub repositories (OWNER/REPO) looked at besides the queue's target_repo values")
-    interval: float | None = Field(None, ge=0, description="seconds between the dashboard's looks at GitHub; 0: only when asked (u)")
-    timeout: float | None = Field(None, gt=0, description="seconds each gh command may take")
-
-
-class Config(BaseModel):
-    """`~/.config/atk/config.toml` ($XDG_CONFIG_HOME/atk/config.toml)."""
-
-    model_config = ConfigDict(extra="allow", title="atk config file")
-
-    private_notes: str | None = Field(None, description="the store (overridden by ATK_PRIVATE_NOTES and --store)")
-    plans_root: str | None = None
-    git: GitLimits | None = None
-    tui: TuiSettings | None = None
-    elsewhere: ElsewhereSettings | None = None
+#: the config file: the model `host.settings` builds from its declarations (every key once)
+Config = config_model()
 
 
 class Blocks(BaseModel):

@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from atk_tui.host.settings import TABLE, read_table
 from atk_tui.service.afkrules import _SAFE_URL, BLOCKED_BY
 from atk_tui.service.afkrules import ORDER_BY_AGE as ORDER_BY_AGE
 from atk_tui.service.afkrules import ORDER_BY_PRIORITY as ORDER_BY_PRIORITY
@@ -52,8 +53,8 @@ WAITING_LABELS = ("needs-planning", "blocked", "in-progress", "in-review")
 READY, STACKED = "ready", "stacked"
 CACHE_NAME = "elsewhere"  # .git/atk-cache/elsewhere.cache (cache/files.py)
 
-#: the `[elsewhere]` table of the config file: key -> default
-DEFAULTS: dict[str, Any] = {"repos": [], "interval": 300.0, "timeout": 20.0}
+#: the `[elsewhere]` table of the config file: key -> default (declared in `host.settings`)
+DEFAULTS: dict[str, Any] = {k.name: k.default for k in TABLE["elsewhere"].keys}
 #: a rate limit backs off this long, doubling while it lasts, up to `BACKOFF_MAX`
 BACKOFF_FIRST, BACKOFF_MAX = timedelta(minutes=5), timedelta(hours=1)
 #: at most this many issues (or PRs) a `gh … list` returns per label
@@ -301,41 +302,20 @@ def settings(cfg: dict[str, Any] | None = None) -> Settings:
     """
     from atk_tui.host.config import ConfigError, load_config
 
-    errors: list[str] = []
     if cfg is None:
         try:
             cfg = load_config()
         except ConfigError as exc:
             return Settings(errors=(f"{exc}; [elsewhere] uses its defaults",))
-    table = cfg.get("elsewhere", {}) if isinstance(cfg, dict) else {}
-    if not isinstance(table, dict):
-        return Settings(errors=("config: [elsewhere] must be a table; using defaults",))
-    repos: list[str] = []
-    given = table.get("repos")
-    if given is not None:
-        if isinstance(given, list) and all(isinstance(r, str) for r in given):
-            for r in given:
-                name = github_repo(r)
-                if name is None:
-                    errors.append(f"config: [elsewhere] repos: {r!r} is not OWNER/REPO; left out")
-                elif name not in repos:
-                    repos.append(name)
-        else:
-            errors.append('config: [elsewhere] repos must be a list of "OWNER/REPO" strings')
-    nums: dict[str, float] = {}
-    for key, low in (("interval", 0.0), ("timeout", None)):
-        v = table.get(key)
-        if v is None:
-            continue
-        ok = isinstance(v, int | float) and not isinstance(v, bool) and v == v and (v >= low if low is not None else v > 0)
-        if ok:
-            nums[key] = float(v)
-        else:
-            errors.append(f"config: [elsewhere] {key} must be a number of seconds {'>= 0' if low is not None else '> 0'}, got {v!r}")
-    unknown = sorted(set(table) - set(DEFAULTS))
-    if unknown:
-        errors.append(f"config: unknown [elsewhere] setting(s): {', '.join(unknown)}; settings: {', '.join(DEFAULTS)}")
-    return Settings(repos=tuple(repos), errors=tuple(errors), **nums)
+    got = read_table("elsewhere", cfg if isinstance(cfg, dict) else {})
+    errors, repos = got.errors, []
+    for r in got.values["repos"]:
+        name = github_repo(r)
+        if name is None:
+            errors.append(f"config: [elsewhere] repos: {r!r} is not OWNER/REPO; left out")
+        elif name not in repos:
+            repos.append(name)
+    return Settings(repos=tuple(repos), interval=got.values["interval"], timeout=got.values["timeout"], errors=tuple(errors))
 
 
 def repositories(target_repos: Iterable[str], configured: Iterable[str] = ()) -> tuple[list[str], list[str]]:

@@ -6,34 +6,17 @@ shown first: never an answer.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from atk_tui.domain.model import Item
+from atk_tui.domain.model import URGENCIES, Item
+from atk_tui.host.settings import TABLE, BadValue, convert
 
+_ANSWER_BY = TABLE["notify.*"].key("answer_by")  # its declaration: type, defaults, help
 #: each urgency's answer-by time unless the config says otherwise
-DEFAULT_ANSWER_BY: dict[str, timedelta | None] = {
-    "blocking": timedelta(minutes=30),
-    "next-review": timedelta(days=1),
-    "informational": None,
-}
-_DURATION = re.compile(r"\A(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?\Z")
+DEFAULT_ANSWER_BY: dict[str, timedelta | None] = {u: convert(_ANSWER_BY, _ANSWER_BY.default[u]) for u in URGENCIES}
 _cached: dict[str, timedelta | None] | None = None
-
-
-def duration(value: Any) -> timedelta | None:
-    """`30m`, `1d`, `2h30m`, `90s` or a number of seconds; "" / 0 / None: none. ValueError otherwise."""
-    if value in ("", None, 0):
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return timedelta(seconds=float(value)) if value > 0 else None
-    m = _DURATION.match(value.strip()) if isinstance(value, str) else None
-    if not m or not any(m.groups()):
-        raise ValueError(f"not a duration (30m, 2h, 1d, or seconds): {value!r}")
-    d, h, mi, s = (int(g or 0) for g in m.groups())
-    return timedelta(days=d, hours=h, minutes=mi, seconds=s)
 
 
 def answer_by_defaults(cfg: Mapping[str, Any] | None = None) -> dict[str, timedelta | None]:
@@ -58,8 +41,8 @@ def answer_by_defaults(cfg: Mapping[str, Any] | None = None) -> dict[str, timede
             sub = table.get(urgency)
             if isinstance(sub, Mapping) and "answer_by" in sub:
                 try:
-                    out[urgency] = duration(sub["answer_by"])
-                except ValueError:
+                    out[urgency] = convert(_ANSWER_BY, sub["answer_by"])
+                except BadValue:
                     pass
     return out
 

@@ -48,35 +48,12 @@ class Freshness:
 
 def read_limits(cfg: dict | None = None) -> tuple[float, float]:
     """(window, timeout) in seconds: $ATK_READ_WINDOW / $ATK_READ_TIMEOUT, else the config
-    file's `[git] read_window` / `read_timeout`, else 2 and 3. A window of 0 asks every time."""
-    out = []
-    for env, key, default in ((WINDOW_ENV, "read_window", DEFAULT_READ_WINDOW), (TIMEOUT_ENV, "read_timeout", DEFAULT_READ_TIMEOUT)):
-        value = _number(os.environ.get(env, "").strip())
-        if value is None:
-            if cfg is None:
-                cfg = _config()
-            table = cfg.get("git") if isinstance(cfg, dict) else None
-            raw = table.get(key) if isinstance(table, dict) else None
-            value = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) and raw >= 0 else None
-        out.append(default if value is None or (key == "read_timeout" and value <= 0) else min(value, 3600.0))
-    return out[0], out[1]
+    file's `[git] read_window` / `read_timeout`, else 2 and 3 (`host.settings` declares them).
+    A window of 0 asks every time."""
+    from atk_tui.host.config import git_settings
 
-
-def _number(raw: str) -> float | None:
-    try:
-        value = float(raw)
-    except ValueError:
-        return None
-    return value if value >= 0 and value == value else None
-
-
-def _config() -> dict:
-    from atk_tui.host.config import ConfigError, load_config
-
-    try:
-        return load_config()
-    except ConfigError:
-        return {}
+    values = git_settings(cfg)
+    return values["read_window"], values["read_timeout"]
 
 
 def _env() -> dict[str, str]:

@@ -3,7 +3,6 @@ version and the CHANGELOG, the examples `--help` ends with (issue 30)."""
 
 from __future__ import annotations
 
-import inspect
 import re
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from atk_tui.host import settings
 from atk_tui.host.config import git_limits
 from atk_tui.itemfile import schema
 from atk_tui.service import afkkit as elsewhere
@@ -42,15 +42,30 @@ def tui_known(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> set[str]:
 def test_configuration_md_names_every_key_the_code_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     known = tui_known(tmp_path, monkeypatch)
     assert set(ALERT_FLAGS) <= known
-    assert documented("tui") == known
-    git = set(git_limits({})) | {k for k in ("read_window", "read_timeout") if f'"{k}"' in inspect.getsource(freshen.read_limits)}
-    assert documented("git") == git == {"timeout", "push_timeout", "hook_timeout", "pull_timeout", "read_window", "read_timeout"}
-    top = set(schema.Config.model_fields) - {"git", "tui", "elsewhere"}
+    assert documented("tui") == known == {k.name for k in settings.TABLE["tui"].keys}
+    git = set(git_limits({})) | {"read_window", "read_timeout"}
+    assert documented("git") == git == {k.name for k in settings.TABLE["git"].keys}
+    assert freshen.read_limits({}) == (2.0, 3.0) == (freshen.DEFAULT_READ_WINDOW, freshen.DEFAULT_READ_TIMEOUT)
+    top = {k.name for k in settings.TABLE[""].keys}
     assert documented("Top level") == top == {"private_notes", "plans_root"}
     # the JSON Schema agents read (`atk wi schema --which config`) has the same keys
-    assert set(schema.GitLimits.model_fields) == git
-    assert set(schema.TuiSettings.model_fields) == known
-    assert documented("elsewhere") == set(elsewhere.DEFAULTS) == set(schema.ElsewhereSettings.model_fields)
+    fields = schema.Config.model_fields
+    assert set(fields) - {"git", "tui", "elsewhere", "notify"} == top
+    assert set(fields["git"].annotation.__args__[0].model_fields) == git
+    assert set(fields["tui"].annotation.__args__[0].model_fields) == known
+    assert documented("elsewhere") == set(elsewhere.DEFAULTS) == set(fields["elsewhere"].annotation.__args__[0].model_fields)
+
+
+def test_the_key_tables_are_written_from_the_model() -> None:
+    """docs/configuration.md's key tables are the model's (`scripts/config_docs.py` writes them)."""
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert text.count("<!-- keys: ") == len(settings.TABLES) == text.count("<!-- /keys -->")
+    assert settings.render_doc(text) == text, "run .venv/bin/python scripts/config_docs.py"
+    # a doc that says another default, or lacks a key, is rewritten: the check can fail
+    drifted = text.replace("| `timeout` | 30 |", "| `timeout` | 60 |").replace("| `bell` | true |", "| `bel` | true |")
+    assert drifted != text and settings.render_doc(drifted) == text
+    script = subprocess.run([sys.executable, str(ROOT / "scripts" / "config_docs.py"), "--check"], capture_output=True, text=True)
+    assert script.returncode == 0, script.stderr
 
 
 KEY_ROW = re.compile(r"^\| `([^`]+)` \| .+ \| `([a-z_.]+)` \|$")
