@@ -1,5 +1,7 @@
-"""How front ends notice that the store changed: the dashboard's watcher and `atk wi
-process-loop` use this one signature (SPEC §10 "live", §13)."""
+"""How front ends notice that the store changed: the dashboard's watcher, the hub and
+`atk wi process-loop` compare the store's stamp (`store.storesig.store_stamp`: its commit,
+git's index and every state folder), the same one a cached listing's signature starts with
+(SPEC §10 "live", §13)."""
 
 from __future__ import annotations
 
@@ -7,31 +9,16 @@ import os
 from pathlib import Path
 
 from atk_tui.domain.queues import QUEUES
-from atk_tui.host.regular import read_regular
+from atk_tui.store.storesig import store_stamp
+
+#: the folders whose names the front ends watch: every state folder of both queues, and notices
+WATCHED = (*(f"{q.folder}/{s}" for q in QUEUES for s in q.states), "notices")
 
 
-def store_signature(root: Path | str) -> tuple:
-    """(mtime, size) of git's HEAD, index, refs, the current branch, every state folder and
-    the notices folder: cheap stats whose change means a new commit, a pull or a hand edit."""
-    root = Path(root)
-    git = root / ".git"
-    paths = [git / "HEAD", git / "index", git / "packed-refs", git / "refs" / "heads"]
-    try:
-        ref = read_regular(git / "HEAD", 4096).decode("utf-8", "replace").strip()
-        if ref.startswith("ref: "):
-            paths.append(git / ref[5:])
-    except OSError:
-        pass
-    paths += [root / q.folder / s for q in QUEUES for s in q.states]
-    paths.append(root / "notices")
-    sig = []
-    for p in paths:
-        try:
-            st = os.stat(p)
-            sig.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            sig.append(None)
-    return tuple(sig)
+def store_signature(root: Path | str) -> tuple[str, int]:
+    """Changes with a new commit, a pull, a staged change, or a file added, removed or
+    renamed in a state folder (a hand edit moving an item)."""
+    return store_stamp(root, WATCHED)
 
 
 def dashboard_signature(root: Path | str) -> tuple:

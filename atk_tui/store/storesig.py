@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from atk_tui.host.regular import read_regular
@@ -70,6 +70,26 @@ def _ref_text(git_dir: str) -> str:
         except OSError:
             return head + ":packed"  # packed-refs' own stat is in the signature
     return head
+
+
+def store_stamp(root: str | os.PathLike[str], dirs: Iterable[str]) -> tuple[str, int]:
+    """Whether the store changed, cheaply: its commit (HEAD and the ref it names, read),
+    git's index and packed-refs, and these folders (a name added, removed or renamed changes
+    a folder's mtime), by lstat, as one digest; and the newest mtime in it. The dashboard's
+    watcher, the hub and process-loop compare it (`service.watch`); a listing's signature
+    starts with it (`PendingSignature`) and adds its files' stat."""
+    h = hashlib.blake2b(digest_size=20)
+    newest = _stamp_into(h, os.fspath(root), dirs)
+    return h.hexdigest(), newest
+
+
+def _stamp_into(h: Any, root: str, dirs: Iterable[str]) -> int:
+    """`store_stamp` fed to `h`; returns the newest mtime."""
+    git_dir = os.path.join(root, ".git")
+    h.update(_ref_text(git_dir).encode())
+    paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
+    paths += [(rel, os.path.join(root, rel)) for rel in dirs]
+    return _hash_lstats(h, paths)
 
 
 def _lstat_key(path: str) -> tuple[int, ...] | None:
@@ -180,10 +200,7 @@ class PendingSignature:
             self._diff = self._git(["diff-files", "--name-only", "-z"])  # the long pole: first
         self._active = _find_stats(root, self.active)  # the folders are listed meanwhile
         self.h = hashlib.blake2b(digest_size=20)
-        self.h.update(_ref_text(git_dir).encode())
-        paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
-        paths += [(rel, os.path.join(root, rel)) for rel in (*name_dirs, *content_dirs)]
-        self.newest = _hash_lstats(self.h, paths)
+        self.newest = _stamp_into(self.h, root, [*name_dirs, *content_dirs])
         if proved and survey and self._diff is not None:
             # after the folders' stat: a name it lists is one the digest's folder stat has
             self._ls = self._git(["ls-files", "-z", "-v", "-c", "-o", "--directory"])

@@ -70,3 +70,31 @@ def test_an_out_of_date_listing_looks_at_the_store_twice(tmp_path: Path, monkeyp
     taken.clear()
     again = _entry(root, argv, monkeypatch, capsys)  # kept: served from the cache, one look
     assert again == made and len(taken) == 1
+
+
+def test_the_watchers_answer_is_the_stamp_a_listings_signature_starts_with(tmp_path: Path) -> None:
+    """One answer to "has the store changed": the dashboard's watcher, the hub and process-loop
+    compare `store_stamp`, the part of a listing's signature before its files' stat."""
+    import hashlib
+
+    from support.storekit import add_item, git
+
+    from atk_tui.service.watch import WATCHED, store_signature
+    from atk_tui.store.storesig import _stamp_into, store_stamp
+
+    root, svc = make_store(tmp_path)
+    first = store_signature(root)
+    assert store_signature(root) == first  # nothing changed
+    h = hashlib.blake2b(digest_size=20)
+    _stamp_into(h, str(root), list(WATCHED))
+    assert first[0] == h.hexdigest() == store_stamp(root, WATCHED)[0]
+    (root / "wi" / "inbox" / "20261201-000000-by-hand.md").write_text("---\nkind: awi\n---\n# by hand\n")
+    by_hand = store_signature(root)
+    assert by_hand != first
+    git(root, "add", "-A")
+    staged = store_signature(root)
+    assert staged != by_hand  # the index
+    git(root, "commit", "-qm", "by hand")
+    assert store_signature(root) != staged  # the commit
+    add_item(svc, target_repo="acme/api")
+    assert store_signature(root) != staged
