@@ -4,7 +4,7 @@ the dashboard needs to know about it (its palette entry, the rule whose refusal 
 
 The app, the screens and the widgets take their `BINDINGS` from here; the key map
 (`tui.keymap`: remaps, clashes, "which key does X"), the help screen, the footer, the palette
-(`PALETTE_ACTIONS`), the dimming of refused writes (`WRITE_ACTIONS`, `KEY_OPS`) and the
+(`PALETTE_ACTIONS`), the dimming of refused writes (`WRITE_ACTIONS`, each row's `rules`) and the
 README's key table (a test) all read these tables. A screen of its own (the graph, history,
 a dialog) keeps its few keys in its own `BINDINGS`, Textual's way: one place per context.
 
@@ -13,46 +13,122 @@ Add a key that writes: one `WriteKey` row, its `action_...` handler on `ItemActi
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from textual.binding import Binding
 
-from atk_tui.domain.ops import Op
+from atk_tui.domain.model import Item, State
+from atk_tui.domain.ops import Op, defect_refusal, refusal
+from atk_tui.domain.queues import queue_named
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A write key pressed: on which items (selected or marked), by whom, and whether this
+    session has a write to undo."""
+
+    action: str
+    targets: Sequence[Item]
+    actor: str
+    can_undo: bool = False
+
+
+#: one rule of a key: why it is refused (None: this rule lets it through)
+Rule = Callable[[Asked], str | None]
+
+
+def an_item(a: Asked) -> str | None:
+    return None if a.targets else "no item selected"
+
+
+def one_at_a_time(a: Asked) -> str | None:
+    return f"{a.action} works on one item at a time: Esc clears the marks" if len(a.targets) > 1 else None
+
+
+def not_planning(a: Asked) -> str | None:
+    """Visible, not actionable (SPEC §12)."""
+    planning = next((t for t in a.targets if t.state in queue_named(t.queue).fenced), None)
+    return None if planning is None else f"{planning.filename} is being planned: it leaves planning only with `atk mq finish-planning`"
+
+
+def only_held(a: Asked) -> str | None:
+    """`u` is the key for held items (moving anything else to inbox is `m`)."""
+    return "only held items are unheld (`atk wi hold F` holds one)" if any(t.state != State.HOLD for t in a.targets) else None
+
+
+def not_defective(a: Asked) -> str | None:
+    defective = next((t for t in a.targets if t.defects), None)
+    return defect_refusal(defective).message if defective is not None else None
+
+
+def core(op: Op) -> Rule:
+    """core's `domain.ops.refusal` for the operation the key makes (the rule lives there once),
+    after the planning fence."""
+
+    def rule(a: Asked) -> str | None:
+        fenced = not_planning(a)
+        if fenced is not None:
+            return fenced
+        found = refusal(op, list(a.targets), a.actor)
+        return found.message if found is not None else None
+
+    return rule
+
+
+def marked_questions(a: Asked) -> str | None:
+    """`A` on marked items: the batch approval of the questions among them."""
+    if len(a.targets) > 1:
+        return None if any(t.kind == "uwi" for t in a.targets) else "none of the marked items is a question: mark questions (Space), then A"
+    return core(Op.ANSWER)(a)
+
+
+def something_to_undo(a: Asked) -> str | None:
+    return None if a.can_undo else "nothing to undo in this session"
 
 
 @dataclass(frozen=True)
 class WriteKey:
     """A key that writes: its binding, its command-palette entry (`palette`: the title, None
-    for none; `help`: what it does), and the operation whose `domain.ops.refusal` dims it
-    (None: the command checks for itself, as `unhold` and `move` do)."""
+    for none; `help`: what it does), and its rules, asked in order: the first that refuses
+    says why the key is dimmed (a read-only session refuses every one first)."""
 
     binding: Binding
     palette: str | None
     help: str = ""
-    op: Op | None = None
+    rules: tuple[Rule, ...] = ()
 
 
+_ITEM, _ONE = an_item, one_at_a_time
 #: every key that writes, in the footer's order
 WRITE_KEYS = (
-    WriteKey(Binding("a", "answer", "Answer", id="answer"), "Answer", "Answer the selected question", Op.ANSWER),
+    WriteKey(Binding("a", "answer", "Answer", id="answer"), "Answer", "Answer the selected question", (_ITEM, _ONE, core(Op.ANSWER))),
     WriteKey(Binding("A", "accept", "Accept rec.", show=False, id="accept"), "Accept recommendations",
-             "Answer with every question's recommended option", Op.ANSWER),
-    WriteKey(Binding("c", "comment", "Comment", id="comment"), "Comment", "Add a comment to the selected work item", Op.COMMENT),
-    WriteKey(Binding("e", "edit", "Edit", id="edit"), "Edit", "Edit the item in $EDITOR: held while you edit", Op.EDIT),
+             "Answer with every question's recommended option", (_ITEM, marked_questions)),
+    WriteKey(Binding("c", "comment", "Comment", id="comment"), "Comment", "Add a comment to the selected work item",
+             (_ITEM, _ONE, core(Op.COMMENT))),
+    WriteKey(Binding("e", "edit", "Edit", id="edit"), "Edit", "Edit the item in $EDITOR: held while you edit", (_ITEM, _ONE, core(Op.EDIT))),
     # `h` is vim's left: back from the detail pane
-    WriteKey(Binding("p", "hold", "Hold", id="hold"), "Hold", "Hold the selected items: out of automatic processing", Op.HOLD),
-    WriteKey(Binding("u", "unhold", "Unhold", id="unhold"), "Unhold", "Back to the inbox"),
-    WriteKey(Binding("m", "move", "Move", id="move"), "Move", "Move the selected items to another state"),
-    WriteKey(Binding("x,delete", "remove", "Remove", show=False, id="remove"), "Remove", "Remove the selected items", Op.RM),
+    WriteKey(Binding("p", "hold", "Hold", id="hold"), "Hold", "Hold the selected items: out of automatic processing", (_ITEM, core(Op.HOLD))),
+    WriteKey(Binding("u", "unhold", "Unhold", id="unhold"), "Unhold", "Back to the inbox", (_ITEM, not_planning, only_held, not_defective)),
+    # the move menu only needs items that are not defective (it offers the moves core allows)
+    WriteKey(Binding("m", "move", "Move", id="move"), "Move", "Move the selected items to another state", (_ITEM, not_planning, not_defective)),
+    WriteKey(Binding("x,delete", "remove", "Remove", show=False, id="remove"), "Remove", "Remove the selected items", (_ITEM, core(Op.RM))),
     # in the help; the footer keeps room for ? and q
-    WriteKey(Binding("z", "undo", "Undo", show=False, id="undo"), "Undo", "Undo this session's last write"),
-    WriteKey(Binding("d", "dependencies", "Deps", id="dependencies"), None, op=Op.SET_DEPENDENCIES),
+    WriteKey(Binding("z", "undo", "Undo", show=False, id="undo"), "Undo", "Undo this session's last write", (something_to_undo,)),
+    WriteKey(Binding("d", "dependencies", "Deps", id="dependencies"), None, rules=(_ITEM, _ONE, core(Op.SET_DEPENDENCIES))),
 )  # fmt: skip
 
 #: the actions that write: refused (dimmed, and saying why) in a read-only session
 WRITE_ACTIONS = frozenset(k.binding.action for k in WRITE_KEYS)
-#: the domain operation each write key asks `ops.refusal` about (the rule lives there once)
-KEY_OPS = {k.binding.action: k.op for k in WRITE_KEYS if k.op is not None}
+_BY_ACTION = {k.binding.action: k for k in WRITE_KEYS}
+
+
+def write_refusal(a: Asked) -> str | None:
+    """Why the write key of `a.action` is refused now (None: it may be pressed, or it is no
+    write key): its row's rules, in order."""
+    key = _BY_ACTION.get(a.action)
+    return None if key is None else next((why for rule in key.rules if (why := rule(a)) is not None), None)
 #: every write a key makes, in the palette too: (action, title, help with the key)
 PALETTE_ACTIONS = tuple(
     (k.binding.action, k.palette, f"{k.help} ({k.binding.key.split(',')[0]})") for k in WRITE_KEYS if k.palette

@@ -20,14 +20,13 @@ from rich.text import Text
 from textual.worker import Worker
 
 from atk_tui.domain.errors import AtkError
-from atk_tui.domain.model import FILENAME_PATTERN, STATES, TERMINAL, Item, State
-from atk_tui.domain.ops import defect_refusal, refusal
+from atk_tui.domain.model import FILENAME_PATTERN, STATES, TERMINAL, Item
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile.items import blob_sha
 from atk_tui.service import Outcome, QueueView, is_alarm
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.display.present import quoted_title
-from atk_tui.tui.keys.bindings import KEY_OPS, WRITE_ACTIONS
+from atk_tui.tui.keys.bindings import WRITE_ACTIONS, Asked, write_refusal
 
 #: an item filename inside a message (not the end of a longer path or word)
 _FILENAME_IN_TEXT = re.compile(rf"(?<![\w./-])({FILENAME_PATTERN})")
@@ -71,16 +70,8 @@ class Commands:
             return None
         if self.read_only:
             return f"read-only: {self.read_only_reason}"
-        if action == "undo":
-            return None if self.undo_stack else "nothing to undo in this session"
-        if not targets:
-            return "no item selected"
-        if len(targets) > 1 and action == "accept":  # batch approval of the marked questions
-            uwis = [t for t in targets if t.kind == "uwi"]
-            return None if uwis else "none of the marked items is a question: mark questions (Space), then A"
-        if len(targets) > 1 and action in ("edit", "answer", "comment", "dependencies"):
-            return f"{action} works on one item at a time: Esc clears the marks"
-        return _item_refusal(action, targets, self.service.actor)
+        # each key's rules are on its row of the bindings table (tui/keys/bindings.py)
+        return write_refusal(Asked(action, targets, self.service.actor, can_undo=bool(self.undo_stack)))
 
     def refuse_read_only(self) -> bool:
         if self.read_only:
@@ -525,20 +516,3 @@ class Commands:
         if saved is not None:
             del self.undo_stack[depth:]
             self.undo_stack.append(UndoStep(saved[0], saved[1], f"edit {filename}"))
-
-
-def _item_refusal(action: str, targets: Sequence[Item], actor: str) -> str | None:
-    """Why `action` is refused on these (selected or marked) items, None when it is not:
-    core's `refusal` for the operation the key makes. `u` is the key for held items (moving
-    anything else to inbox is `m`); the move menu only needs items that are not defective."""
-    planning = next((t for t in targets if t.state in queue_named(t.queue).fenced), None)
-    if planning is not None:  # visible, not actionable (SPEC §12)
-        return f"{planning.filename} is being planned: it leaves planning only with `atk mq finish-planning`"
-    if action == "unhold" and any(t.state != State.HOLD for t in targets):
-        return "only held items are unheld (`atk wi hold F` holds one)"
-    if action in ("unhold", "move"):
-        defective = next((t for t in targets if t.defects), None)
-        return defect_refusal(defective).message if defective is not None else None
-    op = KEY_OPS.get(action)
-    found = refusal(op, list(targets), actor) if op is not None else None
-    return found.message if found is not None else None
