@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
-from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -145,58 +144,31 @@ def _lines_of(parts: Parts) -> Iterator[bytes]:
 
 
 def print_listing(status: str, kind: str | None, only_repo: str | None, count: bool,
-                  meta: list[list[Any]] | bytes, lines: list[str] | Parts, page: Page = (0, None),
+                  meta: list[list[Any]] | bytes, lines: Parts, page: Page = (0, None),
                   stale: str | None = None, hits: list[bool] | None = None, into: Into = None) -> None:  # fmt: skip
-    """Filter a judged listing (`meta[i]` = state, kind, target_repo, ready, filename, title
-    of line i) and print it (`page` of it; a count counts every line the filter keeps).
-    `meta` and `lines` may be as cached (`ListingCache.load`: parts of the newline-joined
-    lines). `stale`: why this clone's copy may be behind the remote, added to every record
-    (SPEC §15). `hits[i]`: line i has `--text`'s text (`_cached`). `into`: given the lines
-    kept (as they come) instead of printing them."""
-    want_ready = status == "ready" if status in DERIVED else None
-    filtered = bool(kind or only_repo or want_ready is not None or hits is not None)
-    if isinstance(lines, tuple):
-        if not (filtered or count or stale or into is not None):
-            parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
-            if any(parts):
-                sys.stdout.flush()
-                for part in parts:
-                    sys.stdout.buffer.write(part)
-                sys.stdout.buffer.write(b"\n")
-                sys.stdout.buffer.flush()
-            return
-        lines = _lines_of(lines)
-    kept: Iterable[Any] = lines  # (bytes when cached: decoded once filtered and paged)
-    if filtered:
-        if isinstance(meta, bytes):
-            import json
-
-            meta = json.loads(meta)
-        kept = (
-            line for at, (m, line) in enumerate(zip(meta, lines, strict=True))
-            if (not kind or m[1] == kind) and (not only_repo or m[2] == only_repo)
-            and (want_ready is None or m[3] == want_ready) and (hits is None or hits[at])
-        )  # fmt: skip
-    if count:
-        sys.stdout.write(f"{sum(1 for _ in kept)}\n")
-        sys.stdout.flush()
+    """Print a cached listing (`ListingCache.load`: `meta`, the JSON of `[state, kind,
+    target_repo, ready, filename, title]` of each line, and the newline-joined lines in parts):
+    as it is when nothing filters, pages, counts or adds to it; else through `_Printer`, as a
+    listing made from the store is. `hits[i]`: line i has `--text`'s text (`_cached`)."""
+    filtered = bool(kind or only_repo or status in DERIVED or hits is not None)
+    if not (filtered or count or stale or into is not None):
+        parts = lines if page == (0, None) else (_paged(b"".join(lines), page),)
+        if any(parts):
+            sys.stdout.flush()
+            for part in parts:
+                sys.stdout.buffer.write(part)
+            sys.stdout.buffer.write(b"\n")
+            sys.stdout.buffer.flush()
         return
-    if page != (0, None):
-        kept = islice(kept, page[0], None if page[1] is None else page[0] + page[1])
-    if not isinstance(lines, list):
-        kept = (str(line, "utf-8") for line in kept)
-    if stale:
-        from atk_tui.service.reading import with_stale
+    out = _Printer(status, kind, only_repo, count, page, stale, into=into)
+    if filtered and isinstance(meta, bytes):
+        import json
 
-        kept = (with_stale(line, stale) for line in kept)
-    if into is not None:
-        into(kept)
-        return
-    chunk = list(islice(kept, 2000))
-    while chunk:
-        sys.stdout.write("\n".join(chunk) + "\n")  # the lines are safe and plain UTF-8 already
-        chunk = list(islice(kept, 2000))
-    sys.stdout.flush()
+        meta = json.loads(meta)
+    for at, line in enumerate(_lines_of(lines)):  # (bytes: decoded once kept)
+        if (hits is None or hits[at]) and not out.add(meta[at] if filtered else None, line):  # type: ignore[index]
+            break
+    out.close()
 
 
 #: `--text`'s (store root, casefolded needle), or None
@@ -221,8 +193,10 @@ def _text_kept(text: tuple[Path, str], m: list[Any]) -> bool:
 
 
 class _Printer:
-    """`print_listing` line by line: the lines a filter keeps are written in chunks as they
-    come (a listing of 60,000 items is never held as one text), or counted."""
+    """A listing's lines filtered, paged and printed (or given to `into`) as they come, in
+    chunks (a listing of 60,000 items is never held as one text), or counted: the one
+    printer of a listing made from the store (`write_listing`) and of a cached one
+    (`print_listing`)."""
 
     def __init__(self, status: str, kind: str | None, only_repo: str | None, count: bool, page: Page = (0, None),
                  stale: str | None = None, text: Text = None, into: Into = None) -> None:  # fmt: skip
@@ -234,20 +208,28 @@ class _Printer:
         self.last = None if limit is None else self.first + limit
         self.chunk: list[str] = []
 
-    def add(self, m: list[Any], line: str) -> None:
-        if (self.kind and m[1] != self.kind) or (self.only_repo and m[2] != self.only_repo) or (
+    def add(self, m: list[Any] | None, line: str | bytes) -> bool:
+        """Line `line` of meta `m` (None: nothing filters it), kept or not; False once the
+        page is printed and nothing is counted (no later line is printed)."""
+        if m is not None and ((self.kind and m[1] != self.kind) or (self.only_repo and m[2] != self.only_repo) or (
             self.want_ready is not None and m[3] != self.want_ready
-        ) or (self.text and not _text_kept(self.text, m)):
-            return
+        ) or (self.text and not _text_kept(self.text, m))):  # fmt: skip
+            return True
         self.n += 1
-        if not self.count and self.n > self.first and (self.last is None or self.n <= self.last):
-            if self.stale:
-                from atk_tui.service.reading import with_stale
+        if self.count or self.n <= self.first:
+            return True
+        if self.last is not None and self.n > self.last:
+            return False
+        if type(line) is bytes:
+            line = str(line, "utf-8")
+        if self.stale:
+            from atk_tui.service.reading import with_stale
 
-                line = with_stale(line, self.stale)
-            self.chunk.append(line)
-            if len(self.chunk) >= 2000:
-                self.flush()
+            line = with_stale(line, self.stale)
+        self.chunk.append(line)  # type: ignore[arg-type]
+        if len(self.chunk) >= 2000:
+            self.flush()
+        return True
 
     def flush(self) -> None:
         if self.chunk and self.into is not None:
@@ -270,84 +252,114 @@ def write_listing(svc: Any, cache: Any, status: str, kind: str | None, only_repo
     """The judged listing made from the store (the cached one missed): printed (or added to
     `into`) as it is made and written to `cache` in the same pass; returns the notes a text
     listing says after it (the store's defects). `line_of(item, judgement, blocks)` is a line.
-    Adopted and rejected items are judged alone, so they are streamed one at a time
-    (`Service.terminal_stream`) and their lines cached for good (`LineCache`)."""
-
-    from atk_tui.domain.readiness import judge_terminal
-
+    In three steps: the active items judged together (`_active_lines`), the adopted and
+    rejected ones judged alone, streamed (`_terminal_lines`), the listing kept (`_Made.close`)."""
     states = states_for(status) or []
-    terminal = [s for s in states if s in TERMINAL]  # the last states in STATES order
     taken, sig = cache.signature_to_make()  # before reading: a change while reading must miss
-    view = svc.queue([s for s in states if s not in TERMINAL])
+    made = _Made(_Printer(status, kind, only_repo, count, page, stale, text, into), cache.writer())
+    try:
+        until, plans, notes = _active_lines(svc, [s for s in states if s not in TERMINAL], line_of, made)
+        terminal = [s for s in states if s in TERMINAL]  # the last states in STATES order
+        if terminal:
+            _terminal_lines(svc, terminal, line_of, made)
+    except BaseException:  # files being written are not left behind
+        if made.writer is not None:
+            made.writer.abort()
+        raise
+    made.out.close()
+    if made.writer is not None:
+        made.writer.close(sig, made.meta, until, plans, taken, notes)
+    return notes
+
+
+class _Made:
+    """A listing being made: each line printed (`_Printer`), its meta kept and the line
+    written to the cache (`ListingWriter`, None: not kept)."""
+
+    def __init__(self, out: _Printer, writer: Any) -> None:
+        self.out, self.writer = out, writer
+        self.meta: list[list[Any]] = []
+
+    def add(self, m: list[Any], line: str, kept: str | None = None) -> None:
+        """Line `line` of meta `m`; `kept`: what the cache keeps instead (cooldowns marked)."""
+        self.meta.append(m)
+        self.out.add(m, line)
+        if self.writer is not None:
+            self.writer.add(line if kept is None else kept)
+
+
+def _active_lines(svc: Any, states: list[str], line_of: Callable[[Any, Any, Any], str],
+                  made: _Made) -> tuple[float | None, dict[str, bool], list[str]]:  # fmt: skip
+    """The listed work items of these (not terminal) states, judged together, to `made`.
+    Returns what the cached listing depends on besides the store, taken before the view is
+    let go (the terminal items are judged alone next: 50,000 of them need the memory): when
+    the first cooldown lifts (naive times taken as UTC, as judged), which plan files are
+    missing; and the notes (the store's defects)."""
+    view = svc.queue(states)
     # every queue is loaded (dependencies cross them); the listing is the work items'
     items = sorted((i for i in view.items.values() if i.queue == "wi"), key=lambda i: (STATES.index(i.state), i.filename))
     judgements, blocks = view.judgements, view.blocks
-    out = _Printer(status, kind, only_repo, count, page, stale, text, into)
-    writer = cache.writer()
-    meta: list[list[Any]] = []
     for i in items:
         j = judgements.get(i.filename)
         line = line_of(i, j, blocks.get(i.filename))
-        m = [i.state, i.kind, i.target_repo, bool(j and j.ready), i.filename, i.title]
-        meta.append(m)
-        out.add(m, line)
-        if writer is not None:
-            writer.add(mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else line)
-    # what the cached listing depends on besides the store, taken before the view is let go
-    # (the terminal items below are judged alone: 50,000 of them need the memory): a
-    # cooldown lifting (naive times are taken as UTC, as judged), plan files appearing
+        kept = mark_cooldowns(line, j, view.now) if j is not None and j.cooldown_until is not None else None
+        made.add([i.state, i.kind, i.target_repo, bool(j and j.ready), i.filename, i.title], line, kept)
     until = min((
         (c if c.tzinfo is not None else c.replace(tzinfo=UTC)).timestamp()
         for j in judgements.values() if (c := j.cooldown_until) is not None
     ), default=None)  # fmt: skip
     missing = {view.items[n].plan_file for n in view.snapshot.plan_missing}
     plans = {v: v in missing for v in sorted({i.plan_file for i in view.items.values() if i.plan_file})}
-    notes = defect_notes(view.store_defects)
-    del view, items, judgements, blocks
-    if terminal:
-        from atk_tui.cache.caches import LineCache
-        from atk_tui.domain.model import Item
+    return until, plans, defect_notes(view.store_defects)
 
-        lines = None
-        if svc.use_cache:
-            import zlib
 
-            sample = Item("00000000-000000-sample.md", "adopted", title="sample", defects=["d"])
-            lines = LineCache(svc.store.git_dir, f"{zlib.crc32(line_of(sample, judge_terminal(sample.filename, sample), None).encode()):08x}")
-            lines.load()
-            lines.stream()  # a cold listing: its lines written as they come, not held
-        keep: set[str] = set()
-        try:
-            for key, read in svc.terminal_stream(terminal):
-                hit = lines.line(key) if lines is not None and key is not None else None
-                if hit is None:
-                    item = read()
-                    hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None), item.title]
-                    if lines is not None and key is not None:
-                        lines.put_line(key, *hit)
-                    state, name = item.state, item.filename
-                else:
-                    _, state, name = key.split("/", 2)
-                if key is not None:
-                    keep.add(key)
-                m = [state, hit[0], hit[1], False, name, hit[3]]
-                meta.append(m)
-                out.add(m, hit[2])
-                if writer is not None:
-                    writer.add(hit[2])
-        except BaseException:  # files being written are not left behind
-            if lines is not None:
-                lines.abort()
-            if writer is not None:
-                writer.abort()
-            raise
-        out.flush()
+def _line_cache(svc: Any, line_of: Callable[[Any, Any, Any], str]) -> Any:
+    """The terminal items' line cache for this line format (`LineCache`), loaded; None
+    without caches."""
+    if not svc.use_cache:
+        return None
+    import zlib
+
+    from atk_tui.cache.caches import LineCache
+    from atk_tui.domain.model import Item
+    from atk_tui.domain.readiness import judge_terminal
+
+    sample = Item("00000000-000000-sample.md", "adopted", title="sample", defects=["d"])
+    lines = LineCache(svc.store.git_dir, f"{zlib.crc32(line_of(sample, judge_terminal(sample.filename, sample), None).encode()):08x}")
+    lines.load()
+    lines.stream()  # a cold listing: its lines written as they come, not held
+    return lines
+
+
+def _terminal_lines(svc: Any, terminal: list[str], line_of: Callable[[Any, Any, Any], str], made: _Made) -> None:
+    """The adopted and rejected items, judged alone: streamed one at a time
+    (`Service.terminal_stream`) to `made`, each line cached for good (`LineCache`: an item
+    there changes only when moved)."""
+    from atk_tui.domain.readiness import judge_terminal
+
+    lines = _line_cache(svc, line_of)
+    keep: set[str] = set()
+    try:
+        for key, read in svc.terminal_stream(terminal):
+            hit = lines.line(key) if lines is not None and key is not None else None
+            if hit is None:
+                item = read()
+                hit = [item.kind, item.target_repo, line_of(item, judge_terminal(item.filename, item), None), item.title]
+                if lines is not None and key is not None:
+                    lines.put_line(key, *hit)
+                state, name = item.state, item.filename
+            else:
+                _, state, name = key.split("/", 2)
+            if key is not None:
+                keep.add(key)
+            made.add([state, hit[0], hit[1], False, name, hit[3]], hit[2])
+    except BaseException:  # files being written are not left behind
         if lines is not None:
-            lines.save(keep=keep if TERMINAL.issubset(terminal) else None)
-    out.close()
-    if writer is not None:
-        writer.close(sig, meta, until, plans, taken, notes)
-    return notes
+            lines.abort()
+        raise
+    made.out.flush()
+    if lines is not None:
+        lines.save(keep=keep if TERMINAL.issubset(terminal) else None)
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, count: bool,
