@@ -95,3 +95,18 @@ async def test_in_a_browser_edit_here_is_asked_once_a_session(demo: Demo) -> Non
     async with dashboard(demo, name) as (app, pilot):  # another session (a browser tab): asked
         app.can_suspend = lambda: False
         assert await asks(pilot, "e") == "Edit here?"
+
+
+async def test_the_empty_store_hint_is_whole_at_every_size(tmp_path: Path) -> None:
+    """The needs-you strip of an empty store says all of its hint (wrapped at whole words, a
+    command never split), not cut at the pane's edge at 120 or 80 columns."""
+    root = tmp_path / "store"
+    init_store(root)
+    for size in ((200, 60), (120, 36), (80, 24)):
+        app = build_app(root)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            shown = screen_text(app)
+            words = " ".join(line.strip(" │") for line in shown.splitlines())
+            assert "opens a sample store to look around." in " ".join(words.split()), (size, shown)
+            assert "`atk-tui --demo`" in shown and "`atk wi add`" in shown, (size, shown)

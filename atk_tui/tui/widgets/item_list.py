@@ -21,6 +21,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from atk_tui.text.cells import cut_middle, fit
+from atk_tui.text.linebreak import line_starts
 from atk_tui.tui.display.rows import Column, Row
 from atk_tui.tui.keys import bindings
 from atk_tui.tui.widgets.messages import ControlMessage
@@ -91,7 +92,7 @@ class ItemList(ScrollView, can_focus=True):
         self.rows: list[Row] = []
         self._index: dict[str, int] = {}
         self.marked: set[str] = set()
-        self.empty_text = empty_text
+        self._empty_text = empty_text
         self._strip_cache: dict[tuple[int, int, str], Strip] = {}
         self._match: Callable[[str], Sequence[tuple[int, int]]] | None = None
         #: the columns whose text the filter's hits are shown in (`set_match`)
@@ -174,8 +175,30 @@ class ItemList(ScrollView, can_focus=True):
         return len(self.rows) + self.header
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # `height: auto` (the needs-you strip): every row and the header
-        return max(len(self.rows) + (1 if self._want_header and self.rows else 0), 1)
+        # `height: auto` (the needs-you strip): every row and the header; empty, its whole
+        # hint (wrapped, never cut at the pane's edge: issue 43)
+        if not self.rows:
+            return len(self._empty_lines(width))
+        return len(self.rows) + (1 if self._want_header else 0)
+
+    @property
+    def empty_text(self) -> str:
+        """What an empty list says (wrapped over as many lines as it needs)."""
+        return self._empty_text
+
+    @empty_text.setter
+    def empty_text(self, value: str) -> None:
+        if value != self._empty_text:
+            self._empty_text = value
+            self._strip_cache.clear()
+            self.refresh(layout=not self.rows)  # an auto-height list grows or shrinks with it
+
+    def _empty_lines(self, width: int) -> list[Text]:
+        """The empty text wrapped to `width` by `text.linebreak` (a command or filename whole)."""
+        text = Text(" " + self.empty_text)
+        if width <= 1:
+            return [text]
+        return list(text.divide(line_starts(text.plain, width - 1))) or [text]
 
     # -- actions -----------------------------------------------------------------------
 
@@ -320,10 +343,14 @@ class ItemList(ScrollView, can_focus=True):
         row_index = y + int(self.scroll_offset.y)
         base = self.rich_style
         if not self.rows:
-            if y == 0:
-                style = self.get_component_rich_style("item-list--empty")
-                text = Text(" " + self.empty_text, style=style)
+            lines = self._empty_lines(width)
+            if y < len(lines):
+                text = lines[y].copy()
+                text.rstrip()
+                if y:
+                    text = Text(" ") + text  # the hint's own indent on every line
                 text.truncate(width, pad=True)
+                text.style = self.get_component_rich_style("item-list--empty")
                 return Strip(list(text.render(self.app.console)), width).apply_style(base)
             return Strip.blank(width, base)
         if y < self.header:
