@@ -32,6 +32,7 @@ from atk_tui.tui.feeds.activity import Activity, LockWait, Spinner
 from atk_tui.tui.feeds.alerts import Alerts
 from atk_tui.tui.feeds.elsewhere_feed import ElsewhereFeed
 from atk_tui.tui.feeds.remote_watch import RemoteWatch
+from atk_tui.tui.feeds.view_keeper import ViewKeeper
 from atk_tui.tui.keys import bindings
 from atk_tui.tui.keys.key_guard import KeyGuard
 from atk_tui.tui.palette import ItemProvider, WriteProvider, palette_action, system_commands
@@ -41,13 +42,11 @@ from atk_tui.tui.screens.notices import NoticesScreen
 from atk_tui.tui.startup import resume_gc
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
+from atk_tui.tui.writes import messages as wrote
 from atk_tui.tui.writes.commands import Commands
 
 WATCH_INTERVAL = 0.5
 PROGRESS_INTERVAL = 0.12  # seconds between two progress counts on a cold start
-#: seconds from the first queue shown to keeping it for the next run (`Service.save_queue`),
-#: and between two such saves while the store keeps changing
-SAVE_DELAY, RESAVE_DELAY = 2.0, 60.0
 #: worker groups that run no git: quitting does not wait for them (a graph layout gives up
 #: once cancelled, which quitting does)
 NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh: `ElsewhereFeed.stop`)
@@ -82,7 +81,10 @@ class AtkApp(App):
             reason = "agent environment detected (AI_AGENT/CODEX_CI/CLAUDECODE/CURSOR_AGENT): writes are the user's"
         else:
             reason = "opened with --read-only"
-        self.commands = Commands(self, read_only=read_only or self.agent_env, read_only_reason=reason)
+        self.commands = Commands(
+            self, service, view=lambda: self.queue, editor=editor, store_label=self.store_label,
+            read_only=read_only or self.agent_env, read_only_reason=reason,
+        )  # fmt: skip
         #: the active queue, loaded last; screens subscribe to `queue_signal` for the next one
         self.queue: QueueView | None = None
         self.queue_signal: Signal[QueueView] = Signal(self, "queue")
@@ -101,10 +103,7 @@ class AtkApp(App):
         self.last_move = 0.0  # time.monotonic() of the last cursor move (`MainScreen._select`)
         self._quit_requested = False
         self._frozen = False  # `freeze_gc` done
-        #: the view kept for the next run (`Service.save_queue`), and the save waiting to run
-        self._saved: QueueView | None = None
-        self._save_timer: Timer | None = None
-        self._saved_once = False
+        self.kept = ViewKeeper(self, service, lambda: self.queue)  # the view kept for the next run
         self.main = MainScreen()
         self.notices: list = []  # service.notices.Notice, oldest first
         self.loop_status: dict | None = None  # a running `atk wi process-loop`, if any
@@ -116,7 +115,7 @@ class AtkApp(App):
         use_glyphs(self.tui_config.glyphs)
         set_monochrome(self.no_color)  # NO_COLOR: attention states reversed, not greyed
         #: the last look at GitHub (`E`); looks by itself unless `look_elsewhere` is off (the demo)
-        self.elsewhere = ElsewhereFeed(self, auto=look_elsewhere)
+        self.elsewhere = ElsewhereFeed(self, service, lambda: self.queue, auto=look_elsewhere)
         from atk_tui.tui.display.legible import Legible
 
         self._legible = Legible()
@@ -261,7 +260,7 @@ class AtkApp(App):
             # run kept): only what changed since is read and judged
             previous = self.queue
             if previous is None:
-                previous = self._saved = self.service.saved_queue(SHOWN)
+                previous = self.kept.read()
             view = self.service.queue(SHOWN, progress=progress, previous=previous)
             notices = self.service.notices()
             loop = self.service.loop_status()
@@ -312,22 +311,7 @@ class AtkApp(App):
             self.call_after_refresh(self.elsewhere.start)
         if not self._frozen and not self.is_headless:  # (tests run many apps in one process: none is frozen)
             self.freeze_gc()
-        if view is not self._saved and self._save_timer is None:
-            # kept for the next run a moment after it is shown (off the first frames' way);
-            # while the store keeps changing, at most once a minute (a save is ~0.2 s of work)
-            self._save_timer = self.set_timer(RESAVE_DELAY if self._saved_once else SAVE_DELAY, self._save_queue)
-
-    @work(thread=True, exclusive=True, group="save", exit_on_error=False)
-    def _save_queue(self) -> None:
-        self._save_timer = None
-        view, saved = self.queue, self._saved
-        if view is None or view is saved:
-            return
-        if saved is not None and view.loaded == saved.loaded and view.snapshot.states == saved.snapshot.states:
-            self._saved = view  # loaded exactly as the saved view: nothing to write (its copy is let go)
-        elif self.service.save_queue(view):
-            self._saved = view
-            self._saved_once = True
+        self.kept.changed(view)  # kept for the next run, a moment later
 
     def freeze_gc(self) -> None:
         """Once the first queue is shown: everything alive now (Textual, the widgets, the
@@ -433,6 +417,27 @@ class AtkApp(App):
         if self.main.is_mounted:
             self.main.update_status()
 
+    # -- what the commands and the edit session tell the app (writes/messages.py) ----------------
+
+    def on_said(self, event: wrote.Said) -> None:
+        self.notify(event.text, severity=event.severity, timeout=event.timeout)
+
+    def on_write_failed(self, event: wrote.WriteFailed) -> None:
+        self.report_error(event.text)
+
+    def on_write_worked(self, _event: wrote.WriteWorked) -> None:
+        self.last_error = ""
+
+    def on_store_written(self, _event: wrote.StoreWritten) -> None:
+        self.reload()
+        self.screen.refresh_bindings()
+
+    def on_watch_paused(self, event: wrote.WatchPaused) -> None:
+        if event.paused:
+            self.pause_watch()
+        else:
+            self.resume_watch()
+
     def report_error(self, message: str) -> None:
         self.last_error = safe_text(self.dashboard_words(message))
         self.notify(message, severity="error", timeout=8)
@@ -530,11 +535,15 @@ class AtkApp(App):
         if self.service.upstream():
             self.pull()
 
-    def action_notices(self) -> None:
-        if isinstance(self.screen, NoticesScreen):
+    def _toggle(self, kind: type[Screen], make: Callable[[], Screen]) -> None:
+        """A sub-screen's key opens it, and on it closes it."""
+        if isinstance(self.screen, kind):
             self.pop_screen()
         else:
-            self.push_screen(NoticesScreen(self.notices))
+            self.push_screen(make())
+
+    def action_notices(self) -> None:
+        self._toggle(NoticesScreen, lambda: NoticesScreen(self.notices))
 
     def on_notice_strip_opened(self, _event: NoticeStrip.Opened) -> None:
         self.action_notices()
@@ -545,12 +554,9 @@ class AtkApp(App):
         self.push_screen(HelpScreen())
 
     def action_elsewhere(self) -> None:
-        from .screens.elsewhere import ElsewhereScreen
+        from atk_tui.tui.screens.elsewhere import ElsewhereScreen
 
-        if isinstance(self.screen, ElsewhereScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(ElsewhereScreen())
+        self._toggle(ElsewhereScreen, ElsewhereScreen)
 
     def action_stats(self) -> None:
         from atk_tui.tui.screens.stats import StatsScreen
@@ -561,10 +567,7 @@ class AtkApp(App):
     def action_history(self) -> None:
         from atk_tui.tui.screens.history import HistoryScreen
 
-        if isinstance(self.screen, HistoryScreen):
-            self.pop_screen()
-        else:
-            self.push_screen(HistoryScreen())
+        self._toggle(HistoryScreen, HistoryScreen)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

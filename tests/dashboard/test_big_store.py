@@ -133,7 +133,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
 
     from atk_tui.cache import caches as cache_mod
     from atk_tui.service import reads as reads_mod
-    from atk_tui.tui import app as app_mod
+    from atk_tui.tui.feeds import view_keeper as app_mod
 
     monkeypatch.setattr(service_mod, "RACY_NS", 50_000_000)
     monkeypatch.setattr(reads_mod, "RACY_NS", 50_000_000)

@@ -10,24 +10,26 @@ with their age) and then looks at GitHub in a worker with gh's time limits; agai
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from textual.app import App
 from textual.signal import Signal
 
 from atk_tui.domain.model import ACTIVE
+from atk_tui.service import QueueView, Service
 
 if TYPE_CHECKING:
     from atk_tui.service.afkkit import Elsewhere, Settings
-    from atk_tui.tui.app import AtkApp
 
 #: the worker group of the looks (quitting does not wait for it: `stop()` kills gh)
 GROUP = "elsewhere"
 
 
 class ElsewhereFeed:
-    def __init__(self, app: AtkApp, *, auto: bool = True) -> None:
-        self.app = app
+    def __init__(self, app: App, service: Service, shown: Callable[[], QueueView | None], *, auto: bool = True) -> None:
+        self.app, self.service, self.shown = app, service, shown  # shown: the queue shown now
         #: look at GitHub by itself (at start and on the interval); off: only on `u` (the demo)
         self.auto = auto
         self.found: Elsewhere | None = None
@@ -49,7 +51,7 @@ class ElsewhereFeed:
         self.app.run_worker(self._read_cache, thread=True, group=GROUP, exit_on_error=False)
 
     def _read_cache(self) -> None:
-        service = self.app.service
+        service = self.service
         settings, cached = service.elsewhere_settings(), service.elsewhere_cached()
         self.app.call_from_thread(self._started, settings, cached)
 
@@ -68,14 +70,14 @@ class ElsewhereFeed:
         if self.looking:
             return False
         self.looking = True
-        view = self.app.queue
+        view = self.shown()
         repos = None if view is None else {i.target_repo for i in view.items.values() if i.target_repo and i.state in ACTIVE}
         self.signal.publish(self.found)  # "looking…"
         self.app.run_worker(lambda: self._look(repos), thread=True, group=GROUP, exit_on_error=False)
         return True
 
     def _look(self, repos: set[str] | None) -> None:
-        service = self.app.service
+        service = self.service
         try:
             found = service.elsewhere_refresh(repos, settings=self.settings)
         except Exception as exc:  # the store or the cache, never gh (the service says gh's problems)
@@ -90,9 +92,8 @@ class ElsewhereFeed:
 
     def _show(self, found: Elsewhere) -> None:
         self.found = found
-        self.signal.publish(found)
-        self.app.main.show_elsewhere(self.waiting)
+        self.signal.publish(found)  # (the Elsewhere screen, and the needs-you pane's title)
 
     def stop(self) -> None:
         """Quitting: every gh still running is killed (its worker then ends at once)."""
-        self.app.service.elsewhere_interrupt()
+        self.service.elsewhere_interrupt()

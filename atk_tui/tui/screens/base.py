@@ -25,7 +25,7 @@ from atk_tui.tui.textual_compat import bindings_by_key, text_area_type
 from atk_tui.tui.writes.commands import Commands
 
 if TYPE_CHECKING:
-    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.dashboard import Dashboard
 
 
 def typing_in(widget: object) -> bool:
@@ -39,7 +39,7 @@ def typing_in(widget: object) -> bool:
 class ItemActionsScreen(Screen):
     """A screen whose keys act on selected items; see the module docstring."""
 
-    app: AtkApp
+    app: Dashboard
 
     BINDINGS = bindings.ITEM_ACTIONS  # `L`: the selected item's log
 

@@ -31,7 +31,7 @@ from atk_tui.tui.widgets.item_list import Column, ItemList, Row
 
 if TYPE_CHECKING:
     from atk_tui.service.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
-    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.dashboard import Dashboard
 
 WAITING_COLUMNS = (  # the repository goes first on a narrow pane, then the reason, then the wait
     Column("repo", 12, drop=3),
@@ -55,7 +55,7 @@ NARROW = 100  # below this many columns the detail goes under the lists
 
 
 class ElsewhereScreen(Screen):
-    app: AtkApp
+    app: Dashboard
 
     BINDINGS = [
         Binding("escape,E", "app.pop_screen", "Back to queue", id="elsewhere.back"),

@@ -28,7 +28,7 @@ from atk_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     from atk_tui.service.githistory import ItemCommit, ItemDiff, ItemLog
-    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.dashboard import Dashboard
 
 #: commits listed; older ones are counted ("N older commits not shown")
 LOG_LIMIT = 200
@@ -65,7 +65,7 @@ def diff_text(diff: ItemDiff) -> Text:
 class ItemLogScreen(Screen):
     """See the module docstring. Esc goes back; the cursor in the list picks the diff."""
 
-    app: AtkApp
+    app: Dashboard
 
     BINDINGS = [
         Binding("escape,L", "app.pop_screen", "Back", id="item_log.back"),

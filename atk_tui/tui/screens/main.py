@@ -128,11 +128,13 @@ class MainScreen(ItemActionsScreen):
         self.update_status()
         self.call_after_refresh(self._offer_kept)  # after the first frame: it imports the dialogs
         self.app.queue_signal.subscribe(self, self.apply_view, immediate=True)
+        # what waits on GitHub, in the needs-you pane's title
+        self.app.elsewhere.signal.subscribe(self, lambda _found: self.show_elsewhere(self.app.elsewhere.waiting), immediate=True)
 
     def _offer_kept(self) -> None:
         from atk_tui.tui.writes.edit_session import offer_kept_at_start
 
-        offer_kept_at_start(self.app)  # editor text an earlier session could not save
+        offer_kept_at_start(self.app, self.app.service)  # editor text an earlier session could not save
 
     @property
     def view(self) -> QueueView | None:

@@ -22,7 +22,7 @@ from atk_tui.service.stats import WaitStats, duration
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
-    from atk_tui.tui.app import AtkApp
+    from atk_tui.tui.screens.dashboard import Dashboard
 
 
 BARS = " ▁▂▃▄▅▆▇█"
@@ -77,7 +77,7 @@ class DayChart:
 
 
 class StatsScreen(ModalScreen[None]):
-    app: AtkApp
+    app: Dashboard
 
     BINDINGS = [Binding("escape,q", "dismiss", "Close"), Binding("r", "reload", "Reload")]
 

@@ -3,7 +3,10 @@
 `Commands` is a plain class the app owns. It holds the service, the session's undo stack and
 the read-only flag; screens call its async methods (`move`, `rm`, `answer`, `accept`,
 `comment`, `set_dependencies`, `undo`, `conflicts`, `edit`) from workers started by `run`, and
-every outcome is reported once, by `report`. Writes run in a thread (`asyncio.to_thread`), so
+every outcome is reported once, by `report`. It tells the app what happened by Textual messages
+(`writes/messages.py`: a toast, a failure, the store written), never by calling the app back:
+of the app it uses only what every Textual `App` has (`run_worker`, `push_screen_wait`,
+`post_message`). Writes run in a thread (`asyncio.to_thread`), so
 the screen never freezes. What a key may do right now is `disabled_reason` (None: allowed):
 screens dim the key with it and say it when the key is pressed anyway.
 """
@@ -14,19 +17,23 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual.app import App
+from textual.notifications import SeverityLevel
 from textual.worker import Worker
 
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import FILENAME_PATTERN, STATES, TERMINAL, Item
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile.items import blob_sha
-from atk_tui.service import Outcome, QueueView, is_alarm
+from atk_tui.service import Outcome, QueueView, Service, is_alarm
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.display.present import quoted_title
 from atk_tui.tui.keys.bindings import WRITE_ACTIONS, Asked, write_refusal
+from atk_tui.tui.writes.messages import Said, StoreWritten, WriteFailed, WriteWorked
 
 #: an item filename inside a message (not the end of a longer path or word)
 _FILENAME_IN_TEXT = re.compile(rf"(?<![\w./-])({FILENAME_PATTERN})")
@@ -35,7 +42,6 @@ _COMMIT_SUBJECT = re.compile(r"(atk: [^'\n)]*)")
 # the dialogs and the editor session are imported where a command opens them: not on the way to
 # the dashboard's first frame
 if TYPE_CHECKING:
-    from atk_tui.tui.app import AtkApp
     from atk_tui.tui.modals.answer import AnswerResult
     from atk_tui.tui.modals.conflicts import Resolution
     from atk_tui.tui.modals.dialogs import MoveChoice
@@ -54,9 +60,22 @@ class UndoStep:
 class Commands:
     """Writes on behalf of the screens; see the module docstring."""
 
-    def __init__(self, app: AtkApp, *, read_only: bool = False, read_only_reason: str = "") -> None:
-        self.app = app
-        self.service = app.service
+    def __init__(
+        self,
+        app: App,
+        service: Service,
+        *,
+        view: Callable[[], QueueView | None],
+        editor: Callable[[Path], int] | None = None,
+        store_label: str = "",
+        read_only: bool = False,
+        read_only_reason: str = "",
+    ) -> None:
+        self.app = app  # Textual's App: workers, dialogs, messages
+        self.service = service
+        self.view = view  # the queue shown now (the app's)
+        self.editor = editor  # the edit session's editor (tests); None: $EDITOR
+        self.store_label = store_label  # what the status line calls the store
         self.read_only = read_only
         self.read_only_reason = read_only_reason
         self.undo_stack: list[UndoStep] = []
@@ -75,7 +94,7 @@ class Commands:
 
     def refuse_read_only(self) -> bool:
         if self.read_only:
-            self.app.notify(f"read-only: {self.read_only_reason}", severity="warning", markup=False)
+            self.say(f"read-only: {self.read_only_reason}", "warning")
             return True
         return False
 
@@ -92,6 +111,14 @@ class Commands:
 
         return self.app.run_worker(command, name=name, group="write", exit_on_error=False)
 
+    def say(self, text: str, severity: SeverityLevel = "information", timeout: float | None = None) -> None:
+        """A toast, by message (`Said`)."""
+        self.app.post_message(Said(text, severity, timeout))
+
+    def failed(self, text: str) -> None:
+        """A failure: a toast and the status line (`WriteFailed`)."""
+        self.app.post_message(WriteFailed(text))
+
     async def write(self, fn: Callable[..., Outcome], *args: Any, undoable: bool = True, **kw: Any) -> Outcome:
         out: Outcome = await asyncio.to_thread(fn, *args, **kw)
         self.report(out, undoable=undoable)
@@ -100,30 +127,28 @@ class Commands:
     def report(self, out: Outcome, *, undoable: bool = True) -> None:
         """The one place an outcome is told: a toast (an error also on the status line), its
         warnings, the undo step it made, and the queue reloaded."""
-        app = self.app
         if out.ok:
             said = self.titled(out.message)
             if out.commit:  # which commit, and whether the remote has it (SPEC §15)
                 where = {True: ", pushed", False: ", not pushed"}.get(out.pushed, "")
                 said += f" ({out.commit[:7]}{where})"
-            app.notify(said, markup=False, timeout=3)
-            app.last_error = ""  # a write that worked: the last failure is not the news any more
+            self.say(said, timeout=3)
+            self.app.post_message(WriteWorked())  # the last failure is not the news any more
             if out.commit and undoable:
                 self.undo_stack.append(UndoStep(out.commit, None, out.message))
         else:
-            app.report_error(self.titled(out.message))
+            self.failed(self.titled(out.message))
         for w in out.warnings:
             if is_alarm(w):  # a rewritten remote: an error, on the status line too
-                app.report_error(w)
+                self.failed(w)
             else:
-                app.notify(self.titled(w), severity="warning", markup=False, timeout=8)
-        app.reload()
-        app.screen.refresh_bindings()
+                self.say(self.titled(w), "warning", 8)
+        self.app.post_message(StoreWritten())  # the queue loaded again, the keys judged again
 
     def titled(self, message: str) -> str:
         """`message` (the service's, which names files) with each item's filename replaced by
         its title, as the lists show it (issue 43); a name the queue does not know stays."""
-        view = self.app.queue
+        view = self.view()
         if view is None or ".md" not in message:
             return message
 
@@ -314,11 +339,11 @@ class Commands:
         if self.refuse_read_only():
             return None
         if not item.is_question:
-            self.app.notify("no question selected and none waiting", severity="warning")
+            self.say("no question selected and none waiting", "warning")
             return None
         full, base = await self.read_seen(item.filename)
         if full.state in TERMINAL:
-            self.app.notify("terminal questions are read-only: return it to inbox first", severity="warning")
+            self.say("terminal questions are read-only: return it to inbox first", "warning")
             return None
         replace = False
         if full.answered or full.answer_partial:
@@ -366,7 +391,7 @@ class Commands:
         full, base = await self.read_seen(item.filename)
         if full.answered or full.answer_partial:
             what = "partially answered" if full.answer_partial else "already answered"
-            self.app.notify(f"{what}: use a to change the answer", severity="warning")
+            self.say(f"{what}: use a to change the answer", "warning")
             return None
         from atk_tui.itemfile.questions import parse_questions
 
@@ -377,7 +402,7 @@ class Commands:
         missing = [q.number for q in parsed.questions if not q.recommendation]
         if missing or not choices:
             which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
-            self.app.notify(f"{which} has no recommendation to accept: answer it with a", severity="warning")
+            self.say(f"{which} has no recommendation to accept: answer it with a", "warning")
             return None
         return await self.write(self.service.answer, full.filename, choices=choices, text="", base=base)
 
@@ -390,7 +415,7 @@ class Commands:
             return None
         uwis = [i for i in items if i.kind == "uwi"]
         if not uwis:
-            self.app.notify("none of the marked items is a question: mark questions (Space), then A", severity="warning")
+            self.say("none of the marked items is a question: mark questions (Space), then A", "warning")
             return None
         # checked before asking (issue 43: the batch was confirmed, then refused by filename)
         from atk_tui.itemfile.questions import parse_questions
@@ -407,10 +432,7 @@ class Commands:
                 which = f" (question {missing[0]})" if missing and len(questions) > 1 else ""
                 refused.append(f"{title}{which} has no recommendation")
         if refused:
-            self.app.notify(
-                "Nothing accepted: " + "; ".join(refused) + ". Answer those with a, or unmark them (Space).",
-                severity="warning", timeout=10, markup=False,
-            )  # fmt: skip
+            self.say("Nothing accepted: " + "; ".join(refused) + ". Answer those with a, or unmark them (Space).", "warning", 10)
             return None
         n = len(uwis)
         listing = Text(f"Accept the recommended option of every question in {'these' if n != 1 else 'this'}:\n")
@@ -466,7 +488,7 @@ class Commands:
             return None
         reason = self.disabled_reason("dependencies", [item])
         if reason is not None:  # the command palette does not ask first
-            self.app.notify(reason, severity="warning", markup=False)
+            self.say(reason, "warning")
             return None
         if not await self.confirm_agent_hold([item], "change"):
             return None
@@ -482,7 +504,7 @@ class Commands:
         svc = self.service
         found = await asyncio.to_thread(svc.conflicts, 500)  # the oldest 500: 20,000 refs list quickly (issue 38)
         if not found:
-            self.app.notify("no set-aside conflicts", timeout=3)
+            self.say("no set-aside conflicts", timeout=3)
             return None
         versions = {c.ref: await asyncio.to_thread(svc.conflict_versions, c.ref) for c in found}
         choice: Resolution | None = await self.app.push_screen_wait(ConflictsScreen(found, versions))
@@ -501,7 +523,7 @@ class Commands:
         svc = self.service
         changes = await asyncio.to_thread(svc.pending_changes)
         if changes and await self.app.push_screen_wait(CommitScreen(changes)) != "yes":
-            self.app.notify("not committed (nothing changed)", timeout=3)
+            self.say("not committed (nothing changed)", timeout=3)
             return None
         return await self.write(svc.commit_pending, changes, undoable=False)
 

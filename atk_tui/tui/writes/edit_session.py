@@ -9,7 +9,9 @@ saved or discarded, and unholds. The person's text is never lost and never saved
 version they did not see. Hold + edit + unhold is one undo step.
 
 This module (with `alerts.py` for the desktop notifier) is the only one in the dashboard that
-starts processes: the editor and `git merge-file`.
+starts processes: the editor and `git merge-file`. Like `Commands`, it tells the app what
+happened by messages (`writes/messages.py`: toasts, failures, the watch paused while the editor
+is open, the store written), and knows the commands only as `Host`, what it asks of them.
 """
 
 from __future__ import annotations
@@ -20,15 +22,17 @@ import shlex
 import shutil
 import subprocess
 import weakref
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.text import Text
 from textual.app import App, SuspendNotSupported
+from textual.notifications import SeverityLevel
 
 from atk_tui.domain.errors import AtkError
-from atk_tui.domain.model import TERMINAL
-from atk_tui.service import Outcome
+from atk_tui.domain.model import TERMINAL, Item
+from atk_tui.service import Outcome, Service
 from atk_tui.service.editing import (
     EditDrift,
     EditTicket,
@@ -40,13 +44,23 @@ from atk_tui.service.editing import (
 )
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.modals.dialogs import ChoiceScreen, InAppEditorScreen, confirm
+from atk_tui.tui.writes.messages import Said, StoreWritten, WatchPaused, WriteFailed
 
 #: the dashboards (one per browser tab) whose person agreed to edit in the dashboard itself
 _EDITS_HERE: weakref.WeakSet[App] = weakref.WeakSet()
 
-if TYPE_CHECKING:
-    from atk_tui.tui.app import AtkApp
-    from atk_tui.tui.writes.commands import Commands
+
+
+class Host(Protocol):
+    """What an edit session asks of the commands that start it (`Commands`)."""
+
+    app: App
+    service: Service
+    editor: Callable[[Path], int] | None
+    store_label: str
+
+    async def confirm_agent_hold(self, targets: Sequence[Item], verb: str) -> bool: ...
+    def report(self, out: Outcome, *, undoable: bool = True) -> None: ...
 
 
 
@@ -61,7 +75,7 @@ def editor_command() -> list[str]:
     return argv or ["vi"]
 
 
-def run_real_editor(app: AtkApp, path: Path) -> int:
+def run_real_editor(app: App, path: Path) -> int:
     argv = editor_command()
     if shutil.which(argv[0]) is None:
         raise EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")
@@ -77,35 +91,40 @@ class EditorMissing(Exception):
     pass
 
 
-def shown_path(app: AtkApp, path: Path) -> str:
-    """A path in the store as the status line names the store (tests give it a fixed label)."""
+def shown_path(root: Path, label: str, path: Path) -> str:
+    """A path in the store as the status line names the store, `label` (tests give it a fixed one)."""
     try:
-        rel = path.relative_to(app.service.root)
+        rel = path.relative_to(root)
     except ValueError:
         return str(path)
-    return f"{app.store_label.rstrip('/')}/{rel.as_posix()}"
+    return f"{label.rstrip('/')}/{rel.as_posix()}"
 
 
-def offer_kept_at_start(app: AtkApp) -> None:
+def offer_kept_at_start(app: App, service: Service) -> None:
     """At start: say which items have editor text kept from an unsaved edit."""
-    names = sorted({scratch_item(p.name) or "" for p in kept_scratches(app.service.scratch_dir())} - {""})
+    names = sorted({scratch_item(p.name) or "" for p in kept_scratches(service.scratch_dir())} - {""})
     if names:
         shown = ", ".join(safe_line(n) for n in names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        app.notify(
-            f"kept editor text from an unsaved edit: {shown}. Press e on the item to resume or discard it.",
-            severity="warning",
-            markup=False,
-            timeout=15,
-        )
+        app.post_message(Said(f"kept editor text from an unsaved edit: {shown}. Press e on the item to resume or discard it.", "warning", 15))
 
 
 class EditSession:
     """One edit of one item; see the module docstring. `run()` drives it to the end."""
 
-    def __init__(self, commands: Commands, filename: str) -> None:
+    def __init__(self, commands: Host, filename: str) -> None:
         self.commands = commands
-        self.app: AtkApp = commands.app
+        self.app = commands.app
+        self.service = commands.service
         self.filename = filename
+
+    def notify(self, text: str, severity: SeverityLevel = "information", timeout: float | None = None) -> None:
+        self.app.post_message(Said(text, severity, timeout))
+
+    def report_error(self, text: str) -> None:
+        self.app.post_message(WriteFailed(text))
+
+    def shown(self, path: Path) -> str:
+        return shown_path(self.service.root, self.commands.store_label, path)
 
     async def run(self) -> tuple[str, str] | None:
         """The whole session; (last commit, commit before it) when an edit was saved."""
@@ -115,10 +134,10 @@ class EditSession:
         """SPEC §10/§11: hold → editor → save/unhold, every branch; the person's text is never
         lost and never saved over a version they did not see."""
         app = self.app
-        svc = app.service
+        svc = self.service
         item = await asyncio.to_thread(svc.read, filename)
         if item.state in TERMINAL:
-            app.notify(f"{item.state} items are read-only", severity="warning")
+            self.notify(f"{item.state} items are read-only", "warning")
             return
         if not await self.commands.confirm_agent_hold([item], "edit"):
             return
@@ -132,7 +151,7 @@ class EditSession:
             if ok != "yes":
                 return
         in_app = False
-        if app.editor is None and not self._can_suspend():
+        if self.commands.editor is None and not self._can_suspend():
             # a browser (textual-serve) cannot hand the terminal to $EDITOR: ask before
             # anything is held, and edit in the dashboard instead; asked once a session (a
             # "yes" stands for every later `e` of this dashboard, a "no" asks again next time)
@@ -148,12 +167,12 @@ class EditSession:
                     return
                 _EDITS_HERE.add(app)
             in_app = True
-        elif app.editor is None:
+        elif self.commands.editor is None:
             argv = editor_command()
             if shutil.which(argv[0]) is None:  # said before anything is held
-                app.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
+                self.report_error(str(EditorMissing(f"editor not found: {argv[0]!r} (set $VISUAL or $EDITOR)")))
                 return
-        app.pause_watch()
+        app.post_message(WatchPaused(True))
         saved: tuple[str, str] | None = None
         try:
             base = await asyncio.to_thread(svc.head)
@@ -161,7 +180,7 @@ class EditSession:
             try:
                 ticket = await asyncio.to_thread(svc.begin_edit, filename, allow_unpushed=True)
             except AtkError as exc:
-                app.report_error(exc.message)
+                self.report_error(exc.message)
                 return None
             if ticket.pushed is False:
                 ok = await app.push_screen_wait(
@@ -177,15 +196,14 @@ class EditSession:
             await self._edit_loop(ticket, in_app=in_app, resume=resume if isinstance(resume, tuple) else None)
             saved = await self._saved_range(base)
         finally:
-            app.resume_watch()
-            app.reload()
-            app.screen.refresh_bindings()
+            app.post_message(WatchPaused(False))
+            app.post_message(StoreWritten())
         return saved
 
     async def _saved_range(self, base: str | None) -> tuple[str, str] | None:
         """(head, base) when this session saved an edit: hold + edit + unhold is then one
         thing to undo."""
-        svc = self.app.service
+        svc = self.service
         head = await asyncio.to_thread(svc.head)
         if head and base and head != base:
             subjects = await asyncio.to_thread(svc.commits_touching, self.filename, base)
@@ -205,7 +223,7 @@ class EditSession:
     async def _offer_kept(self, filename: str) -> tuple[bytes, bytes | None, Path] | bool:
         """Offer text kept by an earlier session of `filename`: (its text, the version it was
         based on if known, its file) to resume from, True to start afresh, False to stop."""
-        kept = kept_scratches(self.app.service.scratch_dir(), filename)
+        kept = kept_scratches(self.service.scratch_dir(), filename)
         if not kept:
             return True
         newest = kept[-1]
@@ -214,7 +232,7 @@ class EditSession:
             ChoiceScreen(
                 "Kept text",
                 Text(
-                    f"An earlier edit of this item was not saved; your text is kept in {shown_path(self.app, newest)}{more}.\n\n"
+                    f"An earlier edit of this item was not saved; your text is kept in {self.shown(newest)}{more}.\n\n"
                     "Resume opens it merged with the stored version (conflicts marked); Start afresh opens the stored "
                     "version and keeps the old text where it is."
                 ),
@@ -227,7 +245,7 @@ class EditSession:
             for path in kept:
                 path.unlink(missing_ok=True)
                 base_of(path).unlink(missing_ok=True)
-            self.app.notify("kept text discarded", timeout=3)
+            self.notify("kept text discarded", timeout=3)
             return True
         if choice == "fresh":
             return True
@@ -243,7 +261,7 @@ class EditSession:
         file) and the person edits again (merged into a newer version), discards, or decides
         later (the item stays as it is)."""
         app = self.app
-        svc = app.service
+        svc = self.service
         mine = ticket.base
         resumed: Path | None = None  # the kept text resumed: gone once saved or discarded
         if resume is not None:
@@ -260,7 +278,7 @@ class EditSession:
             if code is None:
                 return  # the editor could not start: said, and the session abandoned
             if code != 0:
-                app.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", severity="warning")
+                self.notify(f"editor exited with status {code}: nothing saved" if not in_app else "edit cancelled: nothing saved", "warning")
                 await self._abandon(ticket)
                 return
             text = mine.decode("utf-8", errors="replace")
@@ -273,9 +291,9 @@ class EditSession:
             out = await asyncio.to_thread(svc.finish_edit, ticket, mine)
             if out.ok:
                 if out.code == "unchanged":
-                    app.notify("unchanged", timeout=2)
+                    self.notify("unchanged", timeout=2)
                     for w in out.warnings:
-                        app.notify(w, severity="warning", markup=False)
+                        self.notify(w, "warning")
                 else:
                     self.commands.report(out)
                 drop_resumed()
@@ -286,7 +304,7 @@ class EditSession:
             if choice == "discard":
                 await self._abandon(ticket)
                 drop_resumed()
-                app.notify("changes discarded", timeout=3)
+                self.notify("changes discarded", timeout=3)
                 return
             mine = choice
 
@@ -300,7 +318,7 @@ class EditSession:
             code = self._call_editor(path)
         except (EditorMissing, SuspendNotSupported) as exc:
             # (a driver that said it could suspend and then could not: nothing edited)
-            self.app.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
+            self.report_error(str(exc) or "this session cannot hand the terminal to $EDITOR: nothing edited")
             await self._abandon(ticket)
             return None, mine
         return code, (path.read_bytes() if code == 0 else mine)
@@ -313,16 +331,16 @@ class EditSession:
         state = ticket.state
         moved = None
         if out.code in ("changed", "state", "missing"):  # what happened to it meanwhile, exactly
-            moved = await asyncio.to_thread(app.service.edit_drift, ticket)
+            moved = await asyncio.to_thread(self.service.edit_drift, ticket)
         if moved is not None and moved.left:
             return await self._moved_meanwhile(ticket, moved, mine)
         newer: bytes | None = None
         if out.code == "changed":
             try:
-                newer = await asyncio.to_thread(app.service.read_bytes, ticket.filename)
+                newer = await asyncio.to_thread(self.service.read_bytes, ticket.filename)
             except AtkError:
                 newer = None
-        kept = shown_path(app, ticket.keep(mine))
+        kept = self.shown(ticket.keep(mine))
         merged = mine
         how = ""
         if newer is not None:
@@ -352,7 +370,7 @@ class EditSession:
             return merged
         if choice == "discard":
             return "discard"
-        app.notify(f"your text is kept in {kept}; the item stays in {state}", severity="warning", markup=False, timeout=10)
+        self.notify(f"your text is kept in {kept}; the item stays in {state}", "warning", 10)
         return None
 
     async def _moved_meanwhile(self, ticket: EditTicket, moved: EditDrift, mine: bytes) -> bytes | str | None:
@@ -361,7 +379,7 @@ class EditSession:
         makes sense -- edit again where it is now (held again from inbox) or discard; for an
         item that is gone or terminal, only keeping or discarding the text."""
         app = self.app
-        kept = shown_path(app, ticket.keep(mine))
+        kept = self.shown(ticket.keep(mine))
         ticket.held = False  # it left the session's hold: nothing of it is this session's to release
         if moved.gone or moved.terminal:
             message = f"{moved.summary()}\n\nNothing was saved. Your text is kept in {kept}."
@@ -383,23 +401,23 @@ class EditSession:
         if choice == "again":
             old_base = ticket.base
             try:
-                newer = await asyncio.to_thread(app.service.retarget_edit, ticket)
+                newer = await asyncio.to_thread(self.service.retarget_edit, ticket)
             except AtkError as exc:
-                app.report_error(f"{exc.message}; your text is kept in {kept}")
+                self.report_error(f"{exc.message}; your text is kept in {kept}")
                 return None
             return merge_texts(old_base, newer, mine)[0]
         where = "it is gone" if moved.gone else f"it is in {moved.now} now"
-        app.notify(f"your text is kept in {kept}; {where}", severity="warning", markup=False, timeout=10)
+        self.notify(f"your text is kept in {kept}; {where}", "warning", 10)
         return None
 
     async def _abandon(self, ticket: EditTicket) -> None:
         """End the session without saving: unhold what it held, drop its text."""
-        out = await asyncio.to_thread(self.app.service.abandon_edit, ticket)
+        out = await asyncio.to_thread(self.service.abandon_edit, ticket)
         for w in out.warnings:
-            self.app.notify(w, severity="warning", markup=False)
+            self.notify(w, "warning")
 
     def _call_editor(self, path: Path) -> int:
-        editor = self.app.editor
+        editor = self.commands.editor
         if editor is not None:
             return editor(path)
         return run_real_editor(self.app, path)
