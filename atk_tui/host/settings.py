@@ -215,47 +215,42 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
+def _check(ok: bool, value: Any) -> Any:
+    if not ok:
+        raise BadValue
+    return value
+
+
+def _seconds(key: Key, value: Any) -> float:
+    ok = _number(value) and (key.low is None or value >= key.low) and (key.above is None or value > key.above)
+    _check(ok and (key.high is None or value <= key.high), value)
+    return float(value) if key.most is None else min(float(value), key.most)
+
+
+def _urls(key: Key, value: Any) -> tuple[str, ...]:
+    value = [] if value is None else [value] if isinstance(value, str) else value
+    _check(isinstance(value, list) and all(isinstance(u, str) and u.strip() for u in value), value)
+    return tuple(u.strip() for u in value)
+
+
+#: each kind's checker: the value as the program uses it, or BadValue
+_CONVERT: dict[str, Any] = {
+    "seconds": _seconds,
+    "bool": lambda key, v: _check(isinstance(v, bool), v),
+    "choice": lambda key, v: _check(v in key.choices, v),
+    "text": lambda key, v: _check(isinstance(v, str), v),
+    "duration": lambda key, v: _duration(v),
+    "urls": _urls,
+    "keymap": lambda key, v: dict(_check(isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str) and x for k, x in v.items()), v)),
+    "repos": lambda key, v: tuple(_check(isinstance(v, list) and all(isinstance(r, str) for r in v), v)),
+    "clock-range": lambda key, v: _clock_range(v),
+}  # fmt: skip
+
+
 def convert(key: Key, value: Any) -> Any:
     """The value `key` stands for, as the program uses it; BadValue (saying only what is wrong
-    with the value) when the key does not take it."""
-    kind = key.kind
-    if kind == "seconds":
-        if not _number(value) or (key.low is not None and value < key.low) or (key.above is not None and not value > key.above) \
-                or (key.high is not None and value > key.high):  # fmt: skip
-            raise BadValue
-        return float(value) if key.most is None else min(float(value), key.most)
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise BadValue
-        return value
-    if kind == "choice":
-        if value not in key.choices:
-            raise BadValue
-        return value
-    if kind == "text":
-        if not isinstance(value, str):
-            raise BadValue
-        return value
-    if kind == "duration":
-        return _duration(value)
-    if kind == "urls":
-        if value is None:
-            return ()
-        value = [value] if isinstance(value, str) else value
-        if not isinstance(value, list) or not all(isinstance(u, str) and u.strip() for u in value):
-            raise BadValue
-        return tuple(u.strip() for u in value)
-    if kind == "keymap":
-        if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and v for k, v in value.items()):
-            raise BadValue
-        return dict(value)
-    if kind == "repos":
-        if not isinstance(value, list) or not all(isinstance(r, str) for r in value):
-            raise BadValue
-        return tuple(value)
-    if kind == "clock-range":
-        return _clock_range(value)
-    raise AssertionError(kind)
+    with the value, if more than that it is not one the key takes) when the key does not take it."""
+    return _CONVERT[key.kind](key, value)
 
 
 def _duration(value: Any) -> timedelta | None:
