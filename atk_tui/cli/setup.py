@@ -89,7 +89,7 @@ def cmd_schema(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
 
 def config_lines(store_option: str | None) -> list[str]:
     """`atk config`: every key atk reads, its resolved value and where it comes from."""
-    from atk_tui.host.config import DEFAULT_GIT_TIMEOUT, DEFAULT_PLANS_ROOT, config_path, load_config, plans_root
+    from atk_tui.host.config import DEFAULT_PLANS_ROOT, config_path, load_config, plans_root
 
     cfg = load_config()
     in_file = f"config file {config_path()}"
@@ -106,29 +106,22 @@ def config_lines(store_option: str | None) -> list[str]:
         f"plans_root = {json.dumps(str(plans_root()), ensure_ascii=False)}  # "
         + (in_file if raw else f"default ({DEFAULT_PLANS_ROOT})")
     )
-    git = cfg.get("git") if isinstance(cfg.get("git"), dict) else {}
-    from atk_tui.host.config import git_limits
+    from atk_tui.host.settings import TABLE, from_env, read_table
 
-    limits = git_limits(cfg)
-    for key, value in limits.items():
-        given = git.get(key)
-        if isinstance(given, int | float) and not isinstance(given, bool) and float(given) == value:
+    git = read_table("git", cfg)  # every [git] key, declared in host.settings
+    for key in TABLE["git"].keys:
+        value = git.values[key.name]
+        default = git.values[key.follows] if key.follows and key.default is None else key.default
+        if from_env(key) is not None:
+            said = f"${key.env}"
+        elif key.name in git.given:
             said = in_file
-        elif key != "timeout" and value == limits["timeout"] and value != DEFAULT_GIT_TIMEOUT:
-            said = "git.timeout (its default)"
+        elif key.follows in git.given and value == git.values[key.follows]:
+            said = f"git.{key.follows} (its default)"
         else:
-            said = f"default ({DEFAULT_GIT_TIMEOUT:g} s)"
-        lines.append(f"git.{key} = {value:g}  # {said}")
-    from atk_tui.service.reading import DEFAULT_READ_TIMEOUT, DEFAULT_READ_WINDOW, TIMEOUT_ENV, WINDOW_ENV, read_limits
-
-    for key, env, default, value in zip(("read_window", "read_timeout"), (WINDOW_ENV, TIMEOUT_ENV),
-                                        (DEFAULT_READ_WINDOW, DEFAULT_READ_TIMEOUT), read_limits(cfg), strict=True):
-        raw = git.get(key)
-        said = (f"${env}" if os.environ.get(env, "").strip()
-                else in_file if isinstance(raw, int | float) and not isinstance(raw, bool) and float(raw) == value
-                else f"default ({default:g} s)")  # fmt: skip
-        lines.append(f"git.{key} = {value:g}  # {said}")
-    shown = {"private_notes", "plans_root", *(f"git.{k}" for k in (*limits, "read_window", "read_timeout"))}
+            said = f"default ({default:g} s)"
+        lines.append(f"git.{key.name} = {value:g}  # {said}")
+    shown = {"private_notes", "plans_root", *(f"git.{k.name}" for k in TABLE["git"].keys)}
 
     def walk(prefix: str, table: dict[str, Any]) -> None:
         for k, v in table.items():
