@@ -576,12 +576,20 @@ class GraphScreen(ItemActionsScreen):
             return
         t = Text()
         t.append(f"{len(model.cycles)} cycle{'s' if len(model.cycles) != 1 else ''}: ", style="bold")
-        shown = [format_cycle(c, limit=8) for c in model.cycles[:MAX_CYCLES_SHOWN]]
-        t.append("  ·  ".join(safe_line(s) for s in shown))
+        # titles, as the lists and the nodes show them (a filename only for an item with none)
+        shown = [format_cycle([self._cycle_name(n) for n in c], limit=8) for c in model.cycles[:MAX_CYCLES_SHOWN]]
+        t.append("  ·  ".join(shown))
         if len(model.cycles) > MAX_CYCLES_SHOWN:
             t.append(f"  ·  +{len(model.cycles) - MAX_CYCLES_SHOWN} more")
         box.update(t)
         box.add_class("shown")
+
+    def _cycle_name(self, node_id: str) -> str:
+        info = self.model.info.get(node_id) if self.model is not None else None
+        title = safe_line(info.title) if info is not None and info.title else ""
+        if not title:
+            return safe_line(node_id)
+        return f"“{title[:29] + '…' if len(title) > 30 else title}”"
 
     @on(GraphCanvas.NodeHighlighted)
     def _highlighted(self, event: GraphCanvas.NodeHighlighted) -> None:
