@@ -123,15 +123,18 @@ class WaitStats:
     items: list[ItemWait]  # non-question items that waited on questions, longest first
     deadlines: list[DeadlineRow] = field(default_factory=list)  # answered within the deadline, per urgency and agent
 
-    def headline(self) -> str:
-        """"3 questions waiting · oldest 2 d · answering the top one unblocks 7 items"."""
+    def headline(self, *, by_title: bool = False) -> str:
+        """"3 questions waiting · oldest 2 d · answering the top one unblocks 7 items"; the
+        question named by its filename (the CLI's handle) or, `by_title`, by its quoted title
+        (the dashboard, whose lists show titles)."""
         if not self.open:
             return "no questions waiting"
         n = len(self.open)
         top = max(self.open, key=lambda q: (q.blocked_all, q.wait))
         text = f"{n} question{'s' if n != 1 else ''} waiting · oldest {duration(self.open[0].wait)}"
         if top.blocked_all:
-            text += f" · answering {top.filename} unblocks {top.blocked_all} item{'s' if top.blocked_all != 1 else ''}"
+            name = f"“{top.title}”" if by_title and top.title else top.filename
+            text += f" · answering {name} unblocks {top.blocked_all} item{'s' if top.blocked_all != 1 else ''}"
         return text
 
     def to_json(self) -> dict[str, Any]:

@@ -25,7 +25,9 @@ async def test_the_palette_opens_the_stats_with_the_waits(tmp_path: Path) -> Non
         await app.workers.wait_for_complete()
         await settle(pilot)
         text = screen_text(app)
-        assert "1 question waiting · oldest 3 d 22 h · answering q2.md unblocks 1 item" in text
+        # questions by their titles, as the lists show them (issue 43), never their filenames
+        assert "1 question waiting · oldest 3 d 22 h · answering “Q two” unblocks 1 item" in text
+        assert ".md" not in text.split("Wait statistics")[1], text
         assert "3 answered · median wait 5 h · 90th percentile 1 d" in text
         assert "1 removed unanswered" in text
         # the chart has axes (issue 29: a bare sparkline said neither how many nor when)
@@ -36,7 +38,7 @@ async def test_the_palette_opens_the_stats_with_the_waits(tmp_path: Path) -> Non
         first, last = app.screen.stats.per_day[0][0], app.screen.stats.per_day[-1][0]
         assert re.search(rf"{first:%m-%d}\s.*{last:%m-%d}", text), text
         table = app.screen.query_one("#stats-open", DataTable)
-        assert table.row_count == 1 and "q2.md" in str(table.get_row_at(0)[3])
+        assert table.row_count == 1 and str(table.get_row_at(0)[3]) == "Q two"
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, StatsScreen)

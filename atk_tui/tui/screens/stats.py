@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from atk_tui.tui.screens.dashboard import Dashboard
 
 
+def _title(title: str) -> Text:
+    """A question's title in a table cell: cut with an ellipsis past 70 cells, never folded."""
+    t = Text(safe_line(title), no_wrap=True)
+    t.truncate(70, overflow="ellipsis")
+    return t
+
+
 BARS = " ▁▂▃▄▅▆▇█"
 
 
@@ -133,7 +140,7 @@ class StatsScreen(ModalScreen[None]):
 
     def show(self, st: WaitStats) -> None:
         self.stats = st
-        self.query_one("#stats-head", Static).update(Text(st.headline()))
+        self.query_one("#stats-head", Static).update(Text(safe_line(st.headline(by_title=True))))
         period = f"Since {st.since:%Y-%m-%d}" if st.since else "All time"
         summary = Text()
         if st.answered:
@@ -146,7 +153,7 @@ class StatsScreen(ModalScreen[None]):
             summary.append(f" · {len(st.removed)} removed unanswered")
         if st.items:
             top = st.items[0]
-            summary.append(f"\nLongest wait of a work item on questions: {duration(top.waited)} ({safe_line(top.filename)})")
+            summary.append(f"\nLongest wait of a work item on questions: {duration(top.waited)} (“{safe_line(top.title)}”)")
         self.query_one("#stats-summary", Static).update(summary)
         self.query_one("#stats-chart", Static).update(DayChart(st.per_day))
         if st.per_day:
@@ -160,15 +167,14 @@ class StatsScreen(ModalScreen[None]):
         # empty kept its labels' widths beside wider rows (seen on a loaded machine)
         table = self.query_one("#stats-open", DataTable)
         table.clear(columns=True)
-        table.add_columns("waited", "blocks", "all", "question", "title")
+        # a question by its title, as the lists show it (its filename is on the item's detail)
+        table.add_columns("waited", "blocks", "all", "question")
         for w in st.open:
-            table.add_row(
-                duration(w.wait), str(w.blocked_direct), str(w.blocked_all), Text(safe_line(w.filename)), Text(safe_line(w.title)[:60])
-            )
+            table.add_row(duration(w.wait), str(w.blocked_direct), str(w.blocked_all), _title(w.title))
         if not st.open:
-            table.add_row("-", "", "", Text("none: nothing is waiting for you"), "")
+            table.add_row("-", "", "", Text("none: nothing is waiting for you"))
         longest = self.query_one("#stats-longest", DataTable)
         longest.clear(columns=True)
-        longest.add_columns("waited", "status", "question", "title")
+        longest.add_columns("waited", "status", "question")
         for w in st.longest:
-            longest.add_row(duration(w.wait), w.status, Text(safe_line(w.filename)), Text(safe_line(w.title)[:60]))
+            longest.add_row(duration(w.wait), w.status, _title(w.title))
