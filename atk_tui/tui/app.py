@@ -569,6 +569,17 @@ class AtkApp(App):
 
         self._toggle(HistoryScreen, HistoryScreen)
 
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """The palette's Screenshot: saved in Downloads, else the home folder, the toast saying
+        where (or where not, and why); in a browser, the browser downloads it."""
+        if self.is_web or path is not None:
+            super().action_screenshot(filename, path)
+            return
+        from atk_tui.tui.display.screenshot import save_screenshot
+
+        message, severity = save_screenshot(self, filename)
+        self.notify(message, title="Screenshot", severity=severity, markup=False)  # type: ignore[arg-type]
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield from system_commands(self, self.main, self.key_for)  # (keys as [tui.keys] remapped them)

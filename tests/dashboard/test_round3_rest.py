@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from support.actions_support import Demo, asks, dashboard, press_all
-from support.apps import build_app, screen_text, settle, wait_until
+from support.apps import build_app, recording, screen_text, settle, wait_until
 from support.clock import NOW
 from support.storekit import Clock, add_item
 
@@ -110,3 +110,41 @@ async def test_the_empty_store_hint_is_whole_at_every_size(tmp_path: Path) -> No
             words = " ".join(line.strip(" │") for line in shown.splitlines())
             assert "opens a sample store to look around." in " ".join(words.split()), (size, shown)
             assert "`atk-tui --demo`" in shown and "`atk wi add`" in shown, (size, shown)
+
+
+async def test_screenshot_without_a_downloads_folder_goes_home_and_says_where(tmp_path: Path, monkeypatch) -> None:
+    """The palette's Screenshot with no ~/Downloads: saved in the home folder, the toast naming
+    the file and why there (Textual said only "Failed to save screenshot")."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    root = tmp_path / "store"
+    init_store(root)
+    app = recording(build_app(root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.action_screenshot()
+        await settle(pilot)
+    saved = list(home.glob("atk-tui *.svg"))
+    assert len(saved) == 1 and "<svg" in saved[0].read_text(encoding="utf-8")
+    assert (f"Screenshot saved to {saved[0]} ({home / 'Downloads'} does not exist)", "information") in app.notes
+
+
+async def test_screenshot_that_cannot_be_written_says_where_and_why(tmp_path: Path, monkeypatch) -> None:
+    home = tmp_path / "not-a-folder"
+    home.write_text("a file where the home folder should be\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    root = tmp_path / "store"
+    init_store(root)
+    app = recording(build_app(root))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.action_screenshot()
+        await settle(pilot)
+    errors = [m for m, sev in app.notes if sev == "error"]
+    assert len(errors) == 1 and errors[0].startswith(f"Could not save the screenshot to {home}/atk-tui "), errors
+    assert errors[0].endswith(": Not a directory"), errors
