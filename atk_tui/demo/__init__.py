@@ -408,7 +408,7 @@ def demo_filenames(now: datetime) -> dict[str, str]:
     return {key: it.filename for key, it in d.items.items()}
 
 
-def create_demo_store(base: Path, now: datetime | None = None, *, feedback_queue: bool = False) -> Path:
+def create_demo_store(base: Path, now: datetime | None = None, *, feedback_queue: bool = False, elsewhere: bool = False) -> Path:
     """Create `base/remote.git` (bare) and `base/store` (its clone, pushed); return the store.
 
     The content is deterministic given `now` (default: the current time); every timestamp in
@@ -442,12 +442,16 @@ def create_demo_store(base: Path, now: datetime | None = None, *, feedback_queue
         from atk_tui.demo.feedback import add_feedback_queue
 
         add_feedback_queue(store, now, wi_dependency=demo.items["adopt-429"].filename)
+    if elsewhere:  # `E`'s sample escalations, as the last look at GitHub (the demo never looks)
+        from atk_tui.demo.elsewhere import save_sample_elsewhere
+
+        save_sample_elsewhere(store, now)
     return store.resolve()
 
 
 def demo_main() -> Path:
     """Create a demo store in a fresh temporary directory and return the store path."""
-    return create_demo_store(Path(tempfile.mkdtemp(prefix="atk-demo-")), feedback_queue=True)
+    return create_demo_store(Path(tempfile.mkdtemp(prefix="atk-demo-")), feedback_queue=True, elsewhere=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -148,3 +148,19 @@ async def test_screenshot_that_cannot_be_written_says_where_and_why(tmp_path: Pa
     errors = [m for m, sev in app.notes if sev == "error"]
     assert len(errors) == 1 and errors[0].startswith(f"Could not save the screenshot to {home}/atk-tui "), errors
     assert errors[0].endswith(": Not a directory"), errors
+
+
+async def test_the_demo_shows_sample_escalations_under_E(tmp_path: Path) -> None:
+    """`E` in the demo shows afkkit's sample escalations and ready queue at once (the demo
+    never looks at GitHub; before, it showed nothing until `u` said gh was missing)."""
+    root = create_demo_store(tmp_path, NOW, elsewhere=True)
+    app = build_app(root, look_elsewhere=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("E")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert type(app.screen).__name__ == "ElsewhereScreen", shown
+        assert "Rate-limit the public search endpoint" in shown, shown
+        assert "Return 503 with Retry-After" in shown
+        assert "sample rows, not read from GitHub" in shown
