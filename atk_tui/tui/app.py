@@ -34,7 +34,7 @@ from atk_tui.tui.feeds.elsewhere_feed import ElsewhereFeed
 from atk_tui.tui.feeds.remote_watch import RemoteWatch
 from atk_tui.tui.feeds.view_keeper import ViewKeeper
 from atk_tui.tui.keys import bindings
-from atk_tui.tui.keys.key_guard import KeyGuard
+from atk_tui.tui.keys.key_guard import DIALOG_KEY_GRACE, KeyGuard
 from atk_tui.tui.palette import ItemProvider, WriteProvider, palette_action, system_commands
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.main import MainScreen
@@ -124,7 +124,9 @@ class AtkApp(App):
         service.set_activity_listener(lambda what: self.post_message(Activity(what)))
         #: the slow step a write runs (a hook), shown in the status line
         self.spinner = Spinner(self, self._status_changed)
-        self.key_guard = KeyGuard(self)  # keys typed as a dialog closes
+        #: `DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)
+        self.dialog_key_grace = DIALOG_KEY_GRACE
+        self.key_guard = KeyGuard(self, grace=lambda: self.dialog_key_grace)  # keys typed as a dialog closes
         self.remote = RemoteWatch(
             self, service, self.tui_config, synced=self._synced, counts=self._load_sync_counts,
             paused=lambda: bool(self._watch_paused), last_move=lambda: self.last_move,
@@ -142,15 +144,6 @@ class AtkApp(App):
         if isinstance(screen, ChoiceScreen):  # a question answered by one key: not by keys typed for another
             self.key_guard.dialog_changed()
         return super().push_screen(screen, *args, **kw)
-
-    @property
-    def dialog_key_grace(self) -> float:
-        """`keys.key_guard.DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)."""
-        return self.key_guard.grace
-
-    @dialog_key_grace.setter
-    def dialog_key_grace(self, grace: float) -> None:
-        self.key_guard.grace = grace
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and not self.key_guard.typed(event):
@@ -356,27 +349,6 @@ class AtkApp(App):
             self.report_error(w)
         self.main.update_status()
 
-    @work(thread=True, exclusive=True, group="bodies", exit_on_error=False)
-    def load_bodies(self) -> None:
-        """Read every active body once, for the filter (only when the filter is opened)."""
-        view = self.queue
-        if view is None:
-            return
-        bodies = {}
-        for item in list(view.items.values()):
-            if item.filename in self.main.bodies:
-                continue
-            try:
-                bodies[item.filename] = self.service.read(item.filename, item.state).body
-            except Exception:
-                continue
-        self.call_from_thread(self._bodies_loaded, bodies)
-
-    def _bodies_loaded(self, bodies: dict[str, str]) -> None:
-        self.main.bodies.update(bodies)
-        if self.main.filter_text:
-            self.main.refresh_rows()
-
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.report_worker_error(event)
 
@@ -433,10 +405,7 @@ class AtkApp(App):
         self.screen.refresh_bindings()
 
     def on_watch_paused(self, event: wrote.WatchPaused) -> None:
-        if event.paused:
-            self.pause_watch()
-        else:
-            self.resume_watch()
+        (self.pause_watch if event.paused else self.resume_watch)()
 
     def report_error(self, message: str) -> None:
         self.last_error = safe_text(self.dashboard_words(message))

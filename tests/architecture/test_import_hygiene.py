@@ -136,21 +136,66 @@ def test_heavy_libraries_stay_off_the_start_up_path(module: str, banned: tuple[s
 
 
 # -- the dashboard's shape ---------------------------------------------------------------------
-# The dashboard's shape (issue 11): no module over 700 lines, no screen borrowing attributes
-# through `type: ignore` (the layers themselves: tests/architecture/test_import_hygiene.py).
+# The dashboard's shape (issues 11 and 45): no module over 600 lines, no folder with more than
+# 15 modules at one level, no screen borrowing attributes through `type: ignore`, and no part of
+# it importing the app (the app imports them; they talk to it by Textual messages).
 
 
 TUI = Path(atk_tui.__file__).parent / "tui"
-MAX_LINES = 700
+MAX_LINES = 600
+MAX_MODULES = 15
+#: no module of the dashboard imports the app: the entry point (`atk_tui/__main__.py`) builds it
+#: with `make_app`
+APP = "atk_tui.tui.app"
 
 
 def _modules() -> list[Path]:
     return sorted(TUI.rglob("*.py"))
 
 
-def test_no_dashboard_module_is_over_700_lines() -> None:
+def test_no_dashboard_module_is_over_600_lines() -> None:
     long = {str(p.relative_to(TUI)): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
+
+
+def _entries(folder: Path) -> list[str]:
+    """A package folder's modules at its own level: its .py files but `__init__.py`, and its
+    subpackages."""
+    return sorted(
+        p.name for p in folder.iterdir()
+        if (p.suffix == ".py" and p.name != "__init__.py") or (p.is_dir() and (p / "__init__.py").exists())
+    )  # fmt: skip
+
+
+def test_no_dashboard_folder_holds_more_than_15_modules() -> None:
+    folders = [TUI, *(p.parent for p in TUI.rglob("__init__.py") if p.parent != TUI)]
+    crowded = {str(f.relative_to(TUI.parent)): len(e) for f in folders if len(e := _entries(f)) > MAX_MODULES}
+    assert crowded == {}, f"group these folders' modules into subpackages by role: {crowded}"
+
+
+def test_the_folder_count_sees_modules_and_subpackages() -> None:
+    top = _entries(TUI)
+    assert "app.py" in top and "screens" in top and "__init__.py" not in top and "fonts" not in top
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda p: str(p.relative_to(TUI)))
+def test_no_dashboard_module_imports_the_app(path: Path) -> None:
+    """Not even under TYPE_CHECKING (`imports` reads every import in the file): a circle that
+    import-linter does not see (it leaves TYPE_CHECKING imports out) is still a circle."""
+    if path == TUI / "app.py":
+        return
+    found = _hits(imports(path), (APP,))
+    assert found == [], f"{path.relative_to(TUI)} imports the app: post a message to it, or take what it needs as an argument"
+
+
+def test_an_import_of_the_app_is_seen(tmp_path: Path) -> None:
+    """The checker itself: the app imported for type checking only, or by a relative import
+    from a subpackage, is found."""
+    fake = tmp_path / "probe.py"
+    fake.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..app import AtkApp\n", encoding="utf-8")
+    assert _hits(imports(fake, "atk_tui.tui.writes.probe"), (APP,)) == ["atk_tui.tui.app", "atk_tui.tui.app.AtkApp"]
+    fake.write_text("from atk_tui.tui import app\n", encoding="utf-8")
+    assert _hits(imports(fake, "atk_tui.tui.writes.probe"), (APP,)) == ["atk_tui.tui.app"]
 
 
 def test_no_screen_borrows_attributes_it_does_not_declare() -> None:

@@ -4,6 +4,7 @@ once. The app asks `KeyGuard` for each key it reads."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from weakref import WeakKeyDictionary
 
 from textual import events
@@ -24,10 +25,9 @@ class KeyGuard:
     """When the last dialog closed, which screen each key was typed at, and whether the
     person was told that keys were dropped."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, grace: Callable[[], float] = lambda: DIALOG_KEY_GRACE) -> None:
         self.app = app
-        #: `DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)
-        self.grace = DIALOG_KEY_GRACE
+        self.grace = grace  # seconds: `DIALOG_KEY_GRACE`, or 0 (tests that press keys faster than anyone reads)
         self._since = float("-inf")  # when the last dialog closed, or the last key dropped after it
         self._dropped = 0
         self._typed_at: WeakKeyDictionary[events.Key, Screen] = WeakKeyDictionary()
@@ -40,7 +40,7 @@ class KeyGuard:
     def typed(self, event: events.Key) -> bool:
         """A key read by the app: False when it is dropped (a key of the burst typed as a dialog
         closed), else True, with the screen it was typed at noted."""
-        if event.time - self._since <= self.grace and event.key not in HARMLESS_KEYS:
+        if event.time - self._since <= self.grace() and event.key not in HARMLESS_KEYS:
             self._since = max(self._since, event.time)  # the burst goes on
             self._said_dropped()
             return False

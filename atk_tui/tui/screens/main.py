@@ -13,7 +13,6 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.css.scalar import Unit
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from atk_tui.domain.filters import Query, parse_query
@@ -23,13 +22,14 @@ from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.config import SORTS
 from atk_tui.tui.display.filtering import filter_hint, keeps
 from atk_tui.tui.display.present import NEEDS_COLUMNS, PANE_COLUMNS, match_spans, needs_row, pane_row, sort_items
+from atk_tui.tui.display.questions import answer_target, needs_texts, next_question, waiting
 from atk_tui.tui.display.status import status_line
 from atk_tui.tui.keys import bindings
 from atk_tui.tui.screens.base import ItemActionsScreen
 from atk_tui.tui.screens.detail_follow import DetailFollower
-from atk_tui.tui.screens.narrow import NARROW_CSS, NarrowLayout
+from atk_tui.tui.screens.filter_bar import FilterBar
+from atk_tui.tui.screens.narrow import NARROW_CSS, TRIAGE_CSS, NarrowLayout
 from atk_tui.tui.widgets.detail import DepTree, DetailPane
-from atk_tui.tui.widgets.filter_input import FilterInput
 from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.item_list import ItemList
 from atk_tui.tui.widgets.notices import NoticeStrip
@@ -54,25 +54,7 @@ MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the 
 class MainScreen(ItemActionsScreen):
     BINDINGS = bindings.MAIN
 
-    DEFAULT_CSS = """
-    MainScreen { layout: vertical; }
-    #banner { height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; display: none; }
-    #banner.shown { display: block; }
-    #store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
-    #store-defects.shown { display: block; }
-    #needs { height: auto; max-height: 45%; min-height: 3; border: round $panel-lighten-2; border-title-style: bold; }
-    #body { height: 1fr; }
-    #panes { width: 3fr; }
-    #panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
-    #panes #inbox { height: 2fr; }  /* until the rows are known: then `share_heights` */
-    #panes ItemList:focus, #needs:focus { border: round $accent; }
-    #detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
-    #detail:focus-within { border: round $accent; }
-    /* NO_COLOR: the focused pane's frame is heavy (app.tcss) */
-    #filter { display: none; height: 3; border: round $accent; }
-    #filter.shown { display: block; }
-    #status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
-    """ + NARROW_CSS  # narrow terminals: the detail under the lists, or in their place (narrow.py)
+    DEFAULT_CSS = TRIAGE_CSS + NARROW_CSS  # wide, then narrow terminals (narrow.py: the detail under the lists, or in their place)
 
     class ItemChosen(Message):
         """The selection moved to `filename` (any pane)."""
@@ -90,7 +72,7 @@ class MainScreen(ItemActionsScreen):
         self.bodies: dict[str, str] = {}  # filename -> body text, for the filter
         self.selected: str | None = None
         self.follower = DetailFollower(self, DETAIL_DELAY)  # the detail pane follows the selection
-        self._filter_timer: Timer | None = None
+        self.filter_bar = FilterBar(self)  # `/`
         self._last_pane = "inbox"
         self._last_list = "inbox"  # the list the selection follows: the focused one, or the last focused
         self._hidden: dict[str, int] = {}  # list id -> items the filter hides in it
@@ -107,7 +89,7 @@ class MainScreen(ItemActionsScreen):
         needs.border_title = "Needs you"
         yield needs
         with Horizontal(id="body"):
-            with PanesColumn(id="panes", resized=self.share_heights):  # the filter's input goes first, when `/` makes it (`_filter_input`)
+            with PanesColumn(id="panes", resized=self.share_heights):  # the filter box goes first, when `/` makes it (`FilterBar`)
                 for pane in PANES:
                     lst = ItemList(PANE_COLUMNS, empty_text="Loading…", id=pane)
                     lst.border_title = PANE_TITLES[pane]
@@ -225,26 +207,12 @@ class MainScreen(ItemActionsScreen):
         needs_items = overdue_first([view.items[n] for n in view.needs_you if n in view.items and self._visible(view.items[n])], now)
         self._hidden["needs"] = sum(1 for n in self._waiting() if n in view.items) - len(needs_items)
         hidden = self._hidden["needs"]
-        # the questions of the queue the switch (Q) leaves out: hidden, not "nothing"
-        switched = 0 if shown_queue is None else sum(1 for n in view.needs_you if n in view.items and view.items[n].queue != shown_queue)
-        others = switch_note = ""
-        if switched:
-            others = ", ".join(sorted({view.items[n].queue for n in view.needs_you if n in view.items} - {shown_queue or ""}))
-            switch_note = f"{switched} waiting in {others}, hidden by the queue switch ({self.app.key_for('queue')} shows every queue)"
-        needs.empty_text = (
-            f"{hidden} waiting, hidden by the filter (Esc clears it)" + (f"; {switch_note}" if switched else "")
-            if hidden
-            else switch_note
-            if switched
-            else "Nothing needs you right now: no unanswered questions."
-            if view.items
-            else EMPTY_STORE["needs"]
-        )
+        needs.empty_text, self._needs_title = needs_texts(
+            view, shown_queue, len(needs_items), hidden, filtered=bool(self.filter_text),
+            key_for=self.app.key_for, empty_store=EMPTY_STORE["needs"],
+        )  # fmt: skip
         needs.set_match(match)
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
-        self._needs_title = f"Needs you {len(needs_items)}/{len(needs_items) + hidden}" if self.filter_text else f"Needs you {len(needs_items)}"
-        if switched:
-            self._needs_title += f" · {switched} in {others} hidden"
         self.show_elsewhere(self._elsewhere)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
         from atk_tui.service.stats import needs_headline  # with the first rows, not before the first frame
@@ -489,28 +457,8 @@ class MainScreen(ItemActionsScreen):
             return not isinstance(self.focused, Input)
         return super().check_action(action, parameters)
 
-    def _filter_input(self) -> FilterInput:
-        """The filter's input, made the first time `/` is pressed: not on the way to the first frame."""
-        found = self.query("#filter")
-        if found:
-            return found.first(FilterInput)
-        inp = FilterInput(
-            on_submit=self._submit_filter,
-            placeholder="text, repo: kind: urgency: is:blocked|ready|uwi",
-            id="filter",
-        )
-        inp.border_title = "Filter"  # the box says what it is, typed into or not
-        inp.border_subtitle = "Enter keeps it · Esc clears"
-        self.query_one("#panes").mount(inp, before=0)
-        return inp
-
     def action_filter(self) -> None:
-        inp = self._filter_input()
-        inp.add_class("shown")
-        # focus now (`focus()` defers): keys typed right after `/` (a fast typist, a paste) must
-        # go to the filter, not run as commands (`e` = edit)
-        self.set_focus(inp)
-        self.app.load_bodies()
+        self.filter_bar.open()
 
     @on(ItemList.MarksChanged)
     def _marks_changed(self) -> None:
@@ -539,42 +487,15 @@ class MainScreen(ItemActionsScreen):
             panes[pane].cursor = row
 
     def action_clear_filter(self) -> None:
-        if self.filter_text or self.query("#filter.shown"):  # (no input: `/` was never pressed)
-            inp = self._filter_input()
-            inp.value = ""
-            inp.remove_class("shown")
-            self.filter_text = ""
-            self.refresh_rows()
-            self.update_status()
-            self.query_one(f"#{self._last_list}", ItemList).focus()
+        self.filter_bar.clear()
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        value = event.value
+        self.filter_bar.changed(event.value)
 
-        def apply() -> None:
-            if value.strip() == self.filter_text:
-                return  # (a change the screen read after Enter had applied the filter)
-            self.filter_text = value.strip()
-            self.refresh_rows()
-            self.update_status()
-
-        self._filter_timer = self.set_timer(0.12, apply)
-
-    def _submit_filter(self, value: str) -> None:
-        """Enter in the filter (`FilterInput` calls this as it reads the key): the filter applies
-        and the focus is back on the list at once, so a key typed right behind the Enter (Space
-        to mark) acts on the narrowed list's highlighted row."""
-        if self._filter_timer is not None:
-            self._filter_timer.stop()
-        self.filter_text = value.strip()
-        self.refresh_rows()
-        self.update_status()
-        if not self.filter_text:
-            self.query_one("#filter", FilterInput).remove_class("shown")
-        self.set_focus(self.query_one(f"#{self._last_list}", ItemList))
+    def followed_list(self) -> ItemList:
+        """The list the selection follows: the focused one, or the last focused."""
+        return self.query_one(f"#{self._last_list}", ItemList)
 
     def action_cycle_queue(self) -> None:
         """Q: both queues, only mq (the feedback queue), only wi; needs-you follows."""
@@ -614,36 +535,17 @@ class MainScreen(ItemActionsScreen):
         return super().disabled_reason(action)
 
     def _answer_target(self) -> Item | None:
-        """The selected question, else the first one waiting."""
-        item, view = self.current_item(), self.view
-        waiting = self._waiting()
-        if (item is None or not item.is_question) and waiting:
-            item = view.items.get(waiting[0]) if view is not None else None
-        return item
+        return answer_target(self.current_item(), self.view, self._waiting())
 
     def _waiting(self) -> list[str]:
-        """The questions waiting, in the queue the switch (Q) shows."""
-        view = self.view
-        if view is None:
-            return []
-        shown = self.queue_view
-        return [n for n in view.needs_you if shown is None or (n in view.items and view.items[n].queue == shown)]
-
-    def _next_question(self, after: str) -> str | None:
-        """The question to select once `after` is answered: the next one waiting."""
-        if self.view is None:
-            return None
-        waiting = self._waiting()
-        later = waiting[waiting.index(after) + 1 :] if after in waiting else []
-        rest = [n for n in waiting if n != after]
-        return later[0] if later else (rest[0] if rest else None)
+        return waiting(self.view, self.queue_view)
 
     def _answer_with(self, action: str, command: Callable[[Item], Awaitable[Outcome | None]]) -> None:
         item = self._answer_target()
         if item is None:
             self.app.notify("no question selected and none waiting", severity="warning")
             return
-        nxt = self._next_question(item.filename)
+        nxt = next_question(self._waiting(), item.filename) if self.view is not None else None
 
         async def work() -> Outcome | None:
             out = await command(item)

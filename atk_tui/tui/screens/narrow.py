@@ -26,6 +26,28 @@ NARROW_BELOW = 100  # columns: narrower, the detail goes under the lists (or in 
 DETAIL_SHARE = "45%"  # of the height under the needs-you strip, in the bottom preview
 SHORT_BELOW = 32  # rows: lower, the needs-you strip keeps three rows (it scrolls) for the rest
 
+#: the triage screen on any terminal: the needs-you strip over the lists and the detail side by
+#: side, the filter box, the status line (`MainScreen.DEFAULT_CSS`, then `NARROW_CSS`)
+TRIAGE_CSS = """
+MainScreen { layout: vertical; }
+#banner { height: auto; background: $error; color: $text; text-style: bold; padding: 0 1; display: none; }
+#banner.shown { display: block; }
+#store-defects { height: auto; max-height: 3; background: $warning 30%; padding: 0 1; display: none; }
+#store-defects.shown { display: block; }
+#needs { height: auto; max-height: 45%; min-height: 3; border: round $panel-lighten-2; border-title-style: bold; }
+#body { height: 1fr; }
+#panes { width: 3fr; }
+#panes ItemList { border: round $panel-lighten-2; border-title-style: bold; }
+#panes #inbox { height: 2fr; }  /* until the rows are known: then `share_heights` */
+#panes ItemList:focus, #needs:focus { border: round $accent; }
+#detail { width: 2fr; border: round $panel-lighten-2; border-title-style: bold; }
+#detail:focus-within { border: round $accent; }
+/* NO_COLOR: the focused pane's frame is heavy (app.tcss) */
+#filter { display: none; height: 3; border: round $accent; }
+#filter.shown { display: block; }
+#status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+"""
+
 NARROW_CSS = f"""
 /* "off": the lists take the whole width; the detail shows in their place (`l`) */
 #body.-swap #detail {{ display: none; }}
