@@ -164,3 +164,38 @@ async def test_the_demo_shows_sample_escalations_under_E(tmp_path: Path) -> None
         assert "Rate-limit the public search endpoint" in shown, shown
         assert "Return 503 with Retry-After" in shown
         assert "sample rows, not read from GitHub" in shown
+
+
+async def test_the_answer_form_does_not_scroll_at_200x60(tmp_path: Path) -> None:
+    """Every question of the demo, and one of three questions with three long options each and
+    a long background, fits the answer form at 200x60 without scrolling (issue 43 saw it
+    scroll there); at 80x24 the long one scrolls, as it must."""
+    from textual.containers import VerticalScroll
+
+    root = create_demo_store(tmp_path, NOW, feedback_queue=True)
+    svc = Service(root, actor="agent", clock=Clock(NOW))
+    qs = []
+    for n in range(1, 4):
+        opts = "\n".join(
+            f"- {c}) Option {c} of question {n} -- " + "what choosing it means for the deploy, the cost and the people on call; " * 2
+            for c in "ABC"
+        )
+        qs.append(f"### Q{n}. Which approach should question {n} take for the rollout of the new session store?\n{opts}\n推奨: A) the safest")
+    body = "# Three choices for the rollout\n## 背景\n" + "What was found while working. " * 20 + "\n## 質問\n" + "\n\n".join(qs) + "\n"
+    big = add_item(svc, body=body, kind="uwi", source="process-wi", target_repo="acme/api")
+    for size in ((200, 60), (80, 24)):
+        app = build_app(root)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            names = [r.key for r in app.main.query_one("#needs").rows] if size == (200, 60) else [big]
+            assert big in names or size != (200, 60)
+            for name in names:
+                assert app.main.jump_to(name)
+                await settle(pilot)
+                await pilot.press("a")
+                await settle(pilot)
+                assert type(app.screen).__name__ == "AnswerScreen", (size, name)
+                scroll = app.screen.query_one(VerticalScroll).max_scroll_y
+                assert (scroll == 0) == (size == (200, 60)), (size, name, scroll)
+                await pilot.press("escape")
+                await settle(pilot)
