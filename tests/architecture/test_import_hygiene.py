@@ -201,3 +201,54 @@ def test_an_import_of_the_app_is_seen(tmp_path: Path) -> None:
 def test_no_screen_borrows_attributes_it_does_not_declare() -> None:
     ignores = [str(p.relative_to(TUI)) for p in _modules() if "type: ignore[attr-defined]" in p.read_text(encoding="utf-8")]
     assert ignores == []
+
+
+def _tui_graph() -> dict[str, set[str]]:
+    """The dashboard's modules and the dashboard modules each imports, at any depth in the file:
+    under TYPE_CHECKING and inside functions too."""
+    names = {_module_name(p): p for p in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        found = set()
+        for mod in imports(path):
+            while mod and mod not in names:  # `atk_tui.tui.x.Name` -> `atk_tui.tui.x`
+                mod = mod.rpartition(".")[0]
+            if mod and mod != name and not (path.name == "__init__.py" or names[mod].name == "__init__.py"):
+                found.add(mod)
+        graph[name] = found
+    return graph
+
+
+def _a_circle(graph: dict[str, set[str]]) -> list[str]:
+    """One import circle of `graph` (its modules in order), or []."""
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> list[str]:
+        if node in path:
+            return [*path[path.index(node) :], node]
+        if node in done:
+            return []
+        for nxt in sorted(graph.get(node, ())):
+            if found := visit(nxt, [*path, node]):
+                return found
+        done.add(node)
+        return []
+
+    for start in sorted(graph):
+        if found := visit(start, []):
+            return found
+    return []
+
+
+def test_no_import_circle_in_the_dashboard_even_for_type_checking() -> None:
+    """import-linter's acyclic contract leaves TYPE_CHECKING imports out (`.importlinter`); a
+    circle hidden there (the commands and the app, the detail follower and the triage screen)
+    is still one: a part that needs the app's or a screen's type names a Protocol of its own."""
+    assert _a_circle(_tui_graph()) == []
+
+
+def test_the_circle_finder_finds_one() -> None:
+    assert _a_circle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _a_circle({"a": {"b"}, "b": set()}) == []
+    graph = _tui_graph()
+    assert "atk_tui.tui.writes.commands" in graph["atk_tui.tui.app"]  # the graph sees the app's imports

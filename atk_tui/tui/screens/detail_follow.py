@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from time import monotonic
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from rich.console import ConsoleOptions, RenderableType
 from textual.message_pump import MessagePump
@@ -21,11 +21,26 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from atk_tui.domain.model import Item
+from atk_tui.service import QueueView
 from atk_tui.service.holds import Holder, is_held_state
 from atk_tui.tui.widgets.detail import DetailPane, prepare_body
 
-if TYPE_CHECKING:
-    from atk_tui.tui.screens.main import MainScreen
+
+class Followed(Protocol):
+    """What the follower asks of the triage screen (which imports this module)."""
+
+    selected: str | None
+    full_items: dict[str, Item]
+    bodies: dict[str, str]
+
+    @property
+    def app(self) -> Any: ...
+    @property
+    def view(self) -> QueueView | None: ...
+    def nothing_selected(self) -> str: ...
+    def query_one(self, selector: Any, expect_type: Any = None) -> Any: ...
+    def run_worker(self, work: Any, *args: Any, **kw: Any) -> Any: ...
+    def set_interval(self, interval: float, callback: Any, *, name: str | None = None) -> Timer: ...
 
 #: a body longer than this is shown as plain text before its Markdown rendering is ready
 SLOW_MARKDOWN_LINES = 200
@@ -35,7 +50,7 @@ class RestTimer:
     """`poke()` on each cursor move; `callback` runs once no move came for `delay` seconds
     (between `delay` and 1.25 x `delay` after the last one: the timer ticks every `delay / 4`)."""
 
-    def __init__(self, owner: MessagePump, delay: float, callback: Callable[[], object]) -> None:
+    def __init__(self, owner: MessagePump | Followed, delay: float, callback: Callable[[], object]) -> None:
         self.owner = owner
         self.delay = delay
         self.callback = callback
@@ -76,7 +91,7 @@ class RestTimer:
 class DetailFollower:
     """The main screen's detail pane, following `screen.selected`; see the module docstring."""
 
-    def __init__(self, screen: MainScreen, delay: float) -> None:
+    def __init__(self, screen: Followed, delay: float) -> None:
         self.screen = screen
         self.rest = RestTimer(screen, delay, lambda: self.follow(screen.selected, immediate=True))
         #: who holds a held item (SPEC §15), by filename: (the HEAD it was found at, holder)
