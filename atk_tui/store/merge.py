@@ -209,6 +209,18 @@ def _merge_body(base: str, mine: str, theirs: str, mine_user: bool, theirs_user:
     ended: set[str] = set()  # kept from a side where it was the last section
     conflicts: list[str] = []
     parts: list[str] = []
+    # an answer is to the question as the person read it: answered on one side while the
+    # question's text changed on the other is a conflict, never an answer under a question
+    # the person did not see (SPEC §11); a comment merges with an edit of other parts
+    names = list(dict.fromkeys([*bo, *mo, *to]))
+
+    def changed(side: dict[str, str], answer: bool) -> bool:
+        return any((kinds.get(n) == "answer") == answer and kinds.get(n) != "comment"
+                   and _norm(side.get(n)) != _norm(bt.get(n)) for n in names)
+
+    if (changed(mt, True) and changed(tt, False)) or (changed(tt, True) and changed(mt, False)):
+        conflicts.append("the question's text changed on one side while it was answered on the other")
+        return None, conflicts, parts
     for name in dict.fromkeys([*bo, *mo, *to]):
         b, m, t = bt.get(name), mt.get(name), tt.get(name)
         picked = _pick(_norm(b), _norm(m), _norm(t))

@@ -192,3 +192,20 @@ def test_the_dependency_sets_merge_with_both_additions_and_removals() -> None:
     got = merge_item(base.render(), mine.render(), theirs.render(), filename=NAME)
     assert got.ok and read(got.result)["deps"] == {DEPS[1], DEPS[2], DEPS[3]}
     assert "depends_on" in got.parts
+
+
+def test_an_answer_under_a_question_changed_on_the_other_side_is_a_conflict() -> None:
+    """The person answers the question as they read it: when the question's text changed on
+    the other side meanwhile, the merge refuses rather than put the answer under a question
+    the person never saw; a comment still merges with such an edit."""
+    base = Model(sections={"## 詳細": "pick A or B"})
+    edited = Model(sections={"## 詳細": "pick A or C"})
+    answered = Model(sections={"## 詳細": "pick A or B", "## 回答": "B"})
+    for mine, theirs in ((edited, answered), (answered, edited)):
+        got = merge_item(base.render(), mine.render(), theirs.render(), filename=NAME)
+        assert not got.ok and any("answered" in c for c in got.conflicts), got.conflicts
+    commented = Model(sections={"## 詳細": "pick A or B"}, comment="looks fine")
+    got = merge_item(base.render(), edited.render(), commented.render(), filename=NAME)
+    assert got.ok, got.conflicts
+    assert read(got.result)["sections"]["## 詳細"] == "pick A or C"
+    assert read(got.result)["comment"] == "looks fine"
