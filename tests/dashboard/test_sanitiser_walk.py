@@ -99,7 +99,7 @@ async def comment(pilot) -> None:
 
 
 async def move(pilot) -> None:
-    await _open_on_awi(pilot, "m", "MoveScreen", "move dialog", "Move [WIP] [/x]")
+    await _open_on_awi(pilot, "m", "MoveScreen", "move dialog", "Move “[WIP] [/x]")
 
 
 async def remove(pilot) -> None:
