@@ -75,7 +75,8 @@ def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path
     step("j", "cp-multi")  # the second question in the inbox
     step("2", "proc-healthz")
     step("Tab", "hold-plan")
-    step("Tab", "chain-uwi")  # needs you
+    tmux.send("Tab")  # the detail, in the screen's order: it still shows the held item
+    step("Tab", "chain-uwi")  # needs you, the first pane again
     step("1", "cp-multi")  # back to the inbox, where the cursor was
 
     # filter as you type, then Esc restores every row
@@ -85,9 +86,10 @@ def test_start_navigate_filter_quit(tmux: Tmux, demo_store: Path, tmp_path: Path
     tmux.step("Escape", lambda s: "Inbox 24" in s and "Inbox 1/24" not in s, "the filter cleared")
 
     # help opens and closes
-    tmux.step("?", lambda s: "Esc to close" in s, "the help screen")
-    tmux.step("Escape", lambda s: "Esc to close" not in s and "Inbox 24" in s, "the help closed")
+    tmux.step("?", lambda s: "─ Keys ─" in s and "Esc close" in s, "the help screen")
+    tmux.step("Escape", lambda s: "─ Keys ─" not in s and "Inbox 24" in s, "the help closed")
 
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
     # the terminal is restored: the normal screen with the shell, not the dashboard
@@ -120,6 +122,7 @@ def test_hostile_item_text_in_a_real_terminal(tmux: Tmux, demo_store: Path, tmp_
     screen = tmux.wait_for(lambda s: "• 反映内容: show [bold red]x[/] and" in s, "the rendered body")
     assert "\\x1b[2J\\x1b[H" in screen
     assert tmux.run("list-buffers") == ""
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
     assert tmux.display("#{alternate_on}") == "0"
@@ -161,6 +164,7 @@ def test_a_real_click_selects_the_row_under_the_pointer(tmux: Tmux, demo_store: 
     # the needs-you list: its 5th row (md-multi, the API error format question)
     click(tmux, 40, needs_top + 2 + 4 + 1)
     tmux.wait_for(lambda s: file_shown(DEMO["md-multi"], s), "md-multi selected from needs-you")
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
 
@@ -180,6 +184,7 @@ def test_space_typed_right_behind_enter_marks_the_filtered_row(tmux: Tmux, demo_
     assert "Inbox 1/24" in screen
     marked = [line for line in screen.splitlines() if "●" in line and "Redis" in line]
     assert marked, screen  # the mark is on the one row the filter left: the Redis question
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
 
@@ -204,6 +209,7 @@ def test_l_shows_an_items_commits_in_a_real_terminal(tmux: Tmux, demo_store: Pat
     assert f"+++ b/wi/processing/{DEMO['proc-healthz']}" not in screen
     tmux.send("Escape")
     tmux.wait_for(lambda s: "Processing 3" in s and "History of" not in s, "the dashboard again")
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
 
@@ -235,6 +241,7 @@ def test_answer_a_tbd_with_keys_and_its_dependents_turn_ready(tmux: Tmux, mq_sto
     tmux.send("Enter")
     screen = tmux.wait_for(lambda s: "Needs you 0" in s, "the answer saved")
     tmux.wait_for(lambda s: len(dependents(s, "✓ ready")) == 2, "the dependents ready")
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
     subject = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=mq_store, capture_output=True, text=True).stdout
@@ -261,6 +268,7 @@ def test_demo_store_is_removed_on_quit_unless_kept(tmux: Tmux, tmp_path: Path, k
     tmux.send("G")  # vim keys in a real terminal: last row, then first
     tmux.send("g")
     tmux.send("g")
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0
     err = "".join(tmux.screen().split())  # stderr is the terminal: what it printed after the app, unwrapped
@@ -302,5 +310,6 @@ def test_notify_from_another_shell_reaches_the_dashboard(tmux: Tmux, demo_store:
     tmux.wait_for(lambda s: "Notices from agents" in s and "See the UWI." in s, "the notices screen")
     tmux.send("Escape")
     tmux.wait_for(lambda s: "Notices from agents" not in s and "Inbox 24" in s, "the notices closed")
+    tmux.read()
     tmux.send("q")
     assert wait_for_exit(tmux, status) == 0

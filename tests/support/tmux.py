@@ -3,7 +3,8 @@
 `tmux_session(tmp_path, prompt)` starts a server on a unique socket (in the test's tmp dir)
 with one 120x36 window running an interactive shell with `prompt`, yields the driver and kills
 the server afterwards. Every wait polls `capture-pane` in a bounded loop and fails with the
-last screen: nothing sleeps a fixed time.
+last screen; nothing sleeps a fixed time except `read`, the pause a person takes to look at
+what a dialog left on the screen before the next key.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from atk_tui.tui.keys.key_guard import DIALOG_KEY_GRACE
 from support.tools import need_tool
 
 ATK_TUI = Path(sys.executable).with_name("atk-tui")
@@ -54,6 +56,12 @@ class Tmux:
         """Send `key`, then wait until the screen shows its effect (`ok`); the screen."""
         self.send(key)
         return self.wait_for(ok, what)
+
+    def read(self) -> None:
+        """Look at the screen a dialog left (closed, or a one-key question opened) before the
+        next key, as a person does: keys typed within DIALOG_KEY_GRACE of it are dropped on
+        purpose (a burst typed as a dialog closes must not reach the dashboard)."""
+        time.sleep(DIALOG_KEY_GRACE + 0.1)
 
     def type(self, text: str) -> None:
         self.run("send-keys", "-t", "e2e", "-l", "--", text)
