@@ -538,7 +538,7 @@ class Person:
             elif act == "hold":
                 # the person takes an item aside for a while (the dashboard's `h`)
                 item = rng.choice(free)
-                if self.record("hold", [item.filename], svc.hold(item.filename, expect="inbox")):
+                if self.record("hold", [item.filename], svc.transition("hold", [item.filename], expect="inbox")):
                     self.held[item.filename] = time.monotonic()
             elif act == "release":
                 name = rng.choice(done)
@@ -583,7 +583,7 @@ class Person:
     def edit(self, filename: str) -> None:
         """The dashboard's $EDITOR flow: hold, save the whole text, unhold."""
         svc = self.svc
-        out = svc.hold(filename, expect="inbox")
+        out = svc.transition("hold", [filename], expect="inbox")
         if not self.record("hold", [filename], out):
             return
         try:

@@ -163,7 +163,7 @@ def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | No
     month = f"{clock.now:%Y/%m}"
     retry = add("fb-retry-plan", _FB_RETRY, repo="acme/api",
                 plan_file=f"$(atk config get private_notes)/plans/{month}/webhook-retries.md")
-    check(agent.start_processing([retry]))
+    check(agent.transition("start-processing", [retry]))
     editing = add("fb-editing", _FB_EDITING)
     check(user.move([editing], "editing", expect="inbox"))
     add("fb-planning", _FB_PLANNING, repo="acme/api", state="planning")

@@ -206,9 +206,6 @@ class Writes(ServiceBase):
             return self.finish_planning(files, plan_file or "")
         return self.transition(op, files, note=note, commit=commit, from_state=from_state)
 
-    def hold(self, filename: str, **kw) -> Outcome:
-        return self.transition("hold", [filename], **kw)
-
     def unhold(self, filename: str, **kw) -> Outcome:
         """hold -> inbox. An item already in inbox is a no-op that says so (exit 0, nothing
         committed) and whether it is ready now: on the wi-standards path a UWI wait leaves
@@ -237,18 +234,6 @@ class Writes(ServiceBase):
             f"{item.filename} is already in {item.state} (not held): nothing to unhold, nothing committed; {now}",
             (item.filename,),
         )
-
-    def start_processing(self, files: Sequence[str], **kw) -> Outcome:
-        return self.transition("start-processing", files, **kw)
-
-    def adopt(self, filename: str, *, note: str | None = None, commit: str | None = None, **kw) -> Outcome:
-        return self.transition("adopt", [filename], note=note, commit=commit, **kw)
-
-    def reject(self, filename: str, *, note: str | None = None, **kw) -> Outcome:
-        return self.transition("reject", [filename], note=note, **kw)
-
-    def return_to_inbox(self, filename: str, *, from_state: str = "processing", **kw) -> Outcome:
-        return self.transition("return-to-inbox", [filename], from_state=from_state, **kw)
 
     def move(
         self,
@@ -550,15 +535,6 @@ class Writes(ServiceBase):
         items = self.items_from_files(deps, committed_answers=False)
         known = {d for d in deps if d in items or self.store.exists_anywhere(d)}
         return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
-
-    def would_cycle(self, filename: str, deps: Sequence[str]) -> tuple[str, ...] | None:
-        """The cycle through `filename` that giving it `deps` would create, if any."""
-        rules = self._dependency_rules(filename, deps)
-        for dep in deps:
-            cycle = rules.cycle_through(dep)
-            if cycle is not None:
-                return cycle
-        return None
 
     def _portable_plan(self, plan_file: str) -> str:
         portable = portable_plan_file(self.root, plan_file)

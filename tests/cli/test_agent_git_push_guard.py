@@ -72,7 +72,7 @@ def test_a_forged_answer_with_a_user_trailer_rides_along_with_no_write(
 def test_the_persons_held_item_moved_by_hand_is_not_pushed(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     person, remote = remote_store
     seed(person, {"x.md": ("inbox", awi())})
-    assert Service(person, actor="user").hold("x.md").ok
+    assert Service(person, actor="user").transition_command("hold", ["x.md"]).ok
     agent = clone(remote, tmp_path / "agent")
     git(agent, "mv", "wi/hold/x.md", "wi/processing/x.md")
     git(agent, "commit", "-qm", "work on it")
@@ -110,7 +110,7 @@ def test_the_agents_own_atk_writes_still_push(pair: tuple[Path, Path, Path]) -> 
     _person, agent, remote = pair
     svc = Service(agent, actor="agent")
     name = add_item(svc, source="agent")
-    assert svc.start_processing(["x.md"]).pushed
+    assert svc.transition_command("start-processing", ["x.md"]).pushed
     assert remote_text(remote, f"wi/inbox/{name}")
 
 

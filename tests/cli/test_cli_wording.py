@@ -229,7 +229,7 @@ def test_return_from_processing_leaves_a_note_alone_and_says_nothing(store: Path
     atk = Atk(store, capsys)
     svc = Service(store, actor="user")
     name = add_item(svc)
-    assert svc.start_processing([name]).ok
+    assert svc.transition_command("start-processing", [name]).ok
     rc, out, err = atk("wi", "return-to-inbox", name)
     assert rc == 0, err
     assert "cleared" not in out
@@ -238,8 +238,8 @@ def test_return_from_processing_leaves_a_note_alone_and_says_nothing(store: Path
 def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
     svc = Service(store, actor="user")
     name = add_item(svc)
-    assert svc.start_processing([name]).ok
-    assert svc.adopt(name, note="merged in #42", commit="a" * 40).ok
+    assert svc.transition_command("start-processing", [name]).ok
+    assert svc.transition_command("adopt", [name], note="merged in #42", commit="a" * 40).ok
     out = svc.move([name], "inbox", expect="adopted")
     assert out.ok, out.message
     item = svc.show(name)
@@ -251,8 +251,8 @@ def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
 def test_a_move_of_several_items_names_whose_keys_it_cleared(store: Path) -> None:
     svc = Service(store, clock=Clock(), actor="user")
     a, b = add_item(svc), add_item(svc)
-    assert svc.start_processing([a, b]).ok
-    assert svc.reject(a, note="not needed").ok and svc.reject(b).ok
+    assert svc.transition_command("start-processing", [a, b]).ok
+    assert svc.transition_command("reject", [a], note="not needed").ok and svc.transition_command("reject", [b]).ok
     out = svc.move([a, b], "processing", expect="rejected")
     assert out.ok, out.message
     assert f"{a}'s note 'not needed'" in out.message and f"{b}'s" not in out.message, out.message

@@ -146,7 +146,7 @@ async def test_unchanged_editor_on_an_item_that_left_hold_says_so_and_releases_n
     laptop = other_clone(demo, tmp_path)
 
     def moved_elsewhere(text: str) -> tuple[str, int]:
-        assert laptop.start_processing([name]).ok  # picked up elsewhere by the person's own move
+        assert laptop.transition_command("start-processing", [name]).ok  # picked up elsewhere by the person's own move
         return text, 0
 
     app, _, base, _, _ = await run_edit(demo, name, moved_elsewhere, keys=("e",))
@@ -182,7 +182,7 @@ async def test_item_picked_up_elsewhere_while_editing_offers_to_edit_it_where_it
     laptop = other_clone(demo, tmp_path)
 
     def moved_elsewhere(text: str) -> tuple[str, int]:
-        assert laptop.start_processing([name]).ok
+        assert laptop.transition_command("start-processing", [name]).ok
         return text + ADDED, 0
 
     _, _, _, screen, _ = await run_edit(demo, name, moved_elsewhere, keys=("e",))

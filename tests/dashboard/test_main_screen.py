@@ -222,7 +222,7 @@ async def test_a_commit_by_someone_else_shows_up_and_the_selection_stays(app_fac
         other = next(
             n for n in rows[:before] if app.main.view.items[n].kind == "awi" and not app.main.view.items[n].defects
         )
-        out = Service(demo_store, actor="agent").hold(other)
+        out = Service(demo_store, actor="agent").transition_command("hold", [other])
         assert out.ok, out.message
 
         for _ in range(200):  # bounded: the watcher polls the store every 0.5 s

@@ -161,7 +161,7 @@ async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
         # an agent starts it behind the dashboard's back (the watcher is off)
-        assert Service(demo.root, actor="agent").start_processing([name]).ok
+        assert Service(demo.root, actor="agent").transition_command("start-processing", [name]).ok
         base = demo.head()
         await press_all(pilot, "p")
     assert demo.subjects_since(base) == []

@@ -322,7 +322,7 @@ class World:
                 add_item(self.svc, body=UWI_BODY if kind == "uwi" else AWI_BODY.replace("Use one", f"Use {k}"),
                          kind=kind, depends_on=self.some_names(k, k % 3))  # fmt: skip
             elif choice == 1:
-                self.svc.hold(pick[1])
+                self.svc.transition_command("hold", [pick[1]])
             elif choice == 2:
                 self.svc.unhold(pick[1])
             elif choice == 3:

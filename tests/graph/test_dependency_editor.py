@@ -138,8 +138,10 @@ async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> N
         await press(pilot, "ctrl+s")
         assert isinstance(app.screen, DependenciesScreen)  # still open: nothing written
         assert head(root) == before
-        # the service agrees on the cycle
-        assert service(root).would_cycle(a, [c]) is not None
+        # the service agrees on the cycle: the CLI's `set-dependencies --add` is refused, nothing written
+        refused = service(root).set_dependencies(a, add=[c])
+        assert not refused.ok and refused.code == "cycle" and path in refused.message
+        assert head(root) == before
         editor(app).query_one("#deps-current", OptionList).focus()
         await press(pilot, "x")
         assert verdict(app) == "no change yet"
@@ -214,19 +216,23 @@ async def test_read_only_refuses(tmp_path: Path) -> None:
 
 
 def test_rules_agree_with_the_service(tmp_path: Path) -> None:
+    """The dashboard's rules (the view's) and the service's write (`set-dependencies --add`, as
+    the CLI calls it) find the same cycles; a dependency added where there is none is taken
+    back before the next pair."""
     root, names = chain_store(tmp_path)
     svc = service(root)
-    view = svc.queue()
     for item in names[1:]:
-        rules = view.dependency_rules(item)
         for dep in names:
             if dep == item:
                 continue
-            mine = rules.cycle_through(dep)
-            theirs = svc.would_cycle(item, [dep])
-            assert (mine is None) == (theirs is None), (item, dep)
+            mine = svc.queue().dependency_rules(item).cycle_through(dep)
+            before = list(svc.show(item).depends_on)
+            out = svc.set_dependencies(item, add=[dep])
+            assert (mine is None) == (out.code != "cycle"), (item, dep, out.message)
             if mine is not None:
-                assert set(mine) == set(theirs)
+                assert not out.ok and {n for n in names if n in out.message} == set(mine), out.message
+            elif out.ok and list(svc.show(item).depends_on) != before:
+                assert svc.set_dependencies(item, before).ok
 
 
 def test_search_ranks_substrings_first(tmp_path: Path) -> None:

@@ -103,7 +103,7 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(store, {"q.md": ("inbox", uwi()), "p.md": ("processing", awi())})
     svc = Service(store, actor="user")
     assert svc.answer("nope.md", choices={1: "A"}).code == "missing"
-    assert Service(store, actor="agent").hold("p.md").code == "state"
+    assert Service(store, actor="agent").transition_command("hold", ["p.md"]).code == "state"
     assert Service(store, actor="agent").answer("q.md", choices={1: "A"}).code == "user-only"
     assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
 
@@ -239,7 +239,7 @@ def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
     import sys
 
     seed(store, {"x.md": ("inbox", awi())})
-    script = KILL.replace('.answer("q.md", choices={1: "B"})', '.hold("x.md")')
+    script = KILL.replace('.answer("q.md", choices={1: "B"})', '.transition_command("hold", ["x.md"])')
     assert subprocess.run([sys.executable, "-c", script, str(store)], check=False).returncode == 9
     moved = store / "wi/hold/x.md"
     moved.write_text(moved.read_text() + "\nedited after the crash\n")
@@ -353,8 +353,8 @@ def test_checkpoint_urgency_without_options(store: Path) -> None:
 def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     root, remote = remote_store
     other = _shared(tmp_path, root, remote, awi())
-    assert Service(root, actor="user", pull=False, push=False).hold("x.md").ok
-    assert Service(other, actor="user").start_processing(["x.md"]).ok
+    assert Service(root, actor="user", pull=False, push=False).transition_command("hold", ["x.md"]).ok
+    assert Service(other, actor="user").transition_command("start-processing", ["x.md"]).ok
     svc = Service(root, actor="user")
     out = svc.commit_pending()
     assert not out.ok and out.code == "conflict"

@@ -122,7 +122,7 @@ def test_defective_item_refuses_moves_but_can_be_fixed_and_removed(corpus: Path,
     svc = Service(corpus, actor="user")
     reason = CORPUS[name][1]
     before = tree_state(corpus)
-    for out in (svc.hold(name), svc.start_processing([name, "good.md"]), svc.move([name], "adopted")):
+    for out in (svc.transition_command("hold", [name]), svc.transition_command("start-processing", [name, "good.md"]), svc.move([name], "adopted")):
         assert not out.ok
         assert "defective" in out.message and reason in out.message, out.message
     assert not svc.set_dependencies(name, []).ok
@@ -132,7 +132,7 @@ def test_defective_item_refuses_moves_but_can_be_fixed_and_removed(corpus: Path,
         out = svc.save_text(name, GOOD.replace("# Use one", "# Fixed: use one"))
         assert out.ok, out.message
         assert svc.read(name).defects == []
-        assert svc.hold(name).ok
+        assert svc.transition_command("hold", [name]).ok
         out = svc.rm(name)
     else:
         out = svc.rm(name)  # removes the inbox copy; the hold copy is left for the user
@@ -164,7 +164,7 @@ def test_bad_filenames_are_refused_as_arguments(corpus: Path) -> None:
     svc = Service(corpus, actor="user")
     before = tree_state(corpus)
     for name in BAD_NAMES:
-        for out in (svc.hold(name), svc.rm(name), svc.edit(name, "# x\n"), svc.save_text(name, GOOD)):
+        for out in (svc.transition_command("hold", [name]), svc.rm(name), svc.edit(name, "# x\n"), svc.save_text(name, GOOD)):
             assert not out.ok and out.exit_code == 2, name
     assert tree_state(corpus) == before
 

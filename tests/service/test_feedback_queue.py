@@ -93,7 +93,7 @@ def test_fresh_processing_items_of_either_queue_are_not_stuck(tmp_path: Path) ->
         svc = Service(root, actor="user", queue=queue)
         out = svc.add(kind=kind, target_repo="acme/webapp", body=f"# Fresh {queue} work\n\nbody\n")
         assert out.ok, out.message
-        assert svc.start_processing([out.files[0]]).ok
+        assert svc.transition_command("start-processing", [out.files[0]]).ok
         started.append(out.files[0])
     later = Service(root, actor="user", clock=lambda: datetime.now(UTC) + timedelta(hours=1))
     view = later.queue({"inbox", "processing", "hold", "editing"})

@@ -176,7 +176,7 @@ def test_listing_many_held_items_is_one_walk_and_right(world: Clones, monkeypatc
     names = [add_item(svc, f"# Item {n}\n\nbody {n}\n") for n in range(30)]
     for n, name in enumerate(names):
         agent = Service(world["a"], actor="agent" if n % 2 else "user", pull=False, push=False)
-        assert agent.hold(name).ok
+        assert agent.transition_command("hold", [name]).ok
     from atk_tui.store.gitstore import GitStore
 
     walks: list[tuple[str, ...]] = []

@@ -57,8 +57,8 @@ def test_head_and_commits_touching(svc: Service) -> None:
     b = add_item(svc)
     start = svc.head()
     assert start == git(svc.root, "rev-parse", "HEAD").strip()
-    assert svc.hold(a).ok
-    assert svc.hold(b).ok
+    assert svc.transition_command("hold", [a]).ok
+    assert svc.transition_command("hold", [b]).ok
     assert svc.unhold(a).ok
     assert svc.commits_touching(a, start) == [f"atk: unhold {a}", f"atk: hold {a}"]
     assert svc.commits_touching(b, start) == [f"atk: hold {b}"]
@@ -70,7 +70,7 @@ def test_head_and_commits_touching(svc: Service) -> None:
 def test_titles_names_items_in_any_state(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc, kind="uwi", body=UWI_BODY)
-    assert svc.hold(b).ok
+    assert svc.transition_command("hold", [b]).ok
     assert svc.titles([a, b, "nope.md", "../bad"]) == {
         a: "Use one email validator everywhere",
         b: "Which email validation should be the project standard?",
@@ -81,7 +81,7 @@ def test_history_parses_nul_separated_records_with_the_actor(svc: Service, monke
     name = add_item(svc)
     monkeypatch.setenv("CLAUDECODE", "1")
     agent = Service(svc.root, clock=svc.clock)
-    assert agent.hold(name).ok  # (an agent may not release the person's hold: SPEC §15)
+    assert agent.transition_command("hold", [name]).ok  # (an agent may not release the person's hold: SPEC §15)
     monkeypatch.delenv("CLAUDECODE")
     assert svc.unhold(name).ok
     hist = svc.history(name)
@@ -141,7 +141,7 @@ def test_edit_session_holds_saves_and_unholds(svc: Service) -> None:
 
 def test_edit_session_keeps_a_held_item_held(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.hold(name).ok
+    assert svc.transition_command("hold", [name]).ok
     ticket = svc.begin_edit(name)
     assert not ticket.held
     assert finished_in(svc, ticket, ticket.base + b"\nmore\n") == "hold"

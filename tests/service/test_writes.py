@@ -97,9 +97,9 @@ def test_transition_matrix(store: Path, clock: Clock, op: str, actor: str) -> No
 def test_agent_return_to_inbox_from_rejected(store: Path, clock: Clock) -> None:
     names = one_per_state(store)
     svc = Service(store, clock=clock, actor="agent")
-    out = svc.return_to_inbox(names["processing"], from_state="rejected")
+    out = svc.transition_command("return-to-inbox", [names["processing"]], from_state="rejected")
     assert not out.ok and out.code == "state"
-    out = svc.return_to_inbox(names["rejected"], from_state="rejected")
+    out = svc.transition_command("return-to-inbox", [names["rejected"]], from_state="rejected")
     assert out.ok, out.message
     assert where(store, names["rejected"]) == ["inbox"]
     assert last_commit(store) == (f"atk: return-to-inbox {names['rejected']}", "agent")
@@ -108,14 +108,14 @@ def test_agent_return_to_inbox_from_rejected(store: Path, clock: Clock) -> None:
 def test_agent_adopts_inbox_uwi_only_when_answered(store: Path, clock: Clock) -> None:
     seed(store, {"q.md": ("inbox", uwi_text()), "p.md": ("inbox", awi_text())})
     agent = Service(store, clock=clock, actor="agent")
-    out = agent.adopt("q.md")
+    out = agent.transition_command("adopt", ["q.md"])
     assert not out.ok
     assert "state conflict: q.md is in inbox" in out.message
     assert "answer" in out.message
-    assert not agent.adopt("p.md").ok  # an AWI never goes inbox -> adopted for agents
+    assert not agent.transition_command("adopt", ["p.md"]).ok  # an AWI never goes inbox -> adopted for agents
     user = Service(store, clock=clock, actor="user")
     assert user.answer("q.md", choices={1: "A"}).ok
-    out = agent.adopt("q.md", note="closed by picker")
+    out = agent.transition_command("adopt", ["q.md"], note="closed by picker")
     assert out.ok, out.message
     assert where(store, "q.md") == ["adopted"]
     assert "note: closed by picker\n" in (store / "wi/adopted/q.md").read_text()
@@ -123,7 +123,7 @@ def test_agent_adopts_inbox_uwi_only_when_answered(store: Path, clock: Clock) ->
 
 def test_state_conflict_with_expected_state(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.hold(name).ok
+    assert svc.transition_command("hold", [name]).ok
     before = tree_state(svc.root)
     # the dashboard saw it in inbox, someone else held it meanwhile
     out = svc.transition("start-processing", [name], expect="inbox")
@@ -160,10 +160,10 @@ def test_start_processing_several_all_or_nothing(store: Path, clock: Clock, acto
     svc = Service(store, clock=clock, actor=actor)
     for bad in (["a.md", "b.md", "c.md"], ["a.md", "b.md", "nope.md"], ["a.md", "d.md"], ["a.md", "a.md"]):
         before = tree_state(store)
-        out = svc.start_processing(bad)
+        out = svc.transition_command("start-processing", bad)
         assert not out.ok, bad
         assert tree_state(store) == before, bad
-    out = svc.start_processing(["a.md", "b.md"])
+    out = svc.transition_command("start-processing", ["a.md", "b.md"])
     assert out.ok, out.message
     assert where(store, "a.md") == where(store, "b.md") == ["processing"]
     assert last_commit(store) == ("atk: start-processing 2 items", actor)
@@ -174,7 +174,7 @@ def test_start_processing_several_all_or_nothing(store: Path, clock: Clock, acto
 def test_transition_refuses_defective_with_reason(store: Path, clock: Clock) -> None:
     seed(store, {"d.md": ("inbox", awi_text(extra="kind2: x\nurgency: soon\n"))})
     svc = Service(store, clock=clock, actor="user")
-    out = svc.hold("d.md")
+    out = svc.transition_command("hold", ["d.md"])
     assert not out.ok
     assert "defective" in out.message and "urgency" in out.message
 
@@ -183,11 +183,11 @@ def test_transition_argument_checks(svc: Service) -> None:
     name = add_item(svc)
     assert svc.transition("explode", [name]).exit_code == 2
     assert svc.transition("hold", []).exit_code == 2
-    assert svc.hold(name, note="x").exit_code == 2
-    assert svc.start_processing([name]).ok
-    assert svc.adopt(name, commit="abc123").exit_code == 2
-    assert svc.reject(name, commit="a" * 40).exit_code == 2
-    out = svc.adopt(name, commit="a" * 40, note="done")
+    assert svc.transition_command("hold", [name], note="x").exit_code == 2
+    assert svc.transition_command("start-processing", [name]).ok
+    assert svc.transition_command("adopt", [name], commit="abc123").exit_code == 2
+    assert svc.transition_command("reject", [name], commit="a" * 40).exit_code == 2
+    out = svc.transition_command("adopt", [name], commit="a" * 40, note="done")
     assert out.ok, out.message
     text = (svc.root / "wi/adopted" / name).read_text()
     assert "note: done\n" in text and f"commit: {'a' * 40}\n" in text
@@ -414,7 +414,7 @@ def test_frontmatter_bytes_unchanged_by_moves_answer_comment(svc: Service) -> No
     assert _head(a) == ODD_HEAD.encode() and _head(q) == uwi_head.encode()
     for to in ("hold", "processing", "rejected", "inbox"):
         assert svc.move(["a.md"], to).ok
-    assert svc.hold("q.md").ok
+    assert svc.transition_command("hold", ["q.md"]).ok
     assert _head(svc.root / "wi/inbox/a.md") == ODD_HEAD.encode()
     assert _head(svc.root / "wi/hold/q.md") == uwi_head.encode()
     assert svc.read("a.md").body.endswith("## ユーザーコメント\n\nlooks good\n")
@@ -439,7 +439,7 @@ def test_set_dependencies_rewrites_only_its_key(svc: Service) -> None:
 def test_adopt_note_rewrites_only_its_keys(svc: Service) -> None:
     head = ODD_HEAD.replace("omega: ~\n", "note: old note   # replaced\nomega: ~\n")
     seed(svc.root, {"dep-one.md": ("adopted", awi_text()), "a.md": ("processing", head + AWI_BODY)})
-    out = svc.adopt("a.md", note="merged in #42: yes", commit="b" * 40)
+    out = svc.transition_command("adopt", ["a.md"], note="merged in #42: yes", commit="b" * 40)
     assert out.ok, out.message
     lines = _head(svc.root / "wi/adopted/a.md").decode().splitlines()
     expected = head.splitlines()
@@ -456,7 +456,7 @@ def test_rewrite_refused_when_layout_is_unsafe(svc: Service) -> None:
     rewritten key by key: refused with a reason, nothing written, no traceback."""
     seed(svc.root, {"a.md": ("processing", "---\nkind: awi\ntarget_repo: r\nx: {a: 1,\nnote: 2}\n---\n# t\n")})
     before = tree_state(svc.root)
-    out = svc.adopt("a.md", note="hi")
+    out = svc.transition_command("adopt", ["a.md"], note="hi")
     assert not out.ok and "frontmatter" in out.message
     assert tree_state(svc.root) == before
 
@@ -599,8 +599,8 @@ def test_target_repo_guard(store: Path, clock: Clock) -> None:
     svc = Service(store, clock=clock, actor="user", only_repo="acme/other")
     before = tree_state(store)
     for out in (
-        svc.hold("a.md"),
-        svc.start_processing(["b.md", "a.md"]),
+        svc.transition_command("hold", ["a.md"]),
+        svc.transition_command("start-processing", ["b.md", "a.md"]),
         svc.edit("a.md", "# x\n"),
         svc.comment("a.md", "x"),
         svc.set_dependencies("a.md", []),
@@ -612,12 +612,12 @@ def test_target_repo_guard(store: Path, clock: Clock) -> None:
     with pytest.raises(Exception, match="--target-repo"):
         svc.show("a.md")
     assert [i.filename for i in svc.list()[0]] == ["b.md"]
-    assert svc.hold("b.md").ok
+    assert svc.transition_command("hold", ["b.md"]).ok
 
 
 def test_history_reports_actor(svc: Service) -> None:
     name = add_item(svc)
-    Service(svc.root, clock=svc.clock, actor="agent").hold(name)
+    Service(svc.root, clock=svc.clock, actor="agent").transition_command("hold", [name])
     hist = svc.history(name)
     assert [(h.subject, h.actor) for h in hist] == [(f"atk: hold {name}", "agent"), (f"atk: add {name}", "user")]
 

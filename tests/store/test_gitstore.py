@@ -57,12 +57,12 @@ def test_every_operation_is_one_commit_with_subject_and_trailer(svc: Service) ->
         (f"atk: comment {a}", lambda: svc.comment(a, "nice")),
         (f"atk: answer {q}", lambda: svc.answer(q, choices={1: "A"})),
         (f"atk: set-dependencies {a}", lambda: svc.set_dependencies(a, [q])),
-        (f"atk: hold {a}", lambda: svc.hold(a)),
+        (f"atk: hold {a}", lambda: svc.transition_command("hold", [a])),
         (f"atk: unhold {a}", lambda: svc.unhold(a)),
-        ("atk: start-processing 2 items", lambda: svc.start_processing([a, q])),
-        (f"atk: adopt {q}", lambda: svc.adopt(q, note="ok")),
-        (f"atk: reject {a}", lambda: svc.reject(a)),
-        (f"atk: return-to-inbox {a}", lambda: svc.return_to_inbox(a, from_state="rejected")),
+        ("atk: start-processing 2 items", lambda: svc.transition_command("start-processing", [a, q])),
+        (f"atk: adopt {q}", lambda: svc.transition_command("adopt", [q], note="ok")),
+        (f"atk: reject {a}", lambda: svc.transition_command("reject", [a])),
+        (f"atk: return-to-inbox {a}", lambda: svc.transition_command("return-to-inbox", [a], from_state="rejected")),
         (f"atk: convert-to-plan {a}", lambda: svc.convert_to_plan(a, "$(atk config get private_notes)/plans/p.md")),
         (f"atk: rm {a}", lambda: svc.rm(a)),
     ]:
@@ -88,7 +88,7 @@ def test_commit_contains_only_the_operation(svc: Service) -> None:
     other = svc.root / "plans" / "draft.md"
     other.write_text("draft\n")
     git(svc.root, "add", "plans/draft.md")
-    assert svc.hold(a).ok
+    assert svc.transition_command("hold", [a]).ok
     changed = git(svc.root, "show", "--no-renames", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == sorted([f"wi/hold/{a}", f"wi/inbox/{a}"])
     assert "A  plans/draft.md" in git(svc.root, "status", "--porcelain")
@@ -105,8 +105,8 @@ def test_failed_commit_leaves_tree_index_and_head(svc: Service, op: str) -> None
     hook(svc.root, "pre-commit", "echo 'policy says no' >&2\nexit 1\n")
     before = tree_state(svc.root)
     out = {
-        "hold": lambda: svc.hold(a),
-        "start-processing": lambda: svc.start_processing([a, b]),
+        "hold": lambda: svc.transition_command("hold", [a]),
+        "start-processing": lambda: svc.transition_command("start-processing", [a, b]),
         "edit": lambda: svc.edit(a, "# Changed\n"),
         "answer": lambda: svc.answer(q, choices={1: "B"}, text="because"),
         "comment": lambda: svc.comment(a, "hello"),
@@ -128,7 +128,7 @@ def test_rollback_keeps_uncommitted_edits_unstaged(svc: Service) -> None:
     path.write_text(path.read_text() + "\nhand edit, not committed\n")
     hook(svc.root, "pre-commit", "exit 1\n")
     before = tree_state(svc.root)
-    assert not svc.hold(a).ok
+    assert not svc.transition_command("hold", [a]).ok
     assert tree_state(svc.root) == before
     assert git(svc.root, "status", "--porcelain") == f" M wi/inbox/{a}\n"
 
@@ -137,7 +137,7 @@ def test_commit_msg_hook_failure_rolls_back(svc: Service) -> None:
     a = add_item(svc)
     hook(svc.root, "commit-msg", 'grep -q "Atk-Actor: user" "$1" || exit 0\necho no >&2\nexit 1\n')
     before = tree_state(svc.root)
-    out = svc.hold(a)
+    out = svc.transition_command("hold", [a])
     assert not out.ok and "commit-msg" in out.message
     assert tree_state(svc.root) == before
 
@@ -149,16 +149,16 @@ def test_hooks_path_is_honoured(svc: Service) -> None:
     (hooks / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
     (hooks / "pre-commit").chmod(0o755)
     git(svc.root, "config", "core.hooksPath", str(hooks))
-    assert not Service(svc.root, clock=svc.clock).hold(a).ok
+    assert not Service(svc.root, clock=svc.clock).transition_command("hold", [a]).ok
     git(svc.root, "config", "--unset", "core.hooksPath")
-    assert Service(svc.root, clock=svc.clock).hold(a).ok
+    assert Service(svc.root, clock=svc.clock).transition_command("hold", [a]).ok
 
 
 def test_post_commit_hook_failure_does_not_undo(svc: Service) -> None:
     a = add_item(svc)
     hook(svc.root, "post-commit", "exit 3\n")
     n = ncommits(svc.root)
-    assert svc.hold(a).ok
+    assert svc.transition_command("hold", [a]).ok
     assert ncommits(svc.root) == n + 1
 
 
@@ -180,7 +180,7 @@ def test_journal_of_half_done_move_is_rolled_back(svc: Service) -> None:
     os.rename(svc.root / "wi/inbox" / a, svc.root / "wi/processing" / a)
     (svc.root / ".git" / "atk-index.tmp").write_bytes(b"half-written index")
     # the next write recovers first, then does its own work
-    out = svc.hold(c)
+    out = svc.transition_command("hold", [c])
     assert out.ok, out.message
     assert (svc.root / "wi/inbox" / a).read_bytes() == a_bytes
     assert not (svc.root / "wi/processing" / a).exists()
@@ -278,7 +278,7 @@ def test_bad_journal_is_discarded_without_writing(svc: Service, journal: str) ->
     assert tree_state(svc.root) == before
     assert (svc.root / ".git" / "config").read_bytes() == config
     assert not (svc.root.parent.parent / "outside.md").exists()
-    assert svc.hold(a).ok
+    assert svc.transition_command("hold", [a]).ok
 
 
 # --- layout, init, paths --------------------------------------------------------------
@@ -358,7 +358,7 @@ def test_non_utf8_file_names_do_not_break_git_calls(svc: Service, clock: Clock) 
     names = [i.filename for i in items]
     assert a in names and "\udcff\udcfe.md" in names
     assert any("breaks the item filename pattern" in d.message for d in view.store_defects)
-    assert svc.hold(a).ok
+    assert svc.transition_command("hold", [a]).ok
     assert git(svc.root, "status", "--porcelain") == ""
 
 

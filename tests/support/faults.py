@@ -305,7 +305,7 @@ def kill9_in_pre_commit(tmp: Path) -> str:
         pass
     check(snapshot(root) == before, "recovery did not put the store back exactly as it was")
     assert_consistent(root, "after recovery")
-    out = Service(root, actor="user").hold(awi)
+    out = Service(root, actor="user").transition_command("hold", [awi])
     check(out.ok, f"the next operation failed: {out.message}")
     check(state_of(root, awi) == "hold", "the next operation did not land")
     assert_consistent(root, "after the next operation")
@@ -369,7 +369,7 @@ def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: boo
     root, _, (awi, uwi) = make_store(tmp)
     before = snapshot(root)
     svc_ops: list[Callable[[Service], Any]] = [
-        lambda s: s.hold(awi),
+        lambda s: s.transition_command("hold", [awi]),
         lambda s: s.answer(uwi, choices={1: "B"}),
         lambda s: s.set_dependencies(awi, [uwi]),
         lambda s: s.rm(awi),
@@ -389,7 +389,7 @@ def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: boo
         check(snapshot(root) == before, f"a failed {out.op} changed the store")
         assert_consistent(root, f"after the failed {out.op}")
         messages.append(out.message)
-    out = Service(root, actor="user").hold(awi)
+    out = Service(root, actor="user").transition_command("hold", [awi])
     check(out.ok, f"the next operation failed: {out.message}")
     assert_consistent(root, "after the next operation")
     return f"4 writes refused, store unchanged; e.g. {messages[0][:90]!r}"
@@ -485,7 +485,7 @@ def stale_lock(tmp: Path) -> str:
         wait_for(mark, proc)
         svc = Service(root, actor="user")
         svc.store.lock_timeout = 0.3
-        busy = svc.hold(awi)
+        busy = svc.transition_command("hold", [awi])
         check(
             not busy.ok and "store busy" in busy.message,
             f"a live lock holder did not make the store busy: {busy.message}",
@@ -495,7 +495,7 @@ def stale_lock(tmp: Path) -> str:
     check(lock.exists(), "expected the lock file to be left behind by the killed holder")
     svc = Service(root, actor="user")
     svc.store.lock_timeout = 0
-    out = svc.hold(awi)
+    out = svc.transition_command("hold", [awi])
     check(out.ok, f"a stale lock file blocked the write: {out.message}")
     # a lock file with junk in it, and a stale index.lock from a git that died
     lock.write_bytes(b"pid 99999 \xff\xfe junk")
@@ -517,7 +517,7 @@ def unreachable_remote(tmp: Path) -> str:
     away = remote.with_name(remote.name + ".away")
     remote.rename(away)
     svc = Service(root, actor="user")
-    out = svc.hold(awi)
+    out = svc.transition_command("hold", [awi])
     check(out.ok, f"a local write failed because the remote is gone: {out.message}")
     check(out.pushed is False, "the outcome does not say the push failed")
     text = " ".join(out.warnings)
@@ -551,7 +551,7 @@ def cross_clone_conflict(tmp: Path) -> str:
     b = tmp / "b"
     subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
     sa = Service(a, actor="user", push=False)
-    check(sa.hold(awi).ok, "hold on machine a failed")
+    check(sa.transition_command("hold", [awi]).ok, "hold on machine a failed")
     check(sa.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
     sb = Service(b, actor="user")
     out = sb.move([awi], "processing", expect="inbox")
@@ -584,11 +584,11 @@ def same_change_on_two_machines(tmp: Path) -> str:
     old = {k: os.environ[k] for k in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME") if k in os.environ}
     os.environ.update(GIT_AUTHOR_NAME="machine-b", GIT_COMMITTER_NAME="machine-b")
     try:
-        won = Service(b, actor="agent").start_processing([awi])
+        won = Service(b, actor="agent").transition_command("start-processing", [awi])
     finally:
         os.environ.update(old)
     check(won.ok and won.pushed, f"machine b's start-processing failed: {won.message}")
-    lost = Service(a, actor="agent", pull=False).start_processing([awi])  # a has not seen b's yet
+    lost = Service(a, actor="agent", pull=False).transition_command("start-processing", [awi])  # a has not seen b's yet
     check(not lost.ok and lost.exit_code == 1, f"the loser was told it succeeded: {lost.message}")
     check("another machine made the same change first" in lost.message, f"unclear message: {lost.message}")
     check(git(a, "rev-parse", "HEAD") == git(remote, "rev-parse", "main"), "machine a did not converge")
@@ -1032,7 +1032,7 @@ def interrupt_stuck_write(tmp: Path) -> str:
     svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
     before = snapshot(root)
     box: list = []
-    t = threading.Thread(target=lambda: box.append(svc.hold(awi)), daemon=True)
+    t = threading.Thread(target=lambda: box.append(svc.transition_command("hold", [awi])), daemon=True)
     t.start()
     wait_for(mark)
     killed = svc.interrupt()
@@ -1191,9 +1191,9 @@ def hand_moves_through_commit(tmp: Path) -> str:
     """An agent's `git mv` hold -> processing, adopted -> inbox, mq inbox -> editing, then
     `atk wi/mq commit`: each refused, nothing committed, the work tree as it was."""
     root, _, (awi, uwi) = make_store(tmp)
-    check(Service(root, actor="user").hold(awi).ok, "hold failed")
+    check(Service(root, actor="user").transition_command("hold", [awi]).ok, "hold failed")
     svc = Service(root, actor="user")
-    check(svc.answer(uwi, choices={1: "A"}).ok and svc.adopt(uwi).ok, "adopt failed")
+    check(svc.answer(uwi, choices={1: "A"}).ok and svc.transition_command("adopt", [uwi]).ok, "adopt failed")
     out = Service(root, actor="user", queue="mq").add(
         kind="feedback", target_repo="acme/api", body="# faster\n\nbody\n"
     )
@@ -1253,7 +1253,7 @@ def forged_holders_cache(tmp: Path) -> str:
     """Issue 25, independent check: the holders cache (`.git/atk-cache/holders.cache`) rewritten to name an agent as
     the holder of the person's hold: the agent's unhold is still refused."""
     root, _, (awi, _) = make_store(tmp)
-    check(Service(root, actor="user").hold(awi).ok, "hold failed")
+    check(Service(root, actor="user").transition_command("hold", [awi]).ok, "hold failed")
     from support.forge import forge_holders
 
     atk("wi", "list", "--json", "--store", str(root))
@@ -1370,7 +1370,7 @@ def agent_forged_conflict_ref(tmp: Path) -> str:
     commit moving an adopted item back to inbox) and applies it with --mine: refused."""
     root, _, (awi, _) = make_store(tmp)
     svc = Service(root, actor="user", pull=False, push=False)
-    check(svc.start_processing([awi]).ok and svc.adopt(awi).ok, "adopt failed")
+    check(svc.transition_command("start-processing", [awi]).ok and svc.transition_command("adopt", [awi]).ok, "adopt failed")
     head = git(root, "rev-parse", "HEAD").strip()
     git(root, "mv", f"wi/adopted/{awi}", f"wi/inbox/{awi}")
     git(root, "commit", "-qm", "atk: tidy\n\nAtk-Actor: agent")
