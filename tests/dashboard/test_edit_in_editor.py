@@ -9,6 +9,7 @@ import pytest
 from support.actions_support import SIZE, Demo, dashboard, errors_shown, make, messages, press_all, select, started
 from support.storekit import git
 
+from atk_tui.itemfile.items import parse_item
 from atk_tui.service import Service
 from atk_tui.tui.modals.dialogs import ChoiceScreen
 
@@ -105,7 +106,8 @@ async def test_inbox_changed_valid_commits_hold_edit_unhold(demo: Demo, inbox_aw
     assert demo.trailer() == "user"
     assert not demo.scratch(inbox_awi).exists()
     sha = git(demo.root, "rev-parse", "HEAD~1").strip()[:7]  # the edit (the unhold came after)
-    assert f"saved {inbox_awi} ({sha}, pushed)" in messages(app)  # which commit, and that it is pushed
+    title = parse_item(inbox_awi, "inbox", demo.text(inbox_awi).encode()).title  # a message names it by its title
+    assert f"saved “{title}” ({sha}, pushed)" in messages(app)  # which commit, and that it is pushed
     assert not errors_shown(app)
     assert demo.clean()
 

@@ -76,7 +76,7 @@ async def test_l_lists_the_commits_and_shows_the_diff_then_escape_goes_back(tmp_
         await press(pilot, "down")
         assert f"+++ b/wi/inbox/{name}" in screen_text(app)
         # a commit made meanwhile shows after `r`, the cursor staying on its commit
-        assert Service(root, actor="user").transition_command("hold", [name]).ok
+        assert Service(root, actor="user").move([name], "hold").ok
         await press(pilot, "r")
         shown = screen_text(app)
         assert "4 commits, newest first" in shown and "moved processing → hold" in shown
