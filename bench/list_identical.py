@@ -39,7 +39,7 @@ RUNNER = """
 import os, sys
 from datetime import datetime
 now = datetime.fromisoformat(os.environ["LIST_IDENTICAL_NOW"])
-from atk_tui.service import base
+from atk_tui.service.core import base
 base.ServiceBase.__init__.__kwdefaults__["clock"] = lambda: now
 sys.argv = ["atk", *sys.argv[1:]]
 from atk_tui.cli.quicklist import main

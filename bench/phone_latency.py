@@ -132,7 +132,7 @@ def main() -> int:
     from atk_tui.hub.web.devices import new_pairing
     from atk_tui.hub.web.links import accept_link
     from atk_tui.service import Service
-    from atk_tui.service.digest import question_digest
+    from atk_tui.service.writing.digest import question_digest
 
     tmp = Path(tempfile.mkdtemp(prefix="atk-phone-bench-"))
     hub, agent, daemon = make_store(tmp, args.remote)

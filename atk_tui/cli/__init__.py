@@ -17,7 +17,7 @@ def cached_list(root: Path, args: Any, stale: str | None = None, say_stale: bool
     the remote, said on stderr (`say_stale`: after JSON, before a text table) unless the
     caller said it."""
     from atk_tui.host.config import is_agent_env
-    from atk_tui.service.listing import serve, served_records
+    from atk_tui.service.reading.listing import serve, served_records
 
     page = (args.offset, args.limit)
     if args.count or args.json or (is_agent_env() and not args.no_json):
@@ -41,6 +41,6 @@ def cached_list(root: Path, args: Any, stale: str | None = None, say_stale: bool
 def _say_stale(stale: str | None) -> None:
     if stale:
         from atk_tui.cli.output import say_err_line
-        from atk_tui.service.reading import stale_message
+        from atk_tui.service.reading.freshen import stale_message
 
         say_err_line(stale_message(stale))

@@ -28,7 +28,7 @@ from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import Item
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import is_agent_env
-from atk_tui.service.listing import DERIVED, defect_notes, listing_cache, states_for, text_filter, write_listing
+from atk_tui.service.reading.listing import DERIVED, defect_notes, listing_cache, states_for, text_filter, write_listing
 from atk_tui.text.textsafe import safe_json, safe_text
 
 
@@ -51,7 +51,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         raise AtkError(f"--status takes active, processable, ready, blocked, all or a state ({', '.join(svc.q.states)})", exit_code=2)
     as_json = args.json or (is_agent_env() and not args.no_json)
     page = (args.offset, args.limit)
-    if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.listing`)
+    if svc.q.name == "wi":  # the judged listing, cached for the next time (`service.reading.listing`)
         text = text_filter(svc.root, args.text)
         rows: list[list[str]] = []
         into = None if as_json or args.count else rows_into(rows)
@@ -74,7 +74,7 @@ def cmd_list(svc: Any, args: argparse.Namespace) -> int:
         held = svc.held_by(items)
         lines = [json_line(i, judgements.get(i.filename), blocks.get(i.filename), held.get(i.filename)) for i in items]
         if stale_of(args):
-            from atk_tui.service.reading import with_stale
+            from atk_tui.service.reading.freshen import with_stale
 
             lines = [with_stale(line, stale_of(args)) for line in lines]
         if lines:
@@ -203,7 +203,7 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
-    from atk_tui.service.loop import ProcessLoop
+    from atk_tui.service.reading.loop import ProcessLoop
 
     if args.max_parallel < 1:
         raise AtkError("--max-parallel takes a number of sessions >= 1", exit_code=2)
@@ -215,7 +215,7 @@ def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
 def cmd_add(svc: Any, args: argparse.Namespace) -> int:
     answer_by = None
     if getattr(args, "answer_by", None):
-        from atk_tui.service.itemmeta import parse_answer_by
+        from atk_tui.service.writing.itemmeta import parse_answer_by
 
         answer_by = parse_answer_by(args.answer_by, svc.clock())
     out = svc.add(
@@ -291,13 +291,13 @@ def cmd_comment(svc: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_set_cooldown(svc: Any, args: argparse.Namespace) -> int:
-    from atk_tui.service.itemmeta import parse_until, set_cooldown
+    from atk_tui.service.writing.itemmeta import parse_until, set_cooldown
 
     until = None if args.clear else parse_until(args.until, svc.clock(), future=True)
     return report(set_cooldown(svc, args.filename, until))
 
 
 def cmd_set_urgency(svc: Any, args: argparse.Namespace) -> int:
-    from atk_tui.service.itemmeta import set_urgency
+    from atk_tui.service.writing.itemmeta import set_urgency
 
     return report(set_urgency(svc, args.filename, args.level))

@@ -29,7 +29,7 @@ def freshen_for_read(root: Path, args: argparse.Namespace) -> str | None:
         return None
     if not (root / ".git").is_dir():
         return None
-    from atk_tui.service.reading import freshen_once, stale_message
+    from atk_tui.service.reading.freshen import freshen_once, stale_message
 
     found = freshen_once(root)
     if found.stale:
@@ -48,7 +48,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             return args.run(build_parser(), args)
         root = resolve_store(args.store)
         if is_agent_env():
-            from atk_tui.service.holds import agent_id_from_env
+            from atk_tui.service.core.holds import agent_id_from_env
 
             agent_id_from_env()  # a bad ATK_AGENT_ID refuses every command (exit 2), reads too
         stale = freshen_for_read(root, args)

@@ -40,7 +40,7 @@ def cmd_mcp(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         os.environ["ATK_AGENT_ID"] = args.agent_id
     if not is_agent_env():  # always an agent: whatever a tool reaches judges by the environment too
         os.environ[AGENT_ENV_VARS[0]] = "atk-mcp"
-    from atk_tui.service.holds import agent_id_from_env
+    from atk_tui.service.core.holds import agent_id_from_env
 
     agent_id_from_env()  # a bad id refuses here (exit 2), before a client connects
     source, said = normalise_source(args.source)

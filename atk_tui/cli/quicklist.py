@@ -1,6 +1,6 @@
 """`atk`'s entry point (`main`): a warm `atk wi list` before the command line is imported.
 
-A listing is made one way (`service.listing.write_listing`, from the store, kept in the cache
+A listing is made one way (`service.reading.listing.write_listing`, from the store, kept in the cache
 as it is printed) and printed from the cache one way (`cli.cached_list`). `main` reads a plain
 `atk [--store S] wi list [--status X] [--kind K] [--target-repo R] [--text WORD] [--json |
 --count | --no-json] [--offset K] [--limit N] [--wide] [--skip-pull] [--skip-push]` into the
@@ -20,7 +20,7 @@ from typing import Any
 from atk_tui.cli import cached_list
 from atk_tui.host.config import ConfigError, is_agent_env, resolve_store
 
-#: a valid `ATK_AGENT_ID` (service/holds.py says so once; this copy keeps the fast path lean)
+#: a valid `ATK_AGENT_ID` (service/core/holds.py says so once; this copy keeps the fast path lean)
 _AGENT_ID = re.compile(r"[A-Za-z0-9._:@-]{1,64}")
 
 #: `atk wi list`'s options (`cli.items`, `cli.parser.global_options`) -> the full parser's names
@@ -99,7 +99,7 @@ def _main() -> None:
             if (root / ".git").is_dir():
                 stale = None
                 if not args.skip_pull:  # a read brings in what the remote has (SPEC §15)
-                    from atk_tui.service.reading import freshen_once
+                    from atk_tui.service.reading.freshen import freshen_once
 
                     stale = freshen_once(root, keep=True).stale
                 if cached_list(root, args, stale, say_stale=True):

@@ -61,7 +61,7 @@ def cmd_log(svc: Any, args: argparse.Namespace) -> int:
 def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
     from datetime import UTC
 
-    from atk_tui.service.stats import duration, parse_since
+    from atk_tui.service.history.stats import duration, parse_since
 
     since = parse_since(args.since or "30d", now=datetime.now(UTC))
     st = svc.wait_stats(since=since)
@@ -184,7 +184,7 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
 
 def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:
     from atk_tui.host.config import plans_root
-    from atk_tui.service.plans import commit_plans
+    from atk_tui.service.writing.plans import commit_plans
 
     out = commit_plans(svc, args.paths, plans_root(args.plans_root))
     if not out.ok:
@@ -254,7 +254,7 @@ def cmd_wait(svc: Any, args: argparse.Namespace) -> int:
     once a second (`store.freshen`, window 0), backing off while it does not answer."""
     import time
 
-    from atk_tui.service.reading import freshen, stale_message
+    from atk_tui.service.reading.freshen import freshen, stale_message
 
     noun = "TBD" if svc.q.name == "mq" else "UWI"
     stale = None

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from atk_tui.service.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting, save
+from atk_tui.service.elsewhere.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting, save
 
 SAMPLE_NOTE = "the demo's sample rows, not read from GitHub"
 

@@ -131,7 +131,7 @@ def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | No
     """Fill the demo store's `mq/` queue (see the module doc); returns key -> filename.
     `wi_dependency`: a wi item's filename `fb-cross` depends on (none: no cross-queue edge)."""
     from atk_tui.service import Service
-    from atk_tui.service.plans import commit_plans
+    from atk_tui.service.writing.plans import commit_plans
 
     clock = _Clock(now - timedelta(hours=6))
 

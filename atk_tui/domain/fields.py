@@ -4,7 +4,7 @@ Every part that knows these keys asks this table: the validator (`itemfile.items
 keys a file keeps in place, the order a new item's frontmatter is written in, the cache's
 record (`cache.caches`), the `--json` record (`cli`), the JSON Schema (`itemfile.schema`), the
 detail pane's rows, what an `edit` body may repeat and which command changes a key instead
-(`service.writes`). A new key is one row here (plus the `Item` attribute of the same name, with
+(`service.writing.writes`). A new key is one row here (plus the `Item` attribute of the same name, with
 its default, in `domain.model`) and its test.
 
 A key's `shape` says what its value is and how it is checked:

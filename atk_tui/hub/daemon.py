@@ -33,7 +33,7 @@ from atk_tui.hub import notify
 from atk_tui.hub.config import NotifySettings
 from atk_tui.hub.notify import Message, Target
 from atk_tui.hub.state import ANNOUNCED, STATUS, RunLock, read_json, write_json
-from atk_tui.service.deadlines import deadline
+from atk_tui.service.history.deadlines import deadline
 from atk_tui.text.textsafe import safe_line
 
 MAX_TITLE = 120
@@ -189,7 +189,7 @@ class Hub:
         actions: list[tuple[str, str, str]] = [("view", "Open", opened)]
         if questions and all(q.recommendation for q in questions):
             try:
-                from atk_tui.service.digest import question_digest
+                from atk_tui.service.writing.digest import question_digest
 
                 link = accept_link(self.state_dir, base_url=base, queue=item.queue, filename=item.filename,
                                    content_digest=question_digest(item))  # fmt: skip
@@ -428,8 +428,8 @@ class Hub:
 
     def look(self) -> None:
         """One look (in a worker thread): pull as a read does, and react when anything changed."""
-        from atk_tui.service.reading import freshen
-        from atk_tui.service.watch import store_signature
+        from atk_tui.service.reading.freshen import freshen
+        from atk_tui.service.reading.watch import store_signature
 
         found = freshen(self.root, window=0)
         self.looks += 1

@@ -76,7 +76,7 @@ def filenames(what: str = "items") -> dict[str, Any]:
 
 
 def statuses(queue: Queue) -> list[str]:
-    """What `list --status` takes (`service.listing.states_for`)."""
+    """What `list --status` takes (`service.reading.listing.states_for`)."""
     return ["active", "processable", "ready", "blocked", "all", *queue.states]
 
 

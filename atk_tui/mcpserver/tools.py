@@ -22,7 +22,7 @@ from atk_tui.domain.queues import MQ, QUEUES, WI, Queue
 from atk_tui.mcpserver import schemas as S
 from atk_tui.mcpserver.ask import QUESTION_SCHEMA, render
 from atk_tui.service import records
-from atk_tui.service.listing import states_for
+from atk_tui.service.reading.listing import states_for
 
 RULES = {"wi": WI_RULES, "mq": MQ_RULES}
 
@@ -59,7 +59,7 @@ class Agent:
         most once every few seconds; why the copy may be stale, or None."""
         if not self.pull:
             return None
-        from atk_tui.service.reading import freshen
+        from atk_tui.service.reading.freshen import freshen
 
         return freshen(self.root).stale
 
@@ -156,11 +156,11 @@ def queue_tools(q: Queue) -> list[Tool]:
         if kw.get("depends_on"):
             kw["depends_on"] = _names(svc, kw["depends_on"], None)  # either queue
         if "cooldown_until" in kw:
-            from atk_tui.service.itemmeta import parse_until
+            from atk_tui.service.writing.itemmeta import parse_until
 
             kw["cooldown_until"] = parse_until(kw["cooldown_until"], svc.clock(), future=True)
         if "answer_by" in kw:
-            from atk_tui.service.itemmeta import parse_answer_by
+            from atk_tui.service.writing.itemmeta import parse_answer_by
 
             kw["answer_by"] = parse_answer_by(kw["answer_by"], svc.clock())
         kw.setdefault("target_repo", "")
@@ -222,7 +222,7 @@ def queue_tools(q: Queue) -> list[Tool]:
         return written(svc, svc.convert_to_plan(_name(svc, a["filename"]), a["plan_file"]))
 
     def set_cooldown(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
-        from atk_tui.service.itemmeta import parse_until, set_cooldown
+        from atk_tui.service.writing.itemmeta import parse_until, set_cooldown
 
         svc = agent.service(p)
         name = _name(svc, a["filename"])
@@ -232,7 +232,7 @@ def queue_tools(q: Queue) -> list[Tool]:
         return written(svc, set_cooldown(svc, name, until))
 
     def set_urgency(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
-        from atk_tui.service.itemmeta import set_urgency
+        from atk_tui.service.writing.itemmeta import set_urgency
 
         svc = agent.service(p)
         return written(svc, set_urgency(svc, _name(svc, a["filename"]), a["level"]))
@@ -369,7 +369,7 @@ def notify(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
 
 def plans_commit(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
     from atk_tui.host.config import plans_root
-    from atk_tui.service.plans import commit_plans
+    from atk_tui.service.writing.plans import commit_plans
 
     svc = agent.service(None)
     out = commit_plans(svc, list(a["paths"]), plans_root(a.get("plans_root")))
@@ -391,7 +391,7 @@ def ask(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
     body = render(a["title"], a.get("context") or "", list(a["questions"]))
     kw: dict[str, Any] = {}
     if a.get("answer_by"):
-        from atk_tui.service.itemmeta import parse_answer_by
+        from atk_tui.service.writing.itemmeta import parse_answer_by
 
         kw["answer_by"] = parse_answer_by(a["answer_by"], svc.clock())
     out = svc.add(kind=q.question_kind, target_repo=a["target_repo"], body=body, source=agent.source,
@@ -431,7 +431,7 @@ def wait_look(agent: Agent, svc: Any, names: list[str]) -> tuple[str | None, lis
     0), then which questions are still open."""
     stale = None
     if agent.pull:
-        from atk_tui.service.reading import freshen
+        from atk_tui.service.reading.freshen import freshen
 
         stale = freshen(agent.root, window=0).stale
     return stale, [n for n in names if not records.answered(svc.show(n), svc)]

@@ -18,7 +18,7 @@ cache, for the CLI's fast path), `reading` (a read brings in what the remote has
 `notices`, `plans`, `loop`, `stats`, `holds`, `resolve`, `itemmeta`.
 
 The names below are loaded when first asked for (`__getattr__`): importing one of the modules
-beside the facade (the CLI's fast path imports `service.listing`) does not load the facade.
+beside the facade (the CLI's fast path imports `service.reading.listing`) does not load the facade.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from atk_tui.service.conflicts import PendingChange, undo_commit
-    from atk_tui.service.deadlines import overdue_first
+    from atk_tui.service.writing.conflicts import PendingChange, undo_commit
+    from atk_tui.service.history.deadlines import overdue_first
     from atk_tui.service.facade import Service
     from atk_tui.service.hubstate import hub_footer
     from atk_tui.service.types import (
@@ -47,14 +47,14 @@ if TYPE_CHECKING:
 #: name -> the module it lives in
 _WHERE = {
     "Service": "atk_tui.service.facade",
-    "PendingChange": "atk_tui.service.conflicts",
-    "undo_commit": "atk_tui.service.conflicts",
+    "PendingChange": "atk_tui.service.writing.conflicts",
+    "undo_commit": "atk_tui.service.writing.conflicts",
     **dict.fromkeys(
         ("CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "QueueView", "SyncStatus", "utc_now"),
         "atk_tui.service.types",
     ),
     **dict.fromkeys(("init_store", "is_alarm", "item_path"), "atk_tui.store"),
-    "overdue_first": "atk_tui.service.deadlines",  # the dashboard's needs-you order (SPEC §16)
+    "overdue_first": "atk_tui.service.history.deadlines",  # the dashboard's needs-you order (SPEC §16)
     "hub_footer": "atk_tui.service.hubstate",  # the dashboard footer's word on `atk hub`
 }
 

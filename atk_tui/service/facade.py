@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from atk_tui.service.answers import Answers
-from atk_tui.service.conflicts import Conflicts
-from atk_tui.service.elsewhere import ElsewhereReads
-from atk_tui.service.reads import Reads
-from atk_tui.service.writes import Writes
+from atk_tui.service.writing.answers import Answers
+from atk_tui.service.writing.conflicts import Conflicts
+from atk_tui.service.elsewhere.view import ElsewhereReads
+from atk_tui.service.reading.reads import Reads
+from atk_tui.service.writing.writes import Writes
 
 
 class Service(Reads, Writes, Answers, Conflicts, ElsewhereReads):

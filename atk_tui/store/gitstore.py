@@ -7,7 +7,7 @@ journal puts every touched file back and HEAD where it was; a journal left by a 
 killed mid-write is rolled back by the next writer. Every git child runs through
 `procs.Children` with a time limit; commits use plumbing through `git` itself, an order of
 magnitude faster than gitpython's pure-Python index on large stores (gitpython only reads
-an item's history: service/githistory.py).
+an item's history: service/history/githistory.py).
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class GitStore(RemoteSync):
         self.made_commit: str | None = None
         self._repo = None
         #: an agent session's name (`ATK_AGENT_ID`): every agent commit carries it as an
-        #: `Atk-Agent` trailer, so its holds are its own (service/holds.py)
+        #: `Atk-Agent` trailer, so its holds are its own (service/core/holds.py)
         self.agent_id: str | None = None
         #: every child process the store runs right now (`interrupt()` kills them)
         self.children = Children()

@@ -76,7 +76,7 @@ def store_stamp(root: str | os.PathLike[str], dirs: Iterable[str]) -> tuple[str,
     """Whether the store changed, cheaply: its commit (HEAD and the ref it names, read),
     git's index and packed-refs, and these folders (a name added, removed or renamed changes
     a folder's mtime), by lstat, as one digest; and the newest mtime in it. The dashboard's
-    watcher, the hub and process-loop compare it (`service.watch`); a listing's signature
+    watcher, the hub and process-loop compare it (`service.reading.watch`); a listing's signature
     starts with it (`PendingSignature`) and adds its files' stat."""
     h = hashlib.blake2b(digest_size=20)
     newest = _stamp_into(h, os.fspath(root), dirs)

@@ -160,7 +160,7 @@ class Transaction:
         message = f"{subject}\n\nAtk-Actor: {actor}\n"
         agent_id = getattr(store, "agent_id", None)
         if actor == "agent" and agent_id:
-            message += f"Atk-Agent: {agent_id}\n"  # who holds what it holds (service/holds.py)
+            message += f"Atk-Agent: {agent_id}\n"  # who holds what it holds (service/core/holds.py)
         message += "".join(f"{line}\n" for line in self.trailers)
         msg_file = store.git_dir / "ATK_COMMIT_MSG"
         _write_private(msg_file, message.encode())

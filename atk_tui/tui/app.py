@@ -25,7 +25,7 @@ from atk_tui.domain.model import SHOWN
 from atk_tui.host.config import is_agent_env
 from atk_tui.service import QueueView, Service, utc_now
 from atk_tui.service.notices import attention
-from atk_tui.service.watch import dashboard_signature
+from atk_tui.service.reading.watch import dashboard_signature
 from atk_tui.tui.config import TuiConfig, load_tui_config
 from atk_tui.tui.display.safe import safe_line, safe_text
 from atk_tui.tui.feeds.activity import Activity, LockWait, Spinner

@@ -27,7 +27,7 @@ DEFERRED = (
     # the first rows need them (the detail's questions, the needs-you headline), not the frame
     "atk_tui.itemfile.questions",
     "atk_tui.itemfile.question_lines",
-    "atk_tui.service.stats",
+    "atk_tui.service.history.stats",
     "textual.widgets._text_area",  # the dialogs make the first TextArea
 )
 

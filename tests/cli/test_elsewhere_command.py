@@ -10,7 +10,7 @@ from support.clikit import Atk
 from support.ghkit import READY_ORDER, WAITING, FakeGh, seed_repos
 
 from atk_tui.service import Service
-from atk_tui.service.afkkit import HOW_TO_INSTALL, HOW_TO_LOG_IN, ORDER_BY_AGE
+from atk_tui.service.elsewhere.afkkit import HOW_TO_INSTALL, HOW_TO_LOG_IN, ORDER_BY_AGE
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from support.tui_helpers import build_app, keys_of_pane, settle
 
 from atk_tui.domain.model import SHOWN
 from atk_tui.service import Service
-from atk_tui.service import loading as service_mod
+from atk_tui.service.reading import loading as service_mod
 from atk_tui.tui.config import TuiConfig
 from atk_tui.tui.screens.history import HistoryScreen
 from atk_tui.tui.widgets.item_list import ItemList
@@ -132,7 +132,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
     import time
 
     from atk_tui.cache import caches as cache_mod
-    from atk_tui.service import reads as reads_mod
+    from atk_tui.service.reading import reads as reads_mod
     from atk_tui.tui.feeds import view_keeper as app_mod
 
     monkeypatch.setattr(service_mod, "RACY_NS", 50_000_000)

@@ -47,8 +47,8 @@ async def test_structured_filter_tokens_with_fuzzy_text(demo_store: Path) -> Non
 async def test_S_lists_stuck_work_and_enter_jumps_to_it(demo_store: Path, monkeypatch) -> None:
     from datetime import timedelta
 
-    from atk_tui.service import stuck
-    from atk_tui.service.stuck import stuck_items
+    from atk_tui.service.history import stuck
+    from atk_tui.service.history.stuck import stuck_items
 
     monkeypatch.setattr(stuck, "STUCK_AFTER", timedelta(days=1))  # the demo's oldest moves are a day old
     STUCK_AFTER = stuck.STUCK_AFTER

@@ -8,7 +8,7 @@ from __future__ import annotations
 from support.actions_support import Demo, dashboard, press_all, settle
 from support.apps import screen_text, wait_for_screen
 
-from atk_tui.service.stats import wait_stats
+from atk_tui.service.history.stats import wait_stats
 
 
 def waiting_in_stats(demo: Demo, app) -> set[str]:

@@ -21,7 +21,7 @@ from test_edit_in_editor import ADDED, Editor, append, break_yaml, fix_yaml, run
 from textual.widgets import TextArea
 
 from atk_tui.service import Service
-from atk_tui.service.editing import merge_texts
+from atk_tui.service.writing.editing import merge_texts
 from atk_tui.tui.modals.dialogs import ChoiceScreen, InAppEditorScreen
 
 AGENT_LINE = "- 追記 (agent): the favicon is out of scope\n"

@@ -15,7 +15,7 @@ from support.ghkit import WAITING, FakeGh, seed_repos, write_config
 from textual.pilot import Pilot
 
 from atk_tui.service import Service
-from atk_tui.service.afkkit import HOW_TO_INSTALL, HOW_TO_LOG_IN
+from atk_tui.service.elsewhere.afkkit import HOW_TO_INSTALL, HOW_TO_LOG_IN
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.screens.elsewhere import ElsewhereScreen
 from atk_tui.tui.widgets.item_list import ItemList

@@ -179,7 +179,7 @@ async def notices(pilot) -> None:
 
 async def elsewhere(pilot) -> None:
     """GitHub's text (issue 31): titles, labels, the stop report's Markdown, gh's error line."""
-    from atk_tui.service.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
+    from atk_tui.service.elsewhere.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
 
     app = pilot.app
     report = f"# {TITLE}\n\n{ENTITIES} {MARKUP}\n\n- {LINE}\n\n```\n{LINE}\n```"

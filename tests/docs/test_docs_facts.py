@@ -13,7 +13,7 @@ import pytest
 from atk_tui.host import settings
 from atk_tui.host.config import git_limits
 from atk_tui.itemfile import schema
-from atk_tui.service import afkkit as elsewhere
+from atk_tui.service.elsewhere import afkkit as elsewhere
 from atk_tui.store import freshen
 from atk_tui.tui.config import ALERT_FLAGS, load_tui_config
 from atk_tui.tui.keymap import key_label, main_entries

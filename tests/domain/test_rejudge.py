@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.storekit import AWI_BODY, UWI_BODY, Clock, add_item, clone, git, make_remote_pair, spy_parses
 
-import atk_tui.service.loading as loading_mod
-import atk_tui.service.reads as reads_mod
+import atk_tui.service.reading.loading as loading_mod
+import atk_tui.service.reading.reads as reads_mod
 from atk_tui.cache import caches as cache_mod
 from atk_tui.cache.caches import to_record
 from atk_tui.domain import readiness

@@ -13,7 +13,7 @@ from support.clikit import Atk
 from atk_tui.domain.fields import BY_NAME
 from atk_tui.itemfile.items import parse_item
 from atk_tui.service import Service
-from atk_tui.service.itemmeta import parse_answer_by
+from atk_tui.service.writing.itemmeta import parse_answer_by
 from atk_tui.store import AtkError
 
 QUESTION = "# Ship on Friday?\n\n## 質問\nShip?\n\n- A) yes\n- B) no\n\n推奨: A) yes\n"

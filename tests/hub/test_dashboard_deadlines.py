@@ -15,7 +15,7 @@ from textual.widgets import Static
 from atk_tui.domain.model import Item
 from atk_tui.hub.paths import state_dir
 from atk_tui.hub.state import RunLock, write_json
-from atk_tui.service.deadlines import deadline, is_overdue, overdue_first
+from atk_tui.service.history.deadlines import deadline, is_overdue, overdue_first
 from atk_tui.store import init_store
 
 Q = "---\nkind: uwi\ntarget_repo: acme/webapp\nurgency: {urgency}\ncreated: {created}\n{extra}---\n# {title}\n\n## 質問\nWhich?\n\n- A) one\n- B) two\n\n推奨: A)\n"

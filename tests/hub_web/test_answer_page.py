@@ -24,8 +24,8 @@ from support.hubweb_kit import (
 from support.storekit import AWI_BODY, UWI_BODY, git
 
 from atk_tui.service import Service
-from atk_tui.service.deadlines import overdue_first
-from atk_tui.service.itemmeta import set_urgency
+from atk_tui.service.history.deadlines import overdue_first
+from atk_tui.service.writing.itemmeta import set_urgency
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from support.storekit import UWI_BODY, git
 
 from atk_tui.hub.web.links import accept_link, open_link
 from atk_tui.service import Service
-from atk_tui.service.digest import question_digest
+from atk_tui.service.writing.digest import question_digest
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ import pytest
 from support.ghkit import READY_ORDER, WAITING, FakeGh, recorded, seed_repos, write_config
 
 from atk_tui.service import Service
-from atk_tui.service import afkkit as elsewhere
-from atk_tui.service.afkkit import (
+from atk_tui.service.elsewhere import afkkit as elsewhere
+from atk_tui.service.elsewhere.afkkit import (
     HOW_TO_INSTALL,
     HOW_TO_LOG_IN,
     ORDER_BY_AGE,
@@ -262,7 +262,7 @@ def test_open_in_the_browser_is_a_gh_view_web(svc: Service, fake_gh: FakeGh) -> 
 
 def test_the_fake_gh_refuses_writes(fake_gh: FakeGh, svc: Service) -> None:
     """The guard the other tests lean on: a write would be seen (and refused)."""
-    from atk_tui.service.afkkit import Gh, GhProblem
+    from atk_tui.service.elsewhere.afkkit import Gh, GhProblem
 
     gh = Gh(svc._gh_children(), timeout=10, cwd=svc.root)
     with pytest.raises(GhProblem):

@@ -13,7 +13,7 @@ from support.storekit import Clock, git, tree_state
 
 from atk_tui.domain.queues import MQ, WI, queue_named, queue_of_kind
 from atk_tui.service import Service
-from atk_tui.service.stuck import stuck_items
+from atk_tui.service.history.stuck import stuck_items
 from atk_tui.store import init_store
 
 

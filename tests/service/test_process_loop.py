@@ -19,7 +19,7 @@ from support.clikit import ATK, awi, seed, uwi
 from support.storekit import AWI_BODY, Clock, add_item, clone, make_remote_pair
 
 from atk_tui.service import Service
-from atk_tui.service.loop import read_status
+from atk_tui.service.reading.loop import read_status
 
 AGENT = """\
 import json, os, sys, time

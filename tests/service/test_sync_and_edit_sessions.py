@@ -10,7 +10,7 @@ import pytest
 from support.storekit import UWI_BODY, add_item, clone, git
 
 from atk_tui.service import Service, SyncStatus
-from atk_tui.service.editing import EditTicket, base_of, kept_scratches
+from atk_tui.service.writing.editing import EditTicket, base_of, kept_scratches
 from atk_tui.store import AtkError
 
 

@@ -660,7 +660,7 @@ def test_a_reserved_key_without_a_flag_is_kept_from_the_body_validated(svc: Serv
     """A new field of `domain.fields` needs no flag on `add` to be given (ARCHITECTURE.md's
     recipe): the body's frontmatter carries it, validated as the table says, never dropped.
     Shown with `urgency` as if it had no flag."""
-    from atk_tui.service.adding import _BodyKeys
+    from atk_tui.service.writing.adding import _BodyKeys
 
     real = _BodyKeys.merge
 

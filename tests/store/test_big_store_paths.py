@@ -9,7 +9,7 @@ import pytest
 from support.storekit import AWI_BODY, add_item, clone, git, make_remote_pair
 
 from atk_tui.service import Service
-from atk_tui.service import loading as service_mod
+from atk_tui.service.reading import loading as service_mod
 
 
 def test_a_cold_queue_reports_its_progress(svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:

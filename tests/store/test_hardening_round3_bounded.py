@@ -99,7 +99,7 @@ def _fake_gh(tmp_path: Path, body: str) -> str:
 
 def test_an_endless_gh_stream_is_cut_at_the_limit_and_gh_killed(tmp_path: Path) -> None:
     from atk_tui.host.procs import Children
-    from atk_tui.service.afkkit import GH_MAX_OUTPUT, Gh, GhProblem
+    from atk_tui.service.elsewhere.afkkit import GH_MAX_OUTPUT, Gh, GhProblem
 
     marker = tmp_path / "pid"
     program = _fake_gh(tmp_path, f"import os\nopen({str(marker)!r}, 'w').write(str(os.getpid()))\n"
@@ -116,7 +116,7 @@ def test_an_endless_gh_stream_is_cut_at_the_limit_and_gh_killed(tmp_path: Path) 
 @pytest.mark.parametrize("depth", [200_000, 100])
 def test_deep_gh_json_is_refused_with_a_message(tmp_path: Path, depth: int) -> None:
     from atk_tui.host.procs import Children
-    from atk_tui.service.afkkit import Gh, GhProblem
+    from atk_tui.service.elsewhere.afkkit import Gh, GhProblem
 
     program = _fake_gh(tmp_path, f"sys.stdout.write('[' * {depth} + ']' * {depth})")
     gh = Gh(Children(), timeout=60, cwd=tmp_path, program=program)

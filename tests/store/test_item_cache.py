@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from support.storekit import AWI_BODY, UWI_BODY, add_item, git
 
-import atk_tui.service.reads as service_mod  # load_items parses here
+import atk_tui.service.reading.reads as service_mod  # load_items parses here
 from atk_tui.cache import files
 from atk_tui.cache.caches import ItemCache, cache_key
 from atk_tui.cli.output import item_json

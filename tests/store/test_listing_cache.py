@@ -359,7 +359,7 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     argv = ["wi", "list", "--json", "--status=all"]
     before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
     assert f'"filename": "{first}", "state": "adopted"' in before
-    from atk_tui.service import reads
+    from atk_tui.service.reading import reads
 
     parsed: list[str] = []
     real = reads.parse_item
@@ -403,7 +403,7 @@ def test_a_cached_listing_read_in_chunks_gives_the_lines_it_holds(lines: list[st
     """A cached listing's lines are decoded a chunk at a time (`_lines_of`), across the parts
     it is served in (a part may end or start anywhere, multi-byte characters split too): the
     same lines as the whole text split, and none for an empty listing."""
-    from atk_tui.service import listing as listing_mod
+    from atk_tui.service.reading import listing as listing_mod
 
     raw = "\n".join(lines).encode("utf-8")
     at = sorted({min(c, len(raw)) for c in cuts})
@@ -422,7 +422,7 @@ def test_a_cold_listing_writes_its_terminal_lines_as_it_goes_and_leaves_nothing_
 ) -> None:
     """With no line cache, `--status=all` writes the archived items' lines as they come (none
     held): the next listing reads them back; a listing that fails half-way leaves no file."""
-    from atk_tui.service import reads
+    from atk_tui.service.reading import reads
 
     root, svc = make_store(tmp_path)
     for name in items_in(root, "inbox")[:2]:

@@ -2,7 +2,7 @@
 entry (`cli.quicklist`) and the full command line print a cached listing through
 `cli.cached_list`; an out-of-date listing looks at the store twice (the signature its cache
 check took, and the one taken again before it is kept), not once per way in; `--status`
-means the same states for the CLI, `atk mcp` and the cache (`service.listing.states_for`)."""
+means the same states for the CLI, `atk mcp` and the cache (`service.reading.listing.states_for`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from support.listingkit import age, listing, make_store
 
 from atk_tui.cache import caches as cache_mod
 from atk_tui.domain.queues import MQ, WI
-from atk_tui.service.listing import states_for
+from atk_tui.service.reading.listing import states_for
 
 STATUSES = ("active", "processable", "ready", "blocked", "all", "inbox", "processing", "hold", "editing",
             "planning", "adopted", "rejected", "nonsense")  # fmt: skip
@@ -79,7 +79,7 @@ def test_the_watchers_answer_is_the_stamp_a_listings_signature_starts_with(tmp_p
 
     from support.storekit import add_item, git
 
-    from atk_tui.service.watch import WATCHED, store_signature
+    from atk_tui.service.reading.watch import WATCHED, store_signature
     from atk_tui.store.storesig import _stamp_into, store_stamp
 
     root, svc = make_store(tmp_path)

@@ -1408,7 +1408,7 @@ def gh_flood(tmp: Path) -> str:
     """Issue 38: gh printing without end, and JSON 200,000 levels deep: a clear message each,
     gh killed, no traceback."""
     from atk_tui.host.procs import Children
-    from atk_tui.service.afkkit import Gh, GhProblem
+    from atk_tui.service.elsewhere.afkkit import Gh, GhProblem
 
     said = []
     for name, body in (("endless", "chunk = b'x' * 65536\nwhile True:\n    sys.stdout.buffer.write(chunk)"),

@@ -53,7 +53,7 @@ def forge_listing(root: Path, change: Callable[[bytes], bytes]) -> list[Path]:
 
 
 def forge_holders(root: Path, change: Callable[[dict[str, Any]], None]) -> Path:
-    """Rewrite the holders cache (the entry `holders`, service/holds.py): its JSON through
+    """Rewrite the holders cache (the entry `holders`, service/core/holds.py): its JSON through
     `change` (in place), size and CRC-32 recomputed. Returns the cache file."""
     got = files.read(root / ".git", "holders", check_key=False)
     assert got is not None, "no holders cache"

@@ -139,7 +139,7 @@ def tree_state(root: Path) -> dict[str, object]:
 def spy_parses(monkeypatch: Any) -> list[str]:
     """The names of the item files the service parses from now on, in order (every read of an
     item file by a listing or refresh goes through `Reads._parse_file`)."""
-    from atk_tui.service import reads
+    from atk_tui.service.reading import reads
 
     parsed: list[str] = []
     real = reads.Reads._parse_file

@@ -308,9 +308,9 @@ def _trailers(device: devs.Device | None, via: str | None = None) -> tuple[str, 
 
 
 def _due(item: Item, now: datetime) -> tuple[str, str]:
-    """(overdue mark, due text) from the question's deadline (`service.deadlines`: its own
+    """(overdue mark, due text) from the question's deadline (`service.history.deadlines`: its own
     `answer_by`, else its urgency's answer-by time), when it has one."""
-    from atk_tui.service.deadlines import deadline
+    from atk_tui.service.history.deadlines import deadline
 
     by = deadline(item) if item.is_question else None
     if by is None or item.answered:
@@ -328,10 +328,10 @@ def _row(item: Item, now: datetime) -> Row:
 
 def read_list(svc: Service, hub: Hub | None = None) -> tuple[list[Row], list[Row], list[str]]:
     """The needs-you rows in the dashboard's order (`QueueView.needs_you`, the overdue ones
-    first: `service.deadlines.overdue_first`), then the open work items (inbox, processing,
+    first: `service.history.deadlines.overdue_first`), then the open work items (inbox, processing,
     hold), the newest first. With `hub`: the view is worked out from the last one it showed
     (or the dashboard's saved view), reading only the item files that changed."""
-    from atk_tui.service.deadlines import overdue_first
+    from atk_tui.service.history.deadlines import overdue_first
 
     previous = None if hub is None else hub.last_view or svc.saved_queue()
     view = svc.queue(previous=previous)
@@ -351,7 +351,7 @@ def read_list(svc: Service, hub: Hub | None = None) -> tuple[list[Row], list[Row
 def read_item(svc: Service, queue: str, filename: str) -> tuple[ItemView, Item]:
     from atk_tui.itemfile.questions import answer_progress, parse_questions
     from atk_tui.itemfile.sections import answer_text
-    from atk_tui.service.digest import question_digest
+    from atk_tui.service.writing.digest import question_digest
 
     item = svc.read(filename, queue=queue)
     now = svc.clock()
@@ -479,7 +479,7 @@ def _form_of(post: Mapping[str, Any]) -> Form:
 def write_answer(svc: Service, queue: str, filename: str, form: Form, shown: str, trailers: tuple[str, ...]) -> Outcome:
     """The person's answer as the page showed the question (`shown`: its content digest)."""
     from atk_tui.service import Outcome
-    from atk_tui.service.digest import question_digest
+    from atk_tui.service.writing.digest import question_digest
 
     item = svc.read(filename, queue=queue)
     if not item.is_question:
@@ -571,7 +571,7 @@ class Plan:
 
 def plan_accept(svc: Service, link: links.Link) -> Plan:
     from atk_tui.itemfile.questions import parse_questions
-    from atk_tui.service.digest import question_digest
+    from atk_tui.service.writing.digest import question_digest
 
     item = svc.read(link.filename, queue=link.queue)
     title = item.title or item.filename

@@ -3,7 +3,7 @@
 A link is `BASE/a/QUEUE/FILENAME?d=DIGEST&t=ISSUED&n=NONCE&s=SIGNATURE`:
 
 - `d` is the question's content digest when the notification was made
-  (`service.digest.question_digest`): the link answers only while the question reads the same;
+  (`service.writing.digest.question_digest`): the link answers only while the question reads the same;
 - `t` is when it was made (seconds since the epoch): it expires `link_ttl_s` after (the hub's
   setting, 24 h by default);
 - `n` is a random nonce: a link is spent the first time it answers (recorded in the hub's state
@@ -53,7 +53,7 @@ def accept_link(
     if queue not in QUEUES:
         raise ValueError(f"no queue {queue!r}")
     if not _DIGEST_RE.fullmatch(content_digest):
-        raise ValueError("content_digest must be 64 lower-case hex digits (service.digest.question_digest)")
+        raise ValueError("content_digest must be 64 lower-case hex digits (service.writing.digest.question_digest)")
     issued = str(int(time.time() if now is None else now))
     nonce = secrets.token_urlsafe(18)
     sig = _sign(hub_key(state_dir), "accept", queue, filename, content_digest, issued, nonce)

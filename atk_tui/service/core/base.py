@@ -14,8 +14,8 @@ from atk_tui.host.config import is_agent_env
 from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings, sections
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
-from atk_tui.service import pushguard
-from atk_tui.service.holds import (
+from atk_tui.service.core import pushguard
+from atk_tui.service.core.holds import (
     TAKE_OVER_TRAILER,
     Holder,
     agent_id_from_env,
@@ -25,7 +25,7 @@ from atk_tui.service.holds import (
     may_change,
     owned_paths,
 )
-from atk_tui.service.pushguard import _heading
+from atk_tui.service.core.pushguard import _heading
 from atk_tui.service.types import Clock, Outcome, _body_of, _code, utc_now
 from atk_tui.store import (
     AtkError,

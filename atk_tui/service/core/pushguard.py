@@ -11,12 +11,12 @@ from atk_tui.domain.model import Item, is_valid_filename
 from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.itemfile import headings
 from atk_tui.itemfile.items import parse_item
-from atk_tui.service.holds import TAKE_OVER_TRAILER, holders, is_held_state, may_change
+from atk_tui.service.core.holds import TAKE_OVER_TRAILER, holders, is_held_state, may_change
 from atk_tui.service.types import _body_of
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
-    from atk_tui.service.base import ServiceBase
+    from atk_tui.service.core.base import ServiceBase
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 

@@ -31,21 +31,21 @@ from pathlib import Path
 from typing import Any
 
 from atk_tui.host.settings import TABLE, read_table
-from atk_tui.service.afkrules import _SAFE_URL, BLOCKED_BY
-from atk_tui.service.afkrules import ORDER_BY_AGE as ORDER_BY_AGE
-from atk_tui.service.afkrules import ORDER_BY_PRIORITY as ORDER_BY_PRIORITY
-from atk_tui.service.afkrules import STOP_MARKERS as STOP_MARKERS
-from atk_tui.service.afkrules import first_line as first_line
-from atk_tui.service.afkrules import github_repo as github_repo
-from atk_tui.service.afkrules import is_stop_report as is_stop_report
-from atk_tui.service.afkrules import priority_of as priority_of
-from atk_tui.service.ghclient import GH_ENV as GH_ENV
-from atk_tui.service.ghclient import GH_MAX_DEPTH as GH_MAX_DEPTH
-from atk_tui.service.ghclient import GH_MAX_OUTPUT as GH_MAX_OUTPUT
-from atk_tui.service.ghclient import HOW_TO_INSTALL as HOW_TO_INSTALL
-from atk_tui.service.ghclient import HOW_TO_LOG_IN as HOW_TO_LOG_IN
-from atk_tui.service.ghclient import Gh as Gh
-from atk_tui.service.ghclient import GhProblem as GhProblem
+from atk_tui.service.elsewhere.afkrules import _SAFE_URL, BLOCKED_BY
+from atk_tui.service.elsewhere.afkrules import ORDER_BY_AGE as ORDER_BY_AGE
+from atk_tui.service.elsewhere.afkrules import ORDER_BY_PRIORITY as ORDER_BY_PRIORITY
+from atk_tui.service.elsewhere.afkrules import STOP_MARKERS as STOP_MARKERS
+from atk_tui.service.elsewhere.afkrules import first_line as first_line
+from atk_tui.service.elsewhere.afkrules import github_repo as github_repo
+from atk_tui.service.elsewhere.afkrules import is_stop_report as is_stop_report
+from atk_tui.service.elsewhere.afkrules import priority_of as priority_of
+from atk_tui.service.elsewhere.ghclient import GH_ENV as GH_ENV
+from atk_tui.service.elsewhere.ghclient import GH_MAX_DEPTH as GH_MAX_DEPTH
+from atk_tui.service.elsewhere.ghclient import GH_MAX_OUTPUT as GH_MAX_OUTPUT
+from atk_tui.service.elsewhere.ghclient import HOW_TO_INSTALL as HOW_TO_INSTALL
+from atk_tui.service.elsewhere.ghclient import HOW_TO_LOG_IN as HOW_TO_LOG_IN
+from atk_tui.service.elsewhere.ghclient import Gh as Gh
+from atk_tui.service.elsewhere.ghclient import GhProblem as GhProblem
 
 #: the labels afkkit leaves an issue with for the person, in the order a row takes its label
 #: when an issue has more than one

@@ -1,5 +1,5 @@
-"""Needs you, elsewhere: the afkkit runs' escalations and reviews on GitHub (`service.afkkit`),
-for both front ends. Read-only: gh runs in `service.afkkit` with its time limits; nothing here
+"""Needs you, elsewhere: the afkkit runs' escalations and reviews on GitHub (`service.elsewhere.afkkit`),
+for both front ends. Read-only: gh runs in `service.elsewhere.afkkit` with its time limits; nothing here
 writes to GitHub or to the store (the last look is kept in `.git/atk-cache/`)."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from atk_tui.domain.model import ACTIVE
-from atk_tui.service.base import ServiceBase
+from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import Outcome
 
 if TYPE_CHECKING:
     from atk_tui.host.procs import Children
-    from atk_tui.service.afkkit import Elsewhere, Gh, Settings
+    from atk_tui.service.elsewhere.afkkit import Elsewhere, Gh, Settings
 
 _LOCK = threading.Lock()
 
@@ -31,13 +31,13 @@ class ElsewhereReads(ServiceBase):
         return kids
 
     def _gh(self, settings: Settings | None = None) -> Gh:
-        from atk_tui.service.afkkit import Gh
+        from atk_tui.service.elsewhere.afkkit import Gh
 
         return Gh(self._gh_children(), timeout=(settings or self.elsewhere_settings()).timeout, cwd=self.root)
 
     def elsewhere_settings(self) -> Settings:
         """The `[elsewhere]` table of the config file (bad values: `errors`, defaults used)."""
-        from atk_tui.service.afkkit import settings
+        from atk_tui.service.elsewhere.afkkit import settings
 
         return settings()
 
@@ -45,7 +45,7 @@ class ElsewhereReads(ServiceBase):
         """(the GitHub repositories to look at: the `target_repo` values of the active items,
         given or read now, and `[elsewhere] repos`; the values naming none). `--target-repo`
         (`only_repo`) narrows it to that one."""
-        from atk_tui.service.afkkit import github_repo, repositories
+        from atk_tui.service.elsewhere.afkkit import github_repo, repositories
 
         if self.only_repo:
             name = github_repo(self.only_repo)
@@ -56,14 +56,14 @@ class ElsewhereReads(ServiceBase):
 
     def elsewhere_cached(self) -> Elsewhere | None:
         """The last look (from `.git/atk-cache/`), None when there was none: no gh, no network."""
-        from atk_tui.service.afkkit import load
+        from atk_tui.service.elsewhere.afkkit import load
 
         return load(self.store.git_dir)
 
     def elsewhere_refresh(self, target_repos: Iterable[str] | None = None, *, settings: Settings | None = None) -> Elsewhere:
         """A new look at GitHub (kept for the next start), or the last one with why none could be
         made (gh missing, logged out, a rate limit's backoff). Never raises for gh's sake."""
-        from atk_tui.service.afkkit import refresh, save
+        from atk_tui.service.elsewhere.afkkit import refresh, save
 
         settings = settings or self.elsewhere_settings()
         repos, skipped = self.elsewhere_repos(target_repos, settings)
@@ -75,7 +75,7 @@ class ElsewhereReads(ServiceBase):
 
     def elsewhere_open(self, repo: str, number: int, kind: str) -> Outcome:
         """Open an issue or PR in the browser (`gh … view --web`); refused with gh's reason."""
-        from atk_tui.service.afkkit import GhProblem, open_in_browser
+        from atk_tui.service.elsewhere.afkkit import GhProblem, open_in_browser
 
         try:
             open_in_browser(self._gh(), repo, number, kind)

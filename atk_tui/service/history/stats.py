@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from atk_tui.domain.model import QUESTION_KINDS, TERMINAL
-from atk_tui.service.historyindex import HistoryIndex, load_index
+from atk_tui.service.history.historyindex import HistoryIndex, load_index
 
 # --------------------------------------------------------------------------- the figures
 
@@ -49,7 +49,7 @@ class QuestionWait:
     blocked_all: int
     urgency: str = "blocking"
     agent: str | None = None
-    due: datetime | None = None  # its deadline: its own answer_by, else its urgency's (service.deadlines)
+    due: datetime | None = None  # its deadline: its own answer_by, else its urgency's (service.history.deadlines)
 
     @property
     def within_deadline(self) -> bool | None:
@@ -276,7 +276,7 @@ def _union_length(spans: list[tuple[int, int]]) -> int:
 
 
 def compute(index: HistoryIndex, *, now: datetime, since: datetime | None = None, longest: int = 5) -> WaitStats:
-    from atk_tui.service.deadlines import answer_by_defaults
+    from atk_tui.service.history.deadlines import answer_by_defaults
 
     spans = answer_by_defaults()
     now_t = int(now.timestamp())

@@ -17,7 +17,7 @@ from atk_tui.store import item_path
 
 if TYPE_CHECKING:
     from atk_tui.domain.readiness import Judgement
-    from atk_tui.service.reads import Reads
+    from atk_tui.service.reading.reads import Reads
     from atk_tui.service.types import QueueView
 
 

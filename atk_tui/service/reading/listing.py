@@ -223,7 +223,7 @@ class _Printer:
         if type(line) is bytes:
             line = str(line, "utf-8")
         if self.stale:
-            from atk_tui.service.reading import with_stale
+            from atk_tui.service.reading.freshen import with_stale
 
             line = with_stale(line, self.stale)
         self.chunk.append(line)  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from atk_tui.store.scan import case_twins, twin_defect
 from atk_tui.store.storesig import RACY_NS
 
 if TYPE_CHECKING:
-    from atk_tui.service.reads import Reads
+    from atk_tui.service.reading.reads import Reads
     from atk_tui.service.types import QueueView
     from atk_tui.store.scan import ScanResult
 

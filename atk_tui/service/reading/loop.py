@@ -38,7 +38,7 @@ from pathlib import Path
 from atk_tui.domain.model import PROCESSABLE
 from atk_tui.host.procs import Popen, start_session, stop_sessions
 from atk_tui.host.regular import open_regular, read_regular
-from atk_tui.service.watch import store_signature
+from atk_tui.service.reading.watch import store_signature
 from atk_tui.store import AtkError
 from atk_tui.text.textsafe import safe_line
 
@@ -177,10 +177,10 @@ class ProcessLoop:
         return {repo: sorted(files) for repo, files in sorted(groups.items())}
 
     def _owners(self, judged: dict) -> dict:
-        """filename -> the holder (`service.holds`) of each judged processing item that another
+        """filename -> the holder (`service.core.holds`) of each judged processing item that another
         agent owns: its start-processing commit names an agent other than this loop's
         (`ATK_AGENT_ID`); a loop without an id leaves every named agent's alone."""
-        from atk_tui.service.holds import may_change
+        from atk_tui.service.core.holds import may_change
 
         paths = {
             f"{item.queue}/{item.state}/{name}": name

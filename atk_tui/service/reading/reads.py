@@ -15,8 +15,8 @@ from atk_tui.domain.model import ACTIVE, Item, Snapshot, StoreDefect, is_valid_f
 from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
-from atk_tui.service import fromfiles, loading
-from atk_tui.service.base import ServiceBase
+from atk_tui.service.reading import fromfiles, loading
+from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import (
     SHA_RE,
     HistoryEntry,
@@ -33,7 +33,7 @@ from atk_tui.store.storesig import RACY_NS
 
 if TYPE_CHECKING:
     from atk_tui.domain.readiness import Judgement
-    from atk_tui.service.githistory import ItemCommit, ItemDiff, ItemLog
+    from atk_tui.service.history.githistory import ItemCommit, ItemDiff, ItemLog
 
 class Reads(ServiceBase):
     """Reads: nothing here writes to the store."""
@@ -314,7 +314,7 @@ class Reads(ServiceBase):
         ever `queue(previous=...)`'s starting point, never shown as it is (`viewstore`)."""
         if not self.use_cache:
             return None
-        from atk_tui.service.viewstore import load
+        from atk_tui.service.reading.viewstore import load
 
         return load(self.store.git_dir, states)
 
@@ -322,7 +322,7 @@ class Reads(ServiceBase):
         """Keep `view` (a `queue` result) for the next run's `saved_queue`."""
         if not self.use_cache:
             return False
-        from atk_tui.service.viewstore import save
+        from atk_tui.service.reading.viewstore import save
 
         return save(self.store.git_dir, view)
 
@@ -375,17 +375,17 @@ class Reads(ServiceBase):
     def _matches(self, item: Item, needle: str) -> bool:
         """`list --text` (`listing.text_matches`): a listed item without its body (from the
         cache) has its file read where the listing found it."""
-        from atk_tui.service.listing import text_matches
+        from atk_tui.service.reading.listing import text_matches
 
         path = f"{self.root}/{item_path(item.state, item.filename, item.queue)}"
         return text_matches(needle, path, item.filename, item.title, item.target_repo, item.body if item.complete else None)
 
     def history(self, filename: str, limit: int = 50) -> list[HistoryEntry]:
         """Commits that touched the item, newest first, with the `Atk-Actor` trailer (gitpython,
-        service/githistory.py; call it from a worker)."""
+        service/history/githistory.py; call it from a worker)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
-        from atk_tui.service.githistory import item_history  # gitpython, imported on first use
+        from atk_tui.service.history.githistory import item_history  # gitpython, imported on first use
 
         return item_history(self.store, filename, limit)
 
@@ -395,14 +395,14 @@ class Reads(ServiceBase):
         `limit`, `older` counts the rest). gitpython: call it from a worker."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}", exit_code=2)
-        from atk_tui.service.githistory import item_log
+        from atk_tui.service.history.githistory import item_log
 
         return item_log(self.store, filename, limit)
 
     def item_diff(self, filename: str, commit: ItemCommit | str) -> ItemDiff:
         """What one commit (an `ItemCommit` from `item_log`, or a SHA or its prefix) did to the
         item: a summary ("moved inbox → processing") and the unified diff of its text."""
-        from atk_tui.service.githistory import item_commit, item_diff
+        from atk_tui.service.history.githistory import item_commit, item_diff
 
         if isinstance(commit, str):
             sha = commit
@@ -414,16 +414,16 @@ class Reads(ServiceBase):
         return item_diff(self.store, commit)
 
     def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
-        """How long questions waited for the user and what they blocked (`service.stats`), from
+        """How long questions waited for the user and what they blocked (`service.history.stats`), from
         the git history, read incrementally (cached in `.git/atk-stats.json`)."""
-        from atk_tui.service import stats
+        from atk_tui.service.history import stats
 
         return stats.wait_stats(self.store, now=now or utc_now(), since=since)
 
     def moved_times(self) -> dict[str, datetime]:
         """When each item came into its present state (the commit time of its last move, or of
         its adding), from the same incrementally read history index as `wait_stats`."""
-        from atk_tui.service import stats
+        from atk_tui.service.history import stats
 
         return stats.moved_times(stats.load_index(self.store))
 
@@ -482,7 +482,7 @@ class Reads(ServiceBase):
 
     def loop_status(self) -> dict[str, object] | None:
         """What a running `atk wi process-loop` on this store reports (None when none runs)."""
-        from atk_tui.service.loop import read_status
+        from atk_tui.service.reading.loop import read_status
 
         return read_status(self.store.git_dir)
 

@@ -17,7 +17,7 @@ from atk_tui.service.types import Outcome
 from atk_tui.store import AtkError, Transaction, item_path
 
 if TYPE_CHECKING:
-    from atk_tui.service.writes import Writes
+    from atk_tui.service.writing.writes import Writes
 
 
 def add_item(

@@ -9,7 +9,7 @@ from atk_tui.domain.ops import Op, refusal
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile import sections
 from atk_tui.itemfile.items import parse_item
-from atk_tui.service.base import ServiceBase
+from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import Outcome, _body_of
 from atk_tui.store import AtkError, Transaction, item_path
 

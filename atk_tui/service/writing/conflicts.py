@@ -13,7 +13,7 @@ from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings
 from atk_tui.itemfile.items import parse_item
-from atk_tui.service.base import ServiceBase
+from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import CONFLICT_PREFIX, SHA_RE, Conflict, Outcome, _body_of, _code
 from atk_tui.store import AtkError, Transaction, WriteResult, item_path
 

@@ -147,7 +147,7 @@ def _hold_mark(service: Service, ticket: EditTicket) -> tuple[object, ...] | Non
     item_queue = next((q for q, s in service._find(ticket.filename) if s == ticket.state), None)
     if item_queue is None:
         return None
-    from atk_tui.service.holds import holder_of
+    from atk_tui.service.core.holds import holder_of
 
     h = holder_of(service.store, item_queue, ticket.state, ticket.filename)
     return None if h is None else (h.actor, h.agent_id, h.since, h.subject)
@@ -221,7 +221,7 @@ def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
     where it was with the text the session started from). Read from the store as it is now
     (a refused save has pulled already)."""
     from atk_tui.domain.model import TERMINAL
-    from atk_tui.service.holds import AGENT_TRAILER
+    from atk_tui.service.core.holds import AGENT_TRAILER
 
     name = ticket.filename
     found = service._find(name)

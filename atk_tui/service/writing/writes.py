@@ -27,13 +27,13 @@ from atk_tui.itemfile.items import (
     set_keys,
     with_frontmatter,
 )
-from atk_tui.service.adding import add_item
-from atk_tui.service.base import ServiceBase
+from atk_tui.service.writing.adding import add_item
+from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import SHA_RE, Outcome
 from atk_tui.store import AtkError, StateConflict, Transaction, item_path
 
 if TYPE_CHECKING:
-    from atk_tui.service.editing import EditDrift, EditTicket
+    from atk_tui.service.writing.editing import EditDrift, EditTicket
 
 
 class Writes(ServiceBase):
@@ -43,34 +43,34 @@ class Writes(ServiceBase):
         """Open an edit session: hold the item unless it is held (or defective: repaired in
         place), refuse (AtkError code "unpushed", nothing left held) when the hold could not
         be pushed unless `allow_unpushed`. The ticket has the base bytes and a scratch file."""
-        from atk_tui.service.editing import begin_edit
+        from atk_tui.service.writing.editing import begin_edit
 
         return begin_edit(self, filename, allow_unpushed=allow_unpushed)
 
     def finish_edit(self, ticket: EditTicket, text: bytes) -> Outcome:
         """Save the session's text against its base, then unhold what it held (code
         "unchanged" when the text is the base; "changed" when the item changed meanwhile)."""
-        from atk_tui.service.editing import finish_edit
+        from atk_tui.service.writing.editing import finish_edit
 
         return finish_edit(self, ticket, text)
 
     def edit_drift(self, ticket: EditTicket) -> EditDrift | None:
         """What happened to the session's item meanwhile (left its hold, moved, removed,
         changed: `editing.EditDrift`), None when nothing did."""
-        from atk_tui.service.editing import drift
+        from atk_tui.service.writing.editing import drift
 
         return drift(self, ticket)
 
     def retarget_edit(self, ticket: EditTicket) -> bytes:
         """Go on with a session whose item moved meanwhile: held again when it is in inbox,
         else edited where it is; the stored bytes the next save is based on."""
-        from atk_tui.service.editing import retarget
+        from atk_tui.service.writing.editing import retarget
 
         return retarget(self, ticket)
 
     def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
         """End the session without saving: unhold what it held, drop (or keep) its text."""
-        from atk_tui.service.editing import abandon_edit
+        from atk_tui.service.writing.editing import abandon_edit
 
         return abandon_edit(self, ticket, keep_text=keep_text)
 

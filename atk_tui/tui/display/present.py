@@ -13,7 +13,7 @@ from rich.text import Text
 from atk_tui.domain.ages import age, time_left
 from atk_tui.domain.model import URGENCIES, Item
 from atk_tui.domain.readiness import Judgement
-from atk_tui.service.deadlines import is_overdue
+from atk_tui.service.history.deadlines import is_overdue
 from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.display.rows import Column, Row
 

@@ -1,6 +1,6 @@
 """The dashboard's last look at GitHub (issue 31): what waits for the person elsewhere.
 
-`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere_*`, `service/elsewhere.py`)
+`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere_*`, `service/elsewhere/view.py`)
 and publishes it on `signal` to the Elsewhere screen and the needs-you pane's title. Nothing here
 waits on GitHub in the UI thread, and nothing runs before the first rows are drawn: `start()`
 (called once the first queue is shown) reads the cache in a worker (the rows of the last run,
@@ -21,7 +21,7 @@ from atk_tui.domain.model import ACTIVE
 from atk_tui.service import QueueView, Service
 
 if TYPE_CHECKING:
-    from atk_tui.service.afkkit import Elsewhere, Settings
+    from atk_tui.service.elsewhere.afkkit import Elsewhere, Settings
 
 #: the worker group of the looks (quitting does not wait for it: `stop()` kills gh)
 GROUP = "elsewhere"
@@ -81,7 +81,7 @@ class ElsewhereFeed:
         try:
             found = service.elsewhere_refresh(repos, settings=self.settings)
         except Exception as exc:  # the store or the cache, never gh (the service says gh's problems)
-            from atk_tui.service.afkkit import Elsewhere
+            from atk_tui.service.elsewhere.afkkit import Elsewhere
 
             found = replace(self.found or Elsewhere(), problem=f"could not look: {exc}", problem_kind="failed")
         self.app.call_from_thread(self._looked, found)

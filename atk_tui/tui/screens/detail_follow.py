@@ -22,7 +22,7 @@ from textual.worker import get_current_worker
 
 from atk_tui.domain.model import Item
 from atk_tui.service import QueueView
-from atk_tui.service.holds import Holder, is_held_state
+from atk_tui.service.core.holds import Holder, is_held_state
 from atk_tui.tui.widgets.detail import DetailPane, prepare_body
 
 

@@ -30,7 +30,7 @@ from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.item_list import Column, ItemList, Row
 
 if TYPE_CHECKING:
-    from atk_tui.service.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
+    from atk_tui.service.elsewhere.afkkit import Elsewhere, ReadyIssue, ReadyQueue, Waiting
     from atk_tui.tui.screens.dashboard import Dashboard
 
 WAITING_COLUMNS = (  # the repository goes first on a narrow pane, then the reason, then the wait
@@ -202,7 +202,7 @@ class ElsewhereScreen(Screen):
         now = self.app.service.clock()
         pane = self.query_one("#elsewhere-detail", VerticalScroll)
         text = self.query_one("#elsewhere-detail-text", Static)
-        from atk_tui.service.afkkit import ReadyIssue, ReadyQueue
+        from atk_tui.service.elsewhere.afkkit import ReadyIssue, ReadyQueue
 
         if row is None:
             pane.border_title = "Detail"
@@ -233,7 +233,7 @@ class ElsewhereScreen(Screen):
         self.action_open()
 
     def action_open(self) -> None:
-        from atk_tui.service.afkkit import ReadyQueue
+        from atk_tui.service.elsewhere.afkkit import ReadyQueue
 
         row = self._selected()
         if row is None or isinstance(row, ReadyQueue):
@@ -249,7 +249,7 @@ class ElsewhereScreen(Screen):
 
     def action_copy_url(self) -> None:
         """The row's URL to the clipboard (OSC 52, as `y` copies a filename on the queue)."""
-        from atk_tui.service.afkkit import ReadyQueue
+        from atk_tui.service.elsewhere.afkkit import ReadyQueue
 
         row = self._selected()
         if row is None or isinstance(row, ReadyQueue):

@@ -27,7 +27,7 @@ from atk_tui.tui.display.safe import safe_content
 from atk_tui.tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
-    from atk_tui.service.githistory import ItemCommit, ItemDiff, ItemLog
+    from atk_tui.service.history.githistory import ItemCommit, ItemDiff, ItemLog
     from atk_tui.tui.screens.dashboard import Dashboard
 
 #: commits listed; older ones are counted ("N older commits not shown")

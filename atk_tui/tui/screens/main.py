@@ -215,7 +215,7 @@ class MainScreen(ItemActionsScreen):
         needs.set_rows([needs_row(i, view.blocks.get(i.filename), now) for i in needs_items])
         self.show_elsewhere(self._elsewhere)
         # "3 questions waiting · oldest 2 d · answering the top one unblocks 7 items" (issue 16)
-        from atk_tui.service.stats import needs_headline  # with the first rows, not before the first frame
+        from atk_tui.service.history.stats import needs_headline  # with the first rows, not before the first frame
 
         needs.border_subtitle = needs_headline(view.items, [i.filename for i in needs_items], view.blocks, now) if needs_items else ""
         self._follow_rows()

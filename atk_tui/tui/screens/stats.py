@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from atk_tui.service.stats import WaitStats, duration
+from atk_tui.service.history.stats import WaitStats, duration
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:

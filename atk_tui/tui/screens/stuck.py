@@ -11,8 +11,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from atk_tui.service import stuck as stuck_rules
-from atk_tui.service.stuck import Stuck, stuck_items
+from atk_tui.service.history import stuck as stuck_rules
+from atk_tui.service.history.stuck import Stuck, stuck_items
 from atk_tui.text.textsafe import safe_line
 
 

@@ -33,7 +33,7 @@ from atk_tui.domain.model import RESERVED_KEYS, Item
 from atk_tui.domain.readiness import Judgement
 from atk_tui.host.config import PLAN_PREFIX
 from atk_tui.itemfile.sections import answer_text
-from atk_tui.service.holds import Holder
+from atk_tui.service.core.holds import Holder
 from atk_tui.text.textsafe import safe_line, safe_markdown, safe_text
 from atk_tui.tui.display import present
 from atk_tui.tui.display.present import badge, status_style

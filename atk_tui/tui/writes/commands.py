@@ -180,7 +180,7 @@ class Commands:
     async def agent_hold_warning(self, targets: Sequence[Item]) -> str | None:
         """SPEC §15: the person may change any hold; one an agent holds is said first (the
         agent is working on it). The sentence, None when no target is an agent's."""
-        from atk_tui.service.holds import is_held_state
+        from atk_tui.service.core.holds import is_held_state
 
         held = [t for t in targets if is_held_state(t.queue, t.state)]
         if not held:

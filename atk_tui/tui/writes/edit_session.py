@@ -33,7 +33,7 @@ from textual.notifications import SeverityLevel
 from atk_tui.domain.errors import AtkError
 from atk_tui.domain.model import TERMINAL, Item
 from atk_tui.service import Outcome, Service
-from atk_tui.service.editing import (
+from atk_tui.service.writing.editing import (
     EditDrift,
     EditTicket,
     base_of,
