@@ -2,20 +2,24 @@
 
 It takes a store root and a clock, enforces who may do what (SPEC §5, §8; the rules
 themselves are `domain/ops.py`), and returns results and errors as values (`Outcome`) with
-messages a person can act on. `Service` is assembled from one module per concern:
+messages a person can act on. `Service` (`facade.py`) is assembled from one part per concern,
+each in the subpackage of its concern:
 
-- `base.py`      construction, the write wrapper, the guards every write path runs
-- `reads.py`     the queue, one item, history, titles, sync status, pull
-- `writes.py`    transitions, add, edit, save, dependencies, plans, edit sessions
-- `answers.py`   the user-only writes: answer, comment
-- `conflicts.py` set-aside conflicts, `atk wi commit`, undo
-- `elsewhere.py` what waits for the person on GitHub (afkkit's escalations and reviews, read
-                 through `afkkit.py`), read-only
-- `types.py`     the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
+- `core/base.py`          construction, the write wrapper, the guards every write path runs
+                          (`core/pushguard.py`, `core/holds.py`)
+- `reading/reads.py`      the queue, one item, history, titles, sync status, pull
+- `writing/writes.py`     transitions, add, edit, save, dependencies, plans, edit sessions
+- `writing/answers.py`    the user-only writes: answer, comment
+- `writing/conflicts.py`  set-aside conflicts, `atk wi commit`, undo
+- `elsewhere/view.py`     what waits for the person on GitHub (afkkit's escalations and reviews,
+                          read through `elsewhere/afkkit.py`), read-only
+- `types.py`              the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
 
-Beside it, use cases a front end asks without a `Service`: `listing` (the judged listing and its
-cache, for the CLI's fast path), `reading` (a read brings in what the remote has), `editing`,
-`notices`, `plans`, `loop`, `stats`, `holds`, `resolve`, `itemmeta`.
+Beside it, use cases a front end asks without a `Service`: `reading.listing` (the judged listing
+and its cache, for the CLI's fast path), `reading.freshen` (a read brings in what the remote
+has), `writing.editing`, `notices`, `writing.plans`, `reading.loop`, `history.stats`,
+`core.holds`, `resolve`, `writing.itemmeta`. `.importlinter` keeps `reading/`, `writing/` and
+`elsewhere/` apart, over `history/`, `core/` and `types.py`.
 
 The names below are loaded when first asked for (`__getattr__`): importing one of the modules
 beside the facade (the CLI's fast path imports `service.reading.listing`) does not load the facade.
@@ -27,9 +31,8 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from atk_tui.service.writing.conflicts import PendingChange, undo_commit
-    from atk_tui.service.history.deadlines import overdue_first
     from atk_tui.service.facade import Service
+    from atk_tui.service.history.deadlines import overdue_first
     from atk_tui.service.hubstate import hub_footer
     from atk_tui.service.types import (
         CONFLICT_PREFIX,
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
         SyncStatus,
         utc_now,
     )
+    from atk_tui.service.writing.conflicts import PendingChange, undo_commit
     from atk_tui.store import init_store, is_alarm, item_path
 
 #: name -> the module it lives in

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from atk_tui.service.writing.answers import Answers
-from atk_tui.service.writing.conflicts import Conflicts
 from atk_tui.service.elsewhere.view import ElsewhereReads
 from atk_tui.service.reading.reads import Reads
+from atk_tui.service.writing.answers import Answers
+from atk_tui.service.writing.conflicts import Conflicts
 from atk_tui.service.writing.writes import Writes
 
 

@@ -10,7 +10,18 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from support.storekit import AWI_BODY, FROZEN, SPEC_AGENT_FROM, SPEC_TARGET, SPEC_USER_FROM_ONLY, UWI_BODY, Clock, add_item, git, tree_state
+from support.storekit import (
+    AWI_BODY,
+    FROZEN,
+    SPEC_AGENT_FROM,
+    SPEC_TARGET,
+    SPEC_USER_FROM_ONLY,
+    UWI_BODY,
+    Clock,
+    add_item,
+    git,
+    tree_state,
+)
 
 from atk_tui.domain.model import STATES
 from atk_tui.service import Service

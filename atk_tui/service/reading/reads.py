@@ -15,8 +15,8 @@ from atk_tui.domain.model import ACTIVE, Item, Snapshot, StoreDefect, is_valid_f
 from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.config import plan_files_missing
 from atk_tui.itemfile.items import MAX_ITEM_BYTES, parse_item
-from atk_tui.service.reading import fromfiles, loading
 from atk_tui.service.core.base import ServiceBase
+from atk_tui.service.reading import fromfiles, loading
 from atk_tui.service.types import (
     SHA_RE,
     HistoryEntry,

@@ -27,9 +27,9 @@ from atk_tui.itemfile.items import (
     set_keys,
     with_frontmatter,
 )
-from atk_tui.service.writing.adding import add_item
 from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import SHA_RE, Outcome
+from atk_tui.service.writing.adding import add_item
 from atk_tui.store import AtkError, StateConflict, Transaction, item_path
 
 if TYPE_CHECKING:
