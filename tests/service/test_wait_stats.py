@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from support.stats_history import ANSWER_A, ANSWER_B, NOW, T0, History, awi, scripted_store, uwi
 
-from atk_tui.service import Service, stats
+from atk_tui.service import Service
+from atk_tui.service.history import stats
 from atk_tui.store import init_store
 
 
