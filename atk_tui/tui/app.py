@@ -16,6 +16,7 @@ from pathlib import Path
 
 from textual import events, work
 from textual.app import App, SystemCommand
+from textual.filter import Monochrome, NoColor
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.timer import Timer
@@ -53,7 +54,7 @@ NO_GIT_WORKERS = frozenset({"graph-layout", "elsewhere"})  # (quitting kills gh:
 
 
 class AtkApp(App):
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "nocolor.tcss"]  # nocolor.tcss: NO_COLOR only (`:nocolor` rules)
     TITLE = "atk-tui"
     COMMANDS = App.COMMANDS | {ItemProvider, WriteProvider}
     ENABLE_COMMAND_PALETTE = True
@@ -119,6 +120,11 @@ class AtkApp(App):
         from atk_tui.tui.display.legible import Legible
 
         self._legible = Legible()
+        self._no_color = NoColor()
+        if self.no_color:
+            from atk_tui.tui.textual_compat import keep_reverse_in_visual_styles
+
+            keep_reverse_in_visual_styles()
         self.lock_wait: str | None = None  # "waiting for the store lock…" while a write waits
         service.set_lock_wait_listener(lambda msg: self.post_message(LockWait(msg)))  # from the writing thread
         service.set_activity_listener(lambda what: self.post_message(Activity(what)))
@@ -158,9 +164,15 @@ class AtkApp(App):
             event.prevent_default()
 
     def get_line_filters(self):  # type: ignore[override]
-        """Textual's filters (NO_COLOR's greys, ANSI to true colour), then every text made
-        legible against what is behind it, in every theme (legible.py)."""
-        return [*super().get_line_filters(), self._legible]
+        """Textual's filters (ANSI to true colour), then every text made legible against what
+        is behind it, in every theme (legible.py). Under NO_COLOR (no-color.org) no colour at
+        all: Textual's greys (`Monochrome`, 24-bit) become `NoColor` (the terminal's own
+        foreground and background), and nothing after it puts a colour back (`Legible` would);
+        what colour told is shown by reverse, bold, underline and heavy frames (nocolor.tcss)."""
+        filters = super().get_line_filters()
+        if self.no_color:
+            return [self._no_color if isinstance(f, Monochrome) else f for f in filters]
+        return [*filters, self._legible]
 
     @property
     def read_only(self) -> bool:

@@ -57,3 +57,31 @@ def event_clock() -> float:
     from textual._time import get_time
 
     return get_time()
+
+
+def keep_reverse_in_visual_styles() -> None:
+    """Let `text-style: reverse` of a widget or its component class reach what it draws under
+    NO_COLOR. Textual's `Widget.get_visual_style` (what `OptionList`, `RadioButton`, `Button`
+    draw their content with) builds its style without `reverse`; under NO_COLOR reverse is what
+    shows a dialog's highlighted option (nocolor.tcss). Installed once; the style of an app
+    with colour is left exactly as Textual makes it."""
+    from dataclasses import replace
+
+    from textual.widget import Widget
+
+    original = Widget.get_visual_style
+    if getattr(original, "keeps_reverse", False):
+        return
+
+    def get_visual_style(self: Widget, *component_classes: str, partial: bool = False) -> Any:
+        style = original(self, *component_classes, partial=partial)
+        if style.reverse or not getattr(self.app, "no_color", False):
+            return style
+        found = [self.get_component_styles(name) for name in component_classes] or [self.styles]
+        if any(styles.text_style.reverse for styles in found):
+            style = replace(style, reverse=True)
+            self._visual_style_cache[(self._pseudo_classes_cache_key, component_classes, partial)] = style
+        return style
+
+    setattr(get_visual_style, "keeps_reverse", True)  # noqa: B010  (a mark on a function)
+    setattr(Widget, "get_visual_style", get_visual_style)  # noqa: B010

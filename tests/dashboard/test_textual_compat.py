@@ -56,3 +56,32 @@ def test_text_area_type_is_textuals_once_imported() -> None:
     from textual.widgets import TextArea
 
     assert textual_compat.text_area_type() is TextArea
+
+
+async def test_keep_reverse_in_visual_styles_draws_a_reversed_option_under_no_color(monkeypatch) -> None:
+    """`Widget.get_visual_style` (its cache included) as the patch expects: a component class's
+    `text-style: reverse` reaches the drawn option under NO_COLOR, and only there."""
+    from textual.app import App
+    from textual.geometry import Region
+    from textual.widgets import OptionList
+
+    class Probe(App):
+        CSS = "OptionList > .option-list--option-highlighted { text-style: reverse; }"
+
+        def compose(self):
+            yield OptionList("first", "second")
+
+    async def highlighted_reversed() -> bool:
+        app = Probe()
+        async with app.run_test(size=(40, 6)) as pilot:
+            await pilot.pause()
+            options = app.query_one(OptionList)
+            strips = options.render_lines(Region(0, 0, options.outer_size.width, options.outer_size.height))
+            return any(seg.style is not None and seg.style.reverse and "first" in seg.text for s in strips for seg in s)
+
+    textual_compat.keep_reverse_in_visual_styles()
+    textual_compat.keep_reverse_in_visual_styles()  # installed once
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert await highlighted_reversed()
+    monkeypatch.delenv("NO_COLOR")
+    assert not await highlighted_reversed()  # with colour: as Textual draws it

@@ -2,9 +2,10 @@
 
 The dashboard's colours come from the theme ($accent, $text-muted, $panel…), from Rich styles
 on item text (a badge's `green`, a repo's `dim`) and from Textual's own widgets; 21 built-in
-themes, light and dark, and NO_COLOR's greys combine them with backgrounds nobody chose them
-for. One rule, applied last to every line the app draws (`AtkApp.get_line_filters`): a piece of
-text whose foreground is too close to its background keeps its hue and moves towards black or
+themes, light and dark, combine them with backgrounds nobody chose them for (under NO_COLOR
+there is no colour to fix: `AtkApp.get_line_filters` leaves this filter out). One rule,
+applied last to every line the app draws (`AtkApp.get_line_filters`): a piece of text whose
+foreground is too close to its background keeps its hue and moves towards black or
 white, whichever side has room, until it reads at `MINIMUM`. `dim` becomes an explicit colour
 first (terminals draw it as they like), then meets the same rule. Lines and blocks (borders,
 scrollbars, bars) are drawings, not text, and keep their colours. What already reads is left
