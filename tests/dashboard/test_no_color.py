@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 from rich.segment import Segment
-from support.apps import build_app, settle
+from support.apps import build_app, running, settle
 from support.screens import SCREENS, prepared
 from support.sgr import attributed_text, colour_codes
 from support.tmux import ATK_TUI, Tmux
+from textual.command import CommandList
 from textual.filter import Monochrome, NoColor
 from textual.geometry import Region
 from textual.screen import ModalScreen
@@ -204,6 +205,13 @@ async def test_cursor_rows_and_highlighted_options_are_reversed(
         chosen = [b for b in app.screen.query(RadioButton) if b.has_class("-selected") and b.parent.has_focus]
         assert chosen, "no option highlighted in the focused question"
         assert any(row.strip() for row in _reversed_text(chosen[0])), "the highlighted option is not reversed"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+p")  # the palette: the command Enter runs, while its input has the focus
+        await pilot.press("t", "h", "e", "m", "e")
+        await settle(pilot)
+        commands = app.screen.query_one(CommandList)
+        assert any("Theme" in row for row in _reversed_text(commands)), _reversed_text(commands)
     monkeypatch.delenv("NO_COLOR")
     coloured = build_app(demo_store)
     async with coloured.run_test(size=(120, 36)) as pilot:
@@ -213,3 +221,27 @@ async def test_cursor_rows_and_highlighted_options_are_reversed(
         await SCREENS["move menu"](pilot)
         options = coloured.screen.query_one(OptionList)
         assert not any(len(row.strip()) > 10 for row in _reversed_text(options)), "reverse is for NO_COLOR only"
+
+
+async def test_one_line_inputs_keep_no_frame_under_no_color(demo_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A focused input is framed heavy under NO_COLOR, except the inputs drawn on one line
+    without a frame (the help's search, the filter box of a narrow terminal): a frame would
+    cover their only line."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    async with running(demo_store, (80, 24)) as (app, pilot):
+        await pilot.press("slash")
+        await settle(pilot)
+        box = app.main.query_one("#filter")
+        assert box.has_focus and box.region.height == 1 and box.styles.border_top[0] in ("", "none"), box.styles.border
+        await pilot.press("escape")
+        await settle(pilot)
+        await SCREENS["help"](pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        search = app.screen.query_one("#help-search")
+        assert search.has_focus and search.styles.border_top[0] in ("", "none"), search.styles.border
+    async with running(demo_store, (120, 36)) as (app, pilot):
+        await pilot.press("slash")
+        await settle(pilot)
+        box = app.main.query_one("#filter")
+        assert box.has_focus and box.styles.border_top[0] == "heavy", box.styles.border
