@@ -5,21 +5,23 @@ themselves are `domain/ops.py`), and returns results and errors as values (`Outc
 messages a person can act on. `Service` (`facade.py`) is assembled from one part per concern,
 each in the subpackage of its concern:
 
-- `core/base.py`          construction, the write wrapper, the guards every write path runs
-                          (`core/pushguard.py`, `core/holds.py`)
-- `reading/reads.py`      the queue, one item, history, titles, sync status, pull
-- `writing/writes.py`     transitions, add, edit, save, dependencies, plans, edit sessions
-- `writing/answers.py`    the user-only writes: answer, comment
-- `writing/conflicts.py`  set-aside conflicts, `atk wi commit`, undo
-- `elsewhere/view.py`     what waits for the person on GitHub (afkkit's escalations and reviews,
-                          read through `elsewhere/afkkit.py`), read-only
-- `types.py`              the values returned: Outcome, QueueView, HistoryEntry, SyncStatus, Conflict
+- `service/core/base.py`        construction, the write wrapper, the guards every write path
+                                runs (`service/core/pushguard.py`, `service/core/holds.py`)
+- `service/reading/reads.py`    the queue, one item, history, titles, sync status, pull
+- `service/writing/writes.py`   transitions, add, edit, save, dependencies, plans, edit sessions
+- `service/writing/answers.py`  the user-only writes: answer, comment
+- `service/writing/conflicts.py` set-aside conflicts, `atk wi commit`, undo
+- `service/elsewhere/view.py`   what waits for the person on GitHub (afkkit's escalations and
+                                reviews, read through `service/elsewhere/afkkit.py`), read-only
+- `service/types.py`            the values returned: Outcome, QueueView, HistoryEntry, SyncStatus,
+                                Conflict
 
-Beside it, use cases a front end asks without a `Service`: `reading.listing` (the judged listing
-and its cache, for the CLI's fast path), `reading.freshen` (a read brings in what the remote
-has), `writing.editing`, `notices`, `writing.plans`, `reading.loop`, `history.stats`,
-`core.holds`, `resolve`, `writing.itemmeta`. `.importlinter` keeps `reading/`, `writing/` and
-`elsewhere/` apart, over `history/`, `core/` and `types.py`.
+Beside it, use cases a front end asks without a `Service`: `service.reading.listing` (the judged
+listing and its cache, for the CLI's fast path), `service.reading.freshen` (a read brings in what
+the remote has), `service.writing.editing`, `service.notices`, `service.writing.plans`,
+`service.reading.loop`, `service.history.stats`, `service.core.holds`, `service.resolve`,
+`service.writing.itemmeta`. `.importlinter` keeps `reading/`, `writing/` and `elsewhere/` apart,
+over `history/`, `core/` and `types.py`.
 
 The names below are loaded when first asked for (`__getattr__`): importing one of the modules
 beside the facade (the CLI's fast path imports `service.reading.listing`) does not load the facade.
