@@ -16,7 +16,7 @@ from pathlib import Path
 
 from textual import events, work
 from textual.app import App, SystemCommand
-from textual.filter import Monochrome, NoColor
+from textual.filter import ANSIToTruecolor, Monochrome
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.timer import Timer
@@ -120,7 +120,9 @@ class AtkApp(App):
         from atk_tui.tui.display.legible import Legible
 
         self._legible = Legible()
-        self._no_color = NoColor()
+        from atk_tui.tui.display.no_color import Plain
+
+        self._plain = Plain()
         if self.no_color:
             from atk_tui.tui.textual_compat import keep_reverse_in_visual_styles
 
@@ -166,12 +168,13 @@ class AtkApp(App):
     def get_line_filters(self):  # type: ignore[override]
         """Textual's filters (ANSI to true colour), then every text made legible against what
         is behind it, in every theme (legible.py). Under NO_COLOR (no-color.org) no colour at
-        all: Textual's greys (`Monochrome`, 24-bit) become `NoColor` (the terminal's own
-        foreground and background), and nothing after it puts a colour back (`Legible` would);
-        what colour told is shown by reverse, bold, underline and heavy frames (nocolor.tcss)."""
+        all: not Textual's greys (`Monochrome`, 24-bit) nor its ANSI colours made true, and
+        nothing that puts a colour back (`Legible` would): `Plain` (display/no_color.py), the
+        terminal's own foreground and background. What colour told is shown by reverse, bold,
+        underline, strike and heavy frames (nocolor.tcss)."""
         filters = super().get_line_filters()
         if self.no_color:
-            return [self._no_color if isinstance(f, Monochrome) else f for f in filters]
+            return [*(f for f in filters if not isinstance(f, (Monochrome, ANSIToTruecolor))), self._plain]
         return [*filters, self._legible]
 
     @property

@@ -24,7 +24,7 @@ from support.screens import SCREENS, prepared
 from support.sgr import attributed_text, colour_codes
 from support.tmux import ATK_TUI, Tmux
 from textual.command import CommandList
-from textual.filter import Monochrome, NoColor
+from textual.filter import ANSIToTruecolor, Monochrome
 from textual.geometry import Region
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, RadioButton
@@ -33,6 +33,7 @@ from atk_tui.demo import create_demo_store
 from atk_tui.tui.app import AtkApp
 from atk_tui.tui.display.legible import Legible
 from atk_tui.tui.keys.key_guard import DIALOG_KEY_GRACE
+from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.item_list import ItemList
 
 # -- in a real terminal ------------------------------------------------------------------------
@@ -99,6 +100,11 @@ def test_no_color_sends_no_colour_and_reverses_the_cursor_in_tmux(tmux: Tmux, tm
         + "\n".join(reversed_rows[i] for i in _focused_pane_rows(main))
     )
 
+    # an inbox item cannot be unheld: the footer's key struck through (neither a fainter colour nor
+    # dim is sent), and nothing at all dim (SGR 2: a terminal's own faint colour)
+    assert any("Unhold" in line for line in attributed_text(main, "strike")), _plain(main).splitlines()[-1]
+    assert not any(line.strip() for line in attributed_text(main, "dim")), attributed_text(main, "dim")
+
     tmux.send("m")  # the move dialog: the highlighted state reversed
     move = _shown(tmux, "now in:")
     _no_colour(move, "the move dialog")
@@ -153,7 +159,7 @@ def _coloured(segment: Segment) -> bool:
     style = segment.style
     if style is None:
         return False
-    return any(c is not None and not c.is_default for c in (style.color, style.bgcolor))
+    return bool(style.dim) or any(c is not None and not c.is_default for c in (style.color, style.bgcolor))
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
@@ -166,12 +172,12 @@ async def test_no_screen_draws_a_colour_under_no_color(
         await settle(pilot)
         await SCREENS[screen](pilot)
         filters = app.get_line_filters()
-        assert any(isinstance(f, NoColor) for f in filters)
-        assert not any(isinstance(f, (Monochrome, Legible)) for f in filters), filters
+        assert filters[-1] is app._plain
+        assert not any(isinstance(f, (Monochrome, ANSIToTruecolor, Legible)) for f in filters), filters
         drawn = _drawn(app)
         assert drawn, "nothing drawn: the check would pass on nothing"
         coloured = [(name, seg.text, str(seg.style)) for name, seg in drawn if _coloured(seg)]
-        assert not coloured, f"{screen}: coloured segments under NO_COLOR: {coloured[:8]}"
+        assert not coloured, f"{screen}: coloured or dim segments under NO_COLOR: {coloured[:8]}"
 
 
 def _reversed_text(widget) -> list[str]:
@@ -185,8 +191,9 @@ def _reversed_text(widget) -> list[str]:
 async def test_cursor_rows_and_highlighted_options_are_reversed(
     demo_store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What colour showed, reverse shows: the focused list's cursor row, the move dialog's
-    highlighted state, the answer form's chosen option; the app with colour draws none of them
+    """What colour showed, attributes show: the focused list's cursor row, the move dialog's
+    highlighted state, the answer form's chosen option, the palette's command reversed, a
+    disabled key struck through; the app with colour draws none of them
     reversed (the attribute is NO_COLOR's)."""
     monkeypatch.setenv("NO_COLOR", "1")
     app = build_app(demo_store)
@@ -196,6 +203,16 @@ async def test_cursor_rows_and_highlighted_options_are_reversed(
         assert isinstance(focused, ItemList)
         rows = _reversed_text(focused)
         assert sum(1 for row in rows if len(row.strip()) > focused.size.width // 2) == 1, rows
+        footer = app.screen.query_one(KeyFooter)
+        struck = [
+            seg.text
+            for strip in footer.render_lines(Region(0, 0, footer.size.width, 1))
+            for seg in strip
+            if seg.style and seg.style.strike
+        ]
+        assert "Unhold " in struck, (
+            "a key that cannot act is struck through in the footer (an inbox item cannot be unheld)"
+        )
         await SCREENS["move menu"](pilot)
         options = app.screen.query_one(OptionList)
         assert any(len(row.strip()) > 10 for row in _reversed_text(options)), _reversed_text(options)

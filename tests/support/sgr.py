@@ -19,6 +19,7 @@ ATTRIBUTES = {
     "italic": (3, {0, 23}),
     "underline": (4, {0, 24}),
     "reverse": (7, {0, 27}),
+    "strike": (9, {0, 29}),
 }
 
 

@@ -17,6 +17,8 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
 
+from atk_tui.tui.display.present import monochrome
+
 PINNED = ("help", "quit")  # actions always shown, whatever the width
 PINNED_ORDER = {"Help": 0, "Quit": 1}
 
@@ -84,6 +86,7 @@ class KeyFooter(Widget, can_focus=False):
         desc_style = self.get_component_rich_style("key-footer--description")
         sep_style = self.get_component_rich_style("key-footer--separator")
         entries, palette, pinned = self._shown or ((), None, ())
+        disabled = "dim strike" if monochrome() else "dim"  # NO_COLOR sends no dim (display/no_color.py)
         line = Text(no_wrap=True, end="")
         spans: list[tuple[int, int, str]] = []
         right = Text(no_wrap=True, end="")
@@ -95,7 +98,7 @@ class KeyFooter(Widget, can_focus=False):
             right.append(f" {display} ", style=key_style)
             right.append(f"{desc} ", style=desc_style)
             if not enabled:
-                right.stylize("dim", start)
+                right.stylize(disabled, start)
             right_spans.append((start, right.cell_len, key))
         if palette is not None:
             key, display, desc, _enabled = palette
@@ -110,7 +113,7 @@ class KeyFooter(Widget, can_focus=False):
             item.append(f" {display} ", style=key_style)
             item.append(f"{desc} " if desc else "", style=desc_style)
             if not enabled:
-                item.stylize("dim")
+                item.stylize(disabled)
             if line.cell_len + item.cell_len > room:
                 continue  # a shorter one further on may still fit
             spans.append((line.cell_len, line.cell_len + item.cell_len, key))
