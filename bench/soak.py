@@ -482,7 +482,7 @@ class Person:
         t0 = time.time()
         try:
             with self.svc.store.locked(timeout=10):
-                self.svc.store._pull(WriteResult())
+                self.svc.store.remote.pull(WriteResult())
         except AtkError:
             pass
         view = self.svc.queue()

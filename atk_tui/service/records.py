@@ -102,7 +102,7 @@ def push_said(out: Any, svc: Any) -> tuple[str, tuple[str, ...]]:
         m = re.search(r"unpushed commits? \((.*)\); run `atk (?:wi|mq) commit`", why, re.S)
         reason = m.group(1) if m else "the remote did not answer" if "did not answer" in why else "the push failed"
         return f" not pushed: {reason} (`atk {queue} commit` pushes it later)", warnings
-    if svc is not None and svc.store.upstream() is None:
+    if svc is not None and svc.store.remote.upstream() is None:
         return " not pushed: no remote (no upstream branch is configured)", warnings
     if svc is not None and not svc.push_on_write:
         return f" not pushed: --skip-push (run `atk {queue} commit` to push it)", warnings

@@ -1,10 +1,12 @@
 """The git store (SPEC §3, §5, §9): layout, lock, atomic write-and-commit, pull/push.
 
-- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`
+- `gitstore.py`    `GitStore`: git processes, reading the layout, the lock, `writing()`; it holds
+                   its `Remote` as `store.remote`
 - `layout.py`      where things are: an item's path, the state folders' `.gitkeep` files
 - `create.py`      `atk init`: making a store, the queue folders an older store lacks
-- `remote.py`      pull (rebase), push, commits set aside on conflict
-- `gitstate.py`    git-state guards (a rebase in progress, conflicts), git's reasons in one line
+- `remote.py`      `Remote`: pull (rebase), push, commits set aside on conflict
+- `gitstate.py`    git-state guards (a rebase in progress, conflicts, uncommitted changes), git's
+                   reasons in one line
 - `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks;
                    recovery of a killed write
 - `files.py`       atomic/private file writes, digests, the index swap

@@ -273,12 +273,13 @@ def _fast_forward(root: Path, tracking: str) -> Freshness:
             asked=True,
         )
     from atk_tui.domain.errors import AtkError
+    from atk_tui.store.gitstate import git_state_problem
     from atk_tui.store.gitstore import GitStore
 
     try:
         store = GitStore(root)
         with store.locked(timeout=2):
-            problem = store.git_state_problem()
+            problem = git_state_problem(store)
             if problem:
                 return Freshness(stale=f"not pulled: {problem}", asked=True)
             # under the lock: a writer may have moved HEAD meanwhile; --ff-only says so then

@@ -117,7 +117,7 @@ def git_state_problem(store: GitStore, *, unmerged: bool = True) -> str | None:
             f"the store's HEAD is detached (at {head[:10]}): a write would be lost on the next checkout; "
             f"check out a branch first ({where} switch main, or the branch you use), then retry"
         )
-    found = store.unmerged_paths() if unmerged else []
+    found = unmerged_paths(store) if unmerged else []
     return unmerged_problem(store, found) if found else None
 
 def unmerged_problem(store: GitStore, unmerged: list[str]) -> str:
@@ -157,3 +157,26 @@ def check_git_state(store: GitStore, *, unmerged: bool = True) -> None:
     problem = git_state_problem(store, unmerged=unmerged)
     if problem:
         raise AtkError(f"refused: {problem}")
+
+
+def rebase_in_progress(store: GitStore) -> bool:
+    return (store.git_dir / "rebase-merge").exists() or (store.git_dir / "rebase-apply").exists()
+
+
+def abort_rebase(store: GitStore) -> None:
+    if rebase_in_progress(store):
+        store.git("rebase", "--abort", check=False)
+
+
+def has_uncommitted(store: GitStore) -> bool:
+    """Whether a tracked file has uncommitted changes (staged or not)."""
+    env = {**store.read_env, "GIT_OPTIONAL_LOCKS": "0"}  # a look: never takes the index lock from a writer
+    proc = store.git("status", "--porcelain", "--untracked-files=no", "-z", check=False, env=env)
+    return proc.returncode != 0 or bool(proc.stdout.strip("\0"))
+
+
+def unmerged_paths(store: GitStore) -> list[str]:
+    """Paths with an unresolved conflict in the index."""
+    proc = store.git("ls-files", "-u", "-z", check=False, env=store.read_env)
+    paths = {rec.partition("\t")[2] for rec in proc.stdout.split("\0") if "\t" in rec}
+    return sorted(paths)

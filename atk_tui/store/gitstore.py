@@ -38,15 +38,15 @@ from atk_tui.host.regular import read_regular
 from atk_tui.store.files import (
     _stat_key,
 )
-from atk_tui.store.gitstate import _SHA, lock_timeout
+from atk_tui.store.gitstate import _SHA, check_git_state, lock_timeout, wait_for_index_lock
 from atk_tui.store.layout import LOCK_WAIT_MESSAGE, item_path, not_a_store_message, states_defect
-from atk_tui.store.remote import _UNSET, RemoteSync, WriteResult
+from atk_tui.store.remote import Remote, WriteResult
 from atk_tui.store.scan import LINK_DEFECT, FolderMemo, ScanResult, list_folder
 from atk_tui.store.storesig import STAT_CHECK, Child
 from atk_tui.store.transaction import Transaction, _hooks_at, _hooks_dir, look_at_index, recover
 
 
-class GitStore(RemoteSync):
+class GitStore:
     """A store on disk. Cheap to construct; every method talks to git or the files."""
 
     def __init__(self, root: Path | str) -> None:
@@ -70,7 +70,6 @@ class GitStore(RemoteSync):
         self._env: dict[str, str] | None = None
         self._read_env: dict[str, str] | None = None
         self._hooks: tuple[object, Path] | None = None
-        self._upstream_memo: object = None  # (upstream,) while the lock is held
         self._clean_index: tuple[tuple[int, ...], str] | None = None  # `clean_index`
         #: (stat of the index, stat of `index_copy_path`) when that copy is the index (`look_at_index`)
         self._index_copy: tuple[tuple[int, ...], tuple[int, ...]] | None = None
@@ -85,6 +84,8 @@ class GitStore(RemoteSync):
         #: time limits of writes' children (see config.git_limits); read from the config file
         #: at the first write when not set
         self.limits: dict[str, float] | None = None
+        #: the store against its remote: pull, push, set-aside conflicts (`store.remote`)
+        self.remote = Remote(self)
 
     def limit(self, key: str) -> float:
         """A time limit in seconds: "timeout" (fetch/pull), "push_timeout" or "hook_timeout"."""
@@ -513,12 +514,12 @@ class GitStore(RemoteSync):
                 self.on_lock_wait(None)
         try:
             self.children.reset()
-            self._recover_pull()
+            self.remote.recover_pull()
             self.recover()
-            self._upstream_memo = _UNSET  # asked at most once per locked operation
+            self.remote.hold_upstream(True)  # asked at most once per locked operation
             yield
         finally:
-            self._upstream_memo = None
+            self.remote.hold_upstream(False)
             lock.release()
 
     @contextmanager
@@ -536,11 +537,11 @@ class GitStore(RemoteSync):
         commits on a clean exit, rolls everything back on an exception."""
         result = result if result is not None else WriteResult()
         with self.locked(lock_timeout):
-            self.check_git_state(unmerged=False)
+            check_git_state(self, unmerged=False)
             try:
                 self.look_at_index()  # unresolved conflicts refused here
-                self.wait_for_index_lock(lock_timeout)
-                remote_down = pull and not self._pull(result)
+                wait_for_index_lock(self, lock_timeout)
+                remote_down = pull and not self.remote.pull(result)
             except BaseException:
                 self.index_copy_path.unlink(missing_ok=True)
                 raise
@@ -558,7 +559,7 @@ class GitStore(RemoteSync):
             finally:
                 tx.close()
             if push:
-                self._push(result)
+                self.remote.push(result)
                 if result.superseded:
                     raise StateConflict(
                         f"state conflict: another machine made the same change first ({result.superseded}); "

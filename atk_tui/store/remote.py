@@ -7,19 +7,24 @@ import os
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from atk_tui.domain.errors import AtkError, GitFailed, GitTimeout, Interrupted
 from atk_tui.store.files import _read_private, _write_private
 from atk_tui.store.gitstate import (
     _SHA,
+    abort_rebase,
     check_git_state,
     git_error_lines,
     git_state_problem,
     push_behind_remote,
     push_failure_reason,
-    unmerged_problem,
-    wait_for_index_lock,
+    rebase_in_progress,
+    unmerged_paths,
 )
+
+if TYPE_CHECKING:
+    from atk_tui.store.gitstore import GitStore
 
 PUSH_TRIES = 3
 PULL_MARKER = "atk-pulling"
@@ -57,20 +62,29 @@ class WriteResult:
     merged: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
 
-class RemoteSync:
-    """Mixed into GitStore: everything that talks to the remote or to git's in-progress state."""
+class Remote:
+    """The store against its remote: everything that pulls, pushes or sets aside. A `GitStore`
+    holds one as `store.remote` and asks it inside its lock (`writing()`: `pull` before the
+    change, `push` after the commit); git's in-progress state is `gitstate`'s."""
 
-    #: called before every push (in an agent environment: the service's check that the
-    #: commits to push hold no change only the user makes, issue 38); raises AtkError to
-    #: refuse the push: nothing pushed, nothing rewritten
-    push_check: Callable[[], None] | None = None
+    def __init__(self, store: GitStore) -> None:
+        self.store = store
+        #: called before every push (in an agent environment: the service's check that the
+        #: commits to push hold no change only the user makes, issue 38); raises AtkError to
+        #: refuse the push: nothing pushed, nothing rewritten
+        self.push_check: Callable[[], None] | None = None
+        self._upstream_memo: object = None  # (upstream,) while the store lock is held
+
+    def hold_upstream(self, held: bool) -> None:
+        """While the store lock is held (`GitStore.locked`), `upstream()` asks git at most once."""
+        self._upstream_memo = _UNSET if held else None
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main) when one is configured."""
         memo = self._upstream_memo
         if memo is not None and memo is not _UNSET:
             return memo[0]
-        proc = self.git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
+        proc = self.store.git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
         found = proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else None
         if memo is _UNSET:
             self._upstream_memo = (found,)
@@ -79,33 +93,33 @@ class RemoteSync:
     def unpushed(self) -> int:
         if not self.upstream():
             return 0
-        proc = self.git("rev-list", "--count", "@{u}..HEAD", check=False)
+        proc = self.store.git("rev-list", "--count", "@{u}..HEAD", check=False)
         return int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
 
     def _fingerprints(self, *log_args: str) -> set[tuple[str, str, str]]:
         """(subject, author, author date) of the commits `git log ARGS` lists: what a rebase
         keeps of a commit (its SHA changes)."""
-        proc = self.git("log", f"--format={_FINGERPRINT}", "--date=raw", *log_args, check=False)
+        proc = self.store.git("log", f"--format={_FINGERPRINT}", "--date=raw", *log_args, check=False)
         return {tuple(line.split("\0")) for line in proc.stdout.splitlines() if line.count("\0") == 2}  # type: ignore[misc]
 
     def _rebased_sha(self, fingerprint: tuple[str, str, str]) -> str | None:
         """The SHA a rebase gave the unpushed commit with this fingerprint; None when the
         rebase dropped it (the newest one when several match)."""
-        proc = self.git("log", f"--format=%H%x00{_FINGERPRINT}", "--date=raw", "@{u}..HEAD", check=False)
+        proc = self.store.git("log", f"--format=%H%x00{_FINGERPRINT}", "--date=raw", "@{u}..HEAD", check=False)
         for line in proc.stdout.splitlines():
             sha, _, rest = line.partition("\0")
             if tuple(rest.split("\0")) == fingerprint:
                 return sha
         return None
 
-    def _pull(self, result: WriteResult, *, autostash: bool = True) -> bool:
+    def pull(self, result: WriteResult, *, autostash: bool = True) -> bool:
         """Pull (rebase) before a write. False when the remote timed out (do not push then).
         `autostash` False (the dashboard's pull): a work tree with uncommitted changes is
         not pulled into (git refuses the rebase; the warning says so)."""
-        if self._rebase_in_progress():
+        if rebase_in_progress(self.store):
             # someone else's rebase (a write checks `git_state_problem` first; the dashboard's
             # periodic pull does not): never pull into it, nor abort it
-            result.warnings.append("not pulling: " + (self.git_state_problem() or "a rebase is in progress"))
+            result.warnings.append("not pulling: " + (git_state_problem(self.store) or "a rebase is in progress"))
             return True
         if not self.upstream():
             return True
@@ -113,10 +127,10 @@ class RemoteSync:
         try:
             proc = self._pull_rebase(result, autostash=autostash, fetch_timeout=limit)
         except Interrupted:
-            self._abort_rebase()
+            abort_rebase(self.store)
             raise
         except GitFailed as exc:
-            self._abort_rebase()
+            abort_rebase(self.store)
             if isinstance(exc, GitTimeout):
                 # issue 39: bounded like a read; the write goes on locally and says so
                 result.warnings.append(
@@ -127,7 +141,7 @@ class RemoteSync:
             result.warnings.append(f"could not pull from the remote: {exc}")
             return True
         if proc.returncode != 0:
-            self._abort_rebase()
+            abort_rebase(self.store)
             result.warnings.append("could not pull from the remote: " + git_error_lines(proc.stderr or proc.stdout))
             return True
         self._check_autostash(proc)
@@ -137,9 +151,9 @@ class RemoteSync:
         """How long the pull before a write may take (`[git] pull_timeout`, $ATK_PULL_TIMEOUT;
         a few seconds, as a read's look)."""
         try:
-            return self.limit("pull_timeout")
+            return self.store.limit("pull_timeout")
         except KeyError:  # limits given without it
-            return self.limit("timeout")
+            return self.store.limit("timeout")
 
     def _pull_rebase(
         self, result: WriteResult | None = None, *, autostash: bool = True, fetch_timeout: float | None = None
@@ -152,18 +166,18 @@ class RemoteSync:
         pointed at as upstream's, so a commit we pushed that the remote then lost (a force
         push back) would be dropped from our branch without a word. Rebasing onto `@{u}`
         keeps every commit the remote lacks; `_note_rewrite` says so in `result`."""
-        marker = self.git_dir / PULL_MARKER
+        marker = self.store.git_dir / PULL_MARKER
         _write_private(marker, str(os.getpid()).encode())
         try:
             before = self._tracking_tip()
-            fetch = self.git("fetch", "-q", check=False, timeout=fetch_timeout or self.limit("timeout"), slow=True)
+            fetch = self.store.git("fetch", "-q", check=False, timeout=fetch_timeout or self.store.limit("timeout"), slow=True)
             if fetch.returncode != 0:
                 return fetch
             self._note_rewrite(result, before)
             _write_private(marker, str(os.getpid()).encode())  # the rebase starts now
-            proc = self.git(
+            proc = self.store.git(
                 "rebase", "-q", "--autostash" if autostash else "--no-autostash", "--no-fork-point", "@{u}",
-                check=False, timeout=self.limit("timeout"),
+                check=False, timeout=self.store.limit("timeout"),
             )  # fmt: skip
             proc = self._merge_through(proc, result)
             if proc.returncode == 0:
@@ -175,7 +189,7 @@ class RemoteSync:
     # -- a rewritten remote ---------------------------------------------------------------
 
     def _tracking_tip(self) -> str | None:
-        proc = self.git("rev-parse", "-q", "--verify", "@{u}^{commit}", check=False)
+        proc = self.store.git("rev-parse", "-q", "--verify", "@{u}^{commit}", check=False)
         sha = proc.stdout.strip()
         return sha if proc.returncode == 0 and _SHA.fullmatch(sha) else None
 
@@ -184,7 +198,7 @@ class RemoteSync:
         upstream, tip = self.upstream(), self._tracking_tip()
         if upstream and tip:
             try:
-                _write_private(self.git_dir / REMOTE_SEEN, f"{upstream} {tip}\n".encode())
+                _write_private(self.store.git_dir / REMOTE_SEEN, f"{upstream} {tip}\n".encode())
             except OSError:
                 pass
 
@@ -192,16 +206,16 @@ class RemoteSync:
         """The tip `_remember_remote` recorded for the current upstream, when still known
         (None as well when it is `tip`: nothing to look at)."""
         try:
-            upstream, _, sha = _read_private(self.git_dir / REMOTE_SEEN, 4096).decode().strip().partition(" ")
+            upstream, _, sha = _read_private(self.store.git_dir / REMOTE_SEEN, 4096).decode().strip().partition(" ")
         except (OSError, UnicodeDecodeError):
             return None
         if upstream != self.upstream() or not _SHA.fullmatch(sha) or sha == tip:
             return None
-        known = self.git("cat-file", "-e", f"{sha}^{{commit}}", check=False)
+        known = self.store.git("cat-file", "-e", f"{sha}^{{commit}}", check=False)
         return sha if known.returncode == 0 else None
 
     def _is_ancestor(self, older: str, newer: str) -> bool:
-        return self.git("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
+        return self.store.git("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
 
     def dropped_by_remote(self, before: str | None = None) -> list[tuple[str, str]]:
         """(sha, subject) of the commits on our branch that the remote had (we pushed them,
@@ -217,10 +231,10 @@ class RemoteSync:
                 continue
             # only what our branch still holds: a commit the person dropped on purpose (a
             # reset) is not brought back
-            base = seen if self._is_ancestor(seen, "HEAD") else self.git("merge-base", seen, "HEAD", check=False).stdout.strip()
+            base = seen if self._is_ancestor(seen, "HEAD") else self.store.git("merge-base", seen, "HEAD", check=False).stdout.strip()
             if not _SHA.fullmatch(base):
                 continue
-            log = self.git("log", "--format=%H%x00%s", base, f"^{tip}", check=False).stdout
+            log = self.store.git("log", "--format=%H%x00%s", base, f"^{tip}", check=False).stdout
             for line in log.splitlines():
                 sha, _, subject = line.partition("\0")
                 found.setdefault(sha, subject)
@@ -237,11 +251,11 @@ class RemoteSync:
         if tip is None or seen is None or self._is_ancestor(seen, tip):
             return []
         upstream = self.upstream() or ""
-        log = self.git("reflog", "show", "-n", "50", "--format=%H%x00%gs", f"refs/remotes/{upstream}", check=False)
+        log = self.store.git("reflog", "show", "-n", "50", "--format=%H%x00%gs", f"refs/remotes/{upstream}", check=False)
         moved = next((msg for sha, _, msg in (ln.partition("\0") for ln in log.stdout.splitlines()) if sha == tip), "")
         if moved.startswith("update by push"):
             return []
-        out = self.git("log", "--format=%H%x00%s", seen, f"^{tip}", "^HEAD", check=False).stdout
+        out = self.store.git("log", "--format=%H%x00%s", seen, f"^{tip}", "^HEAD", check=False).stdout
         return [(sha, subject) for sha, _, subject in (ln.partition("\0") for ln in out.splitlines()) if _SHA.fullmatch(sha)]
 
     def _note_rewrite(self, result: WriteResult | None, before: str | None) -> None:
@@ -253,7 +267,7 @@ class RemoteSync:
             return
         lost = [c for c in self.lost_in_rewrite() if c[0] not in {s for s, _ in result.set_aside}]
         for sha, _subject in lost:
-            self.git("update-ref", f"refs/atk/conflicts/{sha}", sha, check=False)
+            self.store.git("update-ref", f"refs/atk/conflicts/{sha}", sha, check=False)
         if lost:
             names = ", ".join(f"{sha[:10]} '{subject}'" for sha, subject in lost[:5]) + (" …" if len(lost) > 5 else "")
             result.warnings.append(
@@ -280,7 +294,7 @@ class RemoteSync:
         conflicts with what it pulled (it leaves unmerged files and keeps the edits in the
         stash). Never silent: refuse the write and say how to get the edits back."""
         said = f"{proc.stdout}\n{proc.stderr}"
-        unmerged = self.unmerged_paths()
+        unmerged = unmerged_paths(self.store)
         if not unmerged and "autostash" not in said.lower():
             return
         if not unmerged and "conflict" not in said.lower():
@@ -288,41 +302,12 @@ class RemoteSync:
         files = ", ".join(unmerged[:5]) + (" …" if len(unmerged) > 5 else "") if unmerged else "your edited files"
         raise AtkError(
             "the pull before this write brought in changes that conflict with your uncommitted edits "
-            f"({files}); your edits are kept in the stash (`git -C {self.root} stash list`). Resolve the "
-            f"conflict in those files and `git add` them (or `git -C {self.root} checkout HEAD -- FILE` and "
+            f"({files}); your edits are kept in the stash (`git -C {self.store.root} stash list`). Resolve the "
+            f"conflict in those files and `git add` them (or `git -C {self.store.root} checkout HEAD -- FILE` and "
             "`git stash pop` again), then retry; nothing was written"
         )
 
-    def has_uncommitted(self) -> bool:
-        """Whether a tracked file has uncommitted changes (staged or not)."""
-        env = {**self.read_env, "GIT_OPTIONAL_LOCKS": "0"}  # a look: never takes the index lock from a writer
-        proc = self.git("status", "--porcelain", "--untracked-files=no", "-z", check=False, env=env)
-        return proc.returncode != 0 or bool(proc.stdout.strip("\0"))
-
-    def unmerged_paths(self) -> list[str]:
-        """Paths with an unresolved conflict in the index."""
-        proc = self.git("ls-files", "-u", "-z", check=False, env=self.read_env)
-        paths = {rec.partition("\t")[2] for rec in proc.stdout.split("\0") if "\t" in rec}
-        return sorted(paths)
-
-    def git_state_problem(self, *, unmerged: bool = True) -> str | None:
-        """Why a write must not happen now, with what to do (`gitstate.git_state_problem`)."""
-        return git_state_problem(self, unmerged=unmerged)  # type: ignore[arg-type]
-
-    def unmerged_problem(self, unmerged: list[str]) -> str:
-        return unmerged_problem(self, unmerged)  # type: ignore[arg-type]
-
-    def wait_for_index_lock(self, timeout: float | None = None) -> None:
-        wait_for_index_lock(self, timeout)  # type: ignore[arg-type]
-
-    def check_git_state(self, *, unmerged: bool = True) -> None:
-        check_git_state(self, unmerged=unmerged)  # type: ignore[arg-type]
-
-    def _abort_rebase(self) -> None:
-        if (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists():
-            self.git("rebase", "--abort", check=False)
-
-    def _push(self, result: WriteResult) -> None:
+    def push(self, result: WriteResult) -> None:
         if not self.upstream():
             result.pushed = None
             return
@@ -336,12 +321,12 @@ class RemoteSync:
                     result.pushed = False
                     raise
             try:
-                proc = self.git("push", "-q", check=False, timeout=self.limit("push_timeout"), slow=True)
+                proc = self.store.git("push", "-q", check=False, timeout=self.store.limit("push_timeout"), slow=True)
             except Interrupted:
                 last = "the push was interrupted; the commit is kept locally"
                 break
             except GitTimeout:
-                last = f"git push timed out after {self.limit('push_timeout'):g} s; the commit is kept locally"
+                last = f"git push timed out after {self.store.limit('push_timeout'):g} s; the commit is kept locally"
                 break
             except GitFailed as exc:
                 last = str(exc)
@@ -356,11 +341,11 @@ class RemoteSync:
             try:
                 reb = self._pull_rebase(result)
             except (GitFailed, Interrupted) as exc:  # timed out or interrupted: the commit stays
-                self._abort_rebase()
+                abort_rebase(self.store)
                 last = f"{exc}; your commit is kept locally"
                 break
             if reb.returncode != 0:
-                self._abort_rebase()
+                abort_rebase(self.store)
                 said = f"{reb.stdout}\n{reb.stderr}"
                 if "CONFLICT" in said or "could not apply" in said:
                     last = "rebase onto the remote hit a conflict; your commit is kept locally"
@@ -392,8 +377,8 @@ class RemoteSync:
         pushed: without that the clone could never push again (every later write would stack
         onto the same conflict)."""
         result = WriteResult()
-        with self.locked():
-            self.check_git_state()
+        with self.store.locked():
+            check_git_state(self.store)
             if not self.upstream():
                 result.warnings.append("no remote with an upstream branch is configured; nothing to push")
                 return result
@@ -401,15 +386,15 @@ class RemoteSync:
                 try:
                     self._rebase_setting_aside(result)
                 except Interrupted:
-                    self._abort_rebase()  # never leave our own rebase half done
+                    abort_rebase(self.store)  # never leave our own rebase half done
                     raise
-            self._push(result)
+            self.push(result)
         return result
 
     def _rebase_setting_aside(self, result: WriteResult) -> None:
         before = self._tracking_tip()
         try:
-            fetch = self.git("fetch", "-q", check=False, timeout=self.limit("timeout"), slow=True)
+            fetch = self.store.git("fetch", "-q", check=False, timeout=self.store.limit("timeout"), slow=True)
         except GitFailed as exc:
             result.warnings.append(f"could not pull from the remote: {exc}")
             return
@@ -419,25 +404,25 @@ class RemoteSync:
         self._note_rewrite(result, before)
         before_fp = self._fingerprints("@{u}..HEAD")
         aside: set[tuple[str, str, str]] = set()
-        proc = self.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
+        proc = self.store.git("rebase", "-q", "--autostash", "--no-fork-point", "@{u}", check=False, timeout=60)
         for _ in range(10_000):
             proc = self._merge_through(proc, result)
-            if proc.returncode == 0 or not self._rebase_in_progress():
+            if proc.returncode == 0 or not rebase_in_progress(self.store):
                 break
-            stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
+            stopped = self.store.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
             if not stopped:
                 break
-            subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
-            self.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
+            subject = self.store.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
+            self.store.git("update-ref", f"refs/atk/conflicts/{stopped}", stopped)
             result.set_aside.append((stopped, subject))
             aside |= self._fingerprints("-1", stopped)
             result.warnings.append(
                 f"set aside '{subject}' ({stopped[:10]}): it conflicts with a change made on the remote "
                 f"meanwhile; kept as refs/atk/conflicts/{stopped} (see it with `git show {stopped[:10]}`)"
             )
-            proc = self.git("rebase", "--skip", check=False, timeout=60)
-        if self._rebase_in_progress():
-            self._abort_rebase()
+            proc = self.store.git("rebase", "--skip", check=False, timeout=60)
+        if rebase_in_progress(self.store):
+            abort_rebase(self.store)
             result.warnings.append("could not rebase onto the remote: " + git_error_lines(proc.stderr or proc.stdout))
             return
         self._remember_remote()
@@ -452,7 +437,7 @@ class RemoteSync:
         returns the rebase's last step (still stopped: a part both sides changed differently,
         which the caller sets aside or aborts as before)."""
         for _ in range(10_000):
-            if proc.returncode == 0 or not self._rebase_in_progress():
+            if proc.returncode == 0 or not rebase_in_progress(self.store):
                 return proc
             merged = self._merge_stopped()
             if merged is None:
@@ -465,10 +450,10 @@ class RemoteSync:
                         f"merged '{subject}' with a change made on the remote meanwhile ({name}: {said}): "
                         "both changes are kept"
                     )
-            if self.git("diff", "--cached", "--quiet", "HEAD", check=False).returncode == 0:
-                proc = self.git("rebase", "--skip", check=False, timeout=60)  # the change is there already
+            if self.store.git("diff", "--cached", "--quiet", "HEAD", check=False).returncode == 0:
+                proc = self.store.git("rebase", "--skip", check=False, timeout=60)  # the change is there already
             else:
-                proc = self.git("rebase", "--continue", check=False, timeout=60)  # GIT_EDITOR=true: its own message
+                proc = self.store.git("rebase", "--continue", check=False, timeout=60)  # GIT_EDITOR=true: its own message
         return proc
 
     def _merge_stopped(self) -> list[tuple[str, str, tuple[str, ...]]] | None:
@@ -480,10 +465,10 @@ class RemoteSync:
         from atk_tui.domain.queues import QUEUES, queue_named
         from atk_tui.store.merge import merge_item
 
-        stopped = self.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
+        stopped = self.store.git("rev-parse", "-q", "--verify", "REBASE_HEAD", check=False).stdout.strip()
         if not _SHA.fullmatch(stopped):
             return None
-        changed = self.git("diff", "--name-only", "--no-renames", "-z", f"{stopped}^", stopped, check=False)
+        changed = self.store.git("diff", "--name-only", "--no-renames", "-z", f"{stopped}^", stopped, check=False)
         if changed.returncode != 0:
             return None
         folders = {q.name for q in QUEUES}
@@ -496,7 +481,7 @@ class RemoteSync:
                     return None
             else:
                 others.append(path)
-        unmerged = set(self.unmerged_paths())
+        unmerged = set(unmerged_paths(self.store))
         if not names or unmerged & set(others):
             return None
         candidates = {n: [f"{q}/{s}/{n}" for s in queue_named(q).states] for n, q in names.items()}
@@ -505,7 +490,7 @@ class RemoteSync:
         mine_user = self._actor_of(stopped) == "user"
         merged: list[tuple[str, str, tuple[str, ...]]] = []
         plan: list[tuple[list[str], tuple[str, bytes] | None, str]] = []
-        subject = self.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
+        subject = self.store.git("show", "-s", "--format=%s", stopped, check=False).stdout.strip()
         for name, queue in names.items():
             base, mine, theirs = (versions[rev].get(name) for rev in (f"{stopped}^", stopped, "HEAD"))
             theirs_user = self._user_changed_since(f"{stopped}^", candidates[name])
@@ -515,28 +500,28 @@ class RemoteSync:
             plan.append((candidates[name], out.result, queue))
             merged.append((subject, name, out.parts))
         for paths, version, queue in plan:
-            self.git("rm", "-q", "--cached", "--ignore-unmatch", "--", *paths, check=False)
+            self.store.git("rm", "-q", "--cached", "--ignore-unmatch", "--", *paths, check=False)
             for path in paths:
                 try:
-                    (self.root / path).unlink()
+                    (self.store.root / path).unlink()
                 except FileNotFoundError:
                     pass
             if version is not None:
                 state, data = version
                 path = f"{queue}/{state}/{paths[0].rsplit('/', 1)[1]}"
-                blob = self.git("hash-object", "-w", "--stdin", "--path", path, input=data.decode("utf-8", "surrogateescape"), check=False)
+                blob = self.store.git("hash-object", "-w", "--stdin", "--path", path, input=data.decode("utf-8", "surrogateescape"), check=False)
                 sha = blob.stdout.strip()
                 if blob.returncode != 0 or not _SHA.fullmatch(sha):
                     return None
-                self.git("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}")
-                self.git("checkout-index", "-f", "--", path)
-        if self.unmerged_paths():
+                self.store.git("update-index", "--add", "--cacheinfo", f"100644,{sha},{path}")
+                self.store.git("checkout-index", "-f", "--", path)
+        if unmerged_paths(self.store):
             return None
         return merged
 
     def _item_versions(self, rev: str, paths: list[str]) -> dict[str, tuple[str, bytes]]:
         """filename -> (state, bytes) of the item files among `paths` that `rev` holds."""
-        listed = self.git("ls-tree", "-z", rev, "--", *paths, check=False)
+        listed = self.store.git("ls-tree", "-z", rev, "--", *paths, check=False)
         out: dict[str, tuple[str, bytes]] = {}
         for rec in filter(None, listed.stdout.split("\0")):
             meta, _, path = rec.partition("\t")
@@ -550,39 +535,36 @@ class RemoteSync:
         return out
 
     def _blob_bytes(self, sha: str) -> bytes | None:
-        return self.blobs([sha])[0]
+        return self.store.blobs([sha])[0]
 
     def _actor_of(self, rev: str) -> str:
-        said = self.git("show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", rev, check=False)
+        said = self.store.git("show", "-s", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", rev, check=False)
         return said.stdout.strip().split(",")[-1].strip()
 
     def _user_changed_since(self, base: str, paths: list[str]) -> bool:
         """Whether the person made one of the commits that changed `paths` between `base`'s
         merge-base with HEAD and HEAD (the other side of a merge)."""
-        since = self.git("merge-base", base, "HEAD", check=False).stdout.strip()
+        since = self.store.git("merge-base", base, "HEAD", check=False).stdout.strip()
         if not _SHA.fullmatch(since):
             return False
-        log = self.git(
+        log = self.store.git(
             "log", "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)", f"{since}..HEAD", "--", *paths, check=False
         )
         return any(line.strip().split(",")[-1].strip() == "user" for line in log.stdout.splitlines())
 
-    def _rebase_in_progress(self) -> bool:
-        return (self.git_dir / "rebase-merge").exists() or (self.git_dir / "rebase-apply").exists()
-
-    def _recover_pull(self) -> None:
+    def recover_pull(self) -> None:
         """A writer killed during its pre-write pull left the marker, and maybe a rebase half
         done (and the user's autostashed edits in it): abort that rebase, which also puts the
         edits back. Runs under the store lock, so the marker's writer is gone."""
-        marker = self.git_dir / PULL_MARKER
+        marker = self.store.git_dir / PULL_MARKER
         try:
             started = os.lstat(marker).st_mtime
         except FileNotFoundError:
             return
-        rebase = next((d for d in (self.git_dir / "rebase-merge", self.git_dir / "rebase-apply") if d.is_dir()), None)
+        rebase = next((d for d in (self.store.git_dir / "rebase-merge", self.store.git_dir / "rebase-apply") if d.is_dir()), None)
         # only the rebase that pull made: it last changed while the pull could run. One the
         # user started later is theirs (the guard then refuses the write with what to do).
-        if rebase is not None and rebase.stat().st_mtime <= started + self.limit("timeout") + 5:
-            self._clear_stale_index_lock()
-            self.git("rebase", "--abort", check=False)
+        if rebase is not None and rebase.stat().st_mtime <= started + self.store.limit("timeout") + 5:
+            self.store._clear_stale_index_lock()
+            self.store.git("rebase", "--abort", check=False)
         marker.unlink(missing_ok=True)

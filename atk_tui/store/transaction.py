@@ -27,6 +27,7 @@ from atk_tui.store.files import (
     b64decode,
     b64encode,
 )
+from atk_tui.store.gitstate import unmerged_paths, unmerged_problem
 
 if TYPE_CHECKING:
     from atk_tui.store.gitstore import GitStore
@@ -224,9 +225,9 @@ def look_at_index(store: GitStore) -> None:
         tree = proc.stdout.strip() if proc.returncode == 0 else None
         tree = tree or None
     if tree is None:
-        unmerged = store.unmerged_paths()
+        unmerged = unmerged_paths(store)
         if unmerged:
-            raise AtkError(f"refused: {store.unmerged_problem(unmerged)}")
+            raise AtkError(f"refused: {unmerged_problem(store, unmerged)}")
         return
     if same and before is not None:
         store._clean_index = (before, tree)

@@ -130,7 +130,7 @@ def test_write_pushes(remote_store: tuple[Path, Path], clock: Clock) -> None:
     assert remote_head(remote) == out.commit
     out = Service(root, clock=clock, push=False).transition_command("hold", [out.files[0]])
     assert out.ok and out.pushed is None
-    assert svc.store.unpushed() == 1
+    assert svc.store.remote.unpushed() == 1
 
 
 def test_rejected_push_is_rebased_and_lands(tmp_path: Path, clock: Clock) -> None:
@@ -185,20 +185,20 @@ def test_rebase_conflict_keeps_local_commit_then_commit_pushes(
     assert "beta" in (b_root / "wi/inbox" / item).read_text()
     assert not (b_root / ".git" / "rebase-merge").exists() and not (b_root / ".git" / "rebase-apply").exists()
     assert git(b_root, "status", "--porcelain") == ""
-    assert b.store.unpushed() == 1
+    assert b.store.remote.unpushed() == 1
     assert b.status()["unpushed"] == 1
     # a later write on B still cannot push, and says so
     out = b.transition_command("hold", [item])
     assert out.ok and out.pushed is False
     assert any("2 unpushed commits" in w for w in out.warnings), out.warnings
     assert b.unhold(item).ok
-    assert b.store.unpushed() == 3
+    assert b.store.remote.unpushed() == 3
     capsys.readouterr()
     # resolved on the other side: A puts the original text back
     assert a.save_text(item, original).ok
     assert cli.run(["wi", "commit", "--store", str(b_root)]) == 0
     assert "pushed" in capsys.readouterr().out
-    assert b.store.unpushed() == 0
+    assert b.store.remote.unpushed() == 0
     assert remote_head(remote) == git(b_root, "rev-parse", "HEAD").strip()
     git(a_root, "pull", "-q", "--rebase")
     assert "beta" in (a_root / "wi/inbox" / item).read_text()

@@ -21,6 +21,7 @@ from support.storekit import AWI_BODY, add_item, git, make_remote_pair, tree_sta
 from atk_tui.host.config import git_limits
 from atk_tui.service import Outcome, Service
 from atk_tui.store import AtkError, GitStore
+from atk_tui.store.gitstate import unmerged_paths
 
 HANG = 3600  # what a stuck child sleeps: far longer than any test may take
 GUARD = 120.0  # a write that is not done by then hung
@@ -143,7 +144,7 @@ def test_a_remote_that_never_answers_times_out_and_the_commit_is_kept(
     text = "\n".join(out.warnings)
     assert said in text
     assert "atk wi commit" in text
-    assert svc.store.unpushed() == 1
+    assert svc.store.remote.unpushed() == 1
 
 
 def test_interrupt_stops_a_hanging_push(tmp_path: Path) -> None:
@@ -156,7 +157,7 @@ def test_interrupt_stops_a_hanging_push(tmp_path: Path) -> None:
     out: Outcome = finish(t, box)
     assert out.ok  # the commit was made before the push; only the push was stopped
     assert any("interrupted" in w and "atk wi commit" in w for w in out.warnings), out.warnings
-    assert svc.store.unpushed() == 1
+    assert svc.store.remote.unpushed() == 1
 
 
 # --- nothing read through a symbolic link ------------------------------------------------
@@ -303,7 +304,7 @@ def test_unmerged_paths_refuse_a_write(svc: Service) -> None:
     # the merge state removed by hand: only the conflict in the index is left
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"):
         (root / ".git" / name).unlink(missing_ok=True)
-    assert svc.store.unmerged_paths() == [f"wi/inbox/{a}"]
+    assert unmerged_paths(svc.store) == [f"wi/inbox/{a}"]
     out = svc.transition_command("hold", [b])
     assert not out.ok and "unresolved conflicts" in out.message and f"wi/inbox/{a}" in out.message
 

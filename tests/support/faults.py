@@ -327,7 +327,7 @@ def kill9_after_update_ref(tmp: Path) -> str:
     journal = json.loads((root / ".git" / "atk-journal.json").read_text())
     head = git(root, "rev-parse", "HEAD").strip()
     check(head != old_head and journal.get("new_head") == head, "the journal does not name the landed commit")
-    check(GitStore(root).unpushed() == 1, "expected the killed write's commit to be unpushed")
+    check(GitStore(root).remote.unpushed() == 1, "expected the killed write's commit to be unpushed")
     with GitStore(root).locked(timeout=0):
         pass
     check(git(root, "rev-parse", "HEAD").strip() == head, "recovery moved HEAD off a commit that had landed")
@@ -527,7 +527,7 @@ def unreachable_remote(tmp: Path) -> str:
     )
     cli = atk("wi", "hold", uwi, "--store", str(root))
     check(cli.returncode == 0 and "unpushed" in cli.stderr, f"the CLI write failed or did not warn: {cli.stderr}")
-    check(GitStore(root).unpushed() == 2, "expected 2 unpushed commits")
+    check(GitStore(root).remote.unpushed() == 2, "expected 2 unpushed commits")
     still = atk("wi", "commit", "--store", str(root))
     check(
         still.returncode == 1 and "push failed" in still.stderr,
@@ -539,7 +539,7 @@ def unreachable_remote(tmp: Path) -> str:
         done.returncode == 0 and "pushed" in done.stdout, f"`atk wi commit` did not push: {done.stdout} {done.stderr}"
     )
     check(git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(), "the remote is behind")
-    check(GitStore(root).unpushed() == 0, "still unpushed after atk wi commit")
+    check(GitStore(root).remote.unpushed() == 0, "still unpushed after atk wi commit")
     assert_consistent(root)
     return "2 writes kept locally with pull/push warnings; `atk wi commit` exit 1 while gone, pushed both once restored"
 
@@ -954,10 +954,10 @@ def hanging_remote_push(tmp: Path) -> str:
         f"the timeout is not explained: {out.stderr}",
     )
     check(not alive, "the hanging receive-pack was left running")
-    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    check(GitStore(root).remote.unpushed() == 1, "the commit is not kept locally")
     git(root, "config", "--unset", "remote.origin.receivepack")
     done = atk("wi", "commit", "--store", str(root), env=env)
-    check(done.returncode == 0 and GitStore(root).unpushed() == 0, f"`atk wi commit` did not push later: {done.stderr}")
+    check(done.returncode == 0 and GitStore(root).remote.unpushed() == 0, f"`atk wi commit` did not push later: {done.stderr}")
     assert_consistent(root)
     return "push killed after push_timeout = 1 s, commit kept locally, pushed later by `atk wi commit`"
 
@@ -969,7 +969,7 @@ def hanging_remote_pull(tmp: Path) -> str:
     check(out.returncode == 0, f"the local write failed: {out.stderr}")
     check("did not answer within 1 s" in out.stderr and "atk wi commit" in out.stderr, f"not explained: {out.stderr}")
     check(not alive, "the hanging upload-pack was left running")
-    check(GitStore(root).unpushed() == 1, "the commit is not kept locally")
+    check(GitStore(root).remote.unpushed() == 1, "the commit is not kept locally")
     assert_consistent(root)
     return "pull killed after timeout = 1 s, push not attempted, commit kept locally"
 

@@ -82,7 +82,7 @@ class ServiceBase:
         if self.actor == "agent":
             # issue 38: an agent environment never pushes a user-only change it did not make
             # through atk (a plain `git commit` of a trimmed answer, a hand move into editing)
-            self.store.push_check = self._check_push
+            self.store.remote.push_check = self._check_push
         self.only_repo = only_repo
         self.pull_on_write = pull  # pull before each write (off: offline tests)
         self.push_on_write = push
@@ -364,7 +364,7 @@ class ServiceBase:
     # -- what an agent may push (issue 38) ----------------------------------------------
 
     def _check_push(self) -> None:
-        """Before any push from an agent environment (`RemoteSync._push`): the commits to push
+        """Before any push from an agent environment (`Remote.push`): the commits to push
         (`@{u}..HEAD`) may hold no user-only change (`user_only_commits`). One that does
         refuses the push (AtkError, exit 1): nothing is pushed, nothing rewritten; the
         commits stay on the branch for the person's next push (theirs is not checked so)."""
@@ -437,7 +437,7 @@ class ServiceBase:
         """Where an answer must be to count (issue 38: `wait`, `show --json`, the loop, the
         ready list): committed (HEAD); for an agent on a clone with a remote, on the remote
         (`@{u}`): a commit only this clone has may be the agent's own."""
-        if self.actor == "agent" and self.store.upstream():
+        if self.actor == "agent" and self.store.remote.upstream():
             return "@{u}"
         return "HEAD"
 

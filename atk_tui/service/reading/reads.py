@@ -29,6 +29,7 @@ from atk_tui.service.types import (
     utc_now,
 )
 from atk_tui.store import AtkError, WriteResult, item_path
+from atk_tui.store.gitstate import has_uncommitted, rebase_in_progress
 from atk_tui.store.storesig import RACY_NS
 
 if TYPE_CHECKING:
@@ -53,16 +54,16 @@ class Reads(ServiceBase):
         the work tree it only fast-forwards, as a read command does (`store.freshen`), and says
         what stopped it ("not pulling: …"); the rebase runs only on a clean work tree, without
         a stash."""
-        if not self.store._rebase_in_progress() and self.store.has_uncommitted():  # (a rebase: `_pull` says so)
+        if not rebase_in_progress(self.store) and has_uncommitted(self.store):  # (a rebase: `Remote.pull` says so)
             from atk_tui.store.freshen import freshen
 
             found = freshen(self.root, window=0)
             return [f"not pulling: {found.stale.removeprefix('not pulled: ')}"] if found.stale else []
         result = WriteResult()
         with self.store.locked(lock_timeout):
-            self.store._pull(result, autostash=False)
+            self.store.remote.pull(result, autostash=False)
             if result.repushed and self.push_on_write:
-                self.store._push(result)  # a rewritten remote gets back what it dropped at once
+                self.store.remote.push(result)  # a rewritten remote gets back what it dropped at once
         return result.warnings
 
     def look_at_remote(self) -> RemoteLook:
@@ -71,7 +72,7 @@ class Reads(ServiceBase):
         moved, or why the remote could not be asked."""
         from atk_tui.store import git_error_lines
 
-        upstream = self.store.upstream()
+        upstream = self.store.remote.upstream()
         if not upstream or "/" not in upstream:
             return RemoteLook(False)
         remote, branch = upstream.split("/", 1)
@@ -102,13 +103,13 @@ class Reads(ServiceBase):
 
     def sync_status(self) -> SyncStatus:
         """How the store stands against its remote (the dashboard's status line)."""
-        upstream = self.store.upstream()
+        upstream = self.store.remote.upstream()
         behind = 0
         if upstream:
             proc = self.store.git("rev-list", "--count", "HEAD..@{u}", check=False)
             behind = int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
         return SyncStatus(
-            unpushed=self.store.unpushed() if upstream else 0,
+            unpushed=self.store.remote.unpushed() if upstream else 0,
             conflicts=self.conflict_count(),
             upstream=upstream,
             has_upstream=upstream is not None,
@@ -117,7 +118,7 @@ class Reads(ServiceBase):
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main), None when no remote is configured."""
-        return self.store.upstream()
+        return self.store.remote.upstream()
 
     def head(self) -> str:
         """The current commit's SHA ("" on a store without commits)."""
@@ -430,8 +431,8 @@ class Reads(ServiceBase):
     def status(self) -> dict[str, object]:
         return {
             "store": str(self.root),
-            "upstream": self.store.upstream(),
-            "unpushed": self.store.unpushed(),
+            "upstream": self.store.remote.upstream(),
+            "unpushed": self.store.remote.unpushed(),
             "head": self.store.head(),
             "actor": self.actor,
             "conflicts": self.conflict_count(),

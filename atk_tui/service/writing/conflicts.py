@@ -416,12 +416,12 @@ class Conflicts(ServiceBase):
             committed = f"committed {len(paths)} file{'s' if len(paths) != 1 else ''} ({(out.commit or '')[:10]}); "
             if out.pushed:
                 committed += "pushed; "
-        if not self.store.upstream():
+        if not self.store.remote.upstream():
             msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
             return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
-        before = self.store.unpushed()
+        before = self.store.remote.unpushed()
         try:
-            result = self.store.push_pending(pull=self.pull_on_write)
+            result = self.store.remote.push_pending(pull=self.pull_on_write)
         except AtkError as exc:  # an agent's push refused (issue 38): nothing pushed
             return Outcome(
                 False, "commit", committed + exc.message, tuple(paths), pushed=False, warnings=tuple(warnings),
