@@ -26,8 +26,9 @@ from support.tmux import ATK_TUI, Tmux
 from textual.command import CommandList
 from textual.filter import ANSIToTruecolor, Monochrome
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, RadioButton
+from textual.widgets import Input, OptionList, RadioButton, TextArea
 
 from atk_tui.demo import create_demo_store
 from atk_tui.tui.app import AtkApp
@@ -262,3 +263,24 @@ async def test_one_line_inputs_keep_no_frame_under_no_color(demo_store: Path, mo
         await settle(pilot)
         box = app.main.query_one("#filter")
         assert box.has_focus and box.styles.border_top[0] == "heavy", box.styles.border
+
+
+@pytest.mark.parametrize("screen", ["answer form", "move menu", "graph", "help", "dependencies"])
+def test_screen_snapshot_under_no_color(
+    snap_compare, demo_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, screen: str
+) -> None:
+    """The dialogs and screens under NO_COLOR as the terminal gets them (pytest-textual-snapshot:
+    only the terminal's own two colours in the SVG). Update with --snapshot-update only after
+    reading the report."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def run_before(pilot: Pilot) -> None:
+        await settle(pilot)
+        await SCREENS[screen](pilot)
+        for field in (*pilot.app.screen.query(Input), *pilot.app.screen.query(TextArea)):
+            field.cursor_blink = False  # a blinking cursor is a coin toss in a snapshot
+        await settle(pilot)
+
+    assert snap_compare(
+        build_app(prepared(screen, demo_store, tmp_path)), terminal_size=(120, 36), run_before=run_before
+    )
