@@ -80,6 +80,7 @@ def keep_reverse_in_visual_styles() -> None:
         found = [self.get_component_styles(name) for name in component_classes] or [self.styles]
         if any(styles.text_style.reverse for styles in found):
             style = replace(style, reverse=True)
+            # in Textual's own cache (cleared with the styles): the next call returns it as it is
             self._visual_style_cache[(self._pseudo_classes_cache_key, component_classes, partial)] = style
         return style
 
