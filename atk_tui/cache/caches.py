@@ -15,7 +15,7 @@ damaged, truncated or hand-edited file a miss as a whole, so records need no per
 checks on the hot path (loading 10,000 of them is most of a warm listing).
 
 Nothing that gates work rests on these (issue 25): the process-loop's hand-out, `show --json`
-and every write judge from the files (`Service.judge_from_files`, `Service._current`). A
+and every write judge from the files (`Service.judge_from_files`, `WriteCore.current`). A
 forged record can change what a listing shows (a view: a record stays until its item's file
 changes), not what is done.
 """

@@ -168,7 +168,7 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
             if theirs is None and len(parts) == 3:
                 # the item moved since (issue 39): shown where it is now, not as deleted
                 moved = [(q, st) for q, st in svc.store.find(parts[2], [parts[0]]) if f"{q}/{st}" != f"{parts[0]}/{parts[1]}"]
-                found = svc._blobs([f"HEAD:{q}/{st}/{parts[2]}" for q, st in moved]) if moved else []
+                found = svc.core.blobs([f"HEAD:{q}/{st}/{parts[2]}" for q, st in moved]) if moved else []
                 for (q, st), data in zip(moved, found, strict=True):
                     if data is not None:
                         theirs, now = data, f"theirs (current: the item is now in {q}/{st}/)"

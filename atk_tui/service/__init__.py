@@ -5,8 +5,10 @@ themselves are `domain/ops.py`), and returns results and errors as values (`Outc
 messages a person can act on. `Service` (`facade.py`) is assembled from one part per concern,
 each in the subpackage of its concern:
 
-- `service/core/base.py`        construction, the write wrapper, the guards every write path
-                                runs (`service/core/pushguard.py`, `service/core/holds.py`)
+- `service/core/base.py`        construction: the write core every part holds as `self.core`
+                                (`service/core/writecore.py`: find, read from the file, write
+                                one commit, the guards; `service/core/pushguard.py`,
+                                `service/core/holds.py`)
 - `service/reading/reads.py`    the queue, one item, history, titles, sync status, pull
 - `service/writing/writes.py`   transitions, add, edit, save, dependencies, plans, edit sessions
 - `service/writing/answers.py`  the user-only writes: answer, comment

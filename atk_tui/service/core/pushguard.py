@@ -50,7 +50,7 @@ def user_only_commits(svc: ServiceBase, rev_range: str) -> list[tuple[str, str, 
         if len(parents) > 1:  # a merge: what it changes against every parent (its own hand)
             changes[sha] = _merge_changes(svc, sha, parents[0])
     wanted = sorted({b for entries in changes.values() for _, old, new, _ in entries for b in (old, new) if b})
-    data = dict(zip(wanted, svc._blobs(wanted), strict=True))
+    data = dict(zip(wanted, svc.core.blobs(wanted), strict=True))
     out = []
     for sha, _parents, subject in commits:
         notes = judge_commit(svc, f"{sha}^", changes.get(sha, []), data, taken=taken.get(sha, set()))
@@ -177,7 +177,7 @@ def replay_refusals(svc: ServiceBase, sha: str, paths: Sequence[str]) -> list[st
                           check=False, env=svc.store.read_env)  # fmt: skip
     entries = _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
     wanted = sorted({b for _, old, new, _ in entries for b in (old, new) if b})
-    data = dict(zip(wanted, svc._blobs(wanted), strict=True))
+    data = dict(zip(wanted, svc.core.blobs(wanted), strict=True))
     return judge_commit(svc, "HEAD", entries, data, strict=True)
 
 

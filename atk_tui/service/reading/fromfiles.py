@@ -55,7 +55,7 @@ def items_from_files(
             continue
         item = svc._parse_file(root, f"{queue_named(queue).folder}/{state}/{name}", name, state, queue)[0]
         if found is not None:
-            svc._dup_defect(item, found)
+            svc.core.dup_defect(item, found)
         elif seen is not None:  # where the folders put it (in two places: a defect), not a record's word
             item.defects = [*item.defects, *(d for d in seen.defects if d.startswith("filename is in "))]
         out[name] = item
@@ -102,10 +102,10 @@ def uncommitted_answers(svc: Reads, items: Iterable[Item], rev: str | None = Non
     if not todo:
         return out
     # the committed version, where the item is now (nearly always), else in another state
-    here = svc._blobs([f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in todo])
+    here = svc.core.blobs([f"{rev}:{item_path(i.state, i.filename, i.queue)}" for i in todo])
     moved = [i for i, b in zip(todo, here, strict=True) if b is None]
     others = [(i, s) for i in moved for s in queue_named(i.queue).states if s != i.state]
-    there = svc._blobs([f"{rev}:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
+    there = svc.core.blobs([f"{rev}:{item_path(s, i.filename, i.queue)}" for i, s in others]) if others else []
     head = {i.filename: b for i, b in zip(todo, here, strict=True) if b is not None}
     for (i, _s), b in zip(others, there, strict=True):
         if b is not None:

@@ -189,7 +189,7 @@ class ProcessLoop:
         }
         if not paths:
             return {}
-        found = self.svc._holders(list(paths), cache=False)
+        found = self.svc.core.holders(list(paths), cache=False)
         return {paths[p]: h for p, h in found.items() if not may_change(h, "agent", self.svc.agent_id)}
 
     # -- bookkeeping -------------------------------------------------------------------

@@ -148,14 +148,14 @@ class Reads(ServiceBase):
             if not found:
                 continue
             try:
-                out[name] = self._parse_bounded(name, found[0][1], found[0][0]).title or name
+                out[name] = self.core.parse_bounded(name, found[0][1], found[0][0]).title or name
             except (AtkError, OSError):
                 out[name] = name
         return out
 
     def read(self, filename: str, state: str | None = None, queue: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
-        found = self._find(filename, state, queue)
+        found = self.core.find(filename, state, queue)
         if state and not found:  # asked for by state: read there (and refuse what is not a file)
             found = [(queue or self.q.name, state)]
         where = [s for _, s in found]
@@ -169,9 +169,9 @@ class Reads(ServiceBase):
                     "replace it with a real folder)",
                     code="missing",
                 )
-            raise self._missing(filename)
-        item = self._parse_bounded(filename, where[0], found[0][0])
-        self._dup_defect(item, self.store.find(filename) or found)  # copies in either queue
+            raise self.core.missing(filename)
+        item = self.core.parse_bounded(filename, where[0], found[0][0])
+        self.core.dup_defect(item, self.store.find(filename) or found)  # copies in either queue
         return item
 
     def path_of(self, item: Item) -> Path:
@@ -182,9 +182,9 @@ class Reads(ServiceBase):
         """The item file's exact bytes (a `base` for answer/comment/save_text)."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        found = self._find(filename)
+        found = self.core.find(filename)
         if not found:
-            raise self._missing(filename)
+            raise self.core.missing(filename)
         return self.store.read_bytes(found[0][1], filename, queue=found[0][0])
 
     def item_warnings(self, item: Item) -> list[str]:
@@ -224,7 +224,7 @@ class Reads(ServiceBase):
 
     def show(self, filename: str) -> Item:
         item = self.read(filename)
-        self._check_repo(item)
+        self.core.check_repo(item)
         return item
 
     def load_items(

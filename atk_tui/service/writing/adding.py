@@ -49,7 +49,7 @@ svc: Writes,
     try:
         fm = body_frontmatter(body)
     except ValueError as exc:
-        return svc._refuse("add", f"the body starts with a frontmatter block, but {exc}", exit_code=2)
+        return svc.core.refuse("add", f"the body starts with a frontmatter block, but {exc}", exit_code=2)
     try:
         if fm is not None:
             data, extra, body = fm
@@ -70,7 +70,7 @@ svc: Writes,
         if said:
             notes.append(said)
     except AtkError as exc:
-        return svc._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
+        return svc.core.refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
     q = queue_of_kind(kind)
     try:
         if q is None or q.name not in svc.queues:
@@ -102,7 +102,7 @@ svc: Writes,
                 "without its plugin, e.g. --source=add-awi or process-wi; `agent` when no skill files it)",
                 exit_code=2,
             )
-        svc._guard_user_headings(body)
+        svc.core.guard_user_headings(body)
         if not body.strip():
             raise AtkError("the body is empty", exit_code=2)
         if urgency is not None and (kind != q.question_kind or urgency not in URGENCIES):
@@ -125,7 +125,7 @@ svc: Writes,
             if not svc.store.exists_anywhere(dep):
                 raise AtkError(f"--depends-on names no existing item (in wi or mq): {dep}", code="missing")
     except AtkError as exc:
-        return svc._refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
+        return svc.core.refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
     now = svc.clock().astimezone(UTC).replace(microsecond=0)  # one time for name and `created`
     meta = {
         "kind": kind,
@@ -153,7 +153,7 @@ svc: Writes,
         return item
 
     # the filename is only known inside the lock; the subject is patched after
-    out = svc._write_named("add", change, holder)
+    out = svc.core.write_named("add", change, holder)
     if out.ok and notes:
         out.warnings = (*notes, *out.warnings)
     return out
@@ -169,7 +169,7 @@ def new_filename(svc: Writes, title: str | None, body: str, now: datetime | None
         slug = hashlib.sha1(body.encode()).hexdigest()[:8]
     name = f"{stamp}-{slug}.md"
     n = 2
-    while svc.store.exists_anywhere(name) or svc._case_twins(name):  # no case twin either (issue 38)
+    while svc.store.exists_anywhere(name) or svc.core.case_twins(name):  # no case twin either (issue 38)
         name = f"{stamp}-{slug}-{n}.md"
         n += 1
     return name

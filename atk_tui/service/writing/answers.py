@@ -68,8 +68,8 @@ class Answers(ServiceBase):
         local = self.local_body(filename)
         if local is None or self.actor != "user":
             return local  # an agent's answer is refused as the user's write it is
-        found = self._find(filename)
-        item = self._parse_bounded(filename, found[0][1], found[0][0]) if found else None
+        found = self.core.find(filename)
+        item = self.core.parse_bounded(filename, found[0][1], found[0][0]) if found else None
         if item is None or not item.is_question:
             return local
         shown = self._shown(self.store.git_dir / SHOWN_FILE).get(filename)
@@ -97,7 +97,7 @@ class Answers(ServiceBase):
         states = queue_named(item.queue).states
         specs = [f"{sha}:{item_path(s, item.filename, item.queue)}" for sha in log for s in states]
         out = []
-        for data in self._blobs(specs):
+        for data in self.core.blobs(specs):
             if data is not None:
                 out.append(parse_item(item.filename, item.state, data, queue=item.queue).body)
         return out
@@ -128,16 +128,16 @@ class Answers(ServiceBase):
             add_trailers(tx, trailers)
             return self._answer_in(tx, filename, choices, text, replace=replace, partial=partial, base=base, seen=seen)
 
-        return self._write("answer", [filename], change)
+        return self.core.write("answer", [filename], change)
 
     def local_body(self, filename: str) -> str | None:
         """The item's body as the local work tree has it now, read without any pull (what an
         answer given on the command line was made against: `answer(seen=...)`)."""
-        found = self._find(filename) if is_valid_filename(filename) else []
+        found = self.core.find(filename) if is_valid_filename(filename) else []
         if not found:
             return None
         try:
-            return self._parse_bounded(filename, found[0][1], found[0][0]).body
+            return self.core.parse_bounded(filename, found[0][1], found[0][0]).body
         except (AtkError, OSError):
             return None
 
@@ -148,11 +148,11 @@ class Answers(ServiceBase):
         from atk_tui.itemfile.questions import parse_questions
 
         def change(tx: Transaction) -> Item | None:
-            self._user_only("answer")
+            self.core.user_only("answer")
             plans: list[tuple[str, dict[int, str]]] = []
             without: list[str] = []
             for name in filenames:
-                item = self._current(name)
+                item = self.core.current(name)
                 questions = parse_questions(item.body).questions
                 missing = [q.number for q in questions if not q.recommendation]
                 if missing or not questions:
@@ -170,7 +170,7 @@ class Answers(ServiceBase):
                 last = self._answer_in(tx, name, choices, "")
             return last
 
-        return self._write("answer", list(filenames), change)
+        return self.core.write("answer", list(filenames), change)
 
     def _answer_in(
         self,
@@ -188,8 +188,8 @@ class Answers(ServiceBase):
         from atk_tui.itemfile.questions import OTHER, OTHER_LINE, answer_progress, parse_questions  # only for answers
 
         choices = dict(choices or {})
-        self._user_only("answer")
-        item = self._current(filename)
+        self.core.user_only("answer")
+        item = self.core.current(filename)
         if base is not None and base != self.store.read_bytes(item.state, item.filename, queue=item.queue):
             seen = _body_of(base.decode("utf-8", "replace"))
         if seen is not None:
@@ -201,8 +201,8 @@ class Answers(ServiceBase):
                     f"(`atk {item.queue} show {filename}`) and answer the new version",
                     code="changed",
                 )
-        self._check_base(item, base)
-        self._raise_refusal(refusal(Op.ANSWER, [item], self.actor))
+        self.core.check_base(item, base)
+        self.core.raise_refusal(refusal(Op.ANSWER, [item], self.actor))
         if item.answered and not replace:
             raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
         parsed = parse_questions(item.body)
@@ -270,7 +270,7 @@ class Answers(ServiceBase):
                 "or pass --partial to save a partial answer (the item then still blocks)",
                 code="partial",
             )
-        return self._save(tx, item, item.fm_block + body)
+        return self.core.save(tx, item, item.fm_block + body)
 
     def comment(self, filename: str, text: str, *, base: bytes | None = None, trailers: tuple[str, ...] = ()) -> Outcome:
         """Append to the AWI's trailing `## ユーザーコメント` section. With `base` (the bytes the
@@ -279,16 +279,16 @@ class Answers(ServiceBase):
 
         def change(tx: Transaction) -> Item:
             add_trailers(tx, trailers)
-            self._user_only("comment")
-            item = self._current(filename)
-            self._check_base(item, base)
-            self._raise_refusal(refusal(Op.COMMENT, [item], self.actor))
+            self.core.user_only("comment")
+            item = self.core.current(filename)
+            self.core.check_base(item, base)
+            self.core.raise_refusal(refusal(Op.COMMENT, [item], self.actor))
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
-            return self._save(tx, item, item.fm_block + body)
+            return self.core.save(tx, item, item.fm_block + body)
 
-        return self._write("comment", [filename], change)
+        return self.core.write("comment", [filename], change)
 
     def _check_answer_author(self, item: Item) -> None:
         """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
@@ -303,7 +303,7 @@ class Answers(ServiceBase):
             exit_code=2,
             code="user-only",
         )
-        head_text = self._committed_text("HEAD", name, item.state, item.queue)
+        head_text = self.core.committed_text("HEAD", name, item.state, item.queue)
         if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
             raise refuse  # the answer is not even committed
         fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
@@ -312,7 +312,7 @@ class Answers(ServiceBase):
 
         revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
         states = queue_named(item.queue).states
-        blobs = self._blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
+        blobs = self.core.blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
         answers: dict[str, str | None] = {}
         for n, rev in enumerate(revs):
             data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)

@@ -114,8 +114,8 @@ class Conflicts(ServiceBase):
         every file the set-aside commit changed; None where the file does not exist."""
         _, sha = self._conflict_ref(ref)
         paths = self._conflict_files(sha)
-        mine = self._blobs([f"{sha}:{p}" for p in paths])
-        theirs = self._blobs([f"HEAD:{p}" for p in paths])
+        mine = self.core.blobs([f"{sha}:{p}" for p in paths])
+        theirs = self.core.blobs([f"HEAD:{p}" for p in paths])
         return list(zip(paths, mine, theirs, strict=True))
 
     def conflict_user_content(self, ref: str) -> str | None:
@@ -133,7 +133,7 @@ class Conflicts(ServiceBase):
         if actors != {"agent"}:
             return "a commit made outside atk (no `Atk-Actor: agent` trailer: the person's own, as far as atk can tell)"
         paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
-        blobs = self._blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
+        blobs = self.core.blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
         for n, path in enumerate(paths):
             for data in blobs[3 * n : 3 * n + 3]:
                 found = _user_sections(data)
@@ -146,15 +146,15 @@ class Conflicts(ServiceBase):
         version of its files over the current ones (one commit, pushed); "theirs" keeps the
         current ones. The ref is deleted on success."""
         if keep not in ("mine", "theirs"):
-            return self._refuse("conflicts", "keep must be 'mine' or 'theirs'", exit_code=2)
+            return self.core.refuse("conflicts", "keep must be 'mine' or 'theirs'", exit_code=2)
         try:
             full, sha = self._conflict_ref(ref)
         except AtkError as exc:
-            return self._refuse("conflicts", exc.message, code=exc.code)
+            return self.core.refuse("conflicts", exc.message, code=exc.code)
         if self.actor != "user":
             held = self.conflict_user_content(sha)
             if held:
-                return self._refuse(
+                return self.core.refuse(
                     "conflicts",
                     f"refused: set-aside {sha[:10]} holds the user's decision ({held}); resolving it is the "
                     "user's, in the dashboard (C) or with `atk wi conflicts apply` outside an agent environment. "
@@ -166,7 +166,7 @@ class Conflicts(ServiceBase):
             self.store.git("update-ref", "-d", full, sha, check=False)
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
         paths = self._conflict_files(sha)
-        mine = dict(zip(paths, self._blobs([f"{sha}:{p}" for p in paths]), strict=True))
+        mine = dict(zip(paths, self.core.blobs([f"{sha}:{p}" for p in paths]), strict=True))
         names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
         def change(tx: Transaction) -> None:
@@ -204,7 +204,7 @@ class Conflicts(ServiceBase):
             subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
             tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
 
-        out = self._write("resolve-conflict", [sha[:10]], change)
+        out = self.core.write("resolve-conflict", [sha[:10]], change)
         if out.ok or out.code == "unchanged":
             self.store.git("update-ref", "-d", full, sha, check=False)
             if not out.ok:
@@ -239,7 +239,7 @@ class Conflicts(ServiceBase):
         paths = self.pending_paths()
         items: dict[tuple[str, str], dict[str, list[str]]] = {}  # (queue, name) -> gone/new/edited states
         other: list[str] = []
-        heads = dict(zip(paths, self._blobs([f"HEAD:{p}" for p in paths]), strict=True))
+        heads = dict(zip(paths, self.core.blobs([f"HEAD:{p}" for p in paths]), strict=True))
         for path in paths:
             parts = path.split("/")
             if not (len(parts) == 3 and parts[0] in _FOLDERS and parts[1] in queue_named(parts[0]).states
@@ -328,7 +328,7 @@ class Conflicts(ServiceBase):
             elif change.kind == "delete" and item is not None:
                 refused = refusal(Op.RM, [item], self.actor)
                 if refused is None:
-                    self._guard_removal(item)  # the person's answer or comment (issue 38)
+                    self.core.guard_removal(item)  # the person's answer or comment (issue 38)
             elif change.kind == "edit" and item is not None and self.actor == "agent":
                 refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
             elif change.kind == "add":
@@ -344,7 +344,7 @@ class Conflicts(ServiceBase):
                     where = "queues" if any(q != top for q, _ in self.store.find(name)) else "states"
                     copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
-                elif twins := [t for t in self._case_twins(name) if t not in removed]:
+                elif twins := [t for t in self.core.case_twins(name) if t not in removed]:
                     refused = Refusal(
                         "invalid",
                         f"{name} differs from {', '.join(twins)} only in case: on a case-insensitive file system they "
@@ -402,9 +402,9 @@ class Conflicts(ServiceBase):
                         code="changed",
                     )
                 self._judge_pending(pending)
-                tx.include(paths)  # `_write` applies the agent rule to what is committed
+                tx.include(paths)  # `WriteCore.write` applies the agent rule to what is committed
 
-            out = self._write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
+            out = self.core.write("commit", [f"{len(paths)} files"] if len(paths) > 1 else paths, change)
             if not out.ok:
                 if out.code == "held":
                     out.message += (
@@ -506,7 +506,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
                 if path.split("/")[0] in _FOLDERS and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
                     current = read_regular(store.root / path).decode("utf-8", "replace")
-                    service._guard_user_sections(path, current, old.decode("utf-8", "replace"))
+                    service.core.guard_user_sections(path, current, old.decode("utf-8", "replace"))
                 tx.write(path, old)
             elif (store.root / path).exists():
                 tx.delete(path)

@@ -144,7 +144,7 @@ def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False)
 def _hold_mark(service: Service, ticket: EditTicket) -> tuple[object, ...] | None:
     """Who holds the ticket's item now, as (actor, since, subject): kept through a rebase
     (unlike the commit's SHA), different for a hold taken again."""
-    item_queue = next((q for q, s in service._find(ticket.filename) if s == ticket.state), None)
+    item_queue = next((q for q, s in service.core.find(ticket.filename) if s == ticket.state), None)
     if item_queue is None:
         return None
     from atk_tui.service.core.holds import holder_of
@@ -160,7 +160,7 @@ def _unhold(service: Service, ticket: EditTicket) -> list[str]:
     if not ticket.held:
         return []
     ticket.held = False
-    if ticket.state not in [s for _, s in service._find(ticket.filename)]:
+    if ticket.state not in [s for _, s in service.core.find(ticket.filename)]:
         moved = drift(service, ticket)
         if moved is not None:
             return [f"{moved.summary()} Nothing to release."]
@@ -224,7 +224,7 @@ def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
     from atk_tui.service.core.holds import AGENT_TRAILER
 
     name = ticket.filename
-    found = service._find(name)
+    found = service.core.find(name)
     now = found[0][1] if found else None
     changed = False
     if now is not None:

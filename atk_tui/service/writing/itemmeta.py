@@ -83,22 +83,22 @@ def parse_answer_by(value: str, now: datetime) -> datetime:
 
 def _set(svc, op: str, filename: str, updates: dict, check) -> object:
     def change(tx: Transaction):
-        item = svc._current(filename)
+        item = svc.core.current(filename)
         if item.state in TERMINAL:
             raise StateConflict(
                 f"state conflict: {filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})"
             )
         check(item)
         new_fm = set_keys(item.fm_text or "", updates)
-        return svc._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+        return svc.core.save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
-    return svc._write(op, [filename], change)
+    return svc.core.write(op, [filename], change)
 
 
 def set_cooldown(svc, filename: str, until: datetime | None):
     """Set (or with None clear) `cooldown_until` on an active item."""
     if until is not None and until.tzinfo is None:
-        return svc._refuse("set-cooldown", "cooldown_until needs a timezone", [filename], 2)
+        return svc.core.refuse("set-cooldown", "cooldown_until needs a timezone", [filename], 2)
 
     def check(item) -> None:
         if until is None and item.cooldown_until is None:
@@ -110,7 +110,7 @@ def set_cooldown(svc, filename: str, until: datetime | None):
 def set_urgency(svc, filename: str, level: str):
     """Set a UWI's `urgency` (blocking, next-review, informational)."""
     if level not in URGENCIES:
-        return svc._refuse("set-urgency", f"urgency is one of {', '.join(URGENCIES)}, got {level!r}", [filename], 2)
+        return svc.core.refuse("set-urgency", f"urgency is one of {', '.join(URGENCIES)}, got {level!r}", [filename], 2)
 
     def check(item) -> None:
         if not item.is_question:

@@ -96,26 +96,26 @@ class Writes(ServiceBase):
         file differs (e.g. a note written against a question that changed)."""
         row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
         if row is None:
-            return self._refuse(op, f"unknown transition {op!r}", files, 2)
+            return self.core.refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
-            return self._refuse(op, "no item given", files, 2)
+            return self.core.refuse(op, "no item given", files, 2)
         if len(set(files)) != len(files):
-            return self._refuse(op, "the same item is named twice", files, 2)
+            return self.core.refuse(op, "the same item is named twice", files, 2)
         if commit is not None and not SHA_RE.match(commit):
-            return self._refuse(op, f"--commit needs a full 40-hex commit SHA, got {commit!r}", files, 2)
+            return self.core.refuse(op, f"--commit needs a full 40-hex commit SHA, got {commit!r}", files, 2)
         if (note is not None or commit is not None) and not row.takes_note:
-            return self._refuse(op, "--note and --commit go with adopt and reject only", files, 2)
+            return self.core.refuse(op, "--note and --commit go with adopt and reject only", files, 2)
         if commit is not None and not row.takes_commit:
-            return self._refuse(op, "--commit goes with adopt only", files, 2)
+            return self.core.refuse(op, "--commit goes with adopt only", files, 2)
         if from_state is not None and not any(from_state in queue_named(q).states for q in self.queues):
-            return self._refuse(op, f"unknown state {from_state!r}", files, 2)
+            return self.core.refuse(op, f"unknown state {from_state!r}", files, 2)
         if base is not None and len(files) != 1:
-            return self._refuse(op, "a base goes with one item only", files, 2)
+            return self.core.refuse(op, "a base goes with one item only", files, 2)
 
         def check(name: str) -> tuple[Item, str]:
             """The item and its target state, or AtkError saying why `op` cannot take it."""
-            item = self._current(name)
-            self._check_base(item, base)
+            item = self.core.current(name)
+            self.core.check_base(item, base)
             if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
                 raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
             refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect, free=free)
@@ -166,12 +166,12 @@ class Writes(ServiceBase):
                         left.add(item.state)
                 if updates:
                     new_fm = set_keys(item.fm_text or "", updates)
-                    self._write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+                    self.core.write_text(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
                 tx.move(src, item_path(target, name, item.queue))
                 last = item
             return last
 
-        out = self._write(op, list(files), change)
+        out = self.core.write(op, list(files), change)
         if out.ok and cleared:
             out.message += f" (cleared {', '.join(cleared)}, left from {' and '.join(sorted(left))}; git history keeps it)"
         return out
@@ -180,11 +180,11 @@ class Writes(ServiceBase):
         """`atk mq finish-planning F... --plan-file=P`: planning -> inbox, each with plan_file P
         (portable form), all or nothing (SPEC §12)."""
         if not plan_file or not plan_file.strip() or "\n" in plan_file:
-            return self._refuse("finish-planning", "--plan-file needs a path", files, 2)
+            return self.core.refuse("finish-planning", "--plan-file needs a path", files, 2)
         try:
             portable = self._portable_plan(plan_file)
         except AtkError as exc:
-            return self._refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
+            return self.core.refuse("finish-planning", exc.message, files, exc.exit_code, exc.code)
         return self.transition("finish-planning", files, plan_file=portable)
 
     def transition_command(
@@ -246,16 +246,16 @@ class Writes(ServiceBase):
     ) -> Outcome:
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
         if self.actor != "user":
-            return self._refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
-        found = self._find(files[0]) if files else []
+            return self.core.refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
+        found = self.core.find(files[0]) if files else []
         rules = RULES[found[0][0] if found else self.q.name]
         if to_state in rules.fenced:
-            return self._refuse(
+            return self.core.refuse(
                 "move", "an item enters planning only when it is added there (`atk mq add --state=planning`)", files, 2
             )
         op = rules.move_op(expect or "", to_state)
         if op is None:
-            return self._refuse("move", f"unknown state {to_state!r}", files, 2)
+            return self.core.refuse("move", f"unknown state {to_state!r}", files, 2)
         return self.transition(
             op, files, note=note if rules.transitions[op].takes_note else None, expect=expect, base=base, free=True
         )
@@ -291,12 +291,12 @@ class Writes(ServiceBase):
 
         def change(tx: Transaction) -> None:
             for name in files:
-                item = self._current(name, allow_defective=True)
-                self._raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
-                self._guard_removal(item)  # the person's answer or comment (issue 38)
+                item = self.core.current(name, allow_defective=True)
+                self.core.raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
+                self.core.guard_removal(item)  # the person's answer or comment (issue 38)
                 tx.delete(item_path(item.state, name, item.queue))
 
-        return self._write("rm", files, change)
+        return self.core.write("rm", files, change)
 
     def add(
         self,
@@ -339,13 +339,13 @@ class Writes(ServiceBase):
         try:
             fm = body_frontmatter(body)
         except ValueError as exc:
-            return self._refuse("edit", f"the body starts with a frontmatter block, but {exc}", [filename], 2)
+            return self.core.refuse("edit", f"the body starts with a frontmatter block, but {exc}", [filename], 2)
         extra = ""
         if fm is not None:
             _data, extra, body = fm
 
         def change(tx: Transaction) -> Item:
-            item = self._current(filename, allow_defective=True)
+            item = self.core.current(filename, allow_defective=True)
             if fm is not None:
                 self._check_edit_keys(item, fm[0])
             if item.state in TERMINAL:
@@ -358,17 +358,17 @@ class Writes(ServiceBase):
                     f"`atk {item.queue} edit {filename} --whole-file FILE`",
                     code="invalid",
                 )
-            self._guard_user_headings(body)
+            self.core.guard_user_headings(body)
             new_body = sections.keep_user_sections(item.body, body, is_uwi=item.is_question)
             if new_body and not new_body.endswith("\n"):
                 new_body += "\n"
             head = item.fm_block
             if extra:
                 head = with_frontmatter(item.fm_block, item.fm_text or "", merge_extra_keys(item.fm_text or "", extra))
-            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, head + new_body)
-            return self._save(tx, item, head + new_body)
+            self.core.guard_user_sections(item_path(item.state, filename, item.queue), item.text, head + new_body)
+            return self.core.save(tx, item, head + new_body)
 
-        out = self._write("edit", [filename], change)
+        out = self.core.write("edit", [filename], change)
         if out.ok and self.actor == "agent" and out.item is not None and out.item.state == "inbox":
             cli = f"atk {out.item.queue}"
             out.warnings = (
@@ -412,7 +412,7 @@ class Writes(ServiceBase):
         somebody else changed it while it was being edited. Nothing is written then."""
 
         def change(tx: Transaction) -> Item:
-            item = self._current(filename, allow_defective=True)
+            item = self.core.current(filename, allow_defective=True)
             if expect and item.state != expect:
                 raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
             if base is not None and self.store.read_bytes(item.state, filename, queue=item.queue) != base:
@@ -425,10 +425,10 @@ class Writes(ServiceBase):
                 raise AtkError(
                     f"{filename} is {item.state}: terminal items are read-only ({terminal_hint(item)})", code="state"
                 )
-            self._guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
-            return self._save(tx, item, text)
+            self.core.guard_user_sections(item_path(item.state, filename, item.queue), item.text, text)
+            return self.core.save(tx, item, text)
 
-        return self._write("edit", [filename], change)
+        return self.core.write("edit", [filename], change)
 
     def set_dependencies(
         self,
@@ -445,28 +445,28 @@ class Writes(ServiceBase):
         nothing (exit 0, nothing committed, said so)."""
         delta = bool(add or remove)
         if delta and depends_on:
-            return self._refuse(
+            return self.core.refuse(
                 "set-dependencies", "give --depends-on (replace) or --add/--remove (change), not both", [filename], 2
             )
         for flag, names in (("--depends-on", depends_on or ()), ("--add", add), ("--remove", remove)):
             for dep in names:
                 if not dep.strip() and flag == "--depends-on":  # `--depends-on=` of an empty set
-                    return self._refuse(
+                    return self.core.refuse(
                         "set-dependencies",
                         f"--depends-on= names no file; to clear {filename}'s dependencies give no --depends-on "
                         f"(process-feedbacks: `set-dependencies {filename}` alone clears them)",
                         [filename], 2,
                     )  # fmt: skip
                 if not is_valid_filename(dep):
-                    return self._refuse("set-dependencies", f"bad filename in {flag}: {dep!r}", [filename], 2)
+                    return self.core.refuse("set-dependencies", f"bad filename in {flag}: {dep!r}", [filename], 2)
         if delta:
             return self._change_dependencies(filename, list(dict.fromkeys(add)), list(dict.fromkeys(remove)))
         deps = list(dict.fromkeys(depends_on or ()))
         dropped: list[str] = []
 
         def change(tx: Transaction) -> Item:
-            item = self._current(filename)
-            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            item = self.core.current(filename)
+            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
             if deps:  # a replace that adds and drops (clearing with no --depends-on is meant)
                 dropped[:] = [d for d in item.depends_on if d not in deps]
             first = self._dependency_rules(filename, deps).first(deps)
@@ -477,9 +477,9 @@ class Writes(ServiceBase):
                 raise AtkError("nothing to change", code="unchanged")
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
             text = with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body
-            return self._save(tx, item, text)
+            return self.core.save(tx, item, text)
 
-        out = self._write("set-dependencies", [filename], change)
+        out = self.core.write("set-dependencies", [filename], change)
         if not out.ok and out.code == "unchanged":
             said = f"depends on exactly [{', '.join(deps)}] already" if deps else "has no dependencies already"
             return Outcome(True, "set-dependencies", f"{filename} {said}: nothing to change, nothing committed", (filename,))
@@ -497,12 +497,12 @@ class Writes(ServiceBase):
     def _change_dependencies(self, filename: str, add: list[str], remove: list[str]) -> Outcome:
         both = [d for d in add if d in remove]
         if both:
-            return self._refuse("set-dependencies", f"{both[0]} is both added and removed", [filename], 2)
+            return self.core.refuse("set-dependencies", f"{both[0]} is both added and removed", [filename], 2)
         said: list[str] = []
 
         def change(tx: Transaction) -> Item:
-            item = self._current(filename)
-            self._raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            item = self.core.current(filename)
+            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
             old = list(item.depends_on)
             new_adds = [d for d in add if d not in old]
             first = self._dependency_rules(filename, new_adds).first(new_adds)
@@ -515,9 +515,9 @@ class Writes(ServiceBase):
             if deps == old:
                 raise AtkError("nothing to change", code="unchanged")
             new_fm = set_keys(item.fm_text or "", {"depends_on": deps or None})
-            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+            return self.core.save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
-        out = self._write("set-dependencies", [filename], change)
+        out = self.core.write("set-dependencies", [filename], change)
         if not out.ok and out.code == "unchanged":
             current = self.show(filename).depends_on
             return Outcome(
@@ -550,12 +550,12 @@ class Writes(ServiceBase):
 
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
-            item = self._current(filename)
-            self._raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.actor))
+            item = self.core.current(filename)
+            self.core.raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.actor))
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)
             new_fm = set_keys(item.fm_text or "", {"plan_file": portable})
-            return self._save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
+            return self.core.save(tx, item, with_frontmatter(item.fm_block, item.fm_text or "", new_fm) + item.body)
 
-        return self._write("convert-to-plan", [filename], change)
+        return self.core.write("convert-to-plan", [filename], change)
