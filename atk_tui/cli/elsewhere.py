@@ -1,7 +1,7 @@
 """`atk elsewhere list`: what waits for the person on GitHub (issue 31), the rows of the
 dashboard's Elsewhere view (`E`) for agents and scripts: afkkit's escalations (`needs-planning`,
 `blocked`, `in-progress` with a stop report), the PRs of `in-review` issues, and with `--ready`
-the ready queue in afkkit's run order. Read through `gh`, read-only (`Service.elsewhere_refresh`);
+the ready queue in afkkit's run order. Read through `gh`, read-only (`ElsewhereView.refresh`);
 `--cached` answers from the last look without asking GitHub. Its parser is declared in `cli.parser` with the rest.
 """
 
@@ -27,14 +27,14 @@ read-only; nothing is written to GitHub. --ready: the issues labelled ready, in 
 
 
 def cmd_elsewhere(svc: Any, args: argparse.Namespace) -> int:
-    for error in svc.elsewhere_settings().errors:
+    for error in svc.elsewhere.settings().errors:
         say_err_line(f"warning: {error}")
     if args.cached:
-        found = svc.elsewhere_cached()
+        found = svc.elsewhere.cached()
         if found is None:
             raise AtkError("never looked at GitHub from this store: run `atk elsewhere list` (without --cached)")
     else:
-        found = svc.elsewhere_refresh()
+        found = svc.elsewhere.refresh()
     now = svc.clock()
     if not found.repos:
         say_err_line("no GitHub repository to look at: no active item's target_repo is OWNER/REPO, and [elsewhere] repos is empty")

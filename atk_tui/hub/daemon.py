@@ -413,12 +413,12 @@ class Hub:
         """Every `[elsewhere] interval` seconds (at least 10), a look at GitHub through `gh`
         (read-only, bounded by `[elsewhere] timeout`), as the dashboard's Elsewhere view looks."""
         svc = self.service()
-        interval = max(float(svc.elsewhere_settings().interval or 300.0), 10.0)
+        interval = max(float(svc.elsewhere.settings().interval or 300.0), 10.0)
         while True:
             view = self.view
             repos = sorted({i.target_repo for i in view.items.values()}) if view is not None else None
             try:
-                found = await asyncio.to_thread(svc.elsewhere_refresh, repos)
+                found = await asyncio.to_thread(svc.elsewhere.refresh, repos)
                 await asyncio.to_thread(self.react_elsewhere, found)
             except Exception as exc:  # one failed look never ends the hub
                 self.log(f"elsewhere: the look failed: {type(exc).__name__}: {exc}")

@@ -2,8 +2,8 @@
 
 It takes a store root and a clock, enforces who may do what (SPEC §5, §8; the rules
 themselves are `domain/ops.py`), and returns results and errors as values (`Outcome`) with
-messages a person can act on. `Service` (`facade.py`) is assembled from one part per concern,
-each in the subpackage of its concern:
+messages a person can act on. `Service` (`facade.py`) is joined from one part per concern, each
+in the subpackage of its concern:
 
 - `service/core/base.py`        construction: the write core every part holds as `self.core`
                                 (`service/core/writecore.py`: find, read from the file, write
@@ -13,8 +13,9 @@ each in the subpackage of its concern:
 - `service/writing/writes.py`   transitions, add, edit, save, dependencies, plans, edit sessions
 - `service/writing/answers.py`  the user-only writes: answer, comment
 - `service/writing/conflicts.py` set-aside conflicts, `atk wi commit`, undo
-- `service/elsewhere/view.py`   what waits for the person on GitHub (afkkit's escalations and
-                                reviews, read through `service/elsewhere/afkkit.py`), read-only
+- `service/elsewhere/view.py`   `svc.elsewhere`, a part of its own: what waits for the person on
+                                GitHub (afkkit's escalations and reviews, read through
+                                `service/elsewhere/afkkit.py`), read-only
 - `service/types.py`            the values returned: Outcome, QueueView, HistoryEntry, SyncStatus,
                                 Conflict
 

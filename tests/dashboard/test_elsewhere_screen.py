@@ -109,7 +109,7 @@ async def test_the_first_frame_does_not_wait_for_github(root: Path, fake_gh: Fak
 
 async def test_offline_start_from_the_cache(root: Path, svc: Service, fake_gh: FakeGh, monkeypatch: pytest.MonkeyPatch) -> None:
     svc.clock.now = NOW - timedelta(hours=2)
-    assert svc.elsewhere_refresh().waiting  # a look two hours ago
+    assert svc.elsewhere.refresh().waiting  # a look two hours ago
     monkeypatch.setenv("ATK_GH", "/nonexistent/gh")  # now: no gh
     app = make_recorded(root)
     async with app.run_test(size=(160, 48)) as pilot:

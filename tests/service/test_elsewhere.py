@@ -31,7 +31,7 @@ from atk_tui.service.elsewhere.afkkit import (
 def looked(svc: Service, fake_gh: FakeGh) -> Elsewhere:
     """The recorded runs, looked at once."""
     seed_repos(svc)
-    return svc.elsewhere_refresh()
+    return svc.elsewhere.refresh()
 
 
 def rows(found: Elsewhere) -> dict[str, str]:
@@ -91,7 +91,7 @@ def test_run_order_ties_and_unrated() -> None:
 def test_a_second_look_reads_only_the_issues_that_changed(looked: Elsewhere, svc: Service, fake_gh: FakeGh) -> None:
     assert sorted(views(fake_gh)) == ["12", "15", "18", "19"]
     fake_gh.reset_calls()
-    again = svc.elsewhere_refresh()
+    again = svc.elsewhere.refresh()
     assert rows(again) == WAITING and views(fake_gh) == []  # nothing changed: no comment read again
     data = recorded()
     data["issue list acme/web in-progress"][1]["updatedAt"] = "2026-11-29T11:00:00Z"  # #19: a new comment
@@ -101,7 +101,7 @@ def test_a_second_look_reads_only_the_issues_that_changed(looked: Elsewhere, svc
     })  # fmt: skip
     fake_gh.scenario(data)
     fake_gh.reset_calls()
-    third = svc.elsewhere_refresh()
+    third = svc.elsewhere.refresh()
     assert views(fake_gh) == ["19"]
     assert rows(third) == {**WAITING, "acme/web#19": "in-progress"}
     assert [w.reason for w in third.waiting if w.number == 19] == ["Escalated: pnpm build failed (exit code 2)."]
@@ -111,13 +111,13 @@ def test_a_second_look_reads_only_the_issues_that_changed(looked: Elsewhere, svc
 
 
 def test_the_cache_answers_offline_with_its_age(looked: Elsewhere, svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
-    cached = svc.elsewhere_cached()
+    cached = svc.elsewhere.cached()
     assert cached is not None and rows(cached) == WAITING
     assert (elsewhere.cache_path(svc.store.git_dir)).is_file()
     svc.clock.now += timedelta(hours=2)
     assert cached.age(svc.clock()) == "as of 2h ago"
     monkeypatch.setenv("ATK_GH", "/nonexistent/gh")  # gh uninstalled since
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert found.problem == HOW_TO_INSTALL and found.problem_kind == "missing"
     assert rows(found) == WAITING and found.fetched == looked.fetched  # the last rows, as old as they are
     assert "install it (https://cli.github.com), then run `gh auth login`" in found.summary(svc.clock())
@@ -125,36 +125,36 @@ def test_the_cache_answers_offline_with_its_age(looked: Elsewhere, svc: Service,
 
 def test_no_gh_and_no_cache_is_one_line_never_an_exception(svc: Service) -> None:
     seed_repos(svc)
-    found = svc.elsewhere_refresh()  # tests/conftest.py: ATK_GH names no program
+    found = svc.elsewhere.refresh()  # tests/conftest.py: ATK_GH names no program
     assert found.problem == HOW_TO_INSTALL and found.waiting == [] and found.fetched is None
     assert found.summary(svc.clock()) == f"never looked · {HOW_TO_INSTALL}"
 
 
 def test_logged_out_says_what_to_run(looked: Elsewhere, svc: Service, fake_gh: FakeGh) -> None:
     fake_gh.scenario(mode="logged-out")
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert found.problem == HOW_TO_LOG_IN == "gh is not logged in to GitHub: run `gh auth login`"
     assert found.problem_kind == "auth" and rows(found) == WAITING
     fake_gh.scenario()
-    assert svc.elsewhere_refresh().problem == ""  # logged in again: the line goes
+    assert svc.elsewhere.refresh().problem == ""  # logged in again: the line goes
 
 
 def test_a_rate_limit_backs_off_and_says_so(looked: Elsewhere, svc: Service, fake_gh: FakeGh) -> None:
     fake_gh.scenario(mode="rate-limit")
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert found.problem_kind == "rate" and "rate limit" in found.problem and "next look in 5m" in found.problem
     assert found.backoff_until == svc.clock() + timedelta(minutes=5) and rows(found) == WAITING
     fake_gh.reset_calls()
     svc.clock.now += timedelta(minutes=2)
-    waiting = svc.elsewhere_refresh()
+    waiting = svc.elsewhere.refresh()
     assert fake_gh.calls() == []  # backing off: GitHub is not asked
     assert "backing off, next look in 3m" in waiting.problem
     svc.clock.now += timedelta(minutes=4)
-    again = svc.elsewhere_refresh()  # asked again, limited again: twice as long
+    again = svc.elsewhere.refresh()  # asked again, limited again: twice as long
     assert fake_gh.calls() and "next look in 10m" in again.problem
     svc.clock.now += timedelta(minutes=11)
     fake_gh.scenario()
-    ok = svc.elsewhere_refresh()
+    ok = svc.elsewhere.refresh()
     assert ok.problem == "" and ok.backoff == 0 and ok.backoff_until is None and rows(ok) == WAITING
 
 
@@ -162,7 +162,7 @@ def test_a_gh_that_does_not_answer_is_stopped_at_its_time_limit(svc: Service, fa
     seed_repos(svc, ("acme/web",))
     write_config("[elsewhere]\ntimeout = 0.5\n")
     fake_gh.scenario(gated=True)  # never released: every gh call would wait a minute
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert found.repo_errors == {"acme/web": "gh did not answer within 0.5 s (`gh issue list`)"}
     assert found.waiting == []
 
@@ -170,7 +170,7 @@ def test_a_gh_that_does_not_answer_is_stopped_at_its_time_limit(svc: Service, fa
 def test_a_repository_that_fails_keeps_its_last_rows(looked: Elsewhere, svc: Service, fake_gh: FakeGh) -> None:
     gone = "GraphQL: Could not resolve to a Repository with the name 'acme/web'. (repository)"
     fake_gh.scenario(failures={"issue list acme/web needs-planning": gone})
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert found.repo_errors == {"acme/web": gone}
     assert rows(found) == WAITING  # its last rows are kept, said stale by the error
     assert {q.repo for q in found.ready} == {"acme/api", "acme/web"}
@@ -187,15 +187,15 @@ def test_gh_output_is_parsed_defensively(svc: Service, fake_gh: FakeGh) -> None:
         "issue view acme/web 5": {"comments": [{"body": 42}, {"body": "Escalated: see below", "createdAt": 7, "url": "https://x/\x1b"}]},
         "issue list acme/web ready": [{"number": 9, "title": ["a list"], "labels": [{"name": 3}, "x"], "updatedAt": None}],
     })  # fmt: skip
-    found = svc.elsewhere_refresh()
+    found = svc.elsewhere.refresh()
     assert [(w.number, w.title, w.reason) for w in found.waiting] == [(5, hostile, "Escalated: see below")]
     w = found.waiting[0]
     assert w.url == "https://github.com/acme/web/issues/5" and w.comment_url == "" and w.since is None
     assert [(i.number, i.title, i.order) for i in found.ready[0].issues] == [(9, "", 1)]
     fake_gh.scenario({}, raw={"issue list acme/web blocked": '{"not": "a list"}'})
-    assert svc.elsewhere_refresh().repo_errors == {"acme/web": "gh printed JSON that is not a list"}
+    assert svc.elsewhere.refresh().repo_errors == {"acme/web": "gh printed JSON that is not a list"}
     fake_gh.scenario({}, raw={"pr list acme/web": "Welcome to GitHub CLI!\x1b[31m\n"})
-    assert svc.elsewhere_refresh().repo_errors == {"acme/web": "gh printed no JSON for `gh pr list`: Welcome to GitHub CLI!\x1b[31m"}
+    assert svc.elsewhere.refresh().repo_errors == {"acme/web": "gh printed no JSON for `gh pr list`: Welcome to GitHub CLI!\x1b[31m"}
 
 
 def test_what_is_not_a_github_repository_is_left_out(svc: Service, fake_gh: FakeGh) -> None:
@@ -204,10 +204,10 @@ def test_what_is_not_a_github_repository_is_left_out(svc: Service, fake_gh: Fake
     assert [github_repo(v) for v in ("local-notes", "/home/me/proj", "-R/x", "acme/web/extra/parts", "acme/..", "", None)] == [None] * 7
     seed_repos(svc, ("acme/web", "/home/me/proj"))
     write_config('[elsewhere]\nrepos = ["acme/docs", "not a repo"]\n')
-    assert svc.elsewhere_repos() == (["acme/docs", "acme/web"], ["/home/me/proj"])
-    assert svc.elsewhere_settings().errors == ("config: [elsewhere] repos: 'not a repo' is not OWNER/REPO; left out",)
+    assert svc.elsewhere.repos() == (["acme/docs", "acme/web"], ["/home/me/proj"])
+    assert svc.elsewhere.settings().errors == ("config: [elsewhere] repos: 'not a repo' is not OWNER/REPO; left out",)
     only = Service(svc.root, clock=svc.clock, only_repo="acme/api")
-    assert only.elsewhere_repos() == (["acme/api"], [])
+    assert only.elsewhere.repos() == (["acme/api"], [])
 
 
 def test_settings_and_their_errors() -> None:
@@ -250,13 +250,13 @@ def test_priority_labels_and_first_lines() -> None:
 
 
 def test_open_in_the_browser_is_a_gh_view_web(svc: Service, fake_gh: FakeGh) -> None:
-    assert svc.elsewhere_open("acme/web", 12, "issue").ok
-    assert svc.elsewhere_open("acme/web", 30, "pr").ok
+    assert svc.elsewhere.open("acme/web", 12, "issue").ok
+    assert svc.elsewhere.open("acme/web", 30, "pr").ok
     assert fake_gh.calls() == [["issue", "view", "12", "--repo=acme/web", "--web"], ["pr", "view", "30", "--repo=acme/web", "--web"]]
-    refused = svc.elsewhere_open("--exec=x", 1, "issue")
+    refused = svc.elsewhere.open("--exec=x", 1, "issue")
     assert not refused.ok and len(fake_gh.calls()) == 2
     fake_gh.scenario(mode="logged-out")
-    out = svc.elsewhere_open("acme/web", 12, "issue")
+    out = svc.elsewhere.open("acme/web", 12, "issue")
     assert not out.ok and out.message == HOW_TO_LOG_IN
 
 
@@ -264,7 +264,7 @@ def test_the_fake_gh_refuses_writes(fake_gh: FakeGh, svc: Service) -> None:
     """The guard the other tests lean on: a write would be seen (and refused)."""
     from atk_tui.service.elsewhere.afkkit import Gh, GhProblem
 
-    gh = Gh(svc._gh_children(), timeout=10, cwd=svc.root)
+    gh = Gh(svc.elsewhere.gh_children(), timeout=10, cwd=svc.root)
     with pytest.raises(GhProblem):
         gh.run(["issue", "edit", "12", "--repo=acme/web", "--add-label=ready"])
     assert not fake_gh.only_reads()
@@ -282,10 +282,10 @@ def test_the_cache_file_is_data_only(looked: Elsewhere, svc: Service) -> None:
     assert doc["fetched"] == svc.clock().isoformat() and len(doc["waiting"]) == len(WAITING)
     path = elsewhere.cache_path(git_dir)
     path.write_bytes(path.read_bytes().replace(b'"waiting"', b'"waitinG"', 1))  # damaged: the CRC says so
-    assert svc.elsewhere_cached() is None
+    assert svc.elsewhere.cached() is None
     assert files.write(git_dir, elsewhere.CACHE_NAME, [b"{not json"])
-    assert svc.elsewhere_cached() is None
+    assert svc.elsewhere.cached() is None
     assert files.write(git_dir, elsewhere.CACHE_NAME, [json.dumps({"waiting": [{"repo": "a/b"}]}).encode()])  # a broken record
-    assert svc.elsewhere_cached() is None
+    assert svc.elsewhere.cached() is None
     Path(path).unlink()
-    assert svc.elsewhere_cached() is None
+    assert svc.elsewhere.cached() is None

@@ -1,15 +1,19 @@
 """Needs you, elsewhere: the afkkit runs' escalations and reviews on GitHub (`service.elsewhere.afkkit`),
 for both front ends. Read-only: gh runs in `service.elsewhere.afkkit` with its time limits; nothing here
-writes to GitHub or to the store (the last look is kept in `.git/atk-cache/`)."""
+writes to GitHub or to the store (the last look is kept in `.git/atk-cache/`).
+
+`ElsewhereView` is a part `Service` holds as `svc.elsewhere` (made in `facade.py`): it knows the
+store's folders, the clock, `--target-repo`, and asks the service for the repositories the active
+items target."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from atk_tui.domain.model import ACTIVE
-from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import Outcome
 
 if TYPE_CHECKING:
@@ -19,29 +23,48 @@ if TYPE_CHECKING:
 _LOCK = threading.Lock()
 
 
-class ElsewhereReads(ServiceBase):
-    def _gh_children(self) -> Children:
-        """The gh processes of this service (apart from the store's git: `elsewhere_interrupt`)."""
+class ElsewhereView:
+    """`ElsewhereView(root, git_dir, now=..., only_repo=..., active_repos=...)`: the last look, a new
+    look, opening an issue or PR, and stopping the gh processes it runs."""
+
+    def __init__(
+        self,
+        root: Path,
+        git_dir: Path,
+        *,
+        now: Callable[[], datetime],
+        only_repo: str | None,
+        active_repos: Callable[[], Iterable[str]],
+    ) -> None:
+        self.root = root
+        self.git_dir = git_dir
+        self.now = now
+        self.only_repo = only_repo
+        #: the `target_repo` values of the active items (read when a look names no repositories)
+        self.active_repos = active_repos
+        self._kids: Children | None = None
+
+    def gh_children(self) -> Children:
+        """The gh processes of this view (apart from the store's git: `interrupt`)."""
         with _LOCK:
-            kids = self.__dict__.get("_gh_kids")
-            if kids is None:
+            if self._kids is None:
                 from atk_tui.host.procs import Children
 
-                kids = self.__dict__["_gh_kids"] = Children()
-        return kids
+                self._kids = Children()
+        return self._kids
 
     def _gh(self, settings: Settings | None = None) -> Gh:
         from atk_tui.service.elsewhere.afkkit import Gh
 
-        return Gh(self._gh_children(), timeout=(settings or self.elsewhere_settings()).timeout, cwd=self.root)
+        return Gh(self.gh_children(), timeout=(settings or self.settings()).timeout, cwd=self.root)
 
-    def elsewhere_settings(self) -> Settings:
+    def settings(self) -> Settings:
         """The `[elsewhere]` table of the config file (bad values: `errors`, defaults used)."""
         from atk_tui.service.elsewhere.afkkit import settings
 
         return settings()
 
-    def elsewhere_repos(self, target_repos: Iterable[str] | None = None, settings: Settings | None = None) -> tuple[list[str], list[str]]:
+    def repos(self, target_repos: Iterable[str] | None = None, settings: Settings | None = None) -> tuple[list[str], list[str]]:
         """(the GitHub repositories to look at: the `target_repo` values of the active items,
         given or read now, and `[elsewhere] repos`; the values naming none). `--target-repo`
         (`only_repo`) narrows it to that one."""
@@ -51,29 +74,29 @@ class ElsewhereReads(ServiceBase):
             name = github_repo(self.only_repo)
             return ([name], []) if name else ([], [self.only_repo])
         if target_repos is None:
-            target_repos = {i.target_repo for i in self.queue(ACTIVE).items.values() if i.target_repo}
-        return repositories(target_repos, (settings or self.elsewhere_settings()).repos)
+            target_repos = set(self.active_repos())
+        return repositories(target_repos, (settings or self.settings()).repos)
 
-    def elsewhere_cached(self) -> Elsewhere | None:
+    def cached(self) -> Elsewhere | None:
         """The last look (from `.git/atk-cache/`), None when there was none: no gh, no network."""
         from atk_tui.service.elsewhere.afkkit import load
 
-        return load(self.store.git_dir)
+        return load(self.git_dir)
 
-    def elsewhere_refresh(self, target_repos: Iterable[str] | None = None, *, settings: Settings | None = None) -> Elsewhere:
+    def refresh(self, target_repos: Iterable[str] | None = None, *, settings: Settings | None = None) -> Elsewhere:
         """A new look at GitHub (kept for the next start), or the last one with why none could be
         made (gh missing, logged out, a rate limit's backoff). Never raises for gh's sake."""
         from atk_tui.service.elsewhere.afkkit import refresh, save
 
-        settings = settings or self.elsewhere_settings()
-        repos, skipped = self.elsewhere_repos(target_repos, settings)
-        self._gh_children().reset()
-        found = refresh(self._gh(settings), repos, self.elsewhere_cached(), self.clock(), skipped)
+        settings = settings or self.settings()
+        repos, skipped = self.repos(target_repos, settings)
+        self.gh_children().reset()
+        found = refresh(self._gh(settings), repos, self.cached(), self.now(), skipped)
         if found.problem_kind != "stopped":
-            save(self.store.git_dir, found)
+            save(self.git_dir, found)
         return found
 
-    def elsewhere_open(self, repo: str, number: int, kind: str) -> Outcome:
+    def open(self, repo: str, number: int, kind: str) -> Outcome:
         """Open an issue or PR in the browser (`gh … view --web`); refused with gh's reason."""
         from atk_tui.service.elsewhere.afkkit import GhProblem, open_in_browser
 
@@ -83,6 +106,6 @@ class ElsewhereReads(ServiceBase):
             return Outcome(False, "open", exc.message, code=exc.kind)
         return Outcome(True, "open", f"opened {repo}#{number} in the browser")
 
-    def elsewhere_interrupt(self) -> int:
-        """Kill every gh process this service runs now (quitting the dashboard). Any thread."""
-        return self._gh_children().interrupt()
+    def interrupt(self) -> int:
+        """Kill every gh process this view runs now (quitting the dashboard). Any thread."""
+        return self.gh_children().interrupt()

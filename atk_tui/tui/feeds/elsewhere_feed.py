@@ -1,6 +1,6 @@
 """The dashboard's last look at GitHub (issue 31): what waits for the person elsewhere.
 
-`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere_*`, `service/elsewhere/view.py`)
+`ElsewhereFeed` keeps the app's `Elsewhere` (the service's `elsewhere`, `service/elsewhere/view.py`)
 and publishes it on `signal` to the Elsewhere screen and the needs-you pane's title. Nothing here
 waits on GitHub in the UI thread, and nothing runs before the first rows are drawn: `start()`
 (called once the first queue is shown) reads the cache in a worker (the rows of the last run,
@@ -52,7 +52,7 @@ class ElsewhereFeed:
 
     def _read_cache(self) -> None:
         service = self.service
-        settings, cached = service.elsewhere_settings(), service.elsewhere_cached()
+        settings, cached = service.elsewhere.settings(), service.elsewhere.cached()
         self.app.call_from_thread(self._started, settings, cached)
 
     def _started(self, settings: Settings, cached: Elsewhere | None) -> None:
@@ -79,7 +79,7 @@ class ElsewhereFeed:
     def _look(self, repos: set[str] | None) -> None:
         service = self.service
         try:
-            found = service.elsewhere_refresh(repos, settings=self.settings)
+            found = service.elsewhere.refresh(repos, settings=self.settings)
         except Exception as exc:  # the store or the cache, never gh (the service says gh's problems)
             from atk_tui.service.elsewhere.afkkit import Elsewhere
 
@@ -96,4 +96,4 @@ class ElsewhereFeed:
 
     def stop(self) -> None:
         """Quitting: every gh still running is killed (its worker then ends at once)."""
-        self.service.elsewhere_interrupt()
+        self.service.elsewhere.interrupt()

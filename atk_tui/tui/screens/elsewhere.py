@@ -244,7 +244,7 @@ class ElsewhereScreen(Screen):
 
     @work(thread=True, group="elsewhere-open", exit_on_error=False)
     def _open(self, repo: str, number: int, kind: str) -> None:
-        out = self.app.service.elsewhere_open(repo, number, kind)
+        out = self.app.service.elsewhere.open(repo, number, kind)
         self.app.call_from_thread(self.app.notify, out.message, severity="information" if out.ok else "warning", timeout=4)
 
     def action_copy_url(self) -> None:
