@@ -128,7 +128,7 @@ def test_the_persons_next_push_carries_them(
     rc, _, err = Atk(person, capsys)("wi", "commit")
     assert rc == 1 and "tidy" in err
     monkeypatch.delenv("CLAUDECODE")
-    rc, out, err = Atk(person, capsys)("wi", "commit")
+    rc, _out, err = Atk(person, capsys)("wi", "commit")
     assert rc == 0, err
     assert "## 回答" not in remote_text(remote, "wi/inbox/q.md")
 

@@ -1140,7 +1140,7 @@ def test_plans_commit_typed_bare_as_wi_standards_writes_it(atk: Atk, plans_dir: 
     (plans_dir / "login.md").write_text("# Plan: login\n")
     (plans_dir / "unrelated.md").write_text("not named by any item\n")
     seed(atk.store, {"a.md": ("inbox", awi(extra=f"plan_file: {PLAN}\n"))})
-    rc, out, err = atk("plans", "commit")
+    rc, _out, err = atk("plans", "commit")
     assert rc == 0, err
     assert (atk.store / "plans/2026/11/login.md").read_text() == "# Plan: login\n"
     assert (plans_dir / "unrelated.md").exists()

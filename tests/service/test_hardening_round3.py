@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.clikit import ATK, Atk, awi, seed, uwi
-from support.storekit import clone, git  # noqa: F401  (used below)
+from support.storekit import clone, git
 
 from atk_tui.host.config import is_agent_env
 from atk_tui.service import Service
