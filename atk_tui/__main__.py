@@ -54,13 +54,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(code)
 
 
+_RUNNING: list = []  # the dashboard while it runs (`_run`), for `_exit_on_hangup`'s handler
+
+
 def _exit_on_hangup() -> None:
     """SIGHUP and SIGTERM end the process as an exception would (128 + the signal), so the
-    `finally` that removes the demo store runs. The dashboard's own handlers, once it runs,
-    take over (Textual exits its loop on SIGTERM; its exit returns here too)."""
+    `finally` that removes the demo store runs; while the dashboard runs they ask it to exit
+    (exit code 128 + the signal) and the same `finally` runs after it."""
+    import asyncio
     import signal
 
     def stop(signum: int, _frame: object) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None and _RUNNING:
+            # the dashboard runs: asked to exit through its loop (a SystemExit raised inside the
+            # loop could leave it waiting on its input thread, the demo store never removed)
+            app = _RUNNING[0]
+            loop.call_soon_threadsafe(lambda: app.exit(return_code=128 + signum))
+            return
         raise SystemExit(128 + signum)
 
     for sig in (signal.SIGHUP, signal.SIGTERM):
@@ -83,7 +97,11 @@ def _run(root: Path, args: argparse.Namespace) -> int:
     except AtkError as exc:  # not a store: exit 1, as `atk` (docs/agent-guide.md#exit-codes)
         _say(f"{exc}")
         return 1
-    app.run()
+    _RUNNING.append(app)
+    try:
+        app.run()
+    finally:
+        _RUNNING.clear()
     return app.return_code or 0
 
 
