@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from atk_tui.domain.fields import BY_NAME
@@ -298,37 +297,9 @@ class Writes(ServiceBase):
 
         return self.core.write("rm", files, change)
 
-    def add(
-        self,
-        *,
-        kind: str | None,
-        target_repo: str,
-        body: str,
-        source: str | None = None,
-        plan_file: str | None = None,
-        depends_on: Sequence[str] = (),
-        urgency: str | None = None,
-        target_commit: str | None = None,
-        cooldown_until: datetime | None = None,
-        state: str = "inbox",
-        answer_by: datetime | None = None,
-    ) -> Outcome:
-        """A new item in inbox (or mq's planning), flags and a body's own frontmatter merged
-        (`adding.add_item`)."""
-        return add_item(
-            self,
-            kind=kind,
-            target_repo=target_repo,
-            body=body,
-            source=source,
-            plan_file=plan_file,
-            depends_on=depends_on,
-            urgency=urgency,
-            target_commit=target_commit,
-            cooldown_until=cooldown_until,
-            state=state,
-            answer_by=answer_by,
-        )
+    #: a new item in inbox (or mq's planning), flags and a body's own frontmatter merged: its
+    #: one definition, with its keywords, is `adding.add_item` (the method is that function)
+    add = add_item
 
     def edit(self, filename: str, body: str) -> Outcome:
         """Replace an item's body (frontmatter untouched), keeping stored user-only sections.
