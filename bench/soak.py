@@ -186,6 +186,15 @@ def classify_failure(message: str) -> str:
     return "refused"
 
 
+def classify_exit(code: int, message: str) -> str:
+    """`classify_failure`, after exit 2: a usage error, except the rule that keeps an agent off
+    the person's text (exit 2 as well: an agent's `rm` of an item the person answered or
+    commented on, which a random agent picks now and then): that is the rule holding, `refused`."""
+    if code == 2:
+        return "refused" if "user-only section" in message else "usage"
+    return classify_failure(message)
+
+
 # --------------------------------------------------------------------------------------------
 # the agent: real `atk` processes
 
@@ -280,7 +289,7 @@ class Agent:
             rec["noop"] = sha is None and "nothing committed" in first
             rec["said"] = first[:300]
         else:
-            rec["category"] = "usage" if proc.returncode == 2 else classify_failure(rec["message"] or stderr)
+            rec["category"] = classify_exit(proc.returncode, rec["message"] or stderr)
         self.log.write(**rec)
         if any("atk wi commit" in w for w in warnings):
             self.commit()  # what the warning tells an agent to do
@@ -466,7 +475,7 @@ class Person:
             rec["unpushed"] = out.pushed is False
             rec["noop"] = not out.commit  # done, nothing to commit (an unhold of an item back in inbox)
         else:
-            rec["category"] = "usage" if out.exit_code == 2 else classify_failure(out.message)
+            rec["category"] = classify_exit(out.exit_code, out.message)
         self.log.write(**rec)
         if any("atk wi commit" in w for w in out.warnings):
             # the dashboard shows "N unpushed"; the person runs `atk wi commit`
