@@ -480,7 +480,7 @@ class Person:
         if any("atk wi commit" in w for w in out.warnings):
             # the dashboard shows "N unpushed"; the person runs `atk wi commit`
             t0 = time.time()
-            res = self.svc.commit_pending()
+            res = self.svc.conflicts.commit_pending()
             self.log.write(op="commit", read=True, exit=res.exit_code, warnings=list(res.warnings), dt=time.time() - t0)
         return out.ok
 
@@ -538,7 +538,7 @@ class Person:
                 text = "" if choices else "go ahead"
                 if rng.random() < 0.3:
                     text = f"note {self.n}: keep it simple"
-                out = svc.answer(item.filename, choices=choices, text=text)
+                out = svc.answers.answer(item.filename, choices=choices, text=text)
                 if self.record("answer", [item.filename], out) and out.commit:
                     self.undo_stack.append(out.commit)
             elif act == "edit":
@@ -555,7 +555,7 @@ class Person:
                 self.release(name, edit=rng.random() < 0.6)
             elif act == "comment":
                 item = rng.choice(awis)
-                out = svc.comment(item.filename, f"person {self.n}: please keep the API stable")
+                out = svc.answers.comment(item.filename, f"person {self.n}: please keep the API stable")
                 if self.record("comment", [item.filename], out) and out.commit:
                     self.undo_stack.append(out.commit)
             elif act == "move":

@@ -96,7 +96,7 @@ def cmd_show(svc: Any, args: argparse.Namespace) -> int:
     from atk_tui.service import item_path
 
     items = [svc.show(name) for name in args.filenames]
-    svc.note_shown(items)  # the person's `answer` is checked against what they read here
+    svc.answers.note_shown(items)  # the person's `answer` is checked against what they read here
     if args.json:  # the records `atk mcp`'s show gives too (`service.records`)
         from atk_tui.service.records import shown_records
 
@@ -267,27 +267,27 @@ def cmd_convert_to_plan(svc: Any, args: argparse.Namespace) -> int:
 def cmd_answer(svc: Any, args: argparse.Namespace) -> int:
     text = read_input_file(args.text_file) if args.text_file else (args.text or "")
     try:
-        seen = svc.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
+        seen = svc.answers.read_by_person(args.filename)  # as read: a pull may bring another question (SPEC §15)
     except AtkError as exc:
         if exc.code != "unread":
             raise
         # fail closed (issue 38): no record of what the person read; show it, remember it
         say_err_line(exc.message)
         item = svc.show(args.filename)
-        svc.note_shown([item])
+        svc.answers.note_shown([item])
         say(item.text)
         return 1
-    out = svc.answer(
+    out = svc.answers.answer(
         args.filename, choices=choices_of(args.choose), text=text, replace=args.replace, partial=args.partial,
         seen=seen,
     )  # fmt: skip
     if out.code == "changed":  # the refusal said what changed: that version is what the person read now
-        svc.note_shown([svc.show(args.filename)])
+        svc.answers.note_shown([svc.show(args.filename)])
     return report(out)
 
 
 def cmd_comment(svc: Any, args: argparse.Namespace) -> int:
-    return report(svc.comment(args.filename, body_of(args, attr="text_file")))
+    return report(svc.answers.comment(args.filename, body_of(args, attr="text_file")))
 
 
 def cmd_set_cooldown(svc: Any, args: argparse.Namespace) -> int:

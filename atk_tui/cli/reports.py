@@ -112,13 +112,13 @@ def cmd_stats(svc: Any, args: argparse.Namespace) -> int:
 def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
     """`atk wi commit`. As the user it commits what is in the work tree as the user's
     (`Atk-Actor: user`), whoever wrote it (agents work in the same tree): it lists every
-    change and the user's decisions among them (`Service.pending_changes`), then asks (a
+    change and the user's decisions among them (`svc.conflicts.pending_changes`), then asks (a
     terminal) or needs `--yes` (exit 2 without it). An agent's commit is judged by the rules."""
     if svc.actor != "user":
-        return report(svc.commit_pending())
-    changes = svc.pending_changes()
+        return report(svc.conflicts.commit_pending())
+    changes = svc.conflicts.pending_changes()
     if not changes:
-        return report(svc.commit_pending(confirmed=changes))
+        return report(svc.conflicts.commit_pending(confirmed=changes))
     n = len(changes)
     decisions = sum(1 for c in changes if c.notes)
     say(f"to commit as yours (Atk-Actor: user): {n} change{'s' if n != 1 else ''}"
@@ -139,15 +139,15 @@ def cmd_commit(svc: Any, args: argparse.Namespace) -> int:
         if answer not in ("y", "yes"):
             say_err("not committed (nothing changed)")
             return 1
-    return report(svc.commit_pending(confirmed=changes))
+    return report(svc.conflicts.commit_pending(confirmed=changes))
 
 
 def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "list":
         if args.ref or args.mine or args.theirs:
             raise AtkError("`atk wi conflicts` lists; use `show REF` or `apply REF --mine|--theirs`", exit_code=2)
-        total = svc.conflict_count()
-        found = svc.conflicts(limit=args.limit)  # paged: the time is what is shown (issue 38)
+        total = svc.conflicts.count()
+        found = svc.conflicts.list(limit=args.limit)  # paged: the time is what is shown (issue 38)
         if not found:
             say("no set-aside conflicts" if not total else f"{total} set-aside conflicts; none shown (--limit {args.limit})")
         for c in found:
@@ -162,7 +162,7 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
     if args.action == "show":
         if args.mine or args.theirs:
             raise AtkError("--mine/--theirs go with apply", exit_code=2)
-        for path, mine, theirs in svc.conflict_versions(args.ref):
+        for path, mine, theirs in svc.conflicts.versions(args.ref):
             now = "theirs (current)"
             parts = path.split("/")
             if theirs is None and len(parts) == 3:
@@ -179,7 +179,7 @@ def cmd_conflicts(svc: Any, args: argparse.Namespace) -> int:
         return 0
     if not (args.mine or args.theirs):
         raise AtkError("apply needs --mine (keep the set-aside version) or --theirs (keep the current one)", exit_code=2)
-    return report(svc.resolve_conflict(args.ref, "mine" if args.mine else "theirs"))
+    return report(svc.conflicts.resolve(args.ref, "mine" if args.mine else "theirs"))
 
 
 def cmd_plans_commit(svc: Any, args: argparse.Namespace) -> int:

@@ -170,5 +170,5 @@ def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | No
     add("fb-cross", _FB_CROSS, repo="acme/docs", depends_on=[wi_dependency] if wi_dependency else [])
     answered = add("tbd-answered", _TBD_ANSWERED, kind="tbd", urgency="next-review")
     add("fb-after-answer", _FB_AFTER, depends_on=[answered])
-    check(user.answer(answered, choices={1: "A"}, text="Keep it for customers."))
+    check(user.answers.answer(answered, choices={1: "A"}, text="Keep it for customers."))
     return names

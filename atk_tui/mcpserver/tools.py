@@ -147,7 +147,7 @@ def queue_tools(q: Queue) -> list[Tool]:
         stale = agent.freshen()
         svc = agent.service(p)
         items = [svc.show(n) for n in _names(svc, a["filenames"])]
-        svc.note_shown(items)
+        svc.answers.note_shown(items)
         return {"records": records.shown_records(svc, items, stale)}
 
     def add(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:

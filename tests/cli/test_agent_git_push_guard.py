@@ -23,7 +23,7 @@ def pair(tmp_path: Path, remote_store: tuple[Path, Path]) -> tuple[Path, Path, P
     person, remote = remote_store
     seed(person, {"q.md": ("inbox", uwi()), "x.md": ("inbox", awi())})
     git(person, "push", "-q")
-    assert Service(person, actor="user").answer("q.md", choices={1: "B"}).ok
+    assert Service(person, actor="user").answers.answer("q.md", choices={1: "B"}).ok
     agent = clone(remote, tmp_path / "agent")
     return person, agent, remote
 
@@ -89,7 +89,7 @@ def test_a_user_only_move_by_hand_is_not_pushed(tmp_path: Path, remote_store: tu
     agent = clone(remote, tmp_path / "agent")
     git(agent, "mv", "wi/adopted/x.md", "wi/inbox/x.md")
     git(agent, "commit", "-qm", "reopen")
-    out = Service(agent, actor="agent").commit_pending()
+    out = Service(agent, actor="agent").conflicts.commit_pending()
     assert not out.ok and out.exit_code == 1, out.message
     assert "reopen" in out.message and "adopted" in out.message
     assert remote_text(remote, "wi/adopted/x.md")
@@ -101,7 +101,7 @@ def test_removing_an_answered_question_by_hand_is_not_pushed(
     _person, agent, remote = pair
     git(agent, "rm", "-q", "wi/inbox/q.md")
     git(agent, "commit", "-qm", "cleanup")
-    out = Service(agent, actor="agent").commit_pending()
+    out = Service(agent, actor="agent").conflicts.commit_pending()
     assert not out.ok and "cleanup" in out.message and "removes" in out.message, out.message
     assert "## 回答" in remote_text(remote, "wi/inbox/q.md")
 
@@ -144,7 +144,7 @@ def test_a_hand_move_into_mq_editing_is_not_pushed(tmp_path: Path, remote_store:
     (agent / "mq/editing").mkdir(parents=True, exist_ok=True)
     git(agent, "mv", "mq/inbox/f.md", "mq/editing/f.md")
     git(agent, "commit", "-qm", "take it")
-    out = Service(agent, actor="agent").commit_pending()
+    out = Service(agent, actor="agent").conflicts.commit_pending()
     assert not out.ok and out.exit_code == 1, out.message
     assert "take it" in out.message and "editing" in out.message
     assert remote_text(remote, "mq/inbox/f.md")

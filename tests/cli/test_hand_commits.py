@@ -31,10 +31,10 @@ def set_aside_answer(tmp_path: Path, root: Path, remote: Path) -> str:
     seed(root, {"q.md": ("inbox", uwi())})
     git(root, "push", "-q")
     other = clone(remote, tmp_path / "other")
-    assert Service(root, actor="user", pull=False, push=False).answer("q.md", choices={1: "A"}).ok
+    assert Service(root, actor="user", pull=False, push=False).answers.answer("q.md", choices={1: "A"}).ok
     mine = git(root, "rev-parse", "HEAD").strip()
-    assert Service(other, actor="user").answer("q.md", choices={1: "C"}).ok
-    out = Service(root, actor="user").commit_pending()
+    assert Service(other, actor="user").answers.answer("q.md", choices={1: "C"}).ok
+    out = Service(root, actor="user").conflicts.commit_pending()
     assert out.code == "conflict", out.message
     return mine
 
@@ -51,7 +51,7 @@ def test_agent_may_not_resolve_a_conflict_holding_the_users_answer(
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", mine[:10], side)
     assert rc == 2, err
     assert "user" in err and "dashboard" in err
-    assert [c.commit for c in Service(root).conflicts()] == [mine]  # still there for the person
+    assert [c.commit for c in Service(root).conflicts.list()] == [mine]  # still there for the person
     assert tree_state(root) == before
 
 
@@ -62,7 +62,7 @@ def test_the_person_still_resolves_it(
     mine = set_aside_answer(tmp_path, root, remote)
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", mine[:10], "--mine")
     assert rc == 0, err
-    assert Service(root).conflicts() == []
+    assert Service(root).conflicts.list() == []
 
 
 def test_agent_resolves_an_agents_own_conflict(
@@ -74,9 +74,9 @@ def test_agent_resolves_an_agents_own_conflict(
     other = clone(remote, tmp_path / "other")
     assert Service(root, actor="agent", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n").ok
     assert Service(other, actor="agent").edit("x.md", "# theirs\n\ntheir text\n").ok
-    assert Service(root, actor="agent").commit_pending().code == "conflict"
+    assert Service(root, actor="agent").conflicts.commit_pending().code == "conflict"
     agent(monkeypatch)
-    [c] = Service(root).conflicts()
+    [c] = Service(root).conflicts.list()
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", c.commit[:10], "--theirs")
     assert rc == 0, err
 
@@ -225,10 +225,10 @@ def test_the_list_names_moves_into_terminal_states_and_what_changed_since(store:
     seed(store, {"x.md": ("processing", awi())})
     git(store, "mv", "wi/processing/x.md", "wi/adopted/x.md")
     svc = Service(store, actor="user")
-    [change] = svc.pending_changes()
+    [change] = svc.conflicts.pending_changes()
     assert change.kind == "move" and "into adopted" in change.describe()
     (store / "wi/adopted/x.md").write_text(awi(body="# changed after the look\n"))
-    out = svc.commit_pending(confirmed=[change])
+    out = svc.conflicts.commit_pending(confirmed=[change])
     assert not out.ok and out.code == "changed", out.message
     assert git(store, "log", "-1", "--format=%s").strip() == "seed"
 
@@ -249,9 +249,9 @@ def test_agent_may_not_resolve_a_conflict_whose_commit_carries_an_answer_under_a
     theirs.write_text(theirs.read_text() + "\n## 回答\n\n- 1: C)\n")
     git(other, "commit", "-q", "-am", "their answer")
     git(other, "push", "-q")
-    assert Service(root, actor="user").commit_pending().code == "conflict"
-    [c] = Service(root).conflicts()
+    assert Service(root, actor="user").conflicts.commit_pending().code == "conflict"
+    [c] = Service(root).conflicts.list()
     agent(monkeypatch)
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", c.commit[:10], "--theirs")
     assert rc == 2 and "## 回答" in err, err
-    assert Service(root).conflicts() == [c]
+    assert Service(root).conflicts.list() == [c]

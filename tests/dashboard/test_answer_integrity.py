@@ -324,7 +324,7 @@ async def test_a_move_note_survives_a_failed_move(demo: Demo) -> None:
 
 async def test_needs_you_and_the_detail_pane_show_a_partial_answer(demo: Demo) -> None:
     name = add_uwi(demo, TWO_QUESTIONS)
-    out = Service(demo.root, actor="user").answer(name, choices={1: "B"}, partial=True)
+    out = Service(demo.root, actor="user").answers.answer(name, choices={1: "B"}, partial=True)
     assert out.ok, out.message
     async with dashboard(demo) as (app, pilot):
         view = app.main.view

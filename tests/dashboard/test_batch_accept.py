@@ -62,7 +62,7 @@ async def test_no_writes_when_the_confirmation_is_declined(demo_store: Path) -> 
 def test_a_question_without_recommendation_refuses_the_batch_by_name(demo_store: Path) -> None:
     svc = Service(demo_store, actor="user", pull=False, push=False)
     before = git(demo_store, "rev-parse", "HEAD").strip()
-    out = svc.accept_recommendations([DEMO["chain-uwi"], DEMO["free-text"]])
+    out = svc.answers.accept_recommendations([DEMO["chain-uwi"], DEMO["free-text"]])
     assert not out.ok
     assert DEMO["free-text"] in out.message and "no recommendation" in out.message
     assert DEMO["chain-uwi"] not in out.message.split("no recommendation to accept in", 1)[1]

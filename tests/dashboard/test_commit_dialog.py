@@ -1,5 +1,5 @@
 """`P` in a working tree agents also write to (issue 25): before the dashboard commits what is
-in the tree as the person's, it shows the list `atk wi commit` prints (`Service.pending_changes`),
+in the tree as the person's, it shows the list `atk wi commit` prints (`svc.conflicts.pending_changes`),
 the person's decisions marked; and a remote that was rewritten is an error, not a warning."""
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ async def test_p_lists_the_agents_answer_and_commits_only_when_confirmed(demo: D
         await press_all(pilot, "P")
         dialog = app.screen
         assert isinstance(dialog, CommitScreen), dialog
-        assert dialog.changes == Service(demo.root).pending_changes()  # the one list
+        assert dialog.changes == Service(demo.root).conflicts.pending_changes()  # the one list
         shown = str(dialog.query_one("#commit-list").render())
         assert f"edit wi/inbox/{name}" in shown and "'## 回答'" in shown
         await press_all(pilot, "n")
@@ -51,7 +51,7 @@ async def test_p_with_a_clean_tree_just_pushes(demo: Demo) -> None:
 async def test_a_rewritten_remote_is_shown_as_an_error(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     name = demo["chain-uwi"]
     base = demo.head()
-    assert Service(demo.root, actor="user").answer(name, choices={1: "A"}).pushed
+    assert Service(demo.root, actor="user").answers.answer(name, choices={1: "A"}).pushed
     answer = demo.head()
     rewind_remote(demo.root.parent / "remote.git", base, "force-push", tmp_path / "third")
     async with dashboard(demo) as (app, pilot):
@@ -67,7 +67,7 @@ async def test_a_rewritten_remote_is_shown_as_an_error(demo: Demo, tmp_path) -> 
 async def test_a_write_over_a_rewritten_remote_says_it_as_an_error(demo: Demo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     name = demo["chain-uwi"]
     base = demo.head()
-    assert Service(demo.root, actor="user").answer(name, choices={1: "A"}).pushed
+    assert Service(demo.root, actor="user").answers.answer(name, choices={1: "A"}).pushed
     answer = demo.head()
     rewind_remote(demo.root.parent / "remote.git", base, "update-ref")
     async with dashboard(demo) as (app, pilot):

@@ -28,7 +28,7 @@ async def test_status_line_counts_conflicts_and_c_keeps_mine(demo: Demo, tmp_pat
         await press_all(pilot, "m")
         assert app.screen is app.main
         assert "set-aside conflict" not in status_line(app)
-    assert Service(demo.root).conflicts() == []
+    assert Service(demo.root).conflicts.list() == []
     remote_text = git(demo.root.parent / "remote.git", "show", f"main:wi/inbox/{name}")
     assert MINE in remote_text
 
@@ -40,7 +40,7 @@ async def test_keep_theirs_drops_the_set_aside_commit(demo: Demo, tmp_path) -> N
         await press_all(pilot, "C")
         await press_all(pilot, "t")
         assert "set-aside conflict" not in status_line(app)
-    assert Service(demo.root).conflicts() == []
+    assert Service(demo.root).conflicts.list() == []
     assert THEIRS in demo.text(name) and MINE not in demo.text(name)
 
 

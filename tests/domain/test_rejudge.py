@@ -328,7 +328,7 @@ class World:
             elif choice == 3:
                 uwis = [n for s, n in self.names() if "which-email" in n]
                 if uwis:
-                    self.svc.answer(uwis[k % len(uwis)], choices={1: "ABC"[k % 3]}, replace=True)
+                    self.svc.answers.answer(uwis[k % len(uwis)], choices={1: "ABC"[k % 3]}, replace=True)
             elif choice == 4:
                 self.svc.set_dependencies(pick[1], self.some_names(k, k % 3))
             else:
@@ -507,7 +507,7 @@ def test_a_saved_view_holds_every_kind_of_judgement(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(cache_mod, "RACY_NS", RACY)
     world = World(tmp_path)
     uwis = [n for _, n in world.names() if "which-email" in n]
-    assert world.svc.answer(uwis[0], choices={1: "A"}, replace=True).ok
+    assert world.svc.answers.answer(uwis[0], choices={1: "A"}, replace=True).ok
     names = [n for _, n in world.names() if "which-email" not in n]
     set_frontmatter(world.root / "wi" / "inbox" / names[0], "depends_on", "[20990101-000000-gone.md]")
     x = add_item(world.svc, body=AWI_BODY.replace("Use one", "Use x"))

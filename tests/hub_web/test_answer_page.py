@@ -112,7 +112,7 @@ async def test_someone_else_answering_first_is_said_and_nothing_is_written(opene
     name = world.items["one"]
     text = await _open(page, name)
     elsewhere = Service(world.agent, actor="user")  # the person, at the dashboard on another machine
-    assert elsewhere.answer(name, choices={1: "B"}).ok
+    assert elsewhere.answers.answer(name, choices={1: "B"}).ok
     remote = world.remote_head()
     status, said = await page.post(form_action(text), _post_fields(text, q1="A"))
     assert status == 409 and "someone else answered first" in said

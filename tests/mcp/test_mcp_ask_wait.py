@@ -95,8 +95,8 @@ def test_wait_returns_the_answer_the_person_pushed_from_another_clone(world: Wor
     assert world.agent.ok("wi_show", {"filenames": [name]})["records"][0]["answered"] is False  # served meanwhile
     assert not waiting.done()
     person = world.person()
-    out = person.answer(
-        name, choices={1: "A", 2: "B"}, text="Go with the strict one.", seen=person.read_by_person(name)
+    out = person.answers.answer(
+        name, choices={1: "A", 2: "B"}, text="Go with the strict one.", seen=person.answers.read_by_person(name)
     )
     assert out.ok and out.pushed, out.message
     pushed = time.monotonic()
@@ -116,7 +116,7 @@ def test_wait_returns_the_answer_the_person_pushed_from_another_clone(world: Wor
 def test_wait_says_what_is_still_open_at_its_timeout(world: World) -> None:
     answered, open_ = ask(world)["filename"], ask(world, title="Another question?")["filename"]
     person = world.person()
-    assert person.answer(answered, choices={1: "B", 2: "A"}, seen=person.read_by_person(answered)).ok
+    assert person.answers.answer(answered, choices={1: "B", 2: "A"}, seen=person.answers.read_by_person(answered)).ok
     progress = Progress()
     res = world.agent.call("wait", {"filenames": [answered, open_], "timeout": 2}, progress)
     assert not res.is_error, res.content[0].text

@@ -206,7 +206,7 @@ def test_the_wi_writes(world: World) -> None:
 
     # edit: the person's comment stays as stored
     person = world.person()
-    assert person.comment(d, "keep the old API too").ok
+    assert person.answers.comment(d, "keep the old API too").ok
     edited = ag.ok("wi_edit", {"filename": d, "body": "# Use one validator, edited\n\n- 反映内容: one\n"})["records"][0]
     assert edited["title"] == "Use one validator, edited" and "keep the old API too" in edited["body"]
 

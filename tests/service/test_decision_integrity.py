@@ -61,7 +61,7 @@ def test_partial_answer_refused_then_saved_with_partial_and_still_blocks(atk: At
     assert rc == 1 and "question 2" in err and "--partial" in err
     assert git(atk.store, "rev-parse", "HEAD") == before
     svc = Service(atk.store, actor="user")
-    out = svc.answer("q.md", choices={1: "A"})
+    out = svc.answers.answer("q.md", choices={1: "A"})
     assert not out.ok and out.code == "partial"
     assert atk("wi", "answer", "q.md", "--choose", "1=A", "--partial")[0] == 0
     item = svc.read("q.md")
@@ -92,20 +92,20 @@ def test_answer_base_changed_refused(store: Path) -> None:
     (store / "wi/inbox/q.md").write_text(uwi(body=UWI_BODY.replace("- A) Strict", "- A) Lenient")))
     git(store, "commit", "-qam", "agent reorders")
     head = git(store, "rev-parse", "HEAD")
-    out = svc.answer("q.md", choices={1: "A"}, base=base)
+    out = svc.answers.answer("q.md", choices={1: "A"}, base=base)
     assert not out.ok and out.code == "changed"
     assert git(store, "rev-parse", "HEAD") == head
-    out = svc.comment("q.md", "x", base=base)
+    out = svc.answers.comment("q.md", "x", base=base)
     assert not out.ok and out.code == "changed"
 
 
 def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(store, {"q.md": ("inbox", uwi()), "p.md": ("processing", awi())})
     svc = Service(store, actor="user")
-    assert svc.answer("nope.md", choices={1: "A"}).code == "missing"
+    assert svc.answers.answer("nope.md", choices={1: "A"}).code == "missing"
     assert Service(store, actor="agent").transition_command("hold", ["p.md"]).code == "state"
-    assert Service(store, actor="agent").answer("q.md", choices={1: "A"}).code == "user-only"
-    assert svc.answer("q.md", choices={1: "Z"}).code == "invalid"
+    assert Service(store, actor="agent").answers.answer("q.md", choices={1: "A"}).code == "user-only"
+    assert svc.answers.answer("q.md", choices={1: "Z"}).code == "invalid"
 
 
 # --- atk wi commit: renames, no false "pushed", set-aside conflicts (SPEC §11) ------------
@@ -160,10 +160,10 @@ def test_commit_sets_aside_conflict_exit_1_and_names_it(
     assert mine[:10] in out and f"refs/atk/conflicts/{mine}" in out and "atk wi conflicts" in out
     assert "pushed" not in out.replace("not pushed", "")
     svc = Service(root, actor="user")
-    found = svc.conflicts()
+    found = svc.conflicts.list()
     assert [c.commit for c in found] == [mine] and found[0].files == ("wi/inbox/x.md",)
     assert svc.status()["conflicts"] == 1
-    [(path, m, t)] = svc.conflict_versions(mine[:10])
+    [(path, m, t)] = svc.conflicts.versions(mine[:10])
     assert path == "wi/inbox/x.md" and b"my text" in m and b"their text" in t
     rc, out, _ = Atk(root, capsys)("wi", "conflicts")
     assert rc == 0 and mine in out
@@ -175,17 +175,17 @@ def test_commit_sets_aside_conflict_exit_1_and_names_it(
     assert out.count("\n") == 1 and out.rstrip().endswith(") pushed"), out
     assert re.findall(r"\(([0-9a-f]{10})\)", out) == [git(root, "rev-parse", "--short=10", "HEAD").strip()], out
     assert "my text" in git(remote, "show", "main:wi/inbox/x.md")
-    assert svc.conflicts() == [] and svc.status()["conflicts"] == 0
+    assert svc.conflicts.list() == [] and svc.status()["conflicts"] == 0
 
 
 def test_conflict_apply_theirs_drops_ref(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     root, remote = remote_store
     _, mine = _diverge(tmp_path, root, remote)
     svc = Service(root, actor="user")
-    assert not svc.commit_pending().ok
+    assert not svc.conflicts.commit_pending().ok
     head = git(root, "rev-parse", "HEAD")
-    out = svc.resolve_conflict(f"refs/atk/conflicts/{mine}", "theirs")
-    assert out.ok and svc.conflicts() == []
+    out = svc.conflicts.resolve(f"refs/atk/conflicts/{mine}", "theirs")
+    assert out.ok and svc.conflicts.list() == []
     assert git(root, "rev-parse", "HEAD") == head and "their text" in body_of(root, "inbox", "x.md")
 
 
@@ -196,7 +196,7 @@ import os, sys
 from atk_tui import store
 from atk_tui.service import Service
 store.Transaction.commit = lambda *a, **k: os._exit(9)  # killed between the file write and the commit
-Service(sys.argv[1], actor="user").answer("q.md", choices={1: "B"})
+Service(sys.argv[1], actor="user").answers.answer("q.md", choices={1: "B"})
 """
 
 
@@ -239,7 +239,7 @@ def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
     import sys
 
     seed(store, {"x.md": ("inbox", awi())})
-    script = KILL.replace('.answer("q.md", choices={1: "B"})', '.transition_command("hold", ["x.md"])')
+    script = KILL.replace('.answers.answer("q.md", choices={1: "B"})', '.transition_command("hold", ["x.md"])')
     assert subprocess.run([sys.executable, "-c", script, str(store)], check=False).returncode == 9
     moved = store / "wi/hold/x.md"
     moved.write_text(moved.read_text() + "\nedited after the crash\n")
@@ -356,18 +356,18 @@ def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_st
     assert Service(root, actor="user", pull=False, push=False).transition_command("hold", ["x.md"]).ok
     assert Service(other, actor="user").transition_command("start-processing", ["x.md"]).ok
     svc = Service(root, actor="user")
-    out = svc.commit_pending()
+    out = svc.conflicts.commit_pending()
     assert not out.ok and out.code == "conflict"
-    [c] = svc.conflicts()
+    [c] = svc.conflicts.list()
     assert set(c.files) == {"wi/inbox/x.md", "wi/hold/x.md"}
-    assert svc.resolve_conflict(c.commit, "mine").ok
+    assert svc.conflicts.resolve(c.commit, "mine").ok
     tree = git(remote, "ls-tree", "-r", "--name-only", "main")
     assert "wi/hold/x.md" in tree and "wi/processing/x.md" not in tree and "wi/inbox/x.md" not in tree
 
 
 def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
     seed(store, {"q.md": ("inbox", uwi())})
-    out = Service(store, actor="user").answer("q.md", choices={1: "A"})
+    out = Service(store, actor="user").answers.answer("q.md", choices={1: "A"})
     assert out.ok
     head = git(store, "rev-parse", "HEAD")
     undo = Service(store, actor="agent").undo(out.commit)
@@ -415,11 +415,11 @@ def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tu
     edited = UWI_BODY.replace("Two patterns were found.", "Four patterns were found.")
     assert Service(other, actor="user").edit("x.md", edited + "\n## 補足\n\nmore context\n").ok
     svc = Service(root, actor="user")
-    assert svc.commit_pending().code == "conflict"
-    [c] = svc.conflicts()
-    out = Service(root, actor="agent").resolve_conflict(c.commit, "mine")
+    assert svc.conflicts.commit_pending().code == "conflict"
+    [c] = svc.conflicts.list()
+    out = Service(root, actor="agent").conflicts.resolve(c.commit, "mine")
     assert not out.ok and out.code == "user-only" and out.exit_code == 2
-    assert svc.conflicts() != []  # still there for the user
+    assert svc.conflicts.list() != []  # still there for the user
 
 
 def test_commit_when_store_busy_is_an_outcome(store: Path) -> None:
@@ -428,7 +428,7 @@ def test_commit_when_store_busy_is_an_outcome(store: Path) -> None:
     svc = Service(store, actor="user")
     svc.store.lock_timeout = 0
     with FileLock(str(store / ".git" / "atk.lock")):
-        out = svc.commit_pending()
+        out = svc.conflicts.commit_pending()
     assert not out.ok and out.code == "busy"
 
 
@@ -436,7 +436,7 @@ def test_text_alone_answers_one_question_not_several(store: Path) -> None:
     assert questions.answer_progress(TWO_Q + "\n## 回答\n\nboth A\n").missing == (1, 2)
     seed(store, {"q.md": ("inbox", uwi(body=TWO_Q))})
     svc = Service(store, actor="user")
-    out = svc.answer("q.md", text="both A")
+    out = svc.answers.answer("q.md", text="both A")
     assert not out.ok and out.code == "partial"
-    assert svc.answer("q.md", choices={1: "other", 2: "other"}, text="both A").ok
+    assert svc.answers.answer("q.md", choices={1: "other", 2: "other"}, text="both A").ok
     assert svc.read("q.md").answered

@@ -133,7 +133,7 @@ def test_an_agents_unpushed_answer_counts_nowhere_for_it(
     assert not judged["x.md"][1].ready
     # the person's answer, pushed: now it counts for the agent too
     git(agent, "reset", "-q", "--hard", "@{u}")
-    assert Service(person, actor="user").answer("q.md", choices={1: "B"}).ok
+    assert Service(person, actor="user").answers.answer("q.md", choices={1: "B"}).ok
     rc, out, err = atk("wi", "wait", "q.md", "--timeout", "5")
     assert rc == 0, out + err
 
@@ -272,7 +272,7 @@ def test_twenty_thousand_conflict_refs_list_a_page_with_a_warning(
     assert "19800 more" in err and "--limit 20000" in err
     rc, out, err = Atk(store, capsys)("wi", "conflicts", "--limit", "5")
     assert len(out.splitlines()) == 5 and "19995 more" in err
-    assert Service(store).conflict_count() == 20_000
+    assert Service(store).conflicts.count() == 20_000
     assert Service(store).sync_status().conflicts == 20_000
 
 

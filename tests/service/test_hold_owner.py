@@ -281,7 +281,7 @@ def test_the_dashboards_answer_says_what_changed_in_the_question(world: Clones, 
     svc = Service(world["a"], actor="user")
     base = svc.read_bytes(name)  # what the form showed
     _agent_rewrites(world, name, REWORDED, tmp_path)
-    out = svc.answer(name, choices={1: "A"}, base=base)
+    out = svc.answers.answer(name, choices={1: "A"}, base=base)
     assert not out.ok and out.code == "changed"
     assert "option A is now 'Simple regex'" in out.message and "Nothing was recorded" in out.message
 

@@ -118,7 +118,7 @@ def test_the_services_own_answer_commit_ends_the_wait(tmp_path: Path) -> None:
     svc = Service(root)
     name = add_item(svc, body=UWI_BODY, kind="uwi", urgency="blocking")
     assert [w.filename for w in svc.wait_stats().open] == [name]
-    out = Service(root, actor="user").answer(name, choices={1: "A"}, text="")
+    out = Service(root, actor="user").answers.answer(name, choices={1: "A"}, text="")
     assert out.ok, out.message
     st = svc.wait_stats()
     assert st.open == [] and [w.filename for w in st.answered] == [name]

@@ -125,7 +125,7 @@ def test_agent_adopts_inbox_uwi_only_when_answered(store: Path, clock: Clock) ->
     assert "answer" in out.message
     assert not agent.transition_command("adopt", ["p.md"]).ok  # an AWI never goes inbox -> adopted for agents
     user = Service(store, clock=clock, actor="user")
-    assert user.answer("q.md", choices={1: "A"}).ok
+    assert user.answers.answer("q.md", choices={1: "A"}).ok
     out = agent.transition_command("adopt", ["q.md"], note="closed by picker")
     assert out.ok, out.message
     assert where(store, "q.md") == ["adopted"]
@@ -345,7 +345,7 @@ def test_user_edit_may_replace_comment(svc: Service) -> None:
 
 def test_edit_keeps_uwi_answer(svc: Service) -> None:
     seed(svc.root, {"q.md": ("inbox", uwi_text())})
-    assert svc.answer("q.md", choices={1: "B"}, text="why not").ok
+    assert svc.answers.answer("q.md", choices={1: "B"}, text="why not").ok
     agent = Service(svc.root, clock=svc.clock, actor="agent")
     out = agent.edit("q.md", "# Which email validation should be the project standard?\n\n## 質問\nReworded.\n")
     assert out.ok, out.message
@@ -420,8 +420,8 @@ def test_frontmatter_bytes_unchanged_by_moves_answer_comment(svc: Service) -> No
     )
     a, q = svc.root / "wi/inbox/a.md", svc.root / "wi/inbox/q.md"
     assert _head(a) == ODD_HEAD.encode() and _head(q) == uwi_head.encode()
-    assert svc.comment("a.md", "looks good").ok
-    assert svc.answer("q.md", choices={1: "C"}).ok
+    assert svc.answers.comment("a.md", "looks good").ok
+    assert svc.answers.answer("q.md", choices={1: "C"}).ok
     assert _head(a) == ODD_HEAD.encode() and _head(q) == uwi_head.encode()
     for to in ("hold", "processing", "rejected", "inbox"):
         assert svc.move(["a.md"], to).ok
@@ -525,7 +525,7 @@ def test_convert_to_plan(svc: Service) -> None:
 
 def test_answer_forms(svc: Service) -> None:
     seed(svc.root, {"q.md": ("inbox", uwi_text())})
-    out = svc.answer("q.md", choices={1: "a"}, text="Strict everywhere.\n## not a heading")
+    out = svc.answers.answer("q.md", choices={1: "a"}, text="Strict everywhere.\n## not a heading")
     assert out.ok, out.message
     assert last_commit(svc.root) == ("atk: answer q.md", "user")
     body = svc.read("q.md").body
@@ -533,10 +533,10 @@ def test_answer_forms(svc: Service) -> None:
     assert body.startswith(UWI_BODY)
     # re-answer needs replace
     before = tree_state(svc.root)
-    out = svc.answer("q.md", choices={1: "B"})
+    out = svc.answers.answer("q.md", choices={1: "B"})
     assert not out.ok and "--replace" in out.message
     assert tree_state(svc.root) == before
-    out = svc.answer("q.md", text="free text only", replace=True)
+    out = svc.answers.answer("q.md", text="free text only", replace=True)
     assert out.ok
     body = svc.read("q.md").body
     assert body.count("## 回答") == 1 and body.endswith("## 回答\n\nfree text only\n")
@@ -549,7 +549,7 @@ def test_answer_forms(svc: Service) -> None:
 def test_answer_bad_choices(svc: Service, choices: dict, text: str, code: int) -> None:
     seed(svc.root, {"q.md": ("inbox", uwi_text())})
     before = tree_state(svc.root)
-    out = svc.answer("q.md", choices=choices, text=text)
+    out = svc.answers.answer("q.md", choices=choices, text=text)
     assert not out.ok and out.exit_code == code
     assert tree_state(svc.root) == before
 
@@ -558,11 +558,11 @@ def test_answer_refusals(store: Path, clock: Clock) -> None:
     seed(store, {"q.md": ("adopted", uwi_text()), "a.md": ("inbox", awi_text()), "q2.md": ("inbox", uwi_text())})
     user = Service(store, clock=clock, actor="user")
     before = tree_state(store)
-    out = user.answer("q.md", choices={1: "A"})
+    out = user.answers.answer("q.md", choices={1: "A"})
     assert not out.ok and "return it to inbox" in out.message
-    out = user.answer("a.md", text="x")
+    out = user.answers.answer("a.md", text="x")
     assert not out.ok and "AWI" in out.message
-    out = Service(store, clock=clock, actor="agent").answer("q2.md", choices={1: "A"})
+    out = Service(store, clock=clock, actor="agent").answers.answer("q2.md", choices={1: "A"})
     assert not out.ok and out.exit_code == 2
     assert tree_state(store) == before
 
@@ -570,18 +570,18 @@ def test_answer_refusals(store: Path, clock: Clock) -> None:
 def test_comment(store: Path, clock: Clock) -> None:
     seed(store, {"a.md": ("processing", awi_text()), "q.md": ("inbox", uwi_text()), "t.md": ("rejected", awi_text())})
     user = Service(store, clock=clock, actor="user")
-    assert user.comment("a.md", "first").ok
-    assert user.comment("a.md", "second").ok
+    assert user.answers.comment("a.md", "first").ok
+    assert user.answers.comment("a.md", "second").ok
     assert last_commit(store) == ("atk: comment a.md", "user")
     item = user.read("a.md")
     assert item.has_comment and item.body.startswith(AWI_BODY)
     assert item.body.count("## ユーザーコメント") == 1
     assert "first" in item.body and item.body.rstrip().endswith("second")
     before = tree_state(store)
-    assert not user.comment("q.md", "x").ok
-    assert not user.comment("t.md", "x").ok
-    assert user.comment("a.md", " \n").exit_code == 2
-    assert Service(store, clock=clock, actor="agent").comment("a.md", "x").exit_code == 2
+    assert not user.answers.comment("q.md", "x").ok
+    assert not user.answers.comment("t.md", "x").ok
+    assert user.answers.comment("a.md", " \n").exit_code == 2
+    assert Service(store, clock=clock, actor="agent").answers.comment("a.md", "x").exit_code == 2
     assert tree_state(store) == before
 
 
@@ -613,7 +613,7 @@ def test_target_repo_guard(store: Path, clock: Clock) -> None:
         svc.transition_command("hold", ["a.md"]),
         svc.transition_command("start-processing", ["b.md", "a.md"]),
         svc.edit("a.md", "# x\n"),
-        svc.comment("a.md", "x"),
+        svc.answers.comment("a.md", "x"),
         svc.set_dependencies("a.md", []),
         svc.rm("a.md"),
     ):

@@ -48,7 +48,7 @@ def head(root: Path) -> str:
 def hand_answer(root: Path, name: str, answer: str, body: str = TWO_Q) -> None:
     """The person writes `## 回答` by hand and commits it with `atk wi commit` (as the user)."""
     (root / "wi/inbox" / name).write_text(uwi(body=body) + "\n## 回答\n\n" + answer)
-    out = Service(root, actor="user", pull=False, push=False).commit_pending()
+    out = Service(root, actor="user", pull=False, push=False).conflicts.commit_pending()
     assert out.ok, out.message
 
 

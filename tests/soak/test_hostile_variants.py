@@ -133,7 +133,7 @@ def test_wait_does_not_take_an_uncommitted_hand_answer(store: Path) -> None:
     assert out.returncode == 1 and "still waiting" in out.stderr, (out.stdout, out.stderr)
     shown = json.loads(atk_run("wi", "show", "q.md", "--json", "--store", str(store), "--skip-pull", env=AGENT).stdout)
     assert shown["answered"] is False and shown["status"] == "waiting"
-    assert Service(store, actor="user", pull=False, push=False).commit_pending().ok  # the person commits it
+    assert Service(store, actor="user", pull=False, push=False).conflicts.commit_pending().ok  # the person commits it
     out = atk_run("wi", "wait", "q.md", "--timeout", "5", "--store", str(store), "--skip-pull", env=AGENT)
     assert out.returncode == 0, out.stderr
 
@@ -148,8 +148,8 @@ def _set_aside(tmp_path: Path, remote_store: tuple[Path, Path], mine, theirs) ->
     other = clone(remote, tmp_path / "other")
     mine(root)
     theirs(other)
-    assert Service(root, actor="user").commit_pending().code == "conflict"
-    [c] = Service(root).conflicts()
+    assert Service(root, actor="user").conflicts.commit_pending().code == "conflict"
+    [c] = Service(root).conflicts.list()
     return root, c.commit
 
 
@@ -168,7 +168,7 @@ def test_agent_may_not_drop_the_persons_hand_commit_set_aside(
     before = tree_state(root)
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", sha[:10], "--theirs")
     assert rc == 2 and "user" in err, err
-    assert [c.commit for c in Service(root).conflicts()] == [sha] and tree_state(root) == before
+    assert [c.commit for c in Service(root).conflicts.list()] == [sha] and tree_state(root) == before
 
 
 def test_agent_may_not_resolve_a_conflict_whose_current_version_holds_the_answer(
@@ -182,13 +182,13 @@ def test_agent_may_not_resolve_a_conflict_whose_current_version_holds_the_answer
         assert svc.edit("q.md", svc.read("q.md").body + "\n## 補足\n\nmore context\n").ok
 
     root, sha = _set_aside(
-        tmp_path, remote_store, mine, lambda o: Service(o, actor="user").answer("q.md", choices={1: "B"})
+        tmp_path, remote_store, mine, lambda o: Service(o, actor="user").answers.answer("q.md", choices={1: "B"})
     )
     as_agent(monkeypatch)
     for side in ("--theirs", "--mine"):
         rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", sha[:10], side)
         assert rc == 2 and "user" in err, (side, err)
-    assert [c.commit for c in Service(root).conflicts()] == [sha]
+    assert [c.commit for c in Service(root).conflicts.list()] == [sha]
 
 
 # -- hand commits: what `commit` carries, judged as the verbs judge it ----------------------------

@@ -54,8 +54,8 @@ def test_every_operation_is_one_commit_with_subject_and_trailer(svc: Service) ->
     ops.append(f"atk: add {q}")
     for desc, run in [
         (f"atk: edit {a}", lambda: svc.edit(a, AWI_BODY + "\nmore\n")),
-        (f"atk: comment {a}", lambda: svc.comment(a, "nice")),
-        (f"atk: answer {q}", lambda: svc.answer(q, choices={1: "A"})),
+        (f"atk: comment {a}", lambda: svc.answers.comment(a, "nice")),
+        (f"atk: answer {q}", lambda: svc.answers.answer(q, choices={1: "A"})),
         (f"atk: set-dependencies {a}", lambda: svc.set_dependencies(a, [q])),
         (f"atk: hold {a}", lambda: svc.transition_command("hold", [a])),
         (f"atk: unhold {a}", lambda: svc.unhold(a)),
@@ -108,8 +108,8 @@ def test_failed_commit_leaves_tree_index_and_head(svc: Service, op: str) -> None
         "hold": lambda: svc.transition_command("hold", [a]),
         "start-processing": lambda: svc.transition_command("start-processing", [a, b]),
         "edit": lambda: svc.edit(a, "# Changed\n"),
-        "answer": lambda: svc.answer(q, choices={1: "B"}, text="because"),
-        "comment": lambda: svc.comment(a, "hello"),
+        "answer": lambda: svc.answers.answer(q, choices={1: "B"}, text="because"),
+        "comment": lambda: svc.answers.comment(a, "hello"),
         "add": lambda: svc.add(kind="awi", target_repo="acme/webapp", body="# New\n"),
         "rm": lambda: svc.rm(b),
         "set-dependencies": lambda: svc.set_dependencies(a, [b]),

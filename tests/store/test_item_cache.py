@@ -29,7 +29,7 @@ def populated(svc: Service) -> Service:
     a = add_item(svc)
     q = add_item(svc, body=UWI_BODY, kind="uwi", urgency="next-review")
     add_item(svc, body="# Depends\n", depends_on=[q])
-    assert svc.comment(a, "a comment").ok
+    assert svc.answers.comment(a, "a comment").ok
     assert svc.transition_command("hold", [a]).ok
     seed = svc.root / "wi" / "inbox"
     (seed / "broken.md").write_text("---\nkind: [\n---\n# b\n")

@@ -22,7 +22,7 @@ def answered_and_pushed(tmp_path: Path) -> tuple[Path, Path, Service, str, str, 
     uwi = add_item(svc, UWI_BODY, kind="uwi")
     awi = add_item(svc)
     base = git(root, "rev-parse", "HEAD").strip()
-    out = svc.answer(uwi, choices={1: "A"})
+    out = svc.answers.answer(uwi, choices={1: "A"})
     assert out.ok and out.pushed, out.message
     answer = git(root, "rev-parse", "HEAD").strip()
     assert git(remote, "rev-parse", "main").strip() == answer
@@ -133,16 +133,16 @@ def test_a_rewrite_that_conflicts_sets_the_answer_aside_for_the_person(
     root, remote, _, uwi, _, base, answer = answered_and_pushed(tmp_path)
     third = clone(remote, tmp_path / "third")
     git(third, "reset", "-q", "--hard", base)
-    assert Service(third, actor="user", pull=False, push=False).answer(uwi, choices={1: "C"}).ok
+    assert Service(third, actor="user", pull=False, push=False).answers.answer(uwi, choices={1: "C"}).ok
     git(third, "push", "-q", "--force")
     assert cli.run(["wi", "commit", "--store", str(root)]) == 1
     out, err = capsys.readouterr()
     assert REWRITTEN in err and answer[:10] in out and "atk wi conflicts" in out
-    [kept] = Service(root).conflicts()
+    [kept] = Service(root).conflicts.list()
     assert kept.commit == answer
     monkeypatch.setenv("CLAUDECODE", "1")
     assert cli.run(["wi", "conflicts", "apply", answer[:10], "--theirs", "--store", str(root)]) == 2
-    assert [c.commit for c in Service(root).conflicts()] == [answer]
+    assert [c.commit for c in Service(root).conflicts.list()] == [answer]
 
 
 @pytest.mark.parametrize("by_hand", ["pull --rebase", "fetch + reset --hard"])
@@ -164,8 +164,8 @@ def test_an_answer_a_hand_pull_dropped_after_a_rewrite_is_set_aside_and_said(tmp
     assert out.ok, out.message
     [said] = loud(out.warnings, answer)
     assert "no longer on your branch either" in said and "`atk wi conflicts`" in said, said
-    assert [c.commit for c in Service(root).conflicts()] == [answer]
-    assert Service(root).conflict_user_content(answer)  # the person's to resolve
+    assert [c.commit for c in Service(root).conflicts.list()] == [answer]
+    assert Service(root).conflicts.user_content(answer)  # the person's to resolve
     assert not loud(svc.unhold(awi).warnings, answer)  # said once
-    assert Service(root, actor="user").resolve_conflict(answer, "mine").ok
+    assert Service(root, actor="user").conflicts.resolve(answer, "mine").ok
     assert Service(root).read(uwi).answered

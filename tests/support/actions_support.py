@@ -171,7 +171,7 @@ def _set_aside(demo: Demo, tmp_path: Path, name: str) -> str:
     there = Service(other, actor="user")
     assert there.save_text(name, there.read(name).text + THEIRS).ok
     mine = git(demo.root, "rev-parse", "HEAD").strip()
-    out = Service(demo.root, actor="user").commit_pending()
+    out = Service(demo.root, actor="user").conflicts.commit_pending()
     assert not out.ok
-    assert [c.commit for c in Service(demo.root).conflicts()] == [mine]
+    assert [c.commit for c in Service(demo.root).conflicts.list()] == [mine]
     return mine

@@ -370,7 +370,7 @@ def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: boo
     before = snapshot(root)
     svc_ops: list[Callable[[Service], Any]] = [
         lambda s: s.transition_command("hold", [awi]),
-        lambda s: s.answer(uwi, choices={1: "B"}),
+        lambda s: s.answers.answer(uwi, choices={1: "B"}),
         lambda s: s.set_dependencies(awi, [uwi]),
         lambda s: s.rm(awi),
     ]
@@ -552,7 +552,7 @@ def cross_clone_conflict(tmp: Path) -> str:
     subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
     sa = Service(a, actor="user", push=False)
     check(sa.transition_command("hold", [awi]).ok, "hold on machine a failed")
-    check(sa.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
+    check(sa.answers.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
     sb = Service(b, actor="user")
     out = sb.move([awi], "processing", expect="inbox")
     check(out.ok and out.pushed, f"machine b's move failed: {out.message}")
@@ -1157,7 +1157,7 @@ def rewritten_remote(tmp: Path) -> str:
     root, remote, (awi, uwi) = make_store(tmp, remote=True)
     assert remote is not None
     base = git(root, "rev-parse", "HEAD").strip()
-    out = Service(root, actor="user").answer(uwi, choices={1: "A"})
+    out = Service(root, actor="user").answers.answer(uwi, choices={1: "A"})
     check(out.ok and out.pushed, f"the answer was not pushed: {out.message}")
     answer = git(root, "rev-parse", "HEAD").strip()
     git(remote, "update-ref", "refs/heads/main", base)
@@ -1176,8 +1176,8 @@ def agent_conflicts_apply_theirs(tmp: Path) -> str:
     assert remote is not None
     other = tmp / "other"
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
-    check(Service(root, actor="user", push=False).answer(uwi, choices={1: "A"}).ok, "answer failed")
-    check(Service(other, actor="user").answer(uwi, choices={1: "B"}).ok, "the other answer failed")
+    check(Service(root, actor="user", push=False).answers.answer(uwi, choices={1: "A"}).ok, "answer failed")
+    check(Service(other, actor="user").answers.answer(uwi, choices={1: "B"}).ok, "the other answer failed")
     done = atk("wi", "commit", "--store", str(root))
     check(done.returncode == 1 and "not pushed" in done.stdout, f"the answer was not set aside: {done}")
     [ref] = git(root, "for-each-ref", "--format=%(refname)", "refs/atk/conflicts").split()
@@ -1193,7 +1193,7 @@ def hand_moves_through_commit(tmp: Path) -> str:
     root, _, (awi, uwi) = make_store(tmp)
     check(Service(root, actor="user").transition_command("hold", [awi]).ok, "hold failed")
     svc = Service(root, actor="user")
-    check(svc.answer(uwi, choices={1: "A"}).ok and svc.transition_command("adopt", [uwi]).ok, "adopt failed")
+    check(svc.answers.answer(uwi, choices={1: "A"}).ok and svc.transition_command("adopt", [uwi]).ok, "adopt failed")
     out = Service(root, actor="user", queue="mq").add(
         kind="feedback", target_repo="acme/api", body="# faster\n\nbody\n"
     )
@@ -1317,7 +1317,7 @@ def hand_pull_after_rewrite(tmp: Path) -> str:
     root, remote, (awi, uwi) = make_store(tmp, remote=True)
     assert remote is not None
     base = git(root, "rev-parse", "HEAD").strip()
-    check(Service(root, actor="user").answer(uwi, choices={1: "A"}).ok, "answer failed")
+    check(Service(root, actor="user").answers.answer(uwi, choices={1: "A"}).ok, "answer failed")
     answer = git(root, "rev-parse", "HEAD").strip()
     git(remote, "update-ref", "refs/heads/main", base)
     git(root, "pull", "-q", "--rebase")
@@ -1351,7 +1351,7 @@ def agent_hand_commit_pushed_by_atk(tmp: Path) -> str:
     answer, nothing is rewritten; the person's `atk wi commit` pushes it."""
     root, bare, (_, uwi) = make_store(tmp, remote=True)
     assert bare is not None
-    check(Service(root, actor="user").answer(uwi, choices={1: "A"}).ok, "the person's answer failed")
+    check(Service(root, actor="user").answers.answer(uwi, choices={1: "A"}).ok, "the person's answer failed")
     path = root / "wi" / "inbox" / uwi
     path.write_text(path.read_text().split("## 回答")[0])
     git(root, "commit", "-qam", "tidy")
@@ -1485,7 +1485,7 @@ def incomplete_answers(tmp: Path) -> str:
     check(out.returncode == 1 and "with no text" in out.stderr, f"--choose 1=other alone: {out.returncode} {out.stderr}")
     path = root / "wi" / "inbox" / uwi
     path.write_text(path.read_text() + "\n## 回答\n\n- 1:\n")
-    check(svc.commit_pending().ok, "commit failed")
+    check(svc.conflicts.commit_pending().ok, "commit failed")
     check(not Service(root, actor="user").read(uwi).answered, "an empty choice line counts as an answer")
     _proc, handed = process_loop_once(root, tmp / "loop", env={"CLAUDECODE": "1"})
     check(awi not in handed, "the dependent of an empty answer was handed out")

@@ -1,5 +1,5 @@
 """The answer page's aiohttp application (SPEC §16, issue 41): routes, access rules, and the
-writes, which are the service's user-only ones (`Service.answer`, `Service.comment`, with the
+writes, which are the service's user-only ones (`svc.answers.answer`, `svc.answers.comment`, with the
 paired device's `Atk-Device` trailer).
 
 Access, in this order, on every request:
@@ -488,7 +488,7 @@ def write_answer(svc: Service, queue: str, filename: str, form: Form, shown: str
         return Outcome(False, "answer", f"not saved: the question in {filename} changed since you read it", (filename,),
                        code="changed")  # fmt: skip
     choices = {n: v for n, v in form.choices.items() if v}
-    return svc.answer(filename, choices=choices, text=form.text.strip(), partial=form.partial, seen=item.body, trailers=trailers)
+    return svc.answers.answer(filename, choices=choices, text=form.text.strip(), partial=form.partial, seen=item.body, trailers=trailers)
 
 
 def write_comment(svc: Service, queue: str, filename: str, text: str, shown: str, trailers: tuple[str, ...]) -> Outcome:
@@ -499,7 +499,7 @@ def write_comment(svc: Service, queue: str, filename: str, text: str, shown: str
     base = svc.read_bytes(filename)
     if hashlib.sha256(base).hexdigest() != shown:
         return Outcome(False, "comment", f"not saved: {filename} changed since you read it", (filename,), code="changed")
-    return svc.comment(filename, text, base=base, trailers=trailers)
+    return svc.answers.comment(filename, text, base=base, trailers=trailers)
 
 
 async def _posted(request: web.Request) -> tuple[devs.Device | None, Mapping[str, Any], web.Response | None]:
@@ -594,7 +594,7 @@ def accept_now(svc: Service, link: links.Link, trailers: tuple[str, ...]) -> tup
     if plan.why:
         return plan, None
     item = svc.read(link.filename, queue=link.queue)
-    return plan, svc.answer(link.filename, choices=plan.choices, seen=item.body, trailers=trailers)
+    return plan, svc.answers.answer(link.filename, choices=plan.choices, seen=item.body, trailers=trailers)
 
 
 def _link_refused(request: web.Request, refusal: links.Refusal, device: devs.Device | None) -> web.Response:

@@ -116,10 +116,10 @@ class ServiceBase:
 
     def _check_push(self) -> None:
         """Before any push from an agent environment (`Remote.push`): the commits to push
-        (`@{u}..HEAD`) may hold no user-only change (`user_only_commits`). One that does
+        (`@{u}..HEAD`) may hold no user-only change (`pushguard.user_only_commits`). One that does
         refuses the push (AtkError, exit 1): nothing is pushed, nothing rewritten; the
         commits stay on the branch for the person's next push (theirs is not checked so)."""
-        found = self.user_only_commits("@{u}..HEAD")
+        found = pushguard.user_only_commits(self.core, "@{u}..HEAD")
         if not found:
             return
         lines = [f"- {sha[:10]} '{safe_line(subject)}': {'; '.join(notes)}" for sha, subject, notes in found[:10]]
@@ -133,16 +133,6 @@ class ServiceBase:
             "them for the user to push (the dashboard, or `atk wi commit` outside an agent environment)",
             code="user-only",
         )
-
-    def user_only_commits(self, rev_range: str) -> list[tuple[str, str, list[str]]]:
-        """(sha, subject, what it changes) of every commit in `rev_range` that makes a change
-        only the user makes, judged as an agent's (`pushguard.user_only_commits`)."""
-        return pushguard.user_only_commits(self, rev_range)
-
-    def replay_refusals(self, sha: str, paths: Sequence[str]) -> list[str]:
-        """What applying commit `sha`'s version of `paths` over HEAD would do that only the
-        user may (`pushguard.replay_refusals`)."""
-        return pushguard.replay_refusals(self, sha, paths)
 
     def _check_ready(self, item: Item, together: Sequence[str] = ()) -> None:
         """start-processing by an agent (issue 38): the item is judged again from its file and

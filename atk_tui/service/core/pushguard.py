@@ -16,12 +16,12 @@ from atk_tui.service.types import _body_of
 from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
-    from atk_tui.service.core.base import ServiceBase
+    from atk_tui.service.core.writecore import WriteCore
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
 
 
-def user_only_commits(svc: ServiceBase, rev_range: str) -> list[tuple[str, str, list[str]]]:
+def user_only_commits(core: WriteCore, rev_range: str) -> list[tuple[str, str, list[str]]]:
     """(sha, subject, what it changes) of every commit in `rev_range` (oldest first) that
     makes a change only the user makes, judged as an agent's (SPEC §5, §11, §15): a
     user-only section (`itemfile.headings`) added, changed or removed; a move between
@@ -29,9 +29,9 @@ def user_only_commits(svc: ServiceBase, rev_range: str) -> list[tuple[str, str, 
     a move of an item the user holds; the removal of an item holding user-only
     sections. Whatever the commit's message says (an `Atk-Actor` line is text anyone can
     type). Three git calls: the commits, their changes, the blobs they touch."""
-    log = svc.store.git(
+    log = core.store.git(
         "log", f"--format=%H %P%x00%s%x00%(trailers:key={TAKE_OVER_TRAILER},valueonly,separator=%x2c)", rev_range,
-        check=False, env=svc.store.read_env,
+        check=False, env=core.store.read_env,
     )  # fmt: skip
     if log.returncode != 0 or not log.stdout.strip():
         return []
@@ -45,39 +45,39 @@ def user_only_commits(svc: ServiceBase, rev_range: str) -> list[tuple[str, str, 
             commits.append((shas[0], shas[1:], subject))
             taken[shas[0]] = {a.strip() for a in over.split(",") if a.strip()}
     commits.reverse()
-    changes = _commit_changes(svc, [c for c in commits if len(c[1]) <= 1])
+    changes = _commit_changes(core, [c for c in commits if len(c[1]) <= 1])
     for sha, parents, _ in commits:
         if len(parents) > 1:  # a merge: what it changes against every parent (its own hand)
-            changes[sha] = _merge_changes(svc, sha, parents[0])
+            changes[sha] = _merge_changes(core, sha, parents[0])
     wanted = sorted({b for entries in changes.values() for _, old, new, _ in entries for b in (old, new) if b})
-    data = dict(zip(wanted, svc.core.blobs(wanted), strict=True))
+    data = dict(zip(wanted, core.blobs(wanted), strict=True))
     out = []
     for sha, _parents, subject in commits:
-        notes = judge_commit(svc, f"{sha}^", changes.get(sha, []), data, taken=taken.get(sha, set()))
+        notes = judge_commit(core, f"{sha}^", changes.get(sha, []), data, taken=taken.get(sha, set()))
         if notes:
             out.append((sha, subject, notes))
     return out
 
-def _commit_changes(svc: ServiceBase, commits: Sequence[tuple[str, list[str], str]]) -> dict[str, list[tuple[str, str, str, str]]]:
+def _commit_changes(core: WriteCore, commits: Sequence[tuple[str, list[str], str]]) -> dict[str, list[tuple[str, str, str, str]]]:
     """sha -> (status, old blob, new blob, path) of each item file the commit changes."""
     if not commits:
         return {}
-    proc = svc.store.git(
+    proc = core.store.git(
         "diff-tree", "--stdin", "-r", "-z", "--no-renames", "--no-abbrev", "--root", "--format=%H",
-        check=False, env=svc.store.read_env, input="\n".join(c[0] for c in commits) + "\n",
+        check=False, env=core.store.read_env, input="\n".join(c[0] for c in commits) + "\n",
     )  # fmt: skip
     return _raw_changes(proc.stdout)
 
-def _merge_changes(svc: ServiceBase, sha: str, first: str) -> list[tuple[str, str, str, str]]:
-    names = svc.store.git("diff-tree", "--cc", "-r", "-z", "--name-only", "--no-commit-id", sha, check=False).stdout
+def _merge_changes(core: WriteCore, sha: str, first: str) -> list[tuple[str, str, str, str]]:
+    names = core.store.git("diff-tree", "--cc", "-r", "-z", "--name-only", "--no-commit-id", sha, check=False).stdout
     paths = [p for p in names.split("\0") if p.strip() and p.split("/")[0] in _FOLDERS]
     if not paths:
         return []
-    proc = svc.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", first, sha, "--", *paths, check=False)
+    proc = core.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", first, sha, "--", *paths, check=False)
     return _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
 
 def judge_commit(
-    svc: ServiceBase, before_rev: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None], *, strict: bool = False,
+    core: WriteCore, before_rev: str, entries: list[tuple[str, str, str, str]], data: dict[str, bytes | None], *, strict: bool = False,
     taken: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[str]:
     """What of `entries` (status, old blob, new blob, path; the change from `before_rev`)
@@ -111,10 +111,10 @@ def judge_commit(
         if not is_held_state(queue, state):
             return False
         path = f"{queue}/{state}/{name}"
-        holder = holders(svc.store, [path], before_rev, cache=False).get(path)
+        holder = holders(core.store, [path], before_rev, cache=False).get(path)
         if holder is not None and holder.actor == "agent" and (holder.agent_id or "agent") in taken:
             return False  # another agent's hold, taken over explicitly (`--take-over`, issue 39)
-        return not may_change(holder, "agent", svc.agent_id)
+        return not may_change(holder, "agent", core.agent_id)
 
     for (queue, name), sides in sorted(by_item.items()):
         gone, new, edited = sides.get("gone", []), sides.get("new", []), sides.get("edited", [])
@@ -164,7 +164,7 @@ def judge_commit(
                 notes.append(f"removes the user-only section '{_heading(removed[0])}' from {queue}/{src}/{name}")
     return list(dict.fromkeys(notes))
 
-def replay_refusals(svc: ServiceBase, sha: str, paths: Sequence[str]) -> list[str]:
+def replay_refusals(core: WriteCore, sha: str, paths: Sequence[str]) -> list[str]:
     """What applying commit `sha`'s version of `paths` over HEAD would do that only the
     user may (`judge_commit`): `conflicts apply --mine` by an agent, whatever ref it is
     given. Every state folder of each item it touches is compared (the apply keeps one
@@ -173,12 +173,12 @@ def replay_refusals(svc: ServiceBase, sha: str, paths: Sequence[str]) -> list[st
     every = sorted({f"{q}/{s}/{n}" for q, n in names for s in queue_named(q).states}) if names else []
     if not every:
         return []
-    proc = svc.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", "HEAD", sha, "--", *every,
-                          check=False, env=svc.store.read_env)  # fmt: skip
+    proc = core.store.git("diff-tree", "-r", "-z", "--no-renames", "--no-abbrev", "HEAD", sha, "--", *every,
+                          check=False, env=core.store.read_env)  # fmt: skip
     entries = _raw_changes(f"{sha}\0" + proc.stdout).get(sha, [])
     wanted = sorted({b for _, old, new, _ in entries for b in (old, new) if b})
-    data = dict(zip(wanted, svc.core.blobs(wanted), strict=True))
-    return judge_commit(svc, "HEAD", entries, data, strict=True)
+    data = dict(zip(wanted, core.blobs(wanted), strict=True))
+    return judge_commit(core, "HEAD", entries, data, strict=True)
 
 
 def _heading(section: tuple[str, str]) -> str:

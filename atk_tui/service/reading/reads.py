@@ -24,7 +24,6 @@ from atk_tui.service.types import (
     Outcome,
     QueueView,
     RemoteLook,
-    SyncStatus,
     _code,
     utc_now,
 )
@@ -100,21 +99,6 @@ class Reads(ServiceBase):
         except AtkError as exc:
             return Outcome(False, "pull", exc.message, exit_code=exc.exit_code, code=_code(exc) or "busy")
         return Outcome(True, "pull", "pulled", warnings=tuple(warnings))
-
-    def sync_status(self) -> SyncStatus:
-        """How the store stands against its remote (the dashboard's status line)."""
-        upstream = self.store.remote.upstream()
-        behind = 0
-        if upstream:
-            proc = self.store.git("rev-list", "--count", "HEAD..@{u}", check=False)
-            behind = int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
-        return SyncStatus(
-            unpushed=self.store.remote.unpushed() if upstream else 0,
-            conflicts=self.conflict_count(),
-            upstream=upstream,
-            has_upstream=upstream is not None,
-            behind=behind,
-        )
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main), None when no remote is configured."""
@@ -427,16 +411,6 @@ class Reads(ServiceBase):
         from atk_tui.service.history import stats
 
         return stats.moved_times(stats.load_index(self.store))
-
-    def status(self) -> dict[str, object]:
-        return {
-            "store": str(self.root),
-            "upstream": self.store.remote.upstream(),
-            "unpushed": self.store.remote.unpushed(),
-            "head": self.store.head(),
-            "actor": self.actor,
-            "conflicts": self.conflict_count(),
-        }
 
     def notices(self) -> list:
         """Agents' notices for the user, oldest first (`notices.Notice`)."""

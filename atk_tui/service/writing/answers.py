@@ -9,7 +9,7 @@ from atk_tui.domain.ops import Op, refusal
 from atk_tui.domain.queues import queue_named
 from atk_tui.itemfile import sections
 from atk_tui.itemfile.items import parse_item
-from atk_tui.service.core.base import ServiceBase
+from atk_tui.service.core.writecore import WriteCore
 from atk_tui.service.types import Outcome, _body_of
 from atk_tui.store import AtkError, Transaction, item_path
 
@@ -18,8 +18,11 @@ SHOWN_FILE = "atk-shown.json"
 SHOWN_KEEP = 16  # questions remembered at most (the newest shown)
 
 
-class Answers(ServiceBase):
-    """The user-only writes."""
+class Answers:
+    """The user-only writes, on the write core: `svc.answers.answer(...)`, `.comment(...)`."""
+
+    def __init__(self, core: WriteCore) -> None:
+        self.core = core
 
     def note_shown(self, items: list[Item]) -> None:
         """Remember the body of each question printed to the person (`atk wi show`; never an
@@ -30,9 +33,9 @@ class Answers(ServiceBase):
         from atk_tui.store.files import _atomic_write
 
         questions = [i for i in items if i.is_question]
-        if self.actor != "user" or not questions:
+        if self.core.actor != "user" or not questions:
             return
-        path = self.store.git_dir / SHOWN_FILE
+        path = self.core.store.git_dir / SHOWN_FILE
         shown = self._shown(path)
         for item in questions:
             shown.pop(item.filename, None)
@@ -66,13 +69,13 @@ class Answers(ServiceBase):
         copy may be one an agent's read pulled in since. Without a record, a question that
         never changed could only have been read as it is. None: no such question."""
         local = self.local_body(filename)
-        if local is None or self.actor != "user":
+        if local is None or self.core.actor != "user":
             return local  # an agent's answer is refused as the user's write it is
         found = self.core.find(filename)
         item = self.core.parse_bounded(filename, found[0][1], found[0][0]) if found else None
         if item is None or not item.is_question:
             return local
-        shown = self._shown(self.store.git_dir / SHOWN_FILE).get(filename)
+        shown = self._shown(self.core.store.git_dir / SHOWN_FILE).get(filename)
         if shown is not None and shown == local:
             return shown
         versions = self._versions(item)
@@ -92,8 +95,8 @@ class Answers(ServiceBase):
 
     def _versions(self, item: Item, limit: int = 100) -> list[str]:
         """The bodies `item` had at its last `limit` commits (newest first)."""
-        log = self.store.git("log", f"-n{limit}", "--format=%H", "--", f":(glob){item.queue}/*/{item.filename}",
-                             check=False, env=self.store.read_env).stdout.split()  # fmt: skip
+        log = self.core.store.git("log", f"-n{limit}", "--format=%H", "--", f":(glob){item.queue}/*/{item.filename}",
+                             check=False, env=self.core.store.read_env).stdout.split()  # fmt: skip
         states = queue_named(item.queue).states
         specs = [f"{sha}:{item_path(s, item.filename, item.queue)}" for sha in log for s in states]
         out = []
@@ -190,7 +193,7 @@ class Answers(ServiceBase):
         choices = dict(choices or {})
         self.core.user_only("answer")
         item = self.core.current(filename)
-        if base is not None and base != self.store.read_bytes(item.state, item.filename, queue=item.queue):
+        if base is not None and base != self.core.store.read_bytes(item.state, item.filename, queue=item.queue):
             seen = _body_of(base.decode("utf-8", "replace"))
         if seen is not None:
             changes = question_changes(seen, item.body)
@@ -202,7 +205,7 @@ class Answers(ServiceBase):
                     code="changed",
                 )
         self.core.check_base(item, base)
-        self.core.raise_refusal(refusal(Op.ANSWER, [item], self.actor))
+        self.core.raise_refusal(refusal(Op.ANSWER, [item], self.core.actor))
         if item.answered and not replace:
             raise AtkError(f"{filename} is already answered; confirm to replace the answer (--replace)", code="state")
         parsed = parse_questions(item.body)
@@ -282,7 +285,7 @@ class Answers(ServiceBase):
             self.core.user_only("comment")
             item = self.core.current(filename)
             self.core.check_base(item, base)
-            self.core.raise_refusal(refusal(Op.COMMENT, [item], self.actor))
+            self.core.raise_refusal(refusal(Op.COMMENT, [item], self.core.actor))
             if not text.strip():
                 raise AtkError("the comment is empty", exit_code=2)
             body = sections.append_comment(item.body, text)
@@ -290,39 +293,40 @@ class Answers(ServiceBase):
 
         return self.core.write("comment", [filename], change)
 
-    def _check_answer_author(self, item: Item) -> None:
-        """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
-        introduced its current answer is a user's (`Atk-Actor: user`)."""
-        current = sections.answer_text(item.body)
-        if not (current or "").strip():
-            return
-        name = item.filename
-        refuse = AtkError(
-            f"refused: the answer in {name} was not written by the user (its newest change is not an "
-            "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
-            exit_code=2,
-            code="user-only",
-        )
-        head_text = self.core.committed_text("HEAD", name, item.state, item.queue)
-        if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
-            raise refuse  # the answer is not even committed
-        fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
-        log = self.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob){item.queue}/*/{name}", check=False).stdout
-        commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
 
-        revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
-        states = queue_named(item.queue).states
-        blobs = self.core.blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
-        answers: dict[str, str | None] = {}
-        for n, rev in enumerate(revs):
-            data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)
-            answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data, queue=item.queue).body)
-        for sha, actor in commits:
-            if answers[sha] != answers[f"{sha}^"]:
-                if actor.strip() != "user":
-                    raise refuse
-                return
-        raise refuse
+def check_answer_author(core: WriteCore, item: Item) -> None:
+    """Defence in depth (SPEC §11): an agent closes a UWI only when the commit that
+    introduced its current answer is a user's (`Atk-Actor: user`)."""
+    current = sections.answer_text(item.body)
+    if not (current or "").strip():
+        return
+    name = item.filename
+    refuse = AtkError(
+        f"refused: the answer in {name} was not written by the user (its newest change is not an "
+        "`Atk-Actor: user` commit); only the user answers — leave it for the user to answer in the dashboard",
+        exit_code=2,
+        code="user-only",
+    )
+    head_text = core.committed_text("HEAD", name, item.state, item.queue)
+    if head_text is None or sections.answer_text(parse_item(name, item.state, head_text.encode(), queue=item.queue).body) != current:
+        raise refuse  # the answer is not even committed
+    fmt = "%H%x1f%(trailers:key=Atk-Actor,valueonly,separator=%x2c)%x1e"
+    log = core.store.git("log", "-n200", f"--format={fmt}", "--", f":(glob){item.queue}/*/{name}", check=False).stdout
+    commits = [tuple(r.strip("\n").split("\x1f")) for r in log.split("\x1e") if r.strip()]
+
+    revs = [r for sha, _ in commits for r in (sha, f"{sha}^")]
+    states = queue_named(item.queue).states
+    blobs = core.blobs([f"{rev}:{item_path(s, name, item.queue)}" for rev in revs for s in states])
+    answers: dict[str, str | None] = {}
+    for n, rev in enumerate(revs):
+        data = next((b for b in blobs[n * len(states) : (n + 1) * len(states)] if b is not None), None)
+        answers[rev] = None if data is None else sections.answer_text(parse_item(name, "inbox", data, queue=item.queue).body)
+    for sha, actor in commits:
+        if answers[sha] != answers[f"{sha}^"]:
+            if actor.strip() != "user":
+                raise refuse
+            return
+    raise refuse
 
 
 #: a trailer a write may add: `Key: value` on one line, never one of atk's own keys

@@ -13,8 +13,10 @@ from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.host.regular import read_regular
 from atk_tui.itemfile import headings
 from atk_tui.itemfile.items import parse_item
-from atk_tui.service.core.base import ServiceBase
+from atk_tui.service.core import pushguard
+from atk_tui.service.core.writecore import WriteCore
 from atk_tui.service.types import CONFLICT_PREFIX, SHA_RE, Conflict, Outcome, _body_of, _code
+from atk_tui.service.writing.answers import check_answer_author
 from atk_tui.store import AtkError, Transaction, WriteResult, item_path
 
 _FOLDERS: tuple[str, ...] = tuple(q.folder for q in QUEUES)  # the folders items live in
@@ -49,10 +51,15 @@ def _user_sections(data: bytes | None) -> list[tuple[str, str]]:
     return headings.user_only_sections(_body_of(data.decode("utf-8", "replace"))) if data is not None else []
 
 
-class Conflicts(ServiceBase):
-    """Set-aside conflicts, pending files, undo."""
+class Conflicts:
+    """What did not land, on the write core: the commits set aside (`svc.conflicts.list()`,
+    `.resolve(ref, keep)`) and what the work tree holds uncommitted (`.pending_changes()`,
+    `.commit_pending()`: `atk wi commit`)."""
 
-    def conflicts(self, limit: int | None = None) -> list[Conflict]:
+    def __init__(self, core: WriteCore) -> None:
+        self.core = core
+
+    def list(self, limit: int | None = None) -> list[Conflict]:
         """Commits set aside as `refs/atk/conflicts/<sha>`, oldest first; the first `limit`
         only when given. Three git processes however many there are (issue 38: 20,000 refs
         took 42 s, one `diff-tree` each): the refs, then the files of those returned."""
@@ -62,15 +69,15 @@ class Conflicts(ServiceBase):
         files = self._conflict_files_of([sha for _, sha, _, _ in found])
         return [Conflict(ref, sha, subject, tuple(files.get(sha, ())), when) for ref, sha, subject, when in found]
 
-    def conflict_count(self) -> int:
+    def count(self) -> int:
         """How many commits are set aside (one `for-each-ref`, no files looked at)."""
-        proc = self.store.git("for-each-ref", "--format=%(objectname)", CONFLICT_PREFIX, check=False, env=self.store.read_env)
+        proc = self.core.store.git("for-each-ref", "--format=%(objectname)", CONFLICT_PREFIX, check=False, env=self.core.store.read_env)
         return sum(1 for line in proc.stdout.splitlines() if line.strip())
 
     def _conflict_refs(self) -> list[tuple[str, str, str, str]]:
         """(ref, sha, subject, author date) of every set-aside commit, oldest first."""
         fmt = "%(refname)%00%(objectname)%00%(subject)%00%(authordate:iso-strict)"
-        proc = self.store.git("for-each-ref", f"--format={fmt}", "--sort=authordate", CONFLICT_PREFIX, check=False)
+        proc = self.core.store.git("for-each-ref", f"--format={fmt}", "--sort=authordate", CONFLICT_PREFIX, check=False)
         out = []
         for line in proc.stdout.splitlines():
             parts = line.split("\0")
@@ -83,7 +90,7 @@ class Conflicts(ServiceBase):
         shas = list(dict.fromkeys(shas))
         if not shas:
             return {}
-        proc = self.store.git(
+        proc = self.core.store.git(
             "diff-tree", "--stdin", "--root", "-r", "--name-only", "--no-renames", "-z", "--format=%x01%H",
             check=False, input="\n".join(shas) + "\n",
         )  # fmt: skip
@@ -106,10 +113,10 @@ class Conflicts(ServiceBase):
         raise AtkError(f"no set-aside conflict {ref!r}; `atk wi conflicts` lists them", code="missing")
 
     def _conflict_files(self, sha: str) -> list[str]:
-        proc = self.store.git("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "--no-renames", "-z", sha, check=False)
+        proc = self.core.store.git("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "--no-renames", "-z", sha, check=False)
         return [p for p in proc.stdout.split("\0") if p]
 
-    def conflict_versions(self, ref: str) -> list[tuple[str, bytes | None, bytes | None]]:
+    def versions(self, ref: str) -> list[tuple[str, bytes | None, bytes | None]]:
         """(path, mine: the set-aside commit's version, theirs: the current branch's) for
         every file the set-aside commit changed; None where the file does not exist."""
         _, sha = self._conflict_ref(ref)
@@ -118,7 +125,7 @@ class Conflicts(ServiceBase):
         theirs = self.core.blobs([f"HEAD:{p}" for p in paths])
         return list(zip(paths, mine, theirs, strict=True))
 
-    def conflict_user_content(self, ref: str) -> str | None:
+    def user_content(self, ref: str) -> str | None:
         """What of the user's a set-aside conflict holds, or None: its commit is not an agent's
         (`Atk-Actor: user`, or made outside atk: no `Atk-Actor: agent` trailer, e.g. the
         person's own `git commit`), or any version of an item it touches (the set-aside one,
@@ -127,7 +134,7 @@ class Conflicts(ServiceBase):
         resolves it (issue 25)."""
         _, sha = self._conflict_ref(ref)
         trailer = "--format=%(trailers:key=Atk-Actor,valueonly,separator=%x2c)"
-        actors = {a.strip() for a in self.store.git("show", "-s", trailer, sha, check=False).stdout.split(",")} - {""}
+        actors = {a.strip() for a in self.core.store.git("show", "-s", trailer, sha, check=False).stdout.split(",")} - {""}
         if "user" in actors:
             return "an `Atk-Actor: user` commit"
         if actors != {"agent"}:
@@ -141,7 +148,7 @@ class Conflicts(ServiceBase):
                     return f"the user-only section '{found[0][1].splitlines()[0].strip()}' of {path}"
         return None
 
-    def resolve_conflict(self, ref: str, keep: str) -> Outcome:
+    def resolve(self, ref: str, keep: str) -> Outcome:
         """Apply one side of a set-aside conflict: "mine" writes the set-aside commit's
         version of its files over the current ones (one commit, pushed); "theirs" keeps the
         current ones. The ref is deleted on success."""
@@ -151,8 +158,8 @@ class Conflicts(ServiceBase):
             full, sha = self._conflict_ref(ref)
         except AtkError as exc:
             return self.core.refuse("conflicts", exc.message, code=exc.code)
-        if self.actor != "user":
-            held = self.conflict_user_content(sha)
+        if self.core.actor != "user":
+            held = self.user_content(sha)
             if held:
                 return self.core.refuse(
                     "conflicts",
@@ -163,17 +170,17 @@ class Conflicts(ServiceBase):
                     code="user-only",
                 )
         if keep == "theirs":
-            self.store.git("update-ref", "-d", full, sha, check=False)
+            self.core.store.git("update-ref", "-d", full, sha, check=False)
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
         paths = self._conflict_files(sha)
         mine = dict(zip(paths, self.core.blobs([f"{sha}:{p}" for p in paths]), strict=True))
         names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
         def change(tx: Transaction) -> None:
-            if self.actor == "agent":
+            if self.core.actor == "agent":
                 # the transitions the apply replays, judged as the verbs judge them (issue 38):
                 # whatever ref it is given (an agent can make its own refs/atk/conflicts/<sha>)
-                notes = self.replay_refusals(sha, paths)
+                notes = pushguard.replay_refusals(self.core, sha, paths)
                 if notes:
                     raise AtkError(
                         f"refused: applying set-aside {sha[:10]} would make changes agents may not make: "
@@ -184,12 +191,12 @@ class Conflicts(ServiceBase):
                         code="user-only",
                     )
             for path, data in mine.items():
-                exists = (self.root / path).is_file()
+                exists = (self.core.root / path).is_file()
                 if data is None:
                     if exists:
                         tx.delete(path)
                     continue
-                if not exists or read_regular(self.root / path) != data:
+                if not exists or read_regular(self.core.root / path) != data:
                     tx.write(path, data)
             # one item, one state: drop copies the remote's side left in other state folders
             for top, name in names:
@@ -199,28 +206,23 @@ class Conflicts(ServiceBase):
                 if not keep_states:
                     continue
                 for state in queue_named(top).states:
-                    if state not in keep_states and (self.root / item_path(state, name, top)).is_file():
+                    if state not in keep_states and (self.core.root / item_path(state, name, top)).is_file():
                         tx.delete(item_path(state, name, top))
-            subject = self.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
+            subject = self.core.store.git("show", "-s", "--format=%s", sha, check=False).stdout.strip()
             tx.subject = f"atk: resolve conflict {sha[:10]} ({subject.removeprefix('atk: ')}) keeping mine"
 
         out = self.core.write("resolve-conflict", [sha[:10]], change)
         if out.ok or out.code == "unchanged":
-            self.store.git("update-ref", "-d", full, sha, check=False)
+            self.core.store.git("update-ref", "-d", full, sha, check=False)
             if not out.ok:
                 return Outcome(True, "conflicts", f"your version of {sha[:10]} is already in place; dropped the set-aside ref")
             out.message = f"applied your version of {sha[:10]}"  # the commit's SHA: the report's line says it
         return out
 
-    def undo(self, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
-        """Revert the operation made by `commit` (or all from `base` to it): the dashboard's `z`.
-        `label` names a multi-commit operation in the subject (`atk: undo <label>`)."""
-        return undo_commit(self, commit, base, label)
-
     def pending_paths(self) -> list[str]:
         """Item and plan files changed in the work tree or index but not committed; both
         sides of a rename (`git mv`) are listed."""
-        proc = self.store.git(
+        proc = self.core.store.git(
             "status", "--porcelain", "-z", "--untracked-files=all", "--no-renames", "--", *_FOLDERS, "plans", check=False
         )
         return [rec[3:] for rec in proc.stdout.split("\0") if len(rec) > 3]
@@ -246,7 +248,7 @@ class Conflicts(ServiceBase):
                     and is_valid_filename(parts[2])):  # fmt: skip
                 other.append(path)
                 continue
-            full = self.root / path
+            full = self.core.root / path
             there = full.is_file() and not full.is_symlink()
             side = "edited" if heads[path] is not None and there else "gone" if heads[path] is not None else "new"
             if side == "new" and not there:
@@ -263,7 +265,7 @@ class Conflicts(ServiceBase):
             out += [self._pending_one("add", queue, name, None, s, heads) for s in new]
             out += [self._pending_one("edit", queue, name, s, s, heads) for s in sides.get("edited", [])]
         for path in other:
-            out.append((PendingChange("other", path, digest=_digest_of(self.root / path)), None))
+            out.append((PendingChange("other", path, digest=_digest_of(self.core.root / path)), None))
         return sorted(out, key=lambda c: (c[0].path, c[0].old_path or ""))
 
     def _pending_one(
@@ -272,7 +274,7 @@ class Conflicts(ServiceBase):
         old_path = item_path(src, name, queue) if src else None
         path = item_path(dst, name, queue) if dst else old_path or ""
         old = heads.get(old_path) if old_path else None
-        new = read_regular(self.root / path) if dst else None
+        new = read_regular(self.core.root / path) if dst else None
         item = parse_item(name, src, old, queue=queue) if src and old is not None else None
         notes: list[str] = []
         before = _user_sections(old)
@@ -297,7 +299,7 @@ class Conflicts(ServiceBase):
             notes.append("removes the item")
         if kind == "add" and dst in rules.terminal:
             notes.append(f"adds it straight into {dst}")
-        digest = _digest_of(self.root / path) if dst else ""
+        digest = _digest_of(self.core.root / path) if dst else ""
         change = PendingChange(kind, path, old_path if kind == "move" else None, tuple(dict.fromkeys(notes)), digest)
         return change, item
 
@@ -319,18 +321,18 @@ class Conflicts(ServiceBase):
             refused: Refusal | None = None
             if change.kind == "move" and item is not None:
                 to_state = parts[1]
-                refused = move_refusal(item, to_state, self.actor)
+                refused = move_refusal(item, to_state, self.core.actor)
                 row = RULES[item.queue].transitions.get(RULES[item.queue].move_op(item.state, to_state) or "")
                 # as the verb does (`Writes.transition`): from any state it starts from
                 closes = row is not None and bool(row.answered_from) and item.is_question
-                if refused is None and self.actor == "agent" and closes:
-                    self._check_answer_author(item)  # type: ignore[attr-defined]
+                if refused is None and self.core.actor == "agent" and closes:
+                    check_answer_author(self.core, item)
             elif change.kind == "delete" and item is not None:
-                refused = refusal(Op.RM, [item], self.actor)
+                refused = refusal(Op.RM, [item], self.core.actor)
                 if refused is None:
                     self.core.guard_removal(item)  # the person's answer or comment (issue 38)
-            elif change.kind == "edit" and item is not None and self.actor == "agent":
-                refused = refusal(Op.EDIT, [item], self.actor)  # a terminal item is read-only
+            elif change.kind == "edit" and item is not None and self.core.actor == "agent":
+                refused = refusal(Op.EDIT, [item], self.core.actor)  # a terminal item is read-only
             elif change.kind == "add":
                 top, state, name = parts
                 if removed.get(name, top) != top:
@@ -340,8 +342,8 @@ class Conflicts(ServiceBase):
                         "between queues (a new item there is `atk " + top + " add`)",
                         exit_code=2,
                     )
-                elif seen.get((top, name), 0) > 1 or any((q, s) != (top, state) for q, s in self.store.find(name)):
-                    where = "queues" if any(q != top for q, _ in self.store.find(name)) else "states"
+                elif seen.get((top, name), 0) > 1 or any((q, s) != (top, state) for q, s in self.core.store.find(name)):
+                    where = "queues" if any(q != top for q, _ in self.core.store.find(name)) else "states"
                     copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
                 elif twins := [t for t in self.core.case_twins(name) if t not in removed]:
@@ -351,7 +353,7 @@ class Conflicts(ServiceBase):
                         "are one file (choose another name)",
                         exit_code=2,
                     )
-                elif self.actor == "agent" and state not in queue_named(top).add_states:
+                elif self.core.actor == "agent" and state not in queue_named(top).add_states:
                     refused = Refusal(
                         "state",
                         f"a new item goes into {' or '.join(queue_named(top).add_states)} (`atk {top} add`), "
@@ -362,12 +364,12 @@ class Conflicts(ServiceBase):
                 if change.kind == "move":
                     what = f"the hand move {change.old_path} -> {change.path}"
                 undo = (
-                    f"`git -C {self.root} mv {change.path} {change.old_path}`" if change.kind == "move"
-                    else f"`git -C {self.root} checkout HEAD -- {change.path}`" if change.kind in ("delete", "edit")
+                    f"`git -C {self.core.root} mv {change.path} {change.old_path}`" if change.kind == "move"
+                    else f"`git -C {self.core.root} checkout HEAD -- {change.path}`" if change.kind in ("delete", "edit")
                     else f"move {change.path} away"
                 )  # fmt: skip
                 raise AtkError(
-                    f"refused to commit {what} as {'the user' if self.actor == 'user' else 'an agent'} (the commands' "
+                    f"refused to commit {what} as {'the user' if self.core.actor == 'user' else 'an agent'} (the commands' "
                     f"rules): {refused.message}. Nothing was committed; the work tree is as it was (undo it with {undo}, "
                     "then use the command the message names)",
                     exit_code=refused.exit_code,
@@ -384,7 +386,7 @@ class Conflicts(ServiceBase):
         `confirmed`: the `pending_changes()` the person was shown and agreed to; refused (code
         "changed", nothing committed) when what is pending now differs from it."""
         try:
-            with self.store.locked():
+            with self.core.store.locked():
                 pass  # a write a killed process left half done is sorted out first (store.recover)
         except AtkError as exc:
             return Outcome(False, "commit", exc.message, exit_code=exc.exit_code, code=_code(exc))
@@ -416,12 +418,12 @@ class Conflicts(ServiceBase):
             committed = f"committed {len(paths)} file{'s' if len(paths) != 1 else ''} ({(out.commit or '')[:10]}); "
             if out.pushed:
                 committed += "pushed; "
-        if not self.store.remote.upstream():
+        if not self.core.store.remote.upstream():
             msg = committed + "no remote is configured, nothing pushed" if committed else "nothing to commit; no remote is configured"
             return Outcome(True, "commit", msg, tuple(paths), warnings=tuple(warnings))
-        before = self.store.remote.unpushed()
+        before = self.core.store.remote.unpushed()
         try:
-            result = self.store.remote.push_pending(pull=self.pull_on_write)
+            result = self.core.store.remote.push_pending(pull=self.core.pull_on_write)
         except AtkError as exc:  # an agent's push refused (issue 38): nothing pushed
             return Outcome(
                 False, "commit", committed + exc.message, tuple(paths), pushed=False, warnings=tuple(warnings),
@@ -463,7 +465,7 @@ def _undo_subject(subject: str) -> str:
     return "undo " + subject.removeprefix("atk: ")
 
 
-def undo_commit(service: ServiceBase, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
+def undo_commit(core: WriteCore, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
     """Revert earlier atk commits when nothing has touched their files since.
 
     Without `base`, reverts `commit` alone; with it, reverts everything from `base` (exclusive)
@@ -471,7 +473,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
     (`atk: undo <op> <file>`) putting each touched path back as it was at the base; refused,
     with the reason, when a later commit or an uncommitted change touched any of those paths.
     """
-    store = service.store
+    store = core.store
     for sha in (commit, base):
         if sha is not None and not SHA_RE.match(sha):
             return Outcome(False, "undo", f"not a commit SHA: {sha!r}", exit_code=2)
@@ -506,7 +508,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
                 if path.split("/")[0] in _FOLDERS and (store.root / path).is_file():
                     # an agent's undo may not change a user-only section either (SPEC §11)
                     current = read_regular(store.root / path).decode("utf-8", "replace")
-                    service.core.guard_user_sections(path, current, old.decode("utf-8", "replace"))
+                    core.guard_user_sections(path, current, old.decode("utf-8", "replace"))
                 tx.write(path, old)
             elif (store.root / path).exists():
                 tx.delete(path)
@@ -514,7 +516,7 @@ def undo_commit(service: ServiceBase, commit: str, base: str | None = None, labe
 
     result = WriteResult()
     try:
-        with store.writing("atk: undo", service.actor, pull=service.pull_on_write, push=service.push_on_write, result=result) as tx:
+        with store.writing("atk: undo", core.actor, pull=core.pull_on_write, push=core.push_on_write, result=result) as tx:
             change(tx)
     except AtkError as exc:
         return Outcome(False, "undo", exc.message, exit_code=exc.exit_code, warnings=tuple(result.warnings), code=_code(exc))

@@ -29,6 +29,8 @@ from atk_tui.itemfile.items import (
 from atk_tui.service.core.base import ServiceBase
 from atk_tui.service.types import SHA_RE, Outcome
 from atk_tui.service.writing.adding import add_item
+from atk_tui.service.writing.answers import check_answer_author
+from atk_tui.service.writing.conflicts import undo_commit
 from atk_tui.store import AtkError, StateConflict, Transaction, item_path
 
 if TYPE_CHECKING:
@@ -122,7 +124,7 @@ class Writes(ServiceBase):
                 cls = StateConflict if refused.code == "state" else AtkError
                 raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
             if row.answered_from and self.actor == "agent" and item.is_question:
-                self._check_answer_author(item)
+                check_answer_author(self.core, item)
             if op == "start-processing":
                 self._check_ready(item, files)  # judged from the files, inside the lock (issue 38)
             return item, rules_for(item).transitions[op].target
@@ -300,6 +302,11 @@ class Writes(ServiceBase):
     #: a new item in inbox (or mq's planning), flags and a body's own frontmatter merged: its
     #: one definition, with its keywords, is `adding.add_item` (the method is that function)
     add = add_item
+
+    def undo(self, commit: str, base: str | None = None, label: str | None = None) -> Outcome:
+        """Revert the operation made by `commit` (or all from `base` to it): the dashboard's `z`.
+        `label` names a multi-commit operation in the subject (`atk: undo <label>`)."""
+        return undo_commit(self.core, commit, base, label)
 
     def edit(self, filename: str, body: str) -> Outcome:
         """Replace an item's body (frontmatter untouched), keeping stored user-only sections.

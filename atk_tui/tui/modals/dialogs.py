@@ -99,7 +99,7 @@ def confirm(title: str, message: str | Text, yes: str = "Yes", *, danger: bool =
 
 class CommitScreen(ChoiceScreen):
     """`P` with files in the work tree: every change it would commit as the user's, the
-    user's decisions among them marked (`Service.pending_changes`, the list `atk wi commit`
+    user's decisions among them marked (`svc.conflicts.pending_changes`, the list `atk wi commit`
     prints), scrolled when long; y commits exactly these, n or Esc commits nothing."""
 
     DEFAULT_CSS = DIALOG_CSS.format(name="CommitScreen") + """

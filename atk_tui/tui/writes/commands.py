@@ -363,7 +363,7 @@ class Commands:
             if result is None:
                 return None
             out = await self.write(
-                self.service.answer, full.filename, choices=result.choices, text=result.text,
+                self.service.answers.answer, full.filename, choices=result.choices, text=result.text,
                 replace=replace, partial=result.partial, base=base,
             )
             if out.ok:
@@ -404,11 +404,11 @@ class Commands:
             which = f"question {missing[0]}" if missing and len(parsed.questions) > 1 else "this question"
             self.say(f"{which} has no recommendation to accept: answer it with a", "warning")
             return None
-        return await self.write(self.service.answer, full.filename, choices=choices, text="", base=base)
+        return await self.write(self.service.answers.answer, full.filename, choices=choices, text="", base=base)
 
     async def accept_batch(self, items: Sequence[Item]) -> Outcome | None:
         """`A` with questions marked: each one's recommendations, after one confirmation that
-        lists them, in one commit (`Service.accept_recommendations`)."""
+        lists them, in one commit (`svc.answers.accept_recommendations`)."""
         from atk_tui.tui.modals.dialogs import confirm
 
         if self.refuse_read_only():
@@ -445,7 +445,7 @@ class Commands:
         ok = await self.app.push_screen_wait(confirm(title, listing, "Accept all" if n != 1 else "Accept"))
         if ok != "yes":
             return None
-        return await self.write(self.service.accept_recommendations, [i.filename for i in uwis])
+        return await self.write(self.service.answers.accept_recommendations, [i.filename for i in uwis])
 
     async def comment(self, item: Item) -> Outcome | None:
         """`c`: a comment appended to the item's user-comment section; the typed text comes
@@ -462,7 +462,7 @@ class Commands:
             if typed is None:
                 return None
             text = typed
-            out = await self.write(self.service.comment, full.filename, text, base=base)
+            out = await self.write(self.service.answers.comment, full.filename, text, base=base)
             if out.ok:
                 return out
             if out.code == "changed":
@@ -502,30 +502,30 @@ class Commands:
         from atk_tui.tui.modals.conflicts import ConflictsScreen
 
         svc = self.service
-        found = await asyncio.to_thread(svc.conflicts, 500)  # the oldest 500: 20,000 refs list quickly (issue 38)
+        found = await asyncio.to_thread(svc.conflicts.list, 500)  # the oldest 500: 20,000 refs list quickly (issue 38)
         if not found:
             self.say("no set-aside conflicts", timeout=3)
             return None
-        versions = {c.ref: await asyncio.to_thread(svc.conflict_versions, c.ref) for c in found}
+        versions = {c.ref: await asyncio.to_thread(svc.conflicts.versions, c.ref) for c in found}
         choice: Resolution | None = await self.app.push_screen_wait(ConflictsScreen(found, versions))
         if choice is None or self.refuse_read_only():
             return None
-        return await self.write(svc.resolve_conflict, choice.ref, choice.keep, undoable=False)
+        return await self.write(svc.conflicts.resolve, choice.ref, choice.keep, undoable=False)
 
     async def commit(self) -> Outcome | None:
         """`P`: commit what is in the work tree (as the user's) and push. Files there are
-        listed first, the user's decisions marked (`Service.pending_changes`, as `atk wi
+        listed first, the user's decisions marked (`svc.conflicts.pending_changes`, as `atk wi
         commit` lists them); only the confirmed list is committed (refused when it changed)."""
         from atk_tui.tui.modals.dialogs import CommitScreen
 
         if self.refuse_read_only():
             return None
         svc = self.service
-        changes = await asyncio.to_thread(svc.pending_changes)
+        changes = await asyncio.to_thread(svc.conflicts.pending_changes)
         if changes and await self.app.push_screen_wait(CommitScreen(changes)) != "yes":
             self.say("not committed (nothing changed)", timeout=3)
             return None
-        return await self.write(svc.commit_pending, changes, undoable=False)
+        return await self.write(svc.conflicts.commit_pending, changes, undoable=False)
 
     async def edit(self, filename: str) -> None:
         """`e`: hold → $EDITOR → save → unhold (`EditSession`); one undo step for all of it."""
