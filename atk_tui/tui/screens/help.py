@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -121,6 +124,32 @@ def help_rows(keymap: dict[str, str] | None = None) -> list[HelpRow]:
     return sorted(out, key=lambda r: GROUPS.index(r.group))  # stable: each group in table order
 
 
+class RenderedOnce:
+    """`table`, rendered once per width. Textual renders a Rich renderable in a `Static` once to
+    measure its height at each layout and once more to draw it: the help's table (~100 rows) is
+    laid out two or three times as the help opens (the screen's mount, resume and resize), each
+    a full render of the table, which made most of the time from `?` to the help on the screen.
+    The segments are the table's own, so what is drawn is the same. A `Table` renders at any
+    height alike (it renders its cells with no height), so the height is not in the key."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self._segments: dict[tuple[object, ...], list[Segment]] = {}
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key = (
+            options.max_width, options.min_width, options.justify, options.overflow, options.no_wrap,
+            options.markup, options.ascii_only, options.legacy_windows, console.color_system, console.no_color,
+        )  # fmt: skip
+        segments = self._segments.get(key)
+        if segments is None:
+            segments = self._segments[key] = list(console.render(self.table, options))
+        yield from segments
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.table)
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Close (or clear the search)"),
@@ -162,7 +191,7 @@ class HelpScreen(ModalScreen[None]):
         needle = self.query_text.strip().casefold()
         return [r for r in rows if needle in r.text()] if needle else rows
 
-    def _table(self) -> Table | Text:
+    def _table(self) -> RenderedOnce | Text:
         rows = self.rows()
         if not rows:
             return Text(f"no key matches {self.query_text!r} (Esc clears the search)")
@@ -178,7 +207,7 @@ class HelpScreen(ModalScreen[None]):
                 group = r.group
                 table.add_row(Text(group, style="bold underline"), "", "")
             table.add_row(Text(" ".join(r.keys)), Text(r.what), Text(", ".join(i for i in r.ids if i)))
-        return table
+        return RenderedOnce(table)
 
     # -- moving and searching ---------------------------------------------------------------
 
