@@ -277,7 +277,7 @@ def cooldown_marker(until: float) -> str:
 
 
 def _fill_cooldowns(payload: bytes, now: float) -> bytes:
-    from atk_tui.domain.readiness import format_duration
+    from atk_tui.domain.ages import format_duration
 
     return _MARK.sub(lambda m: format_duration(float(m[1]) - now).encode(), payload)
 

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from atk_tui.domain.readiness import format_duration
-
-__all__ = ["age", "ago", "dated", "stamp", "time_left"]
+__all__ = ["age", "ago", "dated", "format_cooldown", "format_duration", "stamp", "time_left"]
 
 _UNITS = (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60))
 
 
 def _aware(t: datetime) -> datetime:
-    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+    return t if t.tzinfo is not None and t.utcoffset() is not None else t.replace(tzinfo=UTC)
 
 
 def age(then: datetime | None, now: datetime) -> str:
@@ -58,3 +56,35 @@ def time_left(until: datetime, now: datetime, *, compact: bool = False) -> str:
     badge), `<1m left` in the last minute."""
     left = format_duration((_aware(until) - _aware(now)).total_seconds())
     return f"{left.replace(' ', '') if compact else left} left"
+
+
+def _format_offset(dt: datetime) -> str:
+    off = dt.utcoffset()
+    if off is None:
+        return "+00:00"
+    minutes = int(off.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    minutes = abs(minutes)
+    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def format_duration(seconds: float) -> str:
+    """A short human duration: `2d 3h`, `3h 12m`, `12m`, `<1m`."""
+    total = int(seconds)
+    if total < 60:
+        return "<1m"
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        return f"{days}d {hours}h"
+    if hours:
+        return f"{hours}h {minutes}m"
+    return f"{minutes}m"
+
+
+def format_cooldown(until: datetime, now: datetime) -> str:
+    """`cooldown until 2026-11-30 09:00 +09:00 (in 3h 12m)` (time in `until`'s own zone)."""
+    until = _aware(until)
+    left = (until - _aware(now)).total_seconds()
+    return f"cooldown until {until:%Y-%m-%d %H:%M} {_format_offset(until)} (in {format_duration(left)})"

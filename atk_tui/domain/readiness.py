@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from atk_tui.domain.ages import format_cooldown
 from atk_tui.domain.graphs import reachable, sccs
 from atk_tui.domain.model import ACTIVE, PROCESSABLE, TERMINAL, URGENCIES, Item, Reason, Snapshot, Status, deps_of
 
@@ -78,38 +79,6 @@ def _state_of(snapshot: Snapshot, name: str) -> str | None:
     if state is None and name in snapshot.items:
         state = snapshot.items[name].state
     return state
-
-
-def _format_offset(dt: datetime) -> str:
-    off = dt.utcoffset()
-    if off is None:
-        return "+00:00"
-    minutes = int(off.total_seconds() // 60)
-    sign = "+" if minutes >= 0 else "-"
-    minutes = abs(minutes)
-    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def format_duration(seconds: float) -> str:
-    """A short human duration: `2d 3h`, `3h 12m`, `12m`, `<1m`."""
-    total = int(seconds)
-    if total < 60:
-        return "<1m"
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes = rest // 60
-    if days:
-        return f"{days}d {hours}h"
-    if hours:
-        return f"{hours}h {minutes}m"
-    return f"{minutes}m"
-
-
-def format_cooldown(until: datetime, now: datetime) -> str:
-    """`cooldown until 2026-11-30 09:00 +09:00 (in 3h 12m)` (time in `until`'s own zone)."""
-    until = _aware(until)
-    left = (until - _aware(now)).total_seconds()
-    return f"cooldown until {until:%Y-%m-%d %H:%M} {_format_offset(until)} (in {format_duration(left)})"
 
 
 def format_cycle(cycle: Sequence[str], start: int = 0, limit: int | None = None) -> str:
@@ -618,9 +587,7 @@ __all__ = [
     "dependency_graph",
     "dependents",
     "find_cycles",
-    "format_cooldown",
     "format_cycle",
-    "format_duration",
     "judge",
     "judge_item",
     "sort_needs_you",

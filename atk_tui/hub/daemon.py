@@ -25,40 +25,18 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from atk_tui.hub import notify
 from atk_tui.hub.config import NotifySettings
-from atk_tui.hub.notify import Message, Target
-from atk_tui.hub.state import ANNOUNCED, STATUS, RunLock, read_json, write_json
+from atk_tui.hub.notify import Message, Target, ago_words, one_line
+from atk_tui.hub.state import ANNOUNCED, STATUS, RunLock, iso_time, read_json, write_json
 from atk_tui.service.history.deadlines import deadline
-from atk_tui.text.textsafe import safe_line
 
-MAX_TITLE = 120
 #: on its first look ever, more questions than this already waiting are announced in one summary
 FIRST_LOOK_MAX = 5
-
-
-def _ago(seconds: float) -> str:
-    s = max(int(seconds), 0)
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min"
-    if s < 86400:
-        return f"{s // 3600} h {s % 3600 // 60} min" if s % 3600 // 60 else f"{s // 3600} h"
-    return f"{s // 86400} d"
-
-
-def _short(text: str, n: int = MAX_TITLE) -> str:
-    text = safe_line(" ".join(text.split()))
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _iso(t: float | None) -> str | None:
-    return None if t is None else datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
 
 
 class HubError(Exception):
@@ -150,16 +128,16 @@ class Hub:
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
                 "store": str(self.root),
-                "started": _iso(self.started),
-                "last_look": _iso(self.last_look),
+                "started": iso_time(self.started),
+                "last_look": iso_time(self.last_look),
                 "poll_seconds": self.settings.poll,
                 "looks": self.looks,
                 "pull_problem": self.pull_problem,
                 "web": self.web_url,
                 "web_problem": self.web_problem,
                 "elsewhere_problem": self.elsewhere_problem,
-                "targets": [dict(t.record(), last_ok=_iso(t.last_ok), last_fail=_iso(t.last_fail),
-                                 failing_since=_iso(t.failing_since), retry_at=_iso(t.retry_at) if t.failing_since else None)
+                "targets": [dict(t.record(), last_ok=iso_time(t.last_ok), last_fail=iso_time(t.last_fail),
+                                 failing_since=iso_time(t.failing_since), retry_at=iso_time(t.retry_at) if t.failing_since else None)
                             for t in self.targets.values()],
                 "waiting": len(self.items),
                 "announced": sum(1 for r in self.items.values() if r.get("announced")),
@@ -212,14 +190,14 @@ class Hub:
                 label = opt.display if opt else q.recommendation
                 recs.append(label if len(questions) == 1 else f"{q.number}: {label}")
         noun = "question" if item.queue == "wi" else "TBD"
-        lines = [f"{_short(item.target_repo, 80)} · {item.urgency} {noun} · asked {_ago(now - created)} ago"]
-        lines.append(f"Recommended: {_short('; '.join(recs), 160)}" if recs else "No recommended option")
+        lines = [f"{one_line(item.target_repo, 80)} · {item.urgency} {noun} · asked {ago_words(now - created)} ago"]
+        lines.append(f"Recommended: {one_line('; '.join(recs), 160)}" if recs else "No recommended option")
         priority = route.priority
-        title = _short(item.title or item.filename)
+        title = one_line(item.title or item.filename)
         if due_soon is not None:
             left = due_soon - now
-            lines.append(f"Overdue by {_ago(-left)}" if left <= 0 else f"Answer by {_ago(left)} from now")
-            title = _short(("Overdue: " if left <= 0 else "Due soon: ") + (item.title or item.filename))
+            lines.append(f"Overdue by {ago_words(-left)}" if left <= 0 else f"Answer by {ago_words(left)} from now")
+            title = one_line(("Overdue: " if left <= 0 else "Due soon: ") + (item.title or item.filename))
             priority = {"min": "low", "low": "default", "default": "high", "high": "max", "max": "max"}[priority]
         click, actions = self._links(item, questions)
         key = f"{'due' if due_soon is not None else 'ask'}:{item.queue}/{item.filename}"
@@ -283,7 +261,7 @@ class Hub:
             except Exception as exc: # a file that vanished meanwhile: the next look
                 self.log(f"could not read {name}: {exc}")
                 continue
-            repo, title = _short(listed.target_repo, 60), _short(item.title, 80)
+            repo, title = one_line(listed.target_repo, 60), one_line(item.title, 80)
             if rec is None:
                 rec = {"seen": now, "urgency": listed.urgency, "due": due, "announced": None, "reminded": None,
                        "digest": None, "queue": listed.queue}  # fmt: skip
@@ -352,7 +330,7 @@ class Hub:
             lines = []
             for name, item in entries:
                 created = item.created.timestamp() if item.created else now
-                lines.append(f"- {_short(item.target_repo, 60)}: {_short(item.title, 80)} ({item.urgency}, {_ago(now - created)})")
+                lines.append(f"- {one_line(item.target_repo, 60)}: {one_line(item.title, 80)} ({item.urgency}, {ago_words(now - created)})")
                 self.items[name]["digest"] = now
                 self.items[name]["announced"] = now
             n = len(entries)
@@ -374,12 +352,12 @@ class Hub:
             self.notices[n.filename] = now
             # (notices already there when the hub first starts are not news)
             if route.push == "now" and route.urls and not self.first_look:
-                age = f" · {_ago(now - n.created.timestamp())} ago" if n.created else ""
-                msg = Message(f"notice:{n.filename}", _short("Notice: " + n.title),
-                              f"from {_short(n.source or 'an agent', 60)}{age}", priority=route.priority,
+                age = f" · {ago_words(now - n.created.timestamp())} ago" if n.created else ""
+                msg = Message(f"notice:{n.filename}", one_line("Notice: " + n.title),
+                              f"from {one_line(n.source or 'an agent', 60)}{age}", priority=route.priority,
                               click=self.base_url(), tags=("speech_balloon",))  # fmt: skip
                 self._queue(route.urls, msg)
-                self.log(f"notice {n.filename}: {_short(n.title, 80)} → {len(route.urls)} target(s)")
+                self.log(f"notice {n.filename}: {one_line(n.title, 80)} → {len(route.urls)} target(s)")
 
     def react_elsewhere(self, found: Any) -> None:
         """What afkkit left for the person on GitHub and is new to the hub: one notification each
@@ -388,7 +366,7 @@ class Hub:
         now = self.clock()
         problem = found.problem or None
         if problem != self.elsewhere_problem and problem:
-            self.log(f"GitHub: {_short(problem, 160)}")
+            self.log(f"GitHub: {one_line(problem, 160)}")
         self.elsewhere_problem = problem
         if found.fetched is None:
             return
@@ -400,13 +378,13 @@ class Hub:
             if key in self.elsewhere:
                 continue
             self.elsewhere[key] = now
-            since = f" · waiting {_ago(now - w.since.timestamp())}" if w.since else ""
-            msg = Message(f"gh:{key}", _short(f"{w.repo}#{w.number}: {w.title}"),
-                          f"GitHub {w.kind} · {_short(w.label, 40)}{since}", priority=route.priority,
+            since = f" · waiting {ago_words(now - w.since.timestamp())}" if w.since else ""
+            msg = Message(f"gh:{key}", one_line(f"{w.repo}#{w.number}: {w.title}"),
+                          f"GitHub {w.kind} · {one_line(w.label, 40)}{since}", priority=route.priority,
                           click=w.url if w.url.startswith("https://") else None, tags=("octopus",),
                           anytime=route.during_quiet_hours)  # fmt: skip
             n = self._queue(route.urls, msg)
-            self.log(f"elsewhere: {w.repo}#{w.number} ({w.label}) {_short(w.title, 80)} → {n} target{'s' if n != 1 else ''}")
+            self.log(f"elsewhere: {w.repo}#{w.number} ({w.label}) {one_line(w.title, 80)} → {n} target{'s' if n != 1 else ''}")
         self.save()
 
     async def _elsewhere_loop(self) -> None:
@@ -468,7 +446,7 @@ class Hub:
             else:
                 if target.failed(now, reason):
                     self.log(f"target {target.name} failed: {reason} (trying again with backoff; said once)")
-                self.last_failure = {"target": target.name, "at": _iso(now), "reason": reason}
+                self.last_failure = {"target": target.name, "at": iso_time(now), "reason": reason}
         try:
             self.save()
             self.write_status()
@@ -599,7 +577,7 @@ class Hub:
             try:
                 self.save()
                 status = self.status()
-                status["stopped"] = _iso(self.clock())
+                status["stopped"] = iso_time(self.clock())
                 write_json(self.state_dir / STATUS, status)
             finally:
                 self._lock.release()

@@ -22,6 +22,7 @@ READ_TIMEOUT = 8.0
 BACKOFF_FIRST = 5.0
 BACKOFF_MAX = 600.0
 _NTFY = ("ntfy", "ntfys")
+MAX_TITLE = 120  # characters of a title in a notification
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,24 @@ class Message:
     actions: tuple[tuple[str, str, str], ...] = ()  # (kind: view|http, label, url)
     tags: tuple[str, ...] = ()
     anytime: bool = False  # may go during quiet hours
+
+
+def ago_words(seconds: float) -> str:
+    """A span as a notification says it: `40 s`, `12 min`, `3 h 5 min`, `2 d`."""
+    s = max(int(seconds), 0)
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min"
+    if s < 86400:
+        return f"{s // 3600} h {s % 3600 // 60} min" if s % 3600 // 60 else f"{s // 3600} h"
+    return f"{s // 86400} d"
+
+
+def one_line(text: str, n: int = MAX_TITLE) -> str:
+    """Store text as one safe line of at most `n` characters (… when cut)."""
+    text = safe_line(" ".join(text.split()))
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def redact(url: str) -> str:

@@ -10,13 +10,19 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from atk_tui.service.hubstate import LOCK, STATUS
 
 ANNOUNCED = "announced.json"
-__all__ = ["ANNOUNCED", "LOCK", "STATUS", "RunLock", "read_json", "write_json"]
+__all__ = ["ANNOUNCED", "LOCK", "STATUS", "RunLock", "iso_time", "read_json", "write_json"]
+
+
+def iso_time(t: float | None) -> str | None:
+    """A `time.time()` as `status.json` keeps it (ISO 8601, UTC, seconds), None for None."""
+    return None if t is None else datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds")
 
 
 def write_json(path: Path, data: Any) -> None:

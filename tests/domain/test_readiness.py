@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from atk_tui.domain.ages import format_cooldown
 from atk_tui.domain.model import ACTIVE, STATES, Item, Snapshot
 from atk_tui.domain.readiness import (
     Judgement,
@@ -17,7 +18,6 @@ from atk_tui.domain.readiness import (
     canonical_cycle,
     dependents,
     find_cycles,
-    format_cooldown,
     format_cycle,
     judge,
     sort_needs_you,

@@ -476,7 +476,7 @@ def refresh(gh: Gh, repos: Sequence[str], previous: Elsewhere | None, now: datet
     prev = previous or Elsewhere()
     if prev.backoff_until is not None and now < prev.backoff_until:
         left = prev.backoff_until - now
-        from atk_tui.domain.readiness import format_duration
+        from atk_tui.domain.ages import format_duration
 
         return replace(prev, problem=f"GitHub's rate limit: backing off, next look in {format_duration(left.total_seconds())}", problem_kind="rate")
     old_rows = {w.key: w for w in prev.waiting if w.kind == "issue"}
@@ -502,7 +502,7 @@ def refresh(gh: Gh, repos: Sequence[str], previous: Elsewhere | None, now: datet
 
 def _stopped(prev: Elsewhere, exc: GhProblem, now: datetime, repos: Sequence[str], skipped: Sequence[str]) -> Elsewhere:
     """The last rows, with why no look could be made now (and a rate limit's backoff)."""
-    from atk_tui.domain.readiness import format_duration
+    from atk_tui.domain.ages import format_duration
 
     if exc.kind == "rate":
         step = min(max(prev.backoff * 2, BACKOFF_FIRST.total_seconds()), BACKOFF_MAX.total_seconds())

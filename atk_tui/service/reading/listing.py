@@ -90,7 +90,7 @@ def mark_cooldowns(line: str, judgement: Any, now: Any) -> str:
     of a judged line that changes with the clock) replaced by a marker the cache fills in
     when the line is printed (`ListingCache.load`)."""
     from atk_tui.cache.caches import cooldown_marker
-    from atk_tui.domain.readiness import format_duration
+    from atk_tui.domain.ages import format_duration
 
     at = line.find('"reasons": [')
     if at < 0:
