@@ -6,6 +6,7 @@ are not listed; every key is named one way (`key_name`: Esc, Enter, Ctrl+P)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -124,30 +125,71 @@ def help_rows(keymap: dict[str, str] | None = None) -> list[HelpRow]:
     return sorted(out, key=lambda r: GROUPS.index(r.group))  # stable: each group in table order
 
 
+#: the help's table rendered, by (its rows, how it was rendered); see `RenderedOnce`
+_RENDERED: dict[tuple[object, ...], list[Segment]] = {}
+
+
 class RenderedOnce:
     """`table`, rendered once per width. Textual renders a Rich renderable in a `Static` once to
     measure its height at each layout and once more to draw it: the help's table (~100 rows) is
     laid out two or three times as the help opens (the screen's mount, resume and resize), each
-    a full render of the table, which made most of the time from `?` to the help on the screen.
-    The segments are the table's own, so what is drawn is the same. A `Table` renders at any
-    height alike (it renders its cells with no height), so the height is not in the key."""
+    a full render of the table (~20 ms), which made most of the time from `?` to the help on the
+    screen. The segments are the table's own, so what is drawn is the same; they are kept by the
+    rows (`sig`) for the next help, and `warm` renders them before the first. A `Table` renders
+    at any height alike (it renders its cells with no height), so the height is not in the key."""
 
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, sig: tuple[object, ...]) -> None:
         self.table = table
-        self._segments: dict[tuple[object, ...], list[Segment]] = {}
+        self.sig = sig
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         key = (
-            options.max_width, options.min_width, options.justify, options.overflow, options.no_wrap,
+            self.sig, options.max_width, options.min_width, options.justify, options.overflow, options.no_wrap,
             options.markup, options.ascii_only, options.legacy_windows, console.color_system, console.no_color,
         )  # fmt: skip
-        segments = self._segments.get(key)
+        segments = _RENDERED.get(key)
         if segments is None:
-            segments = self._segments[key] = list(console.render(self.table, options))
+            segments = list(console.render(self.table, options))
+            if len(_RENDERED) > 32:  # other key tables, other widths: a few are kept
+                _RENDERED.clear()
+            _RENDERED[key] = segments
         yield from segments
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         return Measurement.get(console, options, self.table)
+
+
+def help_table(rows: list[HelpRow]) -> RenderedOnce:
+    table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
+    table.add_column("key", style="bold", width=13)
+    table.add_column("what it does")
+    table.add_column(Text("id ([tui.keys])"), style="dim")
+    group = None
+    for r in rows:
+        if r.group != group:  # each group's heading once
+            if group is not None:
+                table.add_row("", "", "")
+            group = r.group
+            table.add_row(Text(group, style="bold underline"), "", "")
+        table.add_row(Text(" ".join(r.keys)), Text(r.what), Text(", ".join(i for i in r.ids if i)))
+    return RenderedOnce(table, tuple((r.group, tuple(r.keys), r.what, tuple(r.ids)) for r in rows))
+
+
+def table_widths(screen_width: int) -> tuple[int, ...]:
+    """The widths the help's table is laid out at on a screen `screen_width` wide (the box of
+    `HelpScreen`'s CSS less its border and padding; less the scroll bar too, as the table is
+    taller than the box)."""
+    inner = min(110, screen_width * 95 // 100) - 4
+    return (inner, inner - 2)
+
+
+def warm(app: Any) -> None:
+    """Render the help's table for this screen's width before `?` is first pressed (in a thread:
+    it is Rich's work on values made here; the dashboard's loop is not held)."""
+    table = help_table(help_rows(getattr(app, "key_overrides", None)))
+    for width in table_widths(app.size.width):
+        for _ in table.__rich_console__(app.console, app.console_options.update_width(width).update(highlight=False)):
+            pass
 
 
 class HelpScreen(ModalScreen[None]):
@@ -195,19 +237,7 @@ class HelpScreen(ModalScreen[None]):
         rows = self.rows()
         if not rows:
             return Text(f"no key matches {self.query_text!r} (Esc clears the search)")
-        table = Table(show_header=True, header_style="bold", expand=True, box=None, padding=(0, 1))
-        table.add_column("key", style="bold", width=13)
-        table.add_column("what it does")
-        table.add_column(Text("id ([tui.keys])"), style="dim")
-        group = None
-        for r in rows:
-            if r.group != group:  # each group's heading once
-                if group is not None:
-                    table.add_row("", "", "")
-                group = r.group
-                table.add_row(Text(group, style="bold underline"), "", "")
-            table.add_row(Text(" ".join(r.keys)), Text(r.what), Text(", ".join(i for i in r.ids if i)))
-        return RenderedOnce(table)
+        return help_table(rows)
 
     # -- moving and searching ---------------------------------------------------------------
 

@@ -51,6 +51,14 @@ QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
 
 
+def _warm_help(app) -> None:
+    """The help's table rendered for this screen (`help.warm`), in a thread: the help imports and
+    renders there, off the dashboard's loop."""
+    from atk_tui.tui.screens.help import warm
+
+    warm(app)
+
+
 class MainScreen(ItemActionsScreen):
     BINDINGS = bindings.MAIN
 
@@ -150,6 +158,14 @@ class MainScreen(ItemActionsScreen):
             self.jump_to(pending)
         self.follower.follow(self.selected, immediate=True)
         self.refresh_bindings()
+        if not self._help_warmed:  # once the rows are drawn: the help's table, before `?`
+            self._help_warmed = True
+            self.call_after_refresh(self._warm_help)
+
+    _help_warmed = False
+
+    def _warm_help(self) -> None:
+        self.run_worker(partial(_warm_help, self.app), name="warm_help", thread=True, group="warm-help", exit_on_error=False)
 
     def _query(self) -> Query:
         """The filter as tokens (`repo:` `kind:` `urgency:` `is:`) and free text, parsed once."""
