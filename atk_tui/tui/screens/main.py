@@ -18,7 +18,6 @@ from textual.widgets import Input, Static
 from atk_tui.domain.filters import Query, parse_query
 from atk_tui.domain.model import ACTIVE, STATES, Item
 from atk_tui.service import Outcome, QueueView, overdue_first
-from atk_tui.text.textsafe import safe_line
 from atk_tui.tui.config import SORTS
 from atk_tui.tui.display.filtering import filter_hint, keeps
 from atk_tui.tui.display.present import NEEDS_COLUMNS, PANE_COLUMNS, match_spans, needs_row, pane_row, sort_items
@@ -32,7 +31,7 @@ from atk_tui.tui.screens.narrow import NARROW_CSS, TRIAGE_CSS, NarrowLayout
 from atk_tui.tui.widgets.detail import DepTree, DetailPane
 from atk_tui.tui.widgets.footer import KeyFooter
 from atk_tui.tui.widgets.item_list import ItemList
-from atk_tui.tui.widgets.notices import NoticeStrip
+from atk_tui.tui.widgets.notices import NoticeStrip, show_store_defects
 from atk_tui.tui.widgets.panes_column import PanesColumn, shared_heights
 
 PANES = tuple(s for s in STATES if s in ACTIVE)
@@ -51,9 +50,7 @@ QUEUE_VIEWS: tuple[str | None, ...] = (None, "mq", "wi")
 MOVES = ("hold", "unhold", "move", "remove")  # writes on the marked items: the marks go after
 
 
-def _warm_help(app) -> None:
-    """The help's table rendered for this screen (`help.warm`), in a thread: the help imports and
-    renders there, off the dashboard's loop."""
+def _warm_help(app) -> None:  # in a worker's thread: the help imported and rendered off the loop
     from atk_tui.tui.screens.help import warm
 
     warm(app)
@@ -140,32 +137,19 @@ class MainScreen(ItemActionsScreen):
             k: v for k, v in self.full_items.items() if k in view.items and (view.items[k].blob, view.items[k].state) == (v.blob, v.state)
         }
         self.refresh_rows()
-        found = self.query("#store-defects")
-        if view.store_defects:
-            lines = [f"store defect: {safe_line(d.path)}: {safe_line(d.message)}" for d in view.store_defects[:3]]
-            if found:
-                sd = found.first(Static)
-            else:  # the first load that finds defects makes the strip, over the notices
-                sd = Static(id="store-defects")
-                self.mount(sd, before=self.query_one("#notices"))
-            sd.update(Text("\n".join(lines)))
-            sd.add_class("shown")
-        elif found:
-            found.first().remove_class("shown")
+        show_store_defects(self, view.store_defects)
         self.update_status()
         pending, self._pending_select = self._pending_select, None
         if pending and pending in view.items:
             self.jump_to(pending)
         self.follower.follow(self.selected, immediate=True)
         self.refresh_bindings()
-        if not self._help_warmed:  # once the rows are drawn: the help's table, before `?`
+        if not self._help_warmed:  # once the rows are drawn: the help's table, before `?` (`help.warm`)
             self._help_warmed = True
-            self.call_after_refresh(self._warm_help)
+            warm = partial(_warm_help, self.app)
+            self.call_after_refresh(self.run_worker, warm, name="warm_help", thread=True, group="warm-help", exit_on_error=False)
 
     _help_warmed = False
-
-    def _warm_help(self) -> None:
-        self.run_worker(partial(_warm_help, self.app), name="warm_help", thread=True, group="warm-help", exit_on_error=False)
 
     def _query(self) -> Query:
         """The filter as tokens (`repo:` `kind:` `urgency:` `is:`) and free text, parsed once."""
