@@ -67,14 +67,17 @@ def test_head_and_commits_touching(svc: Service) -> None:
         svc.commits_touching("../x.md", start)
 
 
-def test_titles_names_items_in_any_state(svc: Service) -> None:
+def test_read_titles_items_in_any_state(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc, kind="uwi", body=UWI_BODY)
     assert svc.transition_command("hold", [b]).ok
-    assert svc.titles([a, b, "nope.md", "../bad"]) == {
+    assert {n: svc.read(n).title for n in (a, b)} == {
         a: "Use one email validator everywhere",
         b: "Which email validation should be the project standard?",
     }
+    for unknown in ("nope.md", "../bad"):
+        with pytest.raises(AtkError):
+            svc.read(unknown)
 
 
 def test_history_parses_nul_separated_records_with_the_actor(svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:

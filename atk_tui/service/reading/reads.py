@@ -121,22 +121,6 @@ class Reads(ServiceBase):
         proc = self.store.git("log", "-z", "--format=%s", rng, "--", *globs, check=False, env=self.store.read_env)
         return [s for s in proc.stdout.split("\0") if s]
 
-    def titles(self, names: Iterable[str]) -> dict[str, str]:
-        """Each named item's title (the filename when it cannot be read); unknown names are
-        left out. Terminal items included (history screens name them)."""
-        out: dict[str, str] = {}
-        for name in names:
-            if not is_valid_filename(name):
-                continue
-            found = self.store.find(name)
-            if not found:
-                continue
-            try:
-                out[name] = self.core.parse_bounded(name, found[0][1], found[0][0]).title or name
-            except (AtkError, OSError):
-                out[name] = name
-        return out
-
     def read(self, filename: str, state: str | None = None, queue: str | None = None) -> Item:
         """The full item (body included). Raises AtkError when there is none."""
         found = self.core.find(filename, state, queue)
