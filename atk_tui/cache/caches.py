@@ -402,20 +402,9 @@ class ListingCache:
         taken = time.time_ns()
         return taken, self.signature()
 
-    def save(self, sig: Signature | None, meta: list[list[Any]], lines: list[str], until: float | None,
-             plans: dict[str, bool], taken_ns: int) -> bool:  # fmt: skip
-        """Write the listing computed from the store as it was at `sig` (taken before the
-        listing was read, at `taken_ns`), unless the store changed since or `sig` is racy."""
-        w = self.writer()
-        if w is None:
-            return False
-        for line in lines:
-            w.add(line)
-        return w.close(sig, meta, until, plans, taken_ns)
-
     def writer(self) -> ListingWriter | None:
-        """A listing written line by line as it is printed (`save` at once); None when
-        the cache cannot be written."""
+        """A listing written line by line as it is printed; None when the cache cannot be
+        written."""
         w = files.Writer(self.git_dir, self.name)
         if w.failed:
             w.abort()
