@@ -113,7 +113,9 @@ def test_a_second_look_reads_only_the_issues_that_changed(looked: Elsewhere, svc
 def test_the_cache_answers_offline_with_its_age(looked: Elsewhere, svc: Service, monkeypatch: pytest.MonkeyPatch) -> None:
     cached = svc.elsewhere.cached()
     assert cached is not None and rows(cached) == WAITING
-    assert (elsewhere.cache_path(svc.store.git_dir)).is_file()
+    from atk_tui.cache import files
+
+    assert files.path_of(svc.store.git_dir, elsewhere.CACHE_NAME).is_file()
     svc.clock.now += timedelta(hours=2)
     assert cached.age(svc.clock()) == "as of 2h ago"
     monkeypatch.setenv("ATK_GH", "/nonexistent/gh")  # gh uninstalled since
@@ -280,7 +282,7 @@ def test_the_cache_file_is_data_only(looked: Elsewhere, svc: Service) -> None:
     assert got is not None
     doc = json.loads(bytes(got[1]))
     assert doc["fetched"] == svc.clock().isoformat() and len(doc["waiting"]) == len(WAITING)
-    path = elsewhere.cache_path(git_dir)
+    path = files.path_of(git_dir, elsewhere.CACHE_NAME)
     path.write_bytes(path.read_bytes().replace(b'"waiting"', b'"waitinG"', 1))  # damaged: the CRC says so
     assert svc.elsewhere.cached() is None
     assert files.write(git_dir, elsewhere.CACHE_NAME, [b"{not json"])

@@ -524,12 +524,6 @@ def open_in_browser(gh: Gh, repo: str, number: int, kind: str) -> None:
 # -- the cache ----------------------------------------------------------------------------------
 
 
-def cache_path(git_dir: Path) -> Path:
-    from atk_tui.cache import files
-
-    return files.path_of(git_dir, CACHE_NAME)
-
-
 def load(git_dir: Path) -> Elsewhere | None:
     """The last look, None when there is none (or it cannot be read: a cache is never news)."""
     from atk_tui.cache import files
