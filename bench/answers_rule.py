@@ -19,6 +19,7 @@ from pathlib import Path
 
 from atk_tui.domain.model import ACTIVE
 from atk_tui.service import Service
+from atk_tui.service.reading.fromfiles import committed_answers_only
 
 
 def main(root: Path) -> None:
@@ -29,10 +30,10 @@ def main(root: Path) -> None:
         svc = Service(root)
         listed = dict(items)
         start = time.perf_counter()
-        svc._committed_answers_only(listed)
+        committed_answers_only(svc, listed)
         cold.append(time.perf_counter() - start)
         start = time.perf_counter()
-        svc._committed_answers_only(listed)
+        committed_answers_only(svc, listed)
         again = time.perf_counter() - start
     answered = sum(1 for i in items.values() if i.is_question and i.answered)
     print(

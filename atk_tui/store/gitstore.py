@@ -33,6 +33,7 @@ from atk_tui.domain.errors import (
 )
 from atk_tui.domain.model import StoreDefect
 from atk_tui.domain.queues import QUEUES, queue_named
+from atk_tui.host import flock
 from atk_tui.host.procs import ChildInterrupted, Children, ChildTimeout, lock_is_held
 from atk_tui.host.regular import read_regular
 from atk_tui.store.files import (
@@ -486,26 +487,22 @@ class GitStore:
 
     @contextmanager
     def locked(self, timeout: float | None = None) -> Iterator[None]:
-        from filelock import FileLock, Timeout  # only writers need it, and it is slow to import
-
         if timeout is None:
             timeout = self.lock_timeout if self.lock_timeout is not None else lock_timeout()
         path = self.git_dir / "atk.lock"
         if os.path.islink(path):
             path.unlink()  # opening it would create or truncate whatever it points at
-        lock = FileLock(str(path), timeout=timeout)
         waiting = False
+
+        def wait() -> None:
+            nonlocal waiting
+            waiting = self.on_lock_wait is not None
+            if waiting:
+                self.on_lock_wait(LOCK_WAIT_MESSAGE.format(timeout=timeout))
+
         try:
-            try:
-                lock.acquire(timeout=0)
-            except Timeout:
-                if timeout <= 0:
-                    raise
-                waiting = self.on_lock_wait is not None
-                if waiting:
-                    self.on_lock_wait(LOCK_WAIT_MESSAGE.format(timeout=timeout))
-                lock.acquire()
-        except Timeout:
+            fd = flock.take(str(path), timeout, wait)
+        except flock.LockTimeout:
             raise StoreBusy(
                 f"store busy: another atk process has held the store lock for {timeout:g} s; try again"
             ) from None
@@ -520,7 +517,7 @@ class GitStore:
             yield
         finally:
             self.remote.hold_upstream(False)
-            lock.release()
+            flock.release(fd)
 
     @contextmanager
     def writing(

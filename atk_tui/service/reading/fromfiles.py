@@ -72,7 +72,7 @@ def drop_uncommitted_answers(svc: Reads, items: Iterable[Item], rev: str | None 
     the process-loop): an answer written into the work tree and not committed decides
     nothing; for an agent on a clone with a remote (`answers_rev`, issue 38), neither does
     one only this clone has (its own plain `git commit` of a forged answer)."""
-    for item in svc.uncommitted_answers(items, rev):
+    for item in uncommitted_answers(svc, items, rev):
         item.answered = item.answer_partial = False  # not committed: not the user's decision yet
 
 
@@ -143,7 +143,7 @@ def committed_answers_only(svc: Reads, items: dict[str, Item]) -> None:
     known: dict[tuple[str, str], bool] = memo[1]
     unknown = [i for i in asked if (i.filename, i.blob) not in known]
     if unknown:
-        dropped = {id(i) for i in svc.uncommitted_answers(unknown, "HEAD")} if head else {id(i) for i in unknown}
+        dropped = {id(i) for i in uncommitted_answers(svc, unknown, "HEAD")} if head else {id(i) for i in unknown}
         for i in unknown:
             known[(i.filename, i.blob)] = id(i) not in dropped
     for item in asked:

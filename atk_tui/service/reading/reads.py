@@ -20,7 +20,6 @@ from atk_tui.service.reading import fromfiles, loading
 from atk_tui.service.types import (
     SHA_RE,
     HistoryEntry,
-    Loaded,
     Outcome,
     QueueView,
     RemoteLook,
@@ -201,16 +200,8 @@ class Reads(ServiceBase):
         """Parse the items in `states` of every queue (through the cache) and locate every
         item of both queues: dependencies cross them, so readiness needs both.
         `progress(done, total)` is called now and then while files are parsed (a cold start)."""
-        items, where, defects, _ = self._load_items(frozenset(states), progress)
+        items, where, defects, _ = loading.load_items(self, frozenset(states), progress)
         return items, where, defects
-
-    def _load_items(
-        self, states: frozenset[str], progress: Callable[[int, int], None] | None = None, reuse: QueueView | None = None
-    ) -> tuple[dict[str, Item], dict[str, str], list[StoreDefect], Loaded]:
-        """`load_items`, and how (`Loaded`, without the plans), in steps (`loading.load_items`):
-        with `reuse` (a view loaded the same way), an item whose file's key is the same there is
-        that view's very `Item`, and a state folder whose lstat is the same is not listed again."""
-        return loading.load_items(self, states, progress, reuse)
 
     @staticmethod
     def _parse_file(root: str, rel: str, name: str, state: str, queue: str) -> tuple[Item, bool]:
@@ -263,8 +254,8 @@ class Reads(ServiceBase):
         if previous is not None and (previous.loaded is None or previous.loaded.states != wanted):
             previous = None  # loaded another way: nothing to go on
         head = self.store.head()
-        items, where, defects, loaded = self._load_items(wanted, progress, previous)
-        self._committed_answers_only(items)
+        items, where, defects, loaded = loading.load_items(self, wanted, progress, previous)
+        fromfiles.committed_answers_only(self, items)  # the ready list's rule (issue 38)
         values = frozenset(i.plan_file for i in items.values() if i.plan_file)
         missing, plans = self._plans_missing(values, previous.loaded.plans if previous and previous.loaded else None)
         loaded = replace(loaded, plans=plans)
@@ -424,14 +415,6 @@ class Reads(ServiceBase):
     def drop_uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> None:
         """Each question of `items` whose answer is not committed counts as unanswered."""
         fromfiles.drop_uncommitted_answers(self, items, rev)
-
-    def uncommitted_answers(self, items: Iterable[Item], rev: str | None = None) -> list[Item]:
-        """The answered questions of `items` whose answer is not at `rev`."""
-        return fromfiles.uncommitted_answers(self, items, rev)
-
-    def _committed_answers_only(self, items: dict[str, Item]) -> None:
-        """The ready list's rule (issue 38): an answer not committed counts nowhere."""
-        fromfiles.committed_answers_only(self, items)
 
     def judge_from_files(
         self, names: Iterable[str], view: QueueView | None = None
