@@ -298,6 +298,18 @@ def test_case_twins_are_defective_and_never_acted_on(
     assert rc != 0 and "only in case" in err, err
 
 
+def test_a_write_finds_case_twins_in_every_folder_and_nothing_else(store: Path) -> None:
+    seed(store, {"task.md": ("inbox", awi()), "TASK.md": ("adopted", awi()), "mytask.md": ("inbox", awi()),
+                 "task.md.md": ("hold", awi()), "Task.md": ("rejected", awi())})  # fmt: skip
+    (store / "wi/rejected/caf\u00e9-task.md").write_text(awi())  # not ASCII: matched name by name
+    (store / "wi/hold/T\u0410SK.md").write_text(awi())  # a Cyrillic A: another name, not a twin
+    twins = Service(store).core.case_twins
+    assert twins("task.md") == ["TASK.md", "Task.md"]
+    assert twins("TASK.md") == ["Task.md", "task.md"]
+    assert twins("mytask.md") == [] and twins("new.md") == []
+    assert twins("MYTASK.md") == ["mytask.md"]
+
+
 def test_a_hand_added_case_twin_is_not_committed(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seed(store, {"task.md": ("hold", awi())})
     (store / "wi/inbox/TASK.md").write_text(awi())

@@ -99,16 +99,27 @@ class WriteCore:
     def case_twins(self, filename: str) -> list[str]:
         """The other item filenames (any state, either queue) that are `filename` on a
         case-insensitive file system: every state folder listed (a write's cost, not a
-        listing's)."""
+        listing's; never a cache: the rule refuses work) and matched in one pass over the
+        names' lower case. An item filename is ASCII, so a twin is a name whose ASCII lower
+        case is `filename`'s key."""
         key = twin_key(filename)
+        if not key.isascii():
+            return []
+        needle = f"\0{key}\0".encode()
         out: set[str] = set()
         for q in QUEUES:
             for state in q.states:
                 try:
-                    with os.scandir(self.root / q.folder / state) as entries:
-                        out.update(e.name for e in entries if e.name != filename and twin_key(e.name) == key)
+                    names = os.listdir(os.fsencode(os.path.join(self.root, q.folder, state)))
                 except OSError:
                     continue
+                joined = b"\0" + b"\0".join(names) + b"\0"  # no name holds a NUL
+                low = joined.lower()  # ASCII letters only: every offset kept
+                at = low.find(needle)
+                while at >= 0:
+                    out.add(joined[at + 1 : at + len(needle) - 1].decode())
+                    at = low.find(needle, at + 1)
+        out.discard(filename)
         return sorted(n for n in out if is_valid_filename(n))
 
     @staticmethod
