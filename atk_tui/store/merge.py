@@ -352,12 +352,9 @@ def merge_item(
 
 
 def _merge_text(base: str, mine: str, theirs: str, mine_user: bool, theirs_user: bool, conflicts: list[str], parts: list[str]) -> str | None:
-    if mine == theirs:
-        return mine
-    if mine == base:
-        return theirs
-    if theirs == base:
-        return mine
+    picked = _pick(base, mine, theirs)
+    if picked is not _SAME:
+        return picked
     sb, sm, st = _split_text(base), _split_text(mine), _split_text(theirs)
     if sb is None or sm is None or st is None:
         if sb is None and sm is None and st is None:
@@ -367,12 +364,9 @@ def _merge_text(base: str, mine: str, theirs: str, mine_user: bool, theirs_user:
             return body
         conflicts.append("the frontmatter (added or removed on one side)")
         return None
-    out: list[str] = []
-    for i, label in ((0, "the frontmatter's opening line"),):
-        picked = _pick(sb[i], sm[i], st[i])
-        if picked is _SAME:
-            conflicts.append(label)
-        out.append("" if picked is _SAME else picked)
+    opening = _pick(sb[0], sm[0], st[0])
+    if opening is _SAME:
+        conflicts.append("the frontmatter's opening line")
     fm, found, took = _merge_fm(sb[1], sm[1], st[1])
     conflicts += found
     parts += took
@@ -382,8 +376,8 @@ def _merge_text(base: str, mine: str, theirs: str, mine_user: bool, theirs_user:
     body, found, took = _merge_body(sb[3], sm[3], st[3], mine_user, theirs_user)
     conflicts += found
     parts += took
-    if conflicts or fm is None or body is None or close is _SAME:
+    if conflicts or fm is None or body is None:  # (a part both changed differently is a conflict)
         return None
     if fm and not fm.endswith("\n"):
         fm += "\n"
-    return out[0] + fm + close + body
+    return opening + fm + close + body
