@@ -78,18 +78,14 @@ def _git(root: Path, *args: str, timeout: float | None = 30) -> subprocess.Compl
     )  # fmt: skip
     try:
         out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
+    except BaseException as exc:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             pass
-        proc.communicate()
-        raise _TimedOut from None
-    except BaseException:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        if isinstance(exc, subprocess.TimeoutExpired):
+            proc.communicate()
+            raise _TimedOut from None
         proc.wait()
         raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
@@ -102,8 +98,6 @@ def _reason(proc: subprocess.CompletedProcess[str], what: str) -> str:
 
 
 def _load_seen(path: Path) -> dict | None:
-    from atk_tui.host.regular import open_regular
-
     try:
         fd = open_regular(path)  # a named pipe there must not hang a read (issue 38)
     except OSError:
