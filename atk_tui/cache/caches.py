@@ -141,11 +141,7 @@ class ItemCache:
             return None
 
     def put(self, item: Item) -> None:
-        self.put_record(cache_key(item.blob, item.filename), to_record(item))
-
-    def put_record(self, key: str, record: list[Any]) -> None:
-        """`put` of an item already made a record (`to_record`; `key` is `cache_key`'s)."""
-        self.entries[key] = record
+        self.entries[cache_key(item.blob, item.filename)] = to_record(item)
         self.dirty = True
 
     def save(self, keep: set[str] | None = None) -> None:
