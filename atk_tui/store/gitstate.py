@@ -91,7 +91,7 @@ def git_state_problem(store: GitStore, *, unmerged: bool = True) -> str | None:
     """Why a write must not happen now (a git operation in progress, a detached HEAD,
     unresolved conflicts), with what to do; None when the store is fine to write.
     `unmerged` False: not the conflicts (a write learns them from its look at the index,
-    `GitStore.look_at_index`, and says `unmerged_problem`)."""
+    `transaction.look_at_index`, and says `unmerged_problem`)."""
     g, where = store.git_dir, f"git -C {store.root}"
     if (g / "rebase-apply" / "applying").exists():
         return f"the store is in the middle of `git am`: finish or abort it first ({where} am --continue, or {where} am --abort), then retry"

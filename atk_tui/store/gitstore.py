@@ -289,10 +289,6 @@ class GitStore:
         that very index there: the commit starts from it instead of copying again."""
         return self._index_copy
 
-    def look_at_index(self) -> None:
-        """A write's one look at the index before it changes anything (`transaction.look_at_index`)."""
-        look_at_index(self)
-
     def remember_clean_index(self, tree: str) -> None:
         try:
             self._clean_index = (_stat_key(self.git_dir / "index"), tree)
@@ -405,15 +401,12 @@ class GitStore:
                 return state
         return None
 
-    def locate_all(self, filename: str, queue: str = "wi") -> list[str]:
-        """Every state `filename` is in: more than one is a store defect (SPEC §3)."""
-        return [s for s in queue_named(queue).states if self._present(s, filename, queue)]
-
     def find(self, filename: str, queues: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """Every (queue, state) holding `filename`, over the given queues (default: all).
-        Filenames are unique across queues: more than one is a store defect."""
+        Filenames are unique across the states of both queues: more than one is a store
+        defect (SPEC §3)."""
         names = [q.name for q in QUEUES] if queues is None else list(queues)
-        return [(q, s) for q in names for s in self.locate_all(filename, q)]
+        return [(q, s) for q in names for s in queue_named(q).states if self._present(s, filename, q)]
 
     def exists_anywhere(self, filename: str) -> bool:
         """Whether an item of that name exists in either queue (new names must not reuse it)."""
@@ -512,7 +505,7 @@ class GitStore:
         try:
             self.children.reset()
             self.remote.recover_pull()
-            self.recover()
+            recover(self)  # a write a killed process left half done, rolled back
             self.remote.hold_upstream(True)  # asked at most once per locked operation
             yield
         finally:
@@ -536,7 +529,7 @@ class GitStore:
         with self.locked(lock_timeout):
             check_git_state(self, unmerged=False)
             try:
-                self.look_at_index()  # unresolved conflicts refused here
+                look_at_index(self)  # unresolved conflicts refused here
                 wait_for_index_lock(self, lock_timeout)
                 remote_down = pull and not self.remote.pull(result)
             except BaseException:
@@ -573,8 +566,3 @@ class GitStore:
     @property
     def journal_path(self) -> Path:
         return self.git_dir / "atk-journal.json"
-
-    def recover(self) -> bool:
-        """Roll back a write that a killed process left half done. True when it did
-        (`transaction.recover`)."""
-        return recover(self)

@@ -26,6 +26,7 @@ from atk_tui.store import (
     item_path,
     lock_timeout,
 )
+from atk_tui.store.transaction import recover
 
 
 def ncommits(root: Path) -> int:
@@ -226,7 +227,7 @@ def test_journal_after_commit_landed_keeps_the_commit(svc: Service) -> None:
     ).stdout.strip()
     git(svc.root, "update-ref", "HEAD", new)
     write_journal(svc.root, old_head, {f"wi/inbox/{a}": content, f"wi/hold/{a}": None}, new_head=new)
-    assert GitStore(svc.root).recover()
+    assert recover(GitStore(svc.root))
     assert git(svc.root, "rev-parse", "HEAD").strip() == new
     assert (svc.root / "wi/hold" / a).read_bytes() == content
     assert git(svc.root, "status", "--porcelain") == ""
@@ -238,7 +239,7 @@ def test_journal_with_new_head_not_yet_in_place_is_rolled_back(svc: Service) -> 
     content = (svc.root / "wi/inbox" / a).read_bytes()
     write_journal(svc.root, before["head"], {f"wi/inbox/{a}": content, f"wi/hold/{a}": None}, new_head="1" * 40)
     os.rename(svc.root / "wi/inbox" / a, svc.root / "wi/hold" / a)
-    assert GitStore(svc.root).recover()
+    assert recover(GitStore(svc.root))
     assert tree_state(svc.root) == before
 
 
@@ -251,7 +252,7 @@ def test_recovery_never_resets_someone_elses_head(svc: Service) -> None:
     git(svc.root, "add", "plans/x.md")
     git(svc.root, "commit", "-q", "-m", "someone else")
     theirs = git(svc.root, "rev-parse", "HEAD").strip()
-    assert GitStore(svc.root).recover()
+    assert recover(GitStore(svc.root))
     assert git(svc.root, "rev-parse", "HEAD").strip() == theirs
     assert (svc.root / "wi/inbox" / a).read_bytes() == content
 
@@ -273,7 +274,7 @@ def test_bad_journal_is_discarded_without_writing(svc: Service, journal: str) ->
     (svc.root / ".git" / "atk-journal.json").write_text(journal)
     before = tree_state(svc.root)
     config = (svc.root / ".git" / "config").read_bytes()
-    assert not GitStore(svc.root).recover()
+    assert not recover(GitStore(svc.root))
     assert not (svc.root / ".git" / "atk-journal.json").exists()
     assert tree_state(svc.root) == before
     assert (svc.root / ".git" / "config").read_bytes() == config

@@ -22,6 +22,7 @@ from atk_tui.host.config import git_limits
 from atk_tui.service import Outcome, Service
 from atk_tui.store import AtkError, GitStore
 from atk_tui.store.gitstate import unmerged_paths
+from atk_tui.store.transaction import recover
 
 HANG = 3600  # what a stuck child sleeps: far longer than any test may take
 GUARD = 120.0  # a write that is not done by then hung
@@ -236,7 +237,7 @@ def test_a_symlinked_journal_is_not_read(svc: Service, tmp_path: Path) -> None:
 
     fake.write_text(json.dumps({"head": None, "files": {f"wi/inbox/{a}": base64.b64encode(b"PWNED").decode()}}))
     (svc.root / ".git" / "atk-journal.json").symlink_to(fake)
-    assert svc.store.recover() is False
+    assert recover(svc.store) is False
     assert b"PWNED" not in (svc.root / "wi" / "inbox" / a).read_bytes()
 
 
