@@ -152,7 +152,7 @@ def main() -> int:
     figures: list[float] = []
     try:
         for n in range(args.runs):
-            out = Service(agent, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=BODY.format(n=n),
+            out = Service(agent, actor="agent").writes.add(kind="uwi", target_repo="acme/webapp", body=BODY.format(n=n),
                                                     source="confirmation-and-uwi")  # fmt: skip
             assert out.ok, out.message
             name = out.files[0]

@@ -24,7 +24,7 @@ machine's load, ratios much less.
 | `atk wi list --text WORD` (JSON and text rows), warm | a Python process that reads every active file and finds WORD in it, case-folded |
 | `atk wi show F --skip-pull` (goal 0.15 s) | a Python process that reads F and writes it out; `python -c pass` |
 | `atk wi show F` and `atk wi list --json` pulling, the remote unmoved (`bench/read_pull.py`) | the same read with `--skip-pull` |
-| one transition commit (`Service.transition_command`: hold/unhold, no pull/push), median of 10 | `git mv` + `git commit` |
+| one transition commit (`svc.writes.transition_command`: hold/unhold, no pull/push), median of 10 | `git mv` + `git commit` |
 | `atk wi list --json --status=all`, warm | `atk wi list --json` warm (goal: within 2x) |
 | history screen of the terminal items: first rows (tmux, after `H`) | -- (goal 0.5 s) |
 | 1,000-node graph, layout + first draw (in process) | -- (goal 0.2 s); a longest-path layering beside it |
@@ -273,7 +273,7 @@ def bench_transition(root: Path, env: dict[str, str]) -> dict[str, float]:
     for i in range(10):
         op = "hold" if i % 2 == 0 else "unhold"
         t0 = time.perf_counter()
-        out = svc.transition_command(op, [target])
+        out = svc.writes.transition_command(op, [target])
         times.append(time.perf_counter() - t0)
         if not out.ok:
             raise RuntimeError(f"{op} failed: {out.message}")

@@ -547,7 +547,7 @@ class Person:
             elif act == "hold":
                 # the person takes an item aside for a while (the dashboard's `h`)
                 item = rng.choice(free)
-                if self.record("hold", [item.filename], svc.transition("hold", [item.filename], expect="inbox")):
+                if self.record("hold", [item.filename], svc.writes.transition("hold", [item.filename], expect="inbox")):
                     self.held[item.filename] = time.monotonic()
             elif act == "release":
                 name = rng.choice(done)
@@ -562,12 +562,12 @@ class Person:
                 item = rng.choice(items)
                 to = rng.choice([s for s in STATES if s != item.state])
                 note = "moved by the person" if to in ("adopted", "rejected") else None
-                out = svc.move([item.filename], to, note=note, expect=item.state)
+                out = svc.writes.move([item.filename], to, note=note, expect=item.state)
                 if self.record("move", [item.filename], out) and out.commit:
                     self.undo_stack.append(out.commit)
             elif act == "undo":
                 sha = self.undo_stack[-1]
-                out = svc.undo(sha)
+                out = svc.writes.undo(sha)
                 self.record("undo", [], out, undoes=sha)
                 self.undo_stack.pop()
             time.sleep(rng.random() * 0.2)  # think time
@@ -586,13 +586,13 @@ class Person:
                 text = None
             if text is not None:
                 new = text.rstrip("\n") + f"\n\nEdited while held ({self.n}).\n"
-                self.record("edit", [filename], svc.save_text(filename, new, expect="hold"))
-        self.record("unhold", [filename], svc.unhold(filename, expect="hold"))
+                self.record("edit", [filename], svc.writes.save_text(filename, new, expect="hold"))
+        self.record("unhold", [filename], svc.writes.unhold(filename, expect="hold"))
 
     def edit(self, filename: str) -> None:
         """The dashboard's $EDITOR flow: hold, save the whole text, unhold."""
         svc = self.svc
-        out = svc.transition("hold", [filename], expect="inbox")
+        out = svc.writes.transition("hold", [filename], expect="inbox")
         if not self.record("hold", [filename], out):
             return
         try:
@@ -601,9 +601,9 @@ class Person:
             text = None
         if text is not None and self.budget > 0:
             new = text.rstrip("\n") + f"\n\nEdited by the person ({self.n}).\n"
-            out = svc.save_text(filename, new, expect="hold")
+            out = svc.writes.save_text(filename, new, expect="hold")
             self.record("edit", [filename], out)
-        out = svc.unhold(filename, expect="hold")
+        out = svc.writes.unhold(filename, expect="hold")
         self.record("unhold", [filename], out)
 
 
@@ -635,7 +635,7 @@ def setup(tmp: Path, seed: int) -> tuple[Path, list[Path]]:
                 if kind == "uwi"
                 else f"# seed {n}: {rng.choice(VERBS)} {rng.choice(OBJECTS)}\n\n- 反映内容: x\n"
             )
-            out = svc.add(kind=kind, target_repo=rng.choice(REPOS), body=body)
+            out = svc.writes.add(kind=kind, target_repo=rng.choice(REPOS), body=body)
             assert out.ok, out.message
     finally:
         os.environ.clear()

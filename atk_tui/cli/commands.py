@@ -179,17 +179,17 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
     if args.whole_file:
         if args.message is not None or args.body_file or args.plan_file is not None:
             raise AtkError("--whole-file replaces everything: give no MESSAGE, --body-file or --plan-file with it", exit_code=2)
-        return report_plan(svc, svc.save_text(args.filename, read_input_file(args.whole_file)))
+        return report_plan(svc, svc.writes.save_text(args.filename, read_input_file(args.whole_file)))
     if args.plan_file is None:
-        return report_plan(svc, svc.edit(args.filename, body_of(args)))
+        return report_plan(svc, svc.writes.edit(args.filename, body_of(args)))
     has_body = args.message is not None or args.body_file
     body = body_of(args) if has_body else None
     from atk_tui.host.config import portable_plan_file
 
     same = svc.show(args.filename).plan_file in (args.plan_file, portable_plan_file(svc.root, args.plan_file))
     if body is not None and same:
-        return report_plan(svc, svc.edit(args.filename, body))  # the plan file is set already
-    out = svc.convert_to_plan(args.filename, args.plan_file)
+        return report_plan(svc, svc.writes.edit(args.filename, body))  # the plan file is set already
+    out = svc.writes.convert_to_plan(args.filename, args.plan_file)
     if not out.ok or body is None:
         if out.ok:
             out.op = "edit"
@@ -199,7 +199,7 @@ def cmd_edit(svc: Any, args: argparse.Namespace) -> int:
     for w in beside:
         say_err_line(w)
     write_text(sys.stderr, safe_text(line).rstrip("\n") + "\n")
-    return report_plan(svc, svc.edit(args.filename, body))
+    return report_plan(svc, svc.writes.edit(args.filename, body))
 
 
 def cmd_process_loop(svc: Any, args: argparse.Namespace) -> int:
@@ -218,7 +218,7 @@ def cmd_add(svc: Any, args: argparse.Namespace) -> int:
         from atk_tui.service.writing.itemmeta import parse_answer_by
 
         answer_by = parse_answer_by(args.answer_by, svc.clock())
-    out = svc.add(
+    out = svc.writes.add(
         kind=args.kind, target_repo=args.only_repo or "", body=body_of(args), source=args.source,
         plan_file=args.plan_file, depends_on=args.depends_on, urgency=args.urgency,
         target_commit=args.target_commit, state=getattr(args, "add_state", "inbox"), answer_by=answer_by,
@@ -234,7 +234,7 @@ def cmd_transition(svc: Any, args: argparse.Namespace) -> int:
     files = args.filenames if hasattr(args, "filenames") else [args.filename]
     _take_over(svc, args)
     return report(
-        svc.transition_command(
+        svc.writes.transition_command(
             args.wicmd, files, note=getattr(args, "note", None), commit=getattr(args, "sha", None),
             from_state=getattr(args, "state", None), plan_file=getattr(args, "plan_file", None),
         )
@@ -243,11 +243,11 @@ def cmd_transition(svc: Any, args: argparse.Namespace) -> int:
 
 def cmd_move(svc: Any, args: argparse.Namespace) -> int:
     """`atk wi move F... --to STATE`: the person's any-state move (the dashboard's move)."""
-    return report(svc.move(args.filenames, args.to_state, note=args.note))
+    return report(svc.writes.move(args.filenames, args.to_state, note=args.note))
 
 
 def cmd_rm(svc: Any, args: argparse.Namespace) -> int:
-    return report(svc.rm(args.filename))
+    return report(svc.writes.rm(args.filename))
 
 
 def cmd_set_dependencies(svc: Any, args: argparse.Namespace) -> int:
@@ -257,11 +257,11 @@ def cmd_set_dependencies(svc: Any, args: argparse.Namespace) -> int:
             "set-dependencies: --depends-on replaces the whole list; --add/--remove change it: use one or the other",
             exit_code=2,
         )
-    return report(svc.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove))
+    return report(svc.writes.set_dependencies(args.filename, args.depends_on, add=args.dep_add, remove=args.dep_remove))
 
 
 def cmd_convert_to_plan(svc: Any, args: argparse.Namespace) -> int:
-    return report(svc.convert_to_plan(args.filename, args.plan_file))
+    return report(svc.writes.convert_to_plan(args.filename, args.plan_file))
 
 
 def cmd_answer(svc: Any, args: argparse.Namespace) -> int:

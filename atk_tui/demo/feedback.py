@@ -142,7 +142,7 @@ def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | No
     names: dict[str, str] = {}
 
     def add(key: str, body: str, *, kind: str = "feedback", repo: str = "acme/webapp", **kw) -> str:
-        out = agent.add(kind=kind, target_repo=repo, body=body, source="add-feedback", **kw)
+        out = agent.writes.add(kind=kind, target_repo=repo, body=body, source="add-feedback", **kw)
         if not out.ok:
             raise RuntimeError(f"demo: {key}: {out.message}")
         names[key] = out.files[0]
@@ -163,9 +163,9 @@ def add_feedback_queue(store: Path | str, now: datetime, wi_dependency: str | No
     month = f"{clock.now:%Y/%m}"
     retry = add("fb-retry-plan", _FB_RETRY, repo="acme/api",
                 plan_file=f"$(atk config get private_notes)/plans/{month}/webhook-retries.md")
-    check(agent.transition("start-processing", [retry]))
+    check(agent.writes.transition("start-processing", [retry]))
     editing = add("fb-editing", _FB_EDITING)
-    check(user.move([editing], "editing", expect="inbox"))
+    check(user.writes.move([editing], "editing", expect="inbox"))
     add("fb-planning", _FB_PLANNING, repo="acme/api", state="planning")
     add("fb-cross", _FB_CROSS, repo="acme/docs", depends_on=[wi_dependency] if wi_dependency else [])
     answered = add("tbd-answered", _TBD_ANSWERED, kind="tbd", urgency="next-review")

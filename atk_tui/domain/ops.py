@@ -491,7 +491,7 @@ def _item_refusal(
 
 class DependencyRules:
     """What `set-dependencies` refuses for one item, over the active items' dependencies
-    (the same cycles `Service.set_dependencies` refuses): build it once, ask per candidate."""
+    (the same cycles `Writes.set_dependencies` refuses): build it once, ask per candidate."""
 
     def __init__(self, filename: str, depends: Mapping[str, Iterable[str]], exists: Iterable[str]) -> None:
         self.filename = filename

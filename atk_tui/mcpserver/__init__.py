@@ -1,7 +1,7 @@
 """`atk mcp`: the queue served to MCP clients over stdio, always as an agent (SPEC §17).
 
 - `schemas.py`  every tool's input schema, generated from the tables (`domain.fields` FIELDS,
-                `domain.ops` transitions, the queues' vocabularies, `Service.add`'s keywords)
+                `domain.ops` transitions, the queues' vocabularies, `Writes.add`'s keywords)
 - `ask.py`      a question's body rendered in the Markdown form `itemfile.questions` parses
 - `tools.py`    the tools: each calls the service as the CLI's command does and returns the
                 `--json` records (`service.records`); a refusal is `Refused` (the CLI's message

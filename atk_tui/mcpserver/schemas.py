@@ -2,7 +2,7 @@
 key's schema from its row of `domain.fields.FIELDS` (its shape, its description), a transition's
 arguments from its row of `domain.ops` (several items, a note, a commit, the state it starts
 from, a plan file), `--status` and the kinds from the queue (`domain.queues`), and which keys
-`add` takes from `Service.add`'s own keywords. No second, hand-written copy of any of them."""
+`add` takes from `Writes.add`'s own keywords. No second, hand-written copy of any of them."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def field_schema(name: str, queue: Queue) -> dict[str, Any]:
 
 
 def add_fields(add: Any) -> tuple[str, ...]:
-    """The frontmatter keys an agent gives `add`: the table's keys `Service.add` takes (its
+    """The frontmatter keys an agent gives `add`: the table's keys `Writes.add` takes (its
     keywords), but `kind` (its own argument), `source` (the server's `--source`) and what atk
     writes itself."""
     params = inspect.signature(add).parameters

@@ -164,7 +164,7 @@ def queue_tools(q: Queue) -> list[Tool]:
 
             kw["answer_by"] = parse_answer_by(kw["answer_by"], svc.clock())
         kw.setdefault("target_repo", "")
-        out = svc.add(kind=a.get("kind"), body=a["body"], source=agent.source, state=a.get("state") or "inbox", **kw)
+        out = svc.writes.add(kind=a.get("kind"), body=a["body"], source=agent.source, state=a.get("state") or "inbox", **kw)
         if out.ok and out.item is not None:  # the item is written: what the dashboard would warn about
             out.warnings = (*out.warnings, *svc.item_warnings(out.item))
         return written(svc, out)
@@ -177,16 +177,16 @@ def queue_tools(q: Queue) -> list[Tool]:
         if body is None and plan is None:
             raise Refused("no body: give body, plan_file or both", 2, "invalid")
         if plan is None:
-            return written(svc, svc.edit(name, body))
+            return written(svc, svc.writes.edit(name, body))
         from atk_tui.host.config import portable_plan_file
 
         same = svc.show(name).plan_file in (plan, portable_plan_file(svc.root, plan))
         if body is not None and same:
-            return written(svc, svc.edit(name, body))
-        first = written(svc, svc.convert_to_plan(name, plan), shown=body is None)
+            return written(svc, svc.writes.edit(name, body))
+        first = written(svc, svc.writes.convert_to_plan(name, plan), shown=body is None)
         if body is None:
             return first
-        d = written(svc, svc.edit(name, body))
+        d = written(svc, svc.writes.edit(name, body))
         d["notes"] = [first["message"], *first["notes"], *d["notes"]]
         return d
 
@@ -194,7 +194,7 @@ def queue_tools(q: Queue) -> list[Tool]:
         def run(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
             svc = agent.service(p)
             files = _names(svc, a["filenames"]) if "filenames" in a else [_name(svc, a["filename"])]
-            out = svc.transition_command(op, files, note=a.get("note"), commit=a.get("commit"),
+            out = svc.writes.transition_command(op, files, note=a.get("note"), commit=a.get("commit"),
                                          from_state=a.get("state"), plan_file=a.get("plan_file"))  # fmt: skip
             return written(svc, out)
 
@@ -202,7 +202,7 @@ def queue_tools(q: Queue) -> list[Tool]:
 
     def rm(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
         svc = agent.service(p)
-        return written(svc, svc.rm(_name(svc, a["filename"])))
+        return written(svc, svc.writes.rm(_name(svc, a["filename"])))
 
     def set_dependencies(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
         svc = agent.service(p)
@@ -215,11 +215,11 @@ def queue_tools(q: Queue) -> list[Tool]:
                 remove.append(_name(svc, given, None))
             except AtkError:
                 remove.append(given if given.endswith(".md") else given + ".md")
-        return written(svc, svc.set_dependencies(name, replace, add=add_, remove=remove))
+        return written(svc, svc.writes.set_dependencies(name, replace, add=add_, remove=remove))
 
     def convert_to_plan(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
         svc = agent.service(p)
-        return written(svc, svc.convert_to_plan(_name(svc, a["filename"]), a["plan_file"]))
+        return written(svc, svc.writes.convert_to_plan(_name(svc, a["filename"]), a["plan_file"]))
 
     def set_cooldown(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
         from atk_tui.service.writing.itemmeta import parse_until, set_cooldown
@@ -237,9 +237,9 @@ def queue_tools(q: Queue) -> list[Tool]:
         svc = agent.service(p)
         return written(svc, set_urgency(svc, _name(svc, a["filename"]), a["level"]))
 
-    from atk_tui.service.facade import Service
+    from atk_tui.service.writing.writes import Writes
 
-    add_keys = S.add_fields(Service.add)
+    add_keys = S.add_fields(Writes.add)
     add_props: dict[str, Any] = {
         "body": {"type": "string", "minLength": 1,
                  "description": f"the item's Markdown body, its title first (`# …`); a {question}'s in the question "
@@ -394,13 +394,13 @@ def ask(agent: Agent, a: dict[str, Any]) -> dict[str, Any]:
         from atk_tui.service.writing.itemmeta import parse_answer_by
 
         kw["answer_by"] = parse_answer_by(a["answer_by"], svc.clock())
-    out = svc.add(kind=q.question_kind, target_repo=a["target_repo"], body=body, source=agent.source,
+    out = svc.writes.add(kind=q.question_kind, target_repo=a["target_repo"], body=body, source=agent.source,
                   urgency=a.get("urgency"), **kw)  # fmt: skip
     d = written(svc, out)
     d["filename"] = out.files[0]
     if dependent is not None:
         both = agent.service(None)
-        dep = both.set_dependencies(dependent, (), add=[out.files[0]])
+        dep = both.writes.set_dependencies(dependent, (), add=[out.files[0]])
         if not dep.ok:
             raise Refused(f"{out.files[0]} was filed ({d['message']}), but {dependent} was not changed: {dep.message}",
                           dep.exit_code or 1, dep.code, tuple(dep.warnings))  # fmt: skip

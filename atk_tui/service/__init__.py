@@ -10,7 +10,8 @@ in the subpackage of its concern:
                                 one commit, the guards; `service/core/pushguard.py`,
                                 `service/core/holds.py`)
 - `service/reading/reads.py`    the queue, one item, history, titles, sync status, pull
-- `service/writing/writes.py`   transitions, add, edit, save, dependencies, plans, edit sessions
+- `service/writing/writes.py`   `svc.writes`: transitions, add, edit, save, dependencies, plans,
+                                edit sessions (it reads through the service: `types.WriteReads`)
 - `service/writing/answers.py`  the user-only writes: answer, comment
 - `service/writing/conflicts.py` set-aside conflicts, `atk wi commit`, undo
 - `service/elsewhere/view.py`   `svc.elsewhere`, a part of its own: what waits for the person on

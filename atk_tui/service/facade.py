@@ -1,7 +1,7 @@
 """`Service`: every read and write of one store, joined here from one part per concern (see the
-package's docstring): the reads and writes on the write core they hold (`self.core`), and the
-parts made on it here: the person's answers and comments (`self.answers`), what did not land
-(`self.conflicts`) and what waits on GitHub (`self.elsewhere`)."""
+package's docstring): the reads, on the write core it holds (`self.core`), and the parts made on
+it here: the writes (`self.writes`), the person's answers and comments (`self.answers`), what did
+not land (`self.conflicts`) and what waits on GitHub (`self.elsewhere`)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,14 @@ from atk_tui.service.writing.conflicts import Conflicts
 from atk_tui.service.writing.writes import Writes
 
 
-class Service(Reads, Writes):
+class Service(Reads):
     """`Service(root, clock=..., actor=...)`: every read and write of one store (the options are
     `ServiceBase`'s)."""
 
     def __init__(self, root: Path | str, **options: Any) -> None:
         super().__init__(root, **options)
+        #: transitions, add, edit, dependencies, plans, edit sessions: `svc.writes.transition_command(...)`, ...
+        self.writes = Writes(self.core, self, self.clock)
         #: the user-only writes: `svc.answers.answer(...)`, `.comment(...)`, `.note_shown(...)`
         self.answers = Answers(self.core)
         #: set-aside commits and the uncommitted tree: `svc.conflicts.list()`, `.commit_pending()`

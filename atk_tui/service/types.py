@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
 
 from atk_tui.domain.model import Item, Snapshot, StoreDefect, deps_of
 from atk_tui.domain.ops import DependencyRules
@@ -172,3 +174,17 @@ class QueueView:
     @property
     def items(self) -> dict[str, Item]:
         return self.snapshot.items
+
+
+class WriteReads(Protocol):
+    """What the writes (`Writes`) read through the service's reads: facade.py passes the service."""
+
+    def show(self, filename: str) -> Item: ...
+    def read(self, filename: str) -> Item: ...
+    def read_bytes(self, filename: str) -> bytes: ...
+    def head(self) -> str: ...
+    def scratch_dir(self) -> Path: ...
+    def queue(self, states: Iterable[str]) -> QueueView: ...
+    def dependents_of(self, filename: str) -> list[str]: ...
+    def items_from_files(self, names: Iterable[str], *, committed_answers: bool = True) -> dict[str, Item]: ...
+    def judge_from_files(self, names: Iterable[str]) -> dict[str, tuple[Item, Judgement]]: ...

@@ -45,7 +45,7 @@ def served(tmp_path: Path):
     """A store with one question, served by the real `atk-tui --serve` on a free port; the
     address to open is the one it printed (with its token)."""
     root, _ = init_store(tmp_path / "notes")
-    out = Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=UWI_BODY, source="test")
+    out = Service(root, actor="agent").writes.add(kind="uwi", target_repo="acme/webapp", body=UWI_BODY, source="test")
     assert out.ok, out.message
     with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
         yield root, out.files[0], server
@@ -263,7 +263,7 @@ def test_cjk_text_is_drawn_with_the_bundled_font(tmp_path: Path) -> None:
     font, `isCustomFont`), whatever the machine has installed."""
     binary = chromium_or_fail()
     root, _ = init_store(tmp_path / "notes")
-    assert Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
+    assert Service(root, actor="agent").writes.add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
     with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
 
         async def drive() -> tuple[list[str], list[str], list[dict]]:
@@ -339,7 +339,7 @@ def test_japanese_is_drawn_not_boxes_on_first_load_and_after_a_resize(tmp_path: 
     is empty), on the first load and after the window is resized."""
     binary = chromium_or_fail()
     root, _ = init_store(tmp_path / "notes")
-    assert Service(root, actor="agent").add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
+    assert Service(root, actor="agent").writes.add(kind="uwi", target_repo="acme/webapp", body=JAPANESE_UWI, source="test").ok
     with serving(root, "--theme", "textual-dark", env={**os.environ, "ATK_SKIP_BROWSER": ""}) as server:
 
         async def drive() -> tuple[list, list, str]:

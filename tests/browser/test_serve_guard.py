@@ -23,7 +23,7 @@ UWI = "# Which retry policy?\n\n## 質問\nWhich?\n\n- A) Fixed -- simple\n- B) 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     root, _ = init_store(tmp_path / "notes")
-    assert Service(root, actor="agent").add(kind="uwi", target_repo="acme/api", body=UWI, source="test").ok
+    assert Service(root, actor="agent").writes.add(kind="uwi", target_repo="acme/api", body=UWI, source="test").ok
     return root
 
 

@@ -60,7 +60,7 @@ def test_a_forged_answer_with_a_user_trailer_rides_along_with_no_write(
     git(agent, "commit", "-qam", "atk: answer q.md\n\nAtk-Actor: user")
     forged = git(agent, "rev-parse", "HEAD").strip()
     svc = Service(agent, actor="agent")
-    out = svc.add(kind="awi", target_repo="acme/webapp", body="# Unrelated\n\nwork\n", source="agent")
+    out = svc.writes.add(kind="awi", target_repo="acme/webapp", body="# Unrelated\n\nwork\n", source="agent")
     assert not out.ok and out.exit_code == 1, out.message
     assert forged[:10] in out.message and "answer q.md" in out.message
     assert "## 回答" not in remote_text(remote, "wi/inbox/q.md")
@@ -72,11 +72,11 @@ def test_a_forged_answer_with_a_user_trailer_rides_along_with_no_write(
 def test_the_persons_held_item_moved_by_hand_is_not_pushed(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     person, remote = remote_store
     seed(person, {"x.md": ("inbox", awi())})
-    assert Service(person, actor="user").transition_command("hold", ["x.md"]).ok
+    assert Service(person, actor="user").writes.transition_command("hold", ["x.md"]).ok
     agent = clone(remote, tmp_path / "agent")
     git(agent, "mv", "wi/hold/x.md", "wi/processing/x.md")
     git(agent, "commit", "-qm", "work on it")
-    out = Service(agent, actor="agent").add(kind="awi", target_repo="acme/webapp", body="# Other\n\nwork\n", source="agent")
+    out = Service(agent, actor="agent").writes.add(kind="awi", target_repo="acme/webapp", body="# Other\n\nwork\n", source="agent")
     assert not out.ok, out.message
     assert "work on it" in out.message and "hold" in out.message
     assert remote_text(remote, "wi/hold/x.md")  # still held on the remote
@@ -110,7 +110,7 @@ def test_the_agents_own_atk_writes_still_push(pair: tuple[Path, Path, Path]) -> 
     _person, agent, remote = pair
     svc = Service(agent, actor="agent")
     name = add_item(svc, source="agent")
-    assert svc.transition_command("start-processing", ["x.md"]).pushed
+    assert svc.writes.transition_command("start-processing", ["x.md"]).pushed
     assert remote_text(remote, f"wi/inbox/{name}")
 
 

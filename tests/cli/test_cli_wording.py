@@ -111,7 +111,7 @@ def test_the_service_reports_the_rebased_commit(remote_store: tuple[Path, Path],
     root, remote = remote_store
     svc = Service(root, clock=Clock(), actor="user", pull=False)
     _push_from_elsewhere(remote, tmp_path)
-    out = svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)
+    out = svc.writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)
     assert out.ok and out.pushed, out
     assert out.commit == git(root, "rev-parse", "HEAD").strip() == git(remote, "rev-parse", "main").strip()
 
@@ -229,7 +229,7 @@ def test_return_from_processing_leaves_a_note_alone_and_says_nothing(store: Path
     atk = Atk(store, capsys)
     svc = Service(store, actor="user")
     name = add_item(svc)
-    assert svc.transition_command("start-processing", [name]).ok
+    assert svc.writes.transition_command("start-processing", [name]).ok
     rc, out, err = atk("wi", "return-to-inbox", name)
     assert rc == 0, err
     assert "cleared" not in out
@@ -238,9 +238,9 @@ def test_return_from_processing_leaves_a_note_alone_and_says_nothing(store: Path
 def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
     svc = Service(store, actor="user")
     name = add_item(svc)
-    assert svc.transition_command("start-processing", [name]).ok
-    assert svc.transition_command("adopt", [name], note="merged in #42", commit="a" * 40).ok
-    out = svc.move([name], "inbox", expect="adopted")
+    assert svc.writes.transition_command("start-processing", [name]).ok
+    assert svc.writes.transition_command("adopt", [name], note="merged in #42", commit="a" * 40).ok
+    out = svc.writes.move([name], "inbox", expect="adopted")
     assert out.ok, out.message
     item = svc.show(name)
     assert item.note is None and item.commit is None
@@ -251,9 +251,9 @@ def test_a_user_move_out_of_adopted_clears_note_and_commit(store: Path) -> None:
 def test_a_move_of_several_items_names_whose_keys_it_cleared(store: Path) -> None:
     svc = Service(store, clock=Clock(), actor="user")
     a, b = add_item(svc), add_item(svc)
-    assert svc.transition_command("start-processing", [a, b]).ok
-    assert svc.transition_command("reject", [a], note="not needed").ok and svc.transition_command("reject", [b]).ok
-    out = svc.move([a, b], "processing", expect="rejected")
+    assert svc.writes.transition_command("start-processing", [a, b]).ok
+    assert svc.writes.transition_command("reject", [a], note="not needed").ok and svc.writes.transition_command("reject", [b]).ok
+    out = svc.writes.move([a, b], "processing", expect="rejected")
     assert out.ok, out.message
     assert f"{a}'s note 'not needed'" in out.message and f"{b}'s" not in out.message, out.message
 

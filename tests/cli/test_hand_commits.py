@@ -72,8 +72,8 @@ def test_agent_resolves_an_agents_own_conflict(
     seed(root, {"x.md": ("inbox", awi())})
     git(root, "push", "-q")
     other = clone(remote, tmp_path / "other")
-    assert Service(root, actor="agent", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n").ok
-    assert Service(other, actor="agent").edit("x.md", "# theirs\n\ntheir text\n").ok
+    assert Service(root, actor="agent", pull=False, push=False).writes.edit("x.md", "# mine\n\nmy text\n").ok
+    assert Service(other, actor="agent").writes.edit("x.md", "# theirs\n\ntheir text\n").ok
     assert Service(root, actor="agent").conflicts.commit_pending().code == "conflict"
     agent(monkeypatch)
     [c] = Service(root).conflicts.list()

@@ -41,7 +41,7 @@ Which day should we release?
 
 
 def add_uwi(demo: Demo, body: str) -> str:
-    out = Service(demo.root, actor="user").add(kind="uwi", target_repo="acme/webapp", body=body)
+    out = Service(demo.root, actor="user").writes.add(kind="uwi", target_repo="acme/webapp", body=body)
     assert out.ok, out.message
     return out.files[0]
 
@@ -166,7 +166,7 @@ def agent_edit(demo: Demo, name: str, change) -> None:  # type: ignore[no-untype
     item = svc.read(name)
     new = change(item.body)
     assert new != item.body
-    out = svc.edit(name, new)
+    out = svc.writes.edit(name, new)
     assert out.ok, out.message
 
 
@@ -216,7 +216,7 @@ async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(dem
         form = await open_form(pilot, name)
         await pilot.press("c", "tab", *"cost matters most")
         # the item is removed meanwhile (another session)
-        assert Service(demo.root, actor="user").rm([name]).ok
+        assert Service(demo.root, actor="user").writes.rm([name]).ok
         base = demo.head()
         await press_all(pilot, "ctrl+s")
         assert demo.head() == base
@@ -226,7 +226,7 @@ async def test_a_failed_answer_write_keeps_the_choices_and_text_with_a_retry(dem
         assert form_state(again) == {1: ("C", "C")}
         assert again.query_one("#answer-text", TextArea).text == "cost matters most"
         # restored (z in the other session): the retry saves the kept answer
-        assert Service(demo.root, actor="user").undo(demo.head()).ok
+        assert Service(demo.root, actor="user").writes.undo(demo.head()).ok
         await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, AnswerScreen)
     assert "- 1: C) Keep on-demand" in demo.text(name)
@@ -290,13 +290,13 @@ async def test_a_failed_comment_keeps_the_text_with_a_retry(demo: Demo) -> None:
     async with dashboard(demo, name) as (app, pilot):
         await press_all(pilot, "c")
         await pilot.press(*"do not lazy-load the hero image")
-        assert Service(demo.root, actor="user").rm([name]).ok
+        assert Service(demo.root, actor="user").writes.rm([name]).ok
         await press_all(pilot, "ctrl+s")
         again = app.screen
         assert isinstance(again, TextFormScreen)
         assert "Not saved" in str(again.prompt)
         assert again.query_one("#text", TextArea).text == "do not lazy-load the hero image"
-        assert Service(demo.root, actor="user").undo(demo.head()).ok
+        assert Service(demo.root, actor="user").writes.undo(demo.head()).ok
         await press_all(pilot, "ctrl+s")
         assert not isinstance(app.screen, TextFormScreen)
     assert "do not lazy-load the hero image" in demo.text(name)

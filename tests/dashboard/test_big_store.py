@@ -44,9 +44,9 @@ async def test_history_rows_read_only_the_files_drawn(tmp_path: Path, monkeypatc
     root, _ = make_remote_pair(tmp_path)
     svc = Service(root, actor="user", push=False)
     names = [add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(60)]
-    assert svc.transition_command("start-processing", names).ok
+    assert svc.writes.transition_command("start-processing", names).ok
     for n in names:
-        assert svc.transition_command("adopt", [n], note=f"note {n[-8:]}").ok
+        assert svc.writes.transition_command("adopt", [n], note=f"note {n[-8:]}").ok
     app = build_app(root)
     reads: list[str] = []
     real_read = app.service.read
@@ -79,8 +79,8 @@ async def test_the_history_is_the_views_archived_items_and_follows_every_move(tm
     root, _ = make_remote_pair(tmp_path)
     svc = Service(root, actor="user", push=False)
     a, b, c = (add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(3))
-    assert svc.transition_command("start-processing", [a, b]).ok
-    assert svc.transition_command("adopt", [a], note="done").ok
+    assert svc.writes.transition_command("start-processing", [a, b]).ok
+    assert svc.writes.transition_command("adopt", [a], note="done").ok
     (root / "wi" / "adopted" / a).write_text("not an item at all")  # a row is a name: never parsed here
     app = build_app(root)
     async with app.run_test(size=(140, 30)) as pilot:
@@ -96,12 +96,12 @@ async def test_the_history_is_the_views_archived_items_and_follows_every_move(tm
         assert rows() == [(a, "adopted")] and lst.border_title == "History 1"
         by_hand = "20260101-000000-by-hand.md"
         for step, expected in (
-            (lambda: svc.transition_command("adopt", [b], note="ok"), [(b, "adopted"), (a, "adopted")]),
+            (lambda: svc.writes.transition_command("adopt", [b], note="ok"), [(b, "adopted"), (a, "adopted")]),
             (lambda: os.rename(root / "wi" / "adopted" / a, root / "wi" / "rejected" / a), [(b, "adopted"), (a, "rejected")]),
             (lambda: (root / "wi" / "adopted" / by_hand).write_text("---\nkind: awi\n---\n# x\n"),
              [(b, "adopted"), (a, "rejected"), (by_hand, "adopted")]),
             (lambda: (root / "wi" / "rejected" / a).unlink(), [(b, "adopted"), (by_hand, "adopted")]),
-            (lambda: (svc.transition_command("start-processing", [c]), svc.transition_command("reject", [c], note="no")), [(c, "rejected"), (b, "adopted"), (by_hand, "adopted")]),
+            (lambda: (svc.writes.transition_command("start-processing", [c]), svc.writes.transition_command("reject", [c], note="no")), [(c, "rejected"), (b, "adopted"), (by_hand, "adopted")]),
         ):
             step()
             app.reload()
@@ -142,7 +142,7 @@ async def test_a_start_goes_on_the_view_the_last_run_kept(tmp_path: Path, monkey
     root, _ = make_remote_pair(tmp_path)
     svc = Service(root, actor="user", push=False)
     names = [add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}")) for k in range(5)]
-    assert svc.transition_command("hold", [names[0]]).ok
+    assert svc.writes.transition_command("hold", [names[0]]).ok
     time.sleep(0.06)  # older than the racy window: files may be kept
     config = TuiConfig(pull_interval=0, remote_check_interval=0)
     app = build_app(root, config=config)

@@ -99,8 +99,8 @@ def rendered(app, wid: str) -> str:  # type: ignore[no-untyped-def]
 
 async def test_detail_shows_question_text_and_checkpoint_faithfully(demo: Demo) -> None:
     svc = Service(demo.root, actor="user")
-    free = svc.add(kind="uwi", target_repo="acme/docs", body=FREE_TEXT)
-    cp = svc.add(kind="uwi", target_repo="acme/api", body=CHECKPOINT)
+    free = svc.writes.add(kind="uwi", target_repo="acme/docs", body=FREE_TEXT)
+    cp = svc.writes.add(kind="uwi", target_repo="acme/api", body=CHECKPOINT)
     assert free.ok and cp.ok
     async with dashboard(demo, free.files[0]) as (app, pilot):
         questions = rendered(app, "detail-questions")
@@ -120,10 +120,10 @@ def test_agent_may_move_follows_the_transition_rules(demo: Demo) -> None:
     proc = svc.read(demo["proc-darkmode"])  # processing
     answered = svc.read(demo["answered-uwi"])  # inbox, answered UWI
     done = svc.read(demo["adopt-node"])  # adopted
-    assert svc.agent_may_move(awi, "hold") and svc.agent_may_move(awi, "processing")
-    assert not svc.agent_may_move(awi, "adopted") and not svc.agent_may_move(awi, "rejected")
-    assert svc.agent_may_move(proc, "adopted") and svc.agent_may_move(proc, "rejected") and svc.agent_may_move(proc, "inbox")
-    assert not svc.agent_may_move(proc, "hold")  # wi-standards: return to inbox first
-    assert svc.agent_may_move(answered, "adopted") and svc.agent_may_move(answered, "rejected")
-    assert not svc.agent_may_move(done, "inbox")  # adopted is done: SPEC §5 gives agents no way out of it
-    assert not svc.agent_may_move(done, "rejected") and not svc.agent_may_move(done, "hold")
+    assert svc.writes.agent_may_move(awi, "hold") and svc.writes.agent_may_move(awi, "processing")
+    assert not svc.writes.agent_may_move(awi, "adopted") and not svc.writes.agent_may_move(awi, "rejected")
+    assert svc.writes.agent_may_move(proc, "adopted") and svc.writes.agent_may_move(proc, "rejected") and svc.writes.agent_may_move(proc, "inbox")
+    assert not svc.writes.agent_may_move(proc, "hold")  # wi-standards: return to inbox first
+    assert svc.writes.agent_may_move(answered, "adopted") and svc.writes.agent_may_move(answered, "rejected")
+    assert not svc.writes.agent_may_move(done, "inbox")  # adopted is done: SPEC §5 gives agents no way out of it
+    assert not svc.writes.agent_may_move(done, "rejected") and not svc.writes.agent_may_move(done, "hold")

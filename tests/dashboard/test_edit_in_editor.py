@@ -244,7 +244,7 @@ async def test_terminal_item_is_read_only(demo: Demo, inbox_awi: str) -> None:
     editor = Editor(demo, inbox_awi, append)
     async with dashboard(demo, inbox_awi, editor=editor) as (app, pilot):
         # adopted behind the dashboard's back (the watcher is off, the pane still shows it)
-        assert Service(demo.root, actor="user").move([inbox_awi], "adopted").ok
+        assert Service(demo.root, actor="user").writes.move([inbox_awi], "adopted").ok
         base = demo.head()
         await press_all(pilot, "e")
     assert editor.calls == []

@@ -31,7 +31,7 @@ FIRST = "- 反映内容: ヘッダーのロゴ画像を PNG (2 種の解像度) 
 def someone_else_appends(demo: Demo, name: str, line: str = AGENT_LINE) -> None:
     svc = Service(demo.root, actor="user")  # another session of the user, or a colleague
     item = svc.read(name)
-    out = svc.save_text(name, item.text + line)
+    out = svc.writes.save_text(name, item.text + line)
     assert out.ok, out.message
 
 
@@ -74,7 +74,7 @@ async def test_a_conflict_is_marked_and_markers_are_not_saved_unasked(demo: Demo
     def conflicting(text: str) -> tuple[str, int]:
         svc = Service(demo.root, actor="user")
         item = svc.read(name)
-        assert svc.save_text(name, item.text.replace(FIRST, FIRST + " — theirs")).ok
+        assert svc.writes.save_text(name, item.text.replace(FIRST, FIRST + " — theirs")).ok
         return text.replace(FIRST, FIRST + " — mine"), 0
 
     def keep_markers(text: str) -> tuple[str, int]:
@@ -171,7 +171,7 @@ async def test_resuming_kept_text_merges_it_with_what_changed_since(demo: Demo) 
     await run_edit(demo, name, break_yaml, keys=("e", "escape"))  # kept, the item in hold
     svc = Service(demo.root, actor="user")  # the stored version moves on (another session)
     stored = svc.read(name).text
-    assert svc.save_text(name, stored.replace("- デメリット: なし", "- デメリット: favicon は別途")).ok
+    assert svc.writes.save_text(name, stored.replace("- デメリット: なし", "- デメリット: favicon は別途")).ok
 
     def fix(text: str) -> tuple[str, int]:
         assert "acme/webapp: oops" in text  # the kept text…

@@ -67,7 +67,7 @@ async def test_an_item_moved_elsewhere_is_not_kept_in_the_detail(demo, demo_stor
     async with dashboard(demo, selected=DEMO["comment"]) as (app, pilot):
         await press(pilot, "right")  # into the detail pane
         assert app.focused is not inbox(app)
-        out = Service(demo_store, actor="agent").transition_command("start-processing", [DEMO["comment"]])
+        out = Service(demo_store, actor="agent").writes.transition_command("start-processing", [DEMO["comment"]])
         assert out.ok, out.message
         app.reload()
         await settle(pilot)

@@ -92,7 +92,7 @@ async def test_item_unheld_elsewhere_while_editing_is_said_and_edit_again_holds_
     laptop = other_clone(demo, tmp_path)
 
     def released_elsewhere(text: str) -> tuple[str, int]:
-        out = laptop.unhold(name)  # the person's other machine releases it meanwhile
+        out = laptop.writes.unhold(name)  # the person's other machine releases it meanwhile
         assert out.ok, out.message
         return text + ADDED, 0
 
@@ -127,7 +127,7 @@ async def test_item_removed_elsewhere_while_editing_keeps_the_text_and_offers_no
     laptop = other_clone(demo, tmp_path)
 
     def removed_elsewhere(text: str) -> tuple[str, int]:
-        assert laptop.rm(name).ok
+        assert laptop.writes.rm(name).ok
         return text + ADDED, 0
 
     _app, _, _, screen, _ = await run_edit(demo, name, removed_elsewhere, keys=("e",))
@@ -146,7 +146,7 @@ async def test_unchanged_editor_on_an_item_that_left_hold_says_so_and_releases_n
     laptop = other_clone(demo, tmp_path)
 
     def moved_elsewhere(text: str) -> tuple[str, int]:
-        assert laptop.transition_command("start-processing", [name]).ok  # picked up elsewhere by the person's own move
+        assert laptop.writes.transition_command("start-processing", [name]).ok  # picked up elsewhere by the person's own move
         return text, 0
 
     app, _, base, _, _ = await run_edit(demo, name, moved_elsewhere, keys=("e",))
@@ -166,7 +166,7 @@ async def test_changed_elsewhere_in_hold_says_by_whom(demo: Demo, tmp_path: Path
 
     def changed_elsewhere(text: str) -> tuple[str, int]:
         item = laptop.read(name)
-        assert laptop.save_text(name, item.text + "- 追記: from the laptop\n").ok
+        assert laptop.writes.save_text(name, item.text + "- 追記: from the laptop\n").ok
         return text + ADDED, 0
 
     _, _, _, screen, _ = await run_edit(demo, name, changed_elsewhere, keys=("e",))
@@ -182,7 +182,7 @@ async def test_item_picked_up_elsewhere_while_editing_offers_to_edit_it_where_it
     laptop = other_clone(demo, tmp_path)
 
     def moved_elsewhere(text: str) -> tuple[str, int]:
-        assert laptop.transition_command("start-processing", [name]).ok
+        assert laptop.writes.transition_command("start-processing", [name]).ok
         return text + ADDED, 0
 
     _, _, _, screen, _ = await run_edit(demo, name, moved_elsewhere, keys=("e",))

@@ -40,11 +40,11 @@ def worked_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str = AW
 
     stamp()
     root, _ = init_store(tmp_path / "notes")
-    out = at("user").add(kind="awi", target_repo="acme/webapp", body=body)
+    out = at("user").writes.add(kind="awi", target_repo="acme/webapp", body=body)
     assert out.ok, out.message
     name = out.files[0]
-    assert at("agent").transition_command("start-processing", [name]).ok
-    assert at("agent").edit(name, edited).ok
+    assert at("agent").writes.transition_command("start-processing", [name]).ok
+    assert at("agent").writes.edit(name, edited).ok
     for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):
         monkeypatch.delenv(var)
     return root, name
@@ -76,7 +76,7 @@ async def test_l_lists_the_commits_and_shows_the_diff_then_escape_goes_back(tmp_
         await press(pilot, "down")
         assert f"+++ b/wi/inbox/{name}" in screen_text(app)
         # a commit made meanwhile shows after `r`, the cursor staying on its commit
-        assert Service(root, actor="user").move([name], "hold").ok
+        assert Service(root, actor="user").writes.move([name], "hold").ok
         await press(pilot, "r")
         shown = screen_text(app)
         assert "4 commits, newest first" in shown and "moved processing → hold" in shown
@@ -117,7 +117,7 @@ async def test_the_screen_says_it_is_reading_while_the_worker_reads_then_caps_th
 
 async def test_l_opens_from_the_history_view_for_a_terminal_item(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root, name = worked_store(tmp_path, monkeypatch)
-    assert Service(root, actor="agent").transition_command("adopt", [name], note="merged").ok
+    assert Service(root, actor="agent").writes.transition_command("adopt", [name], note="merged").ok
     app = build_app(root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

@@ -54,7 +54,7 @@ def check_lines(text: str) -> list[str]:
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 async def test_detail_and_answer_form_break_japanese_as_it_is_read(demo_store: Path, size: tuple[int, int]) -> None:
-    out = Service(demo_store, actor="agent").add(kind="uwi", target_repo="acme/api", body=BODY, source="t", urgency="blocking")
+    out = Service(demo_store, actor="agent").writes.add(kind="uwi", target_repo="acme/api", body=BODY, source="t", urgency="blocking")
     assert out.ok, out.message
     name = out.files[0]
     app = build_app(demo_store)

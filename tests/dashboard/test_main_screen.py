@@ -222,7 +222,7 @@ async def test_a_commit_by_someone_else_shows_up_and_the_selection_stays(app_fac
         other = next(
             n for n in rows[:before] if app.main.view.items[n].kind == "awi" and not app.main.view.items[n].defects
         )
-        out = Service(demo_store, actor="agent").transition_command("hold", [other])
+        out = Service(demo_store, actor="agent").writes.transition_command("hold", [other])
         assert out.ok, out.message
 
         for _ in range(200):  # bounded: the watcher polls the store every 0.5 s
@@ -243,7 +243,7 @@ async def test_a_new_item_added_elsewhere_appears(app_factory, demo_store: Path)
     async with running(app_factory(watch=True), SIZE) as (app, pilot):
         selected = app.main.selected
         svc = Service(demo_store, actor="agent", clock=lambda: NOW)
-        out = svc.add(
+        out = svc.writes.add(
             kind="uwi",
             target_repo="acme/api",
             source="process-wi",
@@ -365,7 +365,7 @@ async def test_item_text_is_never_markup_and_never_a_control_sequence(app_factor
 
         # the same in the history view once the item is adopted, with a hostile note
         svc = Service(demo_store, actor="user", clock=lambda: NOW, pull=False, push=False)
-        assert svc.move([name], "adopted", note="note [red]n[/] \x1b]52;c;aGk=\x07").ok
+        assert svc.writes.move([name], "adopted", note="note [red]n[/] \x1b]52;c;aGk=\x07").ok
         await press(pilot, "H")
         history = app.screen.query_one("#terminal", ItemList)
         assert history.select_key(name)

@@ -161,7 +161,7 @@ async def test_a_failed_transition_is_reported_and_changes_nothing(demo: Demo) -
     name = demo["hand-svg-logo"]
     async with dashboard(demo, name) as (app, pilot):
         # an agent starts it behind the dashboard's back (the watcher is off)
-        assert Service(demo.root, actor="agent").transition_command("start-processing", [name]).ok
+        assert Service(demo.root, actor="agent").writes.transition_command("start-processing", [name]).ok
         base = demo.head()
         await press_all(pilot, "p")
     assert demo.subjects_since(base) == []
@@ -369,8 +369,8 @@ async def test_undo_refused_after_an_agent_touched_the_item(demo: Demo) -> None:
         await press_all(pilot, "p")
         agent = Service(demo.root, actor="agent")
         rewrite = "# ヘッダーのロゴを SVG に差し替える\n\n- 反映内容: agent rewrote it\n"
-        assert agent.edit(name, rewrite).code == "held"  # the person's hold (SPEC §15)...
-        assert Service(demo.root, actor="user").edit(name, rewrite).ok  # ...changed in another session of theirs
+        assert agent.writes.edit(name, rewrite).code == "held"  # the person's hold (SPEC §15)...
+        assert Service(demo.root, actor="user").writes.edit(name, rewrite).ok  # ...changed in another session of theirs
         await press_all(pilot, "z")
         assert not app.screen.check_action("undo", ())  # that refusal is final: z moves on
     assert demo.written() == [f"atk: hold {name}", f"atk: edit {name}"]

@@ -49,12 +49,12 @@ async def test_a_new_blocking_question_rings(demo_store: Path) -> None:
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         before = app.title
-        out = Service(demo_store, actor="agent").add(kind="uwi", target_repo="acme/x", body=UWI_BODY, source="t", urgency="blocking")
+        out = Service(demo_store, actor="agent").writes.add(kind="uwi", target_repo="acme/x", body=UWI_BODY, source="t", urgency="blocking")
         assert out.ok
         app.reload()
         await settle(pilot)
         assert app.alerts.rings == 1 and app.title != before
-        out = Service(demo_store, actor="agent").add(kind="uwi", target_repo="acme/x", body=UWI_BODY, source="t", urgency="informational")
+        out = Service(demo_store, actor="agent").writes.add(kind="uwi", target_repo="acme/x", body=UWI_BODY, source="t", urgency="informational")
         app.reload()
         await settle(pilot)
         assert app.alerts.rings == 1  # an informational question does not call the user

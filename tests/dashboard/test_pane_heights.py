@@ -28,7 +28,7 @@ def test_shared_heights_gives_the_room_by_need() -> None:
 def long_inbox(tmp_path: Path, inbox: int = 30, processing: int = 2, hold: int = 1) -> Path:
     """A store with `inbox` + `processing` + `hold` work items (copies of one, in one commit)."""
     root, _ = init_store(tmp_path / "notes")
-    out = Service(root, actor="agent").add(kind="awi", target_repo="acme/webapp", body=AWI_BODY, source="test")
+    out = Service(root, actor="agent").writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY, source="test")
     assert out.ok, out.message
     (first,) = root.glob(f"wi/inbox/{out.files[0]}")
     text = first.read_text(encoding="utf-8")

@@ -42,7 +42,7 @@ async def poll(pilot, cond, what: str) -> None:
 
 
 def agent_adds(root: Path, title: str, body: str | None = None) -> str:
-    out = Service(root, actor="agent").add(
+    out = Service(root, actor="agent").writes.add(
         kind="uwi" if body else "awi", target_repo="acme/webapp", source="add-uwi" if body else "add-awi",
         body=body or f"# {title}\n\nbody\n",
     )  # fmt: skip

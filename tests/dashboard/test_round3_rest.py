@@ -25,8 +25,8 @@ async def test_history_age_is_the_age_of_the_move_not_of_the_item(tmp_path: Path
     svc = Service(root, actor="user", clock=Clock(now - timedelta(days=3)))
     name = add_item(svc)
     old = add_item(svc)
-    assert svc.transition_command("start-processing", [name, old]).ok
-    assert svc.transition_command("adopt", [name]).ok
+    assert svc.writes.transition_command("start-processing", [name, old]).ok
+    assert svc.writes.transition_command("adopt", [name]).ok
     app = build_app(root, clock=lambda: datetime.now(UTC))
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)

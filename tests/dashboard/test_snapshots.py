@@ -41,7 +41,7 @@ HOSTILE_BODY = f"""# {HOSTILE_TITLE}
 
 def add_hostile_item(root: Path) -> str:
     svc = Service(root, clock=frozen_clock, actor="user", pull=False, push=False)
-    out = svc.add(kind="awi", target_repo="acme/[b]webapp[/b]", body=HOSTILE_BODY)
+    out = svc.writes.add(kind="awi", target_repo="acme/[b]webapp[/b]", body=HOSTILE_BODY)
     assert out.ok, out.message
     return out.files[0]
 

@@ -179,7 +179,7 @@ def test_changed_while_vim_was_open_edit_again_merges_and_saves_on_the_newer_ver
 
     # meanwhile another session changes the same line
     other = Service(demo.root, actor="user")
-    out = other.save_text(name, other.read(name).text.replace(LINE, "- デメリット: favicon は別途"))
+    out = other.writes.save_text(name, other.read(name).text.replace(LINE, "- デメリット: favicon は別途"))
     assert out.ok, out.message
 
     # the user changes that line too, and :wq

@@ -183,7 +183,7 @@ async def test_pull_interval_pulls_commits_from_the_remote(demo_store: Path, tmp
             await pilot.pause(0.05)
             if keys_of_pane(app, "inbox"):
                 break
-        out = Service(other, actor="agent").add(
+        out = Service(other, actor="agent").writes.add(
             kind="awi", target_repo="acme/api", source="process-wi", body="# Pushed from elsewhere\n\nbody\n"
         )
         assert out.ok and out.pushed, out.message

@@ -322,17 +322,17 @@ class World:
                 add_item(self.svc, body=UWI_BODY if kind == "uwi" else AWI_BODY.replace("Use one", f"Use {k}"),
                          kind=kind, depends_on=self.some_names(k, k % 3))  # fmt: skip
             elif choice == 1:
-                self.svc.transition_command("hold", [pick[1]])
+                self.svc.writes.transition_command("hold", [pick[1]])
             elif choice == 2:
-                self.svc.unhold(pick[1])
+                self.svc.writes.unhold(pick[1])
             elif choice == 3:
                 uwis = [n for s, n in self.names() if "which-email" in n]
                 if uwis:
                     self.svc.answers.answer(uwis[k % len(uwis)], choices={1: "ABC"[k % 3]}, replace=True)
             elif choice == 4:
-                self.svc.set_dependencies(pick[1], self.some_names(k, k % 3))
+                self.svc.writes.set_dependencies(pick[1], self.some_names(k, k % 3))
             else:
-                self.svc.rm([pick[1]])
+                self.svc.writes.rm([pick[1]])
         except AtkError:
             pass  # a refusal (the work tree has someone's edit in the way): nothing written
 

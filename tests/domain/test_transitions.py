@@ -108,11 +108,11 @@ def test_service_refuses_exactly_what_refusal_says(tmp_path: Path, op: str, stat
     svc = Service(root, actor="user", pull=False, push=False)
     name = add_item(svc)
     if state != "inbox":
-        assert svc.move([name], state).ok
+        assert svc.writes.move([name], state).ok
     stored = svc.read(name)
     svc_as = Service(root, actor=actor, pull=False, push=False)
     judged = refusal(op, [stored], actor)
-    out = svc_as.transition(op, [name])
+    out = svc_as.writes.transition(op, [name])
     if actor == "agent" and state == "hold":
         # who holds it is a thing only the store knows (SPEC §15): the user's hold is said first
         assert (out.ok, out.code, out.exit_code) == (False, "held", 1) and "held by the user" in out.message
@@ -135,10 +135,10 @@ def test_dependency_refusals(svc: Service) -> None:
     assert view.dependency_rules(a).first(["nope.md"]).code == "missing"
     assert view.dependency_rules(c).first([a]) is None
     # the service refuses with the same codes inside the lock
-    out = svc.set_dependencies(a, [c])
+    out = svc.writes.set_dependencies(a, [c])
     assert not out.ok and out.code == "cycle" and f"{a} -> {c} -> {b} -> {a}" in out.message
-    assert svc.set_dependencies(a, [a]).code == "self"
-    assert svc.set_dependencies(a, ["nope.md"]).code == "missing"
+    assert svc.writes.set_dependencies(a, [a]).code == "self"
+    assert svc.writes.set_dependencies(a, ["nope.md"]).code == "missing"
 
 
 def test_dependency_rules_without_a_view() -> None:

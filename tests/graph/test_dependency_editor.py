@@ -139,7 +139,7 @@ async def test_cycle_is_refused_live_and_nothing_is_written(tmp_path: Path) -> N
         assert isinstance(app.screen, DependenciesScreen)  # still open: nothing written
         assert head(root) == before
         # the service agrees on the cycle: the CLI's `set-dependencies --add` is refused, nothing written
-        refused = service(root).set_dependencies(a, add=[c])
+        refused = service(root).writes.set_dependencies(a, add=[c])
         assert not refused.ok and refused.code == "cycle" and path in refused.message
         assert head(root) == before
         editor(app).query_one("#deps-current", OptionList).focus()
@@ -227,12 +227,12 @@ def test_rules_agree_with_the_service(tmp_path: Path) -> None:
                 continue
             mine = svc.queue().dependency_rules(item).cycle_through(dep)
             before = list(svc.show(item).depends_on)
-            out = svc.set_dependencies(item, add=[dep])
+            out = svc.writes.set_dependencies(item, add=[dep])
             assert (mine is None) == (out.code != "cycle"), (item, dep, out.message)
             if mine is not None:
                 assert not out.ok and {n for n in names if n in out.message} == set(mine), out.message
             elif out.ok and list(svc.show(item).depends_on) != before:
-                assert svc.set_dependencies(item, before).ok
+                assert svc.writes.set_dependencies(item, before).ok
 
 
 def test_search_ranks_substrings_first(tmp_path: Path) -> None:

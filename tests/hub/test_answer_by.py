@@ -55,13 +55,13 @@ def test_atk_wi_add_answer_by_writes_the_key_and_json_shows_it(store: Path, caps
 
 
 def test_answer_by_goes_with_a_question_only(svc: Service) -> None:
-    out = svc.add(kind="awi", target_repo="a/b", body="# do it\n", answer_by=datetime(2026, 12, 5, tzinfo=UTC))
+    out = svc.writes.add(kind="awi", target_repo="a/b", body="# do it\n", answer_by=datetime(2026, 12, 5, tzinfo=UTC))
     assert not out.ok and "--answer-by goes with --kind uwi only" in out.message
 
 
 def test_the_body_frontmatter_may_carry_answer_by(svc: Service) -> None:
     body = "---\nanswer_by: 2026-12-06T00:00:00Z\n---\n" + QUESTION
-    out = svc.add(kind="uwi", target_repo="a/b", body=body)
+    out = svc.writes.add(kind="uwi", target_repo="a/b", body=body)
     assert out.ok, out.message
     assert out.item is not None and out.item.answer_by == datetime(2026, 12, 6, tzinfo=UTC)
 

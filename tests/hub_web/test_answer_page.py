@@ -96,7 +96,7 @@ async def test_a_question_that_changed_since_the_page_showed_it_is_refused_and_n
     # meanwhile the agent rewords the question and pushes; the hub's clone has not pulled yet
     agent = Service(world.agent, actor="agent")
     body = agent.read(name).body.replace("Which approach should be the standard?", "Which approach for the API only?")
-    assert agent.edit(name, body).ok
+    assert agent.writes.edit(name, body).ok
     remote = world.remote_head()
     status, said = await page.post(form_action(text), _post_fields(text, q1="B", text="my notes stay"))
     assert status == 409
@@ -153,7 +153,7 @@ async def test_other_with_text_answers_and_other_without_text_is_refused(opened)
 async def test_an_awi_is_read_only_with_a_comment_box(tmp_path) -> None:
     world = make_world(tmp_path, one=UWI_BODY)
     agent = Service(world.agent, actor="agent")
-    out = agent.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY, source="wi-standards")
+    out = agent.writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY, source="wi-standards")
     assert out.ok, out.message
     git(world.hub, "pull", "-q", "--rebase")
     page, _ = await serve_page(world)

@@ -100,7 +100,7 @@ async def test_a_question_reworded_after_the_notification_is_refused(tapped) -> 
     path = _link(world, page)
     agent = Service(world.agent, actor="agent")
     body = agent.read(name).body.replace("- B) Simple regex", "- B) A hand-written parser")
-    assert agent.edit(name, body).ok
+    assert agent.writes.edit(name, body).ok
     # the hub's clone has not pulled yet: the write's own pull finds the change
     before = world.remote_head()
     status, said = await page.post(path, origin=None)

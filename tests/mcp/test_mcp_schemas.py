@@ -15,7 +15,7 @@ from atk_tui.domain.ops import WI as WI_RULES
 from atk_tui.itemfile.questions import parse_questions
 from atk_tui.mcpserver.ask import render
 from atk_tui.mcpserver.tools import all_tools
-from atk_tui.service.facade import Service
+from atk_tui.service.writing.writes import Writes
 
 TOOLS = {t.name: t for t in all_tools()}
 
@@ -23,7 +23,7 @@ TOOLS = {t.name: t for t in all_tools()}
 @pytest.mark.parametrize("queue", ["wi", "mq"])
 def test_add_takes_every_key_the_table_and_the_service_take(queue: str) -> None:
     props = TOOLS[f"{queue}_add"].schema["properties"]
-    takes = inspect.signature(Service.add).parameters
+    takes = inspect.signature(Writes.add).parameters
     for f in FIELDS:
         if f.name in takes and not f.by_atk and f.name not in ("kind", "source"):
             assert props[f.name]["description"].startswith(f.description), f.name

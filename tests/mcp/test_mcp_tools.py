@@ -277,7 +277,7 @@ def test_a_refusal_is_the_clis_message_and_code(world: World) -> None:
 def test_an_item_the_person_holds_is_refused(world: World) -> None:
     a = add(world)
     person = world.person()
-    assert person.transition_command("hold", [a]).ok  # on the person's clone, pushed
+    assert person.writes.transition_command("hold", [a]).ok  # on the person's clone, pushed
     for tool, args, line in (
         ("wi_unhold", {"filename": a}, ("wi", "unhold", a)),
         ("wi_edit", {"filename": a, "body": "# changed\n"}, ("wi", "edit", a, "# changed\n")),

@@ -89,7 +89,7 @@ def attempt(root: Path, command: str, body: str, capsys: pytest.CaptureFixture[s
         path = root / "wi/hold/q.md"
         path.write_text(path.read_text() + "\n" + body)
     elif command == "save-text":
-        out = Service(root).save_text("q.md", uwi(body=UWI_BODY + "\n" + body))
+        out = Service(root).writes.save_text("q.md", uwi(body=UWI_BODY + "\n" + body))
         return out.exit_code, out.message + "|" + out.code
     rc, out, err = atk("wi", "commit")
     return rc, err + out

@@ -103,7 +103,7 @@ def test_refusal_codes(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(store, {"q.md": ("inbox", uwi()), "p.md": ("processing", awi())})
     svc = Service(store, actor="user")
     assert svc.answers.answer("nope.md", choices={1: "A"}).code == "missing"
-    assert Service(store, actor="agent").transition_command("hold", ["p.md"]).code == "state"
+    assert Service(store, actor="agent").writes.transition_command("hold", ["p.md"]).code == "state"
     assert Service(store, actor="agent").answers.answer("q.md", choices={1: "A"}).code == "user-only"
     assert svc.answers.answer("q.md", choices={1: "Z"}).code == "invalid"
 
@@ -144,9 +144,9 @@ def _shared(tmp_path: Path, root: Path, remote: Path, text: str) -> Path:
 def _diverge(tmp_path: Path, root: Path, remote: Path) -> tuple[Path, str]:
     """The same item edited on two clones; the other clone pushes first; ours is unpushed."""
     other = _shared(tmp_path, root, remote, awi())
-    out = Service(root, actor="user", pull=False, push=False).edit("x.md", "# mine\n\nmy text\n")
+    out = Service(root, actor="user", pull=False, push=False).writes.edit("x.md", "# mine\n\nmy text\n")
     assert out.ok
-    assert Service(other, actor="user").edit("x.md", "# theirs\n\ntheir text\n").ok
+    assert Service(other, actor="user").writes.edit("x.md", "# theirs\n\ntheir text\n").ok
     return other, git(root, "rev-parse", "HEAD").strip()
 
 
@@ -239,7 +239,7 @@ def test_killed_move_then_edit_goes_back_with_the_edit(store: Path) -> None:
     import sys
 
     seed(store, {"x.md": ("inbox", awi())})
-    script = KILL.replace('.answers.answer("q.md", choices={1: "B"})', '.transition_command("hold", ["x.md"])')
+    script = KILL.replace('.answers.answer("q.md", choices={1: "B"})', '.writes.transition_command("hold", ["x.md"])')
     assert subprocess.run([sys.executable, "-c", script, str(store)], check=False).returncode == 9
     moved = store / "wi/hold/x.md"
     moved.write_text(moved.read_text() + "\nedited after the crash\n")
@@ -288,7 +288,7 @@ def test_checkpoint_urgency_used_and_written_by_add(atk: Atk, monkeypatch: pytes
     seed(atk.store, {"c.md": ("inbox", uwi(body=CHECKPOINT))})
     svc = Service(atk.store, actor="user")
     assert svc.read("c.md").urgency == "next-review"
-    out = svc.add(kind="uwi", target_repo="r", body=CHECKPOINT)
+    out = svc.writes.add(kind="uwi", target_repo="r", body=CHECKPOINT)
     assert out.ok
     assert "urgency: next-review\n" in body_of(atk.store, "inbox", out.files[0])
 
@@ -316,7 +316,7 @@ def test_rm_warns_about_dependents(atk: Atk) -> None:
     seed(atk.store, {"base.md": ("inbox", awi()), "top.md": ("inbox", awi(extra="depends_on: [base.md]\n"))})
     rc, _, err = atk("wi", "rm", "base.md")
     assert rc == 0 and "top.md" in err and "set-dependencies" in err
-    out = Service(atk.store, actor="user").rm("top.md")
+    out = Service(atk.store, actor="user").writes.rm("top.md")
     assert out.ok and out.warnings == ()
 
 
@@ -338,10 +338,10 @@ def test_move_with_note_against_changed_base_refused(store: Path) -> None:
     base = svc.read_bytes("p.md")
     (store / "wi/processing/p.md").write_text(awi(body="# changed meanwhile\n"))
     git(store, "commit", "-qam", "agent edit")
-    out = svc.move(["p.md"], "adopted", note="looks good", base=base)
+    out = svc.writes.move(["p.md"], "adopted", note="looks good", base=base)
     assert not out.ok and out.code == "changed"
     assert (store / "wi/processing/p.md").exists()
-    assert svc.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
+    assert svc.writes.move(["p.md"], "adopted", note="ok", base=svc.read_bytes("p.md")).ok
 
 
 def test_checkpoint_urgency_without_options(store: Path) -> None:
@@ -353,8 +353,8 @@ def test_checkpoint_urgency_without_options(store: Path) -> None:
 def test_conflict_apply_mine_for_a_move_keeps_one_copy(tmp_path: Path, remote_store: tuple[Path, Path]) -> None:
     root, remote = remote_store
     other = _shared(tmp_path, root, remote, awi())
-    assert Service(root, actor="user", pull=False, push=False).transition_command("hold", ["x.md"]).ok
-    assert Service(other, actor="user").transition_command("start-processing", ["x.md"]).ok
+    assert Service(root, actor="user", pull=False, push=False).writes.transition_command("hold", ["x.md"]).ok
+    assert Service(other, actor="user").writes.transition_command("start-processing", ["x.md"]).ok
     svc = Service(root, actor="user")
     out = svc.conflicts.commit_pending()
     assert not out.ok and out.code == "conflict"
@@ -370,13 +370,13 @@ def test_agent_undo_cannot_remove_the_users_answer(store: Path) -> None:
     out = Service(store, actor="user").answers.answer("q.md", choices={1: "A"})
     assert out.ok
     head = git(store, "rev-parse", "HEAD")
-    undo = Service(store, actor="agent").undo(out.commit)
+    undo = Service(store, actor="agent").writes.undo(out.commit)
     assert not undo.ok and undo.code == "user-only"
     assert git(store, "rev-parse", "HEAD") == head
 
 
 def test_agent_add_refusal_code(store: Path) -> None:
-    out = Service(store, actor="agent").add(kind="uwi", target_repo="r", body="# q\n\n## 回答\n\nx\n", source="s")
+    out = Service(store, actor="agent").writes.add(kind="uwi", target_repo="r", body="# q\n\n## 回答\n\nx\n", source="s")
     assert not out.ok and out.exit_code == 2 and out.code == "user-only"
 
 
@@ -413,7 +413,7 @@ def test_agent_cannot_apply_a_set_aside_forgery(tmp_path: Path, remote_store: tu
     path.write_text(forged + "\n## 回答\n\n- 1: A) Strict RFC 5322\n")
     git(root, "commit", "-qam", "forged")  # around the tool
     edited = UWI_BODY.replace("Two patterns were found.", "Four patterns were found.")
-    assert Service(other, actor="user").edit("x.md", edited + "\n## 補足\n\nmore context\n").ok
+    assert Service(other, actor="user").writes.edit("x.md", edited + "\n## 補足\n\nmore context\n").ok
     svc = Service(root, actor="user")
     assert svc.conflicts.commit_pending().code == "conflict"
     [c] = svc.conflicts.list()

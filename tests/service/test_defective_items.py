@@ -122,20 +122,20 @@ def test_defective_item_refuses_moves_but_can_be_fixed_and_removed(corpus: Path,
     svc = Service(corpus, actor="user")
     reason = CORPUS[name][1]
     before = tree_state(corpus)
-    for out in (svc.transition_command("hold", [name]), svc.transition_command("start-processing", [name, "good.md"]), svc.move([name], "adopted")):
+    for out in (svc.writes.transition_command("hold", [name]), svc.writes.transition_command("start-processing", [name, "good.md"]), svc.writes.move([name], "adopted")):
         assert not out.ok
         assert "defective" in out.message and reason in out.message, out.message
-    assert not svc.set_dependencies(name, []).ok
+    assert not svc.writes.set_dependencies(name, []).ok
     assert tree_state(corpus) == before
     if name != "in-two-states.md":
         # a fix through the whole-file editor path is accepted ...
-        out = svc.save_text(name, GOOD.replace("# Use one", "# Fixed: use one"))
+        out = svc.writes.save_text(name, GOOD.replace("# Use one", "# Fixed: use one"))
         assert out.ok, out.message
         assert svc.read(name).defects == []
-        assert svc.transition_command("hold", [name]).ok
-        out = svc.rm(name)
+        assert svc.writes.transition_command("hold", [name]).ok
+        out = svc.writes.rm(name)
     else:
-        out = svc.rm(name)  # removes the inbox copy; the hold copy is left for the user
+        out = svc.writes.rm(name)  # removes the inbox copy; the hold copy is left for the user
     assert out.ok, out.message
     assert git(corpus, "log", "-1", "--format=%s").strip() == f"atk: rm {name}"
 
@@ -143,7 +143,7 @@ def test_defective_item_refuses_moves_but_can_be_fixed_and_removed(corpus: Path,
 def test_defective_item_can_be_removed_directly(corpus: Path) -> None:
     svc = Service(corpus, actor="agent")
     for name in ("bad-yaml.md", "laughs.md", "huge.md", "empty.md", "latin1.md"):
-        out = svc.rm(name)
+        out = svc.writes.rm(name)
         assert out.ok, (name, out.message)
         assert not (corpus / "wi/inbox" / name).exists()
 
@@ -151,11 +151,11 @@ def test_defective_item_can_be_removed_directly(corpus: Path) -> None:
 def test_invalid_fix_is_refused_with_reason(corpus: Path) -> None:
     svc = Service(corpus, actor="user")
     before = tree_state(corpus)
-    out = svc.save_text("bad-yaml.md", "---\nkind: awi\n---\n# still broken\n")
+    out = svc.writes.save_text("bad-yaml.md", "---\nkind: awi\n---\n# still broken\n")
     assert not out.ok and "target_repo: required" in out.message
-    out = svc.edit("bad-yaml.md", "# new body only\n")  # the frontmatter stays broken
+    out = svc.writes.edit("bad-yaml.md", "# new body only\n")  # the frontmatter stays broken
     assert not out.ok and "YAML error" in out.message
-    out = svc.edit("no-frontmatter.md", "# new body\n")
+    out = svc.writes.edit("no-frontmatter.md", "# new body\n")
     assert not out.ok and "no frontmatter" in out.message
     assert tree_state(corpus) == before
 
@@ -164,14 +164,14 @@ def test_bad_filenames_are_refused_as_arguments(corpus: Path) -> None:
     svc = Service(corpus, actor="user")
     before = tree_state(corpus)
     for name in BAD_NAMES:
-        for out in (svc.transition_command("hold", [name]), svc.rm(name), svc.edit(name, "# x\n"), svc.save_text(name, GOOD)):
+        for out in (svc.writes.transition_command("hold", [name]), svc.writes.rm(name), svc.writes.edit(name, "# x\n"), svc.writes.save_text(name, GOOD)):
             assert not out.ok and out.exit_code == 2, name
     assert tree_state(corpus) == before
 
 
 def test_dependency_on_defective_items(corpus: Path) -> None:
     svc = Service(corpus, actor="user")
-    assert svc.set_dependencies("good.md", ["bad-yaml.md"]).ok
+    assert svc.writes.set_dependencies("good.md", ["bad-yaml.md"]).ok
     _items, view = svc.list()
     assert view.judgements["good.md"].status == "blocked"
     assert any("defective" in r.message for r in view.judgements["good.md"].reasons)

@@ -33,20 +33,20 @@ def test_the_dashboard_service_sees_and_moves_both_queues(store: Path) -> None:
     assert {n: i.queue for n, i in view.items.items()} == {"f.md": "mq", "t.md": "mq", "u.md": "wi"}
     assert view.needs_you == ["u.md", "t.md"]  # UWIs and TBDs together, by urgency
     # editing: the $EDITOR session's state for a feedback item, out of automatic processing
-    out = svc.move(["f.md"], "editing", expect="inbox")
+    out = svc.writes.move(["f.md"], "editing", expect="inbox")
     assert out.ok, out.message
     assert git(store, "log", "-1", "--format=%s").strip() == "atk: start-editing f.md"
     view = svc.queue()
     assert view.items["f.md"].state == "editing"
     assert view.judgements["f.md"].status == "editing" and not view.judgements["f.md"].ready
-    assert svc.agent_may_move(view.items["f.md"], "inbox") is False
-    out = svc.move(["f.md"], "inbox", expect="editing")
+    assert svc.writes.agent_may_move(view.items["f.md"], "inbox") is False
+    out = svc.writes.move(["f.md"], "inbox", expect="editing")
     assert out.ok and git(store, "log", "-1", "--format=%s").strip() == "atk: stop-editing f.md"
     # a wi item has no editing state
     before = tree_state(store)
-    out = svc.move(["u.md"], "editing")
+    out = svc.writes.move(["u.md"], "editing")
     assert not out.ok and "unknown state 'editing'" in out.message
-    out = svc.move(["f.md"], "planning")
+    out = svc.writes.move(["f.md"], "planning")
     assert not out.ok and "add --state=planning" in out.message
     assert tree_state(store) == before
 
@@ -56,7 +56,7 @@ def test_planning_items_are_not_actionable_except_by_finishing(store: Path) -> N
     svc = Service(store, clock=Clock(), actor="user")
     before = tree_state(store)
     for to in ("inbox", "hold", "processing", "adopted"):
-        out = svc.move(["p.md"], to)
+        out = svc.writes.move(["p.md"], to)
         assert not out.ok and "finish-planning" in out.message, to
     assert tree_state(store) == before
     assert svc.queue(["planning"]).judgements["p.md"].status == "planning"
@@ -66,7 +66,7 @@ def test_planning_items_are_not_actionable_except_by_finishing(store: Path) -> N
 def test_agent_cannot_start_editing(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed(store, {"f.md": ("inbox", feedback())})
     svc = Service(store, clock=Clock(), actor="agent", queue="mq")
-    out = svc.transition("start-editing", ["f.md"])
+    out = svc.writes.transition("start-editing", ["f.md"])
     assert not out.ok and "state conflict" in out.message
 
 
@@ -91,9 +91,9 @@ def test_fresh_processing_items_of_either_queue_are_not_stuck(tmp_path: Path) ->
     started = []
     for queue, kind in (("wi", "awi"), ("mq", "feedback")):
         svc = Service(root, actor="user", queue=queue)
-        out = svc.add(kind=kind, target_repo="acme/webapp", body=f"# Fresh {queue} work\n\nbody\n")
+        out = svc.writes.add(kind=kind, target_repo="acme/webapp", body=f"# Fresh {queue} work\n\nbody\n")
         assert out.ok, out.message
-        assert svc.transition_command("start-processing", [out.files[0]]).ok
+        assert svc.writes.transition_command("start-processing", [out.files[0]]).ok
         started.append(out.files[0])
     later = Service(root, actor="user", clock=lambda: datetime.now(UTC) + timedelta(hours=1))
     view = later.queue({"inbox", "processing", "hold", "editing"})

@@ -92,7 +92,7 @@ def test_a_hand_move_committed_by_atk_wi_commit_is_refused_too(world: Clones, he
 
 def test_the_dashboards_edit_hold_belongs_to_the_person(world: Clones) -> None:
     name = world.add("a")
-    ticket = Service(world["a"], actor="user").begin_edit(name)  # what `e` does first
+    ticket = Service(world["a"], actor="user").writes.begin_edit(name)  # what `e` does first
     assert ticket.held and ticket.pushed
     world.pull("b")
     before = _heads(world)
@@ -176,7 +176,7 @@ def test_listing_many_held_items_is_one_walk_and_right(world: Clones, monkeypatc
     names = [add_item(svc, f"# Item {n}\n\nbody {n}\n") for n in range(30)]
     for n, name in enumerate(names):
         agent = Service(world["a"], actor="agent" if n % 2 else "user", pull=False, push=False)
-        assert agent.transition_command("hold", [name]).ok
+        assert agent.writes.transition_command("hold", [name]).ok
     from atk_tui.store.gitstore import GitStore
 
     walks: list[tuple[str, ...]] = []
@@ -199,7 +199,7 @@ def test_listing_many_held_items_is_one_walk_and_right(world: Clones, monkeypatc
 def test_mq_hold_and_editing_belong_to_the_person(world: Clones, tmp_path: Path) -> None:
     held, editing = world.add("a", "Held", queue="mq"), world.add("a", "Being edited", queue="mq")
     assert world.atk("a", "mq", "hold", held)[0] == 0
-    ticket = Service(world["a"], actor="user").begin_edit(editing)  # the dashboard's `e`: editing
+    ticket = Service(world["a"], actor="user").writes.begin_edit(editing)  # the dashboard's `e`: editing
     assert ticket.state == "editing"
     world.pull("b")
     body = tmp_path / "b.md"
@@ -225,7 +225,7 @@ def test_mq_hold_and_editing_belong_to_the_person(world: Clones, tmp_path: Path)
 def test_mq_editing_is_the_editors_only(world: Clones, tmp_path: Path) -> None:
     """issue 26: `atk mq edit` of an item in editing is refused for anyone but its owner."""
     name = world.add("a", "Edited", queue="mq")
-    Service(world["a"], actor="user").begin_edit(name)
+    Service(world["a"], actor="user").writes.begin_edit(name)
     world.pull("b")
     body = tmp_path / "b.md"
     body.write_text("# Rewritten\n\nby an agent\n", encoding="utf-8")

@@ -22,10 +22,10 @@ def worked(svc: Service) -> tuple[Service, str]:
     """A user's item an agent started, edited and returned; the user then held it."""
     name = add_item(svc)
     agent = Service(svc.root, clock=svc.clock, actor="agent")
-    assert agent.transition_command("start-processing", [name]).ok
-    assert agent.edit(name, EDITED).ok
-    assert agent.transition_command("return-to-inbox", [name], from_state="processing").ok
-    assert svc.transition_command("hold", [name]).ok
+    assert agent.writes.transition_command("start-processing", [name]).ok
+    assert agent.writes.edit(name, EDITED).ok
+    assert agent.writes.transition_command("return-to-inbox", [name], from_state="processing").ok
+    assert svc.writes.transition_command("hold", [name]).ok
     return svc, name
 
 
@@ -65,8 +65,8 @@ def test_a_move_is_a_summary_without_a_text_diff(worked: tuple[Service, str]) ->
 def test_a_terminal_item_keeps_its_whole_log_and_a_move_with_an_edit_shows_both(svc: Service) -> None:
     name = add_item(svc)
     agent = Service(svc.root, clock=svc.clock, actor="agent")
-    assert agent.transition_command("start-processing", [name]).ok
-    assert agent.transition_command("adopt", [name], note="merged in #42").ok
+    assert agent.writes.transition_command("start-processing", [name]).ok
+    assert agent.writes.transition_command("adopt", [name], note="merged in #42").ok
     adopt = svc.item_log(name).commits[0]
     assert adopt.summary == "moved processing → adopted (and edited)"
     diff = svc.item_diff(name, adopt.commit[:10])  # a SHA prefix will do
@@ -89,7 +89,7 @@ def test_a_commit_without_the_trailer_is_unknown_and_a_hand_rename_is_followed(s
 def test_a_long_log_is_capped_and_counts_the_older_commits(svc: Service) -> None:
     name = add_item(svc)
     for _ in range(3):
-        assert svc.transition_command("hold", [name]).ok and svc.unhold(name).ok
+        assert svc.writes.transition_command("hold", [name]).ok and svc.writes.unhold(name).ok
     log = svc.item_log(name, limit=4)
     assert len(log.commits) == 4 and log.older == 3
 
@@ -161,10 +161,10 @@ def test_hostile_text_in_a_diff_is_printed_escaped(svc: Service, capsys: pytest.
 
 def test_atk_mq_log_follows_a_feedback_item(svc: Service, capsys: pytest.CaptureFixture[str]) -> None:
     mq = Service(svc.root, clock=svc.clock, actor="user", queue="mq")
-    out = mq.add(kind="feedback", target_repo="acme/webapp", body=AWI_BODY)
+    out = mq.writes.add(kind="feedback", target_repo="acme/webapp", body=AWI_BODY)
     assert out.ok, out.message
     name = out.files[0]
-    assert mq.transition_command("hold", [name]).ok
+    assert mq.writes.transition_command("hold", [name]).ok
     assert run(["mq", "log", name, "--store", str(svc.root)]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert [r[3] for r in rows] == ["moved mq/inbox → mq/hold", "created in mq/inbox"]

@@ -57,9 +57,9 @@ def test_head_and_commits_touching(svc: Service) -> None:
     b = add_item(svc)
     start = svc.head()
     assert start == git(svc.root, "rev-parse", "HEAD").strip()
-    assert svc.transition_command("hold", [a]).ok
-    assert svc.transition_command("hold", [b]).ok
-    assert svc.unhold(a).ok
+    assert svc.writes.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [b]).ok
+    assert svc.writes.unhold(a).ok
     assert svc.commits_touching(a, start) == [f"atk: unhold {a}", f"atk: hold {a}"]
     assert svc.commits_touching(b, start) == [f"atk: hold {b}"]
     assert svc.commits_touching(a, svc.head()) == []
@@ -70,7 +70,7 @@ def test_head_and_commits_touching(svc: Service) -> None:
 def test_read_titles_items_in_any_state(svc: Service) -> None:
     a = add_item(svc)
     b = add_item(svc, kind="uwi", body=UWI_BODY)
-    assert svc.transition_command("hold", [b]).ok
+    assert svc.writes.transition_command("hold", [b]).ok
     assert {n: svc.read(n).title for n in (a, b)} == {
         a: "Use one email validator everywhere",
         b: "Which email validation should be the project standard?",
@@ -84,9 +84,9 @@ def test_history_parses_nul_separated_records_with_the_actor(svc: Service, monke
     name = add_item(svc)
     monkeypatch.setenv("CLAUDECODE", "1")
     agent = Service(svc.root, clock=svc.clock)
-    assert agent.transition_command("hold", [name]).ok  # (an agent may not release the person's hold: SPEC §15)
+    assert agent.writes.transition_command("hold", [name]).ok  # (an agent may not release the person's hold: SPEC §15)
     monkeypatch.delenv("CLAUDECODE")
-    assert svc.unhold(name).ok
+    assert svc.writes.unhold(name).ok
     hist = svc.history(name)
     assert [(h.subject, h.actor) for h in hist] == [
         (f"atk: unhold {name}", "user"),
@@ -100,7 +100,7 @@ def test_blob_at_reads_old_bytes_exactly(svc: Service) -> None:
     name = add_item(svc)
     first = svc.head()
     before = svc.read_bytes(name)
-    assert svc.edit(name, "# Changed\n\n- 反映内容: other\n").ok
+    assert svc.writes.edit(name, "# Changed\n\n- 反映内容: other\n").ok
     assert svc.store.blob_at(first, f"wi/inbox/{name}") == before
     assert svc.store.blob_at(first, "wi/inbox/none.md") is None
     raw = b"\xff\xfe not utf-8 \x00 bytes\n"
@@ -123,14 +123,14 @@ def test_service_has_no_subprocess() -> None:
 
 def finished_in(svc: Service, ticket: EditTicket, text: bytes) -> str | None:
     """Finish the edit session with `text` (it must succeed): the state the item is in then."""
-    out = svc.finish_edit(ticket, text)
+    out = svc.writes.finish_edit(ticket, text)
     assert out.ok, out.message
     return svc.store.locate(ticket.filename)
 
 
 def test_edit_session_holds_saves_and_unholds(svc: Service) -> None:
     name = add_item(svc)
-    ticket = svc.begin_edit(name)
+    ticket = svc.writes.begin_edit(name)
     assert ticket.held and ticket.state == "hold"
     assert svc.store.locate(name) == "hold"
     assert ticket.base == svc.read_bytes(name)
@@ -144,19 +144,19 @@ def test_edit_session_holds_saves_and_unholds(svc: Service) -> None:
 
 def test_edit_session_keeps_a_held_item_held(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.transition_command("hold", [name]).ok
-    ticket = svc.begin_edit(name)
+    assert svc.writes.transition_command("hold", [name]).ok
+    ticket = svc.writes.begin_edit(name)
     assert not ticket.held
     assert finished_in(svc, ticket, ticket.base + b"\nmore\n") == "hold"
 
 
 def test_edit_session_refuses_a_save_over_a_newer_version(svc: Service) -> None:
     name = add_item(svc)
-    ticket = svc.begin_edit(name)
+    ticket = svc.writes.begin_edit(name)
     other = Service(svc.root, clock=svc.clock, actor="user")
-    assert other.save_text(name, ticket.base.decode() + "\nsomeone else\n").ok
+    assert other.writes.save_text(name, ticket.base.decode() + "\nsomeone else\n").ok
     mine = ticket.base + b"\nmine\n"
-    out = svc.finish_edit(ticket, mine)
+    out = svc.writes.finish_edit(ticket, mine)
     assert not out.ok and out.code == "changed"
     assert svc.store.locate(name) == "hold"  # the session stays open
     assert ticket.scratch.read_bytes() == mine  # and the text is kept
@@ -166,12 +166,12 @@ def test_edit_session_refuses_a_save_over_a_newer_version(svc: Service) -> None:
 
 def test_edit_session_unchanged_and_abandoned(svc: Service) -> None:
     name = add_item(svc)
-    ticket = svc.begin_edit(name)
-    out = svc.finish_edit(ticket, ticket.base)
+    ticket = svc.writes.begin_edit(name)
+    out = svc.writes.finish_edit(ticket, ticket.base)
     assert out.ok and out.code == "unchanged"
     assert svc.store.locate(name) == "inbox"
-    ticket = svc.begin_edit(name)
-    out = svc.abandon_edit(ticket, keep_text=True)
+    ticket = svc.writes.begin_edit(name)
+    out = svc.writes.abandon_edit(ticket, keep_text=True)
     assert out.ok
     assert svc.store.locate(name) == "inbox"
     assert kept_scratches(svc.scratch_dir(), name) == [ticket.scratch]
@@ -179,9 +179,9 @@ def test_edit_session_unchanged_and_abandoned(svc: Service) -> None:
 
 def test_edit_session_refuses_terminal_items(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.move([name], "adopted").ok
+    assert svc.writes.move([name], "adopted").ok
     with pytest.raises(AtkError) as exc:
-        svc.begin_edit(name)
+        svc.writes.begin_edit(name)
     assert exc.value.code == "state"
 
 
@@ -194,11 +194,11 @@ def test_edit_session_refuses_an_unpushed_hold_unless_allowed(remote_store: tupl
     hook.write_text("#!/bin/sh\nexit 1\n")
     hook.chmod(0o755)
     with pytest.raises(AtkError) as exc:
-        svc.begin_edit(name)
+        svc.writes.begin_edit(name)
     assert exc.value.code == "unpushed"
     assert svc.store.locate(name) == "inbox"  # nothing stays held
     assert kept_scratches(svc.scratch_dir(), name) == []
-    ticket = svc.begin_edit(name, allow_unpushed=True)
+    ticket = svc.writes.begin_edit(name, allow_unpushed=True)
     assert ticket.held and ticket.pushed is False
-    assert svc.abandon_edit(ticket).ok
+    assert svc.writes.abandon_edit(ticket).ok
     assert svc.store.locate(name) == "inbox"

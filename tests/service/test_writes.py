@@ -84,7 +84,7 @@ def test_transition_matrix(store: Path, clock: Clock, op: str, actor: str) -> No
     head = git(store, "rev-parse", "HEAD").strip()
     for state, name in names.items():
         if state in allowed:
-            out = svc.transition(op, [name])
+            out = svc.writes.transition(op, [name])
             assert out.ok, (state, out.message)
             assert where(store, name) == [target]
             new, parent, subject, who = git(
@@ -96,7 +96,7 @@ def test_transition_matrix(store: Path, clock: Clock, op: str, actor: str) -> No
             head = new
         else:
             before = tree_state(store)
-            out = svc.transition(op, [name])
+            out = svc.writes.transition(op, [name])
             assert not out.ok, (state, op)
             assert out.exit_code == 1
             assert out.message.startswith(f"state conflict: {name} is ")
@@ -108,9 +108,9 @@ def test_transition_matrix(store: Path, clock: Clock, op: str, actor: str) -> No
 def test_agent_return_to_inbox_from_rejected(store: Path, clock: Clock) -> None:
     names = one_per_state(store)
     svc = Service(store, clock=clock, actor="agent")
-    out = svc.transition_command("return-to-inbox", [names["processing"]], from_state="rejected")
+    out = svc.writes.transition_command("return-to-inbox", [names["processing"]], from_state="rejected")
     assert not out.ok and out.code == "state"
-    out = svc.transition_command("return-to-inbox", [names["rejected"]], from_state="rejected")
+    out = svc.writes.transition_command("return-to-inbox", [names["rejected"]], from_state="rejected")
     assert out.ok, out.message
     assert where(store, names["rejected"]) == ["inbox"]
     assert last_commit(store) == (f"atk: return-to-inbox {names['rejected']}", "agent")
@@ -119,14 +119,14 @@ def test_agent_return_to_inbox_from_rejected(store: Path, clock: Clock) -> None:
 def test_agent_adopts_inbox_uwi_only_when_answered(store: Path, clock: Clock) -> None:
     seed(store, {"q.md": ("inbox", uwi_text()), "p.md": ("inbox", awi_text())})
     agent = Service(store, clock=clock, actor="agent")
-    out = agent.transition_command("adopt", ["q.md"])
+    out = agent.writes.transition_command("adopt", ["q.md"])
     assert not out.ok
     assert "state conflict: q.md is in inbox" in out.message
     assert "answer" in out.message
-    assert not agent.transition_command("adopt", ["p.md"]).ok  # an AWI never goes inbox -> adopted for agents
+    assert not agent.writes.transition_command("adopt", ["p.md"]).ok  # an AWI never goes inbox -> adopted for agents
     user = Service(store, clock=clock, actor="user")
     assert user.answers.answer("q.md", choices={1: "A"}).ok
-    out = agent.transition_command("adopt", ["q.md"], note="closed by picker")
+    out = agent.writes.transition_command("adopt", ["q.md"], note="closed by picker")
     assert out.ok, out.message
     assert where(store, "q.md") == ["adopted"]
     assert "note: closed by picker\n" in (store / "wi/adopted/q.md").read_text()
@@ -134,14 +134,14 @@ def test_agent_adopts_inbox_uwi_only_when_answered(store: Path, clock: Clock) ->
 
 def test_state_conflict_with_expected_state(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.transition_command("hold", [name]).ok
+    assert svc.writes.transition_command("hold", [name]).ok
     before = tree_state(svc.root)
     # the dashboard saw it in inbox, someone else held it meanwhile
-    out = svc.transition("start-processing", [name], expect="inbox")
+    out = svc.writes.transition("start-processing", [name], expect="inbox")
     assert not out.ok
     assert out.message == f"state conflict: {name} is in hold, not inbox"
     assert tree_state(svc.root) == before
-    out = svc.move([name], "processing", expect="inbox")
+    out = svc.writes.move([name], "processing", expect="inbox")
     assert not out.ok and out.code == "state"
 
 
@@ -149,11 +149,11 @@ def test_user_free_move_any_to_any(svc: Service) -> None:
     name = add_item(svc)
     path = ["adopted", "hold", "rejected", "processing", "inbox", "rejected", "adopted", "processing", "hold"]
     for to in path:
-        out = svc.move([name], to)
+        out = svc.writes.move([name], to)
         assert out.ok, (to, out.message)
         assert where(svc.root, name) == [to]
     agent = Service(svc.root, clock=svc.clock, actor="agent")
-    out = agent.move([name], "inbox")
+    out = agent.writes.move([name], "inbox")
     assert not out.ok and out.exit_code == 2
 
 
@@ -171,10 +171,10 @@ def test_start_processing_several_all_or_nothing(store: Path, clock: Clock, acto
     svc = Service(store, clock=clock, actor=actor)
     for bad in (["a.md", "b.md", "c.md"], ["a.md", "b.md", "nope.md"], ["a.md", "d.md"], ["a.md", "a.md"]):
         before = tree_state(store)
-        out = svc.transition_command("start-processing", bad)
+        out = svc.writes.transition_command("start-processing", bad)
         assert not out.ok, bad
         assert tree_state(store) == before, bad
-    out = svc.transition_command("start-processing", ["a.md", "b.md"])
+    out = svc.writes.transition_command("start-processing", ["a.md", "b.md"])
     assert out.ok, out.message
     assert where(store, "a.md") == where(store, "b.md") == ["processing"]
     assert last_commit(store) == ("atk: start-processing 2 items", actor)
@@ -185,20 +185,20 @@ def test_start_processing_several_all_or_nothing(store: Path, clock: Clock, acto
 def test_transition_refuses_defective_with_reason(store: Path, clock: Clock) -> None:
     seed(store, {"d.md": ("inbox", awi_text(extra="kind2: x\nurgency: soon\n"))})
     svc = Service(store, clock=clock, actor="user")
-    out = svc.transition_command("hold", ["d.md"])
+    out = svc.writes.transition_command("hold", ["d.md"])
     assert not out.ok
     assert "defective" in out.message and "urgency" in out.message
 
 
 def test_transition_argument_checks(svc: Service) -> None:
     name = add_item(svc)
-    assert svc.transition("explode", [name]).exit_code == 2
-    assert svc.transition("hold", []).exit_code == 2
-    assert svc.transition_command("hold", [name], note="x").exit_code == 2
-    assert svc.transition_command("start-processing", [name]).ok
-    assert svc.transition_command("adopt", [name], commit="abc123").exit_code == 2
-    assert svc.transition_command("reject", [name], commit="a" * 40).exit_code == 2
-    out = svc.transition_command("adopt", [name], commit="a" * 40, note="done")
+    assert svc.writes.transition("explode", [name]).exit_code == 2
+    assert svc.writes.transition("hold", []).exit_code == 2
+    assert svc.writes.transition_command("hold", [name], note="x").exit_code == 2
+    assert svc.writes.transition_command("start-processing", [name]).ok
+    assert svc.writes.transition_command("adopt", [name], commit="abc123").exit_code == 2
+    assert svc.writes.transition_command("reject", [name], commit="a" * 40).exit_code == 2
+    out = svc.writes.transition_command("adopt", [name], commit="a" * 40, note="done")
     assert out.ok, out.message
     text = (svc.root / "wi/adopted" / name).read_text()
     assert "note: done\n" in text and f"commit: {'a' * 40}\n" in text
@@ -208,7 +208,7 @@ def test_transition_argument_checks(svc: Service) -> None:
 
 
 def test_add_filename_from_clock_and_slug(svc: Service) -> None:
-    out = svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)
+    out = svc.writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)
     assert out.ok, out.message
     assert out.files == ("20261129-120000-use-one-email-validator-everywhere.md",)
     assert last_commit(svc.root) == (f"atk: add {out.files[0]}", "user")
@@ -221,7 +221,7 @@ def test_add_filename_from_clock_and_slug(svc: Service) -> None:
 
 
 def test_add_collisions_get_numbered(svc: Service) -> None:
-    names = [svc.add(kind="awi", target_repo="r", body="# Same title\n").files[0] for _ in range(3)]
+    names = [svc.writes.add(kind="awi", target_repo="r", body="# Same title\n").files[0] for _ in range(3)]
     assert names == [
         "20261129-120000-same-title.md",
         "20261129-120000-same-title-2.md",
@@ -230,27 +230,27 @@ def test_add_collisions_get_numbered(svc: Service) -> None:
 
 
 def test_add_hash_slug_when_title_has_no_ascii_words(svc: Service) -> None:
-    out = svc.add(kind="awi", target_repo="r", body="# メール検証の統一\n\n本文\n")
+    out = svc.writes.add(kind="awi", target_repo="r", body="# メール検証の統一\n\n本文\n")
     assert out.ok
     assert re.fullmatch(r"20261129-120000-[0-9a-f]{8}\.md", out.files[0])
-    again = svc.add(kind="awi", target_repo="r", body="# メール検証の統一\n\n本文\n")
+    again = svc.writes.add(kind="awi", target_repo="r", body="# メール検証の統一\n\n本文\n")
     assert again.files[0] == out.files[0].removesuffix(".md") + "-2.md"
     # no H1 at all: the slug follows the title, the first line (issue 26); the hash only without words
-    out = svc.add(kind="awi", target_repo="r", body="just text\n")
+    out = svc.writes.add(kind="awi", target_repo="r", body="just text\n")
     assert out.files[0] == "20261129-120000-just-text.md"
-    out = svc.add(kind="awi", target_repo="r", body="本文だけ\n")
+    out = svc.writes.add(kind="awi", target_repo="r", body="本文だけ\n")
     assert re.fullmatch(r"20261129-120000-[0-9a-f]{8}\.md", out.files[0])
 
 
 def test_add_slug_is_lowercase_ascii_words(svc: Service) -> None:
-    out = svc.add(kind="awi", target_repo="r", body="# Fix: Löwe's API_v2 — now!\n")
+    out = svc.writes.add(kind="awi", target_repo="r", body="# Fix: Löwe's API_v2 — now!\n")
     assert out.files[0] == "20261129-120000-fix-l-we-s-api-v2-now.md"
 
 
 def test_add_uses_one_time_for_name_and_created(store: Path) -> None:
     ticks = iter([FROZEN, FROZEN + timedelta(seconds=5), FROZEN + timedelta(seconds=9)])
     svc = Service(store, clock=lambda: next(ticks), actor="user")
-    out = svc.add(kind="awi", target_repo="r", body="# t\n")
+    out = svc.writes.add(kind="awi", target_repo="r", body="# t\n")
     assert out.ok
     stamp = out.files[0][:15]
     assert out.item is not None and out.item.created is not None
@@ -259,7 +259,7 @@ def test_add_uses_one_time_for_name_and_created(store: Path) -> None:
 
 def test_add_options_written_in_reserved_order(svc: Service) -> None:
     dep = add_item(svc)
-    out = svc.add(
+    out = svc.writes.add(
         kind="uwi", target_repo="acme/webapp", body=UWI_BODY, source="process-wi", depends_on=[dep, dep],
         urgency="next-review", target_commit="3f2a",
     )
@@ -293,7 +293,7 @@ def test_add_options_written_in_reserved_order(svc: Service) -> None:
 def test_add_refusals_write_nothing(svc: Service, kw: dict, code: int) -> None:
     args = {"kind": "awi", "target_repo": "acme/webapp", "body": AWI_BODY, **kw}
     before = tree_state(svc.root)
-    out = svc.add(**args)
+    out = svc.writes.add(**args)
     assert not out.ok
     assert out.exit_code == code, out.message
     assert tree_state(svc.root) == before
@@ -302,15 +302,15 @@ def test_add_refusals_write_nothing(svc: Service, kw: dict, code: int) -> None:
 def test_agent_add_rules(store: Path, clock: Clock) -> None:
     agent = Service(store, clock=clock, actor="agent")
     before = tree_state(store)
-    out = agent.add(kind="awi", target_repo="r", body=AWI_BODY)
+    out = agent.writes.add(kind="awi", target_repo="r", body=AWI_BODY)
     assert not out.ok and out.exit_code == 2 and "--source" in out.message
     for heading in ("## 回答", "## ユーザーコメント", "## Answer", "## user comment"):
-        out = agent.add(kind="awi", target_repo="r", body=f"# t\n\n{heading}\n\nx\n", source="process-wi")
+        out = agent.writes.add(kind="awi", target_repo="r", body=f"# t\n\n{heading}\n\nx\n", source="process-wi")
         assert not out.ok and out.exit_code == 2
         assert heading.removeprefix("## ") in out.message
         assert "'## ## " not in out.message
     assert tree_state(store) == before
-    out = agent.add(kind="awi", target_repo="r", body=AWI_BODY, source="process-wi")
+    out = agent.writes.add(kind="awi", target_repo="r", body=AWI_BODY, source="process-wi")
     assert out.ok
     assert last_commit(store) == (f"atk: add {out.files[0]}", "agent")
     assert "source: process-wi\n" in (store / "wi/inbox" / out.files[0]).read_text()
@@ -327,7 +327,7 @@ def test_edit_keeps_stored_comment_byte_for_byte(store: Path, clock: Clock, acto
     old = (store / "wi/inbox/a.md").read_bytes()
     comment = old[old.index("## ユーザーコメント".encode()) :].rstrip(b"\n") + b"\n"
     svc = Service(store, clock=clock, actor=actor)
-    out = svc.edit("a.md", "# A new title\n\n- 反映内容: something else\n")
+    out = svc.writes.edit("a.md", "# A new title\n\n- 反映内容: something else\n")
     assert out.ok, out.message
     new = (store / "wi/inbox/a.md").read_bytes()
     assert new.startswith(b"---\nkind: awi\ntarget_repo: acme/webapp\n---\n# A new title\n")
@@ -337,7 +337,7 @@ def test_edit_keeps_stored_comment_byte_for_byte(store: Path, clock: Clock, acto
 
 def test_user_edit_may_replace_comment(svc: Service) -> None:
     seed(svc.root, {"a.md": ("inbox", awi_text(body=COMMENTED))})
-    out = svc.edit("a.md", "# t\n\n## ユーザーコメント\n\nnew words\n")
+    out = svc.writes.edit("a.md", "# t\n\n## ユーザーコメント\n\nnew words\n")
     assert out.ok, out.message
     text = (svc.root / "wi/inbox/a.md").read_text()
     assert "old regex" not in text and text.endswith("## ユーザーコメント\n\nnew words\n")
@@ -347,7 +347,7 @@ def test_edit_keeps_uwi_answer(svc: Service) -> None:
     seed(svc.root, {"q.md": ("inbox", uwi_text())})
     assert svc.answers.answer("q.md", choices={1: "B"}, text="why not").ok
     agent = Service(svc.root, clock=svc.clock, actor="agent")
-    out = agent.edit("q.md", "# Which email validation should be the project standard?\n\n## 質問\nReworded.\n")
+    out = agent.writes.edit("q.md", "# Which email validation should be the project standard?\n\n## 質問\nReworded.\n")
     assert out.ok, out.message
     text = (svc.root / "wi/inbox/q.md").read_text()
     assert text.endswith("Reworded.\n\n## 回答\n\n- 1: B) Simple regex\n\nwhy not\n")
@@ -359,7 +359,7 @@ def test_agent_edit_refuses_user_only_headings(store: Path, clock: Clock) -> Non
     agent = Service(store, clock=clock, actor="agent")
     before = tree_state(store)
     for heading in ("## ユーザーコメント", "## 回答"):
-        out = agent.edit("a.md", f"# t\n\n{heading}\n\nforged\n")
+        out = agent.writes.edit("a.md", f"# t\n\n{heading}\n\nforged\n")
         assert not out.ok and out.exit_code == 2 and heading in out.message
     assert tree_state(store) == before
 
@@ -367,20 +367,20 @@ def test_agent_edit_refuses_user_only_headings(store: Path, clock: Clock) -> Non
 def test_edit_refusals(svc: Service) -> None:
     seed(svc.root, {"t.md": ("adopted", awi_text()), "a.md": ("inbox", awi_text())})
     before = tree_state(svc.root)
-    assert not svc.edit("t.md", "# x\n").ok
-    assert not svc.edit("a.md", AWI_BODY).ok  # nothing to change
-    assert not svc.edit("nope.md", "# x\n").ok
-    assert svc.edit("../a.md", "# x\n").exit_code == 2
+    assert not svc.writes.edit("t.md", "# x\n").ok
+    assert not svc.writes.edit("a.md", AWI_BODY).ok  # nothing to change
+    assert not svc.writes.edit("nope.md", "# x\n").ok
+    assert svc.writes.edit("../a.md", "# x\n").exit_code == 2
     assert tree_state(svc.root) == before
 
 
 def test_save_text_refuses_defective_result(svc: Service) -> None:
     name = add_item(svc)
     before = tree_state(svc.root)
-    out = svc.save_text(name, "---\nkind: nope\ntarget_repo: r\n---\n# x\n")
+    out = svc.writes.save_text(name, "---\nkind: nope\ntarget_repo: r\n---\n# x\n")
     assert not out.ok and "kind" in out.message
     assert tree_state(svc.root) == before
-    out = svc.save_text(name, "---\nkind: awi\ntarget_repo: other/repo\n---\n# x\n")
+    out = svc.writes.save_text(name, "---\nkind: awi\ntarget_repo: other/repo\n---\n# x\n")
     assert out.ok, out.message
     assert last_commit(svc.root) == (f"atk: edit {name}", "user")
 
@@ -424,8 +424,8 @@ def test_frontmatter_bytes_unchanged_by_moves_answer_comment(svc: Service) -> No
     assert svc.answers.answer("q.md", choices={1: "C"}).ok
     assert _head(a) == ODD_HEAD.encode() and _head(q) == uwi_head.encode()
     for to in ("hold", "processing", "rejected", "inbox"):
-        assert svc.move(["a.md"], to).ok
-    assert svc.transition_command("hold", ["q.md"]).ok
+        assert svc.writes.move(["a.md"], to).ok
+    assert svc.writes.transition_command("hold", ["q.md"]).ok
     assert _head(svc.root / "wi/inbox/a.md") == ODD_HEAD.encode()
     assert _head(svc.root / "wi/hold/q.md") == uwi_head.encode()
     assert svc.read("a.md").body.endswith("## ユーザーコメント\n\nlooks good\n")
@@ -433,7 +433,7 @@ def test_frontmatter_bytes_unchanged_by_moves_answer_comment(svc: Service) -> No
 
 def test_set_dependencies_rewrites_only_its_key(svc: Service) -> None:
     seed(svc.root, {"dep-one.md": ("adopted", awi_text()), "dep-two.md": ("inbox", awi_text()), "a.md": ("inbox", ODD_HEAD + AWI_BODY)})
-    assert svc.set_dependencies("a.md", ["dep-two.md", "dep-one.md"]).ok
+    assert svc.writes.set_dependencies("a.md", ["dep-two.md", "dep-one.md"]).ok
     lines = _head(svc.root / "wi/inbox/a.md").decode().splitlines()
     expected = ODD_HEAD.splitlines()
     i = expected.index("depends_on:")
@@ -441,7 +441,7 @@ def test_set_dependencies_rewrites_only_its_key(svc: Service) -> None:
     assert lines == expected
     assert last_commit(svc.root) == ("atk: set-dependencies a.md", "user")
     # no flag clears the key, and nothing else moves
-    assert svc.set_dependencies("a.md", []).ok
+    assert svc.writes.set_dependencies("a.md", []).ok
     expected.remove("depends_on: [dep-two.md, dep-one.md]")
     assert _head(svc.root / "wi/inbox/a.md").decode().splitlines() == expected
     assert svc.read("a.md").data["custom"] == {"nested": [1, 2]}
@@ -450,7 +450,7 @@ def test_set_dependencies_rewrites_only_its_key(svc: Service) -> None:
 def test_adopt_note_rewrites_only_its_keys(svc: Service) -> None:
     head = ODD_HEAD.replace("omega: ~\n", "note: old note   # replaced\nomega: ~\n")
     seed(svc.root, {"dep-one.md": ("adopted", awi_text()), "a.md": ("processing", head + AWI_BODY)})
-    out = svc.transition_command("adopt", ["a.md"], note="merged in #42: yes", commit="b" * 40)
+    out = svc.writes.transition_command("adopt", ["a.md"], note="merged in #42: yes", commit="b" * 40)
     assert out.ok, out.message
     lines = _head(svc.root / "wi/adopted/a.md").decode().splitlines()
     expected = head.splitlines()
@@ -467,7 +467,7 @@ def test_rewrite_refused_when_layout_is_unsafe(svc: Service) -> None:
     rewritten key by key: refused with a reason, nothing written, no traceback."""
     seed(svc.root, {"a.md": ("processing", "---\nkind: awi\ntarget_repo: r\nx: {a: 1,\nnote: 2}\n---\n# t\n")})
     before = tree_state(svc.root)
-    out = svc.transition_command("adopt", ["a.md"], note="hi")
+    out = svc.writes.transition_command("adopt", ["a.md"], note="hi")
     assert not out.ok and "frontmatter" in out.message
     assert tree_state(svc.root) == before
 
@@ -489,23 +489,23 @@ def test_set_dependencies_refusals(store: Path, clock: Clock) -> None:
     user = Service(store, clock=clock, actor="user")
     agent = Service(store, clock=clock, actor="agent")
     before = tree_state(store)
-    out = user.set_dependencies("a.md", ["c.md"])
+    out = user.writes.set_dependencies("a.md", ["c.md"])
     assert not out.ok and "a.md -> c.md -> b.md -> a.md" in out.message
-    assert "itself" in user.set_dependencies("a.md", ["a.md"]).message
-    assert not user.set_dependencies("a.md", ["missing.md"]).ok
-    assert user.set_dependencies("a.md", ["../x.md"]).exit_code == 2
-    assert not user.set_dependencies("t.md", ["a.md"]).ok
-    out = agent.set_dependencies("h.md", ["a.md"])
+    assert "itself" in user.writes.set_dependencies("a.md", ["a.md"]).message
+    assert not user.writes.set_dependencies("a.md", ["missing.md"]).ok
+    assert user.writes.set_dependencies("a.md", ["../x.md"]).exit_code == 2
+    assert not user.writes.set_dependencies("t.md", ["a.md"]).ok
+    out = agent.writes.set_dependencies("h.md", ["a.md"])
     assert not out.ok and out.code == "state"
     assert tree_state(store) == before
-    assert user.set_dependencies("h.md", ["a.md", "t.md"]).ok
+    assert user.writes.set_dependencies("h.md", ["a.md", "t.md"]).ok
     assert user.read("h.md").depends_on == ["a.md", "t.md"]
 
 
 def test_convert_to_plan(svc: Service) -> None:
     seed(svc.root, {"a.md": ("inbox", awi_text()), "q.md": ("inbox", uwi_text())})
     plan = "$(atk config get private_notes)/plans/2026/11/login.md"
-    out = svc.convert_to_plan("a.md", plan)
+    out = svc.writes.convert_to_plan("a.md", plan)
     assert out.ok, out.message
     item = svc.read("a.md")
     assert item.plan_file == plan and item.awi_type == "plan"
@@ -515,9 +515,9 @@ def test_convert_to_plan(svc: Service) -> None:
     (svc.root / "plans/2026/11").mkdir(parents=True)
     (svc.root / "plans/2026/11/login.md").write_text("# plan\n")
     assert svc.list()[1].judgements["a.md"].ready
-    assert not svc.convert_to_plan("q.md", plan).ok
-    assert svc.convert_to_plan("a.md", "../../etc/passwd").exit_code == 2
-    assert svc.convert_to_plan("a.md", "/etc/passwd").exit_code == 2
+    assert not svc.writes.convert_to_plan("q.md", plan).ok
+    assert svc.writes.convert_to_plan("a.md", "../../etc/passwd").exit_code == 2
+    assert svc.writes.convert_to_plan("a.md", "/etc/passwd").exit_code == 2
 
 
 # --- answer / comment -----------------------------------------------------------------
@@ -593,7 +593,7 @@ def test_rm(store: Path, clock: Clock) -> None:
     svc = Service(store, clock=clock, actor="agent")
     for state, name in names.items():
         before = tree_state(store)
-        out = svc.rm(name)
+        out = svc.writes.rm(name)
         if state in ("inbox", "hold"):
             assert out.ok, out.message
             assert where(store, name) == []
@@ -610,12 +610,12 @@ def test_target_repo_guard(store: Path, clock: Clock) -> None:
     svc = Service(store, clock=clock, actor="user", only_repo="acme/other")
     before = tree_state(store)
     for out in (
-        svc.transition_command("hold", ["a.md"]),
-        svc.transition_command("start-processing", ["b.md", "a.md"]),
-        svc.edit("a.md", "# x\n"),
+        svc.writes.transition_command("hold", ["a.md"]),
+        svc.writes.transition_command("start-processing", ["b.md", "a.md"]),
+        svc.writes.edit("a.md", "# x\n"),
         svc.answers.comment("a.md", "x"),
-        svc.set_dependencies("a.md", []),
-        svc.rm("a.md"),
+        svc.writes.set_dependencies("a.md", []),
+        svc.writes.rm("a.md"),
     ):
         assert not out.ok
         assert "acme/webapp" in out.message and "acme/other" in out.message
@@ -623,12 +623,12 @@ def test_target_repo_guard(store: Path, clock: Clock) -> None:
     with pytest.raises(Exception, match="--target-repo"):
         svc.show("a.md")
     assert [i.filename for i in svc.list()[0]] == ["b.md"]
-    assert svc.transition_command("hold", ["b.md"]).ok
+    assert svc.writes.transition_command("hold", ["b.md"]).ok
 
 
 def test_history_reports_actor(svc: Service) -> None:
     name = add_item(svc)
-    Service(svc.root, clock=svc.clock, actor="agent").transition_command("hold", [name])
+    Service(svc.root, clock=svc.clock, actor="agent").writes.transition_command("hold", [name])
     hist = svc.history(name)
     assert [(h.subject, h.actor) for h in hist] == [(f"atk: hold {name}", "agent"), (f"atk: add {name}", "user")]
 
@@ -636,7 +636,7 @@ def test_history_reports_actor(svc: Service) -> None:
 def test_nothing_to_change_makes_no_commit(svc: Service) -> None:
     name = add_item(svc)
     n = ncommits(svc.root)
-    out = svc.set_dependencies(name, [])  # a no-op (process-feedbacks sets each item's set every run): exit 0
+    out = svc.writes.set_dependencies(name, [])  # a no-op (process-feedbacks sets each item's set every run): exit 0
     assert out.ok and out.commit is None and "nothing committed" in out.message
     assert ncommits(svc.root) == n
 
@@ -650,16 +650,16 @@ def test_save_text_refuses_when_the_file_changed_since_it_was_opened(svc: Servic
     path = svc.root / "wi" / "inbox" / name
     opened = path.read_bytes()
     other = Service(svc.root, actor="agent")
-    assert other.edit(name, AWI_BODY.replace("one behaviour", "one behaviour, agreed")).ok
+    assert other.writes.edit(name, AWI_BODY.replace("one behaviour", "one behaviour, agreed")).ok
     head = git(svc.root, "rev-parse", "HEAD")
     mine = opened.decode().replace("Use one email", "Use a single email")
-    out = svc.save_text(name, mine, base=opened)
+    out = svc.writes.save_text(name, mine, base=opened)
     assert not out.ok
     assert "changed by someone else" in out.message
     assert git(svc.root, "rev-parse", "HEAD") == head
     assert b"agreed" in path.read_bytes()
     # with the current bytes as the base the person's text is saved
-    out = svc.save_text(name, mine, base=path.read_bytes())
+    out = svc.writes.save_text(name, mine, base=path.read_bytes())
     assert out.ok, out.message
     assert "Use a single email" in path.read_text()
 
@@ -680,8 +680,8 @@ def test_a_reserved_key_without_a_flag_is_kept_from_the_body_validated(svc: Serv
 
     monkeypatch.setattr(_BodyKeys, "merge", merge)
     body = "---\nurgency: next-review\n---\n# Which?\n\n## 質問\nWhich?\n\n- A) one\n- B) two\n"
-    out = svc.add(kind="uwi", target_repo="acme/api", body=body)
+    out = svc.writes.add(kind="uwi", target_repo="acme/api", body=body)
     assert out.ok, out.message
     assert out.item is not None and svc.read(out.item.filename).urgency == "next-review"
-    bad = svc.add(kind="uwi", target_repo="acme/api", body=body.replace("next-review", "soon"))
+    bad = svc.writes.add(kind="uwi", target_repo="acme/api", body=body.replace("next-review", "soon"))
     assert not bad.ok and "urgency" in bad.message

@@ -156,7 +156,7 @@ def test_a_forged_record_cannot_hide_a_cycle_from_set_dependencies(store: Path) 
     svc.queue()
     forge_item_record(store, "a.md", depends_on=[])
     before = head(store)
-    out = Service(store, actor="user", pull=False, push=False).set_dependencies("b.md", ["a.md"])
+    out = Service(store, actor="user", pull=False, push=False).writes.set_dependencies("b.md", ["a.md"])
     assert not out.ok and out.code == "cycle", out.message
     assert "b.md -> a.md -> b.md" in out.message
     assert head(store) == before

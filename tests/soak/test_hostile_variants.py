@@ -45,7 +45,7 @@ def test_a_forged_index_memo_cannot_smuggle_a_staged_answer_into_a_write(store: 
     answer, forges the memo for the index as it is now, and runs an innocent `hold`."""
     seed(store, {"q.md": ("inbox", uwi()), "a.md": ("inbox", awi())})
     svc = Service(store, actor="user", pull=False, push=False)
-    assert svc.transition_command("hold", ["a.md"]).ok and svc.unhold("a.md").ok  # a write of ours leaves the memo
+    assert svc.writes.transition_command("hold", ["a.md"]).ok and svc.writes.unhold("a.md").ok  # a write of ours leaves the memo
     path = store / "wi/inbox/q.md"
     path.write_text(path.read_text() + ANSWER)
     git(store, "add", "wi/inbox/q.md")
@@ -60,7 +60,7 @@ def test_a_forged_index_memo_cannot_smuggle_a_staged_answer_into_a_write(store: 
 
 def test_a_forged_holders_cache_does_not_hand_the_persons_hold_to_an_agent(store: Path) -> None:
     seed(store, {"a.md": ("inbox", awi())})
-    assert Service(store, actor="user", pull=False, push=False).transition_command("hold", ["a.md"]).ok
+    assert Service(store, actor="user", pull=False, push=False).writes.transition_command("hold", ["a.md"]).ok
     atk_run("wi", "list", "--json", "--store", str(store), "--skip-pull")  # a listing fills the cache
 
     def an_agent_holds_it(data: dict) -> None:
@@ -163,7 +163,7 @@ def test_agent_may_not_drop_the_persons_hand_commit_set_aside(
         git(root, "mv", "wi/inbox/a.md", "wi/hold/a.md")
         git(root, "commit", "-q", "-m", "hold a by hand")
 
-    root, sha = _set_aside(tmp_path, remote_store, mine, lambda o: Service(o, actor="agent").transition_command("start-processing", ["a.md"]))
+    root, sha = _set_aside(tmp_path, remote_store, mine, lambda o: Service(o, actor="agent").writes.transition_command("start-processing", ["a.md"]))
     as_agent(monkeypatch)
     before = tree_state(root)
     rc, _, err = Atk(root, capsys)("wi", "conflicts", "apply", sha[:10], "--theirs")
@@ -179,7 +179,7 @@ def test_agent_may_not_resolve_a_conflict_whose_current_version_holds_the_answer
 
     def mine(root: Path) -> None:
         svc = Service(root, actor="agent", pull=False, push=False)
-        assert svc.edit("q.md", svc.read("q.md").body + "\n## 補足\n\nmore context\n").ok
+        assert svc.writes.edit("q.md", svc.read("q.md").body + "\n## 補足\n\nmore context\n").ok
 
     root, sha = _set_aside(
         tmp_path, remote_store, mine, lambda o: Service(o, actor="user").answers.answer("q.md", choices={1: "B"})

@@ -93,11 +93,11 @@ def test_held_lock_means_store_busy(svc: Service) -> None:
     before = tree_state(svc.root)
     svc.store.lock_timeout = 0.2
     with FileLock(str(svc.root / ".git" / "atk.lock")):
-        out = svc.transition_command("hold", [a])
+        out = svc.writes.transition_command("hold", [a])
     assert not out.ok and out.exit_code == 1
     assert out.message.startswith("store busy")
     assert tree_state(svc.root) == before
-    assert svc.transition_command("hold", [a]).ok  # released: works again
+    assert svc.writes.transition_command("hold", [a]).ok  # released: works again
 
 
 def test_held_lock_cli_exit_code(svc: Service, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,10 +125,10 @@ def remote_head(remote: Path) -> str:
 def test_write_pushes(remote_store: tuple[Path, Path], clock: Clock) -> None:
     root, remote = remote_store
     svc = Service(root, clock=clock, actor="user")
-    out = svc.add(kind="awi", target_repo="r", body=AWI_BODY)
+    out = svc.writes.add(kind="awi", target_repo="r", body=AWI_BODY)
     assert out.ok and out.pushed is True and not out.warnings
     assert remote_head(remote) == out.commit
-    out = Service(root, clock=clock, push=False).transition_command("hold", [out.files[0]])
+    out = Service(root, clock=clock, push=False).writes.transition_command("hold", [out.files[0]])
     assert out.ok and out.pushed is None
     assert svc.store.remote.unpushed() == 1
 
@@ -138,15 +138,15 @@ def test_rejected_push_is_rebased_and_lands(tmp_path: Path, clock: Clock) -> Non
     b_root = clone(remote, tmp_path / "b")
     a = Service(a_root, clock=clock, actor="user")
     b = Service(b_root, clock=clock, actor="agent", pull=False)  # --skip-pull: B does not see A's push
-    x = a.add(kind="awi", target_repo="r", body="# From A\n")
+    x = a.writes.add(kind="awi", target_repo="r", body="# From A\n")
     assert x.ok and x.pushed
-    y = b.add(kind="awi", target_repo="r", body="# From B\n", source="process-wi")
+    y = b.writes.add(kind="awi", target_repo="r", body="# From B\n", source="process-wi")
     assert y.ok, y.message
     assert y.pushed is True and not y.warnings  # rejected once, rebased onto A's commit, pushed
     assert remote_head(remote) == git(b_root, "rev-parse", "HEAD").strip()
     assert git(b_root, "log", "-2", "--format=%s").splitlines() == [f"atk: add {y.files[0]}", f"atk: add {x.files[0]}"]
     # A's next write pulls first; both clones converge
-    n = a.transition_command("hold", [x.files[0]])
+    n = a.writes.transition_command("hold", [x.files[0]])
     assert n.ok and n.pushed
     git(b_root, "pull", "-q", "--rebase")
     assert git(a_root, "rev-parse", "HEAD") == git(b_root, "rev-parse", "HEAD") == git(remote, "rev-parse", "main")
@@ -160,7 +160,7 @@ def test_write_pulls_first(tmp_path: Path, clock: Clock) -> None:
     a = Service(a_root, clock=clock)
     x = add_item(a)
     b = Service(b_root, clock=clock)
-    out = b.transition_command("hold", [x])  # B has never seen x: the pull before the write brings it
+    out = b.writes.transition_command("hold", [x])  # B has never seen x: the pull before the write brings it
     assert out.ok and out.pushed, out.message
     assert remote_head(remote) == git(b_root, "rev-parse", "HEAD").strip()
 
@@ -174,10 +174,10 @@ def test_rebase_conflict_keeps_local_commit_then_commit_pushes(
     b_root = clone(remote, tmp_path / "b")
     original = (a_root / "wi/inbox" / item).read_text()
     # both sides change the same body differently; B does not pull first
-    assert a.edit(item, "# Title A\n\nalpha\n").ok
+    assert a.writes.edit(item, "# Title A\n\nalpha\n").ok
     b = Service(b_root, clock=clock, actor="user", pull=False)
     before_b = git(b_root, "rev-parse", "HEAD").strip()
-    out = b.edit(item, "# Title B\n\nbeta\n")
+    out = b.writes.edit(item, "# Title B\n\nbeta\n")
     assert out.ok, out.message  # the commit stands locally
     assert out.pushed is False
     assert any("atk wi commit" in w and "unpushed" in w for w in out.warnings), out.warnings
@@ -188,14 +188,14 @@ def test_rebase_conflict_keeps_local_commit_then_commit_pushes(
     assert b.store.remote.unpushed() == 1
     assert b.status()["unpushed"] == 1
     # a later write on B still cannot push, and says so
-    out = b.transition_command("hold", [item])
+    out = b.writes.transition_command("hold", [item])
     assert out.ok and out.pushed is False
     assert any("2 unpushed commits" in w for w in out.warnings), out.warnings
-    assert b.unhold(item).ok
+    assert b.writes.unhold(item).ok
     assert b.store.remote.unpushed() == 3
     capsys.readouterr()
     # resolved on the other side: A puts the original text back
-    assert a.save_text(item, original).ok
+    assert a.writes.save_text(item, original).ok
     assert cli.run(["wi", "commit", "--store", str(b_root)]) == 0
     assert "pushed" in capsys.readouterr().out
     assert b.store.remote.unpushed() == 0
@@ -232,7 +232,7 @@ def test_unreachable_remote_warns_but_commits(remote_store: tuple[Path, Path], c
     svc = Service(root, clock=clock)
     name = add_item(svc)
     remote.rename(remote.with_name("gone.git"))
-    out = svc.transition_command("hold", [name])
+    out = svc.writes.transition_command("hold", [name])
     assert out.ok and out.pushed is False
     assert any("could not pull" in w for w in out.warnings)
     assert any("atk wi commit" in w for w in out.warnings)

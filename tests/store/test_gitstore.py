@@ -54,18 +54,18 @@ def test_every_operation_is_one_commit_with_subject_and_trailer(svc: Service) ->
     q = add_item(svc, body=UWI_BODY, kind="uwi")
     ops.append(f"atk: add {q}")
     for desc, run in [
-        (f"atk: edit {a}", lambda: svc.edit(a, AWI_BODY + "\nmore\n")),
+        (f"atk: edit {a}", lambda: svc.writes.edit(a, AWI_BODY + "\nmore\n")),
         (f"atk: comment {a}", lambda: svc.answers.comment(a, "nice")),
         (f"atk: answer {q}", lambda: svc.answers.answer(q, choices={1: "A"})),
-        (f"atk: set-dependencies {a}", lambda: svc.set_dependencies(a, [q])),
-        (f"atk: hold {a}", lambda: svc.transition_command("hold", [a])),
-        (f"atk: unhold {a}", lambda: svc.unhold(a)),
-        ("atk: start-processing 2 items", lambda: svc.transition_command("start-processing", [a, q])),
-        (f"atk: adopt {q}", lambda: svc.transition_command("adopt", [q], note="ok")),
-        (f"atk: reject {a}", lambda: svc.transition_command("reject", [a])),
-        (f"atk: return-to-inbox {a}", lambda: svc.transition_command("return-to-inbox", [a], from_state="rejected")),
-        (f"atk: convert-to-plan {a}", lambda: svc.convert_to_plan(a, "$(atk config get private_notes)/plans/p.md")),
-        (f"atk: rm {a}", lambda: svc.rm(a)),
+        (f"atk: set-dependencies {a}", lambda: svc.writes.set_dependencies(a, [q])),
+        (f"atk: hold {a}", lambda: svc.writes.transition_command("hold", [a])),
+        (f"atk: unhold {a}", lambda: svc.writes.unhold(a)),
+        ("atk: start-processing 2 items", lambda: svc.writes.transition_command("start-processing", [a, q])),
+        (f"atk: adopt {q}", lambda: svc.writes.transition_command("adopt", [q], note="ok")),
+        (f"atk: reject {a}", lambda: svc.writes.transition_command("reject", [a])),
+        (f"atk: return-to-inbox {a}", lambda: svc.writes.transition_command("return-to-inbox", [a], from_state="rejected")),
+        (f"atk: convert-to-plan {a}", lambda: svc.writes.convert_to_plan(a, "$(atk config get private_notes)/plans/p.md")),
+        (f"atk: rm {a}", lambda: svc.writes.rm(a)),
     ]:
         n = ncommits(root)
         out = run()
@@ -89,7 +89,7 @@ def test_commit_contains_only_the_operation(svc: Service) -> None:
     other = svc.root / "plans" / "draft.md"
     other.write_text("draft\n")
     git(svc.root, "add", "plans/draft.md")
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     changed = git(svc.root, "show", "--no-renames", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == sorted([f"wi/hold/{a}", f"wi/inbox/{a}"])
     assert "A  plans/draft.md" in git(svc.root, "status", "--porcelain")
@@ -106,14 +106,14 @@ def test_failed_commit_leaves_tree_index_and_head(svc: Service, op: str) -> None
     hook(svc.root, "pre-commit", "echo 'policy says no' >&2\nexit 1\n")
     before = tree_state(svc.root)
     out = {
-        "hold": lambda: svc.transition_command("hold", [a]),
-        "start-processing": lambda: svc.transition_command("start-processing", [a, b]),
-        "edit": lambda: svc.edit(a, "# Changed\n"),
+        "hold": lambda: svc.writes.transition_command("hold", [a]),
+        "start-processing": lambda: svc.writes.transition_command("start-processing", [a, b]),
+        "edit": lambda: svc.writes.edit(a, "# Changed\n"),
         "answer": lambda: svc.answers.answer(q, choices={1: "B"}, text="because"),
         "comment": lambda: svc.answers.comment(a, "hello"),
-        "add": lambda: svc.add(kind="awi", target_repo="acme/webapp", body="# New\n"),
-        "rm": lambda: svc.rm(b),
-        "set-dependencies": lambda: svc.set_dependencies(a, [b]),
+        "add": lambda: svc.writes.add(kind="awi", target_repo="acme/webapp", body="# New\n"),
+        "rm": lambda: svc.writes.rm(b),
+        "set-dependencies": lambda: svc.writes.set_dependencies(a, [b]),
     }[op]()
     assert not out.ok
     assert "pre-commit" in out.message and "policy says no" in out.message
@@ -129,7 +129,7 @@ def test_rollback_keeps_uncommitted_edits_unstaged(svc: Service) -> None:
     path.write_text(path.read_text() + "\nhand edit, not committed\n")
     hook(svc.root, "pre-commit", "exit 1\n")
     before = tree_state(svc.root)
-    assert not svc.transition_command("hold", [a]).ok
+    assert not svc.writes.transition_command("hold", [a]).ok
     assert tree_state(svc.root) == before
     assert git(svc.root, "status", "--porcelain") == f" M wi/inbox/{a}\n"
 
@@ -138,7 +138,7 @@ def test_commit_msg_hook_failure_rolls_back(svc: Service) -> None:
     a = add_item(svc)
     hook(svc.root, "commit-msg", 'grep -q "Atk-Actor: user" "$1" || exit 0\necho no >&2\nexit 1\n')
     before = tree_state(svc.root)
-    out = svc.transition_command("hold", [a])
+    out = svc.writes.transition_command("hold", [a])
     assert not out.ok and "commit-msg" in out.message
     assert tree_state(svc.root) == before
 
@@ -150,16 +150,16 @@ def test_hooks_path_is_honoured(svc: Service) -> None:
     (hooks / "pre-commit").write_text("#!/bin/sh\nexit 1\n")
     (hooks / "pre-commit").chmod(0o755)
     git(svc.root, "config", "core.hooksPath", str(hooks))
-    assert not Service(svc.root, clock=svc.clock).transition_command("hold", [a]).ok
+    assert not Service(svc.root, clock=svc.clock).writes.transition_command("hold", [a]).ok
     git(svc.root, "config", "--unset", "core.hooksPath")
-    assert Service(svc.root, clock=svc.clock).transition_command("hold", [a]).ok
+    assert Service(svc.root, clock=svc.clock).writes.transition_command("hold", [a]).ok
 
 
 def test_post_commit_hook_failure_does_not_undo(svc: Service) -> None:
     a = add_item(svc)
     hook(svc.root, "post-commit", "exit 3\n")
     n = ncommits(svc.root)
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     assert ncommits(svc.root) == n + 1
 
 
@@ -181,7 +181,7 @@ def test_journal_of_half_done_move_is_rolled_back(svc: Service) -> None:
     os.rename(svc.root / "wi/inbox" / a, svc.root / "wi/processing" / a)
     (svc.root / ".git" / "atk-index.tmp").write_bytes(b"half-written index")
     # the next write recovers first, then does its own work
-    out = svc.transition_command("hold", [c])
+    out = svc.writes.transition_command("hold", [c])
     assert out.ok, out.message
     assert (svc.root / "wi/inbox" / a).read_bytes() == a_bytes
     assert not (svc.root / "wi/processing" / a).exists()
@@ -279,7 +279,7 @@ def test_bad_journal_is_discarded_without_writing(svc: Service, journal: str) ->
     assert tree_state(svc.root) == before
     assert (svc.root / ".git" / "config").read_bytes() == config
     assert not (svc.root.parent.parent / "outside.md").exists()
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
 
 
 # --- layout, init, paths --------------------------------------------------------------
@@ -359,7 +359,7 @@ def test_non_utf8_file_names_do_not_break_git_calls(svc: Service, clock: Clock) 
     names = [i.filename for i in items]
     assert a in names and "\udcff\udcfe.md" in names
     assert any("breaks the item filename pattern" in d.message for d in view.store_defects)
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     assert git(svc.root, "status", "--porcelain") == ""
 
 

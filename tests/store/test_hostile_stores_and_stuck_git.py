@@ -75,7 +75,7 @@ def test_a_sleeping_pre_commit_hook_is_stopped_and_the_write_rolled_back(svc: Se
     before = tree_state(svc.root)
     hook(svc.root, "pre-commit", f"sleep {HANG}\n")
     svc.store.limits = {"timeout": 30.0, "push_timeout": 30.0, "hook_timeout": 1.0}
-    out: Outcome = finish(*in_thread(lambda: svc.transition_command("hold", [a])))
+    out: Outcome = finish(*in_thread(lambda: svc.writes.transition_command("hold", [a])))
     assert not out.ok
     assert "pre-commit hook did not finish within 1 s" in out.message
     assert "hook_timeout" in out.message  # says what to do
@@ -90,7 +90,7 @@ def test_a_hook_leaving_a_background_child_does_not_keep_the_write_waiting(svc: 
     hook(svc.root, "pre-commit", f"sleep {HANG} &\necho $! > {pidfile}\necho checked\nexit 0\n")
     svc.store.limits = {"timeout": 30.0, "push_timeout": 30.0, "hook_timeout": float(HANG)}
     try:
-        out: Outcome = finish(*in_thread(lambda: svc.transition_command("hold", [a])))
+        out: Outcome = finish(*in_thread(lambda: svc.writes.transition_command("hold", [a])))
     finally:
         kill_pidfile(pidfile)
     assert out.ok, out.message
@@ -103,7 +103,7 @@ def test_interrupt_stops_a_stuck_write_which_rolls_back(svc: Service, tmp_path: 
     started = tmp_path / "started"
     hook(svc.root, "pre-commit", f"touch {started}\nsleep {HANG}\n")
     svc.store.limits = {"timeout": 30.0, "push_timeout": 30.0, "hook_timeout": float(HANG)}
-    t, box = in_thread(lambda: svc.transition_command("hold", [a]))
+    t, box = in_thread(lambda: svc.writes.transition_command("hold", [a]))
     wait_file(started)
     assert svc.interrupt() >= 1
     out: Outcome = finish(t, box)
@@ -112,7 +112,7 @@ def test_interrupt_stops_a_stuck_write_which_rolls_back(svc: Service, tmp_path: 
     assert tree_state(svc.root) == before
     # the next write runs normally (the interrupt does not outlive the write it stopped)
     (svc.root / ".git" / "hooks" / "pre-commit").unlink()
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
 
 
 def _hanging_remote(tmp_path: Path, which: str) -> tuple[Path, Path]:
@@ -139,7 +139,7 @@ def test_a_remote_that_never_answers_times_out_and_the_commit_is_kept(
     root, _ = _hanging_remote(tmp_path, which)
     svc = Service(root, actor="user")
     svc.store.limits = {"timeout": limits[0], "push_timeout": limits[1], "hook_timeout": 30.0}
-    out: Outcome = finish(*in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
+    out: Outcome = finish(*in_thread(lambda: svc.writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY)))
     assert (tmp_path / "remote-called").exists()
     assert out.ok, out.message
     text = "\n".join(out.warnings)
@@ -152,7 +152,7 @@ def test_interrupt_stops_a_hanging_push(tmp_path: Path) -> None:
     root, _ = _hanging_remote(tmp_path, "receivepack")
     svc = Service(root, actor="user")
     svc.store.limits = {"timeout": 30.0, "push_timeout": float(HANG), "hook_timeout": 30.0}
-    t, box = in_thread(lambda: svc.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY))
+    t, box = in_thread(lambda: svc.writes.add(kind="awi", target_repo="acme/webapp", body=AWI_BODY))
     wait_file(tmp_path / "remote-called")
     svc.interrupt()
     out: Outcome = finish(t, box)
@@ -180,7 +180,7 @@ def test_a_symlinked_item_is_a_defect_and_never_read(svc: Service, tmp_path: Pat
     with pytest.raises(AtkError) as exc:
         svc.show("pw.md")
     assert "symbolic link" in exc.value.message and "SECRET" not in exc.value.message
-    out = svc.transition_command("hold", ["pw.md"])
+    out = svc.writes.transition_command("hold", ["pw.md"])
     assert not out.ok and "symbolic link" in out.message
     assert secret.read_text() == "root:x:0:0:SECRET\n"
 
@@ -200,7 +200,7 @@ def test_a_symlinked_state_folder_is_a_defect_never_listed_nor_written_through(s
     with pytest.raises(AtkError) as exc:
         svc.show("planted.md")
     assert "wi/hold: a symbolic link, never read" in exc.value.message
-    out = svc.transition_command("hold", [a])
+    out = svc.writes.transition_command("hold", [a])
     assert not out.ok
     assert "wi/hold is a symbolic link" in out.message and "mkdir" in out.message
     assert sorted(p.name for p in outside.iterdir()) == ["planted.md"]
@@ -222,7 +222,7 @@ def test_atk_files_in_git_dir_are_never_followed(svc: Service, tmp_path: Path) -
     outside_cache = tmp_path / "cache"
     outside_cache.mkdir()
     cache.symlink_to(outside_cache)
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     items, _ = svc.list(["hold"])
     assert [i.filename for i in items] == [a]
     assert victim.read_text() == "keep me"
@@ -274,7 +274,7 @@ def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc
     diverged(svc.root, a, "rebase")
     assert (svc.root / ".git" / "rebase-merge").exists()
     before = tree_state(svc.root)
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok and out.exit_code == 1
     assert "middle of a rebase" in out.message and "rebase --continue" in out.message and "--abort" in out.message
     assert tree_state(svc.root) == before
@@ -283,7 +283,7 @@ def test_a_write_during_a_rebase_is_refused_and_the_marker_file_is_defective(svc
     assert view.judgements[a].status == "defective"
     assert "conflict markers" in marked.defects[0]
     git(svc.root, "rebase", "--abort")
-    assert svc.transition_command("hold", [b]).ok
+    assert svc.writes.transition_command("hold", [b]).ok
 
 
 @pytest.mark.parametrize("op", ["merge", "cherry-pick"])
@@ -291,7 +291,7 @@ def test_a_write_during_a_merge_or_cherry_pick_is_refused(svc: Service, op: str)
     a = add_item(svc)
     b = add_item(svc)
     diverged(svc.root, a, op)
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok
     assert f"middle of a {op}" in out.message and f"{op} --abort" in out.message
     assert svc.store.locate(b) == "inbox"
@@ -306,14 +306,14 @@ def test_unmerged_paths_refuse_a_write(svc: Service) -> None:
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"):
         (root / ".git" / name).unlink(missing_ok=True)
     assert unmerged_paths(svc.store) == [f"wi/inbox/{a}"]
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok and "unresolved conflicts" in out.message and f"wi/inbox/{a}" in out.message
 
 
 def test_a_write_on_a_detached_head_is_refused(svc: Service) -> None:
     a = add_item(svc)
     git(svc.root, "checkout", "-q", "--detach")
-    out = svc.transition_command("hold", [a])
+    out = svc.writes.transition_command("hold", [a])
     assert not out.ok
     assert "detached" in out.message and "switch" in out.message
     assert svc.store.locate(a) == "inbox"
@@ -355,7 +355,7 @@ def test_an_autostash_conflict_is_reported_and_nothing_is_lost(tmp_path: Path) -
     root, svc, (a, b) = _retitled_on_the_remote(tmp_path, 2)
     mine = root / "wi" / "inbox" / a
     retitle(mine, "My uncommitted")
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok
     assert "conflict with your uncommitted edits" in out.message and "stash" in out.message
     assert f"wi/inbox/{a}" in out.message
@@ -383,7 +383,7 @@ def test_a_live_index_lock_held_by_a_process_is_never_removed(svc: Service, tmp_
         old = time.time() - 600  # old: an age rule would take it for a dead process's lock
         os.utime(lock, (old, old))
         svc.store.lock_timeout = 1  # how long a writer waits for the holder (10 s by default)
-        out = svc.transition_command("hold", [a])
+        out = svc.writes.transition_command("hold", [a])
         assert lock.exists(), "atk removed a lock a live process holds"
         assert not out.ok
         assert "another git process is using the store" in out.message
@@ -392,14 +392,14 @@ def test_a_live_index_lock_held_by_a_process_is_never_removed(svc: Service, tmp_
         holder.kill()
         holder.wait()
     lock.unlink()
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
 
 
 def test_a_lock_no_process_holds_is_removed_whatever_its_age(svc: Service) -> None:
     a = add_item(svc)
     lock = svc.root / ".git" / "index.lock"
     lock.write_text("")  # fresh, and nobody's: a git process killed a moment ago
-    out = svc.transition_command("hold", [a])
+    out = svc.writes.transition_command("hold", [a])
     assert out.ok, out.message
     assert not lock.exists()
 
@@ -419,7 +419,7 @@ def test_a_running_git_commit_keeps_its_index_lock(svc: Service, tmp_path: Path)
         old = time.time() - 600  # old: an age rule would take it for a dead process's lock
         os.utime(svc.root / ".git" / "index.lock", (old, old))
         svc.store.lock_timeout = 1
-        out = svc.transition_command("hold", [b])
+        out = svc.writes.transition_command("hold", [b])
         assert (svc.root / ".git" / "index.lock").exists()
     finally:
         release.touch()
@@ -459,7 +459,7 @@ def test_a_write_during_git_am_is_refused(svc: Service) -> None:
     a = add_item(svc)
     (svc.root / ".git" / "rebase-apply").mkdir()
     (svc.root / ".git" / "rebase-apply" / "applying").touch()
-    out = svc.transition_command("hold", [a])
+    out = svc.writes.transition_command("hold", [a])
     assert not out.ok and "git am" in out.message and "am --abort" in out.message
 
 
@@ -471,7 +471,7 @@ def test_a_rebase_the_user_started_after_a_killed_pull_is_left_to_them(svc: Serv
     old = time.time() - 3600
     os.utime(marker, (old, old))
     diverged(svc.root, a, "rebase")  # the user's own rebase, an hour later
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert (svc.root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert not out.ok and "middle of a rebase" in out.message
     assert not marker.exists()
@@ -481,7 +481,7 @@ def test_a_sleeping_post_commit_hook_is_stopped_and_the_commit_kept(svc: Service
     a = add_item(svc)
     hook(svc.root, "post-commit", f"sleep {HANG}\n")
     svc.store.limits = {"timeout": 30.0, "push_timeout": 30.0, "hook_timeout": 1.0}
-    out: Outcome = finish(*in_thread(lambda: svc.transition_command("hold", [a])))
+    out: Outcome = finish(*in_thread(lambda: svc.writes.transition_command("hold", [a])))
     assert out.ok, out.message
     assert svc.store.locate(a) == "hold"
     assert f"atk: hold {a}" in git(svc.root, "log", "-1", "--format=%s")

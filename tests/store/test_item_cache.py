@@ -30,7 +30,7 @@ def populated(svc: Service) -> Service:
     q = add_item(svc, body=UWI_BODY, kind="uwi", urgency="next-review")
     add_item(svc, body="# Depends\n", depends_on=[q])
     assert svc.answers.comment(a, "a comment").ok
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     seed = svc.root / "wi" / "inbox"
     (seed / "broken.md").write_text("---\nkind: [\n---\n# b\n")
     (seed / "cool.md").write_text("---\nkind: awi\ntarget_repo: r\ncooldown_until: 2026-12-01T09:00:00+09:00\n---\n# c\n")
@@ -140,7 +140,7 @@ def test_moved_item_is_not_reparsed(populated: Service, monkeypatch: pytest.Monk
     snapshot(populated)
     name = next(p.name for p in (populated.root / "wi/inbox").glob("*-depends.md"))
     blob = git(populated.root, "ls-files", "-s", f"wi/inbox/{name}").split()[1]
-    assert populated.transition_command("start-processing", [name]).ok
+    assert populated.writes.transition_command("start-processing", [name]).ok
     counter = Counter(monkeypatch)
     items, _view = populated.list()
     assert counter.names == []
@@ -155,7 +155,7 @@ def test_edited_item_is_reparsed_and_old_entry_dropped(populated: Service, monke
     snapshot(populated)
     name = next(p.name for p in (populated.root / "wi/inbox").glob("*-depends.md"))
     old_blob = git(populated.root, "ls-files", "-s", f"wi/inbox/{name}").split()[1]
-    assert populated.edit(name, "# Depends, rewritten\n").ok
+    assert populated.writes.edit(name, "# Depends, rewritten\n").ok
     counter = Counter(monkeypatch)
     items, _ = populated.list()
     assert counter.names == [name]
@@ -187,7 +187,7 @@ def test_active_listing_does_not_touch_terminal_cache(populated: Service) -> Non
     snapshot(populated)
     assert not (populated.root / ".git" / "atk-cache" / "items-terminal.cache").exists()
     name = add_item(populated)
-    assert populated.transition_command("start-processing", [name]).ok and populated.transition_command("adopt", [name]).ok
+    assert populated.writes.transition_command("start-processing", [name]).ok and populated.writes.transition_command("adopt", [name]).ok
     items, _ = populated.list(["adopted"])
     assert [i.filename for i in items] == [name]
     assert (populated.root / ".git" / "atk-cache" / "items-terminal.cache").exists()

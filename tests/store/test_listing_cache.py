@@ -60,16 +60,16 @@ def op_atk_write(root: Path, svc: Service, k: int) -> None:
     state, name = pick
     choice = k % 5
     if choice == 0:
-        svc.transition_command("hold" if state == "inbox" else "unhold", [name])
+        svc.writes.transition_command("hold" if state == "inbox" else "unhold", [name])
     elif choice == 1:
-        svc.set_dependencies(name, [])
+        svc.writes.set_dependencies(name, [])
     elif choice == 2:
-        svc.edit(name, f"# Edited {k}\n\nnew body {k}\n")
+        svc.writes.edit(name, f"# Edited {k}\n\nnew body {k}\n")
     elif choice == 3:
         if state == "inbox":
-            svc.transition_command("start-processing", [name])
+            svc.writes.transition_command("start-processing", [name])
         elif state == "processing":
-            svc.transition_command("adopt", [name], note=f"done {k}")
+            svc.writes.transition_command("adopt", [name], note=f"done {k}")
     else:
         add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k}"), depends_on=[name])
 
@@ -130,8 +130,8 @@ def op_history(root: Path, svc: Service, k: int) -> None:
     choice = k % 5
     if choice == 0 or pick is None:  # an item adopted or rejected by atk
         name = add_item(svc, body=AWI_BODY.replace("Use one", f"Use {k} {next(_SIDES)}"))
-        svc.transition_command("start-processing", [name])
-        svc.transition_command("adopt" if k % 2 else "reject", [name], note=f"done {k}")
+        svc.writes.transition_command("start-processing", [name])
+        svc.writes.transition_command("adopt" if k % 2 else "reject", [name], note=f"done {k}")
         return
     path = root / "wi" / pick[0] / pick[1]
     if choice == 1:  # rewritten in place, same size, its mtime set back: only the change time tells
@@ -364,7 +364,7 @@ def test_terminal_lines_are_cached_for_good(tmp_path: Path, capsys, monkeypatch)
     stale) print its cached line, the same line a listing from scratch prints."""
     root, svc = make_store(tmp_path)
     first = items_in(root, "inbox")[0]
-    assert svc.transition_command("start-processing", [first]).ok and svc.transition_command("adopt", [first], note="merged in acme/api#9").ok
+    assert svc.writes.transition_command("start-processing", [first]).ok and svc.writes.transition_command("adopt", [first], note="merged in acme/api#9").ok
     age(root)
     argv = ["wi", "list", "--json", "--status=all"]
     before, _ = listing(root, argv, capsys, monkeypatch, scratch=False)
@@ -388,7 +388,7 @@ def test_a_page_is_a_slice_of_the_listing(tmp_path: Path, capsys, monkeypatch, a
     from the cache and from scratch alike; `--count` counts them all."""
     root, svc = make_store(tmp_path)
     first = items_in(root, "inbox")[0]
-    assert svc.transition_command("start-processing", [first]).ok and svc.transition_command("adopt", [first]).ok
+    assert svc.writes.transition_command("start-processing", [first]).ok and svc.writes.transition_command("adopt", [first]).ok
     age(root)
     whole, _ = listing(root, argv, capsys, monkeypatch, scratch=True)
     lines = whole.splitlines(keepends=True)
@@ -436,7 +436,7 @@ def test_a_cold_listing_writes_its_terminal_lines_as_it_goes_and_leaves_nothing_
 
     root, svc = make_store(tmp_path)
     for name in items_in(root, "inbox")[:2]:
-        assert svc.transition_command("start-processing", [name]).ok and svc.transition_command("adopt", [name], note="merged").ok
+        assert svc.writes.transition_command("start-processing", [name]).ok and svc.writes.transition_command("adopt", [name], note="merged").ok
     age(root)
     argv = ["wi", "list", "--json", "--status=all"]
     cache = root / ".git" / "atk-cache"

@@ -49,7 +49,7 @@ def test_a_hook_rejection_keeps_git_s_reason_and_is_not_retried(remote_store: tu
     root, remote = remote_store
     svc = Service(root, clock=Clock(), actor="user")
     count = policy_hook(remote)
-    out = svc.add(kind="awi", target_repo="acme/webapp", body="# t\n\nbody\n")
+    out = svc.writes.add(kind="awi", target_repo="acme/webapp", body="# t\n\nbody\n")
     assert out.ok and out.pushed is False
     assert any("rejected by policy hook" in w for w in out.warnings), out.warnings
     assert any("pre-receive hook declined" in w for w in out.warnings), out.warnings
@@ -72,7 +72,7 @@ def test_a_push_behind_the_remote_is_still_rebased_and_retried(remote_store: tup
     other = Service(clone(remote, tmp_path / "other"), clock=Clock(), actor="user")
     add_item(other, body="# from elsewhere\n\nbody\n")
     svc = Service(root, clock=Clock(), actor="user", pull=False)  # no pull first: the push is behind
-    out = svc.add(kind="awi", target_repo="acme/webapp", body="# mine\n\nbody\n")
+    out = svc.writes.add(kind="awi", target_repo="acme/webapp", body="# mine\n\nbody\n")
     assert out.ok and out.pushed is True, (out.message, out.warnings)
     assert git(root, "rev-list", "--count", "@{u}..HEAD").strip() == "0"
 

@@ -42,7 +42,7 @@ def test_next_write_keeps_the_answer_re_pushes_it_and_warns(tmp_path: Path, how:
     root, remote, svc, uwi, awi, base, answer = answered_and_pushed(tmp_path)
     rewind_remote(remote, base, how, tmp_path / "third")
     assert "## 回答" not in on_remote(remote, uwi)
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     assert out.ok and out.pushed, out.message
     assert loud(out.warnings, answer), out.warnings
     assert Service(root).read(uwi).answered  # the tree
@@ -58,7 +58,7 @@ def test_the_record_catches_a_rewrite_another_fetch_already_saw(tmp_path: Path) 
     rewind_remote(remote, base, "update-ref")
     git(root, "fetch", "-q")
     assert git(root, "rev-parse", "@{u}").strip() == base
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     assert out.ok and loud(out.warnings, answer), out.warnings
     assert "## 回答" in on_remote(remote, uwi)
 
@@ -72,7 +72,7 @@ def test_a_remote_rewritten_to_other_history_gets_the_answer_on_top(tmp_path: Pa
     git(third, "add", "-A")
     git(third, "commit", "-q", "-m", "their rewrite")
     git(third, "push", "-q", "--force")
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     assert out.ok and out.pushed and loud(out.warnings, answer), out.warnings
     assert "## 回答" in on_remote(remote, uwi)
     assert git(remote, "show", "main:plans/theirs.md") == "their plan\n"  # theirs kept too
@@ -109,7 +109,7 @@ def test_the_dashboard_s_periodic_pull_pushes_it_back(tmp_path: Path) -> None:
 def test_a_remote_that_only_moved_on_says_nothing(tmp_path: Path) -> None:
     _root, remote, svc, _, awi, _, _ = answered_and_pushed(tmp_path)
     other = clone(remote, tmp_path / "other")
-    assert Service(other, actor="user").transition_command("hold", [awi]).ok
+    assert Service(other, actor="user").writes.transition_command("hold", [awi]).ok
     out = svc.pull()
     assert out.ok and not [w for w in out.warnings if is_alarm(w)], out.warnings
 
@@ -120,7 +120,7 @@ def test_what_the_person_dropped_themselves_is_not_brought_back(tmp_path: Path) 
     root, remote, svc, uwi, awi, base, _ = answered_and_pushed(tmp_path)
     git(root, "reset", "-q", "--hard", base)
     git(root, "push", "-q", "--force")
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     assert out.ok and not [w for w in out.warnings if is_alarm(w)], out.warnings
     assert "## 回答" not in on_remote(remote, uwi)
 
@@ -160,12 +160,12 @@ def test_an_answer_a_hand_pull_dropped_after_a_rewrite_is_set_aside_and_said(tmp
         git(root, "fetch", "-q")
         git(root, "reset", "-q", "--hard", "origin/main")
     assert "## 回答" not in (root / "wi/inbox" / uwi).read_text()  # gone from the branch
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     assert out.ok, out.message
     [said] = loud(out.warnings, answer)
     assert "no longer on your branch either" in said and "`atk wi conflicts`" in said, said
     assert [c.commit for c in Service(root).conflicts.list()] == [answer]
     assert Service(root).conflicts.user_content(answer)  # the person's to resolve
-    assert not loud(svc.unhold(awi).warnings, answer)  # said once
+    assert not loud(svc.writes.unhold(awi).warnings, answer)  # said once
     assert Service(root, actor="user").conflicts.resolve(answer, "mine").ok
     assert Service(root).read(uwi).answered

@@ -27,8 +27,8 @@ def history_store(tmp: Path) -> Path:
     root, svc = make_store(tmp)
     for n, verdict in enumerate(("adopt", "adopt", "reject")):
         name = add_item(svc, body=AWI_BODY.replace("Use one", f"Use history {n}"), target_repo="acme/api")
-        assert svc.transition_command("start-processing", [name]).ok
-        assert svc.transition_command(verdict, [name], note=f"done {n}").ok
+        assert svc.writes.transition_command("start-processing", [name]).ok
+        assert svc.writes.transition_command(verdict, [name], note=f"done {n}").ok
     settle(root)
     return root
 

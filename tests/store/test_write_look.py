@@ -38,7 +38,7 @@ def test_a_transition_runs_one_look_at_the_index_and_one_config(
     svc: Service, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     a = add_item(svc)
-    ran = traced(svc, monkeypatch, tmp_path, lambda s: s.transition_command("hold", [a]))
+    ran = traced(svc, monkeypatch, tmp_path, lambda s: s.writes.transition_command("hold", [a]))
     names = [cmd.split()[1] for cmd in ran]
     assert "ls-files" not in names  # the look's write-tree refuses conflicts
     assert names.count("config") == 1  # identity and core.hooksPath together
@@ -50,12 +50,12 @@ def test_a_transition_runs_one_look_at_the_index_and_one_config(
 
 def test_a_change_staged_after_a_write_is_not_swept_into_the_next(svc: Service) -> None:
     a, b = add_item(svc), add_item(svc)
-    assert svc.transition_command("hold", [a]).ok  # this process now knows the tree its index holds
+    assert svc.writes.transition_command("hold", [a]).ok  # this process now knows the tree its index holds
     other = svc.root / "plans" / "draft.md"
     other.parent.mkdir(exist_ok=True)
     other.write_text("draft\n")
     git(svc.root, "add", "plans/draft.md")
-    assert svc.transition_command("hold", [b]).ok
+    assert svc.writes.transition_command("hold", [b]).ok
     changed = git(svc.root, "show", "--no-renames", "--name-only", "--format=", "HEAD").split()
     assert sorted(changed) == sorted([f"wi/hold/{b}", f"wi/inbox/{b}"])
     assert "A  plans/draft.md" in git(svc.root, "status", "--porcelain")
@@ -63,12 +63,12 @@ def test_a_change_staged_after_a_write_is_not_swept_into_the_next(svc: Service) 
 
 def test_a_conflict_left_after_a_write_refuses_the_next(svc: Service) -> None:
     a, b, c = add_item(svc), add_item(svc), add_item(svc)
-    assert svc.transition_command("hold", [c]).ok
+    assert svc.writes.transition_command("hold", [c]).ok
     diverged(svc.root, a, "merge")
     for name in ("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE"):
         (svc.root / ".git" / name).unlink(missing_ok=True)  # only the conflict in the index left
     head = git(svc.root, "rev-parse", "HEAD")
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok and "unresolved conflicts" in out.message and f"wi/inbox/{a}" in out.message
     assert git(svc.root, "rev-parse", "HEAD") == head
     assert svc.store.locate(b) == "inbox"
@@ -77,13 +77,13 @@ def test_a_conflict_left_after_a_write_refuses_the_next(svc: Service) -> None:
 
 def test_a_hooks_folder_configured_after_a_write_is_honoured(svc: Service) -> None:
     a, b = add_item(svc), add_item(svc)
-    assert svc.transition_command("hold", [a]).ok  # the identity and the hooks folder were asked once
+    assert svc.writes.transition_command("hold", [a]).ok  # the identity and the hooks folder were asked once
     hooks = svc.root.parent / "myhooks"
     hooks.mkdir()
     (hooks / "commit-msg").write_text('#!/bin/sh\necho "no commit $(head -1 "$1")" >&2\nexit 1\n')
     (hooks / "commit-msg").chmod(0o755)
     git(svc.root, "config", "core.hooksPath", str(hooks))
-    out = svc.transition_command("hold", [b])
+    out = svc.writes.transition_command("hold", [b])
     assert not out.ok and "commit-msg" in out.message and f"no commit atk: hold {b}" in out.message
     assert svc.store.locate(b) == "inbox"
 
@@ -97,7 +97,7 @@ def test_the_hooks_of_a_store_run_as_git_commit_runs_them(svc: Service, tmp_path
     hook(svc.root, "post-commit", f'echo post-commit >> "{log}"\n')
     a = add_item(svc)
     log.unlink(missing_ok=True)
-    assert svc.transition_command("hold", [a]).ok
+    assert svc.writes.transition_command("hold", [a]).ok
     ours = log.read_text().splitlines()
     log.unlink()
     other = svc.root / "plans" / "x.md"

@@ -167,9 +167,9 @@ def _set_aside(demo: Demo, tmp_path: Path, name: str) -> str:
     other = tmp_path / "other"
     subprocess.run(["git", "clone", "-q", str(demo.root.parent / "remote.git"), str(other)], check=True)
     here = Service(demo.root, actor="user", pull=False, push=False)
-    assert here.save_text(name, here.read(name).text + MINE).ok
+    assert here.writes.save_text(name, here.read(name).text + MINE).ok
     there = Service(other, actor="user")
-    assert there.save_text(name, there.read(name).text + THEIRS).ok
+    assert there.writes.save_text(name, there.read(name).text + THEIRS).ok
     mine = git(demo.root, "rev-parse", "HEAD").strip()
     out = Service(demo.root, actor="user").conflicts.commit_pending()
     assert not out.ok

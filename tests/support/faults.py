@@ -89,7 +89,7 @@ WRITER = """
 import sys
 from atk_tui.service import Service
 svc = Service(sys.argv[1], actor="user")
-out = svc.transition(sys.argv[2], [sys.argv[3]])
+out = svc.writes.transition(sys.argv[2], [sys.argv[3]])
 print(out.ok, out.message)
 """
 
@@ -159,7 +159,7 @@ def make_store(tmp: Path, name: str = "store", *, remote: bool = False) -> tuple
     svc = Service(root, actor="user")
     files = []
     for kind, body in (("awi", AWI), ("uwi", UWI)):
-        out = svc.add(kind=kind, target_repo="acme/api", body=body)
+        out = svc.writes.add(kind=kind, target_repo="acme/api", body=body)
         check(out.ok, out.message)
         files.append(out.files[0])
     bare = None
@@ -305,7 +305,7 @@ def kill9_in_pre_commit(tmp: Path) -> str:
         pass
     check(snapshot(root) == before, "recovery did not put the store back exactly as it was")
     assert_consistent(root, "after recovery")
-    out = Service(root, actor="user").transition_command("hold", [awi])
+    out = Service(root, actor="user").writes.transition_command("hold", [awi])
     check(out.ok, f"the next operation failed: {out.message}")
     check(state_of(root, awi) == "hold", "the next operation did not land")
     assert_consistent(root, "after the next operation")
@@ -333,7 +333,7 @@ def kill9_after_update_ref(tmp: Path) -> str:
     check(git(root, "rev-parse", "HEAD").strip() == head, "recovery moved HEAD off a commit that had landed")
     check(state_of(root, awi) == "hold", "recovery undid a commit that had landed")
     assert_consistent(root, "after recovery")
-    out = Service(root, actor="user").unhold(awi)
+    out = Service(root, actor="user").writes.unhold(awi)
     check(out.ok and out.pushed, f"the next operation failed or did not push: {out.message} {out.warnings}")
     check(
         git(remote, "rev-parse", "main").strip() == git(root, "rev-parse", "HEAD").strip(),
@@ -359,7 +359,7 @@ def kill9_before_index_update(tmp: Path) -> str:
         pass
     assert_consistent(root, "after recovery")
     check(state_of(root, awi) == "hold", "the landed hold was lost")
-    out = Service(root, actor="user").unhold(awi)
+    out = Service(root, actor="user").writes.unhold(awi)
     check(out.ok, f"the next operation failed: {out.message}")
     assert_consistent(root, "after the next operation")
     return "index brought up to HEAD from the journal; next unhold committed"
@@ -369,10 +369,10 @@ def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: boo
     root, _, (awi, uwi) = make_store(tmp)
     before = snapshot(root)
     svc_ops: list[Callable[[Service], Any]] = [
-        lambda s: s.transition_command("hold", [awi]),
+        lambda s: s.writes.transition_command("hold", [awi]),
         lambda s: s.answers.answer(uwi, choices={1: "B"}),
-        lambda s: s.set_dependencies(awi, [uwi]),
-        lambda s: s.rm(awi),
+        lambda s: s.writes.set_dependencies(awi, [uwi]),
+        lambda s: s.writes.rm(awi),
     ]
     messages = []
     for op in svc_ops:
@@ -389,7 +389,7 @@ def _failing_write(tmp: Path, step: str, *, action: str = "fail", hook_exit: boo
         check(snapshot(root) == before, f"a failed {out.op} changed the store")
         assert_consistent(root, f"after the failed {out.op}")
         messages.append(out.message)
-    out = Service(root, actor="user").transition_command("hold", [awi])
+    out = Service(root, actor="user").writes.transition_command("hold", [awi])
     check(out.ok, f"the next operation failed: {out.message}")
     assert_consistent(root, "after the next operation")
     return f"4 writes refused, store unchanged; e.g. {messages[0][:90]!r}"
@@ -485,7 +485,7 @@ def stale_lock(tmp: Path) -> str:
         wait_for(mark, proc)
         svc = Service(root, actor="user")
         svc.store.lock_timeout = 0.3
-        busy = svc.transition_command("hold", [awi])
+        busy = svc.writes.transition_command("hold", [awi])
         check(
             not busy.ok and "store busy" in busy.message,
             f"a live lock holder did not make the store busy: {busy.message}",
@@ -495,7 +495,7 @@ def stale_lock(tmp: Path) -> str:
     check(lock.exists(), "expected the lock file to be left behind by the killed holder")
     svc = Service(root, actor="user")
     svc.store.lock_timeout = 0
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     check(out.ok, f"a stale lock file blocked the write: {out.message}")
     # a lock file with junk in it, and a stale index.lock from a git that died
     lock.write_bytes(b"pid 99999 \xff\xfe junk")
@@ -503,7 +503,7 @@ def stale_lock(tmp: Path) -> str:
     idx.write_bytes(b"")
     old = time.time() - 120
     os.utime(idx, (old, old))
-    out = svc.unhold(awi)
+    out = svc.writes.unhold(awi)
     check(out.ok, f"a junk lock file or a stale index.lock blocked the write: {out.message}")
     assert_consistent(root)
     return (
@@ -517,7 +517,7 @@ def unreachable_remote(tmp: Path) -> str:
     away = remote.with_name(remote.name + ".away")
     remote.rename(away)
     svc = Service(root, actor="user")
-    out = svc.transition_command("hold", [awi])
+    out = svc.writes.transition_command("hold", [awi])
     check(out.ok, f"a local write failed because the remote is gone: {out.message}")
     check(out.pushed is False, "the outcome does not say the push failed")
     text = " ".join(out.warnings)
@@ -551,10 +551,10 @@ def cross_clone_conflict(tmp: Path) -> str:
     b = tmp / "b"
     subprocess.run(["git", "clone", "-q", str(remote), str(b)], check=True)
     sa = Service(a, actor="user", push=False)
-    check(sa.transition_command("hold", [awi]).ok, "hold on machine a failed")
+    check(sa.writes.transition_command("hold", [awi]).ok, "hold on machine a failed")
     check(sa.answers.answer(uwi, choices={1: "A"}).ok, "answer on machine a failed")
     sb = Service(b, actor="user")
-    out = sb.move([awi], "processing", expect="inbox")
+    out = sb.writes.move([awi], "processing", expect="inbox")
     check(out.ok and out.pushed, f"machine b's move failed: {out.message}")
     done = atk("wi", "commit", "--store", str(a))
     # SPEC §11: a set-aside commit is not "pushed": exit 1, stdout names it and the way out
@@ -584,11 +584,11 @@ def same_change_on_two_machines(tmp: Path) -> str:
     old = {k: os.environ[k] for k in ("GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME") if k in os.environ}
     os.environ.update(GIT_AUTHOR_NAME="machine-b", GIT_COMMITTER_NAME="machine-b")
     try:
-        won = Service(b, actor="agent").transition_command("start-processing", [awi])
+        won = Service(b, actor="agent").writes.transition_command("start-processing", [awi])
     finally:
         os.environ.update(old)
     check(won.ok and won.pushed, f"machine b's start-processing failed: {won.message}")
-    lost = Service(a, actor="agent", pull=False).transition_command("start-processing", [awi])  # a has not seen b's yet
+    lost = Service(a, actor="agent", pull=False).writes.transition_command("start-processing", [awi])  # a has not seen b's yet
     check(not lost.ok and lost.exit_code == 1, f"the loser was told it succeeded: {lost.message}")
     check("another machine made the same change first" in lost.message, f"unclear message: {lost.message}")
     check(git(a, "rev-parse", "HEAD") == git(remote, "rev-parse", "main"), "machine a did not converge")
@@ -1032,7 +1032,7 @@ def interrupt_stuck_write(tmp: Path) -> str:
     svc.store.limits = {"timeout": float(HANG), "push_timeout": float(HANG), "hook_timeout": float(HANG)}
     before = snapshot(root)
     box: list = []
-    t = threading.Thread(target=lambda: box.append(svc.transition_command("hold", [awi])), daemon=True)
+    t = threading.Thread(target=lambda: box.append(svc.writes.transition_command("hold", [awi])), daemon=True)
     t.start()
     wait_for(mark)
     killed = svc.interrupt()
@@ -1191,10 +1191,10 @@ def hand_moves_through_commit(tmp: Path) -> str:
     """An agent's `git mv` hold -> processing, adopted -> inbox, mq inbox -> editing, then
     `atk wi/mq commit`: each refused, nothing committed, the work tree as it was."""
     root, _, (awi, uwi) = make_store(tmp)
-    check(Service(root, actor="user").transition_command("hold", [awi]).ok, "hold failed")
+    check(Service(root, actor="user").writes.transition_command("hold", [awi]).ok, "hold failed")
     svc = Service(root, actor="user")
-    check(svc.answers.answer(uwi, choices={1: "A"}).ok and svc.transition_command("adopt", [uwi]).ok, "adopt failed")
-    out = Service(root, actor="user", queue="mq").add(
+    check(svc.answers.answer(uwi, choices={1: "A"}).ok and svc.writes.transition_command("adopt", [uwi]).ok, "adopt failed")
+    out = Service(root, actor="user", queue="mq").writes.add(
         kind="feedback", target_repo="acme/api", body="# faster\n\nbody\n"
     )
     check(out.ok, f"mq add failed: {out.message}")
@@ -1253,7 +1253,7 @@ def forged_holders_cache(tmp: Path) -> str:
     """Issue 25, independent check: the holders cache (`.git/atk-cache/holders.cache`) rewritten to name an agent as
     the holder of the person's hold: the agent's unhold is still refused."""
     root, _, (awi, _) = make_store(tmp)
-    check(Service(root, actor="user").transition_command("hold", [awi]).ok, "hold failed")
+    check(Service(root, actor="user").writes.transition_command("hold", [awi]).ok, "hold failed")
     from support.forge import forge_holders
 
     atk("wi", "list", "--json", "--store", str(root))
@@ -1279,7 +1279,7 @@ def agent_drops_the_persons_hand_commit(tmp: Path) -> str:
     subprocess.run(["git", "clone", "-q", str(remote), str(other)], check=True)
     git(root, "mv", f"wi/inbox/{awi}", f"wi/hold/{awi}")
     git(root, "commit", "-q", "-m", "hold it by hand")
-    check(Service(other, actor="agent").transition("start-processing", [awi]).ok, "the other clone's move failed")
+    check(Service(other, actor="agent").writes.transition("start-processing", [awi]).ok, "the other clone's move failed")
     done = atk("wi", "commit", "--store", str(root))
     check(done.returncode == 1 and "not pushed" in done.stdout, f"not set aside: {done}")
     [ref] = git(root, "for-each-ref", "--format=%(refname)", "refs/atk/conflicts").split()
@@ -1370,7 +1370,7 @@ def agent_forged_conflict_ref(tmp: Path) -> str:
     commit moving an adopted item back to inbox) and applies it with --mine: refused."""
     root, _, (awi, _) = make_store(tmp)
     svc = Service(root, actor="user", pull=False, push=False)
-    check(svc.transition_command("start-processing", [awi]).ok and svc.transition_command("adopt", [awi]).ok, "adopt failed")
+    check(svc.writes.transition_command("start-processing", [awi]).ok and svc.writes.transition_command("adopt", [awi]).ok, "adopt failed")
     head = git(root, "rev-parse", "HEAD").strip()
     git(root, "mv", f"wi/adopted/{awi}", f"wi/inbox/{awi}")
     git(root, "commit", "-qm", "atk: tidy\n\nAtk-Actor: agent")
@@ -1457,7 +1457,7 @@ def forged_cache_record(tmp: Path) -> str:
 
     root, _, (awi, uwi) = make_store(tmp)
     svc = Service(root, actor="user", pull=False, push=False)
-    check(svc.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
+    check(svc.writes.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
     atk("wi", "list", "--json", "--store", str(root))  # the caches
     forge_item_record(root, uwi, answered=True)
     forge_listing(root, lambda b: b.replace(b'"ready": false', b'"ready": true'))
@@ -1480,7 +1480,7 @@ def incomplete_answers(tmp: Path) -> str:
 
     root, _, (awi, uwi) = make_store(tmp)
     svc = Service(root, actor="user", pull=False, push=False)
-    check(svc.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
+    check(svc.writes.set_dependencies(awi, [uwi]).ok, "set-dependencies failed")
     out = atk("wi", "answer", uwi, "--choose", "1=other", "--store", str(root), "--skip-pull", "--skip-push")
     check(out.returncode == 1 and "with no text" in out.stderr, f"--choose 1=other alone: {out.returncode} {out.stderr}")
     path = root / "wi" / "inbox" / uwi

@@ -2,7 +2,7 @@
 apps from `make_app` with a frozen clock, and waits that settle instead of sleeping.
 
 Stores whose dependencies `set-dependencies` would refuse (cycles, missing items) are written as
-files and committed with git; the others go through `Service.add`, whose filenames come from the
+files and committed with git; the others go through `svc.writes.add`, whose filenames come from the
 injected clock (it steps one second per item, so every name is fixed by `NOW`).
 """
 
@@ -71,7 +71,7 @@ def service(root: Path) -> Service:
 
 
 def add(svc: Service, title: str, *, deps: tuple[str, ...] = (), repo: str = "acme/webapp", uwi: bool = False) -> str:
-    out = svc.add(
+    out = svc.writes.add(
         kind="uwi" if uwi else "awi",
         target_repo=repo,
         body=UWI_BODY.format(title=title) if uwi else body(title),

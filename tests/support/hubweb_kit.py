@@ -111,7 +111,7 @@ def make_world(tmp: Path, **bodies: str) -> World:
     items: dict[str, str] = {}
     for key, body in (bodies or {"one": UWI_BODY}).items():
         svc = Service(clones["agent"], actor="agent")
-        out = svc.add(kind="uwi", target_repo="acme/webapp", body=body, source="confirmation-and-uwi")
+        out = svc.writes.add(kind="uwi", target_repo="acme/webapp", body=body, source="confirmation-and-uwi")
         assert out.ok, out.message
         items[key] = out.files[0]
     git(clones["hub"], "pull", "-q", "--rebase")

@@ -85,7 +85,7 @@ def make_store(tmp: Path) -> tuple[Path, Service]:
     add_item(svc, body=UWI_BODY, kind="uwi", target_repo="acme/api", depends_on=[a])
     b = add_item(svc, body=AWI_BODY.replace("Use one", "Use two"), depends_on=[a])
     add_item(svc, body=AWI_BODY.replace("Use one", "Use three"), depends_on=[b])
-    svc.transition_command("hold", [b])
+    svc.writes.transition_command("hold", [b])
     return root, svc
 
 

@@ -108,7 +108,7 @@ class Clock:
 def add_item(svc: Service, body: str = AWI_BODY, **kw) -> str:
     kw.setdefault("kind", "awi")
     kw.setdefault("target_repo", "acme/webapp")
-    out = svc.add(body=body, **kw)
+    out = svc.writes.add(body=body, **kw)
     assert out.ok, out.message
     # distinct timestamps keep generated filenames apart
     if hasattr(svc.clock, "now"):

@@ -134,29 +134,6 @@ class ServiceBase:
             code="user-only",
         )
 
-    def _check_ready(self, item: Item, together: Sequence[str] = ()) -> None:
-        """start-processing by an agent (issue 38): the item is judged again from its file and
-        the files of everything it depends on (answers counting only from the store,
-        `answers_rev`), inside the store lock; a blocked item (an open dependency, a
-        cooldown, a cycle, a defect) is refused naming what blocks it. The ready list only
-        proposes: a cache record could be forged to say ready. A dependency started in the
-        same command (`together`: the agent skills' picker takes a plan's items at once) does
-        not block."""
-        if self.actor != "agent":
-            return
-        judged = self.judge_from_files([item.filename])  # type: ignore[attr-defined]
-        found = judged.get(item.filename)
-        if found is None:
-            return
-        reasons = [r for r in found[1].reasons if not (r.ref and r.ref != item.filename and r.ref in together)]
-        if reasons:
-            why = "; ".join(safe_line(r.message) for r in reasons[:5]) + (" …" if len(reasons) > 5 else "")
-            raise AtkError(
-                f"refused: {item.filename} is blocked ({why}); start-processing takes ready work only "
-                f"(`atk {item.queue} list --status ready`)",
-                code="blocked",
-            )
-
     def answers_rev(self) -> str:
         """Where an answer must be to count (issue 38: `wait`, `show --json`, the loop, the
         ready list): committed (HEAD); for an agent on a clone with a remote, on the remote

@@ -65,7 +65,7 @@ svc: Writes,
             answer_by = given.merge_time("answer_by", answer_by)
             given.refuse_atk_keys()
             kept = given.without_flags()
-        kind = kind or svc.q.request_kind
+        kind = kind or svc.core.q.request_kind
         source, said = normalise_source(source)
         if said:
             notes.append(said)
@@ -73,8 +73,8 @@ svc: Writes,
         return svc.core.refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
     q = queue_of_kind(kind)
     try:
-        if q is None or q.name not in svc.queues:
-            kinds = [k for name in svc.queues for k in queue_named(name).kinds]
+        if q is None or q.name not in svc.core.queues:
+            kinds = [k for name in svc.core.queues for k in queue_named(name).kinds]
             raise AtkError(f"--kind must be {' or '.join(kinds)}, got {kind!r}", exit_code=2)
         if state not in q.add_states or (state != "inbox" and kind != q.request_kind):
             raise AtkError(
@@ -85,7 +85,7 @@ svc: Writes,
             )
         missing = [flag for flag, absent in (
             ("--target-repo", not target_repo or not target_repo.strip()),
-            ("--source", svc.actor == "agent" and not source),
+            ("--source", svc.core.actor == "agent" and not source),
         ) if absent]  # fmt: skip
         if len(missing) > 1:  # every missing required flag named at once (issue 39)
             raise AtkError(
@@ -96,7 +96,7 @@ svc: Writes,
             )
         if not target_repo or not target_repo.strip():
             raise AtkError("--target-repo is required", exit_code=2)
-        if svc.actor == "agent" and not source:
+        if svc.core.actor == "agent" and not source:
             raise AtkError(
                 "agents must say where an item comes from: pass --source (wi-standards: the skill's name "
                 "without its plugin, e.g. --source=add-awi or process-wi; `agent` when no skill files it)",
@@ -122,7 +122,7 @@ svc: Writes,
         for dep in depends_on:
             if not is_valid_filename(dep):
                 raise AtkError(f"bad filename in --depends-on: {dep!r}", exit_code=2)
-            if not svc.store.exists_anywhere(dep):
+            if not svc.core.store.exists_anywhere(dep):
                 raise AtkError(f"--depends-on names no existing item (in wi or mq): {dep}", code="missing")
     except AtkError as exc:
         return svc.core.refuse("add", exc.message, exit_code=exc.exit_code, code=exc.code)
@@ -169,7 +169,7 @@ def new_filename(svc: Writes, title: str | None, body: str, now: datetime | None
         slug = hashlib.sha1(body.encode()).hexdigest()[:8]
     name = f"{stamp}-{slug}.md"
     n = 2
-    while svc.store.exists_anywhere(name) or svc.core.case_twins(name):  # no case twin either (issue 38)
+    while svc.core.store.exists_anywhere(name) or svc.core.case_twins(name):  # no case twin either (issue 38)
         name = f"{stamp}-{slug}-{n}.md"
         n += 1
     return name

@@ -1,6 +1,6 @@
 """The service side of an edit session (SPEC §10, §11): hold → edit → save → unhold.
 
-A front end calls `Service.begin_edit(F)` (holds an inbox item unless it is held already,
+A front end calls `svc.writes.begin_edit(F)` (holds an inbox item unless it is held already,
 returns an `EditTicket` with the exact bytes the save must find), lets the person edit the
 text somewhere (`$EDITOR` on the ticket's scratch file, or in the dashboard), then calls
 `finish_edit(ticket, text)` (saves against the base and unholds what it held) or
@@ -24,7 +24,8 @@ from atk_tui.domain.queues import QUEUES, queue_named
 from atk_tui.store.merge import merge_texts as merge_texts  # re-exported: the edit session's merge
 
 if TYPE_CHECKING:
-    from atk_tui.service import Outcome, Service
+    from atk_tui.service import Outcome
+    from atk_tui.service.writing.writes import Writes
 
 SCRATCH_RE = re.compile(r"^(?P<stem>.+)~(?P<n>[0-9]+)\.md$")
 
@@ -103,16 +104,16 @@ _HOLD_OP = {"hold": "hold", "editing": "start-editing"}
 _UNHOLD_OP = {"hold": "unhold", "editing": "stop-editing"}
 
 
-def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
+def begin_edit(writes: Writes, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
     """Hold (an inbox item that is not defective) and open a session. Raises AtkError: a
     terminal item (code "state"); a hold that failed; a hold that was not pushed unless
     `allow_unpushed` (code "unpushed": it is unheld again, nothing stays changed)."""
-    item = service.read(filename)
+    item = writes.reads.read(filename)
     if item.state in (State.ADOPTED, State.REJECTED):
         raise AtkError(
             f"{filename} is {item.state}: terminal items are read-only (return it to inbox first)", code="state"
         )
-    start = service.head()
+    start = writes.reads.head()
     held = False
     pushed: bool | None = None
     state = item.state
@@ -121,55 +122,55 @@ def begin_edit(service: Service, filename: str, *, allow_unpushed: bool = False)
     # (a feedback item goes to `editing` instead of hold, SPEC §12)
     edit_state = queue_named(item.queue).edit_state
     if item.state == State.INBOX and not item.defects:
-        out = service.transition(_HOLD_OP[edit_state], [filename], expect=State.INBOX)
+        out = writes.transition(_HOLD_OP[edit_state], [filename], expect=State.INBOX)
         if not out.ok:
             raise AtkError(f"could not hold before editing: {out.message}", code=out.code, exit_code=out.exit_code)
         held, pushed, state = True, out.pushed, edit_state
         if out.pushed is False and not allow_unpushed:
-            service.transition(_UNHOLD_OP[edit_state], [filename], expect=edit_state)
+            writes.transition(_UNHOLD_OP[edit_state], [filename], expect=edit_state)
             raise AtkError(
                 f"the hold of {filename} is committed but not pushed: agents elsewhere may still take it; "
                 "edit anyway (allow_unpushed) or try again once the remote answers",
                 code="unpushed",
             )
-    base = service.read_bytes(filename)
-    scratch = new_scratch(service.scratch_dir(), filename)
-    ticket = EditTicket(filename, str(state), base, scratch, held, pushed, start, after=service.head())
+    base = writes.reads.read_bytes(filename)
+    scratch = new_scratch(writes.reads.scratch_dir(), filename)
+    ticket = EditTicket(filename, str(state), base, scratch, held, pushed, start, after=writes.reads.head())
     if held:
-        ticket.hold_mark = _hold_mark(service, ticket)
+        ticket.hold_mark = _hold_mark(writes, ticket)
     ticket.keep(base)
     return ticket
 
 
-def _hold_mark(service: Service, ticket: EditTicket) -> tuple[object, ...] | None:
+def _hold_mark(writes: Writes, ticket: EditTicket) -> tuple[object, ...] | None:
     """Who holds the ticket's item now, as (actor, since, subject): kept through a rebase
     (unlike the commit's SHA), different for a hold taken again."""
-    item_queue = next((q for q, s in service.core.find(ticket.filename) if s == ticket.state), None)
+    item_queue = next((q for q, s in writes.core.find(ticket.filename) if s == ticket.state), None)
     if item_queue is None:
         return None
     from atk_tui.service.core.holds import holder_of
 
-    h = holder_of(service.store, item_queue, ticket.state, ticket.filename)
+    h = holder_of(writes.core.store, item_queue, ticket.state, ticket.filename)
     return None if h is None else (h.actor, h.agent_id, h.since, h.subject)
 
 
-def _unhold(service: Service, ticket: EditTicket) -> list[str]:
+def _unhold(writes: Writes, ticket: EditTicket) -> list[str]:
     """Unhold what the session held; the warnings to pass on. An item that left the
     session's hold meanwhile (or was held again by someone else) is left where it is, and
     the warning says what happened to it (`drift`)."""
     if not ticket.held:
         return []
     ticket.held = False
-    if ticket.state not in [s for _, s in service.core.find(ticket.filename)]:
-        moved = drift(service, ticket)
+    if ticket.state not in [s for _, s in writes.core.find(ticket.filename)]:
+        moved = drift(writes, ticket)
         if moved is not None:
             return [f"{moved.summary()} Nothing to release."]
-    if ticket.hold_mark is not None and _hold_mark(service, ticket) not in (ticket.hold_mark, None):
+    if ticket.hold_mark is not None and _hold_mark(writes, ticket) not in (ticket.hold_mark, None):
         again = f"{ticket.filename} was released and held again by someone else while you edited it"
         return [f"{again}: left in {ticket.state}."]
-    out = service.transition(_UNHOLD_OP.get(ticket.state, "unhold"), [ticket.filename], expect=ticket.state)
+    out = writes.transition(_UNHOLD_OP.get(ticket.state, "unhold"), [ticket.filename], expect=ticket.state)
     if not out.ok:
-        moved = drift(service, ticket) if out.code == "state" else None
+        moved = drift(writes, ticket) if out.code == "state" else None
         if moved is not None and moved.left:
             return [f"{moved.summary()} Nothing to release.", *out.warnings]
         return [f"could not unhold {ticket.filename} after editing: {out.message}", *out.warnings]
@@ -216,7 +217,7 @@ class EditDrift:
         return said
 
 
-def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
+def drift(writes: Writes, ticket: EditTicket) -> EditDrift | None:
     """What happened to the ticket's item since the session took it (None: nothing, it is
     where it was with the text the session started from). Read from the store as it is now
     (a refused save has pulled already)."""
@@ -224,25 +225,25 @@ def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
     from atk_tui.service.core.holds import AGENT_TRAILER
 
     name = ticket.filename
-    found = service.core.find(name)
+    found = writes.core.find(name)
     now = found[0][1] if found else None
     changed = False
     if now is not None:
         try:
-            changed = service.store.read_bytes(now, name, queue=found[0][0]) != ticket.base
+            changed = writes.core.store.read_bytes(now, name, queue=found[0][0]) != ticket.base
         except (AtkError, OSError):
             changed = True
     if now == ticket.state and not changed:
         return None
     since = ticket.after or ticket.start
     commits: list[str] = []
-    head = service.head()
+    head = writes.reads.head()
     if since and head and since != head:
         fmt = f"%h%x1f%s%x1f%(trailers:key=Atk-Actor,valueonly)%x1f%(trailers:key={AGENT_TRAILER},valueonly)%x1f%at%x1e"
         globs = [f":(glob){q.folder}/*/{name}" for q in QUEUES]
         rng = f"{since}..{head}"
-        env = service.store.read_env
-        proc = service.store.git("log", "--no-renames", f"--format={fmt}", rng, "--", *globs, check=False, env=env)
+        env = writes.core.store.read_env
+        proc = writes.core.store.git("log", "--no-renames", f"--format={fmt}", rng, "--", *globs, check=False, env=env)
         for rec in proc.stdout.split("\x1e"):
             parts = rec.strip("\n").split("\x1f")
             if len(parts) != 5:
@@ -254,34 +255,34 @@ def drift(service: Service, ticket: EditTicket) -> EditDrift | None:
     return EditDrift(name, ticket.state, now, changed, tuple(commits), terminal=now in TERMINAL)
 
 
-def retarget(service: Service, ticket: EditTicket) -> bytes:
+def retarget(writes: Writes, ticket: EditTicket) -> bytes:
     """After the item moved meanwhile, base the session on where it is now: an inbox item
     is held again (the session's own hold from here on), an item elsewhere is edited where
     it is. The stored bytes the next save must find. Raises AtkError when it is gone or
     terminal, or the hold is refused."""
-    item = service.read(ticket.filename)
+    item = writes.reads.read(ticket.filename)
     if item.state in (State.ADOPTED, State.REJECTED):
         raise AtkError(f"{ticket.filename} is {item.state}: terminal items are read-only", code="state")
     edit_state = queue_named(item.queue).edit_state
     ticket.state, ticket.held = item.state, False
     if item.state == State.INBOX and not item.defects:
-        out = service.transition(_HOLD_OP[edit_state], [ticket.filename], expect=State.INBOX)
+        out = writes.transition(_HOLD_OP[edit_state], [ticket.filename], expect=State.INBOX)
         if not out.ok:
             raise AtkError(f"could not hold {ticket.filename} again: {out.message}", code=out.code)
-        ticket.state, ticket.held, ticket.after = edit_state, True, service.head()
-        ticket.hold_mark = _hold_mark(service, ticket)
-    ticket.base = service.read_bytes(ticket.filename)
+        ticket.state, ticket.held, ticket.after = edit_state, True, writes.reads.head()
+        ticket.hold_mark = _hold_mark(writes, ticket)
+    ticket.base = writes.reads.read_bytes(ticket.filename)
     return ticket.base
 
 
-def finish_edit(service: Service, ticket: EditTicket, text: bytes) -> Outcome:
+def finish_edit(writes: Writes, ticket: EditTicket, text: bytes) -> Outcome:
     """Save `text` against `ticket.base`, then unhold what the session held. Refused (the
     session stays open, the text kept in the scratch file) with code "changed" when the
     stored file is not the base any more, "invalid" for text that is not a valid item."""
     from atk_tui.service import Outcome
 
     if text == ticket.base:
-        warnings = _unhold(service, ticket)
+        warnings = _unhold(writes, ticket)
         drop_scratch(ticket.scratch)
         return Outcome(True, "edit", "unchanged", (ticket.filename,), warnings=tuple(warnings), code="unchanged")
     ticket.keep(text)
@@ -292,20 +293,20 @@ def finish_edit(service: Service, ticket: EditTicket, text: bytes) -> Outcome:
             False, "edit", f"not saved: the text is not valid UTF-8; it is kept in {ticket.scratch}",
             (ticket.filename,), exit_code=2, code="invalid",
         )
-    out = service.save_text(ticket.filename, decoded, expect=ticket.state, base=ticket.base)
+    out = writes.save_text(ticket.filename, decoded, expect=ticket.state, base=ticket.base)
     if not out.ok:
         return out
     drop_scratch(ticket.scratch)
-    out.warnings = (*out.warnings, *_unhold(service, ticket))
+    out.warnings = (*out.warnings, *_unhold(writes, ticket))
     return out
 
 
-def abandon_edit(service: Service, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
+def abandon_edit(writes: Writes, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
     """End the session without saving: unhold what it held; drop the scratch text unless
     `keep_text` (then it is offered again the next time the item is edited)."""
     from atk_tui.service import Outcome
 
-    warnings = _unhold(service, ticket)
+    warnings = _unhold(writes, ticket)
     if not keep_text:
         drop_scratch(ticket.scratch)
     return Outcome(True, "edit", "nothing saved", (ticket.filename,), warnings=tuple(warnings))

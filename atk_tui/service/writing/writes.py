@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from atk_tui.domain.fields import BY_NAME
-from atk_tui.domain.model import TERMINAL, Item, is_valid_filename
+from atk_tui.domain.model import PROCESSABLE, RESERVED_KEYS, TERMINAL, Item, is_valid_filename
 from atk_tui.domain.ops import (
     RULES,
     DependencyRules,
@@ -26,19 +26,24 @@ from atk_tui.itemfile.items import (
     set_keys,
     with_frontmatter,
 )
-from atk_tui.service.core.base import ServiceBase
-from atk_tui.service.types import SHA_RE, Outcome
+from atk_tui.service.core.writecore import WriteCore
+from atk_tui.service.types import SHA_RE, Clock, Outcome, WriteReads
 from atk_tui.service.writing.adding import add_item
 from atk_tui.service.writing.answers import check_answer_author
 from atk_tui.service.writing.conflicts import undo_commit
 from atk_tui.store import AtkError, StateConflict, Transaction, item_path
+from atk_tui.text.textsafe import safe_line
 
 if TYPE_CHECKING:
     from atk_tui.service.writing.editing import EditDrift, EditTicket
 
 
-class Writes(ServiceBase):
-    """Writes that move or change items (one commit each, all-or-nothing)."""
+class Writes:
+    """Writes that move or change items (one commit each, all-or-nothing): a part of the service
+    (`svc.writes`), on the write core, reading through the service's reads (`WriteReads`)."""
+
+    def __init__(self, core: WriteCore, reads: WriteReads, clock: Clock) -> None:
+        self.core, self.reads, self.clock = core, reads, clock
 
     def begin_edit(self, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
         """Open an edit session: hold the item unless it is held (or defective: repaired in
@@ -95,7 +100,7 @@ class Writes(ServiceBase):
         target state is refused with code "not-held" (the caller's no-op, `unhold`). `base`
         (one file only): the bytes the user saw; refused with code "changed" when the stored
         file differs (e.g. a note written against a question that changed)."""
-        row = next((RULES[q].transitions[op] for q in self.queues if op in RULES[q].transitions), None)
+        row = next((RULES[q].transitions[op] for q in self.core.queues if op in RULES[q].transitions), None)
         if row is None:
             return self.core.refuse(op, f"unknown transition {op!r}", files, 2)
         if not files:
@@ -108,7 +113,7 @@ class Writes(ServiceBase):
             return self.core.refuse(op, "--note and --commit go with adopt and reject only", files, 2)
         if commit is not None and not row.takes_commit:
             return self.core.refuse(op, "--commit goes with adopt only", files, 2)
-        if from_state is not None and not any(from_state in queue_named(q).states for q in self.queues):
+        if from_state is not None and not any(from_state in queue_named(q).states for q in self.core.queues):
             return self.core.refuse(op, f"unknown state {from_state!r}", files, 2)
         if base is not None and len(files) != 1:
             return self.core.refuse(op, "a base goes with one item only", files, 2)
@@ -119,11 +124,11 @@ class Writes(ServiceBase):
             self.core.check_base(item, base)
             if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
                 raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
-            refused = transition_refusal(op, item, self.actor, from_state=from_state, expect=expect, free=free)
+            refused = transition_refusal(op, item, self.core.actor, from_state=from_state, expect=expect, free=free)
             if refused is not None:
                 cls = StateConflict if refused.code == "state" else AtkError
                 raise cls(refused.message, code=refused.code, exit_code=refused.exit_code)
-            if row.answered_from and self.actor == "agent" and item.is_question:
+            if row.answered_from and self.core.actor == "agent" and item.is_question:
                 check_answer_author(self.core, item)
             if op == "start-processing":
                 self._check_ready(item, files)  # judged from the files, inside the lock (issue 38)
@@ -214,13 +219,11 @@ class Writes(ServiceBase):
         (`atk wi unhold <original>`) finds it there."""
         out = self.transition("unhold", [filename], already_ok=True, **kw)
         if not out.ok and out.code == "not-held":  # judged inside the lock, after the pull
-            return self._not_held(self.show(filename))
+            return self._not_held(self.reads.show(filename))
         return out
 
     def _not_held(self, item: Item) -> Outcome:
-        from atk_tui.domain.model import PROCESSABLE
-
-        view = self.queue(PROCESSABLE)
+        view = self.reads.queue(PROCESSABLE)
         j = view.judgements.get(item.filename)
         if j is None:
             now = "its readiness could not be judged"
@@ -236,6 +239,29 @@ class Writes(ServiceBase):
             (item.filename,),
         )
 
+    def _check_ready(self, item: Item, together: Sequence[str] = ()) -> None:
+        """start-processing by an agent (issue 38): the item is judged again from its file and
+        the files of everything it depends on (answers counting only from the store,
+        `answers_rev`), inside the store lock; a blocked item (an open dependency, a
+        cooldown, a cycle, a defect) is refused naming what blocks it. The ready list only
+        proposes: a cache record could be forged to say ready. A dependency started in the
+        same command (`together`: the agent skills' picker takes a plan's items at once) does
+        not block."""
+        if self.core.actor != "agent":
+            return
+        judged = self.reads.judge_from_files([item.filename])
+        found = judged.get(item.filename)
+        if found is None:
+            return
+        reasons = [r for r in found[1].reasons if not (r.ref and r.ref != item.filename and r.ref in together)]
+        if reasons:
+            why = "; ".join(safe_line(r.message) for r in reasons[:5]) + (" …" if len(reasons) > 5 else "")
+            raise AtkError(
+                f"refused: {item.filename} is blocked ({why}); start-processing takes ready work only "
+                f"(`atk {item.queue} list --status ready`)",
+                code="blocked",
+            )
+
     def move(
         self,
         files: Sequence[str],
@@ -246,10 +272,10 @@ class Writes(ServiceBase):
         base: bytes | None = None,
     ) -> Outcome:
         """The user's any-state-to-any-state move (SPEC §5), for the dashboard."""
-        if self.actor != "user":
+        if self.core.actor != "user":
             return self.core.refuse("move", "a free move is a user-only write; agents use the named transitions", files, 2)
         found = self.core.find(files[0]) if files else []
-        rules = RULES[found[0][0] if found else self.q.name]
+        rules = RULES[found[0][0] if found else self.core.q.name]
         if to_state in rules.fenced:
             return self.core.refuse(
                 "move", "an item enters planning only when it is added there (`atk mq add --state=planning`)", files, 2
@@ -279,11 +305,11 @@ class Writes(ServiceBase):
             gone = set(files)
             notes = []
             for name in files:
-                deps = [d for d in self.dependents_of(name) if d not in gone]
+                deps = [d for d in self.reads.dependents_of(name) if d not in gone]
                 if deps:
                     notes.append(
                         f"{name} was a dependency of {', '.join(deps)}: they are now blocked (missing dependency); "
-                        f"update them with `atk {self.q.name} set-dependencies`"
+                        f"update them with `atk {self.core.q.name} set-dependencies`"
                     )
             out.warnings = (*out.warnings, *notes)
         return out
@@ -293,7 +319,7 @@ class Writes(ServiceBase):
         def change(tx: Transaction) -> None:
             for name in files:
                 item = self.core.current(name, allow_defective=True)
-                self.core.raise_refusal(refusal(Op.RM, [item], self.actor, expect=expect))
+                self.core.raise_refusal(refusal(Op.RM, [item], self.core.actor, expect=expect))
                 self.core.guard_removal(item)  # the person's answer or comment (issue 38)
                 tx.delete(item_path(item.state, name, item.queue))
 
@@ -347,7 +373,7 @@ class Writes(ServiceBase):
             return self.core.save(tx, item, head + new_body)
 
         out = self.core.write("edit", [filename], change)
-        if out.ok and self.actor == "agent" and out.item is not None and out.item.state == "inbox":
+        if out.ok and self.core.actor == "agent" and out.item is not None and out.item.state == "inbox":
             cli = f"atk {out.item.queue}"
             out.warnings = (
                 *out.warnings,
@@ -359,8 +385,6 @@ class Writes(ServiceBase):
 
     def _check_edit_keys(self, item: Item, data: dict) -> None:
         """An edit body's frontmatter may repeat a reserved key as stored, never change it."""
-        from atk_tui.domain.model import RESERVED_KEYS
-
         stored = item.data or {}
         for key in RESERVED_KEYS:
             if key not in data:
@@ -393,7 +417,7 @@ class Writes(ServiceBase):
             item = self.core.current(filename, allow_defective=True)
             if expect and item.state != expect:
                 raise StateConflict(f"state conflict: {filename} is in {item.state}, not {expect}")
-            if base is not None and self.store.read_bytes(item.state, filename, queue=item.queue) != base:
+            if base is not None and self.core.store.read_bytes(item.state, filename, queue=item.queue) != base:
                 raise StateConflict(
                     f"not saved: {filename} was changed by someone else while you edited it "
                     "(see its history); edit again to merge your text, or discard it",
@@ -444,7 +468,7 @@ class Writes(ServiceBase):
 
         def change(tx: Transaction) -> Item:
             item = self.core.current(filename)
-            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.core.actor))
             if deps:  # a replace that adds and drops (clearing with no --depends-on is meant)
                 dropped[:] = [d for d in item.depends_on if d not in deps]
             first = self._dependency_rules(filename, deps).first(deps)
@@ -467,8 +491,8 @@ class Writes(ServiceBase):
             out = replace(out, warnings=(*out.warnings, (
                 f"--depends-on replaced the whole list and dropped {len(dropped)} earlier "
                 f"dependenc{'ies' if len(dropped) != 1 else 'y'} of {filename}: {', '.join(dropped)}; to add one and keep "
-                f"the others use `atk {self.q.name} set-dependencies {filename} --add FILENAME` (to put them back: "
-                f"`atk {self.q.name} set-dependencies {filename} {back}`)"
+                f"the others use `atk {self.core.q.name} set-dependencies {filename} --add FILENAME` (to put them back: "
+                f"`atk {self.core.q.name} set-dependencies {filename} {back}`)"
             )))  # fmt: skip
         return out
 
@@ -480,7 +504,7 @@ class Writes(ServiceBase):
 
         def change(tx: Transaction) -> Item:
             item = self.core.current(filename)
-            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.actor))
+            self.core.raise_refusal(refusal(Op.SET_DEPENDENCIES, [item], self.core.actor))
             old = list(item.depends_on)
             new_adds = [d for d in add if d not in old]
             first = self._dependency_rules(filename, new_adds).first(new_adds)
@@ -497,7 +521,7 @@ class Writes(ServiceBase):
 
         out = self.core.write("set-dependencies", [filename], change)
         if not out.ok and out.code == "unchanged":
-            current = self.show(filename).depends_on
+            current = self.reads.show(filename).depends_on
             return Outcome(
                 True, "set-dependencies",
                 f"{'; '.join(said)}: nothing to change, nothing committed (depends_on: [{', '.join(current)}])",
@@ -510,16 +534,16 @@ class Writes(ServiceBase):
     def _dependency_rules(self, filename: str, deps: Sequence[str]) -> DependencyRules:
         """`ops.DependencyRules` over what `deps` lead to, read from the files (never a cache
         record: a forged one could hide a cycle); dependencies that exist anywhere count."""
-        items = self.items_from_files(deps, committed_answers=False)
-        known = {d for d in deps if d in items or self.store.exists_anywhere(d)}
+        items = self.reads.items_from_files(deps, committed_answers=False)
+        known = {d for d in deps if d in items or self.core.store.exists_anywhere(d)}
         return DependencyRules(filename, {n: i.depends_on for n, i in items.items()}, known)
 
     def _portable_plan(self, plan_file: str) -> str:
-        portable = portable_plan_file(self.root, plan_file)
+        portable = portable_plan_file(self.core.root, plan_file)
         if portable is None:
             raise AtkError(
-                f"--plan-file {plan_file!r} is outside the store ({self.root}); move the plan into the store "
-                f"first (`atk plans commit PATH`, or put it under {self.root}/plans/YYYY/MM/) and pass "
+                f"--plan-file {plan_file!r} is outside the store ({self.core.root}); move the plan into the store "
+                f"first (`atk plans commit PATH`, or put it under {self.core.root}/plans/YYYY/MM/) and pass "
                 f"'{PLAN_PREFIX}/plans/YYYY/MM/<name>.md'",
                 exit_code=2,
                 code="invalid",
@@ -529,7 +553,7 @@ class Writes(ServiceBase):
     def convert_to_plan(self, filename: str, plan_file: str) -> Outcome:
         def change(tx: Transaction) -> Item:
             item = self.core.current(filename)
-            self.core.raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.actor))
+            self.core.raise_refusal(refusal(Op.CONVERT_TO_PLAN, [item], self.core.actor))
             if not plan_file.strip() or "\n" in plan_file:
                 raise AtkError("--plan-file needs a path", exit_code=2)
             portable = self._portable_plan(plan_file)

@@ -5,7 +5,7 @@ item, active or done, by title or filename (fuzzy, as the dashboard filter), and
 the highlighted result. What `set-dependencies` would refuse is shown live, before saving: a
 name that is no item, the item itself, and a cycle, with its path (`a.md -> b.md -> a.md`).
 Save (Ctrl+S) is refused while any of them is in the set, so nothing is written; the screen
-returns the new list and the caller writes it through `Service.set_dependencies` in a thread
+returns the new list and the caller writes it through `svc.writes.set_dependencies` in a thread
 (which checks everything again inside the store lock).
 
 Results and the current set show item text as `rich.text.Text` — never markup.

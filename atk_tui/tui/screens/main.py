@@ -397,7 +397,7 @@ class MainScreen(ItemActionsScreen):
             got = await self.app.push_screen_wait(NewItemScreen(item.target_repo if item else ""))
             if got is None:
                 return None
-            out = await self.commands.write(self.app.service.add, source="atk-tui", **got)
+            out = await self.commands.write(self.app.service.writes.add, source="atk-tui", **got)
             if out.ok and out.files:
                 self._pending_select = out.files[0]
             return out

@@ -241,7 +241,7 @@ class Commands:
             verb = "Release" if target == "inbox" and states == {"hold"} else "Move"
             return await self._ask("Held by an agent", Text(f"{held} {verb} it to {target} anyway?"), f"{verb} anyway")
         leaving = bool(states & TERMINAL)
-        unusual = [t for t in targets if not svc.agent_may_move(t, target)] if target in TERMINAL or leaving else []
+        unusual = [t for t in targets if not svc.writes.agent_may_move(t, target)] if target in TERMINAL or leaving else []
         what = quoted_title(targets[0]) if len(names) == 1 else f"{len(names)} items"
         if leaving:
             agents = "" if not unusual else " Agents never make this move themselves."
@@ -271,7 +271,7 @@ class Commands:
         names = [t.filename for t in targets]
         expect = targets[0].state if len(targets) == 1 else None
         while True:
-            out = await self.write(self.service.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
+            out = await self.write(self.service.writes.move, names, target, note=note, expect=expect, base=base if len(names) == 1 else None)
             if out.ok or not note:
                 return out
             if out.code == "changed" and len(names) == 1:
@@ -314,7 +314,7 @@ class Commands:
                 )
         if not await self._ask("Remove?", message, "Remove", danger=True):
             return None
-        return await self.write(self.service.rm, names)
+        return await self.write(self.service.writes.rm, names)
 
     async def undo(self) -> Outcome | None:
         """`z`: undo the newest step of this session. A step refused because its own item
@@ -323,7 +323,7 @@ class Commands:
             return None
         step = self.undo_stack[-1]
         # a session (base set) is named by its label, a single commit by its own subject
-        out: Outcome = await asyncio.to_thread(self.service.undo, step.commit, step.base, step.label if step.base else None)
+        out: Outcome = await asyncio.to_thread(self.service.writes.undo, step.commit, step.base, step.label if step.base else None)
         if (out.ok or out.code == "changed") and self.undo_stack and self.undo_stack[-1] is step:
             self.undo_stack.pop()
         self.report(out, undoable=False)
@@ -495,7 +495,7 @@ class Commands:
         deps = await self.app.push_screen_wait(DependenciesScreen(item, view))
         if deps is None:
             return None
-        return await self.write(self.service.set_dependencies, item.filename, deps)
+        return await self.write(self.service.writes.set_dependencies, item.filename, deps)
 
     async def conflicts(self) -> Outcome | None:
         """`C`: the commits `atk wi commit` set aside; show both versions, apply one."""

@@ -178,7 +178,7 @@ class EditSession:
             base = await asyncio.to_thread(svc.head)
             # holds an inbox item (a defective one is repaired in place: it cannot move)
             try:
-                ticket = await asyncio.to_thread(svc.begin_edit, filename, allow_unpushed=True)
+                ticket = await asyncio.to_thread(svc.writes.begin_edit, filename, allow_unpushed=True)
             except AtkError as exc:
                 self.report_error(exc.message)
                 return None
@@ -288,7 +288,7 @@ class EditSession:
                 )
                 if ok != "yes":
                     continue  # back to the editor with the text as it is
-            out = await asyncio.to_thread(svc.finish_edit, ticket, mine)
+            out = await asyncio.to_thread(svc.writes.finish_edit, ticket, mine)
             if out.ok:
                 if out.code == "unchanged":
                     self.notify("unchanged", timeout=2)
@@ -331,7 +331,7 @@ class EditSession:
         state = ticket.state
         moved = None
         if out.code in ("changed", "state", "missing"):  # what happened to it meanwhile, exactly
-            moved = await asyncio.to_thread(self.service.edit_drift, ticket)
+            moved = await asyncio.to_thread(self.service.writes.edit_drift, ticket)
         if moved is not None and moved.left:
             return await self._moved_meanwhile(ticket, moved, mine)
         newer: bytes | None = None
@@ -401,7 +401,7 @@ class EditSession:
         if choice == "again":
             old_base = ticket.base
             try:
-                newer = await asyncio.to_thread(self.service.retarget_edit, ticket)
+                newer = await asyncio.to_thread(self.service.writes.retarget_edit, ticket)
             except AtkError as exc:
                 self.report_error(f"{exc.message}; your text is kept in {kept}")
                 return None
@@ -412,7 +412,7 @@ class EditSession:
 
     async def _abandon(self, ticket: EditTicket) -> None:
         """End the session without saving: unhold what it held, drop its text."""
-        out = await asyncio.to_thread(self.service.abandon_edit, ticket)
+        out = await asyncio.to_thread(self.service.writes.abandon_edit, ticket)
         for w in out.warnings:
             self.notify(w, "warning")
 
