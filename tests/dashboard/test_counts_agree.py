@@ -8,11 +8,9 @@ from __future__ import annotations
 from support.actions_support import Demo, dashboard, press_all, settle
 from support.apps import screen_text, wait_for_screen
 
-from atk_tui.service.history.stats import wait_stats
-
 
 def waiting_in_stats(demo: Demo, app) -> set[str]:
-    stats = wait_stats(app.service.store, now=app.service.clock())
+    stats = app.service.wait_stats(now=app.service.clock())  # as the statistics screen asks
     return {w.filename for w in stats.open}
 
 

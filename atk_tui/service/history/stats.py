@@ -30,7 +30,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from atk_tui.domain.model import QUESTION_KINDS, TERMINAL
-from atk_tui.service.history.historyindex import HistoryIndex, load_index
+from atk_tui.service.history.historyindex import HistoryIndex
 
 # --------------------------------------------------------------------------- the figures
 
@@ -430,7 +430,3 @@ def moved_times(index: HistoryIndex) -> dict[str, datetime]:
         for name, life in index.lives.items()
         if life.removed is None and life.moved is not None
     }
-
-
-def wait_stats(store: Any, *, now: datetime, since: datetime | None = None) -> WaitStats:
-    return compute(load_index(store), now=now, since=since)

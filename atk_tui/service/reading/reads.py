@@ -377,15 +377,17 @@ class Reads(ServiceBase):
         """How long questions waited for the user and what they blocked (`service.history.stats`), from
         the git history, read incrementally (cached in `.git/atk-stats.json`)."""
         from atk_tui.service.history import stats
+        from atk_tui.service.history.historyindex import load_index
 
-        return stats.wait_stats(self.store, now=now or utc_now(), since=since)
+        return stats.compute(load_index(self.store), now=now or utc_now(), since=since)
 
     def moved_times(self) -> dict[str, datetime]:
         """When each item came into its present state (the commit time of its last move, or of
         its adding), from the same incrementally read history index as `wait_stats`."""
         from atk_tui.service.history import stats
+        from atk_tui.service.history.historyindex import load_index
 
-        return stats.moved_times(stats.load_index(self.store))
+        return stats.moved_times(load_index(self.store))
 
     def notices(self) -> list:
         """Agents' notices for the user, oldest first (`notices.Notice`)."""
