@@ -17,11 +17,11 @@ def cached_list(root: Path, args: Any, stale: str | None = None, say_stale: bool
     the remote, said on stderr (`say_stale`: after JSON, before a text table) unless the
     caller said it."""
     from atk_tui.host.config import is_agent_env
-    from atk_tui.service.reading.listing import serve, served_records
+    from atk_tui.service.reading.listing import serve
 
     page = (args.offset, args.limit)
     if args.count or args.json or (is_agent_env() and not args.no_json):
-        if not serve(root, args.status, args.kind, args.only_repo, args.count, page, stale, args.text):
+        if serve(root, args.status, args.kind, args.only_repo, args.count, page, stale, args.text) is None:
             return False
         if say_stale:
             _say_stale(stale)
@@ -29,7 +29,7 @@ def cached_list(root: Path, args: Any, stale: str | None = None, say_stale: bool
     from atk_tui.cli.output import print_rows, rows_into
 
     rows: list[list[str]] = []
-    notes = served_records(root, args.status, args.kind, args.only_repo, rows_into(rows), page, args.text)
+    notes = serve(root, args.status, args.kind, args.only_repo, False, page, text=args.text, into=rows_into(rows))
     if notes is None:
         return False
     if say_stale:

@@ -363,28 +363,18 @@ def _terminal_lines(svc: Any, terminal: list[str], line_of: Callable[[Any, Any, 
 
 
 def serve(root: Path, status: str, kind: str | None, only_repo: str | None, count: bool,
-          page: Page = (0, None), stale: str | None = None, text: str | None = None) -> bool:  # fmt: skip
-    """Print the cached `--json` listing, or its count (the lines whose item has `text`, when
-    given), when it is still the store's; False when the full listing must run (no cache, a
-    change; text rows: `served_records`)."""
-    if (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
-        return False  # the full listing escapes what this stream cannot encode
-    hit = _cached(root, status, text_filter(root, text))
-    if hit is None:
-        return False
-    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, hits=hit[2])
-    return True
-
-
-def served_records(root: Path, status: str, kind: str | None, only_repo: str | None, into: Callable[[Iterable[str]], None],
-                   page: Page = (0, None), text: str | None = None) -> list[str] | None:  # fmt: skip
-    """A text listing from the cached listing when it is still the store's: `into` is given
-    the lines (`--json` records) it shows, as they come; returns its notes (the store's
-    defects), or None (no cached listing: nothing given)."""
+          page: Page = (0, None), stale: str | None = None, text: str | None = None,
+          into: Into = None) -> list[str] | None:  # fmt: skip
+    """The cached listing, when it is still the store's: its `--json` lines printed, or their
+    count (the lines whose item has `text`, when given), or given to `into` as they come (a
+    text listing's rows); returns its notes (the store's defects), None when the full
+    listing must run (no cache, a change: nothing printed or given)."""
+    if into is None and (sys.stdout.encoding or "").lower().replace("-", "") != "utf8":
+        return None  # the full listing escapes what this stream cannot encode
     hit = _cached(root, status, text_filter(root, text))
     if hit is None:
         return None
-    print_listing(status, kind, only_repo, False, *hit[1], page=page, hits=hit[2], into=into)
+    print_listing(status, kind, only_repo, count, *hit[1], page=page, stale=stale, hits=hit[2], into=into)
     return hit[0].notes
 
 
