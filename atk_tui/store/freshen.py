@@ -31,10 +31,6 @@ from pathlib import Path
 from atk_tui.host.regular import open_regular, read_regular
 
 SEEN_FILE = "atk-remote-seen.json"  # in .git: the last look at the remote
-DEFAULT_READ_WINDOW = 2.0
-DEFAULT_READ_TIMEOUT = 3.0
-WINDOW_ENV = "ATK_READ_WINDOW"
-TIMEOUT_ENV = "ATK_READ_TIMEOUT"
 
 
 @dataclass(frozen=True)

@@ -68,8 +68,8 @@ def test_the_constants_elsewhere_are_the_models() -> None:
     top, git = settings.TABLE[""], settings.TABLE["git"]
     assert top.key("plans_root").default == config.DEFAULT_PLANS_ROOT
     assert git.key("timeout").default == config.DEFAULT_GIT_TIMEOUT
-    assert (git.key("read_window").default, git.key("read_timeout").default) == (freshen.DEFAULT_READ_WINDOW, freshen.DEFAULT_READ_TIMEOUT)
-    assert (git.key("read_window").env, git.key("read_timeout").env) == (freshen.WINDOW_ENV, freshen.TIMEOUT_ENV)
+    assert freshen.read_limits({}) == (git.key("read_window").default, git.key("read_timeout").default)  # a read's, from the model
+    assert (git.key("read_window").env, git.key("read_timeout").env) == ("ATK_READ_WINDOW", "ATK_READ_TIMEOUT")
     assert settings.NOTIFY_KINDS[: len(URGENCIES)] == URGENCIES
 
 

@@ -4,20 +4,6 @@ store's (`store.freshen`)."""
 
 from __future__ import annotations
 
-from atk_tui.store.freshen import (
-    DEFAULT_READ_TIMEOUT,
-    DEFAULT_READ_WINDOW,
-    TIMEOUT_ENV,
-    WINDOW_ENV,
-    Freshness,
-    freshen,
-    freshen_once,
-    read_limits,
-    stale_message,
-    with_stale,
-)
+from atk_tui.store.freshen import freshen, freshen_once, stale_message, with_stale
 
-__all__ = [
-    "DEFAULT_READ_TIMEOUT", "DEFAULT_READ_WINDOW", "TIMEOUT_ENV", "WINDOW_ENV", "Freshness", "freshen", "freshen_once",
-    "read_limits", "stale_message", "with_stale",
-]  # fmt: skip
+__all__ = ["freshen", "freshen_once", "stale_message", "with_stale"]
