@@ -112,15 +112,11 @@ class Conflicts:
                 return full, sha
         raise AtkError(f"no set-aside conflict {ref!r}; `atk wi conflicts` lists them", code="missing")
 
-    def _conflict_files(self, sha: str) -> list[str]:
-        proc = self.core.store.git("diff-tree", "--root", "--no-commit-id", "-r", "--name-only", "--no-renames", "-z", sha, check=False)
-        return [p for p in proc.stdout.split("\0") if p]
-
     def versions(self, ref: str) -> list[tuple[str, bytes | None, bytes | None]]:
         """(path, mine: the set-aside commit's version, theirs: the current branch's) for
         every file the set-aside commit changed; None where the file does not exist."""
         _, sha = self._conflict_ref(ref)
-        paths = self._conflict_files(sha)
+        paths = self._conflict_files_of([sha]).get(sha, [])
         mine = self.core.blobs([f"{sha}:{p}" for p in paths])
         theirs = self.core.blobs([f"HEAD:{p}" for p in paths])
         return list(zip(paths, mine, theirs, strict=True))
@@ -139,7 +135,7 @@ class Conflicts:
             return "an `Atk-Actor: user` commit"
         if actors != {"agent"}:
             return "a commit made outside atk (no `Atk-Actor: agent` trailer: the person's own, as far as atk can tell)"
-        paths = [p for p in self._conflict_files(sha) if p.split("/")[0] in _FOLDERS]
+        paths = [p for p in self._conflict_files_of([sha]).get(sha, []) if p.split("/")[0] in _FOLDERS]
         blobs = self.core.blobs([f"{rev}:{p}" for p in paths for rev in (sha, f"{sha}^", "HEAD")])
         for n, path in enumerate(paths):
             for data in blobs[3 * n : 3 * n + 3]:
@@ -172,7 +168,7 @@ class Conflicts:
         if keep == "theirs":
             self.core.store.git("update-ref", "-d", full, sha, check=False)
             return Outcome(True, "conflicts", f"kept the remote's version; dropped set-aside {sha[:10]}")
-        paths = self._conflict_files(sha)
+        paths = self._conflict_files_of([sha]).get(sha, [])
         mine = dict(zip(paths, self.core.blobs([f"{sha}:{p}" for p in paths]), strict=True))
         names = {(p.split("/")[0], p.split("/")[2]) for p in paths if p.split("/")[0] in _FOLDERS and p.count("/") == 2}
 
