@@ -10,50 +10,34 @@
 - `transaction.py` one write: journal, apply, commit on a copy of the index, roll back, hooks;
                    recovery of a killed write
 - `files.py`       atomic/private file writes, digests, the index swap
-(`AtkError` and its kinds live in domain/errors.py and are re-exported here.)
+(`AtkError` and the kinds its callers catch live in domain/errors.py and are re-exported here.)
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from atk_tui.domain.errors import (
-    AtkError,
-    GitFailed,
-    GitTimeout,
-    Interrupted,
-    NotAStore,
-    StateConflict,
-    StoreBusy,
-)
+from atk_tui.domain.errors import AtkError, NotAStore, StateConflict
 
 #: what the package gives from its modules, imported when first asked for (PEP 562): a warm
 #: listing reads the store through `storesig` alone, and importing the package imported
 #: `gitstore` and `remote` before it (~12 ms of a 100 ms `atk wi list`)
 _FROM = {
-    "gitstore": ("LINK_DEFECT", "GitStore", "ScanResult"),
-    "layout": ("LOCK_WAIT_MESSAGE", "item_path", "missing_queue_folders", "states_defect"),
-    "create": ("ensure_queue_folders", "init_store"),
-    "remote": ("PULL_MARKER", "PUSH_TRIES", "REWRITTEN", "WriteResult", "is_alarm"),
-    "gitstate": ("LOCK_TIMEOUT", "LOCK_TIMEOUT_ENV", "git_error_lines", "lock_timeout", "push_behind_remote",
-                 "push_failure_reason"),
+    "gitstore": ("GitStore",),
+    "layout": ("item_path", "missing_queue_folders", "states_defect"),
+    "create": ("init_store",),
+    "remote": ("REWRITTEN", "WriteResult", "is_alarm"),
+    "gitstate": ("git_error_lines", "lock_timeout", "push_behind_remote", "push_failure_reason"),
     "transaction": ("Transaction",),
 }  # fmt: skip
 _MODULE_OF = {name: module for module, names in _FROM.items() for name in names}
 
 if TYPE_CHECKING:
-    from atk_tui.store.create import ensure_queue_folders, init_store
-    from atk_tui.store.gitstate import (
-        LOCK_TIMEOUT,
-        LOCK_TIMEOUT_ENV,
-        git_error_lines,
-        lock_timeout,
-        push_behind_remote,
-        push_failure_reason,
-    )
-    from atk_tui.store.gitstore import LINK_DEFECT, GitStore, ScanResult
-    from atk_tui.store.layout import LOCK_WAIT_MESSAGE, item_path, missing_queue_folders, states_defect
-    from atk_tui.store.remote import PULL_MARKER, PUSH_TRIES, REWRITTEN, WriteResult, is_alarm
+    from atk_tui.store.create import init_store
+    from atk_tui.store.gitstate import git_error_lines, lock_timeout, push_behind_remote, push_failure_reason
+    from atk_tui.store.gitstore import GitStore
+    from atk_tui.store.layout import item_path, missing_queue_folders, states_defect
+    from atk_tui.store.remote import REWRITTEN, WriteResult, is_alarm
     from atk_tui.store.transaction import Transaction
 
 
@@ -69,25 +53,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "LINK_DEFECT",
-    "LOCK_TIMEOUT",
-    "LOCK_TIMEOUT_ENV",
-    "LOCK_WAIT_MESSAGE",
-    "PULL_MARKER",
-    "PUSH_TRIES",
     "REWRITTEN",
     "AtkError",
-    "GitFailed",
     "GitStore",
-    "GitTimeout",
-    "Interrupted",
     "NotAStore",
-    "ScanResult",
     "StateConflict",
-    "StoreBusy",
     "Transaction",
     "WriteResult",
-    "ensure_queue_folders",
     "git_error_lines",
     "init_store",
     "is_alarm",
