@@ -9,7 +9,7 @@ in the subpackage of its concern:
                                 (`service/core/writecore.py`: find, read from the file, write
                                 one commit, the guards; `service/core/pushguard.py`,
                                 `service/core/holds.py`)
-- `service/reading/reads.py`    the queue, one item, history, titles, sync status, pull
+- `service/reading/reads.py`    the queue, one item, history, sync status, pull
 - `service/writing/writes.py`   `svc.writes`: transitions, add, edit, save, dependencies, plans,
                                 edit sessions (it reads through the service: `types.WriteReads`)
 - `service/writing/answers.py`  the user-only writes: answer, comment
@@ -40,29 +40,15 @@ if TYPE_CHECKING:
     from atk_tui.service.facade import Service
     from atk_tui.service.history.deadlines import overdue_first
     from atk_tui.service.hubstate import hub_footer
-    from atk_tui.service.types import (
-        CONFLICT_PREFIX,
-        SHA_RE,
-        Clock,
-        Conflict,
-        HistoryEntry,
-        Outcome,
-        QueueView,
-        SyncStatus,
-        utc_now,
-    )
-    from atk_tui.service.writing.conflicts import PendingChange, undo_commit
+    from atk_tui.service.types import Conflict, Outcome, QueueView, SyncStatus, utc_now
+    from atk_tui.service.writing.conflicts import PendingChange
     from atk_tui.store import init_store, is_alarm, item_path
 
 #: name -> the module it lives in
 _WHERE = {
     "Service": "atk_tui.service.facade",
     "PendingChange": "atk_tui.service.writing.conflicts",
-    "undo_commit": "atk_tui.service.writing.conflicts",
-    **dict.fromkeys(
-        ("CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "QueueView", "SyncStatus", "utc_now"),
-        "atk_tui.service.types",
-    ),
+    **dict.fromkeys(("Conflict", "Outcome", "QueueView", "SyncStatus", "utc_now"), "atk_tui.service.types"),
     **dict.fromkeys(("init_store", "is_alarm", "item_path"), "atk_tui.store"),
     "overdue_first": "atk_tui.service.history.deadlines",  # the dashboard's needs-you order (SPEC §16)
     "hub_footer": "atk_tui.service.hubstate",  # the dashboard footer's word on `atk hub`
@@ -79,6 +65,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [  # the same names as _WHERE's (a test checks)
-    "CONFLICT_PREFIX", "SHA_RE", "Clock", "Conflict", "HistoryEntry", "Outcome", "PendingChange", "QueueView",
-    "Service", "SyncStatus", "hub_footer", "init_store", "is_alarm", "item_path", "overdue_first", "undo_commit", "utc_now",
+    "Conflict", "Outcome", "PendingChange", "QueueView", "Service", "SyncStatus", "hub_footer", "init_store",
+    "is_alarm", "item_path", "overdue_first", "utc_now",
 ]  # fmt: skip
