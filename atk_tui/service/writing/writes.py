@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from atk_tui.service.writing.editing import EditDrift, EditTicket
 
 
+def _editing():  # the module `editing`, loaded when an edit session first needs it
+    from atk_tui.service.writing import editing
+
+    return editing
+
+
 class Writes:
     """Writes that move or change items (one commit each, all-or-nothing): a part of the service
     (`svc.writes`), on the write core, reading through the service's reads (`WriteReads`)."""
@@ -45,40 +51,21 @@ class Writes:
     def __init__(self, core: WriteCore, reads: WriteReads, clock: Clock) -> None:
         self.core, self.reads, self.clock = core, reads, clock
 
+    # an edit session's steps: `editing.py` (their contract is said there)
     def begin_edit(self, filename: str, *, allow_unpushed: bool = False) -> EditTicket:
-        """Open an edit session: hold the item unless it is held (or defective: repaired in
-        place), refuse (AtkError code "unpushed", nothing left held) when the hold could not
-        be pushed unless `allow_unpushed`. The ticket has the base bytes and a scratch file."""
-        from atk_tui.service.writing.editing import begin_edit
-
-        return begin_edit(self, filename, allow_unpushed=allow_unpushed)
+        return _editing().begin_edit(self, filename, allow_unpushed=allow_unpushed)
 
     def finish_edit(self, ticket: EditTicket, text: bytes) -> Outcome:
-        """Save the session's text against its base, then unhold what it held (code
-        "unchanged" when the text is the base; "changed" when the item changed meanwhile)."""
-        from atk_tui.service.writing.editing import finish_edit
-
-        return finish_edit(self, ticket, text)
+        return _editing().finish_edit(self, ticket, text)
 
     def edit_drift(self, ticket: EditTicket) -> EditDrift | None:
-        """What happened to the session's item meanwhile (left its hold, moved, removed,
-        changed: `editing.EditDrift`), None when nothing did."""
-        from atk_tui.service.writing.editing import drift
-
-        return drift(self, ticket)
+        return _editing().drift(self, ticket)
 
     def retarget_edit(self, ticket: EditTicket) -> bytes:
-        """Go on with a session whose item moved meanwhile: held again when it is in inbox,
-        else edited where it is; the stored bytes the next save is based on."""
-        from atk_tui.service.writing.editing import retarget
-
-        return retarget(self, ticket)
+        return _editing().retarget(self, ticket)
 
     def abandon_edit(self, ticket: EditTicket, *, keep_text: bool = False) -> Outcome:
-        """End the session without saving: unhold what it held, drop (or keep) its text."""
-        from atk_tui.service.writing.editing import abandon_edit
-
-        return abandon_edit(self, ticket, keep_text=keep_text)
+        return _editing().abandon_edit(self, ticket, keep_text=keep_text)
 
     def transition(
         self,
