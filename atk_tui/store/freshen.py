@@ -14,8 +14,9 @@ overwritten), under the store lock, and not while any git operation is in progre
 with unpushed commits is not fast-forwardable: the read says so (the next write rebases and
 pushes them).
 
-Only the standard library (and `host.regular`, itself standard library only) is imported here
-at module level: `atk wi list`'s warm path calls this before anything else is imported.
+Only the standard library (and `host.regular` and `storesig`, themselves standard library only)
+is imported here at module level: `atk wi list`'s warm path calls this before anything else is
+imported.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from atk_tui.host.regular import open_regular, read_regular
+from atk_tui.store.storesig import ref_text  # a new commit changes it: the window ends
 
 SEEN_FILE = "atk-remote-seen.json"  # in .git: the last look at the remote
 
@@ -189,7 +191,7 @@ def freshen(root: Path | str, *, window: float | None = None, timeout: float | N
     seen_path = git_dir / SEEN_FILE
     now = time.time() if now is None else now
     seen = _load_seen(seen_path)
-    if seen and window > 0 and 0 <= now - float(seen.get("at", 0) or 0) < window and seen.get("head") == _head_of(git_dir):
+    if seen and window > 0 and 0 <= now - float(seen.get("at", 0) or 0) < window and seen.get("head") == ref_text(git_dir):
         return Freshness(stale=seen.get("stale") or None)
     seen = seen if seen is not None else {}
     try:
@@ -198,25 +200,10 @@ def freshen(root: Path | str, *, window: float | None = None, timeout: float | N
         found = Freshness(stale=f"the remote did not answer within {timeout:g} s", asked=True)
     except OSError as exc:  # no git, a vanished store
         found = Freshness(stale=f"could not run git: {exc.strerror or exc}")
-    seen.update(at=now, head=_head_of(git_dir), stale=found.stale)
+    seen.update(at=now, head=ref_text(git_dir), stale=found.stale)
     _save_seen(seen_path, seen)
     return found
 
-
-def _head_of(git_dir: Path) -> str:
-    """What HEAD says, as text (a branch name; a new commit on it shows in its ref file or
-    packed-refs, which the window's check also looks at through the ref's mtime)."""
-    try:
-        head = read_regular(git_dir / "HEAD", 4096).decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    if head.startswith("ref: "):
-        ref = git_dir / head.removeprefix("ref: ")
-        try:
-            return f"{head}@{ref.stat().st_mtime_ns}"
-        except OSError:
-            return head
-    return head
 
 
 def _look(root: Path, git_dir: Path, timeout: float, seen: dict) -> Freshness:

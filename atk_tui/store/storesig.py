@@ -55,8 +55,8 @@ _GIT = ("git", *STAT_CHECK, "-c", "core.untrackedCache=false", "--literal-pathsp
 _FIND_FORMAT = "%f/%i/%s/%T@/%C@/%m/%y\\0"
 
 
-def _ref_text(git_dir: str) -> str:
-    """HEAD and what it points at, read without running git."""
+def ref_text(git_dir: str | os.PathLike[str]) -> str:
+    """HEAD and what it points at, read without running git (a new commit changes it)."""
     try:
         head = read_regular(os.path.join(git_dir, "HEAD"), 512).decode("utf-8", "replace").strip()
     except OSError:
@@ -86,7 +86,7 @@ def store_stamp(root: str | os.PathLike[str], dirs: Iterable[str]) -> tuple[str,
 def _stamp_into(h: Any, root: str, dirs: Iterable[str]) -> int:
     """`store_stamp` fed to `h`; returns the newest mtime."""
     git_dir = os.path.join(root, ".git")
-    h.update(_ref_text(git_dir).encode())
+    h.update(ref_text(git_dir).encode())
     paths = [(rel, os.path.join(git_dir, rel)) for rel in ("index", "packed-refs")]
     paths += [(rel, os.path.join(root, rel)) for rel in dirs]
     return _hash_lstats(h, paths)
