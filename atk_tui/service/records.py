@@ -50,6 +50,8 @@ def shown_records(svc: Any, items: list[Item], stale: str | None = None) -> list
     """`atk wi show --json`'s records of `items` (read by `svc.show`): each `item_json` with its
     body and where its plan file is, judged as the files say (not a cache), "answered" as
     committed (issue 25), as `ready` is judged."""
+    from atk_tui.host.config import plan_file_place
+
     svc.drop_uncommitted_answers(items)
     view = svc.queue({*STATES, *MQ.states})
     judged = svc.judge_from_files([i.filename for i in items], view)
@@ -60,7 +62,7 @@ def shown_records(svc: Any, items: list[Item], stale: str | None = None) -> list
         j = judged[name][1] if name in judged else view.judgements.get(name)
         d = item_json(item, j, view.blocks.get(name), held.get(name))
         d["body"] = item.body
-        d["plan_file_at"] = svc.plan_file_at(item.plan_file) if item.plan_file else None
+        d["plan_file_at"] = plan_file_place(svc.root, item.plan_file) if item.plan_file else None  # "store", "planning root", None
         if stale:
             d["stale"] = stale
         out.append(d)

@@ -170,19 +170,13 @@ class Reads(ServiceBase):
             )
         return [f"{item.filename}: {w}" for w in said]
 
-    def plan_file_at(self, plan_file: str) -> str | None:
-        """Which place holds the plan `plan_file` names: "store", "planning root" (before
-        `atk plans commit`), or None (neither: missing)."""
-        from atk_tui.host.config import plan_file_place
-
-        return plan_file_place(self.root, plan_file)
-
     def plan_notes(self, item: Item) -> list[str]:
         """Where `item`'s plan is, when that is not the store yet (said after add and edit:
         the value names it all the same, and it is not a defect)."""
-        if not item.plan_file or self.plan_file_at(item.plan_file) != "planning root":
+        from atk_tui.host.config import plan_file_place, planning_root_file
+
+        if not item.plan_file or plan_file_place(self.root, item.plan_file) != "planning root":
             return []
-        from atk_tui.host.config import planning_root_file
 
         return [
             f"{item.filename}: plan file {item.plan_file} is in the planning work root ({planning_root_file(item.plan_file)}), "
