@@ -36,7 +36,7 @@ def test_remote_moved_only_when_another_clone_pushed(tmp_path: Path) -> None:
     osvc = Service(other, actor="user")
     add_item(osvc)  # pushes
     assert svc.look_at_remote().moved is True
-    svc.pull_now()
+    assert svc.pull().ok
     assert svc.look_at_remote().moved is False
     assert any((root / "wi" / "inbox").glob("*.md"))
 

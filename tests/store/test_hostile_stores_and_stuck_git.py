@@ -434,7 +434,7 @@ def test_a_pull_never_aborts_a_rebase_someone_else_started(tmp_path: Path) -> No
     svc = Service(root, actor="user")
     a = add_item(svc)
     diverged(root, a, "rebase")
-    warnings = svc.pull_now(lock_timeout=2)
+    warnings = svc.pull(lock_timeout=2).warnings
     assert (root / ".git" / "rebase-merge").exists(), "the user's rebase was aborted"
     assert any("not pulling" in w and "rebase" in w for w in warnings), warnings
 

@@ -42,27 +42,33 @@ class Reads(ServiceBase):
     #: read again)
     one_shot = False
 
-    def pull_now(self, *, lock_timeout: float | None = None) -> list[str]:
+    def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
         """Pull (rebase) from the remote now, under the store lock, without writing anything
-        (the dashboard's periodic pull); when the remote was rewritten and dropped commits
-        this clone had pushed, push them back (the warning says so). Returns the warnings; raises AtkError (store busy).
+        (the dashboard's periodic and `r` pull); when the remote was rewritten and dropped
+        commits this clone had pushed, push them back (the warning says so). Ok with the
+        warnings, or refused (code "busy" when the store is locked, else the error's code).
         Never pulls into, nor aborts, a rebase someone else started.
 
         Like a read (SPEC §15) it never touches uncommitted work: with uncommitted changes in
         the work tree it only fast-forwards, as a read command does (`store.freshen`), and says
         what stopped it ("not pulling: …"); the rebase runs only on a clean work tree, without
         a stash."""
-        if not rebase_in_progress(self.store) and has_uncommitted(self.store):  # (a rebase: `Remote.pull` says so)
-            from atk_tui.store.freshen import freshen
+        try:
+            if not rebase_in_progress(self.store) and has_uncommitted(self.store):  # (a rebase: `Remote.pull` says so)
+                from atk_tui.store.freshen import freshen
 
-            found = freshen(self.root, window=0)
-            return [f"not pulling: {found.stale.removeprefix('not pulled: ')}"] if found.stale else []
-        result = WriteResult()
-        with self.store.locked(lock_timeout):
-            self.store.remote.pull(result, autostash=False)
-            if result.repushed and self.push_on_write:
-                self.store.remote.push(result)  # a rewritten remote gets back what it dropped at once
-        return result.warnings
+                found = freshen(self.root, window=0)
+                warnings = [f"not pulling: {found.stale.removeprefix('not pulled: ')}"] if found.stale else []
+            else:
+                result = WriteResult()
+                with self.store.locked(lock_timeout):
+                    self.store.remote.pull(result, autostash=False)
+                    if result.repushed and self.push_on_write:
+                        self.store.remote.push(result)  # a rewritten remote gets back what it dropped at once
+                warnings = result.warnings
+        except AtkError as exc:
+            return Outcome(False, "pull", exc.message, exit_code=exc.exit_code, code=_code(exc) or "busy")
+        return Outcome(True, "pull", "pulled", warnings=tuple(warnings))
 
     def look_at_remote(self) -> RemoteLook:
         """One `git ls-remote` of the upstream branch (no objects fetched), so the dashboard
@@ -89,15 +95,6 @@ class Reads(ServiceBase):
             behind = self.store.git("merge-base", "--is-ancestor", there, "HEAD", check=False, env=self.store.read_env)
             return RemoteLook(behind.returncode != 0)
         return RemoteLook(there != here)
-
-    def pull(self, *, lock_timeout: float | None = 2) -> Outcome:
-        """`pull_now` as an Outcome (the dashboard's periodic and `r` pull): ok with the
-        warnings, or refused (code "busy" when the store is locked, else the error's code)."""
-        try:
-            warnings = self.pull_now(lock_timeout=lock_timeout)
-        except AtkError as exc:
-            return Outcome(False, "pull", exc.message, exit_code=exc.exit_code, code=_code(exc) or "busy")
-        return Outcome(True, "pull", "pulled", warnings=tuple(warnings))
 
     def upstream(self) -> str | None:
         """The upstream branch (e.g. origin/main), None when no remote is configured."""
