@@ -67,17 +67,13 @@ def path_of(git_dir: Path | str, name: str) -> Path:
     return Path(git_dir) / DIR / f"{name}.cache"
 
 
-def _linked(folder: Path) -> bool:
-    return os.path.islink(folder)
-
-
 def read(git_dir: Path | str, name: str, key: Any = None, *, check_key: bool = True) -> tuple[dict[str, Any], memoryview] | None:
     """(header, payload) of the entry `name`, or None: missing, another code's, another key
     (unless `check_key` is False: the caller then compares `header["key"]` itself, later),
     damaged. The payload is mapped, not read."""
     path = path_of(git_dir, name)
     try:
-        if _linked(path.parent):
+        if os.path.islink(path.parent):
             return None
         fd = open_regular(path)  # a named pipe there must not hang a listing (issue 38)
         try:
@@ -112,7 +108,7 @@ def read_lines(git_dir: Path | str, name: str, key: Any = None) -> Iterator[byte
     until they are all consumed."""
     path = path_of(git_dir, name)
     try:
-        if _linked(path.parent):
+        if os.path.islink(path.parent):
             return None
         fh = open(open_regular(path), "rb")  # noqa: SIM115 (closed below, or by `lines`)
     except OSError:
@@ -158,7 +154,7 @@ class Writer:
         self.fh: Any = None
         try:
             self.path.parent.mkdir(exist_ok=True)
-            if _linked(self.path.parent):
+            if os.path.islink(self.path.parent):
                 raise OSError("linked cache folder")
             import tempfile
 
@@ -239,5 +235,5 @@ def write(git_dir: Path | str, name: str, parts: Iterable[bytes], key: Any = Non
 def remove(git_dir: Path | str, name: str) -> None:
     with suppress(OSError):
         path = path_of(git_dir, name)
-        if not _linked(path.parent):
+        if not os.path.islink(path.parent):
             path.unlink()
