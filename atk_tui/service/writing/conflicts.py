@@ -383,7 +383,7 @@ class Conflicts:
         "changed", nothing committed) when what is pending now differs from it."""
         try:
             with self.core.store.locked():
-                pass  # a write a killed process left half done is sorted out first (store.recover)
+                pass  # a write a killed process left half done is sorted out first (transaction.recover)
         except AtkError as exc:
             return Outcome(False, "commit", exc.message, exit_code=exc.exit_code, code=_code(exc))
         paths = self.pending_paths()
