@@ -129,7 +129,7 @@ class Transaction:
         # Start from a copy of the real index (it has the stat data that makes git fast on a
         # big store) unless it holds changes someone staged: those are not ours to commit.
         # An index whose tree this process knows (our last commit's, or the write's look at
-        # it, `GitStore.look_at_index`) needs no look, and the look's copy no second copy.
+        # it, `look_at_index`) needs no look, and the look's copy no second copy.
         copied_from = None
         if self.old_tree is not None:
             try:

@@ -355,7 +355,10 @@ class MainScreen(ItemActionsScreen):
     # -- actions -------------------------------------------------------------------------
 
     def _pane_order(self) -> list[ItemList]:
-        return [self.query_one("#needs", ItemList), *(self.query_one(f"#{p}", ItemList) for p in PANES)]
+        try:  # none once the screen is torn down (the footer may still ask what can act)
+            return [self.query_one("#needs", ItemList), *(self.query_one(f"#{p}", ItemList) for p in PANES)]
+        except NoMatches:
+            return []
 
     # Focus moves with `set_focus` (at once), not `focus()` (after the queued events): keys typed
     # ahead must act on the pane the user has just moved to.
