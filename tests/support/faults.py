@@ -673,7 +673,7 @@ async def _tui_errors(root: Path, awi: str, uwi: str) -> list[str]:
             msg = await error_for("r", "refresh", pilot, "could not read the store")
         report.append(f"refresh with reads failing -> {msg[:80]!r}")
         # 3. a write raises something unexpected
-        with _replaced(app.service, "transition", broken_transition):
+        with _replaced(app.service.writes, "transition", broken_transition):
             app.reload()
             await pilot.pause(0.3)
             app.main.jump_to(awi)
