@@ -15,19 +15,25 @@ an installed atk has it. Each figure is a whole process (or two for B) from star
 A/B pair by pair (min, median, max), and the git processes one transition starts (counted
 with GIT_TRACE). Goal: median ratio <= 1.0.
 
-Measured (issue 45, point 6; 10,000 active + 50,000 archived items, a 2-core machine shared
-with other jobs, 9 pairs, twice each; `--atk` runs another tree's atk in the same way):
+Measured (issue 45, point 6; 10,000 active + 50,000 archived items, a 2-core machine, 9-15 pairs;
+`--atk` runs another tree's atk in the same way):
 
-    before (10 git processes)   wall ratio 1.49 / 1.64   CPU ratio 1.29 / 1.28   (median)
-    after  (8 git processes)    wall ratio 1.31 / 1.57   CPU ratio 1.21 / 1.22
+    before (10 git processes)               wall ratio 1.49 / 1.64   CPU ratio 1.29 / 1.28   (median)
+    8 git processes                         wall ratio 1.31 / 1.57   CPU ratio 1.21 / 1.22
+    own flock, twins matched in one pass    wall ratio 1.49 / 1.56   CPU ratio 1.15 / 1.22
+    (a quiet machine; the same run, the previous and this atk against git pair by pair: 1.22 and
+    1.17 CPU; filelock's import, measured after the CLI's and service's own: 17-25 ms CPU)
 
-What is left of atk's CPU (about 255 ms against git's 210 ms): the interpreter and the imports
-of the whole service (about 100 ms; `Service` is one class of five mixins, so a hold imports
-every use case), the case-twin look over every state folder (about 40 ms: the kernel listing
-60,000 names), filelock's import (about 16 ms), and git's own index work (about 60 ms for a
-copy of the index written twice: `update-index`, then `write-tree` storing the cache tree). pygit2,
-measured in the same store, costs more: 55 ms to import, 42 ms to read the index, 60 ms to
-write the tree.
+Where atk's time goes now (one hold, quiet machine): the interpreter (~20 ms) and the imports of
+the CLI and the service (~56 ms); the eight git processes (~92 ms: `update-index` and
+`write-tree`, each reading and rewriting a 68,000-entry index, most of it); the case-twin look
+over every state folder (~35 ms, ~27 of them the kernel listing 60,000 names: never a cache,
+since the rule refuses work); the rest (~20 ms) the lock, the journal, the item's parse and the
+index copy. git's own pair spends its extra time refreshing the whole index (an lstat per
+entry), which atk never does; what atk spends instead is a Python process. filelock's import
+(version 4) was replaced by an flock of the same file (atk_tui/host/flock.py).
+pygit2, measured in the same store, costs more: 55 ms to import, 42 ms to read the index, 60 ms
+to write the tree.
 """
 
 from __future__ import annotations
