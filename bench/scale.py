@@ -321,7 +321,7 @@ def add_question_history(root: Path, env: dict[str, str], commits: int, seed: in
 
 
 def bench_stats(root: Path, env: dict[str, str], reps: int, events: int = 200) -> dict[str, float]:
-    """`atk wi stats --json --since all`: cold (no `.git/atk-stats.json`: the whole history
+    """`atk wi stats --json --since all`: cold (no `.git/atk-cache/stats.cache`: the whole history
     read, every item version parsed once) and warm (HEAD unchanged: the cache read), beside
     `git log --name-status` of `wi/` (the least reading the history takes). A store with
     fewer than `events` commits gets that many question events first (they are kept)."""
@@ -329,7 +329,7 @@ def bench_stats(root: Path, env: dict[str, str], reps: int, events: int = 200) -
     if count < events:
         add_question_history(root, env, events)
     argv = [str(BIN / "atk"), "wi", "stats", "--json", "--since", "all", "--store", str(root)]
-    cache = root / ".git" / "atk-stats.json"
+    cache = root / ".git" / "atk-cache" / "stats.cache"
     colds, rss = [], 0.0
     for _ in range(reps):
         cache.unlink(missing_ok=True)

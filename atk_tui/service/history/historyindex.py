@@ -1,6 +1,6 @@
 """The store's history as the wait statistics read it (issue 16): every item's life (filed,
 moved, answered, removed, what it depended on when), from `git log`, read once and then
-incrementally, kept in `.git/atk-stats.json` (the figures are in `stats`)."""
+incrementally, kept in `.git/atk-cache/stats.cache` (the figures are in `stats`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from atk_tui.itemfile.questions import answer_progress
 
 _ITEM_RE = re.compile(rf"^({'|'.join(q.name for q in QUEUES)})/([a-z]+)/({FILENAME_PATTERN})$")
 _BLOB_CHUNK = 2000  # blobs per `git cat-file --batch` call
-INDEX_FORMAT = 2  # .git/atk-stats.json's format: 2 adds each life's `moved`
+INDEX_FORMAT = 2  # .git/atk-cache/stats.cache's format: 2 adds each life's `moved`
 
 
 # --------------------------------------------------------------------------- the cached index

@@ -16,7 +16,7 @@ For every other item: how long it waited on questions (the union of the windows 
 depended on an unanswered question).
 
 The history is read once (`historyindex`), then incrementally: the result of reading `git log` up to a commit is
-kept in `.git/atk-stats.json`; the next call reads only the commits after it (a history rewritten
+kept in `.git/atk-cache/stats.cache`; the next call reads only the commits after it (a history rewritten
 under it — a rebase — is read again from the start). A warm call with an unchanged HEAD runs no git
 at all.
 """

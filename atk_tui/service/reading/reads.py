@@ -366,7 +366,7 @@ class Reads(ServiceBase):
 
     def wait_stats(self, *, since: datetime | None = None, now: datetime | None = None):
         """How long questions waited for the user and what they blocked (`service.history.stats`), from
-        the git history, read incrementally (cached in `.git/atk-stats.json`)."""
+        the git history, read incrementally (cached in `.git/atk-cache/stats.cache`)."""
         from atk_tui.service.history import stats
         from atk_tui.service.history.historyindex import load_index
 
