@@ -34,6 +34,15 @@ entry), which atk never does; what atk spends instead is a Python process. filel
 (version 4) was replaced by an flock of the same file (atk_tui/host/flock.py).
 pygit2, measured in the same store, costs more: 55 ms to import, 42 ms to read the index, 60 ms
 to write the tree.
+
+Measured and not taken (2026-12-06, the same store; this run's medians: atk 292 ms CPU, git 242,
+ratio 1.18): the second `write-tree` (60-73 ms, 37 of them rewriting and hashing the 8 MB index)
+could give way to trees built from HEAD's (`cat-file --batch`, about 8 ms; parsed and rebuilt in
+Python, about 13; the index's blob ids, `ls-files -s`, about 10; written by `mktree --batch`,
+about 30, or by hand at zlib level 1, about 6). At best about 30 ms less, and with a record
+of the clean index kept across processes (the look's `write-tree`, about 11 ms) about 1.03: not
+1.0, at the price of git's object writing done again in Python, a second commit path (a
+pre-commit hook may stage files, so it needs `write-tree`) and a record a write would rest on.
 """
 
 from __future__ import annotations
