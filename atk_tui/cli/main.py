@@ -95,9 +95,13 @@ def _interrupted() -> str:
 def main() -> None:
     import signal
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
+    from atk_tui.host.procs import deferred_while_starting
+
+    # Ctrl-C too: a signal that comes while a child (git, a hook) starts unwinds once the
+    # child is known, so that it is killed with atk rather than left running
+    for sig, handler in ((signal.SIGTERM, _exit_on_signal), (signal.SIGHUP, _exit_on_signal), (signal.SIGINT, signal.default_int_handler)):
         try:
-            signal.signal(sig, _exit_on_signal)
+            signal.signal(sig, deferred_while_starting(handler))
         except (ValueError, OSError):  # not the main thread, or no such signal here
             pass
     try:

@@ -13,8 +13,9 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 
 class ChildTimeout(Exception):
@@ -35,6 +36,36 @@ class ChildOutputTooLarge(Exception):
 
 class ChildInterrupted(Exception):
     """`Children.interrupt()` killed the child (or refused to start a slow one)."""
+
+
+#: the main thread is starting a child (inside `subprocess.Popen`, where an exception would
+#: lose the child): a signal's handler waits in `_pending` until the child is known
+_starting = False
+_pending: list[Callable[[], None]] = []
+
+
+def deferred_while_starting(handler: Callable[[int, Any], None]) -> Callable[[int, Any], None]:
+    """`handler` (a signal handler that raises, to unwind: SystemExit, KeyboardInterrupt) as
+    one that, when the signal lands while the main thread starts a child, runs as soon as the
+    child is known, so that the unwinding kills it rather than leaving it running."""
+
+    def wrapped(signum: int, frame: Any) -> None:
+        if _starting:
+            _pending.append(lambda: handler(signum, frame))
+            return
+        handler(signum, frame)
+
+    return wrapped
+
+
+def _started() -> None:
+    """The child is known (or failed to start): a signal that waited is handled now."""
+    global _starting
+    _starting = False
+    if _pending:
+        first = _pending[0]
+        _pending.clear()  # the same signal again is the same request
+        first()
 
 
 class Children:
@@ -79,57 +110,67 @@ class Children:
         looked at every 20 ms: the file holds little more, and no more than that is read)."""
         if slow and self.interrupted:
             raise ChildInterrupted()
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            proc = subprocess.Popen(
-                list(argv),
-                cwd=cwd,
-                env=env,
-                stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,
-            )
-            with self._lock:
-                self._running[proc.pid] = proc
-                late = slow and self.interrupted  # interrupt() came while it was starting
-                if late:
-                    self._killed.add(proc.pid)
-            if late:
+        # a timer kills the group at the limit; the wait itself blocks in waitpid (a wait
+        # with a timeout polls, which costs milliseconds on every short git command)
+        expired, too_large, done = threading.Event(), threading.Event(), threading.Event()
+        timer: threading.Timer | None = None
+        watcher: threading.Thread | None = None
+
+        def expire() -> None:
+            if proc.returncode is None:
+                expired.set()
                 _kill_group(proc)
-            # a timer kills the group at the limit; the wait itself blocks in waitpid (a wait
-            # with a timeout polls, which costs milliseconds on every short git command)
-            expired = threading.Event()
-            timer = None
-            if timeout is not None:
 
-                def expire() -> None:
-                    if proc.returncode is None:
-                        expired.set()
+        def watch_size() -> None:
+            while proc.returncode is None and not expired.is_set():
+                try:
+                    if max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > (max_output or 0):
+                        too_large.set()
                         _kill_group(proc)
+                        return
+                except (OSError, ValueError):
+                    return
+                if done.wait(0.02):
+                    return
 
-                timer = threading.Timer(timeout, expire)
-                timer.daemon = True
-                timer.start()
-            too_large = threading.Event()
-            if max_output is not None:
-
-                def watch_size() -> None:
-                    while proc.returncode is None and not expired.is_set():
-                        try:
-                            if max(os.fstat(out.fileno()).st_size, os.fstat(err.fileno()).st_size) > max_output:
-                                too_large.set()
-                                _kill_group(proc)
-                                return
-                        except (OSError, ValueError):
-                            return
-                        if done.wait(0.02):
-                            return
-
-                done = threading.Event()
-                watcher = threading.Thread(target=watch_size, daemon=True)
-                watcher.start()
+        global _starting
+        main = threading.current_thread() is threading.main_thread()
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            _starting = main
+            try:
+                proc = subprocess.Popen(
+                    list(argv),
+                    cwd=cwd,
+                    env=env,
+                    stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    start_new_session=True,
+                )
+            except BaseException:
+                if main:
+                    _started()
+                raise
+            # from here on, whatever ends this call (a signal's SystemExit included, even one
+            # that came while the child started) kills the child's group first
             try:
                 try:
+                    if main:
+                        _started()
+                    with self._lock:
+                        self._running[proc.pid] = proc
+                        late = slow and self.interrupted  # interrupt() came while it was starting
+                        if late:
+                            self._killed.add(proc.pid)
+                    if late:
+                        _kill_group(proc)
+                    if timeout is not None:
+                        timer = threading.Timer(timeout, expire)
+                        timer.daemon = True
+                        timer.start()
+                    if max_output is not None:
+                        watcher = threading.Thread(target=watch_size, daemon=True)
+                        watcher.start()
                     if input is not None and proc.stdin is not None:
                         try:
                             proc.stdin.write(input.encode("utf-8", "surrogateescape"))
@@ -148,8 +189,8 @@ class Children:
                 finally:
                     if timer is not None:
                         timer.cancel()
-                    if max_output is not None:
-                        done.set()
+                    done.set()
+                    if watcher is not None:
                         watcher.join()
                 if expired.is_set():
                     raise ChildTimeout(timeout or 0)
