@@ -3,7 +3,9 @@
 Every child (git, hooks) starts in its own process group, so that a time limit or an
 interrupt kills it *and* whatever it started (a hook's `sleep`, git's ssh). Its output goes to
 temporary files, not pipes: a grandchild left running in the background (a hook's `cmd &`)
-keeps a pipe open, and reading a pipe to its end would wait for it; a file does not.
+keeps a pipe open, and reading a pipe to its end would wait for it; a file does not. A signal
+that stops atk (`deferred_while_starting`) waits while the main thread starts a child, so that
+the child is known and killed as atk unwinds, never left running.
 """
 
 from __future__ import annotations
