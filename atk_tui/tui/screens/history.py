@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 
 from rich.text import Text
 from textual import on, work
@@ -167,7 +168,15 @@ class HistoryScreen(ItemActionsScreen):
             item, judgements.get(item.filename), now=self.now, items=self.items, states=self.where,
             judgements=judgements, dependents=[], blocks=None, history=history,
         )
-        self.run_worker(self.query_one(DetailPane).render_body(item), exclusive=True, group="history-md", exit_on_error=False)
+        # the call, not its coroutine: a worker cancelled before it runs (the next item selected
+        # first) then leaves no coroutine never awaited
+        self.run_worker(
+            partial(self.query_one(DetailPane).render_body, item),
+            description="render the item's Markdown body",
+            exclusive=True,
+            group="history-md",
+            exit_on_error=False,
+        )
 
     # -- acting on the selection: `m` moves a terminal item back (SPEC §5: the user may) ----
 
