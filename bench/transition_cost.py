@@ -61,6 +61,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from gen_store import generate_store  # noqa: E402
 
+from atk_tui.itemfile.items import parse_item  # noqa: E402
+
 ATK = str(Path(sys.executable).with_name("atk"))
 
 
@@ -78,10 +80,10 @@ def timed(cmds: list[list[str]], cwd: Path, env: dict[str, str]) -> tuple[float,
     return wall, cpu
 
 
-def git_processes(atk: str, store: Path, name: str, env: dict[str, str]) -> list[str]:
-    """The git commands one `atk wi hold` of `name` runs (GIT_TRACE's `built-in:` lines)."""
+def git_processes(cmd: list[str], store: Path, env: dict[str, str]) -> list[str]:
+    """The git commands one transition (`cmd`) runs (GIT_TRACE's `built-in:` lines)."""
     with tempfile.NamedTemporaryFile("r", suffix=".trace") as trace:
-        timed([[atk, "wi", "hold", name, "--skip-pull", "--skip-push"]], store, {**env, "GIT_TRACE": trace.name})
+        timed([cmd], store, {**env, "GIT_TRACE": trace.name})
         lines = trace.read().splitlines()
     return [line.split("built-in: ", 1)[1] for line in lines if "built-in: " in line]
 
@@ -97,6 +99,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=9, help="pairs counted (after one warm-up pair)")
     ap.add_argument("--store", type=Path, help="an existing store to use (its inbox items move to hold)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1,
+                    help="items a transition moves: above 1, `atk wi move F... --to hold` against `git mv F... wi/hold/`")  # fmt: skip
     ap.add_argument("--atk", default=ATK, help="the atk command to time (another version's, to compare)")
     args = ap.parse_args()
     atk = args.atk
@@ -115,22 +119,33 @@ def main() -> int:
     pycache = tempfile.TemporaryDirectory(prefix="atk-pycache-")
     env["PYTHONPYCACHEPREFIX"] = pycache.name
     inbox = sorted(p.name for p in (store / "wi" / "inbox").iterdir() if p.name.endswith(".md"))
-    needed = 2 * (args.runs + 1) + 1
+    if args.batch > 1:  # the generated store's defective files (1 %) would refuse a whole batch
+        inbox = [n for n in inbox if not parse_item(n, "inbox", (store / "wi" / "inbox" / n).read_bytes()).defects]
+    needed = 2 * (args.runs + 1) * args.batch + 1
     if len(inbox) < needed:
         raise SystemExit(f"{store}: {len(inbox)} inbox items, {needed} needed")
     names = iter(inbox)
 
-    procs = git_processes(atk, store, next(names), env)
+    def batch() -> list[str]:
+        return [next(names) for _ in range(args.batch)]
+
+    def atk_move(files: list[str]) -> list[str]:
+        if len(files) == 1:
+            return [atk, "wi", "hold", files[0], "--skip-pull", "--skip-push"]
+        return [atk, "wi", "move", *files, "--to", "hold", "--skip-pull", "--skip-push"]
+
+    procs = git_processes(atk_move([next(names)]), store, env)
     atk_wall: list[float] = []
     atk_cpu: list[float] = []
     git_wall: list[float] = []
     git_cpu: list[float] = []
     for run in range(args.runs + 1):
-        a = next(names)
-        wa, ca = timed([[atk, "wi", "hold", a, "--skip-pull", "--skip-push"]], store, env)
-        b = next(names)
+        wa, ca = timed([atk_move(batch())], store, env)
+        b = batch()
         wb, cb = timed(
-            [["git", "mv", f"wi/inbox/{b}", f"wi/hold/{b}"], ["git", "commit", "-q", "-m", f"hold {b}"]], store, env
+            [["git", "mv", *(f"wi/inbox/{n}" for n in b), "wi/hold/"], ["git", "commit", "-q", "-m", f"hold {b[0]}"]],
+            store,
+            env,
         )
         if run == 0:
             continue  # warm-up
@@ -144,7 +159,8 @@ def main() -> int:
     files = sum(1 for _ in (store / "wi").rglob("*.md"))
     print(f"store: {store} ({files} item files), {args.runs} pairs after one warm-up, interleaved")
     print("figure                                       min / median / max")
-    print(f"atk wi hold --skip-pull --skip-push, wall ms  {spread(atk_wall)}")
+    what = "atk wi hold" if args.batch == 1 else f"atk wi move of {args.batch}"
+    print(f"{what + ' --skip-pull --skip-push, wall ms':45s} {spread(atk_wall)}")
     print(f"git mv + git commit, wall ms                  {spread(git_wall)}")
     print(f"ratio atk / git, wall (pair by pair)          {spread(wall_ratio, 1, '{:.2f}')}")
     print(f"atk, CPU ms (user + sys, with children)       {spread(atk_cpu)}")

@@ -303,11 +303,32 @@ def test_a_write_finds_case_twins_in_every_folder_and_nothing_else(store: Path) 
                  "task.md.md": ("hold", awi()), "Task.md": ("rejected", awi())})  # fmt: skip
     (store / "wi/rejected/caf\u00e9-task.md").write_text(awi())  # not ASCII: matched name by name
     (store / "wi/hold/T\u0410SK.md").write_text(awi())  # a Cyrillic A: another name, not a twin
-    twins = Service(store).core.case_twins
+    look = Service(store).core.case_twins
+
+    def twins(name: str) -> list[str]:
+        return look([name])[name]
+
     assert twins("task.md") == ["TASK.md", "Task.md"]
     assert twins("TASK.md") == ["Task.md", "task.md"]
     assert twins("mytask.md") == [] and twins("new.md") == []
     assert twins("MYTASK.md") == ["mytask.md"]
+    names = ["task.md", "mytask.md", "new.md", "MYTASK.md", "TASK.md", "caf\u00e9-task.md"]
+    assert look(names) == {name: twins(name) for name in names}  # a batch's one look answers as each
+
+
+def test_a_batch_is_refused_whole_when_one_of_its_items_has_a_case_twin(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seed(store, {"a.md": ("inbox", awi()), "b.md": ("inbox", awi()), "c.md": ("inbox", awi()), "B.md": ("adopted", awi())})
+    head = git(store, "rev-parse", "HEAD")
+    rc, _, err = Atk(store, capsys)("wi", "move", "a.md", "b.md", "c.md", "--to", "hold")
+    assert rc != 0 and "1 of 3 items" in err and "b.md is defective" in err and "only in case" in err, err
+    assert "a.md is" not in err and "c.md is" not in err, err  # the batch's look names only the twin
+    assert git(store, "rev-parse", "HEAD") == head
+    assert all((store / "wi/inbox" / n).exists() for n in ("a.md", "b.md", "c.md"))
+    rc, _, err = Atk(store, capsys)("wi", "move", "a.md", "c.md", "--to", "hold")
+    assert rc == 0, err
+    assert (store / "wi/hold/a.md").exists() and (store / "wi/hold/c.md").exists()
 
 
 def test_a_hand_added_case_twin_is_not_committed(store: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,7 @@ the holds, the user-only sections, the queue folders), and the guards a part ask
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from atk_tui.domain.model import Item, is_valid_filename
 from atk_tui.domain.ops import Refusal
@@ -96,31 +96,29 @@ class WriteCore:
             )
         return AtkError(f"no item named {filename}", code="missing")
 
-    def case_twins(self, filename: str) -> list[str]:
-        """The other item filenames (any state, either queue) that are `filename` on a
-        case-insensitive file system: every state folder listed (a write's cost, not a
-        listing's; never a cache: the rule refuses work) and matched in one pass over the
-        names' lower case. An item filename is ASCII, so a twin is a name whose ASCII lower
-        case is `filename`'s key."""
-        key = twin_key(filename)
-        if not key.isascii():
-            return []
-        needle = f"\0{key}\0".encode()
-        out: set[str] = set()
-        for q in QUEUES:
-            for state in q.states:
-                try:
-                    names = os.listdir(os.fsencode(os.path.join(self.root, q.folder, state)))
-                except OSError:
-                    continue
-                joined = b"\0" + b"\0".join(names) + b"\0"  # no name holds a NUL
-                low = joined.lower()  # ASCII letters only: every offset kept
+    def case_twins(self, filenames: Collection[str]) -> dict[str, list[str]]:
+        """Each of `filenames` -> the other item filenames (any state, either queue) that are
+        it on a case-insensitive file system. Every state folder is listed once for all of
+        them (a write's cost, not a listing's; never a cache: the rule refuses work), and
+        each name is matched in one pass over the folder's names in lower case. An item
+        filename is ASCII, so a twin is a name whose ASCII lower case is the name's key."""
+        keys = {n: twin_key(n) for n in filenames}
+        needles = {n: f"\0{key}\0".encode() for n, key in keys.items() if key.isascii()}
+        found: dict[str, set[str]] = {n: set() for n in filenames}
+        folders = [os.path.join(self.root, q.folder, state) for q in QUEUES for state in q.states] if needles else []
+        for folder in folders:
+            try:
+                names = os.listdir(os.fsencode(folder))
+            except OSError:
+                continue
+            joined = b"\0" + b"\0".join(names) + b"\0"  # no name holds a NUL
+            low = joined.lower()  # ASCII letters only: every offset kept
+            for name, needle in needles.items():
                 at = low.find(needle)
                 while at >= 0:
-                    out.add(joined[at + 1 : at + len(needle) - 1].decode())
+                    found[name].add(joined[at + 1 : at + len(needle) - 1].decode())
                     at = low.find(needle, at + 1)
-        out.discard(filename)
-        return sorted(n for n in out if is_valid_filename(n))
+        return {n: sorted(t for t in found[n] if t != n and is_valid_filename(t)) for n in filenames}
 
     @staticmethod
     def dup_defect(item: Item, found: list[tuple[str, str]]) -> None:
@@ -178,7 +176,10 @@ class WriteCore:
         if self.only_repo and item.target_repo != self.only_repo:
             raise AtkError(f"{item.filename} targets {item.target_repo or '(none)'}, not {self.only_repo} (--target-repo)", code="invalid")
 
-    def current(self, filename: str, *, allow_defective: bool = False) -> Item:
+    def current(self, filename: str, *, allow_defective: bool = False, twins: list[str] | None = None) -> Item:
+        """The item `filename` read from its file, with its defects (copies in two states or
+        queues, a case twin: `twins` when the caller looked for several names at once, see
+        `case_twins`); AtkError when it is missing, or defective and not `allow_defective`."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
         found = self.find(filename)
@@ -187,7 +188,7 @@ class WriteCore:
         queue, state = found[0]
         item = self.parse_bounded(filename, state, queue)
         self.dup_defect(item, self.store.find(filename) or found)  # copies in either queue
-        twins = self.case_twins(filename)
+        twins = self.case_twins([filename])[filename] if twins is None else twins
         if twins:  # one file on a case-insensitive file system: never acted on (issue 38)
             item.defects = [*item.defects, twin_defect(twins)]
         if not (item.defects and not allow_defective and not item.target_repo):

@@ -169,7 +169,7 @@ def new_filename(svc: Writes, title: str | None, body: str, now: datetime | None
         slug = hashlib.sha1(body.encode()).hexdigest()[:8]
     name = f"{stamp}-{slug}.md"
     n = 2
-    while svc.core.store.exists_anywhere(name) or svc.core.case_twins(name):  # no case twin either (issue 38)
+    while svc.core.store.exists_anywhere(name) or svc.core.case_twins([name])[name]:  # no case twin either (issue 38)
         name = f"{stamp}-{slug}-{n}.md"
         n += 1
     return name

@@ -154,8 +154,9 @@ class Answers:
             self.core.user_only("answer")
             plans: list[tuple[str, dict[int, str]]] = []
             without: list[str] = []
+            twins = self.core.case_twins(filenames)  # every folder listed once for the batch
             for name in filenames:
-                item = self.core.current(name)
+                item = self.core.current(name, twins=twins[name])
                 questions = parse_questions(item.body).questions
                 missing = [q.number for q in questions if not q.recommendation]
                 if missing or not questions:

@@ -342,7 +342,7 @@ class Conflicts:
                     where = "queues" if any(q != top for q, _ in self.core.store.find(name)) else "states"
                     copy = f"{name} would be in two {where} at once ({change.path} beside its other copy)"
                     refused = Refusal("state", copy)
-                elif twins := [t for t in self.core.case_twins(name) if t not in removed]:
+                elif twins := [t for t in self.core.case_twins([name])[name] if t not in removed]:
                     refused = Refusal(
                         "invalid",
                         f"{name} differs from {', '.join(twins)} only in case: on a case-insensitive file system they "

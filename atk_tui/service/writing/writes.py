@@ -105,9 +105,9 @@ class Writes:
         if base is not None and len(files) != 1:
             return self.core.refuse(op, "a base goes with one item only", files, 2)
 
-        def check(name: str) -> tuple[Item, str]:
+        def check(name: str, twins: list[str]) -> tuple[Item, str]:
             """The item and its target state, or AtkError saying why `op` cannot take it."""
-            item = self.core.current(name)
+            item = self.core.current(name, twins=twins)
             self.core.check_base(item, base)
             if already_ok and expect is None and item.state == rules_for(item).transitions[op].target:
                 raise AtkError(f"{name} is in {item.state} already", code="not-held")  # the caller's no-op
@@ -127,9 +127,10 @@ class Writes:
         def change(tx: Transaction) -> Item | None:
             last = None
             checked, errors = [], []
+            twins = self.core.case_twins(files)  # every folder listed once for the batch
             for name in files:
                 try:
-                    checked.append(check(name))
+                    checked.append(check(name, twins[name]))
                 except AtkError as exc:
                     if len(files) == 1:
                         raise
@@ -304,8 +305,9 @@ class Writes:
     def _rm(self, files: list[str], *, expect: str | None = None) -> Outcome:
 
         def change(tx: Transaction) -> None:
-            for name in files:
-                item = self.core.current(name, allow_defective=True)
+            twins = self.core.case_twins(files)  # every folder listed once for the batch
+            for done, name in enumerate(files):
+                item = self.core.current(name, allow_defective=True, twins=[t for t in twins[name] if t not in files[:done]])
                 self.core.raise_refusal(refusal(Op.RM, [item], self.core.actor, expect=expect))
                 self.core.guard_removal(item)  # the person's answer or comment (issue 38)
                 tx.delete(item_path(item.state, name, item.queue))
