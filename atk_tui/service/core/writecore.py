@@ -103,7 +103,7 @@ class WriteCore:
         each name is matched in one pass over the folder's names in lower case. An item
         filename is ASCII, so a twin is a name whose ASCII lower case is the name's key."""
         keys = {n: twin_key(n) for n in filenames}
-        needles = {n: f"\0{key}\0".encode() for n, key in keys.items() if key.isascii()}
+        needles = {n: f"\0{key}\0".encode() for n, key in keys.items() if key.isascii() and is_valid_filename(n)}
         found: dict[str, set[str]] = {n: set() for n in filenames}
         folders = [os.path.join(self.root, q.folder, state) for q in QUEUES for state in q.states] if needles else []
         for folder in folders:
@@ -182,12 +182,13 @@ class WriteCore:
         `case_twins`); AtkError when it is missing, or defective and not `allow_defective`."""
         if not is_valid_filename(filename):
             raise AtkError(f"bad filename {filename!r}: an item filename has no path parts", exit_code=2, code="invalid")
-        found = self.find(filename)
+        everywhere = self.store.find(filename)  # copies in either queue
+        found = [(q, s) for q, s in everywhere if q in self.queues]
         if not found:
             raise self.missing(filename)
         queue, state = found[0]
         item = self.parse_bounded(filename, state, queue)
-        self.dup_defect(item, self.store.find(filename) or found)  # copies in either queue
+        self.dup_defect(item, everywhere)
         twins = self.case_twins([filename])[filename] if twins is None else twins
         if twins:  # one file on a case-insensitive file system: never acted on (issue 38)
             item.defects = [*item.defects, twin_defect(twins)]
