@@ -48,9 +48,10 @@ of the clean index kept across processes (the look's `write-tree`, about 11 ms) 
 pre-commit hook may stage files, so it needs `write-tree`) and a record a write would rest on.
 
 A batch (2026-12-06, medians of 7 pairs, the previous atk and this one on copies of the same
-store): ten items 537 -> 291 ms (ratio 2.90 -> 1.62 wall, 2.22 -> 1.22 CPU), forty 1,621 ->
-437 ms (8.82 -> 2.12 wall, 6.99 -> 1.63 CPU), once the case-twin look lists every state folder
-once for the whole batch (it listed them once an item). Measured and not taken the same day: a
+store, two runs): ten items 537-547 -> 291-329 ms (ratio 2.90-3.17 -> 1.62-1.77 wall,
+2.22-2.51 -> 1.22-1.35 CPU), forty 1,584-1,621 -> 348-437 ms (7.87-8.82 -> 1.93-2.12 wall,
+6.31-6.99 -> 1.42-1.63 CPU), once the case-twin look lists every state folder once for the
+whole batch (it listed them once an item). Measured and not taken the same day: a
 split index (`core.splitIndex`; each hold 309-339 ms against 258-270 plain, two runs each);
 index format 4 (no change in `update-index` or `write-tree`); `index.skipHash` needs git 2.40.
 """
