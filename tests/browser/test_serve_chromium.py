@@ -311,8 +311,10 @@ TITLE = "保存先を決める"
 
 async def drawn_cells(browser: Browser, since: int = 0) -> tuple[list[tuple[str, Ink]], dict]:
     """Every character of `TITLE` where the terminal shows it (the needs-you row, the inbox
-    row, the detail), with the ink its cell holds on a screenshot of what Chromium drew."""
-    await browser.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+    row, the detail), with the ink its cell holds on a screenshot of what Chromium drew, once
+    the page has drawn all it was sent (a screenshot taken while a frame was still arriving
+    showed half a row, seen once in CI)."""
+    await browser.settle()
     shot = await browser.send("Page.captureScreenshot", {"format": "png"})
     image = decode_png(base64.b64decode(shot["data"]))
     left, top, width, height, scale = await browser.evaluate(
@@ -360,7 +362,6 @@ def test_japanese_is_drawn_not_boxes_on_first_load_and_after_a_resize(tmp_path: 
                     await asyncio.sleep(0.1)
                 await browser.wait_for_text("セッションストア")
                 await browser.wait_for_text("acme/webapp")
-                await asyncio.sleep(0.5)  # the last frame of the redraw (the text is waited for above)
                 resized, _ = await drawn_cells(browser, since)
                 return first, resized, fonts
             finally:

@@ -104,6 +104,19 @@ class Browser:
         shown = ANSI.sub("", self.screen_bytes[self._mark :].decode("utf-8", "replace"))
         raise AssertionError(f"the browser never showed {text!r}; since the mark it showed:\n{shown[-4000:]}")
 
+    async def settle(self, quiet: float = 0.5, timeout: float = 20) -> None:
+        """Until the terminal has been sent nothing for `quiet` seconds (bounded by `timeout`),
+        then two animation frames: what the page shows is then what it was sent (xterm.js parses
+        what arrives and draws it later, much later on a loaded machine)."""
+        seen, still = len(self.screen_bytes), 0.0
+        for _ in range(int(timeout / 0.05)):
+            await asyncio.sleep(0.05)
+            if len(self.screen_bytes) != seen:
+                seen, still = len(self.screen_bytes), 0.0
+            elif (still := still + 0.05) >= quiet:
+                break
+        await self.evaluate("new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))")
+
     _mark = 0
 
     def mark(self) -> None:
